@@ -1,0 +1,196 @@
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+#
+# offload: build, test, cross-build, bench, fuzz, demo, install.
+# `make help` lists the targets.
+
+CC      ?= cc
+AR      ?= ar
+PREFIX  ?= /usr/local
+OPT     ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Werror -pedantic
+CCNAME  := $(notdir $(firstword $(CC)))
+BUILD   ?= build/$(CCNAME)
+
+CPPFLAGS += -I.
+ALL_CFLAGS = $(WARN) $(OPT) $(CFLAGS)
+# Host programs (tests, ports, examples) may use POSIX.
+HOST_CPPFLAGS = $(CPPFLAGS) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+
+# ISA-L is optional: the posix port uses it when its header and library link.
+HAVE_ISAL := $(shell printf '#include <isa-l/crc.h>\nint main(void){return (int)crc32_iscsi(0,0,0);}\n' | \
+               $(CC) -x c - -lisal -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(HAVE_ISAL),1)
+  ISAL_CPPFLAGS := -DOFL_POSIX_HAVE_ISAL
+  ISAL_LIBS     := -lisal
+endif
+HOST_LIBS = $(ISAL_LIBS) -lpthread
+
+PORT_SRCS    := ports/sim/ofl_sim.c ports/posix/ofl_posix.c
+PORT_HDRS    := ports/sim/ofl_sim.h ports/posix/ofl_posix.h
+TEST_SRCS    := $(sort $(wildcard tests/test_*.c))
+TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
+SUITES       := $(patsubst tests/test_%.c,%,$(TEST_SRCS))
+BENCH_SRCS   := $(sort $(wildcard tests/bench/*.c))
+EXAMPLES     := $(patsubst examples/%.c,%,$(sort $(wildcard examples/*.c)))
+FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
+
+.PHONY: all lib check check-asan cross bench fuzz demo install clean help \
+        examples FORCE
+
+all: lib examples
+
+help:
+	@echo "make              static library and examples"
+	@echo "make check        the whole test suite (+ fuzz corpus replay)"
+	@echo "make check-asan   the same under ASan + UBSan (clang)"
+	@echo "make cross        freestanding core for Cortex-M4, RV64, x86-64 kernel flags"
+	@echo "make bench        benchmarks as ratios to baselines in the same run"
+	@echo "make fuzz         AFL++ harnesses; FUZZ_SECONDS=N runs each N seconds"
+	@echo "make demo         runs every example"
+	@echo "make install      PREFIX=$(PREFIX): header, static library, pkg-config"
+
+# ---- the library -----------------------------------------------------------
+
+$(BUILD)/offload.o: offload.c offload.h | $(BUILD)/.dir
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/liboffload.a: $(BUILD)/offload.o
+	$(AR) rcs $@ $^
+
+lib: $(BUILD)/liboffload.a
+
+$(BUILD)/.dir:
+	@mkdir -p $(BUILD)/examples $(BUILD)/fuzz
+	@touch $@
+
+# ---- tests -----------------------------------------------------------------
+
+# The suite list is regenerated whenever the set of tests/test_*.c changes.
+$(BUILD)/suites.h: FORCE | $(BUILD)/.dir
+	@printf '%s\n' $(foreach s,$(SUITES),'OFL_SUITE_ENTRY($(s))') > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(BUILD)/tests: tests/main.c $(TEST_SRCS) $(TEST_SUPPORT) tests/test.h \
+                $(PORT_SRCS) $(PORT_HDRS) offload.c offload.h $(BUILD)/suites.h
+	$(CC) $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) -I$(BUILD) -Itests $(ALL_CFLAGS) \
+	    $(LDFLAGS) tests/main.c $(TEST_SRCS) $(TEST_SUPPORT) $(PORT_SRCS) \
+	    offload.c -o $@ $(HOST_LIBS)
+
+# Plain (non-AFL) builds of the fuzz harnesses replay their corpora and any
+# regression inputs as part of check.
+$(BUILD)/fuzz/%: fuzz/%/fuzz_%.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) \
+                 offload.c offload.h | $(BUILD)/.dir
+	$(CC) $(HOST_CPPFLAGS) -Ifuzz $(ALL_CFLAGS) $(LDFLAGS) \
+	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
+
+check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
+	@set -e; for f in $(FUZZERS); do \
+	    dirs=""; for d in fuzz/$$f/corpus fuzz/$$f/regress; do \
+	        [ -d $$d ] && dirs="$$dirs $$d"; done; \
+	    [ -n "$$dirs" ] && $(BUILD)/fuzz/$$f $$dirs; \
+	done
+	$(BUILD)/tests
+
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+check-asan:
+	$(MAKE) check CC=clang BUILD=build/asan OPT="-O1 -g" \
+	    CFLAGS="$(SAN)" LDFLAGS="$(SAN)"
+
+# ---- cross: the core alone, freestanding, three targets ---------------------
+
+CROSS_WARN := $(WARN) -Wvla -Wmissing-prototypes -Wstrict-prototypes \
+              -Wframe-larger-than=256 -ffreestanding -nostdlib -fstack-usage
+CROSS_ARM  := arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -Os
+CROSS_RV   := riscv64-unknown-elf-gcc -march=rv64imac -mabi=lp64 -mcmodel=medany -O2
+CROSS_KERN := gcc -mno-red-zone -mcmodel=kernel -fno-pic -mgeneral-regs-only -O2
+
+build/cross/%.o: offload.c offload.h FORCE
+	@mkdir -p build/cross
+	$(CROSS_$(call upper,$*)) $(CROSS_WARN) -c offload.c -o $@
+	@und=$$(nm -u $@ | awk '{print $$2}'); \
+	 if [ -n "$$und" ]; then echo "cross $*: undefined symbols: $$und"; exit 1; fi
+	@awk -F'\t' '{ if ($$2 + 0 > 256 || $$3 !~ /^static/) { print "cross $*: frame over 256 bytes or not static: " $$0; bad = 1 } } \
+	     END { exit bad }' build/cross/$*.su
+	@echo "cross $*: ok (largest frame $$(sort -t'	' -k2 -n build/cross/$*.su | tail -1 | cut -f2) bytes)"
+
+upper = $(if $(filter arm,$(1)),ARM,$(if $(filter rv,$(1)),RV,KERN))
+
+cross: build/cross/arm.o build/cross/rv.o build/cross/kern.o
+	@arm-none-eabi-size build/cross/arm.o
+
+# ---- bench -----------------------------------------------------------------
+
+# Benchmarks link the baselines that are installed: ISA-L, DPDK's rte_ring.
+HAVE_RTE_RING := $(shell pkg-config --exists libdpdk 2>/dev/null && \
+                   printf '#include <rte_ring.h>\nint main(void){return 0;}\n' | \
+                   $(CC) -x c - $$(pkg-config --cflags libdpdk) -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(HAVE_RTE_RING),1)
+  RTE_CPPFLAGS := -DOFL_BENCH_HAVE_RTE_RING $(shell pkg-config --cflags libdpdk 2>/dev/null)
+  RTE_LIBS     := $(shell pkg-config --libs libdpdk 2>/dev/null)
+endif
+
+$(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(PORT_SRCS) $(PORT_HDRS) \
+                $(TEST_SUPPORT) offload.c offload.h | $(BUILD)/.dir
+	$(CC) $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) $(RTE_CPPFLAGS) -Itests -Itests/bench \
+	    -std=c11 -Wall -Wextra -O2 -march=native -DNDEBUG $(CFLAGS) $(LDFLAGS) \
+	    $(BENCH_SRCS) $(TEST_SUPPORT) $(PORT_SRCS) offload.c -o $@ \
+	    $(HOST_LIBS) $(RTE_LIBS)
+
+bench: $(BUILD)/bench
+	$(BUILD)/bench
+
+# ---- examples and demo -------------------------------------------------------
+
+$(BUILD)/examples/%: examples/%.c $(PORT_SRCS) $(PORT_HDRS) offload.c offload.h \
+                     | $(BUILD)/.dir
+	$(CC) $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) \
+	    $< $(PORT_SRCS) offload.c -o $@ $(HOST_LIBS)
+
+examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))
+
+# Every example runs its self-contained demonstration with --demo.
+demo: examples
+	@set -e; for e in $(EXAMPLES); do \
+	    echo "== $$e --demo"; (cd $(BUILD)/examples && ./$$e --demo); done
+
+# ---- fuzz ------------------------------------------------------------------
+
+AFL_CC     ?= afl-clang-fast
+FUZZ_SECONDS ?=
+AFL_ENV    := AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
+              AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_QUIET=1
+
+build/afl/%: fuzz/%/fuzz_%.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) offload.c offload.h
+	@mkdir -p build/afl
+	$(AFL_CC) $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g \
+	    -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
+	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
+
+fuzz: $(addprefix build/afl/,$(FUZZERS))
+	@set -e; if [ -n "$(FUZZ_SECONDS)" ]; then for f in $(FUZZERS); do \
+	    out=build/afl/out-$$f; rm -rf $$out; \
+	    dict=""; [ -f fuzz/$$f/$$f.dict ] && dict="-x fuzz/$$f/$$f.dict"; \
+	    echo "== afl-fuzz $$f for $(FUZZ_SECONDS)s"; \
+	    $(AFL_ENV) afl-fuzz -V $(FUZZ_SECONDS) -i fuzz/$$f/corpus -o $$out \
+	        $$dict -- build/afl/$$f > $$out.log 2>&1 || { tail -20 $$out.log; exit 1; }; \
+	    crashes=$$(find $$out -path '*crashes/id*' | wc -l); \
+	    hangs=$$(find $$out -path '*hangs/id*' | wc -l); \
+	    execs=$$(awk -F: '/execs_done/ {gsub(/ /,"",$$2); print $$2}' $$out/default/fuzzer_stats); \
+	    echo "   $$f: execs $$execs, crashes $$crashes, hangs $$hangs"; \
+	    if [ "$$crashes" != 0 ] || [ "$$hangs" != 0 ]; then \
+	        ls $$out/default/crashes $$out/default/hangs; exit 1; fi; \
+	done; fi
+
+# ---- install -----------------------------------------------------------------
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 offload.h $(DESTDIR)$(PREFIX)/include/offload.h
+	install -m 644 $(BUILD)/liboffload.a $(DESTDIR)$(PREFIX)/lib/liboffload.a
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^\#define OFL_VERSION_STRING "\(.*\)"/\1/p' offload.h)|g' \
+	    offload.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/offload.pc
+
+clean:
+	rm -rf build
+
+FORCE:

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+#include "ofl_posix.h"
+
+#include <limits.h>
+#include <string.h>
+
+#if defined(OFL_POSIX_HAVE_ISAL)
+#include <isa-l/crc.h>
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define OFL_POSIX_X86_CRC 1
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
+#include <sys/auxv.h>
+#ifndef HWCAP_CRC32
+#define HWCAP_CRC32 (1 << 7)
+#endif
+#define OFL_POSIX_ARM_CRC 1
+#endif
+
+/* ---- CPU instructions ------------------------------------------------- */
+
+#if defined(OFL_POSIX_X86_CRC)
+/*
+ * Three independent crc32q streams over three thirds of each block hide the
+ * instruction's 3-cycle latency; the partial CRCs are joined by shifting
+ * each over the bytes that follow it (a multiplication by x^(8n) mod P,
+ * done with the carry-less multiply of the CRC instruction itself on a
+ * precomputed constant is not available portably, so the shift is done by
+ * the zero-byte operator tables built once per process below).
+ */
+__attribute__((target("sse4.2"))) static uint32_t
+x86_crc_1(uint32_t crc, const uint8_t *p, size_t len)
+{
+    uint64_t c = crc;
+
+    while (len >= 8) {
+        uint64_t v;
+
+        memcpy(&v, p, 8);
+        c = _mm_crc32_u64(c, v);
+        p += 8;
+        len -= 8;
+    }
+    crc = (uint32_t)c;
+    while (len--)
+        crc = _mm_crc32_u8(crc, *p++);
+    return crc;
+}
+
+/* GF(2) multiplication of a (degree < 32, reflected) by b mod P. */
+static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
+{
+    uint32_t prod = 0;
+    int i;
+
+    for (i = 0; i < 32; i++) {
+        if (a & 0x80000000u)
+            prod ^= b;
+        a <<= 1;
+        b = (b >> 1) ^ ((b & 1) ? 0x82F63B78u : 0);
+    }
+    return prod;
+}
+
+/* x^(8n) mod P in the reflected domain (the operator "append n zeros"). */
+static uint32_t x8n_mod(size_t n)
+{
+    uint32_t result = 0x80000000u; /* x^0 */
+    uint32_t sq = 0x00800000u;      /* x^8 */
+
+    while (n) {
+        if (n & 1)
+            result = gf2_mulmod(result, sq);
+        sq = gf2_mulmod(sq, sq);
+        n >>= 1;
+    }
+    return result;
+}
+
+#define X86_BLOCK 1024 /* bytes per stream per round */
+
+__attribute__((target("sse4.2"))) static uint32_t
+x86_crc(uint32_t crc, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    static uint32_t shift_block; /* x^(8*X86_BLOCK) mod P, computed once */
+
+    if (shift_block == 0)
+        shift_block = x8n_mod(X86_BLOCK);
+    while (len >= 3 * X86_BLOCK) {
+        uint64_t a = crc, b = 0, c = 0;
+        size_t i;
+
+        for (i = 0; i < X86_BLOCK; i += 8) {
+            uint64_t va, vb, vc;
+
+            memcpy(&va, p + i, 8);
+            memcpy(&vb, p + X86_BLOCK + i, 8);
+            memcpy(&vc, p + 2 * X86_BLOCK + i, 8);
+            a = _mm_crc32_u64(a, va);
+            b = _mm_crc32_u64(b, vb);
+            c = _mm_crc32_u64(c, vc);
+        }
+        /* crc(A|B|C) = shift(shift(a) ^ b) ^ c, each shift over one block */
+        crc = gf2_mulmod((uint32_t)a, shift_block) ^ (uint32_t)b;
+        crc = gf2_mulmod(crc, shift_block) ^ (uint32_t)c;
+        p += 3 * X86_BLOCK;
+        len -= 3 * X86_BLOCK;
+    }
+    return x86_crc_1(crc, p, len);
+}
+#endif
+
+#if defined(OFL_POSIX_ARM_CRC)
+__attribute__((target("+crc"))) static uint32_t
+arm_crc(uint32_t crc, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+
+    while (len >= 8) {
+        uint64_t v;
+
+        memcpy(&v, p, 8);
+        crc = __builtin_aarch64_crc32cx(crc, v);
+        p += 8;
+        len -= 8;
+    }
+    while (len--)
+        crc = __builtin_aarch64_crc32cb(crc, *p++);
+    return crc;
+}
+#endif
+
+ofl_posix_crc_fn ofl_posix_crc32c_cpu(void)
+{
+#if defined(OFL_POSIX_X86_CRC)
+    if (__builtin_cpu_supports("sse4.2"))
+        return x86_crc;
+#elif defined(OFL_POSIX_ARM_CRC)
+    if (getauxval(AT_HWCAP) & HWCAP_CRC32)
+        return arm_crc;
+#endif
+    return NULL;
+}
+
+/* ---- ISA-L -------------------------------------------------------------- */
+
+#if defined(OFL_POSIX_HAVE_ISAL)
+/* ISA-L keeps the raw register too (no inversion), but takes an int length. */
+static uint32_t isal_crc(uint32_t crc, const void *data, size_t len)
+{
+    unsigned char *p = (unsigned char *)(uintptr_t)data;
+
+    while (len > 0) {
+        int n = len > (size_t)INT_MAX ? INT_MAX : (int)len;
+
+        crc = crc32_iscsi(p, n, crc);
+        p += n;
+        len -= (size_t)n;
+    }
+    return crc;
+}
+#endif
+
+ofl_posix_crc_fn ofl_posix_crc32c_isal(void)
+{
+#if defined(OFL_POSIX_HAVE_ISAL)
+    return isal_crc;
+#else
+    return NULL;
+#endif
+}
+
+/* ---- the port ----------------------------------------------------------- */
+
+static int px_dma_read(void *ctx, uint64_t pa, void *dst, size_t len)
+{
+    (void)ctx;
+    memcpy(dst, (const void *)(uintptr_t)pa, len);
+    return 0;
+}
+
+static int px_dma_write(void *ctx, uint64_t pa, const void *src, size_t len)
+{
+    (void)ctx;
+    memcpy((void *)(uintptr_t)pa, src, len);
+    return 0;
+}
+
+static void px_doorbell(void *ctx, uint32_t db, uint32_t value)
+{
+    struct ofl_posix *px = ctx;
+
+    px->doorbells++;
+    if (px->on_doorbell)
+        px->on_doorbell(px->user, db, value);
+}
+
+static void px_notify(void *ctx, uint32_t vector)
+{
+    struct ofl_posix *px = ctx;
+
+    px->notifies++;
+    if (px->on_notify)
+        px->on_notify(px->user, vector);
+}
+
+static uint32_t px_crc(void *ctx, uint32_t state, const void *data, size_t len)
+{
+    struct ofl_posix *px = ctx;
+
+    return px->crc(state, data, len);
+}
+
+static void px_barrier(void *ctx, enum ofl_barrier kind)
+{
+    (void)ctx;
+    switch (kind) {
+    case OFL_BARRIER_ACQUIRE:
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        break;
+    case OFL_BARRIER_RELEASE:
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        break;
+    default:
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        break;
+    }
+}
+
+void ofl_posix_init(struct ofl_posix *px)
+{
+    ofl_posix_crc_fn fn;
+
+    memset(px, 0, sizeof(*px));
+    px->port.version = OFL_PORT_VERSION;
+    px->port.size = sizeof(struct ofl_port);
+    px->port.ctx = px;
+    px->port.dma_read = px_dma_read;
+    px->port.dma_write = px_dma_write;
+    px->port.doorbell = px_doorbell;
+    px->port.notify = px_notify;
+    px->port.crc32c = px_crc;
+    px->port.barrier = px_barrier;
+    px->crc = ofl_crc32c_update;
+    px->crc_name = "portable";
+    if ((fn = ofl_posix_crc32c_cpu()) != NULL) {
+        px->crc = fn;
+#if defined(OFL_POSIX_X86_CRC)
+        px->crc_name = "sse4.2";
+#else
+        px->crc_name = "armv8-crc";
+#endif
+    }
+    if ((fn = ofl_posix_crc32c_isal()) != NULL) {
+        px->crc = fn;
+        px->crc_name = "isa-l";
+    }
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * A zero-dependency test harness. Each tests/test_<name>.c defines
+ * OFL_SUITE(name) { ... }; the Makefile collects the suites into one runner
+ * whose last line is "N passed, M failed".
+ */
+#ifndef OFL_TEST_H
+#define OFL_TEST_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "offload.h"
+
+extern unsigned long ofl_test_passed, ofl_test_failed;
+
+void ofl_test_fail_at(const char *file, int line, const char *what);
+
+#define OFL_SUITE(name) void ofl_suite_##name(void)
+
+/* A check that counts one pass or one failure. */
+#define CHECK(cond)                                              \
+    do {                                                         \
+        if (cond)                                                \
+            ofl_test_passed++;                                   \
+        else                                                     \
+            ofl_test_fail_at(__FILE__, __LINE__, #cond);         \
+    } while (0)
+
+/* expr must return exactly the error want (prints both names if not). */
+#define CHECK_ERR(expr, want)                                             \
+    do {                                                                  \
+        enum ofl_err got_ = (expr);                                       \
+        if (got_ == (want)) {                                             \
+            ofl_test_passed++;                                            \
+        } else {                                                          \
+            char m_[256];                                                 \
+            snprintf(m_, sizeof(m_), "%s -> %s, want %s", #expr,          \
+                     ofl_strerror(got_), ofl_strerror(want));             \
+            ofl_test_fail_at(__FILE__, __LINE__, m_);                     \
+        }                                                                 \
+    } while (0)
+
+#define CHECK_OK(expr) CHECK_ERR(expr, OFL_OK)
+
+/* Integer equality with both values printed on failure. */
+#define CHECK_EQ(a, b)                                                    \
+    do {                                                                  \
+        unsigned long long a_ = (unsigned long long)(a);                  \
+        unsigned long long b_ = (unsigned long long)(b);                  \
+        if (a_ == b_) {                                                   \
+            ofl_test_passed++;                                            \
+        } else {                                                          \
+            char m_[256];                                                 \
+            snprintf(m_, sizeof(m_), "%s == %s (0x%llx != 0x%llx)", #a,   \
+                     #b, a_, b_);                                         \
+            ofl_test_fail_at(__FILE__, __LINE__, m_);                     \
+        }                                                                 \
+    } while (0)
+
+#endif

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* port: the core's hook wrappers and the sim port's guard. */
+#include "test.h"
+#include "ports/sim/ofl_sim.h"
+
+static uint32_t fake_crc_calls;
+static uint32_t fake_crc(void *ctx, uint32_t state, const void *d, size_t n)
+{
+    (void)ctx;
+    fake_crc_calls++;
+    return ofl_crc32c_update(state, d, n);
+}
+static unsigned barrier_calls;
+static void fake_barrier(void *ctx, enum ofl_barrier kind)
+{
+    (void)ctx;
+    (void)kind;
+    barrier_calls++;
+}
+
+static void test_port_check(void)
+{
+    struct ofl_sim sim;
+    struct ofl_port p;
+
+    ofl_sim_init(&sim);
+    CHECK_OK(ofl_port_check(&sim.port));
+    CHECK_ERR(ofl_port_check(NULL), OFL_E_ARG);
+    p = sim.port;
+    p.version = 0;
+    CHECK_ERR(ofl_port_check(&p), OFL_E_PORT_VERSION);
+    p = sim.port;
+    p.size = 8; /* smaller than version 1 */
+    CHECK_ERR(ofl_port_check(&p), OFL_E_PORT_VERSION);
+    p = sim.port;
+    p.version = OFL_PORT_VERSION + 1; /* a newer port is accepted */
+    CHECK_OK(ofl_port_check(&p));
+}
+
+static void test_port_hooks_absent(void)
+{
+    struct ofl_port p;
+    uint8_t b[4];
+    uint32_t v;
+
+    memset(&p, 0, sizeof(p));
+    p.version = OFL_PORT_VERSION;
+    p.size = sizeof(p);
+    CHECK_ERR(ofl_port_dma_read(&p, 0x1000, b, 4), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_dma_write(&p, 0x1000, b, 4), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_doorbell(&p, 1, 2), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_notify(&p, 1), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_pci_read(&p, 0, 4, &v), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_pci_write(&p, 0, 4, 1), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_dma_read(NULL, 0x1000, b, 4), OFL_E_PORT_HOOK);
+    /* No CRC hook: the portable one; no barrier hook: nothing happens. */
+    CHECK_EQ(ofl_port_crc32c(&p, OFL_CRC32C_INIT, "123456789", 9),
+             ~0xE3069283u);
+    CHECK_EQ(ofl_port_crc32c(NULL, OFL_CRC32C_INIT, "123456789", 9),
+             ~0xE3069283u);
+    ofl_port_barrier(&p, OFL_BARRIER_FULL);
+    ofl_port_barrier(NULL, OFL_BARRIER_FULL);
+}
+
+/* A port compiled against an older, shorter struct: hooks past its size are
+ * absent even if the memory behind them is not NULL. */
+static void test_port_old_size(void)
+{
+    struct ofl_port p;
+    uint32_t before;
+
+    memset(&p, 0, sizeof(p));
+    p.version = OFL_PORT_VERSION;
+    p.crc32c = fake_crc;
+    p.barrier = fake_barrier;
+    p.size = (uint16_t)offsetof(struct ofl_port, crc32c); /* ends before */
+    before = fake_crc_calls;
+    (void)ofl_port_crc32c(&p, OFL_CRC32C_INIT, "x", 1);
+    CHECK_EQ(fake_crc_calls, before);
+    p.size = sizeof(p);
+    (void)ofl_port_crc32c(&p, OFL_CRC32C_INIT, "x", 1);
+    CHECK_EQ(fake_crc_calls, before + 1);
+    barrier_calls = 0;
+    p.size = (uint16_t)offsetof(struct ofl_port, barrier);
+    ofl_port_barrier(&p, OFL_BARRIER_ACQUIRE);
+    CHECK_EQ(barrier_calls, 0);
+    p.size = sizeof(p);
+    ofl_port_barrier(&p, OFL_BARRIER_ACQUIRE);
+    CHECK_EQ(barrier_calls, 1);
+}
+
+static void test_sim_guard(void)
+{
+    struct ofl_sim sim;
+    uint8_t mem[64], out[16];
+
+    ofl_sim_init(&sim);
+    memset(mem, 0xAB, sizeof(mem));
+    /* Nothing authorised: refused and recorded, memory untouched. */
+    CHECK_ERR(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem), out, 16),
+              OFL_E_PORT_DMA);
+    CHECK_EQ(sim.violations, 1);
+    CHECK_EQ(sim.last_violation_pa, ofl_sim_pa(mem));
+    CHECK(!sim.last_violation_write);
+    /* Read-only range: reads pass, writes are violations. */
+    CHECK(ofl_sim_allow(&sim, mem, 32, OFL_SIM_READ) == 0);
+    CHECK_OK(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem), out, 16));
+    CHECK_EQ(out[0], 0xAB);
+    CHECK_ERR(ofl_port_dma_write(&sim.port, ofl_sim_pa(mem), out, 1),
+              OFL_E_PORT_DMA);
+    CHECK_EQ(sim.violations, 2);
+    CHECK(sim.last_violation_write);
+    /* Last byte of the range passes, one past the end is a violation. */
+    CHECK_OK(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem + 31), out, 1));
+    CHECK_ERR(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem + 31), out, 2),
+              OFL_E_PORT_DMA);
+    CHECK_EQ(sim.violations, 3);
+    /* Writable range. */
+    CHECK(ofl_sim_allow(&sim, mem + 32, 32, OFL_SIM_RW) == 0);
+    memset(out, 0x11, sizeof(out));
+    CHECK_OK(ofl_port_dma_write(&sim.port, ofl_sim_pa(mem + 40), out, 16));
+    CHECK_EQ(mem[40], 0x11);
+    CHECK_EQ(mem[55], 0x11);
+    CHECK_EQ(mem[56], 0xAB);
+    CHECK_EQ(mem[39], 0xAB);
+    CHECK_EQ(sim.dma_writes, 1);
+    /* A range spanning two authorisations is not inside one: refused. */
+    CHECK_ERR(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem + 30), out, 4),
+              OFL_E_PORT_DMA);
+    /* A wrapping range is refused by the core before the port sees it. */
+    {
+        unsigned long v = sim.violations;
+
+        CHECK_ERR(ofl_port_dma_read(&sim.port, UINT64_MAX - 1, out, 4),
+                  OFL_E_DMA_RANGE);
+        CHECK_EQ(sim.violations, v);
+        CHECK_OK(ofl_port_dma_read(&sim.port, UINT64_MAX, out, 0));
+    }
+    /* Injected failure. */
+    sim.fail_dma_countdown = 2;
+    CHECK_OK(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem), out, 1));
+    CHECK_ERR(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem), out, 1),
+              OFL_E_PORT_DMA);
+    CHECK_OK(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem), out, 1));
+    ofl_sim_revoke_all(&sim);
+    CHECK_ERR(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem), out, 1),
+              OFL_E_PORT_DMA);
+}
+
+static void test_sim_events_and_pci(void)
+{
+    struct ofl_sim sim;
+    uint32_t v = 0;
+
+    ofl_sim_init(&sim);
+    CHECK_OK(ofl_port_doorbell(&sim.port, 3, 77));
+    CHECK_OK(ofl_port_notify(&sim.port, 9));
+    CHECK_EQ(sim.nevents, 2);
+    CHECK_EQ(sim.event[0].kind, OFL_SIM_EV_DOORBELL);
+    CHECK_EQ(sim.event[0].a, 3);
+    CHECK_EQ(sim.event[0].b, 77);
+    CHECK_EQ(sim.event[1].kind, OFL_SIM_EV_NOTIFY);
+    CHECK_EQ(sim.event[1].a, 9);
+
+    CHECK_OK(ofl_port_pci_write(&sim.port, 0x10, 4, 0x12345678u));
+    CHECK_OK(ofl_port_pci_read(&sim.port, 0x10, 4, &v));
+    CHECK_EQ(v, 0x12345678u);
+    CHECK_OK(ofl_port_pci_read(&sim.port, 0x10, 1, &v));
+    CHECK_EQ(v, 0x78);
+    CHECK_OK(ofl_port_pci_read(&sim.port, 0x12, 2, &v));
+    CHECK_EQ(v, 0x1234);
+    /* Width and alignment rules. */
+    CHECK_ERR(ofl_port_pci_read(&sim.port, 0x11, 2, &v), OFL_E_ARG);
+    CHECK_ERR(ofl_port_pci_read(&sim.port, 0x10, 3, &v), OFL_E_ARG);
+    CHECK_ERR(ofl_port_pci_read(&sim.port, 0x10, 4, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_port_pci_write(&sim.port, 0x10, 1, 0x100), OFL_E_ARG);
+    CHECK_OK(ofl_port_pci_write(&sim.port, 0x10, 1, 0xFF));
+    /* Beyond the device's space: the hook fails. */
+    CHECK_ERR(ofl_port_pci_read(&sim.port, OFL_SIM_PCI_SIZE, 4, &v),
+              OFL_E_PORT_PCI);
+    CHECK_ERR(ofl_port_pci_write(&sim.port, OFL_SIM_PCI_SIZE, 4, 0),
+              OFL_E_PORT_PCI);
+}
+
+OFL_SUITE(port)
+{
+    test_port_check();
+    test_port_hooks_absent();
+    test_port_old_size();
+    test_sim_guard();
+    test_sim_events_and_pci();
+}
