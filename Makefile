@@ -31,6 +31,7 @@ TEST_SRCS    := $(sort $(wildcard tests/test_*.c))
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 SUITES       := $(patsubst tests/test_%.c,%,$(TEST_SRCS))
 BENCH_SRCS   := $(sort $(wildcard tests/bench/*.c))
+BENCHES      := $(patsubst tests/bench/bench_%.c,%,$(sort $(wildcard tests/bench/bench_*.c)))
 EXAMPLES     := $(patsubst examples/%.c,%,$(sort $(wildcard examples/*.c)))
 FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
 
@@ -129,9 +130,13 @@ ifeq ($(HAVE_RTE_RING),1)
   RTE_LIBS     := $(shell pkg-config --libs libdpdk 2>/dev/null)
 endif
 
+$(BUILD)/benches.h: FORCE | $(BUILD)/.dir
+	@printf '%s\n' $(foreach b,$(BENCHES),'OFL_BENCH_ENTRY($(b))') > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
 $(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(PORT_SRCS) $(PORT_HDRS) \
-                $(TEST_SUPPORT) offload.c offload.h | $(BUILD)/.dir
-	$(CC) $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) $(RTE_CPPFLAGS) -Itests -Itests/bench \
+                $(TEST_SUPPORT) offload.c offload.h $(BUILD)/benches.h
+	$(CC) $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) $(RTE_CPPFLAGS) -I$(BUILD) -Itests -Itests/bench \
 	    -std=c11 -Wall -Wextra -O2 -march=native -DNDEBUG $(CFLAGS) $(LDFLAGS) \
 	    $(BENCH_SRCS) $(TEST_SUPPORT) $(PORT_SRCS) offload.c -o $@ \
 	    $(HOST_LIBS) $(RTE_LIBS)
