@@ -33,6 +33,7 @@ SUITES       := $(patsubst tests/test_%.c,%,$(TEST_SRCS))
 BENCH_SRCS   := $(sort $(wildcard tests/bench/*.c))
 BENCHES      := $(patsubst tests/bench/bench_%.c,%,$(sort $(wildcard tests/bench/bench_*.c)))
 EXAMPLES     := $(patsubst examples/%.c,%,$(sort $(wildcard examples/*.c)))
+CHECK_SCRIPTS := $(sort $(wildcard tests/check_*.sh))
 FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
 
 .PHONY: all lib check check-asan cross bench fuzz demo install clean help \
@@ -91,6 +92,8 @@ check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
 	    [ -n "$$dirs" ] && $(BUILD)/fuzz/$$f $$dirs; \
 	done
 	$(BUILD)/tests
+	@set -e; for s in $(CHECK_SCRIPTS); do \
+	    echo "== $$s"; sh $$s "$(BUILD)" "$(CC)"; done
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check-asan:
