@@ -53,8 +53,10 @@ const char *ofl_strerror(enum ofl_err e)
  * sections out. */
 #if defined(__GNUC__)
 #define OFL_MAYBE_UNUSED __attribute__((unused))
+#define OFL_NOINLINE __attribute__((noinline))
 #else
 #define OFL_MAYBE_UNUSED
+#define OFL_NOINLINE
 #endif
 
 static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src, size_t n)
@@ -1458,31 +1460,56 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
     return tpt_rights(e->access, need);                /* f, g */
 }
 
-enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
-                                  uint32_t pd, uint32_t qp, uint64_t to,
-                                  uint64_t len, uint8_t need)
+/* A remote access as one value, so internal calls need no stack arguments
+ * on any ABI (-fstack-usage then reports every frame as static). */
+struct tpt_access {
+    uint64_t to;
+    uint64_t len;
+    uint32_t stag;
+    uint32_t pd;
+    uint32_t qp;
+    uint8_t need;
+};
+
+static enum ofl_err tpt_check_remote(const struct ofl_tpt *tpt,
+                                     const struct tpt_access *a)
 {
     struct ofl_tpt_entry *e;
-    enum ofl_err err = tpt_find_valid(tpt, stag, &e);  /* a, d */
+    enum ofl_err err = tpt_find_valid(tpt, a->stag, &e); /* a, d */
 
     if (err != OFL_OK)
         return err;
-    if (e->type == OFL_TPT_ISCSI ||                    /* b */
+    if (e->type == OFL_TPT_ISCSI ||                       /* b */
         (e->type == OFL_TPT_REGION &&
          tpt->policy == OFL_TPT_POLICY_WINDOWS_ONLY))
         return OFL_E_TPT_WRONG_TYPE;
-    if (e->pd != pd)                                   /* c */
+    if (e->pd != a->pd)                                   /* c */
         return OFL_E_TPT_PD_MISMATCH;
     if (e->type == OFL_TPT_WINDOW) {
-        if ((e->flags & OFL_TPT_F_TYPE2) && e->qp != qp)
+        if ((e->flags & OFL_TPT_F_TYPE2) && e->qp != a->qp)
             return OFL_E_TPT_QP_MISMATCH;
         if (tpt_window_region(tpt, e) == NULL)
             return OFL_E_TPT_REGION_GONE;
     }
-    err = tpt_range(tpt_base(e), e->len, to, len);     /* e */
+    err = tpt_range(tpt_base(e), e->len, a->to, a->len);  /* e */
     if (err != OFL_OK)
         return err;
-    return tpt_rights(e->access, need);                /* f */
+    return tpt_rights(e->access, a->need);                /* f */
+}
+
+enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
+                                  uint32_t pd, uint32_t qp, uint64_t to,
+                                  uint64_t len, uint8_t need)
+{
+    struct tpt_access a;
+
+    a.to = to;
+    a.len = len;
+    a.stag = stag;
+    a.pd = pd;
+    a.qp = qp;
+    a.need = need;
+    return tpt_check_remote(tpt, &a);
 }
 
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
@@ -1764,6 +1791,190 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
         pos += chunk;
     }
     return OFL_OK;
+}
+
+/*
+ * Translation through a direct ATT from region offset `off` (the hot path:
+ * no DMA). A page word is usable when (word & page mask) == PRESENT: present,
+ * reserved bits clear and the address aligned, all in one compare.
+ */
+static enum ofl_err tpt_translate_direct(const struct ofl_tpt *tpt,
+                                         const struct ofl_tpt_entry *r,
+                                         uint64_t off, uint64_t to,
+                                         uint64_t len, struct ofl_tpt_sgl *sgl)
+{
+    const uint64_t *att = tpt->att + r->att_base;
+    const uint32_t shift = r->page_shift;
+    const uint64_t pmask = ((uint64_t)1 << shift) - 1;
+    uint64_t pos = off + r->fpo, done = 0, stored = 0, cur_pa = 0, cur_len = 0;
+    uint32_t count = 0;
+    enum ofl_err err = OFL_OK;
+
+    /* Straight line for an access inside one or two present pages (every
+     * access of up to one page): no loop, no merging state. */
+    if (len != 0 && len <= pmask + 1 && sgl->cap >= 2) {
+        uint64_t in = pos & pmask, w0 = att[pos >> shift];
+        uint64_t first = pmask + 1 - in;
+
+        if ((w0 & pmask) == OFL_TPT_ATT_PRESENT) {
+            uint64_t pa0 = (w0 & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+
+            if (first >= len) {
+                sgl->piece[0].pa = pa0;
+                sgl->piece[0].len = (uint32_t)len;
+                sgl->count = 1;
+                sgl->bytes = len;
+                return OFL_OK;
+            } else {
+                uint64_t w1 = att[(pos >> shift) + 1];
+                uint64_t pa1 = w1 & ~(uint64_t)OFL_TPT_ATT_PRESENT;
+
+                if ((w1 & pmask) == OFL_TPT_ATT_PRESENT) {
+                    if (pa0 + first == pa1) { /* contiguous: one piece */
+                        sgl->piece[0].pa = pa0;
+                        sgl->piece[0].len = (uint32_t)len;
+                        sgl->count = 1;
+                    } else {
+                        sgl->piece[0].pa = pa0;
+                        sgl->piece[0].len = (uint32_t)first;
+                        sgl->piece[1].pa = pa1;
+                        sgl->piece[1].len = (uint32_t)(len - first);
+                        sgl->count = 2;
+                    }
+                    sgl->bytes = len;
+                    return OFL_OK;
+                }
+            }
+        }
+        /* A missing or malformed page: the general loop names it. */
+    }
+    /* The piece being built lives in locals and is stored when the next page
+     * does not continue it, or at the end. Bounded by len / page size. */
+    while (done < len) {
+        uint64_t in = pos & pmask, word = att[pos >> shift];
+        uint64_t chunk = pmask + 1 - in;
+        uint64_t pa = (word & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+
+        if (chunk > len - done)
+            chunk = len - done;
+        if ((word & pmask) != OFL_TPT_ATT_PRESENT) {
+            if (!(word & OFL_TPT_ATT_PRESENT)) {
+                sgl->fault_va = to + done;
+                err = OFL_E_TPT_PAGE_FAULT;
+            } else {
+                err = OFL_E_TPT_ATT_CORRUPT;
+            }
+            break;
+        }
+        if (cur_len != 0 && cur_pa + cur_len == pa &&
+            cur_len <= 0x80000000u - chunk) {
+            cur_len += chunk; /* physically contiguous: merge */
+        } else {
+            if (cur_len != 0) {
+                if (count == sgl->cap) {
+                    cur_len = 0;
+                    err = OFL_E_TPT_SGL_FULL;
+                    break;
+                }
+                sgl->piece[count].pa = cur_pa;
+                sgl->piece[count].len = (uint32_t)cur_len;
+                count++;
+                stored += cur_len;
+            }
+            cur_pa = pa;
+            cur_len = chunk;
+        }
+        done += chunk;
+        pos += chunk;
+    }
+    if (cur_len != 0) {
+        if (count < sgl->cap) {
+            sgl->piece[count].pa = cur_pa;
+            sgl->piece[count].len = (uint32_t)cur_len;
+            count++;
+            stored += cur_len;
+        } else if (err != OFL_E_TPT_ATT_CORRUPT) {
+            err = OFL_E_TPT_SGL_FULL;
+        }
+    }
+    sgl->count = count;
+    sgl->bytes = stored;
+    return err;
+}
+
+/* The diagnosing path of ofl_tpt_check_translate, kept out of line so the
+ * fast path stays a small function. */
+static OFL_NOINLINE enum ofl_err
+tpt_check_translate_precise(const struct ofl_tpt *tpt,
+                            const struct tpt_access *a,
+                            struct ofl_tpt_sgl *sgl)
+{
+    enum ofl_err err;
+
+    if (sgl == NULL || (sgl->piece == NULL && sgl->cap != 0))
+        return OFL_E_ARG;
+    err = tpt_check_remote(tpt, a);
+    if (err != OFL_OK) {
+        sgl->count = 0;
+        sgl->bytes = 0;
+        return err;
+    }
+    return ofl_tpt_translate(tpt, a->stag, a->to, a->len, sgl);
+}
+
+enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
+                                     uint32_t pd, uint32_t qp, uint64_t to,
+                                     uint64_t len, uint8_t need,
+                                     struct ofl_tpt_sgl *sgl)
+{
+    const struct ofl_tpt_entry *e, *r;
+    const uint32_t index = ofl_stag_index(stag);
+    uint64_t base, off;
+
+    /*
+     * Fast path: one conjunction of every condition of FIG. 18A a-f for the
+     * common case (a live window, or a region under the standard policy,
+     * with a direct ATT). Anything else, including every failure, takes the
+     * precise path, which names the reason.
+     */
+    if (tpt == NULL || sgl == NULL || sgl->piece == NULL ||
+        index - 1u >= tpt->capacity - 1u)
+        goto precise;
+    e = &tpt->entry[index];
+    base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+    off = to - base;
+    if (e->key != ofl_stag_key(stag) || e->state != OFL_TPT_VALID ||
+        e->pd != pd || (e->access & need) != need ||
+        (need & ~OFL_TPT_ACCESS_REMOTE) != 0 || to < base || off > e->len ||
+        len > e->len - off || (len != 0 && to > OFL_U64_MAX - (len - 1)))
+        goto precise;
+    r = e;
+    if (e->type == OFL_TPT_WINDOW) {
+        if (((e->flags & OFL_TPT_F_TYPE2) && e->qp != qp) ||
+            e->region >= tpt->capacity)
+            goto precise;
+        r = &tpt->entry[e->region];
+        if (r->gen != e->region_gen || r->state != OFL_TPT_VALID ||
+            r->type != OFL_TPT_REGION)
+            goto precise;
+        off = to - ((r->flags & OFL_TPT_F_ZERO_BASED) ? 0 : r->va);
+    } else if (e->type != OFL_TPT_REGION ||
+               tpt->policy != OFL_TPT_POLICY_STANDARD) {
+        goto precise;
+    }
+    if (r->att_kind == OFL_TPT_ATT_DIRECT)
+        return tpt_translate_direct(tpt, r, off, to, len, sgl);
+precise : {
+    struct tpt_access a;
+
+    a.to = to;
+    a.len = len;
+    a.stag = stag;
+    a.pd = pd;
+    a.qp = qp;
+    a.need = need;
+    return tpt_check_translate_precise(tpt, &a, sgl);
+}
 }
 
 /* Writes the page word of the page holding `to`. */

@@ -880,6 +880,19 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                struct ofl_tpt_sgl *sgl);
 
 /*
+ * ofl_tpt_check_remote followed by ofl_tpt_translate in one call: the path
+ * of inbound placement and Read Response generation. Same results and
+ * errors as the two calls; the common case (a live window, or a region
+ * under the standard policy, over a direct ATT) is checked in one pass and
+ * every failure is diagnosed by the precise checks. On a check failure sgl
+ * is emptied.
+ */
+enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
+                                     uint32_t pd, uint32_t qp, uint64_t to,
+                                     uint64_t len, uint8_t need,
+                                     struct ofl_tpt_sgl *sgl);
+
+/*
  * MapLocalPage (seed 001): makes the page of stag that contains to present
  * at physical address pa (aligned to the page size). Direct ATTs are
  * updated in place; indirect page words are written through the port.

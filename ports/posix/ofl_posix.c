@@ -22,13 +22,14 @@
 /* ---- CPU instructions ------------------------------------------------- */
 
 #if defined(OFL_POSIX_X86_CRC)
+#include <pthread.h>
+
 /*
- * Three independent crc32q streams over three thirds of each block hide the
- * instruction's 3-cycle latency; the partial CRCs are joined by shifting
- * each over the bytes that follow it (a multiplication by x^(8n) mod P,
- * done with the carry-less multiply of the CRC instruction itself on a
- * precomputed constant is not available portably, so the shift is done by
- * the zero-byte operator tables built once per process below).
+ * Three independent crc32q streams over three equal blocks hide the
+ * instruction's 3-cycle latency. The partial CRCs are joined by "appending
+ * n zero bytes" to the earlier ones: a multiplication by x^(8n) mod P, which
+ * is linear, so it is done with four 256-entry tables per block size, built
+ * once per process.
  */
 __attribute__((target("sse4.2"))) static uint32_t
 x86_crc_1(uint32_t crc, const uint8_t *p, size_t len)
@@ -49,7 +50,7 @@ x86_crc_1(uint32_t crc, const uint8_t *p, size_t len)
     return crc;
 }
 
-/* GF(2) multiplication of a (degree < 32, reflected) by b mod P. */
+/* GF(2) product a * b mod P, reflected representation (bit 31 = x^0). */
 static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
 {
     uint32_t prod = 0;
@@ -64,7 +65,7 @@ static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
     return prod;
 }
 
-/* x^(8n) mod P in the reflected domain (the operator "append n zeros"). */
+/* x^(8n) mod P: the operator "append n zero bytes". */
 static uint32_t x8n_mod(size_t n)
 {
     uint32_t result = 0x80000000u; /* x^0 */
@@ -79,35 +80,60 @@ static uint32_t x8n_mod(size_t n)
     return result;
 }
 
-#define X86_BLOCK 1024 /* bytes per stream per round */
+#define X86_NBLK 6
+static const size_t x86_blk[X86_NBLK] = {4096, 2048, 1024, 512, 256, 128};
+static uint32_t x86_shift[X86_NBLK][4][256];
+static pthread_once_t x86_once = PTHREAD_ONCE_INIT;
+
+static void x86_tables(void)
+{
+    int k, b, v;
+
+    for (k = 0; k < X86_NBLK; k++) {
+        uint32_t m = x8n_mod(x86_blk[k]);
+
+        for (b = 0; b < 4; b++)
+            for (v = 0; v < 256; v++)
+                x86_shift[k][b][v] = gf2_mulmod((uint32_t)v << (8 * b), m);
+    }
+}
+
+static inline uint32_t x86_shift_by(int k, uint32_t c)
+{
+    return x86_shift[k][0][c & 0xFF] ^ x86_shift[k][1][(c >> 8) & 0xFF] ^
+           x86_shift[k][2][(c >> 16) & 0xFF] ^ x86_shift[k][3][c >> 24];
+}
 
 __attribute__((target("sse4.2"))) static uint32_t
 x86_crc(uint32_t crc, const void *data, size_t len)
 {
     const uint8_t *p = data;
-    static uint32_t shift_block; /* x^(8*X86_BLOCK) mod P, computed once */
+    int k;
 
-    if (shift_block == 0)
-        shift_block = x8n_mod(X86_BLOCK);
-    while (len >= 3 * X86_BLOCK) {
-        uint64_t a = crc, b = 0, c = 0;
-        size_t i;
+    pthread_once(&x86_once, x86_tables);
+    for (k = 0; k < X86_NBLK; k++) {
+        const size_t blk = x86_blk[k];
 
-        for (i = 0; i < X86_BLOCK; i += 8) {
-            uint64_t va, vb, vc;
+        while (len >= 3 * blk) {
+            uint64_t a = crc, b = 0, c = 0;
+            size_t i;
 
-            memcpy(&va, p + i, 8);
-            memcpy(&vb, p + X86_BLOCK + i, 8);
-            memcpy(&vc, p + 2 * X86_BLOCK + i, 8);
-            a = _mm_crc32_u64(a, va);
-            b = _mm_crc32_u64(b, vb);
-            c = _mm_crc32_u64(c, vc);
+            for (i = 0; i < blk; i += 8) {
+                uint64_t va, vb, vc;
+
+                memcpy(&va, p + i, 8);
+                memcpy(&vb, p + blk + i, 8);
+                memcpy(&vc, p + 2 * blk + i, 8);
+                a = _mm_crc32_u64(a, va);
+                b = _mm_crc32_u64(b, vb);
+                c = _mm_crc32_u64(c, vc);
+            }
+            /* crc(A|B|C) = shift(shift(a) ^ b) ^ c, each over one block */
+            crc = x86_shift_by(k, (uint32_t)a) ^ (uint32_t)b;
+            crc = x86_shift_by(k, crc) ^ (uint32_t)c;
+            p += 3 * blk;
+            len -= 3 * blk;
         }
-        /* crc(A|B|C) = shift(shift(a) ^ b) ^ c, each shift over one block */
-        crc = gf2_mulmod((uint32_t)a, shift_block) ^ (uint32_t)b;
-        crc = gf2_mulmod(crc, shift_block) ^ (uint32_t)c;
-        p += 3 * X86_BLOCK;
-        len -= 3 * X86_BLOCK;
     }
     return x86_crc_1(crc, p, len);
 }
