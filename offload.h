@@ -514,6 +514,8 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  *   FREE       ofl_tpt_alloc                     INVALID  key bumped
  *   INVALID    ofl_tpt_register (region, iSCSI)  VALID    translation set
  *   INVALID    ofl_tpt_bind (window)             VALID    range of a region
+ *   VALID      ofl_tpt_bind (type 1 window)      VALID    rebind: replaces
+ *                                                         the old binding
  *   VALID      ofl_tpt_bind(va 0, len 0)         INVALID  unbind (seed 001)
  *   VALID      ofl_tpt_invalidate_local/_remote  INVALID  if invalidatable
  *   VALID      one-shot or one-touch expiry      INVALID  ofl_tpt_expire
@@ -532,11 +534,13 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  *
  * Validation. Local checks (seed 000 FIG. 15 a-g) are for WQE data
  * segments; remote checks (FIG. 18A a-f) for tagged placement and RDMA Read
- * sources. Checks run in the order valid, key, type, PD (and QP), TO wrap,
+ * sources. Checks run in the order index allocated, key, Valid, type, PD
+ * (and QP, and for a window whether its region still lives), TO wrap,
  * bounds, rights: the seed lists checks that must all pass; a key mismatch
- * is reported first because it means the STag does not name this entry at
- * all. Every failure maps to a terminate cause (ofl_tpt_term_cause) and a
- * completion status (ofl_tpt_wc_status).
+ * is reported before the Valid bit because it means the STag does not name
+ * this entry at all. Every failure maps to a terminate cause
+ * (ofl_tpt_term_cause) and a completion status (ofl_tpt_wc_status). Every
+ * function returns OFL_E_ARG for a NULL tpt or a NULL pointer argument.
  *
  * Translation (FIG. 12-13): region offset = TO - entry va (+ the window's
  * place in its region); byte position = first-page offset + region offset;
@@ -804,7 +808,10 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
  * (valid, key, type, PD, bounds, g). PD rules: type 1 window pd == region
  * pd; type 2 window pd == region pd == pd, and the window becomes tied to
  * qp. Rights: remote rights only; remote write or atomic need the region's
- * local write. flags: OFL_TPT_F_ONE_TOUCH, OFL_TPT_F_ONE_SHOT.
+ * local write. flags: OFL_TPT_F_ONE_TOUCH, OFL_TPT_F_ONE_SHOT. A type 1
+ * window may be rebound while VALID (the new binding replaces the old); a
+ * type 2 window only from INVALID, else OFL_E_TPT_BUSY (IBA vol. 1
+ * o10-37.2.30: it stays tied to its QP until invalidated or unbound).
  * va == 0 and len == 0 unbinds (UnbindRKey, seed 001) and ignores the
  * region. A type 2 window gets a new key at every bind; *bound_stag is the
  * STag to advertise (may be NULL for unbind).
@@ -867,7 +874,9 @@ enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
 /*
  * Translates [to, to + len) of stag into physical pieces appended to sgl
  * (sgl->count and sgl->bytes are reset first); physically contiguous pages
- * merge into one piece. The caller MUST have validated the access; this
+ * merge into one piece of at most 2^31 bytes that never runs past 2^64
+ * (a page ending at 2^64 and a page at address 0 stay two pieces). The
+ * caller MUST have validated the access; this
  * function still re-checks index, key, state and bounds so that it can
  * never produce an address outside the entry. Reads indirect lists through
  * tpt->port. Returns OFL_E_TPT_PAGE_FAULT (sgl->fault_va set, pieces before
@@ -881,8 +890,10 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
 
 /*
  * MapLocalPage (seed 001): makes the page of stag that contains to present
- * at physical address pa (aligned to the page size). Direct ATTs are
- * updated in place; indirect page words are written through the port.
+ * at physical address pa (aligned to the page size, else OFL_E_ARG). Checks
+ * index, key, Valid and that to lies inside the entry (a window maps its
+ * region's page). Direct ATTs are updated in place; indirect page words are
+ * written through the port.
  * ofl_tpt_unmap_page clears the present bit again (page swapped out).
  */
 enum ofl_err ofl_tpt_map_page(struct ofl_tpt *tpt, uint32_t stag, uint64_t to,
