@@ -1005,6 +1005,7 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind)
     (OFL_TPT_F_ONE_TOUCH | OFL_TPT_F_ONE_SHOT | OFL_TPT_F_ZERO_BASED | \
      OFL_TPT_F_INVALIDATABLE)
 #define TPT_BIND_FLAGS (OFL_TPT_F_ONE_TOUCH | OFL_TPT_F_ONE_SHOT)
+#define TPT_PIECE_MAX 0x80000000u /* largest merged translation piece */
 
 /* Returns the entry an STag's Tag_Index names, or NULL (index 0 is reserved). */
 static struct ofl_tpt_entry *tpt_slot(const struct ofl_tpt *tpt, uint32_t stag)
@@ -1020,8 +1021,11 @@ static struct ofl_tpt_entry *tpt_slot(const struct ofl_tpt *tpt, uint32_t stag)
 static enum ofl_err tpt_find(const struct ofl_tpt *tpt, uint32_t stag,
                              struct ofl_tpt_entry **out)
 {
-    struct ofl_tpt_entry *e = tpt_slot(tpt, stag);
+    struct ofl_tpt_entry *e;
 
+    if (tpt == NULL)
+        return OFL_E_ARG;
+    e = tpt_slot(tpt, stag);
     if (e == NULL || e->state == OFL_TPT_FREE)
         return OFL_E_TPT_INVALID_STAG;
     if (e->key != ofl_stag_key(stag))
@@ -1175,6 +1179,7 @@ enum ofl_err ofl_tpt_alloc(struct ofl_tpt *tpt, enum ofl_tpt_type type,
     e->next_free = 0;
     tpt_clear_translation(e);
     e->key = (uint8_t)(e->key + 1); /* a stale STag of this index now fails */
+    e->registered = 0;
     e->type = (uint8_t)type;
     e->flags = flags;
     e->pd = pd;
@@ -1280,6 +1285,7 @@ static void tpt_apply_desc(struct ofl_tpt_entry *e,
     e->flags = d->flags;
     if (e->type == OFL_TPT_ISCSI) /* FIG. 15: iSCSI regions are zero-based */
         e->flags |= OFL_TPT_F_ZERO_BASED;
+    e->registered = 1;
     e->gen++;
     e->state = OFL_TPT_VALID;
 }
@@ -1290,11 +1296,18 @@ enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
     struct ofl_tpt_entry *e;
     enum ofl_err err;
 
-    if (desc == NULL)
+    if (tpt == NULL || desc == NULL)
         return OFL_E_ARG;
-    err = tpt_find(tpt, stag, &e);
-    if (err != OFL_OK)
-        return err;
+    e = tpt_slot(tpt, stag);
+    if (e == NULL || e->state == OFL_TPT_FREE)
+        return OFL_E_TPT_INVALID_STAG;
+    if (e->state != OFL_TPT_INVALID || !e->registered) {
+        /* A VALID entry, or the first registration: the STag alloc gave. */
+        if (e->key != ofl_stag_key(stag))
+            return OFL_E_TPT_KEY_MISMATCH;
+    } else if (e->key == ofl_stag_key(stag)) {
+        return OFL_E_TPT_KEY_REUSED; /* re-registration: a new key */
+    }
     if (e->type == OFL_TPT_WINDOW)
         return OFL_E_TPT_WRONG_TYPE;
     if (e->pd != pd)
@@ -1304,6 +1317,7 @@ enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
     err = tpt_desc_check(tpt, desc, (enum ofl_tpt_type)e->type);
     if (err != OFL_OK)
         return err;
+    e->key = ofl_stag_key(stag);
     tpt_apply_desc(e, desc);
     return OFL_OK;
 }
@@ -1370,11 +1384,11 @@ enum ofl_err ofl_tpt_reg_phys(struct ofl_tpt *tpt, uint32_t pd,
     uint32_t i, slot;
     enum ofl_err err;
 
-    if (tpt == NULL || desc == NULL || bufs == NULL || stag == NULL || n == 0 ||
-        desc->page_shift < OFL_TPT_PAGE_SHIFT_MIN ||
+    if (tpt == NULL || desc == NULL || bufs == NULL || stag == NULL || n == 0)
+        return OFL_E_ARG;
+    if (desc->page_shift < OFL_TPT_PAGE_SHIFT_MIN ||
         desc->page_shift > OFL_TPT_PAGE_SHIFT_MAX)
-        return n == 0 || bufs == NULL || stag == NULL ? OFL_E_ARG
-                                                      : OFL_E_TPT_BAD_DESC;
+        return OFL_E_TPT_BAD_DESC;
     mask = ((uint64_t)1 << desc->page_shift) - 1;
     /* Pass 1: check every buffer and count pages; nothing is written. */
     for (i = 0; i < n; i++) {
@@ -1557,6 +1571,10 @@ enum ofl_err ofl_tpt_bind(struct ofl_tpt *tpt, uint32_t stag,
     }
     if (bound_stag == NULL || (flags & ~TPT_BIND_FLAGS) != 0)
         return OFL_E_ARG;
+    /* A type 2 window is bound only from INVALID (IBA o10-37.2.30): a
+     * rebind would move it off the QP it is tied to. */
+    if ((w->flags & OFL_TPT_F_TYPE2) && w->state == OFL_TPT_VALID)
+        return OFL_E_TPT_BUSY;
     /* FIG. 15 a-e and g on the region, under the window's (== QP's) PD. */
     err = ofl_tpt_check_local(tpt, region_stag, pd, va, len,
                               OFL_TPT_BIND_WINDOW);
@@ -1777,8 +1795,10 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
             return OFL_E_TPT_ATT_CORRUPT;
         pa = (word & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
         last = sgl->count ? &sgl->piece[sgl->count - 1] : NULL;
-        if (last != NULL && last->pa + last->len == pa &&
-            last->len <= 0x80000000u - chunk) {
+        /* Merge only a true continuation: pa > last->pa rules out a piece
+         * whose end wrapped past 2^64 onto a page at address 0. */
+        if (last != NULL && last->pa + last->len == pa && pa > last->pa &&
+            last->len <= TPT_PIECE_MAX - chunk) {
             last->len += (uint32_t)chunk; /* physically contiguous: merge */
         } else {
             if (sgl->count == sgl->cap)
@@ -1830,7 +1850,8 @@ static enum ofl_err tpt_translate_direct(const struct ofl_tpt *tpt,
                 uint64_t pa1 = w1 & ~(uint64_t)OFL_TPT_ATT_PRESENT;
 
                 if ((w1 & pmask) == OFL_TPT_ATT_PRESENT) {
-                    if (pa0 + first == pa1) { /* contiguous: one piece */
+                    /* Contiguous (and not wrapping past 2^64): one piece. */
+                    if (pa0 + first == pa1 && pa1 > pa0) {
                         sgl->piece[0].pa = pa0;
                         sgl->piece[0].len = (uint32_t)len;
                         sgl->count = 1;
@@ -1866,8 +1887,9 @@ static enum ofl_err tpt_translate_direct(const struct ofl_tpt *tpt,
             }
             break;
         }
-        if (cur_len != 0 && cur_pa + cur_len == pa &&
-            cur_len <= 0x80000000u - chunk) {
+        /* Merge only a true continuation (pa > cur_pa: no wrap past 2^64). */
+        if (cur_len != 0 && cur_pa + cur_len == pa && pa > cur_pa &&
+            cur_len <= TPT_PIECE_MAX - chunk) {
             cur_len += chunk; /* physically contiguous: merge */
         } else {
             if (cur_len != 0) {
@@ -1977,20 +1999,23 @@ precise : {
 }
 }
 
-/* Writes the page word of the page holding `to`. */
+/* Writes the page word of the page holding `to`: pa | present, or 0. */
 static enum ofl_err tpt_set_page_word(struct ofl_tpt *tpt, uint32_t stag,
-                                      uint64_t to, uint64_t word)
+                                      uint64_t to, uint64_t pa, bool present)
 {
     const struct ofl_tpt_entry *r;
     struct tpt_word_loc loc;
-    uint64_t off, page;
+    uint64_t off, page, word;
     uint8_t b[8];
     enum ofl_err err = tpt_resolve(tpt, stag, to, 1, &r, &off);
 
     if (err != OFL_OK)
         return err;
-    if (!tpt_page_word_ok(word, r->page_shift))
+    /* pa itself must be page aligned: checking pa | present would let an
+     * odd pa (bit 0 set) through as if it were aligned. */
+    if ((pa & (((uint64_t)1 << r->page_shift) - 1)) != 0)
         return OFL_E_ARG;
+    word = present ? pa | OFL_TPT_ATT_PRESENT : 0;
     page = (off + r->fpo) >> r->page_shift;
     err = tpt_locate(tpt, r, page, &loc);
     if (err != OFL_OK)
@@ -2006,13 +2031,13 @@ static enum ofl_err tpt_set_page_word(struct ofl_tpt *tpt, uint32_t stag,
 enum ofl_err ofl_tpt_map_page(struct ofl_tpt *tpt, uint32_t stag, uint64_t to,
                               uint64_t pa)
 {
-    return tpt_set_page_word(tpt, stag, to, pa | OFL_TPT_ATT_PRESENT);
+    return tpt_set_page_word(tpt, stag, to, pa, true);
 }
 
 enum ofl_err ofl_tpt_unmap_page(struct ofl_tpt *tpt, uint32_t stag,
                                 uint64_t to)
 {
-    return tpt_set_page_word(tpt, stag, to, 0);
+    return tpt_set_page_word(tpt, stag, to, 0, false);
 }
 
 enum ofl_err ofl_tpt_expire(struct ofl_tpt *tpt, uint32_t stag)

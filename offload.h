@@ -158,7 +158,9 @@ uint32_t ofl_version(void);
                                       the access was covered */              \
     X(E_TPT_ACCESS_COMBO, 0x0114)  /* remote write/atomic asked without      \
                                       local write, or local rights asked     \
-                                      for a window */
+                                      for a window */                        \
+    X(E_TPT_KEY_REUSED, 0x0115)    /* re-registration kept the key of the    \
+                                      registration it replaces */
 
 /* Errors of the later sections are added to these lists by those sections. */
 #define OFL_ERRORS_SEQ(X)  /* seq: 0x02xx */
@@ -514,6 +516,8 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  *   FREE       ofl_tpt_alloc                     INVALID  key bumped
  *   INVALID    ofl_tpt_register (region, iSCSI)  VALID    translation set
  *   INVALID    ofl_tpt_bind (window)             VALID    range of a region
+ *   VALID      ofl_tpt_bind (type 1 window)      VALID    rebind: replaces
+ *                                                         the old binding
  *   VALID      ofl_tpt_bind(va 0, len 0)         INVALID  unbind (seed 001)
  *   VALID      ofl_tpt_invalidate_local/_remote  INVALID  if invalidatable
  *   VALID      one-shot or one-touch expiry      INVALID  ofl_tpt_expire
@@ -532,11 +536,13 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  *
  * Validation. Local checks (seed 000 FIG. 15 a-g) are for WQE data
  * segments; remote checks (FIG. 18A a-f) for tagged placement and RDMA Read
- * sources. Checks run in the order valid, key, type, PD (and QP), TO wrap,
+ * sources. Checks run in the order index allocated, key, Valid, type, PD
+ * (and QP, and for a window whether its region still lives), TO wrap,
  * bounds, rights: the seed lists checks that must all pass; a key mismatch
- * is reported first because it means the STag does not name this entry at
- * all. Every failure maps to a terminate cause (ofl_tpt_term_cause) and a
- * completion status (ofl_tpt_wc_status).
+ * is reported before the Valid bit because it means the STag does not name
+ * this entry at all. Every failure maps to a terminate cause
+ * (ofl_tpt_term_cause) and a completion status (ofl_tpt_wc_status). Every
+ * function returns OFL_E_ARG for a NULL tpt or a NULL pointer argument.
  *
  * Translation (FIG. 12-13): region offset = TO - entry va (+ the window's
  * place in its region); byte position = first-page offset + region offset;
@@ -650,7 +656,7 @@ struct ofl_tpt_entry {
     uint8_t flags;        /* 1334 and others: enum ofl_tpt_flag bits */
     uint8_t att_kind;     /* 1316 enum ofl_tpt_att_kind */
     uint8_t page_shift;   /* 1318 log2 page size, 12 .. 28 */
-    uint8_t reserved_;
+    uint8_t registered;   /* region: registered since its allocation */
 };
 
 /* Remote access policy (FIG. 18A b). */
@@ -759,11 +765,18 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
 
 /*
  * Gives an allocated, INVALID region or iSCSI entry its translation (fast
- * register; the second half of Register Memory Region). Checks: key, pd,
- * type, state INVALID (else OFL_E_TPT_BUSY), desc sane (OFL_E_TPT_BAD_DESC),
- * ATT slots inside the ATT (OFL_E_TPT_ATT_RANGE) and large enough for fpo +
- * len, rights combination (OFL_E_TPT_ACCESS_COMBO). Bumps the region's
- * generation, so windows of an earlier registration stay dead.
+ * register; the second half of Register Memory Region). The key byte of
+ * stag is the registration's key, owned by the consumer as in IB/iWARP fast
+ * registration: the first registration after ofl_tpt_alloc MUST use the key
+ * alloc returned (else OFL_E_TPT_KEY_MISMATCH); every re-registration of the
+ * same index MUST use a different key (else OFL_E_TPT_KEY_REUSED), so that
+ * an STag advertised for an earlier registration can never reach the new
+ * one. Then: pd (OFL_E_TPT_PD_MISMATCH), type, state INVALID (a VALID entry
+ * checks its key as usual, then OFL_E_TPT_BUSY), desc sane
+ * (OFL_E_TPT_BAD_DESC), ATT slots inside the ATT and large enough for
+ * fpo + len (OFL_E_TPT_ATT_RANGE), rights combination
+ * (OFL_E_TPT_ACCESS_COMBO). Bumps the region's generation, so windows of an
+ * earlier registration stay dead.
  */
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                               const struct ofl_tpt_region_desc *desc);
@@ -804,7 +817,10 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
  * (valid, key, type, PD, bounds, g). PD rules: type 1 window pd == region
  * pd; type 2 window pd == region pd == pd, and the window becomes tied to
  * qp. Rights: remote rights only; remote write or atomic need the region's
- * local write. flags: OFL_TPT_F_ONE_TOUCH, OFL_TPT_F_ONE_SHOT.
+ * local write. flags: OFL_TPT_F_ONE_TOUCH, OFL_TPT_F_ONE_SHOT. A type 1
+ * window may be rebound while VALID (the new binding replaces the old); a
+ * type 2 window only from INVALID, else OFL_E_TPT_BUSY (IBA vol. 1
+ * o10-37.2.30: it stays tied to its QP until invalidated or unbound).
  * va == 0 and len == 0 unbinds (UnbindRKey, seed 001) and ignores the
  * region. A type 2 window gets a new key at every bind; *bound_stag is the
  * STag to advertise (may be NULL for unbind).
@@ -867,7 +883,9 @@ enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
 /*
  * Translates [to, to + len) of stag into physical pieces appended to sgl
  * (sgl->count and sgl->bytes are reset first); physically contiguous pages
- * merge into one piece. The caller MUST have validated the access; this
+ * merge into one piece of at most 2^31 bytes that never runs past 2^64
+ * (a page ending at 2^64 and a page at address 0 stay two pieces). The
+ * caller MUST have validated the access; this
  * function still re-checks index, key, state and bounds so that it can
  * never produce an address outside the entry. Reads indirect lists through
  * tpt->port. Returns OFL_E_TPT_PAGE_FAULT (sgl->fault_va set, pieces before
@@ -894,8 +912,10 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
 
 /*
  * MapLocalPage (seed 001): makes the page of stag that contains to present
- * at physical address pa (aligned to the page size). Direct ATTs are
- * updated in place; indirect page words are written through the port.
+ * at physical address pa (aligned to the page size, else OFL_E_ARG). Checks
+ * index, key, Valid and that to lies inside the entry (a window maps its
+ * region's page). Direct ATTs are updated in place; indirect page words are
+ * written through the port.
  * ofl_tpt_unmap_page clears the present bit again (page swapped out).
  */
 enum ofl_err ofl_tpt_map_page(struct ofl_tpt *tpt, uint32_t stag, uint64_t to,
