@@ -4355,9 +4355,10 @@ static DT_NOINLINE int dt_xfer_do(struct ofl_dt *dt, struct ofl_dt_conn *c,
     uint32_t i, lo = 0, hi = 0;
     int32_t slot;
     enum ofl_err err = OFL_OK;
+    bool group = c->state == OFL_DT_CONN_LISTENING;
 
     *status = OFL_DT_ST_OK;
-    if (c->state == OFL_DT_CONN_LISTENING) {
+    if (group) {
         hi = dt->mem.conn_cap;
         for (i = 0; i < hi; i++) {
             m = &dt->mem.conn[i];
@@ -4372,8 +4373,8 @@ static DT_NOINLINE int dt_xfer_do(struct ofl_dt *dt, struct ofl_dt_conn *c,
     }
     for (i = lo; i < hi; i++) {
         m = &dt->mem.conn[i];
-        if (m != c && !dt_member(dt, m, lid))
-            continue;
+        if (group && !dt_member(dt, m, lid))
+            continue; /* the listener itself transmits nothing */
         if (first != NULL) {
             /* Read once from the host, copied locally to each member. */
             dt_ring_copy(dt_tx_ring(dt, m), dt->mem.tx_size, m->tx_tail,

@@ -1540,6 +1540,7 @@ static void test_send_group_and_refusals(void)
     CHECK_EQ(tx_drain(r, m2, out, sizeof(out), 2), 9);
     CHECK(memcmp(out, "multicast", 9) == 0);
     CHECK_EQ(tx_drain(r, lone, out, sizeof(out), 2), 0);
+    CHECK_EQ(r->conn[(uint32_t)l - 1].tx_tail, 0); /* not the listener */
     /* Refusals: unknown connection, too long for a ring, outside the host
      * range, a connection still connecting. */
     CHECK_OK(dt_rig_send(r, 0x700000003ull, b, 9, 0, 41));
