@@ -1990,6 +1990,48 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e)
 #else
 #define DT_NOINLINE
 #endif
+
+/*
+ * Copies n bytes eight at a time. The byte-order helpers compile to single
+ * word moves where the target allows unaligned access; the descriptor
+ * paths copy small fixed records, so this is what keeps them cheap.
+ */
+static OFL_NO_LIBCALLS void dt_bytes(uint8_t *dst, const uint8_t *src,
+                                     uint32_t n)
+{
+    for (; n >= 8; n -= 8, dst += 8, src += 8)
+        ofl_store_le64(dst, ofl_load_le64(src));
+    for (; n != 0; n--)
+        *dst++ = *src++;
+}
+
+/* Field-wise copy and clear of a decoded descriptor (no library call,
+ * no byte loop). */
+static void dt_desc_copy(struct ofl_dt_desc *d, const struct ofl_dt_desc *s)
+{
+    d->base = s->base;
+    d->conn = s->conn;
+    d->tag = s->tag;
+    d->len = s->len;
+    d->aux = s->aux;
+    d->type = s->type;
+    d->flags = s->flags;
+    d->status = s->status;
+    d->number = s->number;
+}
+
+static void dt_desc_zero(struct ofl_dt_desc *d)
+{
+    d->base = 0;
+    d->conn = 0;
+    d->tag = 0;
+    d->len = 0;
+    d->aux = 0;
+    d->type = 0;
+    d->flags = 0;
+    d->status = 0;
+    d->number = 0;
+}
 /* ---- descriptor codec ------------------------------------------------------ */
 
 /* Field positions (offload.h, dt: the layout table). */
@@ -2083,7 +2125,7 @@ static enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
 {
     const struct dt_rule *r;
     bool rsp;
-    uint8_t need;
+    uint8_t need, nz;
 
     if (d->type > OFL_DT_TYPE_MASK || !dt_rules[d->type].valid)
         return OFL_E_DT_BAD_TYPE;
@@ -2091,20 +2133,24 @@ static enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
     rsp = ofl_dt_is_response(d->type);
     if ((d->flags & (uint8_t)~r->flags) != 0)
         return OFL_E_DT_BAD_FLAGS;
-    if (((r->zero & DT_Z_BASE) && d->base != 0) ||
-        ((r->zero & DT_Z_LEN) && d->len != 0) ||
-        ((r->zero & DT_Z_CONN) && d->conn != 0) ||
-        ((r->zero & DT_Z_NUMBER) && d->number != 0) ||
-        ((r->zero & DT_Z_AUX) && d->aux != 0) ||
-        ((r->zero & DT_Z_STATUS) && d->status != 0))
+    /* Which fields are present (non-zero), in the DT_Z_ bit positions. */
+    nz = (uint8_t)((d->base != 0 ? DT_Z_BASE : 0) |
+                   (d->len != 0 ? DT_Z_LEN : 0) |
+                   (d->conn != 0 ? DT_Z_CONN : 0) |
+                   (d->number != 0 ? DT_Z_NUMBER : 0) |
+                   (d->aux != 0 ? DT_Z_AUX : 0) |
+                   (d->status != 0 ? DT_Z_STATUS : 0));
+    if (nz & r->zero)
         return OFL_E_DT_RESERVED;
     if (d->status > OFL_DT_ST_MAX)
         return OFL_E_DT_BAD_FIELD;
     need = (rsp && d->status != OFL_DT_ST_OK) ? 0 : r->need;
-    if (((need & DT_NEED_CONN) && d->conn == 0) ||
-        ((need & DT_NEED_LEN) && d->len == 0) ||
-        ((need & DT_NEED_NUMBER) && d->number == 0) ||
-        ((need & DT_NEED_BASE) && d->base == 0))
+    /* DT_NEED_ bits map to the same fields' DT_Z_ bits. */
+    if ((((need & DT_NEED_CONN) ? DT_Z_CONN : 0) |
+         ((need & DT_NEED_LEN) ? DT_Z_LEN : 0) |
+         ((need & DT_NEED_NUMBER) ? DT_Z_NUMBER : 0) |
+         ((need & DT_NEED_BASE) ? DT_Z_BASE : 0)) &
+        ~nz)
         return OFL_E_DT_BAD_FIELD;
     /* A state report carries counters in base/len, not a range. */
     if ((r->need & DT_BUFFER) && !(d->flags & OFL_DT_F_REPORT) &&
@@ -2174,7 +2220,7 @@ enum ofl_err ofl_dt_desc_decode(const uint8_t *in, size_t len,
     t.aux = ofl_load_be32(in + DT_OFF_AUX);
     err = dt_desc_check(&t);
     if (err == OFL_OK)
-        ofl_copy(d, &t, sizeof(t));
+        dt_desc_copy(d, &t);
     return err;
 }
 
@@ -2406,7 +2452,7 @@ static enum ofl_err dt_host_take(struct ofl_dt_host *h, const uint8_t *slot,
     if (err == OFL_OK && !ofl_dt_is_response(d->type))
         err = OFL_E_DT_BAD_TYPE;
     if (err != OFL_OK) {
-        ofl_fill(d, 0, sizeof(*d));
+        dt_desc_zero(d);
         h->bad++;
     }
     return err;
@@ -2769,7 +2815,7 @@ static enum ofl_err dt_emit_simple(struct ofl_dt *dt, uint8_t type,
 {
     struct ofl_dt_desc d;
 
-    ofl_fill(&d, 0, sizeof(d));
+    dt_desc_zero(&d);
     d.type = type;
     d.status = status;
     d.tag = tag;
@@ -2786,7 +2832,7 @@ static enum ofl_err dt_emit_recv(struct ofl_dt *dt, uint64_t conn,
 {
     struct ofl_dt_desc d;
 
-    ofl_fill(&d, 0, sizeof(d));
+    dt_desc_zero(&d);
     d.type = OFL_DT_RSP_BUF_RECV;
     d.flags = flags;
     d.status = status;
@@ -2806,7 +2852,7 @@ static enum ofl_err dt_emit_sent(struct ofl_dt *dt, uint64_t conn,
 {
     struct ofl_dt_desc d;
 
-    ofl_fill(&d, 0, sizeof(d));
+    dt_desc_zero(&d);
     d.type = OFL_DT_RSP_BUF_AVAIL;
     d.status = status;
     d.number = count;
@@ -3199,8 +3245,8 @@ static void dt_cache_store(struct ofl_dt *dt, uint64_t base, uint32_t len,
     }
     pos &= size - 1;
     first = dt_min32(len, size - pos);
-    ofl_copy(dt_cache_data(dt, victim), ring + pos, first);
-    ofl_copy(dt_cache_data(dt, victim) + first, ring, len - first);
+    dt_bytes(dt_cache_data(dt, victim), ring + pos, first);
+    dt_bytes(dt_cache_data(dt, victim) + first, ring, len - first);
     dt->mem.cache[victim].base = base;
     dt->mem.cache[victim].len = len;
     dt->mem.cache[victim].stamp = ++dt->cache_stamp;
@@ -3214,8 +3260,8 @@ static void dt_ring_put(uint8_t *ring, uint32_t size, uint32_t pos,
 {
     uint32_t off = pos & (size - 1), first = dt_min32(len, size - off);
 
-    ofl_copy(ring + off, src, first);
-    ofl_copy(ring, src + first, len - first);
+    dt_bytes(ring + off, src, first);
+    dt_bytes(ring, src + first, len - first);
 }
 
 /* DMA-reads host [pa, pa + len) into ring at counter pos. */
@@ -3256,7 +3302,7 @@ static void dt_ring_copy(uint8_t *dst, uint32_t dsize, uint32_t dpos,
         so = spos & (ssize - 1);
         dof = dpos & (dsize - 1);
         n = dt_min32(len, dt_min32(ssize - so, dsize - dof));
-        ofl_copy(dst + dof, src + so, n);
+        dt_bytes(dst + dof, src + so, n);
         spos += n;
         dpos += n;
         len -= n;
@@ -3312,7 +3358,7 @@ static DT_NOINLINE void dt_refuse(struct ofl_dt *dt, const struct ofl_dt_desc *d
     struct ofl_dt_desc r;
 
     dt->stats.bad_requests++;
-    ofl_fill(&r, 0, sizeof(r));
+    dt_desc_zero(&r);
     r.type = ofl_dt_response_to(d->type);
     r.status = dt_status_of(err);
     r.tag = d->tag;
@@ -3606,6 +3652,17 @@ static DT_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_desc
     return DT_DONE;
 }
 
+static void dt_xfer_copy(struct ofl_dt_xfer *d, const struct ofl_dt_xfer *s)
+{
+    d->base = s->base;
+    d->t_listed = s->t_listed;
+    d->len = s->len;
+    d->tag = s->tag;
+    d->conn = s->conn;
+    d->seq = s->seq;
+    d->flags = s->flags;
+}
+
 /* Removes the listed sends of entry index idx, answering each with status
  * (cancelled by tag when tag_only: only those with that tag). Returns how
  * many. The caller reserved the room. */
@@ -3630,7 +3687,7 @@ static uint32_t dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_tag,
             continue;
         }
         if (k != i)
-            ofl_copy(&dt->mem.xfer[k], x, sizeof(*x));
+            dt_xfer_copy(&dt->mem.xfer[k], x);
         k++;
     }
     dt->xfer_count = k;
@@ -3765,7 +3822,7 @@ static DT_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_desc
     {
         struct ofl_dt_desc r;
 
-        ofl_fill(&r, 0, sizeof(r));
+        dt_desc_zero(&r);
         r.type = OFL_DT_RSP_CANCEL;
         r.status = n != 0 ? OFL_DT_ST_OK : OFL_DT_ST_NOT_FOUND;
         r.number = (uint8_t)dt_min32(n, 255);
@@ -3833,7 +3890,7 @@ static DT_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc *
         ofl_copy(v, old, t.len);
     }
     err = ofl_port_dma_write(dt->port, d->base, dt->mem.ctrl, d->len);
-    ofl_copy(&r, d, sizeof(r));
+    dt_desc_copy(&r, d);
     r.type = ofl_dt_response_to(d->type);
     r.status = err == OFL_OK ? OFL_DT_ST_OK : OFL_DT_ST_DMA;
     (void)dt_emit(dt, &r);
@@ -3861,7 +3918,7 @@ static DT_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw, uint64_
         }
         if (!dt_reserve(dt, 1))
             return DT_WAIT;
-        ofl_fill(&d, 0, sizeof(d));
+        dt_desc_zero(&d);
         d.type = type;
         d.tag = ofl_load_be32(raw + DT_OFF_TAG);
         dt_refuse(dt, &d, err);
@@ -3888,7 +3945,7 @@ static DT_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw, uint64_
 enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
                             uint32_t *consumed)
 {
-    uint32_t total = 0, mask, off, n, c, guard;
+    uint32_t total = 0, mask, off, n, c, k, guard;
     uint64_t pa;
     enum ofl_err err = OFL_OK;
 
@@ -3916,8 +3973,11 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
             dt->stats.requests++;
         }
         if (c != 0) {
-            /* Hand the consumed run back: zeros clear the owner bits. */
-            ofl_fill(dt->mem.in_stage, 0, (size_t)c * OFL_DT_DESC_SIZE);
+            /* Hand the consumed run back: the same bytes with the owner
+             * bits clear (one DMA for the run). */
+            for (k = 0; k < c; k++)
+                dt->mem.in_stage[(size_t)k * OFL_DT_DESC_SIZE] &=
+                    (uint8_t)~OFL_DT_OWNER;
             dt->in_head += c;
             total += c;
             err = ofl_port_dma_write(dt->port, pa, dt->mem.in_stage,
@@ -4014,7 +4074,7 @@ static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
     struct ofl_dt_desc r;
 
-    ofl_fill(&r, 0, sizeof(r));
+    dt_desc_zero(&r);
     r.tag = c->tag;
     r.conn = dt_conn_id(dt, c);
     if (c->cn_pending == DT_CN_ARRIVAL) {
@@ -4271,7 +4331,7 @@ static DT_NOINLINE void dt_report_run(struct ofl_dt *dt, uint64_t now)
             dt->report_next = i + 1; /* resume here */
             return;
         }
-        ofl_fill(&r, 0, sizeof(r));
+        dt_desc_zero(&r);
         r.type = OFL_DT_RSP_CONN_ATTR;
         r.flags = OFL_DT_F_REPORT;
         r.number = c->state;
@@ -4302,15 +4362,17 @@ static bool dt_xfer_before(const struct ofl_dt *dt, const struct ofl_dt_xfer *a,
 {
     const struct ofl_dt_conn *ca = &dt->mem.conn[a->conn];
     const struct ofl_dt_conn *cb = &dt->mem.conn[b->conn];
-    bool sa = dt_tx_starved(dt, ca, now), sb = dt_tx_starved(dt, cb, now);
+    bool sa, sb;
 
+    if (a->conn == b->conn)
+        return ofl_sn_lt(a->seq, b->seq);
+    sa = dt_tx_starved(dt, ca, now);
+    sb = dt_tx_starved(dt, cb, now);
     if (sa != sb)
         return sa;
     if (ca->cfg.priority != cb->cfg.priority)
         return ca->cfg.priority > cb->cfg.priority;
-    if (a->conn != b->conn)
-        return ofl_sn_lt(ca->xfer_first, cb->xfer_first);
-    return ofl_sn_lt(a->seq, b->seq);
+    return ofl_sn_lt(ca->xfer_first, cb->xfer_first);
 }
 
 /* Stable insertion sort of the list: O(n^2) in xfer_cap (<= 1024). */
@@ -4320,10 +4382,12 @@ static DT_NOINLINE void dt_xfer_sort(struct ofl_dt *dt, uint64_t now)
     uint32_t i, j;
 
     for (i = 1; i < dt->xfer_count; i++) {
-        ofl_copy(&x, &e[i], sizeof(x));
+        if (!dt_xfer_before(dt, &e[i], &e[i - 1], now))
+            continue; /* already in place (the common case) */
+        dt_xfer_copy(&x, &e[i]);
         for (j = i; j > 0 && dt_xfer_before(dt, &x, &e[j - 1], now); j--)
-            ofl_copy(&e[j], &e[j - 1], sizeof(x));
-        ofl_copy(&e[j], &x, sizeof(x));
+            dt_xfer_copy(&e[j], &e[j - 1]);
+        dt_xfer_copy(&e[j], &x);
     }
 }
 
@@ -4437,17 +4501,20 @@ static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
     uint64_t oldest = dt->mem.xfer[0].t_listed, age;
     uint32_t i;
 
+    if (dt->bt_asap || cfg->bt_criteria == 0 ||
+        dt->xfer_count == dt->mem.xfer_cap ||
+        ((cfg->bt_criteria & OFL_DT_BT_COUNT) &&
+         dt->xfer_count >= cfg->bt_count) ||
+        ((cfg->bt_criteria & OFL_DT_BT_BYTES) &&
+         dt->bt_bytes_listed >= cfg->bt_bytes))
+        return true;
+    if (!(cfg->bt_criteria & OFL_DT_BT_TIME) && cfg->bt_max_delay == 0)
+        return false;
     for (i = 1; i < dt->xfer_count; i++)
         if (dt->mem.xfer[i].t_listed < oldest)
             oldest = dt->mem.xfer[i].t_listed;
     age = now - oldest;
-    return dt->bt_asap || cfg->bt_criteria == 0 ||
-           dt->xfer_count == dt->mem.xfer_cap ||
-           ((cfg->bt_criteria & OFL_DT_BT_COUNT) &&
-            dt->xfer_count >= cfg->bt_count) ||
-           ((cfg->bt_criteria & OFL_DT_BT_BYTES) &&
-            dt->bt_bytes_listed >= cfg->bt_bytes) ||
-           ((cfg->bt_criteria & OFL_DT_BT_TIME) && age >= cfg->bt_time) ||
+    return ((cfg->bt_criteria & OFL_DT_BT_TIME) && age >= cfg->bt_time) ||
            (cfg->bt_max_delay != 0 && age >= cfg->bt_max_delay);
 }
 
@@ -4496,7 +4563,7 @@ static DT_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
     }
     for (i = 0, k = 0; i < dt->xfer_count; i++)
         if (!(e[i].flags & DT_XF_DONE))
-            ofl_copy(&e[k++], &e[i], sizeof(e[0]));
+            dt_xfer_copy(&e[k++], &e[i]);
     dt->xfer_count = k;
     dt_xfer_recount(dt);
 }

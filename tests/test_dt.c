@@ -440,7 +440,7 @@ static void test_adapter_init(void)
     CHECK_OK(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0));
     m = r->mem;
     c = r->cfg;
-    c.out_warn = DT_RIG_SLOTS;
+    c.out_warn = 64;
     CHECK_ERR(ofl_dt_init(&dt, &m, &c, &r->sim.port, 0), OFL_E_ARG);
     c = r->cfg;
     c.cn_criteria = 0x10;
@@ -1175,7 +1175,7 @@ static void test_adapter_attrs(void)
     CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 6,
                          NULL));
     off = 0; /* out of range: out_warn >= slots, cn_count 0, pattern 17 */
-    dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, DT_RIG_SLOTS);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 64);
     CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 7,
                          NULL));
     off = 0;

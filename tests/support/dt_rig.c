@@ -11,6 +11,12 @@ uint64_t dt_rig_pa(const void *p)
 
 struct dt_rig *dt_rig_new(const struct ofl_dt_config *cfg, uint32_t slots)
 {
+    return dt_rig_new_sized(cfg, slots, DT_RIG_BATCH);
+}
+
+struct dt_rig *dt_rig_new_sized(const struct ofl_dt_config *cfg,
+                                uint32_t slots, uint32_t batch)
+{
     struct dt_rig *r = aligned_alloc(64, (sizeof(*r) + 63) & ~(size_t)63);
     struct ofl_dt_mem *m;
 
@@ -18,7 +24,11 @@ struct dt_rig *dt_rig_new(const struct ofl_dt_config *cfg, uint32_t slots)
         return NULL;
     memset(r, 0, sizeof(*r));
     if (slots == 0 || slots > DT_RIG_SLOTS)
-        slots = DT_RIG_SLOTS;
+        slots = 64;
+    if (batch == 0 || batch > DT_RIG_BATCH_MAX)
+        batch = DT_RIG_BATCH;
+    if (batch > slots)
+        batch = slots;
     ofl_sim_init(&r->sim);
     ofl_sim_allow(&r->sim, r->in_table, sizeof(r->in_table), OFL_SIM_RW);
     ofl_sim_allow(&r->sim, r->out_table, sizeof(r->out_table), OFL_SIM_RW);
@@ -33,7 +43,7 @@ struct dt_rig *dt_rig_new(const struct ofl_dt_config *cfg, uint32_t slots)
     m->in_slots = m->out_slots = slots;
     m->in_stage = r->in_stage;
     m->out_stage = r->out_stage;
-    m->in_batch = m->out_batch = slots < DT_RIG_BATCH ? slots : DT_RIG_BATCH;
+    m->in_batch = m->out_batch = batch;
     m->conn = r->conn;
     m->conn_cap = DT_RIG_CONNS;
     m->conn_data = r->conn_data;

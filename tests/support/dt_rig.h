@@ -10,8 +10,9 @@
 #include "offload.h"
 #include "ports/sim/ofl_sim.h"
 
-#define DT_RIG_SLOTS 64
-#define DT_RIG_BATCH 8
+#define DT_RIG_SLOTS 256 /* largest table */
+#define DT_RIG_BATCH 8   /* default descriptors per DMA */
+#define DT_RIG_BATCH_MAX 64
 #define DT_RIG_CONNS 16
 #define DT_RIG_RX 4096
 #define DT_RIG_TX 4096
@@ -30,8 +31,8 @@ struct dt_rig {
     struct ofl_dt_mem mem;
     _Alignas(64) uint8_t in_table[DT_RIG_SLOTS * OFL_DT_DESC_SIZE];
     _Alignas(64) uint8_t out_table[DT_RIG_SLOTS * OFL_DT_DESC_SIZE];
-    uint8_t in_stage[DT_RIG_BATCH * OFL_DT_DESC_SIZE];
-    uint8_t out_stage[DT_RIG_BATCH * OFL_DT_DESC_SIZE];
+    uint8_t in_stage[DT_RIG_BATCH_MAX * OFL_DT_DESC_SIZE];
+    uint8_t out_stage[DT_RIG_BATCH_MAX * OFL_DT_DESC_SIZE];
     struct ofl_dt_conn conn[DT_RIG_CONNS];
     uint8_t conn_data[DT_RIG_CONNS * (DT_RIG_RX + DT_RIG_TX)];
     struct ofl_dt_rbuf rbuf[DT_RIG_RBUFS];
@@ -44,9 +45,13 @@ struct dt_rig {
     uint32_t next_tag;
 };
 
-/* Allocates and initialises a rig (calloc); cfg NULL = defaults. slots
- * 0 = DT_RIG_SLOTS for both tables. Returns NULL on failure. */
+/* Allocates and initialises a rig; cfg NULL = defaults. slots 0 = 64
+ * for both tables, batch DT_RIG_BATCH (or the slots, if fewer). Returns
+ * NULL on failure. */
 struct dt_rig *dt_rig_new(const struct ofl_dt_config *cfg, uint32_t slots);
+/* The same with batch descriptors per DMA (1 .. DT_RIG_BATCH_MAX). */
+struct dt_rig *dt_rig_new_sized(const struct ofl_dt_config *cfg,
+                                uint32_t slots, uint32_t batch);
 void dt_rig_free(struct dt_rig *r);
 
 /* Host memory from the arena (16-byte aligned, zeroed) and its address. */
