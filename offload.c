@@ -2611,11 +2611,25 @@ static uint8_t *dt_tx_ring(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
     return dt_rx_ring(dt, c) + dt->mem.rx_size;
 }
 
-/* Is [base, base + len) inside the host range descriptors may name? */
+/* Do [a, a + alen) and [b, b + blen) share a byte? (lengths > 0, neither
+ * wraps) */
+static bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a <= b + (blen - 1) && b <= a + (alen - 1);
+}
+
+/*
+ * Is [base, base + len) inside the host range descriptors may name, and
+ * clear of both tables (received data must never land in a table)?
+ */
 static bool dt_host_ok(const struct ofl_dt *dt, uint64_t base, uint32_t len)
 {
     return len != 0 && base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
-           (uint64_t)len - 1 <= dt->mem.host_hi - base;
+           (uint64_t)len - 1 <= dt->mem.host_hi - base &&
+           !dt_overlap(base, len, dt->mem.in_pa,
+                       (uint64_t)dt->mem.in_slots * OFL_DT_DESC_SIZE) &&
+           !dt_overlap(base, len, dt->mem.out_pa,
+                       (uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE);
 }
 
 static struct ofl_dt_rbuf *dt_rbuf(const struct ofl_dt *dt, uint32_t ref)
@@ -2897,7 +2911,9 @@ enum ofl_err ofl_dt_init(struct ofl_dt *dt, const struct ofl_dt_mem *mem,
          (mem->cache == NULL || mem->cache_data == NULL ||
           mem->cache_slot_size == 0 || mem->cache_slots > 256)) ||
         mem->ctrl == NULL || mem->ctrl_cap < 64 ||
-        mem->host_lo > mem->host_hi)
+        mem->host_lo > mem->host_hi ||
+        mem->in_pa > OFL_U64_MAX - (uint64_t)mem->in_slots * OFL_DT_DESC_SIZE ||
+        mem->out_pa > OFL_U64_MAX - (uint64_t)mem->out_slots * OFL_DT_DESC_SIZE)
         return OFL_E_ARG;
     data = (uint64_t)mem->conn_cap * ((uint64_t)mem->rx_size + mem->tx_size);
     if (data > (uint64_t)SIZE_MAX ||

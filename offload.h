@@ -1062,7 +1062,7 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e);
  * The seed's ASAP and Modify bits are flags in byte 1. An owner bit of 1
  * marks a full slot; "or vice versa" (seed) allows this choice. A
  * producer writes bytes 1..31, then (after a release barrier) byte 0; the
- * consumer returns a slot by clearing byte 0. Tables MUST be 32-byte
+ * consumer returns a slot by clearing the owner bit. Tables MUST be 32-byte
  * aligned so that each descriptor lies in one cache line: the adapter
  * relies on a DMA of one descriptor being seen whole, as NVMe does for
  * its completion entries.
@@ -1133,8 +1133,9 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e);
  *   slot     event                                   next
  *   free     producer writes bytes 1..31, then byte 0 full (owner 1)
  *   full     consumer reads and decodes it           consumed
- *   consumed consumer clears byte 0 (adapter: DMA of  free
- *            zeros over the consumed run)
+ *   consumed consumer clears the owner bit (adapter:   free
+ *            one DMA writing the consumed run back
+ *            with its owner bits clear)
  *
  * Connection states (struct ofl_dt_conn, caller memory):
  *
@@ -1645,7 +1646,8 @@ struct ofl_dt_mem {
     uint8_t *ctrl;             /* control buffer scratch, ctrl_cap >= 64 */
     uint32_t ctrl_cap;
     uint64_t host_lo, host_hi; /* inclusive host physical range that
-                                  described buffers must lie in */
+                                  described buffers must lie in; a buffer
+                                  overlapping either table is refused too */
 };
 
 /* Counters (never reset by the core). */
@@ -1724,8 +1726,8 @@ enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
 
 /*
  * Reads the input table from dt->in_head in DMA batches and handles up to
- * max requests (seed FIG. 9-18), returning consumed slots to the host by a
- * DMA of zeros. Stops at the first free slot, or before a request whose
+ * max requests (seed FIG. 9-18), returning consumed slots to the host by
+ * one DMA of the run with its owner bits cleared. Stops at the first free slot, or before a request whose
  * responses or list entry find no room (it stays for a later call). A
  * malformed request is consumed: a known type is answered with a
  * BAD_DESC status, an unknown one only counted. *consumed (may be NULL)

@@ -483,7 +483,7 @@ static void test_process_loop(void)
     CHECK_EQ(n, 4);
     CHECK_OK(ofl_dt_process(&r->dt, 0, 100, &n));
     CHECK_EQ(n, 2);
-    CHECK_EQ(r->in_table[0], 0); /* consumed slots handed back */
+    CHECK_EQ(r->in_table[0] & OFL_DT_OWNER, 0); /* slots handed back */
     CHECK_OK(ofl_dt_flush(&r->dt));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 6);
     for (i = 0; i < 6; i++) {
@@ -530,7 +530,7 @@ static void test_process_malformed(void)
     CHECK_EQ(rsp[1].type, OFL_DT_RSP_TERMINATE);
     CHECK_EQ(rsp[1].status, OFL_DT_ST_BAD_DESC);
     CHECK_EQ(rsp[1].tag, 0xBEEF);
-    CHECK_EQ(s[0] | s[32] | s[64] | s[96], 0);
+    CHECK_EQ((s[0] | s[32] | s[64] | s[96]) & OFL_DT_OWNER, 0);
     rig_done(r);
 }
 
@@ -2017,6 +2017,80 @@ static void test_actions_and_query(void)
     rig_done(r);
 }
 
+/* Checks not reached above: buffers over the tables, requests for a
+ * closing connection, values out of range. */
+static void test_more_refusals(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_desc d;
+    struct ofl_dt dt2;
+    struct ofl_dt_mem m;
+    uint8_t t[128], *b;
+    uint8_t pat[17] = {2, 'a', 'b', 0, 9};
+    size_t off;
+    uint64_t id;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 64);
+    /* With the whole address space allowed, the tables still are not. */
+    r->dt.mem.host_lo = 0;
+    r->dt.mem.host_hi = ~0ull;
+    CHECK_OK(dt_rig_avail(r, id, r->out_table + 64, 32, 0, 0, 1));
+    CHECK_OK(dt_rig_avail(r, id, r->in_table + 8 * 32 - 1, 2, 0, 0, 2));
+    CHECK_OK(dt_rig_send(r, id, r->in_table, 32, 0, 3));
+    CHECK_OK(dt_rig_avail(r, id, b, 64, 0, 0, 4)); /* next to nothing */
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[1].tag == 2 && rsp[1].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[2].tag == 3 && rsp[2].status == OFL_DT_ST_BAD_DESC);
+    /* A closing connection takes no new sends or buffers. */
+    d = mk(OFL_DT_REQ_TERMINATE);
+    d.conn = id;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_OK(dt_rig_send(r, id, b, 8, 0, 5));
+    CHECK_OK(dt_rig_avail(r, id, b, 8, 0, 0, 6));
+    /* Values out of range. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PROTOCOL, 256);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 2, 7, NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 65536);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 8, NULL));
+    off = 0; /* pattern bytes past its length must be 0 */
+    ofl_dt_tuple_put(t, sizeof(t), &off, true, OFL_DT_ATTR_CN_PATTERN, pat, 17);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 9,
+                         NULL));
+    off = 0; /* a get of a connection attribute in an adapter request */
+    dt_tup_u32(t, &off, false, OFL_DT_ATTR_STATE, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 10,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 6);
+    CHECK(rsp[0].tag == 5 && rsp[0].status == OFL_DT_ST_BAD_CONN);
+    CHECK(rsp[1].tag == 6 && rsp[1].status == OFL_DT_ST_BAD_CONN);
+    CHECK(rsp[2].tag == 7 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[3].tag == 8 && rsp[3].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[4].tag == 9 && rsp[4].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[5].tag == 10 && rsp[5].status == OFL_DT_ST_BAD_TUPLE);
+    pat[4] = 0;
+    off = 0;
+    ofl_dt_tuple_put(t, sizeof(t), &off, true, OFL_DT_ATTR_CN_PATTERN, pat, 17);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 11,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 11 && rsp[0].status == OFL_DT_ST_OK);
+    /* Tables that would wrap the address space. */
+    m = r->mem;
+    m.out_pa = ~0ull - 31;
+    CHECK_ERR(ofl_dt_init(&dt2, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    rig_done(r);
+}
+
 OFL_SUITE(dt)
 {
     test_codec_roundtrip();
@@ -2056,4 +2130,5 @@ OFL_SUITE(dt)
     test_rx_refusals();
     test_output_overflow();
     test_actions_and_query();
+    test_more_refusals();
 }
