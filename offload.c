@@ -4319,7 +4319,8 @@ static DT_NOINLINE void dt_cn_run(struct ofl_dt *dt, uint64_t now)
             return; /* the rest go out when the host frees slots */
         dt_cn_emit(dt, c);
     }
-    dt->cn_trigger = 0;
+    if (dt->cn_pending == 0)
+        dt->cn_trigger = 0; /* consumed by the notices it released */
 }
 
 /* Periodic connection state reports (seed: "a connection attribute
