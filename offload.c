@@ -2216,6 +2216,2946 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e)
 /* dt                                                                       */
 /* ======================================================================== */
 #if OFL_ENABLE_DT
+
+/*
+ * Request handlers and service steps each keep a descriptor or two on the
+ * stack; kept out of line so that no frame sums them (256-byte frames).
+ */
+#if defined(__GNUC__)
+#define DT_NOINLINE __attribute__((noinline))
+#else
+#define DT_NOINLINE
+#endif
+
+/*
+ * Copies n bytes eight at a time. The byte-order helpers compile to single
+ * word moves where the target allows unaligned access; the descriptor
+ * paths copy small fixed records, so this is what keeps them cheap.
+ */
+static OFL_NO_LIBCALLS void dt_bytes(uint8_t *dst, const uint8_t *src,
+                                     uint32_t n)
+{
+    for (; n >= 8; n -= 8, dst += 8, src += 8)
+        ofl_store_le64(dst, ofl_load_le64(src));
+    for (; n != 0; n--)
+        *dst++ = *src++;
+}
+
+/* Field-wise copy and clear of a decoded descriptor (no library call,
+ * no byte loop). */
+static void dt_desc_copy(struct ofl_dt_desc *d, const struct ofl_dt_desc *s)
+{
+    d->base = s->base;
+    d->conn = s->conn;
+    d->tag = s->tag;
+    d->len = s->len;
+    d->aux = s->aux;
+    d->type = s->type;
+    d->flags = s->flags;
+    d->status = s->status;
+    d->number = s->number;
+}
+
+static void dt_desc_zero(struct ofl_dt_desc *d)
+{
+    d->base = 0;
+    d->conn = 0;
+    d->tag = 0;
+    d->len = 0;
+    d->aux = 0;
+    d->type = 0;
+    d->flags = 0;
+    d->status = 0;
+    d->number = 0;
+}
+/* ---- descriptor codec ------------------------------------------------------ */
+
+/* Field positions (offload.h, dt: the layout table). */
+#define DT_OFF_FLAGS 1
+#define DT_OFF_STATUS 2
+#define DT_OFF_NUMBER 3
+#define DT_OFF_TAG 4
+#define DT_OFF_BASE 8
+#define DT_OFF_LEN 16
+#define DT_OFF_CONN 20
+#define DT_OFF_AUX 28
+
+/* What each type requires (non-zero) and what it leaves unused (zero). */
+#define DT_NEED_CONN 0x01u
+#define DT_NEED_LEN 0x02u
+#define DT_NEED_NUMBER 0x04u
+#define DT_NEED_BASE 0x08u
+#define DT_BUFFER 0x10u /* base/len describe a host range: no wrap */
+
+#define DT_Z_BASE 0x01u
+#define DT_Z_LEN 0x02u
+#define DT_Z_CONN 0x04u
+#define DT_Z_NUMBER 0x08u
+#define DT_Z_AUX 0x10u
+#define DT_Z_STATUS 0x20u
+#define DT_Z_CTL (DT_Z_BASE | DT_Z_LEN | DT_Z_NUMBER)
+
+struct dt_rule {
+    uint8_t valid;
+    uint8_t flags; /* allowed flags */
+    uint8_t need;  /* requests: always; responses: when status is OK */
+    uint8_t zero;
+};
+
+static const struct dt_rule dt_rules[32] = {
+    [OFL_DT_REQ_BUF_SEND] = {1, OFL_DT_F_ASAP | OFL_DT_F_MODIFY,
+                             DT_NEED_CONN | DT_NEED_LEN | DT_BUFFER,
+                             DT_Z_NUMBER | DT_Z_AUX | DT_Z_STATUS},
+    [OFL_DT_REQ_BUF_AVAIL] = {1, OFL_DT_F_PEEK, DT_NEED_LEN | DT_BUFFER,
+                              DT_Z_NUMBER | DT_Z_STATUS},
+    [OFL_DT_REQ_CONNECT] = {1, 0, DT_NEED_NUMBER | DT_NEED_LEN | DT_BUFFER,
+                            DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS},
+    [OFL_DT_REQ_LISTEN] = {1, 0, DT_NEED_NUMBER | DT_NEED_LEN | DT_BUFFER,
+                           DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS},
+    [OFL_DT_REQ_TERMINATE] = {1, 0, DT_NEED_CONN,
+                              DT_Z_CTL | DT_Z_AUX | DT_Z_STATUS},
+    [OFL_DT_REQ_CANCEL] = {1, 0, 0, DT_Z_CTL | DT_Z_STATUS},
+    [OFL_DT_REQ_CONN_ATTR] = {1, 0,
+                              DT_NEED_CONN | DT_NEED_NUMBER | DT_NEED_LEN |
+                                  DT_BUFFER,
+                              DT_Z_AUX | DT_Z_STATUS},
+    [OFL_DT_REQ_ADAPTER_ATTR] = {1, 0,
+                                 DT_NEED_NUMBER | DT_NEED_LEN | DT_BUFFER,
+                                 DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS},
+    [OFL_DT_RSP_BUF_RECV] = {1, OFL_DT_F_FINAL | OFL_DT_F_PEEK,
+                             DT_NEED_CONN | DT_BUFFER, 0},
+    [OFL_DT_RSP_BUF_AVAIL] = {1, 0, DT_NEED_CONN | DT_BUFFER, DT_Z_AUX},
+    [OFL_DT_RSP_CONN_ARRIVAL] = {1, 0, DT_NEED_CONN | DT_NEED_BASE,
+                                 DT_Z_LEN | DT_Z_NUMBER | DT_Z_AUX},
+    [OFL_DT_RSP_CONN_COMPLETE] = {1, 0, 0, DT_Z_CTL},
+    [OFL_DT_RSP_LISTEN] = {1, 0, 0, DT_Z_CTL | DT_Z_AUX},
+    [OFL_DT_RSP_TERMINATE] = {1, 0, DT_NEED_CONN, DT_Z_CTL | DT_Z_AUX},
+    [OFL_DT_RSP_CANCEL] = {1, 0, 0, DT_Z_BASE | DT_Z_LEN},
+    [OFL_DT_RSP_CONN_ATTR] = {1, OFL_DT_F_REPORT, DT_NEED_CONN | DT_BUFFER,
+                              0},
+    [OFL_DT_RSP_ADAPTER_ATTR] = {1, 0, DT_BUFFER, DT_Z_CONN | DT_Z_AUX},
+};
+
+bool ofl_dt_is_request(uint8_t type)
+{
+    return type >= OFL_DT_REQ_BUF_SEND && type <= OFL_DT_REQ_ADAPTER_ATTR;
+}
+
+bool ofl_dt_is_response(uint8_t type)
+{
+    return type >= OFL_DT_RSP_BUF_RECV && type <= OFL_DT_RSP_ADAPTER_ATTR;
+}
+
+uint8_t ofl_dt_response_to(uint8_t req)
+{
+    static const uint8_t rsp[9] = {
+        0, OFL_DT_RSP_BUF_AVAIL, OFL_DT_RSP_BUF_RECV,
+        OFL_DT_RSP_CONN_COMPLETE, OFL_DT_RSP_LISTEN, OFL_DT_RSP_TERMINATE,
+        OFL_DT_RSP_CANCEL, OFL_DT_RSP_CONN_ATTR, OFL_DT_RSP_ADAPTER_ATTR};
+
+    return ofl_dt_is_request(req) ? rsp[req] : 0;
+}
+
+/* The checks shared by encode and decode (offload.h: the type table). */
+static enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
+{
+    const struct dt_rule *r;
+    bool rsp;
+    uint8_t need, nz;
+
+    if (d->type > OFL_DT_TYPE_MASK || !dt_rules[d->type].valid)
+        return OFL_E_DT_BAD_TYPE;
+    r = &dt_rules[d->type];
+    rsp = ofl_dt_is_response(d->type);
+    if ((d->flags & (uint8_t)~r->flags) != 0)
+        return OFL_E_DT_BAD_FLAGS;
+    /* Which fields are present (non-zero), in the DT_Z_ bit positions. */
+    nz = (uint8_t)((d->base != 0 ? DT_Z_BASE : 0) |
+                   (d->len != 0 ? DT_Z_LEN : 0) |
+                   (d->conn != 0 ? DT_Z_CONN : 0) |
+                   (d->number != 0 ? DT_Z_NUMBER : 0) |
+                   (d->aux != 0 ? DT_Z_AUX : 0) |
+                   (d->status != 0 ? DT_Z_STATUS : 0));
+    if (nz & r->zero)
+        return OFL_E_DT_RESERVED;
+    if (d->status > OFL_DT_ST_MAX)
+        return OFL_E_DT_BAD_FIELD;
+    need = (rsp && d->status != OFL_DT_ST_OK) ? 0 : r->need;
+    /* DT_NEED_ bits map to the same fields' DT_Z_ bits. */
+    if ((((need & DT_NEED_CONN) ? DT_Z_CONN : 0) |
+         ((need & DT_NEED_LEN) ? DT_Z_LEN : 0) |
+         ((need & DT_NEED_NUMBER) ? DT_Z_NUMBER : 0) |
+         ((need & DT_NEED_BASE) ? DT_Z_BASE : 0)) &
+        ~nz)
+        return OFL_E_DT_BAD_FIELD;
+    /* A state report carries counters in base/len, not a range. */
+    if ((r->need & DT_BUFFER) && !(d->flags & OFL_DT_F_REPORT) &&
+        d->len != 0 && d->base > OFL_U64_MAX - ((uint64_t)d->len - 1))
+        return OFL_E_DT_BAD_FIELD;
+    /* A peek reads a connection's own stream from its start. */
+    if (d->type == OFL_DT_REQ_BUF_AVAIL && (d->flags & OFL_DT_F_PEEK) &&
+        (d->conn == 0 || d->aux != 0))
+        return OFL_E_DT_BAD_FLAGS;
+    /* A peek's data always comes back whole: the buffer is returned. */
+    if (d->type == OFL_DT_RSP_BUF_RECV && (d->flags & OFL_DT_F_PEEK) &&
+        !(d->flags & OFL_DT_F_FINAL))
+        return OFL_E_DT_BAD_FLAGS;
+    return OFL_OK;
+}
+
+/* Stores d (already checked) with the owner bit as given. */
+static void dt_store(const struct ofl_dt_desc *d, uint8_t *out, uint8_t owner)
+{
+    out[0] = (uint8_t)(owner | (uint8_t)(d->type << OFL_DT_TYPE_SHIFT));
+    out[DT_OFF_FLAGS] = d->flags;
+    out[DT_OFF_STATUS] = d->status;
+    out[DT_OFF_NUMBER] = d->number;
+    ofl_store_be32(out + DT_OFF_TAG, d->tag);
+    ofl_store_be64(out + DT_OFF_BASE, d->base);
+    ofl_store_be32(out + DT_OFF_LEN, d->len);
+    ofl_store_be64(out + DT_OFF_CONN, d->conn);
+    ofl_store_be32(out + DT_OFF_AUX, d->aux);
+}
+
+enum ofl_err ofl_dt_desc_encode(const struct ofl_dt_desc *d, uint8_t *out,
+                                size_t out_len)
+{
+    enum ofl_err err;
+
+    if (d == NULL || out == NULL)
+        return OFL_E_ARG;
+    if (out_len < OFL_DT_DESC_SIZE)
+        return OFL_E_SIZE;
+    err = dt_desc_check(d);
+    if (err != OFL_OK)
+        return err;
+    dt_store(d, out, 0);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_desc_decode(const uint8_t *in, size_t len,
+                                struct ofl_dt_desc *d)
+{
+    struct ofl_dt_desc t;
+    enum ofl_err err;
+
+    if (in == NULL || d == NULL)
+        return OFL_E_ARG;
+    if (len < OFL_DT_DESC_SIZE)
+        return OFL_E_TRUNCATED;
+    if (in[0] & OFL_DT_RESERVED0)
+        return OFL_E_DT_RESERVED;
+    t.type = (uint8_t)((in[0] >> OFL_DT_TYPE_SHIFT) & OFL_DT_TYPE_MASK);
+    t.flags = in[DT_OFF_FLAGS];
+    t.status = in[DT_OFF_STATUS];
+    t.number = in[DT_OFF_NUMBER];
+    t.tag = ofl_load_be32(in + DT_OFF_TAG);
+    t.base = ofl_load_be64(in + DT_OFF_BASE);
+    t.len = ofl_load_be32(in + DT_OFF_LEN);
+    t.conn = ofl_load_be64(in + DT_OFF_CONN);
+    t.aux = ofl_load_be32(in + DT_OFF_AUX);
+    err = dt_desc_check(&t);
+    if (err == OFL_OK)
+        dt_desc_copy(d, &t);
+    return err;
+}
+
+/* ---- attribute tuples ------------------------------------------------------ */
+
+/* Attribute scopes (offload.h: enum ofl_dt_attr). */
+#define DT_SC_A 0x01u  /* adapter attribute control */
+#define DT_SC_C 0x02u  /* connection attribute control */
+#define DT_SC_E 0x04u  /* endpoint tuple of connect / listen */
+#define DT_SC_RO 0x08u /* get only (in A and C) */
+
+struct dt_attr_def {
+    uint16_t id;
+    uint8_t size;
+    uint8_t scope;
+    uint32_t min, max; /* u32 attributes: the value range */
+};
+
+static const struct dt_attr_def dt_attrs[] = {
+    {OFL_DT_ATTR_CN_CRITERIA, 4, DT_SC_A, 0, OFL_DT_CN_ALL},
+    {OFL_DT_ATTR_CN_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu},
+    {OFL_DT_ATTR_CN_TIME, 8, DT_SC_A, 0, 0},
+    {OFL_DT_ATTR_CN_MAX_DELAY, 8, DT_SC_A, 0, 0},
+    {OFL_DT_ATTR_CN_PATTERN, OFL_DT_PATTERN_SIZE, DT_SC_A, 0, 0},
+    {OFL_DT_ATTR_CONNECT_TIMEOUT, 8, DT_SC_A, 0, 0},
+    {OFL_DT_ATTR_REPORT_PERIOD, 8, DT_SC_A, 0, 0},
+    {OFL_DT_ATTR_BT_CRITERIA, 4, DT_SC_A, 0, OFL_DT_BT_ALL},
+    {OFL_DT_ATTR_BT_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu},
+    {OFL_DT_ATTR_BT_BYTES, 4, DT_SC_A, 1, 0xFFFFFFFFu},
+    {OFL_DT_ATTR_BT_TIME, 8, DT_SC_A, 0, 0},
+    {OFL_DT_ATTR_BT_MAX_DELAY, 8, DT_SC_A, 0, 0},
+    {OFL_DT_ATTR_STARVE_TIME, 8, DT_SC_A, 0, 0},
+    {OFL_DT_ATTR_MERGE_MAX, 4, DT_SC_A, 1, 0xFFFFFFFFu},
+    {OFL_DT_ATTR_OUT_WARN, 4, DT_SC_A, 0, 0xFFFFFFFFu}, /* < out_slots */
+    {OFL_DT_ATTR_CONN_COUNT, 4, DT_SC_A | DT_SC_RO, 0, 0},
+    {OFL_DT_ATTR_NOTIFY_MODE, 4, DT_SC_C | DT_SC_E, 0, OFL_DT_NOTIFY_ADAPTIVE},
+    {OFL_DT_ATTR_NOTIFY_DELAY, 8, DT_SC_C | DT_SC_E, 0, 0},
+    {OFL_DT_ATTR_NOTIFY_BYTES, 4, DT_SC_C | DT_SC_E, 1, 0xFFFFFFFFu},
+    {OFL_DT_ATTR_NOTIFY_MAX, 8, DT_SC_C | DT_SC_E, 0, 0},
+    {OFL_DT_ATTR_PRIORITY, 4, DT_SC_C | DT_SC_E, 0, 7},
+    {OFL_DT_ATTR_WAIT_LIMIT, 8, DT_SC_C | DT_SC_E, 0, 0},
+    {OFL_DT_ATTR_HIST_WINDOW, 4, DT_SC_C | DT_SC_E, 0, 32},
+    {OFL_DT_ATTR_HIST_THRESHOLD, 4, DT_SC_C | DT_SC_E, 0, 100},
+    {OFL_DT_ATTR_GROUP, 8, DT_SC_C, 0, 0},
+    {OFL_DT_ATTR_STATE, 4, DT_SC_C | DT_SC_RO, 0, 0},
+    {OFL_DT_ATTR_RX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0},
+    {OFL_DT_ATTR_TX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0},
+    {OFL_DT_ATTR_PROTOCOL, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 255},
+    {OFL_DT_ATTR_LOCAL_PORT, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 65535},
+    {OFL_DT_ATTR_REMOTE, OFL_DT_REMOTE_SIZE, DT_SC_C | DT_SC_E | DT_SC_RO, 0,
+     0},
+    {OFL_DT_ATTR_BACKLOG, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 0xFFFFFFFFu},
+};
+
+#define DT_NATTRS (sizeof(dt_attrs) / sizeof(dt_attrs[0]))
+
+static const struct dt_attr_def *dt_attr_find(uint16_t attr)
+{
+    size_t i;
+
+    for (i = 0; i < DT_NATTRS; i++)
+        if (dt_attrs[i].id == attr)
+            return &dt_attrs[i];
+    return NULL;
+}
+
+uint32_t ofl_dt_attr_size(uint16_t attr)
+{
+    const struct dt_attr_def *a = dt_attr_find(attr);
+
+    return a != NULL ? a->size : 0;
+}
+
+enum ofl_err ofl_dt_tuple_next(const uint8_t *buf, size_t len, size_t *off,
+                               struct ofl_dt_tuple *t)
+{
+    size_t o;
+    uint16_t h;
+    uint32_t vlen;
+
+    if (buf == NULL || off == NULL || t == NULL)
+        return OFL_E_ARG;
+    o = *off;
+    if (o > len || len - o < OFL_DT_TUPLE_HDR)
+        return OFL_E_DT_TUPLE_TRUNCATED;
+    h = ofl_load_be16(buf + o);
+    vlen = ofl_load_be32(buf + o + 2);
+    if ((size_t)vlen > len - o - OFL_DT_TUPLE_HDR)
+        return OFL_E_DT_TUPLE_TRUNCATED;
+    if ((h & OFL_DT_ATTR_ID_MASK) == 0)
+        return OFL_E_DT_ATTR_UNKNOWN;
+    t->attr = (uint16_t)(h & OFL_DT_ATTR_ID_MASK);
+    t->set = (h & OFL_DT_ATTR_SET) != 0;
+    t->len = vlen;
+    t->value_off = (uint32_t)(o + OFL_DT_TUPLE_HDR);
+    t->value = buf + o + OFL_DT_TUPLE_HDR;
+    *off = o + OFL_DT_TUPLE_HDR + vlen;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_tuple_put(uint8_t *buf, size_t cap, size_t *off, bool set,
+                              uint16_t attr, const void *value, uint32_t vlen)
+{
+    size_t o;
+
+    if (buf == NULL || off == NULL || attr == 0 ||
+        attr > OFL_DT_ATTR_ID_MASK || (value == NULL && vlen != 0 && set))
+        return OFL_E_ARG;
+    o = *off;
+    if (o > cap || cap - o < OFL_DT_TUPLE_HDR ||
+        (size_t)vlen > cap - o - OFL_DT_TUPLE_HDR)
+        return OFL_E_SIZE;
+    ofl_store_be16(buf + o, (uint16_t)(attr | (set ? OFL_DT_ATTR_SET : 0)));
+    ofl_store_be32(buf + o + 2, vlen);
+    if (value != NULL)
+        ofl_copy(buf + o + OFL_DT_TUPLE_HDR, value, vlen);
+    else
+        ofl_fill(buf + o + OFL_DT_TUPLE_HDR, 0, vlen);
+    *off = o + OFL_DT_TUPLE_HDR + vlen;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_tuples_check(const uint8_t *buf, size_t len,
+                                 uint32_t number)
+{
+    struct ofl_dt_tuple t;
+    size_t off = 0;
+    uint32_t i;
+    enum ofl_err err;
+
+    if (buf == NULL && len != 0)
+        return OFL_E_ARG;
+    /* Each tuple takes at least 6 bytes, so number bounds the loop. */
+    for (i = 0; i < number; i++) {
+        if (buf == NULL)
+            return OFL_E_DT_TUPLE_TRUNCATED;
+        err = ofl_dt_tuple_next(buf, len, &off, &t);
+        if (err != OFL_OK)
+            return err;
+    }
+    return off == len ? OFL_OK : OFL_E_DT_TUPLE_COUNT;
+}
+
+/* ---- host side ------------------------------------------------------------- */
+
+static bool dt_pow2_slots(uint32_t n)
+{
+    return n >= 2 && n <= OFL_DT_MAX_SLOTS && (n & (n - 1)) == 0;
+}
+
+enum ofl_err ofl_dt_host_init(struct ofl_dt_host *h, void *in_table,
+                              uint32_t in_slots, void *out_table,
+                              uint32_t out_slots, const struct ofl_port *port)
+{
+    if (h == NULL || in_table == NULL || out_table == NULL ||
+        !dt_pow2_slots(in_slots) || !dt_pow2_slots(out_slots) ||
+        ((uintptr_t)in_table & (OFL_DT_DESC_SIZE - 1)) != 0 ||
+        ((uintptr_t)out_table & (OFL_DT_DESC_SIZE - 1)) != 0)
+        return OFL_E_ARG;
+    if (port != NULL && ofl_port_check(port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
+    h->in = (uint8_t *)in_table;
+    h->out = (uint8_t *)out_table;
+    h->port = port;
+    h->in_slots = in_slots;
+    h->out_slots = out_slots;
+    h->in_tail = 0;
+    h->out_head = 0;
+    h->bad = 0;
+    ofl_fill(h->in, 0, (size_t)in_slots * OFL_DT_DESC_SIZE);
+    ofl_fill(h->out, 0, (size_t)out_slots * OFL_DT_DESC_SIZE);
+    return OFL_OK;
+}
+
+static uint8_t *dt_host_in_slot(const struct ofl_dt_host *h, uint32_t i)
+{
+    return h->in + (size_t)(i & (h->in_slots - 1)) * OFL_DT_DESC_SIZE;
+}
+
+static uint8_t *dt_host_out_slot(const struct ofl_dt_host *h, uint32_t i)
+{
+    return h->out + (size_t)(i & (h->out_slots - 1)) * OFL_DT_DESC_SIZE;
+}
+
+enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
+                                    const struct ofl_dt_desc *d, uint32_t n)
+{
+    uint32_t i;
+    enum ofl_err err;
+
+    if (h == NULL || h->in == NULL || (d == NULL && n != 0))
+        return OFL_E_ARG;
+    if (n > h->in_slots)
+        return OFL_E_DT_FULL;
+    /* Validate everything and check every slot is free before writing. */
+    for (i = 0; i < n; i++) {
+        if (!ofl_dt_is_request(d[i].type))
+            return OFL_E_DT_BAD_TYPE;
+        err = dt_desc_check(&d[i]);
+        if (err != OFL_OK)
+            return err;
+        if (dt_host_in_slot(h, h->in_tail + i)[0] & OFL_DT_OWNER)
+            return OFL_E_DT_FULL;
+    }
+    for (i = 0; i < n; i++)
+        dt_store(&d[i], dt_host_in_slot(h, h->in_tail + i), 0);
+    /* The contents become visible before any owner bit. */
+    ofl_port_barrier(h->port, OFL_BARRIER_RELEASE);
+    for (i = 0; i < n; i++)
+        dt_host_in_slot(h, h->in_tail + i)[0] |= OFL_DT_OWNER;
+    h->in_tail += n;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_host_post(struct ofl_dt_host *h,
+                              const struct ofl_dt_desc *d)
+{
+    if (d == NULL)
+        return OFL_E_ARG;
+    return ofl_dt_host_post_batch(h, d, 1);
+}
+
+/* Decodes one response slot; a bad one becomes type 0. */
+static enum ofl_err dt_host_take(struct ofl_dt_host *h, const uint8_t *slot,
+                                 struct ofl_dt_desc *d)
+{
+    enum ofl_err err = ofl_dt_desc_decode(slot, OFL_DT_DESC_SIZE, d);
+
+    if (err == OFL_OK && !ofl_dt_is_response(d->type))
+        err = OFL_E_DT_BAD_TYPE;
+    if (err != OFL_OK) {
+        dt_desc_zero(d);
+        h->bad++;
+    }
+    return err;
+}
+
+enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
+                                    struct ofl_dt_desc *d, uint32_t max,
+                                    uint32_t *n)
+{
+    uint32_t i, k = 0;
+    enum ofl_err first = OFL_OK, err;
+
+    if (h == NULL || h->out == NULL || d == NULL || n == NULL)
+        return OFL_E_ARG;
+    *n = 0;
+    if (max > h->out_slots)
+        max = h->out_slots;
+    while (k < max && (dt_host_out_slot(h, h->out_head + k)[0] & OFL_DT_OWNER))
+        k++;
+    if (k == 0)
+        return OFL_E_DT_EMPTY;
+    /* Read nothing of a slot before its owner bit was seen. */
+    ofl_port_barrier(h->port, OFL_BARRIER_ACQUIRE);
+    for (i = 0; i < k; i++) {
+        err = dt_host_take(h, dt_host_out_slot(h, h->out_head + i), &d[i]);
+        if (err != OFL_OK && first == OFL_OK)
+            first = err;
+    }
+    /* Finish reading before the adapter may reuse the slots. */
+    ofl_port_barrier(h->port, OFL_BARRIER_FULL);
+    for (i = 0; i < k; i++)
+        dt_host_out_slot(h, h->out_head + i)[0] = 0;
+    h->out_head += k;
+    *n = k;
+    return first;
+}
+
+enum ofl_err ofl_dt_host_poll(struct ofl_dt_host *h, struct ofl_dt_desc *d)
+{
+    uint32_t n;
+
+    return ofl_dt_host_poll_batch(h, d, 1, &n);
+}
+
+enum ofl_err ofl_dt_host_kick(const struct ofl_dt_host *h)
+{
+    enum ofl_err err;
+
+    if (h == NULL)
+        return OFL_E_ARG;
+    err = ofl_port_doorbell(h->port, OFL_DT_DB_IN_TAIL, h->in_tail);
+    if (err == OFL_OK)
+        err = ofl_port_doorbell(h->port, OFL_DT_DB_OUT_HEAD, h->out_head);
+    return err;
+}
+
+/* ---- adapter: configuration ------------------------------------------------ */
+
+void ofl_dt_config_default(struct ofl_dt_config *cfg)
+{
+    if (cfg == NULL)
+        return;
+    ofl_fill(cfg, 0, sizeof(*cfg));
+    cfg->cn_count = 1;
+    cfg->bt_count = 1;
+    cfg->bt_bytes = 1;
+    cfg->merge_max = 65536;
+    cfg->irq_response = 0;
+    cfg->irq_overflow = 1;
+    cfg->conn.notify_mode = OFL_DT_NOTIFY_NOW;
+    cfg->conn.notify_bytes = 1;
+}
+
+static bool dt_conn_cfg_ok(const struct ofl_dt_conn_cfg *c)
+{
+    return c->notify_mode <= OFL_DT_NOTIFY_ADAPTIVE && c->notify_bytes >= 1 &&
+           c->priority <= 7 && c->hist_window <= 32 &&
+           c->hist_threshold <= 100;
+}
+
+static bool dt_pattern_ok(const uint8_t *pat, uint32_t len)
+{
+    uint32_t i;
+
+    if (len > OFL_DT_PATTERN_MAX)
+        return false;
+    for (i = len; i < OFL_DT_PATTERN_MAX; i++)
+        if (pat[i] != 0)
+            return false;
+    return true;
+}
+
+enum ofl_err ofl_dt_config_check(const struct ofl_dt_config *cfg,
+                                 uint32_t out_slots)
+{
+    if (cfg == NULL || (cfg->cn_criteria & ~OFL_DT_CN_ALL) != 0 ||
+        (cfg->bt_criteria & ~OFL_DT_BT_ALL) != 0 || cfg->cn_count == 0 ||
+        cfg->bt_count == 0 || cfg->bt_bytes == 0 || cfg->merge_max == 0 ||
+        cfg->out_warn >= out_slots ||
+        !dt_pattern_ok(cfg->cn_pattern, cfg->cn_pattern_len) ||
+        !dt_conn_cfg_ok(&cfg->conn))
+        return OFL_E_ARG;
+    return OFL_OK;
+}
+
+/* ---- adapter: helpers ------------------------------------------------------ */
+
+#define DT_RB_FREE 0
+#define DT_RB_OWN 1
+#define DT_RB_SHARED 2
+#define DT_RB_BULK 3
+#define DT_RB_PEEK 4
+
+#define DT_CN_COMPLETION 1
+#define DT_CN_ARRIVAL 2
+
+static uint32_t dt_min32(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+static uint64_t dt_conn_id(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
+{
+    return ((uint64_t)c->gen << 32) | (uint32_t)(c - dt->mem.conn + 1);
+}
+
+static uint32_t dt_conn_index(const struct ofl_dt *dt,
+                              const struct ofl_dt_conn *c)
+{
+    return (uint32_t)(c - dt->mem.conn);
+}
+
+/* The live entry id names, or NULL (index beyond the table, stale
+ * generation, free slot). */
+static struct ofl_dt_conn *dt_conn_find(const struct ofl_dt *dt, uint64_t id)
+{
+    uint32_t lo = (uint32_t)id;
+    struct ofl_dt_conn *c;
+
+    if (lo == 0 || lo > dt->mem.conn_cap)
+        return NULL;
+    c = &dt->mem.conn[lo - 1];
+    if (c->state == OFL_DT_CONN_FREE || c->gen != (uint32_t)(id >> 32))
+        return NULL;
+    return c;
+}
+
+static uint8_t *dt_rx_ring(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
+{
+    return dt->mem.conn_data + (size_t)dt_conn_index(dt, c) *
+                                   ((size_t)dt->mem.rx_size + dt->mem.tx_size);
+}
+
+static uint8_t *dt_tx_ring(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
+{
+    return dt_rx_ring(dt, c) + dt->mem.rx_size;
+}
+
+/* Do [a, a + alen) and [b, b + blen) share a byte? (lengths > 0, neither
+ * wraps) */
+static bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a <= b + (blen - 1) && b <= a + (alen - 1);
+}
+
+/*
+ * Is [base, base + len) inside the host range descriptors may name, and
+ * clear of both tables (received data must never land in a table)?
+ */
+static bool dt_host_ok(const struct ofl_dt *dt, uint64_t base, uint32_t len)
+{
+    return len != 0 && base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
+           (uint64_t)len - 1 <= dt->mem.host_hi - base &&
+           !dt_overlap(base, len, dt->mem.in_pa,
+                       (uint64_t)dt->mem.in_slots * OFL_DT_DESC_SIZE) &&
+           !dt_overlap(base, len, dt->mem.out_pa,
+                       (uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE);
+}
+
+static struct ofl_dt_rbuf *dt_rbuf(const struct ofl_dt *dt, uint32_t ref)
+{
+    return (ref == 0 || ref > dt->mem.rbuf_cap) ? NULL : &dt->mem.rbuf[ref - 1];
+}
+
+static uint32_t dt_rbuf_ref(const struct ofl_dt *dt, const struct ofl_dt_rbuf *b)
+{
+    return (uint32_t)(b - dt->mem.rbuf) + 1;
+}
+
+static struct ofl_dt_rbuf *dt_rbuf_alloc(struct ofl_dt *dt)
+{
+    struct ofl_dt_rbuf *b = dt_rbuf(dt, dt->rbuf_free);
+
+    if (b != NULL) {
+        dt->rbuf_free = b->next;
+        ofl_fill(b, 0, sizeof(*b));
+    }
+    return b;
+}
+
+static void dt_rbuf_release(struct ofl_dt *dt, struct ofl_dt_rbuf *b)
+{
+    ofl_fill(b, 0, sizeof(*b));
+    b->next = dt->rbuf_free;
+    dt->rbuf_free = dt_rbuf_ref(dt, b);
+}
+
+/* Appends b to the FIFO of conn / listener c. */
+static void dt_rbuf_push(struct ofl_dt *dt, struct ofl_dt_conn *c,
+                         struct ofl_dt_rbuf *b)
+{
+    uint32_t ref = dt_rbuf_ref(dt, b);
+    struct ofl_dt_rbuf *t = dt_rbuf(dt, c->buf_tail);
+
+    b->next = 0;
+    if (t != NULL)
+        t->next = ref;
+    else
+        c->buf_head = ref;
+    c->buf_tail = ref;
+}
+
+/* Removes the head of c's FIFO and frees it. */
+static void dt_rbuf_pop(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    struct ofl_dt_rbuf *b = dt_rbuf(dt, c->buf_head);
+
+    if (b == NULL)
+        return;
+    c->buf_head = b->next;
+    if (c->buf_head == 0)
+        c->buf_tail = 0;
+    dt_rbuf_release(dt, b);
+}
+
+/* Number of buffers in c's FIFO (bounded by the pool). */
+static uint32_t dt_rbuf_count(const struct ofl_dt *dt,
+                              const struct ofl_dt_conn *c)
+{
+    uint32_t n = 0, ref = c->buf_head;
+
+    while (ref != 0 && n < dt->mem.rbuf_cap) {
+        n++;
+        ref = dt->mem.rbuf[ref - 1].next;
+    }
+    return n;
+}
+
+/* ---- adapter: output table ------------------------------------------------- */
+
+static uint32_t dt_out_free(const struct ofl_dt *dt)
+{
+    return dt->mem.out_slots - (dt->out_tail - dt->out_head) - dt->out_staged;
+}
+
+/*
+ * Learns which output slots the host freed: reads the owner bytes of the
+ * oldest written slots (8 per DMA) and advances out_head over the cleared
+ * ones. Bounded by the table size.
+ */
+static void dt_reclaim(struct ofl_dt *dt)
+{
+    uint32_t mask = dt->mem.out_slots - 1, guard, i, n, off;
+
+    for (guard = 0; guard <= dt->mem.out_slots && dt->out_head != dt->out_tail;
+         guard += 8) {
+        off = dt->out_head & mask;
+        n = dt_min32(dt->out_tail - dt->out_head, 8);
+        n = dt_min32(n, dt->mem.out_slots - off);
+        if (ofl_port_dma_read(dt->port,
+                              dt->mem.out_pa + (uint64_t)off * OFL_DT_DESC_SIZE,
+                              dt->scan, (size_t)n * OFL_DT_DESC_SIZE) != OFL_OK)
+            return;
+        for (i = 0; i < n && !(dt->scan[i * OFL_DT_DESC_SIZE] & OFL_DT_OWNER);
+             i++)
+            ;
+        dt->out_head += i;
+        if (i < n)
+            return;
+    }
+}
+
+/* True when need more responses fit (reclaiming if they seem not to). */
+static bool dt_reserve(struct ofl_dt *dt, uint32_t need)
+{
+    if (dt_out_free(dt) >= need)
+        return true;
+    dt_reclaim(dt);
+    return dt_out_free(dt) >= need;
+}
+
+uint32_t ofl_dt_out_room(struct ofl_dt *dt)
+{
+    if (dt == NULL)
+        return 0;
+    dt_reclaim(dt);
+    return dt_out_free(dt);
+}
+
+enum ofl_err ofl_dt_flush(struct ofl_dt *dt)
+{
+    uint32_t mask, off, n, done = 0, guard;
+    enum ofl_err err = OFL_OK;
+
+    if (dt == NULL)
+        return OFL_E_ARG;
+    mask = dt->mem.out_slots - 1;
+    /* At most two runs: up to the end of the table, then from its start. */
+    for (guard = 0; guard < 2 && done < dt->out_staged; guard++) {
+        off = dt->out_tail & mask;
+        n = dt_min32(dt->out_staged - done, dt->mem.out_slots - off);
+        err = ofl_port_dma_write(
+            dt->port, dt->mem.out_pa + (uint64_t)off * OFL_DT_DESC_SIZE,
+            dt->mem.out_stage + (size_t)done * OFL_DT_DESC_SIZE,
+            (size_t)n * OFL_DT_DESC_SIZE);
+        if (err != OFL_OK)
+            break;
+        dt->out_tail += n;
+        done += n;
+        dt->stats.batches_out++;
+    }
+    if (done != 0) {
+        /* Keep what could not be written at the front of the stage. */
+        if (done < dt->out_staged)
+            ofl_copy(dt->mem.out_stage,
+                     dt->mem.out_stage + (size_t)done * OFL_DT_DESC_SIZE,
+                     (size_t)(dt->out_staged - done) * OFL_DT_DESC_SIZE);
+        dt->out_staged -= done;
+        dt->stats.responses += done;
+        if (dt->cfg.irq_response != OFL_DT_IRQ_NONE)
+            (void)ofl_port_notify(dt->port, dt->cfg.irq_response);
+    }
+    /* Overflow danger (seed: "the adapter may raise an interrupt"). */
+    if (dt->mem.out_slots - (dt->out_tail - dt->out_head) <= dt->cfg.out_warn)
+        dt_reclaim(dt);
+    if (dt->mem.out_slots - (dt->out_tail - dt->out_head) <= dt->cfg.out_warn) {
+        if (!dt->warned && dt->cfg.irq_overflow != OFL_DT_IRQ_NONE) {
+            (void)ofl_port_notify(dt->port, dt->cfg.irq_overflow);
+            dt->stats.irq_overflow++;
+        }
+        dt->warned = 1;
+    } else {
+        dt->warned = 0;
+    }
+    return err;
+}
+
+/*
+ * Stages one response. The caller reserved room in the table (dt_reserve),
+ * so only a full stage needs a flush first; if that flush fails the port
+ * is broken and the response is lost (counted, error returned).
+ */
+static enum ofl_err dt_emit(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+{
+    enum ofl_err err;
+
+    if (dt->out_staged == dt->mem.out_batch) {
+        err = ofl_dt_flush(dt);
+        if (dt->out_staged == dt->mem.out_batch) {
+            dt->stats.lost++;
+            return err != OFL_OK ? err : OFL_E_DT_FULL;
+        }
+    }
+    dt_store(d, dt->mem.out_stage + (size_t)dt->out_staged * OFL_DT_DESC_SIZE,
+             OFL_DT_OWNER);
+    dt->out_staged++;
+    return OFL_OK;
+}
+
+/* Emits a response of type with the common fields. */
+static enum ofl_err dt_emit_simple(struct ofl_dt *dt, uint8_t type,
+                                   uint8_t status, uint32_t tag, uint64_t conn,
+                                   uint32_t aux)
+{
+    struct ofl_dt_desc d;
+
+    dt_desc_zero(&d);
+    d.type = type;
+    d.status = status;
+    d.tag = tag;
+    d.conn = conn;
+    d.aux = aux;
+    return dt_emit(dt, &d);
+}
+
+/* Emits a buffer receive response. */
+static enum ofl_err dt_emit_recv(struct ofl_dt *dt, uint64_t conn,
+                                 uint64_t base, uint32_t off, uint32_t len,
+                                 uint32_t tag, uint8_t flags, uint8_t count,
+                                 uint8_t status)
+{
+    struct ofl_dt_desc d;
+
+    dt_desc_zero(&d);
+    d.type = OFL_DT_RSP_BUF_RECV;
+    d.flags = flags;
+    d.status = status;
+    d.number = count;
+    d.tag = tag;
+    d.base = base;
+    d.len = len;
+    d.conn = conn;
+    d.aux = off;
+    return dt_emit(dt, &d);
+}
+
+/* Emits a buffer available response (send side). */
+static enum ofl_err dt_emit_sent(struct ofl_dt *dt, uint64_t conn,
+                                 uint64_t base, uint32_t len, uint32_t tag,
+                                 uint8_t count, uint8_t status)
+{
+    struct ofl_dt_desc d;
+
+    dt_desc_zero(&d);
+    d.type = OFL_DT_RSP_BUF_AVAIL;
+    d.status = status;
+    d.number = count;
+    d.tag = tag;
+    d.base = base;
+    d.len = len;
+    d.conn = conn;
+    return dt_emit(dt, &d);
+}
+
+/* ---- adapter: init ----------------------------------------------------------- */
+
+static bool dt_pow2_min(uint32_t v, uint32_t min)
+{
+    return v >= min && (v & (v - 1)) == 0;
+}
+
+enum ofl_err ofl_dt_init(struct ofl_dt *dt, const struct ofl_dt_mem *mem,
+                         const struct ofl_dt_config *cfg,
+                         const struct ofl_port *port, uint64_t now)
+{
+    uint32_t i;
+    uint64_t data;
+
+    if (dt == NULL || mem == NULL || cfg == NULL)
+        return OFL_E_ARG;
+    if (ofl_port_check(port) != OFL_OK)
+        return port == NULL ? OFL_E_ARG : OFL_E_PORT_VERSION;
+    if (!dt_pow2_slots(mem->in_slots) || !dt_pow2_slots(mem->out_slots) ||
+        ((mem->in_pa | mem->out_pa) & (OFL_DT_DESC_SIZE - 1)) != 0 ||
+        mem->in_stage == NULL || mem->out_stage == NULL ||
+        mem->in_batch == 0 || mem->out_batch == 0 ||
+        mem->in_batch > mem->in_slots || mem->out_batch > mem->out_slots ||
+        mem->conn == NULL || mem->conn_cap == 0 || mem->conn_cap > (1u << 24) ||
+        mem->conn_data == NULL || !dt_pow2_min(mem->rx_size, 16) ||
+        !dt_pow2_min(mem->tx_size, 16) || mem->rx_size > (1u << 30) ||
+        mem->tx_size > (1u << 30) || mem->rbuf == NULL ||
+        mem->rbuf_cap == 0 || mem->rbuf_cap > (1u << 24) ||
+        mem->xfer == NULL || mem->xfer_cap == 0 ||
+        mem->xfer_cap > 1024 ||
+        (mem->cache_slots != 0 &&
+         (mem->cache == NULL || mem->cache_data == NULL ||
+          mem->cache_slot_size == 0 || mem->cache_slots > 256)) ||
+        mem->ctrl == NULL || mem->ctrl_cap < 64 ||
+        mem->host_lo > mem->host_hi ||
+        mem->in_pa > OFL_U64_MAX - (uint64_t)mem->in_slots * OFL_DT_DESC_SIZE ||
+        mem->out_pa > OFL_U64_MAX - (uint64_t)mem->out_slots * OFL_DT_DESC_SIZE)
+        return OFL_E_ARG;
+    data = (uint64_t)mem->conn_cap * ((uint64_t)mem->rx_size + mem->tx_size);
+    if (data > (uint64_t)SIZE_MAX ||
+        (uint64_t)mem->cache_slots * mem->cache_slot_size > (uint64_t)SIZE_MAX)
+        return OFL_E_ARG;
+    if (ofl_dt_config_check(cfg, mem->out_slots) != OFL_OK)
+        return OFL_E_ARG;
+    if (port->dma_read == NULL || port->dma_write == NULL)
+        return OFL_E_PORT_HOOK;
+    ofl_fill(dt, 0, sizeof(*dt));
+    ofl_copy(&dt->mem, mem, sizeof(*mem));
+    ofl_copy(&dt->cfg, cfg, sizeof(*cfg));
+    dt->port = port;
+    dt->t_report = now;
+    ofl_fill(mem->conn, 0, (size_t)mem->conn_cap * sizeof(mem->conn[0]));
+    for (i = 0; i < mem->conn_cap; i++)
+        mem->conn[i].gen = 1;
+    ofl_fill(mem->rbuf, 0, (size_t)mem->rbuf_cap * sizeof(mem->rbuf[0]));
+    for (i = 0; i < mem->rbuf_cap; i++)
+        mem->rbuf[i].next = (i + 1 < mem->rbuf_cap) ? i + 2 : 0;
+    dt->rbuf_free = 1;
+    ofl_fill(mem->xfer, 0, (size_t)mem->xfer_cap * sizeof(mem->xfer[0]));
+    if (mem->cache_slots != 0)
+        ofl_fill(mem->cache, 0, (size_t)mem->cache_slots * sizeof(mem->cache[0]));
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
+                              const struct ofl_dt_config *cfg)
+{
+    if (dt == NULL || cfg == NULL ||
+        ofl_dt_config_check(cfg, dt->mem.out_slots) != OFL_OK)
+        return OFL_E_ARG;
+    ofl_copy(&dt->cfg, cfg, sizeof(*cfg));
+    return OFL_OK;
+}
+
+/* ---- adapter: connection entries ------------------------------------------- */
+
+/* Takes a free entry (lowest index), or NULL when the table is full. */
+static struct ofl_dt_conn *dt_conn_alloc(struct ofl_dt *dt, uint64_t now)
+{
+    uint32_t i;
+    struct ofl_dt_conn *c;
+
+    if (dt->conn_live >= dt->mem.conn_cap)
+        return NULL;
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        c = &dt->mem.conn[i];
+        if (c->state == OFL_DT_CONN_FREE) {
+            uint32_t gen = c->gen;
+
+            ofl_fill(c, 0, sizeof(*c));
+            c->gen = gen;
+            ofl_copy(&c->cfg, &dt->cfg.conn, sizeof(c->cfg));
+            c->t_state = now;
+            c->t_last_tx = now;
+            c->proto = 6;
+            dt->conn_live++;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* Returns an entry to FREE; its id dies (the generation moves on). */
+static void dt_conn_release(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    uint32_t gen = c->gen + 1;
+
+    if (c->state == OFL_DT_CONN_CONNECTING && dt->connecting != 0)
+        dt->connecting--;
+    if (c->cn_pending && dt->cn_pending != 0)
+        dt->cn_pending--;
+    ofl_fill(c, 0, sizeof(*c));
+    c->gen = gen == 0 ? 1 : gen;
+    if (dt->conn_live != 0)
+        dt->conn_live--;
+}
+
+/* Makes c's completion or arrival notice pending (FIG. 10). */
+static void dt_cn_pend(struct ofl_dt *dt, struct ofl_dt_conn *c, uint8_t kind,
+                       uint8_t status, uint64_t now)
+{
+    if (c->cn_pending == 0) {
+        if (dt->cn_pending == 0)
+            dt->cn_t_first = now;
+        dt->cn_pending++;
+    }
+    c->cn_pending = kind;
+    c->cn_status = status;
+    c->pat_matched = 0;
+}
+
+/* ---- adapter: attributes --------------------------------------------------- */
+
+static uint64_t dt_load_val(const uint8_t *v, uint32_t size)
+{
+    return size == 8 ? ofl_load_be64(v) : ofl_load_be32(v);
+}
+
+static void dt_store_val(uint8_t *v, uint32_t size, uint64_t x)
+{
+    if (size == 8)
+        ofl_store_be64(v, x);
+    else
+        ofl_store_be32(v, (uint32_t)x);
+}
+
+/* A live listener id, for the GROUP attribute. */
+static bool dt_is_listener(const struct ofl_dt *dt, uint64_t id)
+{
+    const struct ofl_dt_conn *l = dt_conn_find(dt, id);
+
+    return l != NULL && l->state == OFL_DT_CONN_LISTENING;
+}
+
+/*
+ * Checks one tuple against scope (DT_SC_A, _C or _E): known, allowed, of
+ * the right size, and for a set writable with a value in range.
+ */
+static enum ofl_err dt_attr_check(const struct ofl_dt *dt,
+                                  const struct ofl_dt_tuple *t, uint8_t scope)
+{
+    const struct dt_attr_def *a = dt_attr_find(t->attr);
+    uint64_t v;
+
+    if (a == NULL)
+        return OFL_E_DT_ATTR_UNKNOWN;
+    if (!(a->scope & scope))
+        return OFL_E_DT_ATTR_SCOPE;
+    if (t->len != a->size)
+        return OFL_E_DT_ATTR_VALUE;
+    if (scope == DT_SC_E) {
+        /* Connect and listen carry sets only. */
+        if (!t->set)
+            return OFL_E_DT_ATTR_SCOPE;
+    } else if (t->set && (a->scope & DT_SC_RO)) {
+        return OFL_E_DT_ATTR_READONLY;
+    }
+    if (!t->set)
+        return OFL_OK;
+    switch (t->attr) {
+    case OFL_DT_ATTR_CN_PATTERN:
+        return dt_pattern_ok(t->value + 1, t->value[0]) ? OFL_OK
+                                                        : OFL_E_DT_ATTR_VALUE;
+    case OFL_DT_ATTR_REMOTE:
+        return ofl_load_be16(t->value + 16) != 0 ? OFL_OK : OFL_E_DT_ATTR_VALUE;
+    case OFL_DT_ATTR_GROUP:
+        v = ofl_load_be64(t->value);
+        return (v == 0 || dt_is_listener(dt, v)) ? OFL_OK : OFL_E_DT_ATTR_VALUE;
+    case OFL_DT_ATTR_OUT_WARN:
+        return ofl_load_be32(t->value) < dt->mem.out_slots ? OFL_OK
+                                                           : OFL_E_DT_ATTR_VALUE;
+    default:
+        break;
+    }
+    if (a->size == 4) {
+        v = ofl_load_be32(t->value);
+        if (v < a->min || v > a->max)
+            return OFL_E_DT_ATTR_VALUE;
+    }
+    return OFL_OK;
+}
+
+/* Writes the value of adapter attribute attr (checked) into out. */
+static void dt_adapter_get(const struct ofl_dt *dt, uint16_t attr, uint8_t *out)
+{
+    const struct ofl_dt_config *c = &dt->cfg;
+    uint64_t v = 0;
+    uint32_t size = ofl_dt_attr_size(attr);
+
+    switch (attr) {
+    case OFL_DT_ATTR_CN_CRITERIA: v = c->cn_criteria; break;
+    case OFL_DT_ATTR_CN_COUNT: v = c->cn_count; break;
+    case OFL_DT_ATTR_CN_TIME: v = c->cn_time; break;
+    case OFL_DT_ATTR_CN_MAX_DELAY: v = c->cn_max_delay; break;
+    case OFL_DT_ATTR_CN_PATTERN:
+        out[0] = c->cn_pattern_len;
+        ofl_copy(out + 1, c->cn_pattern, OFL_DT_PATTERN_MAX);
+        return;
+    case OFL_DT_ATTR_CONNECT_TIMEOUT: v = c->connect_timeout; break;
+    case OFL_DT_ATTR_REPORT_PERIOD: v = c->report_period; break;
+    case OFL_DT_ATTR_BT_CRITERIA: v = c->bt_criteria; break;
+    case OFL_DT_ATTR_BT_COUNT: v = c->bt_count; break;
+    case OFL_DT_ATTR_BT_BYTES: v = c->bt_bytes; break;
+    case OFL_DT_ATTR_BT_TIME: v = c->bt_time; break;
+    case OFL_DT_ATTR_BT_MAX_DELAY: v = c->bt_max_delay; break;
+    case OFL_DT_ATTR_STARVE_TIME: v = c->starve_time; break;
+    case OFL_DT_ATTR_MERGE_MAX: v = c->merge_max; break;
+    case OFL_DT_ATTR_OUT_WARN: v = c->out_warn; break;
+    case OFL_DT_ATTR_CONN_COUNT: v = dt->conn_live; break;
+    default: break;
+    }
+    dt_store_val(out, size, v);
+}
+
+/* Applies adapter attribute attr from value (checked). */
+static void dt_adapter_set(struct ofl_dt *dt, uint16_t attr,
+                           const uint8_t *value)
+{
+    struct ofl_dt_config *c = &dt->cfg;
+    uint32_t size = ofl_dt_attr_size(attr);
+    uint64_t v;
+
+    if (attr == OFL_DT_ATTR_CN_PATTERN) {
+        c->cn_pattern_len = value[0];
+        ofl_copy(c->cn_pattern, value + 1, OFL_DT_PATTERN_MAX);
+        return;
+    }
+    v = dt_load_val(value, size);
+    switch (attr) {
+    case OFL_DT_ATTR_CN_CRITERIA: c->cn_criteria = (uint32_t)v; break;
+    case OFL_DT_ATTR_CN_COUNT: c->cn_count = (uint32_t)v; break;
+    case OFL_DT_ATTR_CN_TIME: c->cn_time = v; break;
+    case OFL_DT_ATTR_CN_MAX_DELAY: c->cn_max_delay = v; break;
+    case OFL_DT_ATTR_CONNECT_TIMEOUT: c->connect_timeout = v; break;
+    case OFL_DT_ATTR_REPORT_PERIOD: c->report_period = v; break;
+    case OFL_DT_ATTR_BT_CRITERIA: c->bt_criteria = (uint32_t)v; break;
+    case OFL_DT_ATTR_BT_COUNT: c->bt_count = (uint32_t)v; break;
+    case OFL_DT_ATTR_BT_BYTES: c->bt_bytes = (uint32_t)v; break;
+    case OFL_DT_ATTR_BT_TIME: c->bt_time = v; break;
+    case OFL_DT_ATTR_BT_MAX_DELAY: c->bt_max_delay = v; break;
+    case OFL_DT_ATTR_STARVE_TIME: c->starve_time = v; break;
+    case OFL_DT_ATTR_MERGE_MAX: c->merge_max = (uint32_t)v; break;
+    case OFL_DT_ATTR_OUT_WARN: c->out_warn = (uint32_t)v; break;
+    default: break;
+    }
+}
+
+/* Writes the value of connection attribute attr (checked) into out. */
+static void dt_conn_get(const struct ofl_dt_conn *c, uint16_t attr,
+                        uint8_t *out)
+{
+    uint64_t v = 0;
+    uint32_t size = ofl_dt_attr_size(attr);
+
+    switch (attr) {
+    case OFL_DT_ATTR_NOTIFY_MODE: v = c->cfg.notify_mode; break;
+    case OFL_DT_ATTR_NOTIFY_DELAY: v = c->cfg.notify_delay; break;
+    case OFL_DT_ATTR_NOTIFY_BYTES: v = c->cfg.notify_bytes; break;
+    case OFL_DT_ATTR_NOTIFY_MAX: v = c->cfg.notify_max; break;
+    case OFL_DT_ATTR_PRIORITY: v = c->cfg.priority; break;
+    case OFL_DT_ATTR_WAIT_LIMIT: v = c->cfg.wait_limit; break;
+    case OFL_DT_ATTR_HIST_WINDOW: v = c->cfg.hist_window; break;
+    case OFL_DT_ATTR_HIST_THRESHOLD: v = c->cfg.hist_threshold; break;
+    case OFL_DT_ATTR_GROUP: v = c->group; break;
+    case OFL_DT_ATTR_STATE: v = c->state; break;
+    case OFL_DT_ATTR_RX_TOTAL: v = c->rx_total; break;
+    case OFL_DT_ATTR_TX_TOTAL: v = c->tx_total; break;
+    case OFL_DT_ATTR_PROTOCOL: v = c->proto; break;
+    case OFL_DT_ATTR_LOCAL_PORT: v = c->lport; break;
+    case OFL_DT_ATTR_BACKLOG: v = c->backlog; break;
+    case OFL_DT_ATTR_REMOTE:
+        ofl_copy(out, c->raddr, 16);
+        ofl_store_be16(out + 16, c->rport);
+        return;
+    default: break;
+    }
+    dt_store_val(out, size, v);
+}
+
+/* Applies a connection or endpoint attribute (checked) to c. */
+static void dt_conn_set(struct ofl_dt_conn *c, uint16_t attr,
+                        const uint8_t *value)
+{
+    uint32_t size = ofl_dt_attr_size(attr);
+    uint64_t v;
+
+    if (attr == OFL_DT_ATTR_REMOTE) {
+        ofl_copy(c->raddr, value, 16);
+        c->rport = ofl_load_be16(value + 16);
+        return;
+    }
+    v = dt_load_val(value, size);
+    switch (attr) {
+    case OFL_DT_ATTR_NOTIFY_MODE: c->cfg.notify_mode = (uint8_t)v; break;
+    case OFL_DT_ATTR_NOTIFY_DELAY: c->cfg.notify_delay = v; break;
+    case OFL_DT_ATTR_NOTIFY_BYTES: c->cfg.notify_bytes = (uint32_t)v; break;
+    case OFL_DT_ATTR_NOTIFY_MAX: c->cfg.notify_max = v; break;
+    case OFL_DT_ATTR_PRIORITY: c->cfg.priority = (uint8_t)v; break;
+    case OFL_DT_ATTR_WAIT_LIMIT: c->cfg.wait_limit = v; break;
+    case OFL_DT_ATTR_HIST_WINDOW: c->cfg.hist_window = (uint8_t)v; break;
+    case OFL_DT_ATTR_HIST_THRESHOLD: c->cfg.hist_threshold = (uint8_t)v; break;
+    case OFL_DT_ATTR_GROUP: c->group = v; break;
+    case OFL_DT_ATTR_PROTOCOL: c->proto = (uint8_t)v; break;
+    case OFL_DT_ATTR_LOCAL_PORT: c->lport = (uint16_t)v; break;
+    case OFL_DT_ATTR_BACKLOG: c->backlog = (uint32_t)v; break;
+    default: break;
+    }
+}
+
+/* ---- adapter: send cache (the modify bit) --------------------------------- */
+
+static uint8_t *dt_cache_data(const struct ofl_dt *dt, uint32_t i)
+{
+    return dt->mem.cache_data + (size_t)i * dt->mem.cache_slot_size;
+}
+
+/* Drops every cached copy overlapping [base, base + len). */
+static void dt_cache_invalidate(struct ofl_dt *dt, uint64_t base, uint32_t len)
+{
+    uint32_t i;
+    struct ofl_dt_cache *s;
+
+    for (i = 0; i < dt->mem.cache_slots; i++) {
+        s = &dt->mem.cache[i];
+        if (s->len != 0 && base < s->base + s->len && s->base < base + len)
+            s->len = 0;
+    }
+}
+
+/* The slot whose copy covers [base, base + len), or -1. */
+static int32_t dt_cache_lookup(const struct ofl_dt *dt, uint64_t base,
+                               uint32_t len)
+{
+    uint32_t i;
+    const struct ofl_dt_cache *s;
+
+    for (i = 0; i < dt->mem.cache_slots; i++) {
+        s = &dt->mem.cache[i];
+        if (s->len != 0 && base >= s->base && base - s->base <= s->len &&
+            len <= s->len - (base - s->base))
+            return (int32_t)i;
+    }
+    return -1;
+}
+
+/* Keeps a copy of [base, base + len) read from ring (wrapping at size). */
+static void dt_cache_store(struct ofl_dt *dt, uint64_t base, uint32_t len,
+                           const uint8_t *ring, uint32_t size, uint32_t pos)
+{
+    uint32_t i, victim = 0, first;
+
+    if (dt->mem.cache_slots == 0 || len > dt->mem.cache_slot_size)
+        return;
+    dt_cache_invalidate(dt, base, len);
+    for (i = 0; i < dt->mem.cache_slots; i++) {
+        if (dt->mem.cache[i].len == 0) {
+            victim = i;
+            break;
+        }
+        if (dt->mem.cache[i].stamp < dt->mem.cache[victim].stamp)
+            victim = i;
+    }
+    pos &= size - 1;
+    first = dt_min32(len, size - pos);
+    dt_bytes(dt_cache_data(dt, victim), ring + pos, first);
+    dt_bytes(dt_cache_data(dt, victim) + first, ring, len - first);
+    dt->mem.cache[victim].base = base;
+    dt->mem.cache[victim].len = len;
+    dt->mem.cache[victim].stamp = ++dt->cache_stamp;
+}
+
+/* ---- adapter: rings in adapter memory -------------------------------------- */
+
+/* Copies len bytes into ring (size a power of two) at counter pos. */
+static void dt_ring_put(uint8_t *ring, uint32_t size, uint32_t pos,
+                        const uint8_t *src, uint32_t len)
+{
+    uint32_t off = pos & (size - 1), first = dt_min32(len, size - off);
+
+    dt_bytes(ring + off, src, first);
+    dt_bytes(ring, src + first, len - first);
+}
+
+/* DMA-reads host [pa, pa + len) into ring at counter pos. */
+static enum ofl_err dt_ring_dma_in(const struct ofl_dt *dt, uint8_t *ring,
+                                   uint32_t size, uint32_t pos, uint64_t pa,
+                                   uint32_t len)
+{
+    uint32_t off = pos & (size - 1), first = dt_min32(len, size - off);
+    enum ofl_err err = ofl_port_dma_read(dt->port, pa, ring + off, first);
+
+    if (err == OFL_OK && first < len)
+        err = ofl_port_dma_read(dt->port, pa + first, ring, len - first);
+    return err;
+}
+
+/* DMA-writes len bytes of ring at counter pos to host pa. */
+static enum ofl_err dt_ring_dma_out(const struct ofl_dt *dt,
+                                    const uint8_t *ring, uint32_t size,
+                                    uint32_t pos, uint64_t pa, uint32_t len)
+{
+    uint32_t off = pos & (size - 1), first = dt_min32(len, size - off);
+    enum ofl_err err = ofl_port_dma_write(dt->port, pa, ring + off, first);
+
+    if (err == OFL_OK && first < len)
+        err = ofl_port_dma_write(dt->port, pa + first, ring, len - first);
+    return err;
+}
+
+/* Copies len bytes from ring src (counter spos) into ring dst (dpos). */
+static void dt_ring_copy(uint8_t *dst, uint32_t dsize, uint32_t dpos,
+                         const uint8_t *src, uint32_t ssize, uint32_t spos,
+                         uint32_t len)
+{
+    uint32_t so, dof, n;
+
+    /* Each step ends at a wrap of one ring: at most three steps. */
+    while (len != 0) {
+        so = spos & (ssize - 1);
+        dof = dpos & (dsize - 1);
+        n = dt_min32(len, dt_min32(ssize - so, dsize - dof));
+        dt_bytes(dst + dof, src + so, n);
+        spos += n;
+        dpos += n;
+        len -= n;
+    }
+}
+
+/* ---- adapter: requests ------------------------------------------------------- */
+
+/* What a request handler tells the input loop. */
+#define DT_DONE 1 /* consumed */
+#define DT_WAIT 0 /* no room now: leave it in the table */
+
+/* Status a refused request's response carries. */
+static uint8_t dt_status_of(enum ofl_err e)
+{
+    switch (e) {
+    case OFL_E_DT_CONN_UNKNOWN:
+    case OFL_E_DT_CONN_STATE:
+        return OFL_DT_ST_BAD_CONN;
+    case OFL_E_DT_TUPLE_TRUNCATED:
+    case OFL_E_DT_TUPLE_COUNT:
+    case OFL_E_DT_ATTR_UNKNOWN:
+    case OFL_E_DT_ATTR_VALUE:
+    case OFL_E_DT_ATTR_READONLY:
+    case OFL_E_DT_ATTR_SCOPE:
+    case OFL_E_DT_CTRL_SIZE:
+        return OFL_DT_ST_BAD_TUPLE;
+    case OFL_E_DT_NO_CONN:
+    case OFL_E_DT_NO_BUFFER:
+    case OFL_E_DT_LIST_FULL:
+        return OFL_DT_ST_NO_RESOURCE;
+    case OFL_E_DT_NOT_FOUND:
+        return OFL_DT_ST_NOT_FOUND;
+    case OFL_E_DT_BUSY:
+        return OFL_DT_ST_BUSY;
+    case OFL_E_PORT_DMA:
+    case OFL_E_PORT_HOOK:
+    case OFL_E_DMA_RANGE:
+        return OFL_DT_ST_DMA;
+    default:
+        return OFL_DT_ST_BAD_DESC;
+    }
+}
+
+/*
+ * Answers request d with a refusal: its response type, status from err,
+ * the request's tag and (where the response type has them) its buffer
+ * and connection. The caller reserved one slot.
+ */
+static DT_NOINLINE void dt_refuse(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+                      enum ofl_err err)
+{
+    struct ofl_dt_desc r;
+
+    dt->stats.bad_requests++;
+    dt_desc_zero(&r);
+    r.type = ofl_dt_response_to(d->type);
+    r.status = dt_status_of(err);
+    r.tag = d->tag;
+    switch (d->type) {
+    case OFL_DT_REQ_BUF_SEND:
+        r.base = d->base;
+        r.len = d->len;
+        r.conn = d->conn;
+        r.number = 1;
+        break;
+    case OFL_DT_REQ_BUF_AVAIL:
+        r.base = d->base;
+        r.conn = d->conn;
+        r.flags = (uint8_t)(OFL_DT_F_FINAL | (d->flags & OFL_DT_F_PEEK));
+        break;
+    case OFL_DT_REQ_CONN_ATTR:
+    case OFL_DT_REQ_ADAPTER_ATTR:
+        r.base = d->base;
+        r.len = d->len;
+        r.number = d->number;
+        r.conn = d->conn;
+        break;
+    case OFL_DT_REQ_TERMINATE:
+        r.conn = d->conn;
+        break;
+    case OFL_DT_REQ_CANCEL:
+        r.conn = d->conn;
+        r.aux = d->aux;
+        break;
+    default:
+        break;
+    }
+    (void)dt_emit(dt, &r);
+}
+
+/* A buffer send (FIG. 11, 16): listed in the bulk transfer list. */
+static DT_NOINLINE int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+                       uint64_t now)
+{
+    struct ofl_dt_conn *c;
+    struct ofl_dt_xfer *x;
+    enum ofl_err err = OFL_OK;
+
+    if (dt->xfer_count == dt->mem.xfer_cap)
+        return DT_WAIT; /* the list drains in ofl_dt_service */
+    c = dt_conn_find(dt, d->conn);
+    if (!dt_host_ok(dt, d->base, d->len))
+        err = OFL_E_DT_BUF_RANGE;
+    else if (c == NULL)
+        err = OFL_E_DT_CONN_UNKNOWN;
+    else if (c->state != OFL_DT_CONN_ESTABLISHED &&
+             c->state != OFL_DT_CONN_LISTENING)
+        err = OFL_E_DT_CONN_STATE;
+    else if (d->len > dt->mem.tx_size)
+        err = OFL_E_DT_BAD_FIELD; /* could never fit a transmit ring */
+    if (err != OFL_OK) {
+        if (!dt_reserve(dt, 1))
+            return DT_WAIT;
+        dt_refuse(dt, d, err);
+        return DT_DONE;
+    }
+    x = &dt->mem.xfer[dt->xfer_count++];
+    x->base = d->base;
+    x->len = d->len;
+    x->tag = d->tag;
+    x->conn = dt_conn_index(dt, c);
+    x->seq = dt->xfer_seq++;
+    x->flags = d->flags;
+    x->t_listed = now;
+    if (c->xfer_n++ == 0)
+        c->xfer_first = x->seq;
+    dt->bt_bytes_listed += d->len;
+    if (d->flags & OFL_DT_F_ASAP)
+        dt->bt_asap = 1;
+    /* The host changed the buffer: no copy of it may be reused. */
+    if (d->flags & OFL_DT_F_MODIFY)
+        dt_cache_invalidate(dt, d->base, d->len);
+    return DT_DONE;
+}
+
+/* A buffer available: an own, shared, bulk or peek receive buffer. */
+static DT_NOINLINE int dt_req_avail(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+                        uint64_t now)
+{
+    struct ofl_dt_conn *c = NULL;
+    struct ofl_dt_rbuf *b;
+    enum ofl_err err = OFL_OK;
+    uint8_t kind = DT_RB_BULK;
+    uint32_t interval;
+
+    if (!dt_host_ok(dt, d->base, d->len)) {
+        err = OFL_E_DT_BUF_RANGE;
+    } else if (d->conn != 0) {
+        c = dt_conn_find(dt, d->conn);
+        if (c == NULL)
+            err = OFL_E_DT_CONN_UNKNOWN;
+        else if (c->state == OFL_DT_CONN_LISTENING)
+            kind = DT_RB_SHARED;
+        else if (c->state == OFL_DT_CONN_ESTABLISHED)
+            kind = (d->flags & OFL_DT_F_PEEK) ? DT_RB_PEEK : DT_RB_OWN;
+        else
+            err = OFL_E_DT_CONN_STATE;
+    }
+    if (err == OFL_OK && kind != DT_RB_OWN && kind != DT_RB_PEEK &&
+        (d->aux != 0 || (d->flags & OFL_DT_F_PEEK)))
+        err = OFL_E_DT_BAD_FIELD; /* skip and peek need a connection */
+    if (err == OFL_OK && kind == DT_RB_PEEK && c->peek != 0)
+        err = OFL_E_DT_BUSY;
+    if (err == OFL_OK && dt->rbuf_free == 0)
+        err = OFL_E_DT_NO_BUFFER;
+    if (err != OFL_OK) {
+        if (!dt_reserve(dt, 1))
+            return DT_WAIT;
+        dt_refuse(dt, d, err);
+        return DT_DONE;
+    }
+    b = dt_rbuf_alloc(dt);
+    b->base = d->base;
+    b->len = d->len;
+    b->tag = d->tag;
+    b->skip = d->aux;
+    b->kind = kind;
+    if (kind == DT_RB_BULK) {
+        b->next = dt->bulk_head;
+        dt->bulk_head = dt_rbuf_ref(dt, b);
+        return DT_DONE;
+    }
+    b->owner = dt_conn_index(dt, c);
+    if (kind == DT_RB_PEEK) {
+        c->peek = dt_rbuf_ref(dt, b);
+        return DT_DONE;
+    }
+    dt_rbuf_push(dt, c, b);
+    if (kind == DT_RB_OWN) {
+        /* The host's posting rate drives the adaptive delay. */
+        if (c->t_last_post != 0 || c->post_ewma != 0) {
+            interval = (now - c->t_last_post > 0xFFFFFFFFu)
+                           ? 0xFFFFFFFFu
+                           : (uint32_t)(now - c->t_last_post);
+            if (c->post_ewma == 0)
+                c->post_ewma = interval == 0 ? 1 : interval;
+            else
+                c->post_ewma = c->post_ewma - (c->post_ewma >> 3) +
+                               (interval >> 3);
+        }
+        c->t_last_post = now;
+    }
+    return DT_DONE;
+}
+
+/* Reads and checks a request's control buffer into the scratch. */
+static enum ofl_err dt_ctrl_read(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+{
+    enum ofl_err err;
+
+    if (d->len > dt->mem.ctrl_cap)
+        return OFL_E_DT_CTRL_SIZE;
+    if (!dt_host_ok(dt, d->base, d->len))
+        return OFL_E_DT_BUF_RANGE;
+    err = ofl_port_dma_read(dt->port, d->base, dt->mem.ctrl, d->len);
+    if (err != OFL_OK)
+        return err;
+    return ofl_dt_tuples_check(dt->mem.ctrl, d->len, d->number);
+}
+
+/*
+ * Checks every tuple of a connect (listen = false) or listen request in
+ * the scratch. *remotes gets the number of REMOTE tuples.
+ */
+static enum ofl_err dt_endpoint_check(const struct ofl_dt *dt,
+                                      const struct ofl_dt_desc *d, bool listen,
+                                      uint32_t *remotes)
+{
+    struct ofl_dt_tuple t;
+    size_t off = 0;
+    uint32_t i, nremote = 0;
+    bool lport = false;
+    enum ofl_err err;
+
+    for (i = 0; i < d->number; i++) {
+        err = ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t);
+        if (err == OFL_OK)
+            err = dt_attr_check(dt, &t, DT_SC_E);
+        if (err != OFL_OK)
+            return err;
+        if (t.attr == OFL_DT_ATTR_REMOTE) {
+            if (listen)
+                return OFL_E_DT_ATTR_SCOPE;
+            nremote++;
+        } else if (t.attr == OFL_DT_ATTR_BACKLOG && !listen) {
+            return OFL_E_DT_ATTR_SCOPE;
+        } else if (t.attr == OFL_DT_ATTR_LOCAL_PORT &&
+                   ofl_load_be32(t.value) != 0) {
+            lport = true;
+        }
+    }
+    if (listen ? !lport : nremote == 0)
+        return OFL_E_DT_ATTR_SCOPE; /* what to connect to / listen on */
+    *remotes = nremote;
+    return OFL_OK;
+}
+
+/* Applies the request's tuples to c; for a connect, only the remote-th
+ * REMOTE tuple. */
+static void dt_endpoint_apply(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+                              struct ofl_dt_conn *c, uint32_t remote)
+{
+    struct ofl_dt_tuple t;
+    size_t off = 0;
+    uint32_t i, k = 0;
+
+    for (i = 0; i < d->number; i++) {
+        if (ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t) != OFL_OK)
+            return; /* checked before: cannot happen */
+        if (t.attr == OFL_DT_ATTR_REMOTE && k++ != remote)
+            continue;
+        dt_conn_set(c, t.attr, t.value);
+    }
+}
+
+/* A connect request, bulk when it carries several REMOTE tuples (FIG. 8,
+ * 9): one CONNECTING entry per REMOTE, all or none. */
+static DT_NOINLINE int dt_req_connect(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+                          uint64_t now)
+{
+    uint32_t remotes = 0, i;
+    struct ofl_dt_conn *c;
+    enum ofl_err err;
+
+    if (!dt_reserve(dt, 1))
+        return DT_WAIT; /* room for a refusal */
+    err = dt_ctrl_read(dt, d);
+    if (err == OFL_OK)
+        err = dt_endpoint_check(dt, d, false, &remotes);
+    if (err == OFL_OK && remotes > dt->mem.conn_cap - dt->conn_live)
+        err = OFL_E_DT_NO_CONN;
+    if (err != OFL_OK) {
+        dt_refuse(dt, d, err);
+        return DT_DONE;
+    }
+    for (i = 0; i < remotes; i++) {
+        c = dt_conn_alloc(dt, now);
+        if (c == NULL)
+            break; /* counted free above: cannot happen */
+        dt_endpoint_apply(dt, d, c, i);
+        c->state = OFL_DT_CONN_CONNECTING;
+        c->actions = OFL_DT_ACT_CONNECT;
+        c->tag = d->tag;
+        c->target = i;
+        dt->connecting++;
+    }
+    return DT_DONE;
+}
+
+/* A listen request: a LISTENING entry answered at once. */
+static DT_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+                         uint64_t now)
+{
+    uint32_t remotes = 0, i;
+    struct ofl_dt_conn *c, *o;
+    enum ofl_err err;
+
+    if (!dt_reserve(dt, 1))
+        return DT_WAIT;
+    err = dt_ctrl_read(dt, d);
+    if (err == OFL_OK)
+        err = dt_endpoint_check(dt, d, true, &remotes);
+    c = err == OFL_OK ? dt_conn_alloc(dt, now) : NULL;
+    if (err == OFL_OK && c == NULL)
+        err = OFL_E_DT_NO_CONN;
+    if (err != OFL_OK) {
+        dt_refuse(dt, d, err);
+        return DT_DONE;
+    }
+    dt_endpoint_apply(dt, d, c, 0);
+    /* One listener per protocol and port. */
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        o = &dt->mem.conn[i];
+        if (o != c && o->state == OFL_DT_CONN_LISTENING &&
+            o->proto == c->proto && o->lport == c->lport) {
+            dt_conn_release(dt, c);
+            dt_refuse(dt, d, OFL_E_DT_CONN_STATE);
+            return DT_DONE;
+        }
+    }
+    c->state = OFL_DT_CONN_LISTENING;
+    c->actions = OFL_DT_ACT_LISTEN;
+    c->tag = d->tag;
+    (void)dt_emit_simple(dt, OFL_DT_RSP_LISTEN, OFL_DT_ST_OK, d->tag,
+                         dt_conn_id(dt, c), 0);
+    return DT_DONE;
+}
+
+static void dt_xfer_copy(struct ofl_dt_xfer *d, const struct ofl_dt_xfer *s)
+{
+    d->base = s->base;
+    d->t_listed = s->t_listed;
+    d->len = s->len;
+    d->tag = s->tag;
+    d->conn = s->conn;
+    d->seq = s->seq;
+    d->flags = s->flags;
+}
+
+/* Removes the listed sends of entry index idx, answering each with status
+ * (cancelled by tag when tag_only: only those with that tag). Returns how
+ * many. The caller reserved the room. */
+static uint32_t dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_tag,
+                             uint32_t tag, uint8_t status, bool emit)
+{
+    uint32_t i, k = 0, n = 0;
+    struct ofl_dt_xfer *x;
+    struct ofl_dt_conn *c;
+
+    for (i = 0; i < dt->xfer_count; i++) {
+        x = &dt->mem.xfer[i];
+        if (by_tag ? x->tag == tag : x->conn == idx) {
+            c = &dt->mem.conn[x->conn];
+            if (emit)
+                (void)dt_emit_sent(dt, dt_conn_id(dt, c), x->base, x->len,
+                                   x->tag, 1, status);
+            if (c->xfer_n != 0)
+                c->xfer_n--;
+            dt->bt_bytes_listed -= x->len;
+            n++;
+            continue;
+        }
+        if (k != i)
+            dt_xfer_copy(&dt->mem.xfer[k], x);
+        k++;
+    }
+    dt->xfer_count = k;
+    return n;
+}
+
+/* Number of listed sends of entry idx, or with tag when by_tag. */
+static uint32_t dt_xfer_count(const struct ofl_dt *dt, uint32_t idx,
+                              bool by_tag, uint32_t tag)
+{
+    uint32_t i, n = 0;
+
+    for (i = 0; i < dt->xfer_count; i++)
+        if (by_tag ? dt->mem.xfer[i].tag == tag : dt->mem.xfer[i].conn == idx)
+            n++;
+    return n;
+}
+
+/* Returns every buffer in c's FIFO with status (FINAL, length 0 from its
+ * fill offset). */
+static void dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
+                          uint8_t status)
+{
+    uint32_t guard;
+    struct ofl_dt_rbuf *b;
+
+    for (guard = 0; guard < dt->mem.rbuf_cap && c->buf_head != 0; guard++) {
+        b = dt_rbuf(dt, c->buf_head);
+        (void)dt_emit_recv(dt, dt_conn_id(dt, c), b->base, b->fill, 0, b->tag,
+                           OFL_DT_F_FINAL, 0, status);
+        dt_rbuf_pop(dt, c);
+    }
+}
+
+/* Responses closing a listener takes: its shared buffers and sends. */
+static uint32_t dt_listener_cost(const struct ofl_dt *dt,
+                                 const struct ofl_dt_conn *l)
+{
+    return dt_rbuf_count(dt, l) + l->xfer_n;
+}
+
+/* Closes listener l: returns its buffers and sends with status. */
+static void dt_listener_close(struct ofl_dt *dt, struct ofl_dt_conn *l,
+                              uint8_t status)
+{
+    dt_rbuf_flush(dt, l, status);
+    (void)dt_xfer_drop(dt, dt_conn_index(dt, l), false, 0, status, true);
+    dt_conn_release(dt, l);
+}
+
+/* A termination request. */
+static DT_NOINLINE int dt_req_terminate(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+{
+    struct ofl_dt_conn *c = dt_conn_find(dt, d->conn);
+
+    if (c != NULL && c->state == OFL_DT_CONN_LISTENING) {
+        if (!dt_reserve(dt, 1 + dt_listener_cost(dt, c)))
+            return DT_WAIT;
+        dt_listener_close(dt, c, OFL_DT_ST_FLUSHED);
+        (void)dt_emit_simple(dt, OFL_DT_RSP_TERMINATE, OFL_DT_ST_OK, d->tag,
+                             d->conn, 0);
+        return DT_DONE;
+    }
+    if (c != NULL && c->state == OFL_DT_CONN_ESTABLISHED) {
+        /* Answered when the firmware has closed it. */
+        c->state = OFL_DT_CONN_CLOSING;
+        c->actions |= OFL_DT_ACT_CLOSE;
+        c->term_tag = d->tag;
+        return DT_DONE;
+    }
+    if (!dt_reserve(dt, 1))
+        return DT_WAIT;
+    dt_refuse(dt, d, c == NULL ? OFL_E_DT_CONN_UNKNOWN : OFL_E_DT_CONN_STATE);
+    return DT_DONE;
+}
+
+/* Is c a pending connect or listen that a cancellation matches? */
+static bool dt_cancel_match(const struct ofl_dt_conn *c, bool by_tag,
+                            uint32_t tag)
+{
+    return (c->state == OFL_DT_CONN_CONNECTING ||
+            c->state == OFL_DT_CONN_LISTENING) &&
+           (!by_tag || c->tag == tag);
+}
+
+/* A cancellation request (seed: "cancel a previously submitted send,
+ * connect or listen request"). */
+static DT_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+{
+    bool by_tag = d->conn == 0;
+    struct ofl_dt_conn *c = by_tag ? NULL : dt_conn_find(dt, d->conn);
+    uint32_t i, need = 1, n = 0, lo = 0, hi = dt->mem.conn_cap;
+
+    if (!by_tag) {
+        if (c == NULL || !dt_cancel_match(c, false, 0)) {
+            if (!dt_reserve(dt, 1))
+                return DT_WAIT;
+            dt_refuse(dt, d, OFL_E_DT_NOT_FOUND);
+            return DT_DONE;
+        }
+        lo = dt_conn_index(dt, c);
+        hi = lo + 1;
+    }
+    /* Count first: all or nothing. */
+    if (by_tag)
+        need += dt_xfer_count(dt, 0, true, d->aux);
+    for (i = lo; i < hi; i++) {
+        c = &dt->mem.conn[i];
+        if (!dt_cancel_match(c, by_tag, d->aux))
+            continue;
+        need += c->state == OFL_DT_CONN_CONNECTING ? 1
+                                                   : dt_listener_cost(dt, c);
+    }
+    if (!dt_reserve(dt, need))
+        return DT_WAIT;
+    if (by_tag)
+        n = dt_xfer_drop(dt, 0, true, d->aux, OFL_DT_ST_CANCELLED, true);
+    for (i = lo; i < hi; i++) {
+        c = &dt->mem.conn[i];
+        if (!dt_cancel_match(c, by_tag, d->aux))
+            continue;
+        n++;
+        if (c->state == OFL_DT_CONN_LISTENING) {
+            dt_listener_close(dt, c, OFL_DT_ST_CANCELLED);
+            continue;
+        }
+        (void)dt_emit_simple(dt, OFL_DT_RSP_CONN_COMPLETE,
+                             OFL_DT_ST_CANCELLED, c->tag, dt_conn_id(dt, c),
+                             c->target);
+        dt_conn_release(dt, c);
+    }
+    {
+        struct ofl_dt_desc r;
+
+        dt_desc_zero(&r);
+        r.type = OFL_DT_RSP_CANCEL;
+        r.status = n != 0 ? OFL_DT_ST_OK : OFL_DT_ST_NOT_FOUND;
+        r.number = (uint8_t)dt_min32(n, 255);
+        r.tag = d->tag;
+        r.conn = d->conn;
+        r.aux = d->aux;
+        (void)dt_emit(dt, &r);
+    }
+    return DT_DONE;
+}
+
+/*
+ * Connection or adapter attribute control: every tuple checked, then gets
+ * filled and sets applied in order (each set's old value written back in
+ * its place), then the buffer is written back and answered.
+ */
+static DT_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+{
+    bool adapter = d->type == OFL_DT_REQ_ADAPTER_ATTR;
+    struct ofl_dt_conn *c = NULL;
+    struct ofl_dt_tuple t;
+    struct ofl_dt_desc r;
+    size_t off = 0;
+    uint32_t i;
+    enum ofl_err err = OFL_OK;
+    uint8_t *v;
+
+    if (!dt_reserve(dt, 1))
+        return DT_WAIT;
+    if (!adapter) {
+        c = dt_conn_find(dt, d->conn);
+        if (c == NULL)
+            err = OFL_E_DT_CONN_UNKNOWN;
+        else if (c->state == OFL_DT_CONN_FAILED)
+            err = OFL_E_DT_CONN_STATE;
+    }
+    if (err == OFL_OK)
+        err = dt_ctrl_read(dt, d);
+    for (i = 0; err == OFL_OK && i < d->number; i++) {
+        err = ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t);
+        if (err == OFL_OK)
+            err = dt_attr_check(dt, &t, adapter ? DT_SC_A : DT_SC_C);
+    }
+    if (err != OFL_OK) {
+        dt_refuse(dt, d, err);
+        return DT_DONE;
+    }
+    off = 0;
+    for (i = 0; i < d->number; i++) {
+        uint8_t old[OFL_DT_REMOTE_SIZE]; /* the largest value */
+
+        if (ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t) != OFL_OK)
+            break; /* checked above: cannot happen */
+        v = dt->mem.ctrl + t.value_off;
+        if (adapter)
+            dt_adapter_get(dt, t.attr, old);
+        else
+            dt_conn_get(c, t.attr, old);
+        if (t.set) {
+            if (adapter)
+                dt_adapter_set(dt, t.attr, v);
+            else
+                dt_conn_set(c, t.attr, v);
+        }
+        ofl_copy(v, old, t.len);
+    }
+    err = ofl_port_dma_write(dt->port, d->base, dt->mem.ctrl, d->len);
+    dt_desc_copy(&r, d);
+    r.type = ofl_dt_response_to(d->type);
+    r.status = err == OFL_OK ? OFL_DT_ST_OK : OFL_DT_ST_DMA;
+    (void)dt_emit(dt, &r);
+    return DT_DONE;
+}
+
+/*
+ * Handles one raw input descriptor. Returns DT_DONE when it was consumed,
+ * DT_WAIT when it must stay for later (no room).
+ */
+static DT_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw, uint64_t now)
+{
+    struct ofl_dt_desc d;
+    enum ofl_err err = ofl_dt_desc_decode(raw, OFL_DT_DESC_SIZE, &d);
+
+    if (err == OFL_OK && !ofl_dt_is_request(d.type))
+        err = OFL_E_DT_BAD_TYPE;
+    if (err != OFL_OK) {
+        uint8_t type = (uint8_t)((raw[0] >> OFL_DT_TYPE_SHIFT) &
+                                 OFL_DT_TYPE_MASK);
+
+        if (!ofl_dt_is_request(type)) {
+            dt->stats.bad_requests++; /* nothing to answer with */
+            return DT_DONE;
+        }
+        if (!dt_reserve(dt, 1))
+            return DT_WAIT;
+        dt_desc_zero(&d);
+        d.type = type;
+        d.tag = ofl_load_be32(raw + DT_OFF_TAG);
+        dt_refuse(dt, &d, err);
+        return DT_DONE;
+    }
+    switch (d.type) {
+    case OFL_DT_REQ_BUF_SEND:
+        return dt_req_send(dt, &d, now);
+    case OFL_DT_REQ_BUF_AVAIL:
+        return dt_req_avail(dt, &d, now);
+    case OFL_DT_REQ_CONNECT:
+        return dt_req_connect(dt, &d, now);
+    case OFL_DT_REQ_LISTEN:
+        return dt_req_listen(dt, &d, now);
+    case OFL_DT_REQ_TERMINATE:
+        return dt_req_terminate(dt, &d);
+    case OFL_DT_REQ_CANCEL:
+        return dt_req_cancel(dt, &d);
+    default:
+        return dt_req_attr(dt, &d);
+    }
+}
+
+enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
+                            uint32_t *consumed)
+{
+    uint32_t total = 0, mask, off, n, c, k, guard;
+    uint64_t pa;
+    enum ofl_err err = OFL_OK;
+
+    if (consumed != NULL)
+        *consumed = 0;
+    if (dt == NULL)
+        return OFL_E_ARG;
+    mask = dt->mem.in_slots - 1;
+    /* Each round consumes at least one slot or ends the loop. */
+    for (guard = 0; guard <= dt->mem.in_slots && total < max; guard++) {
+        off = dt->in_head & mask;
+        n = dt_min32(dt->mem.in_batch, dt->mem.in_slots - off);
+        n = dt_min32(n, max - total);
+        pa = dt->mem.in_pa + (uint64_t)off * OFL_DT_DESC_SIZE;
+        err = ofl_port_dma_read(dt->port, pa, dt->mem.in_stage,
+                                (size_t)n * OFL_DT_DESC_SIZE);
+        if (err != OFL_OK)
+            break;
+        dt->stats.batches_in++;
+        for (c = 0; c < n; c++) {
+            const uint8_t *raw = dt->mem.in_stage + (size_t)c * OFL_DT_DESC_SIZE;
+
+            if (!(raw[0] & OFL_DT_OWNER) || dt_request(dt, raw, now) == DT_WAIT)
+                break;
+            dt->stats.requests++;
+        }
+        if (c != 0) {
+            /* Hand the consumed run back: the same bytes with the owner
+             * bits clear (one DMA for the run). */
+            for (k = 0; k < c; k++)
+                dt->mem.in_stage[(size_t)k * OFL_DT_DESC_SIZE] &=
+                    (uint8_t)~OFL_DT_OWNER;
+            dt->in_head += c;
+            total += c;
+            err = ofl_port_dma_write(dt->port, pa, dt->mem.in_stage,
+                                     (size_t)c * OFL_DT_DESC_SIZE);
+            if (err != OFL_OK)
+                break;
+        }
+        if (c < n)
+            break;
+    }
+    if (consumed != NULL)
+        *consumed = total;
+    return err;
+}
+
+/* ---- adapter: firmware events ---------------------------------------------- */
+
+enum ofl_err ofl_dt_conn_established(struct ofl_dt *dt, uint64_t id,
+                                     uint64_t now)
+{
+    struct ofl_dt_conn *c;
+
+    if (dt == NULL)
+        return OFL_E_ARG;
+    c = dt_conn_find(dt, id);
+    if (c == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    if (c->state != OFL_DT_CONN_CONNECTING)
+        return OFL_E_DT_CONN_STATE;
+    dt->connecting--;
+    c->state = OFL_DT_CONN_ESTABLISHED;
+    c->actions &= (uint8_t)~OFL_DT_ACT_CONNECT;
+    c->t_state = now;
+    c->t_last_tx = now;
+    dt_cn_pend(dt, c, DT_CN_COMPLETION, OFL_DT_ST_OK, now);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_conn_failed(struct ofl_dt *dt, uint64_t id,
+                                uint8_t status, uint64_t now)
+{
+    struct ofl_dt_conn *c;
+
+    if (dt == NULL ||
+        (status != OFL_DT_ST_FAILED && status != OFL_DT_ST_TIMEOUT))
+        return OFL_E_ARG;
+    c = dt_conn_find(dt, id);
+    if (c == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    if (c->state != OFL_DT_CONN_CONNECTING)
+        return OFL_E_DT_CONN_STATE;
+    dt->connecting--;
+    c->state = OFL_DT_CONN_FAILED;
+    c->actions = 0;
+    c->t_state = now;
+    dt_cn_pend(dt, c, DT_CN_COMPLETION, status, now);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
+                                const uint8_t *raddr, uint16_t rport,
+                                uint64_t now, uint64_t *new_id)
+{
+    struct ofl_dt_conn *l, *c;
+
+    if (dt == NULL || raddr == NULL || new_id == NULL)
+        return OFL_E_ARG;
+    l = dt_conn_find(dt, listener);
+    if (l == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    if (l->state != OFL_DT_CONN_LISTENING)
+        return OFL_E_DT_CONN_STATE;
+    if (l->backlog != 0 && l->accepted >= l->backlog)
+        return OFL_E_DT_NO_CONN;
+    c = dt_conn_alloc(dt, now);
+    if (c == NULL)
+        return OFL_E_DT_NO_CONN;
+    l->accepted++;
+    ofl_copy(&c->cfg, &l->cfg, sizeof(c->cfg)); /* the listen request's */
+    c->state = OFL_DT_CONN_ESTABLISHED;
+    c->proto = l->proto;
+    c->lport = l->lport;
+    c->rport = rport;
+    ofl_copy(c->raddr, raddr, 16);
+    c->group = listener;
+    c->tag = l->tag;
+    dt_cn_pend(dt, c, DT_CN_ARRIVAL, OFL_DT_ST_OK, now);
+    *new_id = dt_conn_id(dt, c);
+    return OFL_OK;
+}
+
+/* Emits c's pending completion or arrival notice (room reserved). */
+static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    struct ofl_dt_desc r;
+
+    dt_desc_zero(&r);
+    r.tag = c->tag;
+    r.conn = dt_conn_id(dt, c);
+    if (c->cn_pending == DT_CN_ARRIVAL) {
+        r.type = OFL_DT_RSP_CONN_ARRIVAL;
+        r.base = c->group;
+    } else {
+        r.type = OFL_DT_RSP_CONN_COMPLETE;
+        r.status = c->cn_status;
+        r.aux = c->target;
+    }
+    (void)dt_emit(dt, &r);
+    c->cn_pending = 0;
+    if (dt->cn_pending != 0)
+        dt->cn_pending--;
+    if (c->state == OFL_DT_CONN_FAILED)
+        dt_conn_release(dt, c);
+}
+
+/* Emits c's open receive note (room reserved). */
+static void dt_note_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    struct ofl_dt_note *n = &c->note;
+
+    (void)dt_emit_recv(dt, dt_conn_id(dt, c), n->base, n->off, n->len, n->tag,
+                       n->final ? OFL_DT_F_FINAL : 0, n->count, OFL_DT_ST_OK);
+    n->open = 0;
+}
+
+enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now)
+{
+    struct ofl_dt_conn *c;
+    struct ofl_dt_rbuf *p;
+    uint32_t need;
+
+    (void)now;
+    if (dt == NULL)
+        return OFL_E_ARG;
+    c = dt_conn_find(dt, id);
+    if (c == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    if (c->state != OFL_DT_CONN_ESTABLISHED && c->state != OFL_DT_CONN_CLOSING)
+        return OFL_E_DT_CONN_STATE;
+    need = 1 + (c->cn_pending != 0) + c->note.open + (c->peek != 0) +
+           dt_rbuf_count(dt, c) + c->xfer_n;
+    if (!dt_reserve(dt, need))
+        return OFL_E_DT_FULL;
+    if (c->cn_pending != 0)
+        dt_cn_emit(dt, c);
+    if (c->note.open)
+        dt_note_emit(dt, c);
+    p = dt_rbuf(dt, c->peek);
+    if (p != NULL) {
+        (void)dt_emit_recv(dt, id, p->base, 0, 0, p->tag,
+                           OFL_DT_F_FINAL | OFL_DT_F_PEEK, 0,
+                           OFL_DT_ST_FLUSHED);
+        dt_rbuf_release(dt, p);
+        c->peek = 0;
+    }
+    dt_rbuf_flush(dt, c, OFL_DT_ST_FLUSHED);
+    (void)dt_xfer_drop(dt, dt_conn_index(dt, c), false, 0, OFL_DT_ST_FLUSHED,
+                       true);
+    (void)dt_emit_simple(dt, OFL_DT_RSP_TERMINATE, OFL_DT_ST_OK,
+                         c->state == OFL_DT_CONN_CLOSING ? c->term_tag : 0, id,
+                         0);
+    dt_conn_release(dt, c);
+    return OFL_OK;
+}
+
+/* ---- adapter: the transmit and receive rings ------------------------------ */
+
+/*
+ * Advances c's pattern match over data (FIG. 10 "a specific data
+ * pattern"): on a mismatch the match falls back to the longest proper
+ * suffix of the matched part that is a prefix of the pattern, so a match
+ * split across segments or overlapping itself is found. At most 16 * 16
+ * byte compares per input byte.
+ */
+static bool dt_pattern_feed(const struct ofl_dt *dt, struct ofl_dt_conn *c,
+                            const uint8_t *data, uint32_t len)
+{
+    const uint8_t *pat = dt->cfg.cn_pattern;
+    uint32_t plen = dt->cfg.cn_pattern_len, i, k, j, m;
+    bool found = false;
+
+    if (plen == 0 || plen > OFL_DT_PATTERN_MAX)
+        return false;
+    k = dt_min32(c->pat_matched, plen - 1);
+    for (i = 0; i < len; i++) {
+        /* The last k input bytes equal pat[0 .. k). */
+        for (;;) {
+            if (pat[k] == data[i]) {
+                k++;
+                break;
+            }
+            if (k == 0)
+                break;
+            for (j = k - 1; j > 0; j--) {
+                for (m = 0; m < j && pat[m] == pat[k - j + m]; m++)
+                    ;
+                if (m == j)
+                    break;
+            }
+            k = j;
+        }
+        if (k == plen) {
+            found = true;
+            k = 0;
+        }
+    }
+    c->pat_matched = (uint8_t)k;
+    return found;
+}
+
+enum ofl_err ofl_dt_rx(struct ofl_dt *dt, uint64_t id, const uint8_t *data,
+                       uint32_t len, uint64_t now)
+{
+    struct ofl_dt_conn *c;
+
+    if (dt == NULL || (data == NULL && len != 0))
+        return OFL_E_ARG;
+    c = dt_conn_find(dt, id);
+    if (c == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    if (c->state != OFL_DT_CONN_ESTABLISHED && c->state != OFL_DT_CONN_CLOSING)
+        return OFL_E_DT_CONN_STATE;
+    if (len > dt->mem.rx_size - (c->rx_tail - c->rx_head))
+        return OFL_E_DT_RX_FULL;
+    if (len == 0)
+        return OFL_OK;
+    if (c->rx_tail == c->rx_head)
+        c->t_rx_first = now;
+    dt_ring_put(dt_rx_ring(dt, c), dt->mem.rx_size, c->rx_tail, data, len);
+    c->rx_tail += len;
+    c->rx_total += len;
+    if (c->cn_pending != 0) {
+        if (dt->cfg.cn_criteria & OFL_DT_CN_DATA)
+            dt->cn_trigger = 1;
+        if ((dt->cfg.cn_criteria & OFL_DT_CN_PATTERN) &&
+            dt_pattern_feed(dt, c, data, len))
+            dt->cn_trigger = 1;
+    }
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_tx_peek(struct ofl_dt *dt, uint64_t id, const uint8_t **p,
+                            uint32_t *n)
+{
+    struct ofl_dt_conn *c;
+    uint32_t off;
+
+    if (dt == NULL || p == NULL || n == NULL)
+        return OFL_E_ARG;
+    c = dt_conn_find(dt, id);
+    if (c == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    off = c->tx_head & (dt->mem.tx_size - 1);
+    *p = dt_tx_ring(dt, c) + off;
+    *n = dt_min32(c->tx_tail - c->tx_head, dt->mem.tx_size - off);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dt_tx_consume(struct ofl_dt *dt, uint64_t id, uint32_t n,
+                               uint64_t now)
+{
+    struct ofl_dt_conn *c;
+
+    if (dt == NULL)
+        return OFL_E_ARG;
+    c = dt_conn_find(dt, id);
+    if (c == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    if (n > c->tx_tail - c->tx_head)
+        return OFL_E_DT_TX_RANGE;
+    c->tx_head += n;
+    c->tx_total += n;
+    if (n != 0)
+        c->t_last_tx = now;
+    return OFL_OK;
+}
+
+/* ---- adapter: service ------------------------------------------------------ */
+
+/* Connect attempts older than cfg.connect_timeout fail with TIMEOUT. */
+static DT_NOINLINE void dt_timeouts(struct ofl_dt *dt, uint64_t now)
+{
+    uint32_t i;
+    struct ofl_dt_conn *c;
+
+    if (dt->connecting == 0 || dt->cfg.connect_timeout == 0)
+        return;
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        c = &dt->mem.conn[i];
+        if (c->state == OFL_DT_CONN_CONNECTING &&
+            now - c->t_state >= dt->cfg.connect_timeout)
+            (void)ofl_dt_conn_failed(dt, dt_conn_id(dt, c), OFL_DT_ST_TIMEOUT,
+                                     now);
+    }
+}
+
+/* Aggregated completion and arrival notices (FIG. 10). */
+static DT_NOINLINE void dt_cn_run(struct ofl_dt *dt, uint64_t now)
+{
+    const struct ofl_dt_config *cfg = &dt->cfg;
+    uint64_t age;
+    uint32_t i;
+    struct ofl_dt_conn *c;
+    bool met;
+
+    if (dt->cn_pending == 0)
+        return;
+    age = now - dt->cn_t_first;
+    met = cfg->cn_criteria == 0 ||
+          ((cfg->cn_criteria & OFL_DT_CN_COUNT) &&
+           dt->cn_pending >= cfg->cn_count) ||
+          ((cfg->cn_criteria & OFL_DT_CN_TIME) && age >= cfg->cn_time) ||
+          ((cfg->cn_criteria & (OFL_DT_CN_DATA | OFL_DT_CN_PATTERN)) &&
+           dt->cn_trigger) ||
+          (cfg->cn_max_delay != 0 && age >= cfg->cn_max_delay);
+    if (!met)
+        return;
+    for (i = 0; i < dt->mem.conn_cap && dt->cn_pending != 0; i++) {
+        c = &dt->mem.conn[i];
+        if (c->state == OFL_DT_CONN_FREE || c->cn_pending == 0)
+            continue;
+        if (!dt_reserve(dt, 1))
+            return; /* the rest go out when the host frees slots */
+        dt_cn_emit(dt, c);
+    }
+    if (dt->cn_pending == 0)
+        dt->cn_trigger = 0; /* consumed by the notices it released */
+}
+
+/* Periodic connection state reports (seed: "a connection attribute
+ * response descriptor may be periodically generated" for failover). */
+static DT_NOINLINE void dt_report_run(struct ofl_dt *dt, uint64_t now)
+{
+    struct ofl_dt_desc r;
+    struct ofl_dt_conn *c;
+    uint32_t i;
+
+    if (dt->cfg.report_period == 0)
+        return;
+    if (dt->report_next == 0) {
+        if (now - dt->t_report < dt->cfg.report_period)
+            return;
+        dt->t_report = now;
+        dt->report_next = 1;
+    }
+    for (i = dt->report_next - 1; i < dt->mem.conn_cap; i++) {
+        c = &dt->mem.conn[i];
+        if (c->state != OFL_DT_CONN_ESTABLISHED &&
+            c->state != OFL_DT_CONN_CLOSING)
+            continue;
+        if (!dt_reserve(dt, 1)) {
+            dt->report_next = i + 1; /* resume here */
+            return;
+        }
+        dt_desc_zero(&r);
+        r.type = OFL_DT_RSP_CONN_ATTR;
+        r.flags = OFL_DT_F_REPORT;
+        r.number = c->state;
+        r.base = c->tx_total;
+        r.len = c->rx_tail - c->rx_head;
+        r.aux = (uint32_t)c->rx_total;
+        r.conn = dt_conn_id(dt, c);
+        (void)dt_emit(dt, &r);
+    }
+    dt->report_next = 0;
+}
+
+/* ---- adapter: the bulk transfer list (FIG. 15, 16) ------------------------- */
+
+#define DT_XF_DONE 0x80u /* xfer flags: transferred, to be removed */
+
+/* Starved: nothing transmitted for cfg.starve_time (FIG. 15). */
+static bool dt_tx_starved(const struct ofl_dt *dt, const struct ofl_dt_conn *c,
+                          uint64_t now)
+{
+    return dt->cfg.starve_time != 0 && now - c->t_last_tx >= dt->cfg.starve_time;
+}
+
+/* List order: starved connections first, then higher priority, then each
+ * connection's requests together (by its oldest), in arrival order. */
+static bool dt_xfer_before(const struct ofl_dt *dt, const struct ofl_dt_xfer *a,
+                           const struct ofl_dt_xfer *b, uint64_t now)
+{
+    const struct ofl_dt_conn *ca = &dt->mem.conn[a->conn];
+    const struct ofl_dt_conn *cb = &dt->mem.conn[b->conn];
+    bool sa, sb;
+
+    if (a->conn == b->conn)
+        return ofl_sn_lt(a->seq, b->seq);
+    sa = dt_tx_starved(dt, ca, now);
+    sb = dt_tx_starved(dt, cb, now);
+    if (sa != sb)
+        return sa;
+    if (ca->cfg.priority != cb->cfg.priority)
+        return ca->cfg.priority > cb->cfg.priority;
+    return ofl_sn_lt(ca->xfer_first, cb->xfer_first);
+}
+
+/* Stable insertion sort of the list: O(n^2) in xfer_cap (<= 1024). */
+static DT_NOINLINE void dt_xfer_sort(struct ofl_dt *dt, uint64_t now)
+{
+    struct ofl_dt_xfer *e = dt->mem.xfer, x;
+    uint32_t i, j;
+
+    for (i = 1; i < dt->xfer_count; i++) {
+        if (!dt_xfer_before(dt, &e[i], &e[i - 1], now))
+            continue; /* already in place (the common case) */
+        dt_xfer_copy(&x, &e[i]);
+        for (j = i; j > 0 && dt_xfer_before(dt, &x, &e[j - 1], now); j--)
+            dt_xfer_copy(&e[j], &e[j - 1]);
+        dt_xfer_copy(&e[j], &x);
+    }
+}
+
+/* Transmit ring room of an entry. */
+static uint32_t dt_tx_room(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
+{
+    return dt->mem.tx_size - (c->tx_tail - c->tx_head);
+}
+
+/* Is m a member that a group send through listener l reaches? */
+static bool dt_member(const struct ofl_dt *dt, const struct ofl_dt_conn *m,
+                      uint64_t lid)
+{
+    (void)dt;
+    return m->state == OFL_DT_CONN_ESTABLISHED && m->group == lid;
+}
+
+/*
+ * Moves host [base, base + len) into the transmit ring of c, or of every
+ * member of listener c. Returns DT_WAIT (nothing done) when a ring lacks
+ * room, else DT_DONE with *status.
+ */
+static DT_NOINLINE int dt_xfer_do(struct ofl_dt *dt, struct ofl_dt_conn *c,
+                                  uint64_t base, uint32_t len, bool may_cache,
+                                  uint8_t *status)
+{
+    struct ofl_dt_conn *first = NULL, *m;
+    uint64_t lid = dt_conn_id(dt, c);
+    uint32_t i, lo = 0, hi = 0;
+    int32_t slot;
+    enum ofl_err err = OFL_OK;
+    bool group = c->state == OFL_DT_CONN_LISTENING;
+
+    *status = OFL_DT_ST_OK;
+    if (group) {
+        hi = dt->mem.conn_cap;
+        for (i = 0; i < hi; i++) {
+            m = &dt->mem.conn[i];
+            if (dt_member(dt, m, lid) && dt_tx_room(dt, m) < len)
+                return DT_WAIT;
+        }
+    } else {
+        if (dt_tx_room(dt, c) < len)
+            return DT_WAIT;
+        lo = dt_conn_index(dt, c);
+        hi = lo + 1;
+    }
+    for (i = lo; i < hi; i++) {
+        m = &dt->mem.conn[i];
+        if (group && !dt_member(dt, m, lid))
+            continue; /* the listener itself transmits nothing */
+        if (first != NULL) {
+            /* Read once from the host, copied locally to each member. */
+            dt_ring_copy(dt_tx_ring(dt, m), dt->mem.tx_size, m->tx_tail,
+                         dt_tx_ring(dt, first), dt->mem.tx_size,
+                         first->tx_tail - len, len);
+        } else {
+            slot = may_cache ? dt_cache_lookup(dt, base, len) : -1;
+            if (slot >= 0) {
+                /* The modify bit is clear: the adapter's copy is current. */
+                dt_ring_put(dt_tx_ring(dt, m), dt->mem.tx_size, m->tx_tail,
+                            dt_cache_data(dt, (uint32_t)slot) +
+                                (base - dt->mem.cache[slot].base),
+                            len);
+                dt->mem.cache[slot].stamp = ++dt->cache_stamp;
+                dt->stats.dma_skipped++;
+            } else {
+                err = dt_ring_dma_in(dt, dt_tx_ring(dt, m), dt->mem.tx_size,
+                                     m->tx_tail, base, len);
+                if (err != OFL_OK) {
+                    *status = OFL_DT_ST_DMA;
+                    return DT_DONE;
+                }
+                dt_cache_store(dt, base, len, dt_tx_ring(dt, m),
+                               dt->mem.tx_size, m->tx_tail);
+            }
+            first = m;
+        }
+        m->tx_tail += len;
+        m->actions |= OFL_DT_ACT_TX;
+    }
+    return DT_DONE;
+}
+
+/* Recounts per-connection list state and the criteria inputs. */
+static void dt_xfer_recount(struct ofl_dt *dt)
+{
+    uint32_t i;
+    struct ofl_dt_xfer *x;
+    struct ofl_dt_conn *c;
+
+    for (i = 0; i < dt->xfer_count; i++)
+        dt->mem.conn[dt->mem.xfer[i].conn].xfer_n = 0;
+    dt->bt_bytes_listed = 0;
+    dt->bt_asap = 0;
+    for (i = 0; i < dt->xfer_count; i++) {
+        x = &dt->mem.xfer[i];
+        c = &dt->mem.conn[x->conn];
+        if (c->xfer_n++ == 0 || ofl_sn_lt(x->seq, c->xfer_first))
+            c->xfer_first = x->seq;
+        dt->bt_bytes_listed += x->len;
+        if (x->flags & OFL_DT_F_ASAP)
+            dt->bt_asap = 1;
+    }
+}
+
+/* Has the list met its delay criterion (FIG. 16)? */
+static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
+{
+    const struct ofl_dt_config *cfg = &dt->cfg;
+    uint64_t oldest = dt->mem.xfer[0].t_listed, age;
+    uint32_t i;
+
+    if (dt->bt_asap || cfg->bt_criteria == 0 ||
+        dt->xfer_count == dt->mem.xfer_cap ||
+        ((cfg->bt_criteria & OFL_DT_BT_COUNT) &&
+         dt->xfer_count >= cfg->bt_count) ||
+        ((cfg->bt_criteria & OFL_DT_BT_BYTES) &&
+         dt->bt_bytes_listed >= cfg->bt_bytes))
+        return true;
+    if (!(cfg->bt_criteria & OFL_DT_BT_TIME) && cfg->bt_max_delay == 0)
+        return false;
+    for (i = 1; i < dt->xfer_count; i++)
+        if (dt->mem.xfer[i].t_listed < oldest)
+            oldest = dt->mem.xfer[i].t_listed;
+    age = now - oldest;
+    return ((cfg->bt_criteria & OFL_DT_BT_TIME) && age >= cfg->bt_time) ||
+           (cfg->bt_max_delay != 0 && age >= cfg->bt_max_delay);
+}
+
+/* Runs the list when its criterion holds: order, merge, transfer, answer. */
+static DT_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
+{
+    struct ofl_dt_xfer *e = dt->mem.xfer;
+    struct ofl_dt_conn *c;
+    uint32_t i, j, k, total;
+    uint8_t status, modify;
+
+    if (dt->xfer_count == 0 || !dt_bt_met(dt, now))
+        return;
+    dt_xfer_sort(dt, now);
+    for (i = 0; i < dt->xfer_count; i = j) {
+        c = &dt->mem.conn[e[i].conn];
+        total = e[i].len;
+        modify = e[i].flags & OFL_DT_F_MODIFY;
+        /* Merge the connection's following requests for adjacent ranges. */
+        for (j = i + 1; j < dt->xfer_count && j - i < 255 &&
+                        e[j].conn == e[i].conn &&
+                        e[j].base > e[j - 1].base &&
+                        e[j].base - e[j - 1].base == e[j - 1].len &&
+                        total <= dt->cfg.merge_max &&
+                        e[j].len <= dt->cfg.merge_max - total;
+             j++) {
+            total += e[j].len;
+            modify |= e[j].flags & OFL_DT_F_MODIFY;
+        }
+        if (!dt_reserve(dt, 1))
+            break; /* the rest waits for output room */
+        if (dt_xfer_do(dt, c, e[i].base, total, modify == 0, &status) ==
+            DT_WAIT) {
+            /* Its ring is full: keep all its requests, in order. */
+            while (j < dt->xfer_count && e[j].conn == e[i].conn)
+                j++;
+            continue;
+        }
+        if (c->state == OFL_DT_CONN_LISTENING)
+            c->t_last_tx = now; /* a group send transmits at once */
+        (void)dt_emit_sent(dt, dt_conn_id(dt, c), e[i].base, total, e[i].tag,
+                           (uint8_t)(j - i), status);
+        dt->stats.merged += j - i - 1;
+        for (k = i; k < j; k++)
+            e[k].flags |= DT_XF_DONE;
+    }
+    for (i = 0, k = 0; i < dt->xfer_count; i++)
+        if (!(e[i].flags & DT_XF_DONE))
+            dt_xfer_copy(&e[k++], &e[i]);
+    dt->xfer_count = k;
+    dt_xfer_recount(dt);
+}
+
+/* ---- adapter: receive placement (FIG. 12-14, 17, 18) ----------------------- */
+
+static uint32_t dt_popcount(uint32_t v)
+{
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    v = (v + (v >> 4)) & 0x0F0F0F0Fu;
+    return (v * 0x01010101u) >> 24;
+}
+
+/*
+ * Should c wait for an own or shared buffer (FIG. 18)? Only with a wait
+ * limit, and not when fewer than hist_threshold percent of its last
+ * hist_window placements found one.
+ */
+static bool dt_rx_waits(const struct ofl_dt_conn *c)
+{
+    uint32_t n, mask;
+
+    if (c->cfg.wait_limit == 0)
+        return false;
+    n = dt_min32(c->hist_n, c->cfg.hist_window);
+    if (n == 0)
+        return true;
+    mask = n >= 32 ? 0xFFFFFFFFu : (1u << n) - 1;
+    return dt_popcount(c->hist & mask) * 100u >=
+           (uint32_t)c->cfg.hist_threshold * n;
+}
+
+/* The best-fitting bulk buffer for need bytes: the smallest that holds
+ * them all, else the largest. *prev gets its predecessor (0 = head). */
+static struct ofl_dt_rbuf *dt_bulk_pick(const struct ofl_dt *dt, uint32_t need,
+                                        uint32_t *prev)
+{
+    struct ofl_dt_rbuf *b, *best = NULL;
+    uint32_t ref = dt->bulk_head, p = 0, guard;
+    bool best_fits = false, fits;
+
+    *prev = 0;
+    for (guard = 0; guard < dt->mem.rbuf_cap && ref != 0; guard++) {
+        b = &dt->mem.rbuf[ref - 1];
+        fits = b->len >= need;
+        if (best == NULL || (fits && (!best_fits || b->len < best->len)) ||
+            (!fits && !best_fits && b->len > best->len)) {
+            best = b;
+            best_fits = fits;
+            *prev = p;
+        }
+        p = ref;
+        ref = b->next;
+    }
+    return best;
+}
+
+/* Placement class: starved receivers first, then by priority. */
+static uint32_t dt_rx_class(const struct ofl_dt *dt, const struct ofl_dt_conn *c,
+                            uint64_t now)
+{
+    bool starved = dt->cfg.starve_time != 0 &&
+                   now - c->t_rx_first >= dt->cfg.starve_time;
+
+    return (starved ? 8u : 0u) | c->cfg.priority;
+}
+
+static bool dt_rx_live(const struct ofl_dt_conn *c)
+{
+    return (c->state == OFL_DT_CONN_ESTABLISHED ||
+            c->state == OFL_DT_CONN_CLOSING) &&
+           c->rx_tail != c->rx_head;
+}
+
+/* Serves c's peek buffer: a copy of the first staged bytes. */
+static enum ofl_err dt_rx_peek(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    struct ofl_dt_rbuf *p = dt_rbuf(dt, c->peek);
+    uint32_t n = dt_min32(p->len, c->rx_tail - c->rx_head);
+    enum ofl_err err;
+
+    err = dt_ring_dma_out(dt, dt_rx_ring(dt, c), dt->mem.rx_size, c->rx_head,
+                          p->base, n);
+    dt_cache_invalidate(dt, p->base, n);
+    (void)dt_emit_recv(dt, dt_conn_id(dt, c), p->base, 0,
+                       err == OFL_OK ? n : 0, p->tag,
+                       OFL_DT_F_FINAL | OFL_DT_F_PEEK, 1,
+                       err == OFL_OK ? OFL_DT_ST_OK : OFL_DT_ST_DMA);
+    dt_rbuf_release(dt, p);
+    c->peek = 0;
+    return OFL_OK;
+}
+
+/* Places c's staged bytes into host buffers until none are left, no
+ * buffer is available, or output room runs out. */
+static DT_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_conn *c,
+                               uint64_t now)
+{
+    struct ofl_dt_rbuf *b;
+    struct ofl_dt_conn *l;
+    struct ofl_dt_note *note = &c->note;
+    uint32_t guard, staged, n, prev, d;
+    bool hit, waited, contiguous;
+    enum ofl_err err;
+
+    for (guard = 0; guard < 2 * dt->mem.rbuf_cap + 2; guard++) {
+        staged = c->rx_tail - c->rx_head;
+        if (staged == 0)
+            break;
+        if (c->peek != 0) {
+            if (!dt_reserve(dt, 1))
+                break;
+            (void)dt_rx_peek(dt, c);
+            continue;
+        }
+        l = NULL;
+        b = dt_rbuf(dt, c->buf_head);
+        if (b != NULL && b->skip != 0) {
+            /* Read with an offset: the skipped bytes are consumed. */
+            d = dt_min32(b->skip, staged);
+            c->rx_head += d;
+            b->skip -= d;
+            continue;
+        }
+        hit = true;
+        waited = false;
+        prev = 0;
+        if (b == NULL) {
+            l = dt_conn_find(dt, c->group);
+            if (l != NULL && l->state == OFL_DT_CONN_LISTENING)
+                b = dt_rbuf(dt, l->buf_head);
+        }
+        if (b == NULL) {
+            hit = false;
+            waited = dt_rx_waits(c);
+            if (waited && now - c->t_rx_first < c->cfg.wait_limit)
+                break; /* wait for the host to post one */
+            b = dt_bulk_pick(dt, staged, &prev);
+            if (b == NULL)
+                break;
+        }
+        contiguous = note->open && b->kind != DT_RB_BULK &&
+                     note->base == b->base && note->off + note->len == b->fill;
+        if (note->open && !contiguous) {
+            if (c->cn_pending != 0 || !dt_reserve(dt, 1))
+                break; /* its notices must go out in order */
+            dt_note_emit(dt, c);
+        }
+        n = dt_min32(staged, b->len - b->fill);
+        err = dt_ring_dma_out(dt, dt_rx_ring(dt, c), dt->mem.rx_size,
+                              c->rx_head, b->base + b->fill, n);
+        if (err != OFL_OK)
+            return err;
+        dt_cache_invalidate(dt, b->base + b->fill, n);
+        c->rx_head += n;
+        if (!note->open) {
+            note->open = 1;
+            note->base = b->base;
+            note->buf_len = b->len;
+            note->off = b->fill;
+            note->len = 0;
+            note->tag = b->tag;
+            note->count = 0;
+            note->final = 0;
+            note->t_first = now;
+        }
+        note->len += n;
+        if (note->count != 0)
+            dt->stats.combined++;
+        if (note->count < 255)
+            note->count++;
+        b->fill += n;
+        c->hist = (c->hist << 1) | (hit ? 1u : 0u);
+        if (c->hist_n < 32)
+            c->hist_n++;
+        if (b->kind == DT_RB_BULK) {
+            /* A bulk buffer serves one placement and goes back whole. */
+            note->final = 1;
+            if (prev == 0)
+                dt->bulk_head = b->next;
+            else
+                dt->mem.rbuf[prev - 1].next = b->next;
+            dt_rbuf_release(dt, b);
+            dt->stats.bulk_placed++;
+            if (waited)
+                dt->stats.waited++;
+        } else if (b->fill == b->len) {
+            note->final = 1;
+            dt_rbuf_pop(dt, l != NULL && b->kind == DT_RB_SHARED ? l : c);
+        }
+    }
+    return OFL_OK;
+}
+
+/* Places staged data of every connection, class by class. */
+static enum ofl_err dt_rx_run(struct ofl_dt *dt, uint64_t now)
+{
+    uint32_t classes = 0, i, cls;
+    struct ofl_dt_conn *c;
+    enum ofl_err err;
+
+    for (i = 0; i < dt->mem.conn_cap; i++)
+        if (dt_rx_live(&dt->mem.conn[i]))
+            classes |= 1u << dt_rx_class(dt, &dt->mem.conn[i], now);
+    for (cls = 16; cls-- > 0;) {
+        if (!(classes & (1u << cls)))
+            continue;
+        for (i = 0; i < dt->mem.conn_cap; i++) {
+            c = &dt->mem.conn[i];
+            if (!dt_rx_live(c) || dt_rx_class(dt, c, now) != cls)
+                continue;
+            err = dt_rx_conn(dt, c, now);
+            if (err != OFL_OK)
+                return err;
+        }
+    }
+    return OFL_OK;
+}
+
+/* Is c's open note due (the notification delay, bounded by notify_max)? */
+static bool dt_note_due(const struct ofl_dt_conn *c, uint64_t now)
+{
+    const struct ofl_dt_note *n = &c->note;
+    const struct ofl_dt_conn_cfg *cfg = &c->cfg;
+    uint64_t age = now - n->t_first;
+
+    if (n->final || (cfg->notify_max != 0 && age >= cfg->notify_max))
+        return true;
+    switch (cfg->notify_mode) {
+    case OFL_DT_NOTIFY_TIME:
+        return age >= cfg->notify_delay;
+    case OFL_DT_NOTIFY_BYTES:
+        return n->len >= cfg->notify_bytes;
+    case OFL_DT_NOTIFY_ADAPTIVE:
+        /* No posting measured yet: nothing to adapt to. */
+        return c->post_ewma == 0 || age >= c->post_ewma;
+    default:
+        return true;
+    }
+}
+
+/* Emits every due receive note whose connection has no notice pending. */
+static DT_NOINLINE void dt_notes_run(struct ofl_dt *dt, uint64_t now)
+{
+    uint32_t i;
+    struct ofl_dt_conn *c;
+
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        c = &dt->mem.conn[i];
+        if (c->state == OFL_DT_CONN_FREE || !c->note.open ||
+            c->cn_pending != 0 || !dt_note_due(c, now))
+            continue;
+        if (!dt_reserve(dt, 1))
+            return;
+        dt_note_emit(dt, c);
+    }
+}
+
+enum ofl_err ofl_dt_service(struct ofl_dt *dt, uint64_t now)
+{
+    enum ofl_err err;
+
+    if (dt == NULL)
+        return OFL_E_ARG;
+    dt_timeouts(dt, now);
+    dt_bulk_run(dt, now);
+    err = dt_rx_run(dt, now);
+    dt_cn_run(dt, now);
+    dt_notes_run(dt, now);
+    dt_report_run(dt, now);
+    return err;
+}
+
+enum ofl_err ofl_dt_poll(struct ofl_dt *dt, uint64_t now)
+{
+    enum ofl_err err, e2;
+
+    if (dt == NULL)
+        return OFL_E_ARG;
+    err = ofl_dt_process(dt, now, 0xFFFFFFFFu, NULL);
+    e2 = ofl_dt_service(dt, now);
+    if (err == OFL_OK)
+        err = e2;
+    e2 = ofl_dt_flush(dt);
+    return err != OFL_OK ? err : e2;
+}
+
+enum ofl_err ofl_dt_next_action(struct ofl_dt *dt, uint32_t *cursor,
+                                uint64_t *id, uint8_t *actions)
+{
+    uint32_t i;
+    struct ofl_dt_conn *c;
+
+    if (dt == NULL || cursor == NULL || id == NULL || actions == NULL)
+        return OFL_E_ARG;
+    for (i = *cursor; i < dt->mem.conn_cap; i++) {
+        c = &dt->mem.conn[i];
+        if (c->state != OFL_DT_CONN_FREE && c->actions != 0) {
+            *id = dt_conn_id(dt, c);
+            *actions = c->actions;
+            c->actions = 0;
+            *cursor = i + 1;
+            return OFL_OK;
+        }
+    }
+    *cursor = 0;
+    return OFL_E_DT_EMPTY;
+}
+
+enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
+                               struct ofl_dt_conn_info *info)
+{
+    const struct ofl_dt_conn *c;
+
+    if (dt == NULL || info == NULL)
+        return OFL_E_ARG;
+    c = dt_conn_find(dt, id);
+    if (c == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    ofl_fill(info, 0, sizeof(*info));
+    info->id = id;
+    info->group = c->group;
+    info->rx_total = c->rx_total;
+    info->tx_total = c->tx_total;
+    info->rx_held = c->rx_tail - c->rx_head;
+    info->tx_queued = c->tx_tail - c->tx_head;
+    info->tag = c->tag;
+    info->target = c->target;
+    info->lport = c->lport;
+    info->rport = c->rport;
+    ofl_copy(info->raddr, c->raddr, 16);
+    info->state = c->state;
+    info->proto = c->proto;
+    info->priority = c->cfg.priority;
+    info->actions = c->actions;
+    return OFL_OK;
+}
+
 #endif /* OFL_ENABLE_DT */
 
 /* ======================================================================== */

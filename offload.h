@@ -167,7 +167,47 @@ uint32_t ofl_version(void);
 #define OFL_ERRORS_WIRE(X) /* wire: 0x03xx */
 #define OFL_ERRORS_QP(X)   /* qp: 0x04xx */
 #define OFL_ERRORS_AP(X)   /* ap: 0x05xx */
-#define OFL_ERRORS_DT(X)   /* dt: 0x06xx */
+#define OFL_ERRORS_DT(X) /* dt: 0x06xx */                                \
+    X(E_DT_BAD_TYPE, 0x0601)    /* descriptor type 0, unassigned, or a      \
+                                   response where a request belongs (or    \
+                                   the reverse) */                         \
+    X(E_DT_RESERVED, 0x0602)    /* a reserved bit or a field the type      \
+                                   leaves unused is not zero */            \
+    X(E_DT_BAD_FLAGS, 0x0603)   /* a flag the type does not define is set, \
+                                   or flags contradict each other */       \
+    X(E_DT_BAD_FIELD, 0x0604)   /* a field is out of range for its type:   \
+                                   zero length, missing connection id,     \
+                                   unknown status, base + len wraps */     \
+    X(E_DT_EMPTY, 0x0605)       /* no descriptor waiting in the table */   \
+    X(E_DT_FULL, 0x0606)        /* no free slot in the table (or the       \
+                                   output room a request needs) */         \
+    X(E_DT_TUPLE_TRUNCATED, 0x0607) /* control buffer ends inside a tuple  \
+                                   header or value */                      \
+    X(E_DT_TUPLE_COUNT, 0x0608) /* the tuples do not fill the control      \
+                                   buffer exactly as the number says */    \
+    X(E_DT_ATTR_UNKNOWN, 0x0609) /* attribute identifier not defined */    \
+    X(E_DT_ATTR_VALUE, 0x060A)  /* attribute value of the wrong length or  \
+                                   out of range */                         \
+    X(E_DT_ATTR_READONLY, 0x060B) /* set of a read-only attribute */       \
+    X(E_DT_ATTR_SCOPE, 0x060C)  /* attribute or get/set not allowed in     \
+                                   this request, or a required one absent */\
+    X(E_DT_CONN_UNKNOWN, 0x060D) /* connection id names no live connection \
+                                   (index beyond the table, stale          \
+                                   generation, free slot) */               \
+    X(E_DT_CONN_STATE, 0x060E)  /* connection not in a state that allows   \
+                                   the request */                          \
+    X(E_DT_NO_CONN, 0x060F)     /* connection table (or backlog) full */   \
+    X(E_DT_NO_BUFFER, 0x0610)   /* receive buffer pool full */             \
+    X(E_DT_LIST_FULL, 0x0611)   /* bulk transfer list full */              \
+    X(E_DT_CTRL_SIZE, 0x0612)   /* control buffer larger than the          \
+                                   adapter's control scratch */            \
+    X(E_DT_BUF_RANGE, 0x0613)   /* a described buffer lies outside the     \
+                                   host range the adapter may reach */     \
+    X(E_DT_NOT_FOUND, 0x0614)   /* cancellation target not found */        \
+    X(E_DT_RX_FULL, 0x0615)     /* receive staging lacks room */           \
+    X(E_DT_TX_RANGE, 0x0616)    /* transmit consume beyond queued bytes */ \
+    X(E_DT_BUSY, 0x0617)        /* a peek is already outstanding on the    \
+                                   connection */
 #define OFL_ERRORS_PP(X)   /* pp: 0x07xx */
 
 #define OFL_ERRORS(X)                                                        \
@@ -1014,7 +1054,800 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e);
 /* dt: host/adapter descriptor tables                                       */
 /* ======================================================================== */
 #if OFL_ENABLE_DT
-/* (issue: descriptor tables) */
+/*
+ * Host/adapter descriptor tables (seed 003, "Offload Network Adapter
+ * Programming Interface", FIG. 7-18). The host and the adapter talk through
+ * two rings of 32-byte descriptors in host memory:
+ *
+ *   input table   the host writes requests, the adapter reads them
+ *   output table  the adapter writes responses, the host reads them
+ *
+ * The host touches the tables with plain loads and stores and the port's
+ * barriers (struct ofl_dt_host); the adapter reaches them only through the
+ * port's DMA, a batch of descriptors per transfer (struct ofl_dt). Either
+ * side treats what the other wrote as hostile: every descriptor is decoded
+ * with bounds-checked byte loads and refused with a named error.
+ *
+ * Descriptor layout. The seed gives owner (1 bit), type (5 bits) and
+ * content (250 bits), and the buffer and control field widths; it leaves
+ * their positions open. This library fixes them (all multi-byte fields
+ * big-endian, like the wire):
+ *
+ *   byte   bits  field
+ *   0      7     owner: 1 = the slot holds a descriptor for the table's
+ *                consumer (the adapter for the input table, the host for
+ *                the output table); 0 = the slot is free for the producer
+ *   0      6..2  type (enum ofl_dt_type)
+ *   0      1..0  reserved, MUST be 0
+ *   1            flags (OFL_DT_F_*; each type allows a subset, the rest
+ *                MUST be 0)
+ *   2            status (enum ofl_dt_status; MUST be 0 in a request)
+ *   3            number: control format: attribute tuples in the control
+ *                buffer (seed: "Number 8 bits"); buffer responses: requests
+ *                merged into one DMA, or placements combined
+ *   4..7         tag: chosen by the host in a request, echoed in every
+ *                response the request causes; 0 in unsolicited responses
+ *   8..15        base (seed: "Base 64 bits"): physical address of the buffer
+ *   16..19       len (seed: "Len 32 bits"): its length in bytes
+ *   20..27       conn: connection id (seed: "Conn ID 64 bits"), 0 = none
+ *   28..31       aux: per type (table below)
+ *
+ * The seed's ASAP and Modify bits are flags in byte 1. An owner bit of 1
+ * marks a full slot; "or vice versa" (seed) allows this choice. A
+ * producer writes bytes 1..31, then (after a release barrier) byte 0; the
+ * consumer returns a slot by clearing the owner bit. Tables MUST be 32-byte
+ * aligned so that each descriptor lies in one cache line: the adapter
+ * relies on a DMA of one descriptor being seen whole, as NVMe does for
+ * its completion entries.
+ *
+ * Types and their fields (- = MUST be 0; "any" = free; R = required
+ * non-zero):
+ *
+ *   type                 flags        number  base/len      conn  aux
+ *   REQ_BUF_SEND    0x01 ASAP MODIFY  -       buffer R      R     -
+ *   REQ_BUF_AVAIL   0x02 PEEK         -       buffer R      any   skip
+ *   REQ_CONNECT     0x03 -            R       ctrl buf R    -     -
+ *   REQ_LISTEN      0x04 -            R       ctrl buf R    -     -
+ *   REQ_TERMINATE   0x05 -            -       -             R     -
+ *   REQ_CANCEL      0x06 -            -       -             any   ref tag
+ *   REQ_CONN_ATTR   0x07 -            R       ctrl buf R    R     -
+ *   REQ_ADAPTER_ATTR 0x08 -           R       ctrl buf R    -     -
+ *   RSP_BUF_RECV    0x11 FINAL PEEK   count   buffer, len   R     offset
+ *   RSP_BUF_AVAIL   0x12 -            count   range, len    R     -
+ *   RSP_CONN_ARRIVAL 0x13 -           -       base=listener R     -
+ *   RSP_CONN_COMPLETE 0x14 -          -       -             any   target
+ *   RSP_LISTEN      0x15 -            -       -             any   -
+ *   RSP_TERMINATE   0x16 -            -       -             R     -
+ *   RSP_CANCEL      0x17 -            count   -             any   ref tag
+ *   RSP_CONN_ATTR   0x18 REPORT       any     ctrl buf      R     any
+ *   RSP_ADAPTER_ATTR 0x19 -           any     ctrl buf      -     -
+ *
+ *   buffer send       conn names an established connection, or a listener
+ *                     (a group send: every member connection transmits it)
+ *   buffer available  conn names a connection (its own buffer, zero copy),
+ *                     a listener (a buffer shared by its group) or 0 (a bulk
+ *                     buffer for any connection). PEEK copies the first len
+ *                     bytes without consuming them; aux = bytes of the
+ *                     stream to skip before filling (read with an offset)
+ *   buffer receive    base/aux: the posted buffer and the byte offset of
+ *                     this data in it (partial buffers, FIG. 14); FINAL:
+ *                     control of the whole buffer returns to the host;
+ *                     number: placements combined (consecutive in-order
+ *                     segments at consecutive addresses)
+ *   buffer available  base/len: the range taken (merged requests cover
+ *   (response)        adjacent ranges), number: requests it answers
+ *   connection arrival base: the listener's connection id
+ *   connection complete aux: index of the REMOTE tuple in a bulk connect
+ *   cancellation      conn != 0 cancels that connection's connect or
+ *                     listen; conn == 0 cancels every pending send, connect
+ *                     or listen whose tag is aux. The response's number
+ *                     counts what was cancelled (each also gets its own
+ *                     response with OFL_DT_ST_CANCELLED)
+ *   connection attribute REPORT: an unsolicited state report (failover):
+ *   (response)        number = state, base = bytes transmitted, len = bytes
+ *                     received but not yet placed, aux = bytes received
+ *                     (low 32 bits)
+ *
+ * Control buffers hold attribute tuples (seed: Get/Set 1 bit, Attribute
+ * 15 bits, Length 32 bits, Value), packed without padding:
+ *
+ *   offset  size  field
+ *   0       2     bit 15: 1 = set, 0 = get; bits 14..0: attribute id
+ *   2       4     length of the value in bytes
+ *   6       len   value (integers big-endian)
+ *
+ * A control buffer MUST hold exactly `number` tuples and nothing else. A
+ * get tuple reserves the value's size; the adapter writes the value into
+ * it. A set tuple carries the new value; the adapter writes the old value
+ * back in its place ("an old ... value or new value success/failure").
+ *
+ * Slot states (both tables):
+ *
+ *   slot     event                                   next
+ *   free     producer writes bytes 1..31, then byte 0 full (owner 1)
+ *   full     consumer reads and decodes it           consumed
+ *   consumed consumer clears the owner bit (adapter:   free
+ *            one DMA writing the consumed run back
+ *            with its owner bits clear)
+ *
+ * Connection states (struct ofl_dt_conn, caller memory):
+ *
+ *   state        event                                  next
+ *   FREE         connect request (one per REMOTE tuple) CONNECTING
+ *   FREE         listen request                         LISTENING
+ *   FREE         ofl_dt_conn_arrive on a listener       ESTABLISHED (arrival
+ *                                                       notice pending)
+ *   CONNECTING   ofl_dt_conn_established                ESTABLISHED
+ *                                                       (completion pending)
+ *   CONNECTING   ofl_dt_conn_failed, connect timeout    FAILED
+ *   CONNECTING   cancellation                           FREE (completion
+ *                                                       CANCELLED sent)
+ *   FAILED       its completion notice is written       FREE
+ *   ESTABLISHED  termination request                    CLOSING
+ *   CLOSING,     ofl_dt_conn_closed (firmware)          FREE (termination
+ *   ESTABLISHED                                         response sent)
+ *   LISTENING    termination or cancellation            FREE
+ *
+ * Completion and arrival notices are aggregated (FIG. 10): they wait until
+ * one of the configured criteria holds - a count of pending notices, the
+ * time since the first, data arriving on a pending connection, or a data
+ * pattern received on one (cfg.cn_*) - and never longer than
+ * cfg.cn_max_delay. The host then gets them all in one output batch and
+ * one interrupt. No buffer receive response of a connection precedes its
+ * completion or arrival notice.
+ *
+ * Sends (FIG. 11, 15, 16): buffer send requests enter the bulk transfer
+ * list and wait for a delay criterion (cfg.bt_*: count, bytes, time; the
+ * ASAP flag or a full list acts at once; cfg.bt_max_delay bounds the
+ * wait). The list is then ordered: connections starved for longer than
+ * cfg.starve_time first, then by connection priority (7 highest), each
+ * connection's requests together in arrival order (the seed's A A A B B B
+ * C C C). Consecutive requests of a connection for adjacent physical
+ * ranges merge into one DMA (up to cfg.merge_max bytes) and one response
+ * whose number says how many it answers. A request without MODIFY whose
+ * range the send cache still holds is copied from the cache, not DMA'd.
+ * Taken data lands in the connection's transmit ring (ofl_dt_tx_peek /
+ * ofl_dt_tx_consume).
+ *
+ * Receives (FIG. 12-14, 17, 18): the firmware hands received bytes to
+ * ofl_dt_rx; they wait in the connection's staging ring. ofl_dt_service
+ * places them, connections with data waiting longer than cfg.starve_time
+ * first, then by priority: into the connection's own posted buffer, else a
+ * buffer shared by its group (the listener it arrived on), else - after
+ * waiting up to the connection's wait_limit for a buffer, or not at all
+ * when fewer than hist_threshold percent of its last hist_window
+ * placements found one - into the best-fitting bulk buffer (the smallest
+ * that holds all the data, else the largest). Own and shared buffers fill
+ * partially: each response gives offset and length, FINAL when the buffer
+ * is full. A bulk buffer is used once and returned FINAL. Placements
+ * contiguous in one buffer combine into one response; the response waits
+ * for the connection's notification delay (a time, a byte count, or the
+ * host's measured buffer-posting interval, always bounded by notify_max).
+ *
+ * Time is an input: every function that needs it takes `now` in any unit
+ * the caller chooses (all times and delays in the same unit).
+ *
+ * Context: a struct ofl_dt_host belongs to the host driver, a struct
+ * ofl_dt to the adapter firmware; neither is reentrant. The two sides run
+ * concurrently and share only the tables.
+ */
+
+#define OFL_DT_DESC_SIZE 32u
+#define OFL_DT_OWNER 0x80u         /* byte 0: slot full */
+#define OFL_DT_TYPE_SHIFT 2
+#define OFL_DT_TYPE_MASK 0x1Fu
+#define OFL_DT_RESERVED0 0x03u     /* byte 0 bits that MUST be 0 */
+#define OFL_DT_MAX_SLOTS (1u << 16) /* per table */
+#define OFL_DT_IRQ_NONE 0xFFFFFFFFu  /* interrupt vector: do not raise */
+
+/* Descriptor types (seed 003: request and response descriptor types). */
+enum ofl_dt_type {
+    OFL_DT_REQ_BUF_SEND = 0x01,      /* buffer send */
+    OFL_DT_REQ_BUF_AVAIL = 0x02,     /* buffer available (receive buffer) */
+    OFL_DT_REQ_CONNECT = 0x03,       /* connect request (bulk: many) */
+    OFL_DT_REQ_LISTEN = 0x04,        /* listen request */
+    OFL_DT_REQ_TERMINATE = 0x05,     /* termination request */
+    OFL_DT_REQ_CANCEL = 0x06,        /* cancellation request */
+    OFL_DT_REQ_CONN_ATTR = 0x07,     /* connection attribute control */
+    OFL_DT_REQ_ADAPTER_ATTR = 0x08,  /* adapter attribute control */
+    OFL_DT_RSP_BUF_RECV = 0x11,      /* buffer receive */
+    OFL_DT_RSP_BUF_AVAIL = 0x12,     /* buffer available (send done) */
+    OFL_DT_RSP_CONN_ARRIVAL = 0x13,  /* connection arrival */
+    OFL_DT_RSP_CONN_COMPLETE = 0x14, /* connection completion */
+    OFL_DT_RSP_LISTEN = 0x15,        /* listen response */
+    OFL_DT_RSP_TERMINATE = 0x16,     /* termination response */
+    OFL_DT_RSP_CANCEL = 0x17,        /* cancellation response */
+    OFL_DT_RSP_CONN_ATTR = 0x18,     /* connection attribute */
+    OFL_DT_RSP_ADAPTER_ATTR = 0x19   /* adapter attribute */
+};
+
+/* Flags (byte 1). */
+enum ofl_dt_flag {
+    OFL_DT_F_ASAP = 0x01,   /* buffer send: DMA as soon as possible */
+    OFL_DT_F_MODIFY = 0x02, /* buffer send: changed since last presented */
+    OFL_DT_F_FINAL = 0x04,  /* buffer receive: buffer returned to the host */
+    OFL_DT_F_PEEK = 0x08,   /* buffer available / receive: a peek */
+    OFL_DT_F_REPORT = 0x10  /* connection attribute: periodic state report */
+};
+
+/* Response status (byte 2). */
+enum ofl_dt_status {
+    OFL_DT_ST_OK = 0,
+    OFL_DT_ST_FAILED = 1,    /* connect refused or reset */
+    OFL_DT_ST_TIMEOUT = 2,   /* connect timed out and was cancelled */
+    OFL_DT_ST_CANCELLED = 3, /* cancelled by a cancellation request */
+    OFL_DT_ST_FLUSHED = 4,   /* returned unused: its connection closed */
+    OFL_DT_ST_BAD_DESC = 5,  /* the request was malformed */
+    OFL_DT_ST_BAD_CONN = 6,  /* unknown connection or wrong state */
+    OFL_DT_ST_BAD_TUPLE = 7, /* control buffer or attribute refused */
+    OFL_DT_ST_NO_RESOURCE = 8, /* connection table, pool or list full */
+    OFL_DT_ST_NOT_FOUND = 9, /* nothing matched a cancellation */
+    OFL_DT_ST_DMA = 10,      /* the port failed to reach the buffer */
+    OFL_DT_ST_BUSY = 11      /* a peek is already outstanding */
+};
+#define OFL_DT_ST_MAX OFL_DT_ST_BUSY
+
+/* A decoded descriptor. Which fields a type uses: see the table above. */
+struct ofl_dt_desc {
+    uint64_t base;
+    uint64_t conn;
+    uint32_t tag;
+    uint32_t len;
+    uint32_t aux;
+    uint8_t type;   /* enum ofl_dt_type */
+    uint8_t flags;  /* enum ofl_dt_flag bits */
+    uint8_t status; /* enum ofl_dt_status */
+    uint8_t number;
+};
+
+/* True for a request type (host -> adapter). */
+bool ofl_dt_is_request(uint8_t type);
+/* True for a response type (adapter -> host). */
+bool ofl_dt_is_response(uint8_t type);
+/* The response type that answers request type req, or 0. */
+uint8_t ofl_dt_response_to(uint8_t req);
+
+/*
+ * Encodes d into out[0 .. 32) with the owner bit clear, after checking it
+ * as ofl_dt_desc_decode would (type, flags, unused fields zero, required
+ * fields present, base + len without wrap). out_len < 32: OFL_E_SIZE.
+ */
+enum ofl_err ofl_dt_desc_encode(const struct ofl_dt_desc *d, uint8_t *out,
+                                size_t out_len);
+
+/*
+ * Decodes in[0 .. 32) into *d, ignoring the owner bit. Refuses: len < 32
+ * (OFL_E_TRUNCATED), reserved bits (OFL_E_DT_RESERVED), type 0 or
+ * unassigned (OFL_E_DT_BAD_TYPE), flags outside the type's set
+ * (OFL_E_DT_BAD_FLAGS), a field the type leaves unused not zero
+ * (OFL_E_DT_RESERVED), a required field zero, a status beyond
+ * OFL_DT_ST_MAX or non-zero in a request, base + len wrapping
+ * (OFL_E_DT_BAD_FIELD). *d is written only on success.
+ */
+enum ofl_err ofl_dt_desc_decode(const uint8_t *in, size_t len,
+                                struct ofl_dt_desc *d);
+
+/* ---- attribute tuples ---------------------------------------------------- */
+
+#define OFL_DT_TUPLE_HDR 6u       /* bytes before the value */
+#define OFL_DT_ATTR_SET 0x8000u   /* tuple bit 15 */
+#define OFL_DT_ATTR_ID_MASK 0x7FFFu
+#define OFL_DT_PATTERN_MAX 16u    /* longest completion data pattern */
+#define OFL_DT_PATTERN_SIZE 17u   /* CN_PATTERN value: length + 16 bytes */
+#define OFL_DT_REMOTE_SIZE 18u    /* REMOTE value: 16-byte address + port */
+
+/*
+ * Attributes (15-bit ids). Integers are big-endian of the size given;
+ * ranges are checked on set. Scope: A = adapter attribute control,
+ * C = connection attribute control, E = endpoint tuple of a connect or
+ * listen request (which may also carry C sets for the new connections).
+ */
+enum ofl_dt_attr {
+    /* adapter (A) */
+    OFL_DT_ATTR_CN_CRITERIA = 0x0001,   /* u32 OFL_DT_CN_* bits */
+    OFL_DT_ATTR_CN_COUNT = 0x0002,      /* u32 >= 1 */
+    OFL_DT_ATTR_CN_TIME = 0x0003,       /* u64 */
+    OFL_DT_ATTR_CN_MAX_DELAY = 0x0004,  /* u64, 0 = unbounded */
+    OFL_DT_ATTR_CN_PATTERN = 0x0005,    /* 17 bytes: length 0 .. 16, then 16
+                                           pattern bytes (unused ones 0) */
+    OFL_DT_ATTR_CONNECT_TIMEOUT = 0x0006, /* u64, 0 = none */
+    OFL_DT_ATTR_REPORT_PERIOD = 0x0007, /* u64, 0 = no reports */
+    OFL_DT_ATTR_BT_CRITERIA = 0x0008,   /* u32 OFL_DT_BT_* bits */
+    OFL_DT_ATTR_BT_COUNT = 0x0009,      /* u32 >= 1 */
+    OFL_DT_ATTR_BT_BYTES = 0x000A,      /* u32 >= 1 */
+    OFL_DT_ATTR_BT_TIME = 0x000B,       /* u64 */
+    OFL_DT_ATTR_BT_MAX_DELAY = 0x000C,  /* u64, 0 = unbounded */
+    OFL_DT_ATTR_STARVE_TIME = 0x000D,   /* u64, 0 = never starved */
+    OFL_DT_ATTR_MERGE_MAX = 0x000E,     /* u32 >= 1 */
+    OFL_DT_ATTR_OUT_WARN = 0x000F,      /* u32 < output slots */
+    OFL_DT_ATTR_CONN_COUNT = 0x0010,    /* u32, read-only: live entries */
+    /* connection (C) */
+    OFL_DT_ATTR_NOTIFY_MODE = 0x0101,   /* u32 enum ofl_dt_notify */
+    OFL_DT_ATTR_NOTIFY_DELAY = 0x0102,  /* u64 */
+    OFL_DT_ATTR_NOTIFY_BYTES = 0x0103,  /* u32 >= 1 */
+    OFL_DT_ATTR_NOTIFY_MAX = 0x0104,    /* u64, 0 = unbounded */
+    OFL_DT_ATTR_PRIORITY = 0x0105,      /* u32 0 .. 7 */
+    OFL_DT_ATTR_WAIT_LIMIT = 0x0106,    /* u64, 0 = do not wait */
+    OFL_DT_ATTR_HIST_WINDOW = 0x0107,   /* u32 0 .. 32, 0 = no history */
+    OFL_DT_ATTR_HIST_THRESHOLD = 0x0108, /* u32 percent 0 .. 100 */
+    OFL_DT_ATTR_GROUP = 0x0109,         /* u64 listener id, 0 = none */
+    OFL_DT_ATTR_STATE = 0x010A,         /* u32, read-only */
+    OFL_DT_ATTR_RX_TOTAL = 0x010B,      /* u64, read-only */
+    OFL_DT_ATTR_TX_TOTAL = 0x010C,      /* u64, read-only */
+    /* endpoint (E; C get read-only) */
+    OFL_DT_ATTR_PROTOCOL = 0x0201,      /* u32 0 .. 255 (6 TCP) */
+    OFL_DT_ATTR_LOCAL_PORT = 0x0202,    /* u32 0 .. 65535 */
+    OFL_DT_ATTR_REMOTE = 0x0203,        /* 18 bytes: address (IPv6 or
+                                           IPv4-mapped), port big-endian;
+                                           one per connection to open */
+    OFL_DT_ATTR_BACKLOG = 0x0204        /* u32, listen: 0 = unlimited */
+};
+
+/* Value size of an attribute, 0 if unknown. */
+uint32_t ofl_dt_attr_size(uint16_t attr);
+
+/* One decoded tuple; value points into the buffer it was read from. */
+struct ofl_dt_tuple {
+    const uint8_t *value;
+    uint32_t value_off; /* offset of the value in the buffer */
+    uint32_t len;
+    uint16_t attr;      /* 15 bits */
+    bool set;
+};
+
+/*
+ * Reads the tuple at *off of buf[0 .. len) and advances *off past it.
+ * OFL_E_DT_TUPLE_TRUNCATED when the header or the value runs past len,
+ * OFL_E_DT_ATTR_UNKNOWN for attribute 0. *off and *t unchanged on error.
+ */
+enum ofl_err ofl_dt_tuple_next(const uint8_t *buf, size_t len, size_t *off,
+                               struct ofl_dt_tuple *t);
+
+/*
+ * Appends a tuple at *off of buf[0 .. cap): OFL_E_SIZE when it does not
+ * fit, OFL_E_ARG for attribute 0 or above 0x7FFF (or value NULL with
+ * vlen > 0). A get tuple with value NULL reserves vlen zero bytes.
+ */
+enum ofl_err ofl_dt_tuple_put(uint8_t *buf, size_t cap, size_t *off, bool set,
+                              uint16_t attr, const void *value, uint32_t vlen);
+
+/*
+ * Checks that buf[0 .. len) holds exactly number tuples and nothing else:
+ * OFL_E_DT_TUPLE_TRUNCATED, OFL_E_DT_ATTR_UNKNOWN (id 0) or
+ * OFL_E_DT_TUPLE_COUNT.
+ */
+enum ofl_err ofl_dt_tuples_check(const uint8_t *buf, size_t len,
+                                 uint32_t number);
+
+/* ---- host side ----------------------------------------------------------- */
+
+/* Doorbells the host rings (ofl_dt_host_kick): its producer and consumer
+ * counters, for adapters that want a hint instead of polling. */
+#define OFL_DT_DB_IN_TAIL 0x0D70u
+#define OFL_DT_DB_OUT_HEAD 0x0D71u
+
+/* The host's view of the two tables (host virtual memory). */
+struct ofl_dt_host {
+    uint8_t *in;                 /* input table, in_slots * 32 bytes */
+    uint8_t *out;                /* output table */
+    const struct ofl_port *port; /* barriers and doorbells; may be NULL */
+    uint32_t in_slots, out_slots;
+    uint32_t in_tail;            /* next input slot to fill (free-running) */
+    uint32_t out_head;           /* next output slot to read */
+    uint32_t bad;                /* responses refused by the decoder */
+};
+
+/*
+ * Initialises h over the two tables (32-byte aligned, slots a power of two
+ * 2 .. OFL_DT_MAX_SLOTS) and clears both tables, so every slot is free.
+ * The adapter MUST be initialised after this (it assumes empty tables).
+ */
+enum ofl_err ofl_dt_host_init(struct ofl_dt_host *h, void *in_table,
+                              uint32_t in_slots, void *out_table,
+                              uint32_t out_slots, const struct ofl_port *port);
+
+/*
+ * Posts request d into the next input slot: checks it is a request and
+ * encodes it (errors as ofl_dt_desc_encode), OFL_E_DT_FULL when the slot
+ * still belongs to the adapter. Writes bytes 1..31, a release barrier,
+ * then byte 0.
+ */
+enum ofl_err ofl_dt_host_post(struct ofl_dt_host *h,
+                              const struct ofl_dt_desc *d);
+
+/*
+ * Posts d[0 .. n) with one release barrier: all or nothing (OFL_E_DT_FULL
+ * when fewer than n slots are free, or the first encoding error).
+ */
+enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
+                                    const struct ofl_dt_desc *d, uint32_t n);
+
+/*
+ * Reads the next response into *d and frees its slot. OFL_E_DT_EMPTY when
+ * there is none. A malformed or non-response descriptor is consumed too
+ * (the ring must not stall) and its decode error returned; h->bad counts
+ * them.
+ */
+enum ofl_err ofl_dt_host_poll(struct ofl_dt_host *h, struct ofl_dt_desc *d);
+
+/*
+ * Reads up to max responses into d[], one acquire and one release barrier
+ * for the lot. Returns how many slots were consumed in *n (a malformed one
+ * gets type 0 in d[] and counts in h->bad). OFL_E_DT_EMPTY when none.
+ */
+enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
+                                    struct ofl_dt_desc *d, uint32_t max,
+                                    uint32_t *n);
+
+/* Rings OFL_DT_DB_IN_TAIL and OFL_DT_DB_OUT_HEAD with the counters. */
+enum ofl_err ofl_dt_host_kick(const struct ofl_dt_host *h);
+
+/* ---- adapter side: configuration ---------------------------------------- */
+
+/* Completion aggregation criteria (cfg.cn_criteria, FIG. 10). */
+enum ofl_dt_cn_criterion {
+    OFL_DT_CN_COUNT = 0x1,  /* cn_count notices pending */
+    OFL_DT_CN_TIME = 0x2,   /* cn_time since the first pending notice */
+    OFL_DT_CN_DATA = 0x4,   /* data arrived on a pending connection */
+    OFL_DT_CN_PATTERN = 0x8 /* cn_pattern received on a pending one */
+};
+#define OFL_DT_CN_ALL 0xFu
+
+/* Bulk transfer list criteria (cfg.bt_criteria, FIG. 16). */
+enum ofl_dt_bt_criterion {
+    OFL_DT_BT_COUNT = 0x1, /* bt_count requests listed */
+    OFL_DT_BT_BYTES = 0x2, /* bt_bytes bytes listed */
+    OFL_DT_BT_TIME = 0x4   /* bt_time since the oldest was listed */
+};
+#define OFL_DT_BT_ALL 0x7u
+
+/* Receive notification delay modes (per connection). */
+enum ofl_dt_notify {
+    OFL_DT_NOTIFY_NOW = 0,     /* at the end of the service pass */
+    OFL_DT_NOTIFY_TIME = 1,    /* notify_delay after the first placement */
+    OFL_DT_NOTIFY_BYTES = 2,   /* once notify_bytes are placed */
+    OFL_DT_NOTIFY_ADAPTIVE = 3 /* the host's buffer-posting interval */
+};
+
+/* Per-connection settings (connection attributes). */
+struct ofl_dt_conn_cfg {
+    uint64_t notify_delay; /* OFL_DT_NOTIFY_TIME */
+    uint64_t notify_max;   /* bound on any notification delay, 0 = none */
+    uint64_t wait_limit;   /* wait for an own/shared buffer, 0 = no wait */
+    uint32_t notify_bytes; /* OFL_DT_NOTIFY_BYTES, >= 1 */
+    uint8_t notify_mode;   /* enum ofl_dt_notify */
+    uint8_t priority;      /* 0 .. 7, 7 first */
+    uint8_t hist_window;   /* placements remembered, 0 .. 32 */
+    uint8_t hist_threshold; /* percent, 0 .. 100 */
+};
+
+/* Adapter settings (adapter attributes). */
+struct ofl_dt_config {
+    uint64_t cn_time, cn_max_delay;
+    uint64_t connect_timeout; /* 0 = none */
+    uint64_t report_period;   /* 0 = no periodic connection reports */
+    uint64_t bt_time, bt_max_delay;
+    uint64_t starve_time;     /* 0 = nothing is ever starved */
+    uint32_t cn_criteria;     /* OFL_DT_CN_* bits, 0 = notify at once */
+    uint32_t cn_count;
+    uint32_t bt_criteria;     /* OFL_DT_BT_* bits, 0 = transfer at once */
+    uint32_t bt_count, bt_bytes;
+    uint32_t merge_max;       /* largest merged DMA in bytes */
+    uint32_t out_warn;        /* raise irq_overflow when free output slots
+                                 fall to this many */
+    uint32_t irq_response;    /* vector after each output batch, or NONE */
+    uint32_t irq_overflow;    /* vector when output overflow is near */
+    uint8_t cn_pattern[OFL_DT_PATTERN_MAX];
+    uint8_t cn_pattern_len;
+    struct ofl_dt_conn_cfg conn; /* settings of each new connection */
+};
+
+/* Fills cfg with the defaults: nothing delayed (criteria 0), counts 1,
+ * merge_max 64 KiB, out_warn 0, irq_response 0, irq_overflow 1, new
+ * connections NOTIFY_NOW, priority 0, no wait, no history. */
+void ofl_dt_config_default(struct ofl_dt_config *cfg);
+
+/* Checks every range above: OFL_OK or OFL_E_ARG. out_slots is the output
+ * table size the config is meant for (out_warn < out_slots). */
+enum ofl_err ofl_dt_config_check(const struct ofl_dt_config *cfg,
+                                 uint32_t out_slots);
+
+/* ---- adapter side: state ------------------------------------------------- */
+
+/* Connection states (table above). */
+enum ofl_dt_conn_state {
+    OFL_DT_CONN_FREE = 0,
+    OFL_DT_CONN_CONNECTING = 1,
+    OFL_DT_CONN_ESTABLISHED = 2,
+    OFL_DT_CONN_LISTENING = 3,
+    OFL_DT_CONN_CLOSING = 4,
+    OFL_DT_CONN_FAILED = 5
+};
+
+/* Work for the firmware (ofl_dt_next_action). */
+enum ofl_dt_action {
+    OFL_DT_ACT_CONNECT = 0x1, /* open the connection to its remote */
+    OFL_DT_ACT_LISTEN = 0x2,  /* start listening on its local port */
+    OFL_DT_ACT_CLOSE = 0x4,   /* close it, then call ofl_dt_conn_closed */
+    OFL_DT_ACT_TX = 0x8       /* its transmit ring has data */
+};
+
+/* An open receive notification: a range placed but not yet reported. */
+struct ofl_dt_note {
+    uint64_t base;    /* the posted buffer */
+    uint64_t t_first; /* time of the first placement in the range */
+    uint32_t buf_len; /* its length */
+    uint32_t off;     /* offset of the range in the buffer */
+    uint32_t len;     /* bytes in the range */
+    uint32_t tag;     /* the buffer's request tag */
+    uint8_t count;    /* placements combined */
+    uint8_t final;    /* the range ends the buffer's use */
+    uint8_t open;
+    uint8_t rsv_;
+};
+
+/*
+ * One connection (or listener) entry. Caller memory; the fields are public
+ * for inspection, only the ofl_dt_ functions change them. Its id is
+ * (gen << 32) | (index + 1).
+ */
+struct ofl_dt_conn {
+    struct ofl_dt_conn_cfg cfg;
+    struct ofl_dt_note note;
+    uint64_t group;        /* listener id whose shared buffers it uses */
+    uint64_t rx_total, tx_total;
+    uint64_t t_state;      /* time of the last state change */
+    uint64_t t_last_tx;    /* last transmit (starvation) */
+    uint64_t t_rx_first;   /* arrival of the oldest staged byte */
+    uint64_t t_last_post;  /* last buffer posted for it */
+    uint32_t gen;
+    uint32_t tag;          /* tag of the request that created it */
+    uint32_t term_tag;     /* tag of its termination request */
+    uint32_t target;       /* its REMOTE tuple's index in that request */
+    uint32_t post_ewma;    /* mean buffer-posting interval (1/8 EWMA) */
+    uint32_t hist;         /* placement history, bit 0 newest, 1 = own or
+                              shared buffer found */
+    uint32_t rx_head, rx_tail; /* staging ring counters */
+    uint32_t tx_head, tx_tail; /* transmit ring counters */
+    uint32_t buf_head, buf_tail; /* posted buffers (index + 1): own, or
+                                    a listener's shared ones */
+    uint32_t peek;         /* outstanding peek buffer (index + 1) */
+    uint32_t xfer_n;       /* its requests in the bulk transfer list */
+    uint32_t xfer_first;   /* arrival number of its oldest listed one */
+    uint32_t backlog, accepted; /* listener */
+    uint16_t lport, rport;
+    uint8_t raddr[16];
+    uint8_t state;         /* enum ofl_dt_conn_state */
+    uint8_t actions;       /* enum ofl_dt_action bits not yet taken */
+    uint8_t proto;
+    uint8_t cn_pending;    /* completion (1) or arrival (2) not yet sent */
+    uint8_t cn_status;     /* its enum ofl_dt_status */
+    uint8_t pat_matched;   /* pattern bytes matched so far */
+    uint8_t hist_n;        /* placements in hist */
+    uint8_t rsv_;
+};
+
+/* A posted receive buffer. */
+struct ofl_dt_rbuf {
+    uint64_t base;
+    uint32_t len, fill; /* fill: bytes placed so far */
+    uint32_t tag;
+    uint32_t skip;      /* stream bytes to discard before filling */
+    uint32_t next;      /* next in its list (index + 1), 0 = end */
+    uint32_t owner;     /* connection or listener index */
+    uint8_t kind;       /* 0 free, 1 own, 2 shared, 3 bulk, 4 peek */
+    uint8_t rsv_[7];
+};
+
+/* A buffer send request waiting in the bulk transfer list. */
+struct ofl_dt_xfer {
+    uint64_t base;
+    uint64_t t_listed;
+    uint32_t len, tag;
+    uint32_t conn;  /* connection or listener index */
+    uint32_t seq;   /* arrival number */
+    uint8_t flags;  /* ASAP, MODIFY */
+    uint8_t rsv_[7];
+};
+
+/* A send cache slot: a copy of host range [base, base + len). */
+struct ofl_dt_cache {
+    uint64_t base;
+    uint32_t len;   /* 0 = empty */
+    uint32_t stamp; /* last use, for replacement */
+};
+
+/* The caller memory an adapter context runs on. */
+struct ofl_dt_mem {
+    uint64_t in_pa, out_pa;    /* host physical addresses of the tables,
+                                  32-byte aligned */
+    uint32_t in_slots, out_slots; /* powers of two, 2 .. OFL_DT_MAX_SLOTS */
+    uint8_t *in_stage;         /* in_batch * 32 bytes */
+    uint8_t *out_stage;        /* out_batch * 32 bytes */
+    uint32_t in_batch, out_batch; /* descriptors per DMA, >= 1 */
+    struct ofl_dt_conn *conn;  /* conn_cap entries, 1 .. 2^24 */
+    uint32_t conn_cap;
+    uint8_t *conn_data;        /* conn_cap * (rx_size + tx_size) bytes */
+    uint32_t rx_size, tx_size; /* per connection, powers of two >= 16 */
+    struct ofl_dt_rbuf *rbuf;  /* rbuf_cap entries */
+    uint32_t rbuf_cap;
+    struct ofl_dt_xfer *xfer;  /* xfer_cap entries, 1 .. 1024 */
+    uint32_t xfer_cap;
+    struct ofl_dt_cache *cache; /* cache_slots entries; may be 0 */
+    uint8_t *cache_data;       /* cache_slots * cache_slot_size bytes */
+    uint32_t cache_slots, cache_slot_size;
+    uint8_t *ctrl;             /* control buffer scratch, ctrl_cap >= 64 */
+    uint32_t ctrl_cap;
+    uint64_t host_lo, host_hi; /* inclusive host physical range that
+                                  described buffers must lie in; a buffer
+                                  overlapping either table is refused too */
+};
+
+/* Counters (never reset by the core). */
+struct ofl_dt_stats {
+    uint64_t requests;      /* input descriptors consumed */
+    uint64_t bad_requests;  /* of which refused */
+    uint64_t responses;     /* output descriptors written */
+    uint64_t batches_in, batches_out; /* DMAs of table runs */
+    uint64_t merged;        /* requests folded into another's DMA */
+    uint64_t dma_skipped;   /* sends served from the send cache */
+    uint64_t combined;      /* placements folded into another's response */
+    uint64_t bulk_placed;   /* placements into bulk buffers */
+    uint64_t waited;        /* placements that waited for a buffer */
+    uint64_t irq_overflow;  /* overflow interrupts raised */
+    uint64_t lost;          /* responses lost to a failing port */
+};
+
+/* The adapter context. */
+struct ofl_dt {
+    struct ofl_dt_mem mem;
+    struct ofl_dt_config cfg;
+    struct ofl_dt_stats stats;
+    const struct ofl_port *port;
+    uint64_t cn_t_first;    /* first pending notice */
+    uint64_t t_report;      /* last periodic report */
+    uint64_t bt_bytes_listed;
+    uint32_t in_head;       /* next input slot to read */
+    uint32_t out_tail;      /* output slots written */
+    uint32_t out_head;      /* output slots the host is known to have freed */
+    uint32_t out_staged;    /* descriptors in out_stage */
+    uint32_t conn_live;     /* entries not FREE */
+    uint32_t cn_pending;    /* notices waiting for the criteria */
+    uint32_t connecting;    /* entries CONNECTING */
+    uint32_t rbuf_free;     /* free list head (index + 1) */
+    uint32_t bulk_head;     /* bulk buffers (index + 1) */
+    uint32_t xfer_count;
+    uint32_t xfer_seq;
+    uint32_t cache_stamp;
+    uint32_t report_next;   /* report cursor, 0 = no report running */
+    uint8_t cn_trigger;     /* a DATA or PATTERN event is waiting */
+    uint8_t bt_asap;        /* an ASAP request is listed */
+    uint8_t warned;         /* overflow interrupt raised, not yet re-armed */
+    uint8_t rsv_;
+    uint8_t scan[8 * OFL_DT_DESC_SIZE]; /* output reclaim scratch */
+};
+
+/* A read-only view of a connection. */
+struct ofl_dt_conn_info {
+    uint64_t id;
+    uint64_t group;
+    uint64_t rx_total, tx_total;
+    uint32_t rx_held;   /* staged, not yet placed */
+    uint32_t tx_queued; /* in the transmit ring */
+    uint32_t tag, target;
+    uint16_t lport, rport;
+    uint8_t raddr[16];
+    uint8_t state, proto, priority, actions;
+};
+
+/* ---- adapter side: functions ---------------------------------------------- */
+
+/*
+ * Initialises dt over mem with cfg (ofl_dt_config_check) and port (DMA
+ * required, ofl_port_check). Checks every size in mem (OFL_E_ARG) and
+ * clears the caller arrays. Assumes both tables are empty (host side
+ * initialised first). now starts the report period.
+ */
+enum ofl_err ofl_dt_init(struct ofl_dt *dt, const struct ofl_dt_mem *mem,
+                         const struct ofl_dt_config *cfg,
+                         const struct ofl_port *port, uint64_t now);
+
+/* Replaces the adapter settings after ofl_dt_config_check. New
+ * connections take cfg->conn; existing ones keep theirs. */
+enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
+                              const struct ofl_dt_config *cfg);
+
+/*
+ * Reads the input table from dt->in_head in DMA batches and handles up to
+ * max requests (seed FIG. 9-18), returning consumed slots to the host by
+ * one DMA of the run with its owner bits cleared. Stops at the first free slot, or before a request whose
+ * responses or list entry find no room (it stays for a later call). A
+ * malformed request is consumed: a known type is answered with a
+ * BAD_DESC status, an unknown one only counted. *consumed (may be NULL)
+ * gets the count. Returns OFL_OK or a port error.
+ */
+enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
+                            uint32_t *consumed);
+
+/*
+ * Runs everything time or state decides: connect timeouts, aggregated
+ * completion notices, periodic reports, the bulk transfer list, receive
+ * placement and notifications. Bounded by the table sizes. Returns OFL_OK
+ * or a port error.
+ */
+enum ofl_err ofl_dt_service(struct ofl_dt *dt, uint64_t now);
+
+/*
+ * Writes the staged responses to the output table (one DMA per contiguous
+ * run), raises irq_response if any were written and irq_overflow when the
+ * free slots fall to cfg.out_warn.
+ */
+enum ofl_err ofl_dt_flush(struct ofl_dt *dt);
+
+/* ofl_dt_process (everything waiting), ofl_dt_service, ofl_dt_flush. */
+enum ofl_err ofl_dt_poll(struct ofl_dt *dt, uint64_t now);
+
+/* Output slots the adapter could still fill (after reclaiming the ones the
+ * host freed, which reads the table). */
+uint32_t ofl_dt_out_room(struct ofl_dt *dt);
+
+/*
+ * Next entry at or after *cursor with firmware work; returns its id and
+ * the action bits (which are cleared), advancing *cursor past it.
+ * OFL_E_DT_EMPTY when none up to the end of the table (*cursor = 0).
+ */
+enum ofl_err ofl_dt_next_action(struct ofl_dt *dt, uint32_t *cursor,
+                                uint64_t *id, uint8_t *actions);
+
+/* The firmware opened connection id (CONNECTING -> ESTABLISHED; its
+ * completion notice becomes pending). */
+enum ofl_err ofl_dt_conn_established(struct ofl_dt *dt, uint64_t id,
+                                     uint64_t now);
+
+/* The connect of id failed (status OFL_DT_ST_FAILED or _TIMEOUT):
+ * CONNECTING -> FAILED with its notice pending. */
+enum ofl_err ofl_dt_conn_failed(struct ofl_dt *dt, uint64_t id,
+                                uint8_t status, uint64_t now);
+
+/*
+ * A connection arrived on listener id (seed "connection arrival"): takes
+ * a free entry in the listener's group, ESTABLISHED, arrival notice
+ * pending; *new_id gets its id. OFL_E_DT_NO_CONN when the table or the
+ * backlog is full. raddr: 16 bytes.
+ */
+enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
+                                const uint8_t *raddr, uint16_t rport,
+                                uint64_t now, uint64_t *new_id);
+
+/*
+ * The firmware finished closing id (after OFL_DT_ACT_CLOSE, or the peer
+ * closed an ESTABLISHED one): reports the open receive range, returns
+ * every buffer and listed send of the connection FLUSHED, drops staged
+ * data, writes the termination response and frees the entry. OFL_E_DT_FULL
+ * (nothing changed) when the output lacks room for all of that.
+ */
+enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now);
+
+/*
+ * Received bytes for connection id (ESTABLISHED or CLOSING): appended to
+ * its staging ring whole or not at all (OFL_E_DT_RX_FULL). Feeds the
+ * completion criteria DATA and PATTERN.
+ */
+enum ofl_err ofl_dt_rx(struct ofl_dt *dt, uint64_t id, const uint8_t *data,
+                       uint32_t len, uint64_t now);
+
+/* The contiguous readable part of id's transmit ring: *p, *n (0 if empty). */
+enum ofl_err ofl_dt_tx_peek(struct ofl_dt *dt, uint64_t id, const uint8_t **p,
+                            uint32_t *n);
+
+/* n bytes of id's transmit ring were sent (OFL_E_DT_TX_RANGE if more than
+ * queued); updates the starvation clock. */
+enum ofl_err ofl_dt_tx_consume(struct ofl_dt *dt, uint64_t id, uint32_t n,
+                               uint64_t now);
+
+/* Fills *info for id. */
+enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
+                               struct ofl_dt_conn_info *info);
 #endif /* OFL_ENABLE_DT */
 
 /* ======================================================================== */

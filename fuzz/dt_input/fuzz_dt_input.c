@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * fuzz_dt_input: random input-table contents processed by the adapter side
+ * of the dt section (seed 003), interleaved with the events the firmware
+ * and the host cause (received data, connection events, transmit progress,
+ * responses read, time passing).
+ *
+ * Input: a sequence of events, each an op byte and its operands:
+ *
+ *   0 DESC   flags, 32 raw bytes: written into the next free input slot
+ *            with the owner bit set. flags bit 0 folds base/len into the
+ *            host arena, bit 1 replaces conn with a known connection id.
+ *   1 POLL   dt: time advances by dt, then ofl_dt_poll
+ *   2 RX     sel, len, len bytes: ofl_dt_rx on a known id
+ *   3 FW     kind, sel: established / failed / arrive / closed
+ *   4 TX     sel, n (16 bits): transmit progress
+ *   5 HOST   max: the host reads up to max responses
+ *   6 ARENA  off (16 bits), len, len bytes: host writes its memory
+ *   7 ACT    the firmware drains its actions
+ *   8 STEP   which: process (a few) / service / flush alone
+ *
+ * Guard: the sim port traps (abort) on any DMA outside the two tables and
+ * the buffers the descriptors described, with the direction each allows
+ * (a send buffer is only read, a receive buffer only written, a control
+ * buffer both). Invariants: every response the adapter wrote decodes, and
+ * the adapter's counters agree with its tables.
+ */
+#include "fuzz.h"
+#include "ports/sim/ofl_sim.h"
+
+#include <string.h>
+
+#define SLOTS 16
+#define ARENA 65536u
+#define CONNS 8
+#define RBUFS 16
+#define XFERS 8
+#define NIDS 32
+
+static _Alignas(64) uint8_t in_table[SLOTS * 32];
+static _Alignas(64) uint8_t out_table[SLOTS * 32];
+static _Alignas(64) uint8_t arena[ARENA];
+static uint8_t in_stage[4 * 32], out_stage[4 * 32];
+static struct ofl_dt_conn conns[CONNS];
+static uint8_t conn_data[CONNS * (256 + 256)];
+static struct ofl_dt_rbuf rbufs[RBUFS];
+static struct ofl_dt_xfer xfers[XFERS];
+static struct ofl_dt_cache cache[2];
+static uint8_t cache_data[2 * 128];
+static uint8_t ctrl[256];
+static struct ofl_sim sim;
+static struct ofl_dt_host host;
+static struct ofl_dt dt;
+static uint64_t ids[NIDS];
+static unsigned nids;
+
+static void learn(uint64_t id)
+{
+    unsigned i;
+
+    if (id == 0)
+        return;
+    for (i = 0; i < nids; i++)
+        if (ids[i] == id)
+            return;
+    if (nids < NIDS)
+        ids[nids++] = id;
+    else
+        ids[id % NIDS] = id;
+}
+
+static uint64_t pick(uint8_t sel)
+{
+    return nids ? ids[sel % nids] : 0;
+}
+
+/*
+ * Adds [lo, lo + len) with perm to the guard, folded together with every
+ * entry of the same perm it overlaps or touches: the adapter merges
+ * requests for adjacent buffers into one DMA (FIG. 15), and the sim port
+ * wants one entry to cover a whole access. Entries 0 and 1 (the tables)
+ * stay apart.
+ */
+static bool allow_union(uint64_t lo, uint64_t len, unsigned perm)
+{
+    uint64_t hi = lo + len; /* exclusive; the arena does not wrap */
+    unsigned i, guard;
+
+    for (guard = 0; guard < OFL_SIM_MAX_RANGES; guard++) {
+        for (i = 2; i < sim.nallow; i++) {
+            struct ofl_sim_range *r = &sim.allow[i];
+
+            if (r->perm == perm && r->pa <= hi && lo <= r->pa + r->len)
+                break;
+        }
+        if (i == sim.nallow)
+            break;
+        if (sim.allow[i].pa < lo)
+            lo = sim.allow[i].pa;
+        if (sim.allow[i].pa + sim.allow[i].len > hi)
+            hi = sim.allow[i].pa + sim.allow[i].len;
+        sim.allow[i] = sim.allow[--sim.nallow];
+    }
+    return ofl_sim_allow_pa(&sim, lo, hi - lo, perm) == 0;
+}
+
+/* Allows DMA to a range a descriptor describes, with its direction. */
+static bool describe(const uint8_t *d)
+{
+    uint8_t type = (d[0] >> 2) & 0x1F;
+    uint64_t base = ofl_load_be64(d + 8);
+    uint32_t len = ofl_load_be32(d + 16);
+    uint64_t lo = ofl_sim_pa(arena);
+    unsigned perm;
+
+    if (len == 0 || base < lo || base - lo >= ARENA || len > ARENA - (base - lo))
+        return true; /* outside the arena: the adapter must refuse it */
+    switch (type) {
+    case OFL_DT_REQ_BUF_SEND:
+        perm = OFL_SIM_READ;
+        break;
+    case OFL_DT_REQ_BUF_AVAIL:
+        perm = OFL_SIM_WRITE;
+        break;
+    case OFL_DT_REQ_CONNECT:
+    case OFL_DT_REQ_LISTEN:
+    case OFL_DT_REQ_CONN_ATTR:
+    case OFL_DT_REQ_ADAPTER_ATTR:
+        perm = OFL_SIM_RW;
+        break;
+    default:
+        return true;
+    }
+    return allow_union(base, len, perm);
+}
+
+static void setup(struct fuzz_in *in)
+{
+    struct ofl_dt_mem m;
+    struct ofl_dt_config c;
+    uint8_t k = fuzz_u8(in);
+
+    ofl_sim_init(&sim);
+    sim.trap_violations = true;
+    ofl_sim_allow(&sim, in_table, sizeof(in_table), OFL_SIM_RW);
+    ofl_sim_allow(&sim, out_table, sizeof(out_table), OFL_SIM_RW);
+    memset(arena, 0, sizeof(arena));
+    nids = 0;
+    ofl_dt_config_default(&c);
+    /* A few settings from the input so every criterion gets exercised. */
+    c.cn_criteria = k & OFL_DT_CN_ALL;
+    c.bt_criteria = (k >> 4) & OFL_DT_BT_ALL;
+    c.cn_count = 1 + (fuzz_u8(in) & 7);
+    c.cn_time = fuzz_u8(in);
+    c.cn_max_delay = fuzz_u8(in);
+    c.bt_count = 1 + (fuzz_u8(in) & 7);
+    c.bt_bytes = 1 + fuzz_u16(in);
+    c.bt_time = fuzz_u8(in);
+    c.bt_max_delay = fuzz_u8(in);
+    c.starve_time = fuzz_u8(in);
+    c.connect_timeout = fuzz_u8(in);
+    c.report_period = fuzz_u8(in);
+    c.merge_max = 1 + fuzz_u16(in);
+    c.out_warn = fuzz_u8(in) % SLOTS;
+    memcpy(c.cn_pattern, "GET /", 5);
+    c.cn_pattern_len = 5;
+    k = fuzz_u8(in);
+    c.conn.notify_mode = k & 3;
+    c.conn.priority = (k >> 2) & 7;
+    c.conn.notify_delay = fuzz_u8(in);
+    c.conn.notify_bytes = 1 + fuzz_u8(in);
+    c.conn.notify_max = fuzz_u8(in);
+    c.conn.wait_limit = fuzz_u8(in);
+    c.conn.hist_window = fuzz_u8(in) % 33;
+    c.conn.hist_threshold = fuzz_u8(in) % 101;
+    FUZZ_ASSERT(ofl_dt_config_check(&c, SLOTS) == OFL_OK);
+    FUZZ_ASSERT(ofl_dt_host_init(&host, in_table, SLOTS, out_table, SLOTS,
+                                 &sim.port) == OFL_OK);
+    memset(&m, 0, sizeof(m));
+    m.in_pa = ofl_sim_pa(in_table);
+    m.out_pa = ofl_sim_pa(out_table);
+    m.in_slots = m.out_slots = SLOTS;
+    m.in_stage = in_stage;
+    m.out_stage = out_stage;
+    m.in_batch = m.out_batch = 4;
+    m.conn = conns;
+    m.conn_cap = CONNS;
+    m.conn_data = conn_data;
+    m.rx_size = 256;
+    m.tx_size = 256;
+    m.rbuf = rbufs;
+    m.rbuf_cap = RBUFS;
+    m.xfer = xfers;
+    m.xfer_cap = XFERS;
+    m.cache = cache;
+    m.cache_data = cache_data;
+    m.cache_slots = 2;
+    m.cache_slot_size = 128;
+    m.ctrl = ctrl;
+    m.ctrl_cap = sizeof(ctrl);
+    m.host_lo = ofl_sim_pa(arena);
+    m.host_hi = m.host_lo + ARENA - 1;
+    FUZZ_ASSERT(ofl_dt_init(&dt, &m, &c, &sim.port, 0) == OFL_OK);
+}
+
+/* The adapter's counters agree with its tables. */
+static void audit(void)
+{
+    unsigned i, live = 0, connecting = 0, pending = 0;
+
+    FUZZ_ASSERT(sim.violations == 0);
+    FUZZ_ASSERT(host.bad == 0); /* every response it wrote decodes */
+    FUZZ_ASSERT(dt.out_tail - dt.out_head <= SLOTS);
+    FUZZ_ASSERT(dt.out_staged <= 4);
+    FUZZ_ASSERT(dt.xfer_count <= XFERS);
+    FUZZ_ASSERT(dt.conn_live <= CONNS);
+    FUZZ_ASSERT(dt.stats.lost == 0);
+    for (i = 0; i < CONNS; i++) {
+        const struct ofl_dt_conn *c = &conns[i];
+
+        if (c->state == OFL_DT_CONN_FREE)
+            continue;
+        live++;
+        connecting += c->state == OFL_DT_CONN_CONNECTING;
+        pending += c->cn_pending != 0;
+        FUZZ_ASSERT(c->rx_tail - c->rx_head <= 256);
+        FUZZ_ASSERT(c->tx_tail - c->tx_head <= 256);
+        FUZZ_ASSERT(c->cfg.priority <= 7);
+    }
+    FUZZ_ASSERT(live == dt.conn_live);
+    FUZZ_ASSERT(connecting == dt.connecting);
+    FUZZ_ASSERT(pending == dt.cn_pending);
+}
+
+static void op_desc(struct fuzz_in *in)
+{
+    uint8_t flags = fuzz_u8(in), d[32];
+    const uint8_t *raw;
+    uint8_t *slot;
+    size_t n = fuzz_take(in, &raw, 32);
+
+    memset(d, 0, sizeof(d));
+    memcpy(d, raw, n);
+    if (flags & 1) {
+        uint32_t off = ofl_load_be32(d + 12) & (ARENA - 1);
+        uint32_t len = ofl_load_be32(d + 16) & (ARENA - 1);
+
+        if (len > ARENA - off)
+            len = ARENA - off;
+        ofl_store_be64(d + 8, ofl_sim_pa(arena) + off);
+        ofl_store_be32(d + 16, len);
+    }
+    if ((flags & 2) && nids)
+        ofl_store_be64(d + 20, pick(d[27]));
+    slot = in_table + (host.in_tail & (SLOTS - 1)) * 32;
+    if (slot[0] & OFL_DT_OWNER)
+        return; /* the adapter has not consumed it yet */
+    if (!describe(d))
+        return; /* no guard entry left: do not hand it over */
+    memcpy(slot + 1, d + 1, 31);
+    slot[0] = d[0] | OFL_DT_OWNER;
+    host.in_tail++;
+}
+
+static void op_host(uint8_t max)
+{
+    struct ofl_dt_desc d[SLOTS];
+    uint32_t n, i;
+
+    if (ofl_dt_host_poll_batch(&host, d, max % (SLOTS + 1), &n) == OFL_E_DT_EMPTY)
+        return;
+    for (i = 0; i < n; i++)
+        learn(d[i].conn);
+}
+
+static void op_actions(void)
+{
+    uint32_t cursor = 0, guard;
+    uint64_t id;
+    uint8_t act;
+
+    for (guard = 0; guard < CONNS + 1; guard++) {
+        if (ofl_dt_next_action(&dt, &cursor, &id, &act) != OFL_OK)
+            break;
+        learn(id);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in = {data, size};
+    uint64_t now = 0;
+    unsigned steps;
+
+    setup(&in);
+    for (steps = 0; steps < 4096 && in.n != 0; steps++) {
+        uint8_t op = fuzz_u8(&in) % 9;
+
+        switch (op) {
+        case 0:
+            op_desc(&in);
+            break;
+        case 1:
+            now += fuzz_u8(&in);
+            (void)ofl_dt_poll(&dt, now);
+            break;
+        case 2: {
+            uint64_t id = pick(fuzz_u8(&in));
+            const uint8_t *p;
+            size_t n = fuzz_take(&in, &p, fuzz_u8(&in));
+
+            (void)ofl_dt_rx(&dt, id, p, (uint32_t)n, now);
+            break;
+        }
+        case 3: {
+            uint8_t kind = fuzz_u8(&in) & 3;
+            uint64_t id = pick(fuzz_u8(&in)), nid = 0;
+            static const uint8_t addr[16] = {0};
+
+            if (kind == 0)
+                (void)ofl_dt_conn_established(&dt, id, now);
+            else if (kind == 1)
+                (void)ofl_dt_conn_failed(&dt, id, OFL_DT_ST_FAILED, now);
+            else if (kind == 2 &&
+                     ofl_dt_conn_arrive(&dt, id, addr, 1234, now, &nid) ==
+                         OFL_OK)
+                learn(nid);
+            else if (kind == 3)
+                (void)ofl_dt_conn_closed(&dt, id, now);
+            break;
+        }
+        case 4: {
+            uint64_t id = pick(fuzz_u8(&in));
+            uint32_t n = fuzz_u16(&in), avail;
+            const uint8_t *p;
+
+            if (ofl_dt_tx_peek(&dt, id, &p, &avail) == OFL_OK) {
+                FUZZ_ASSERT(avail <= 256);
+                (void)ofl_dt_tx_consume(&dt, id, n % (avail + 1), now);
+            }
+            break;
+        }
+        case 5:
+            op_host(fuzz_u8(&in));
+            break;
+        case 6: {
+            uint32_t off = fuzz_u16(&in) & (ARENA - 1);
+            const uint8_t *p;
+            size_t n = fuzz_take(&in, &p, fuzz_u8(&in));
+
+            if (n > ARENA - off)
+                n = ARENA - off;
+            memcpy(arena + off, p, n);
+            break;
+        }
+        case 7:
+            op_actions();
+            break;
+        default: {
+            uint8_t which = fuzz_u8(&in) % 3;
+
+            if (which == 0)
+                (void)ofl_dt_process(&dt, now, 1 + (now & 3), NULL);
+            else if (which == 1)
+                (void)ofl_dt_service(&dt, now);
+            else
+                (void)ofl_dt_flush(&dt);
+            break;
+        }
+        }
+        audit();
+    }
+    /* Drain: everything the adapter had to say decodes. */
+    (void)ofl_dt_poll(&dt, now + 1000);
+    op_host(SLOTS);
+    audit();
+#ifdef DT_FUZZ_DEBUG
+    fprintf(stderr,
+            "requests %llu bad %llu responses %llu merged %llu skipped %llu "
+            "combined %llu bulk %llu live %u ids %u\n",
+            (unsigned long long)dt.stats.requests,
+            (unsigned long long)dt.stats.bad_requests,
+            (unsigned long long)dt.stats.responses,
+            (unsigned long long)dt.stats.merged,
+            (unsigned long long)dt.stats.dma_skipped,
+            (unsigned long long)dt.stats.combined,
+            (unsigned long long)dt.stats.bulk_placed, dt.conn_live, nids);
+#endif
+    return 0;
+}

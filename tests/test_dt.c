@@ -1,0 +1,2134 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* dt: descriptor tables, connections, transfers (seed 003). */
+#include "test.h"
+#include "support/dt_rig.h"
+
+#define NRSP 64
+
+static struct ofl_dt_desc rsp[NRSP];
+
+/* Every test ends with a clean guard: nothing outside the tables and the
+ * arena was touched, and the host never saw a malformed response. */
+static void rig_done(struct dt_rig *r)
+{
+    CHECK_EQ(r->sim.violations, 0);
+    CHECK_EQ(r->host.bad, 0);
+    dt_rig_free(r);
+}
+
+static struct ofl_dt_desc mk(uint8_t type)
+{
+    struct ofl_dt_desc d;
+
+    memset(&d, 0, sizeof(d));
+    d.type = type;
+    return d;
+}
+
+/* ---- codec ------------------------------------------------------------------ */
+
+/* A valid descriptor of every type, with every field the type uses set. */
+static struct ofl_dt_desc sample(uint8_t type)
+{
+    struct ofl_dt_desc d = mk(type);
+
+    d.tag = 0xA1B2C3D4u;
+    switch (type) {
+    case OFL_DT_REQ_BUF_SEND:
+        d.flags = OFL_DT_F_ASAP | OFL_DT_F_MODIFY;
+        d.base = 0x1122334455667788ull;
+        d.len = 0x01020304u;
+        d.conn = 0x0000000500000002ull;
+        break;
+    case OFL_DT_REQ_BUF_AVAIL:
+        d.base = 0x1000;
+        d.len = 512;
+        d.conn = 9;
+        d.aux = 17;
+        break;
+    case OFL_DT_REQ_CONNECT:
+    case OFL_DT_REQ_LISTEN:
+    case OFL_DT_REQ_ADAPTER_ATTR:
+        d.number = 3;
+        d.base = 0x2000;
+        d.len = 64;
+        break;
+    case OFL_DT_REQ_TERMINATE:
+        d.conn = 0x100000001ull;
+        break;
+    case OFL_DT_REQ_CANCEL:
+        d.aux = 77;
+        break;
+    case OFL_DT_REQ_CONN_ATTR:
+        d.number = 2;
+        d.base = 0x3000;
+        d.len = 12;
+        d.conn = 4;
+        break;
+    case OFL_DT_RSP_BUF_RECV:
+        d.flags = OFL_DT_F_FINAL;
+        d.number = 3;
+        d.base = 0x4000;
+        d.len = 100;
+        d.conn = 4;
+        d.aux = 28;
+        break;
+    case OFL_DT_RSP_BUF_AVAIL:
+        d.number = 2;
+        d.base = 0x5000;
+        d.len = 200;
+        d.conn = 4;
+        break;
+    case OFL_DT_RSP_CONN_ARRIVAL:
+        d.conn = 0x200000003ull;
+        d.base = 0x100000001ull;
+        break;
+    case OFL_DT_RSP_CONN_COMPLETE:
+        d.conn = 5;
+        d.aux = 2;
+        d.status = OFL_DT_ST_TIMEOUT;
+        break;
+    case OFL_DT_RSP_LISTEN:
+        d.conn = 6;
+        break;
+    case OFL_DT_RSP_TERMINATE:
+        d.conn = 6;
+        break;
+    case OFL_DT_RSP_CANCEL:
+        d.number = 4;
+        d.aux = 77;
+        break;
+    case OFL_DT_RSP_CONN_ATTR:
+        d.flags = OFL_DT_F_REPORT;
+        d.number = OFL_DT_CONN_ESTABLISHED;
+        d.base = ~0ull; /* a counter, not a range */
+        d.len = 9;
+        d.conn = 4;
+        d.aux = 1234;
+        break;
+    case OFL_DT_RSP_ADAPTER_ATTR:
+        d.number = 1;
+        d.base = 0x6000;
+        d.len = 10;
+        d.status = OFL_DT_ST_BAD_TUPLE;
+        break;
+    default:
+        break;
+    }
+    return d;
+}
+
+static const uint8_t all_types[] = {
+    OFL_DT_REQ_BUF_SEND,      OFL_DT_REQ_BUF_AVAIL,     OFL_DT_REQ_CONNECT,
+    OFL_DT_REQ_LISTEN,        OFL_DT_REQ_TERMINATE,     OFL_DT_REQ_CANCEL,
+    OFL_DT_REQ_CONN_ATTR,     OFL_DT_REQ_ADAPTER_ATTR,  OFL_DT_RSP_BUF_RECV,
+    OFL_DT_RSP_BUF_AVAIL,     OFL_DT_RSP_CONN_ARRIVAL,  OFL_DT_RSP_CONN_COMPLETE,
+    OFL_DT_RSP_LISTEN,        OFL_DT_RSP_TERMINATE,     OFL_DT_RSP_CANCEL,
+    OFL_DT_RSP_CONN_ATTR,     OFL_DT_RSP_ADAPTER_ATTR};
+
+static void test_codec_roundtrip(void)
+{
+    size_t i;
+    uint8_t b[32];
+    struct ofl_dt_desc d, e;
+
+    for (i = 0; i < sizeof(all_types); i++) {
+        d = sample(all_types[i]);
+        memset(b, 0xEE, sizeof(b));
+        CHECK_OK(ofl_dt_desc_encode(&d, b, sizeof(b)));
+        CHECK_EQ(b[0] & OFL_DT_OWNER, 0);
+        CHECK_EQ(b[0] >> 2, all_types[i]);
+        CHECK_OK(ofl_dt_desc_decode(b, sizeof(b), &e));
+        CHECK(memcmp(&d, &e, sizeof(d)) == 0);
+        /* The owner bit is ring state, not content. */
+        b[0] |= OFL_DT_OWNER;
+        CHECK_OK(ofl_dt_desc_decode(b, sizeof(b), &e));
+        CHECK_EQ(e.type, all_types[i]);
+        CHECK_EQ(ofl_dt_is_request(all_types[i]), all_types[i] < 0x10);
+        CHECK_EQ(ofl_dt_is_response(all_types[i]), all_types[i] > 0x10);
+    }
+    CHECK_EQ(ofl_dt_response_to(OFL_DT_REQ_CONNECT), OFL_DT_RSP_CONN_COMPLETE);
+    CHECK_EQ(ofl_dt_response_to(OFL_DT_REQ_BUF_SEND), OFL_DT_RSP_BUF_AVAIL);
+    CHECK_EQ(ofl_dt_response_to(OFL_DT_RSP_LISTEN), 0);
+}
+
+/* The byte layout table of offload.h, checked field by field. */
+static void test_codec_layout(void)
+{
+    struct ofl_dt_desc d = sample(OFL_DT_REQ_BUF_SEND);
+    uint8_t b[32];
+    static const uint8_t want[32] = {
+        0x01 << 2, 0x03, 0x00, 0x00, 0xA1, 0xB2, 0xC3, 0xD4,
+        0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+        0x01, 0x02, 0x03, 0x04, 0x00, 0x00, 0x00, 0x05,
+        0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00};
+
+    CHECK_OK(ofl_dt_desc_encode(&d, b, sizeof(b)));
+    CHECK(memcmp(b, want, 32) == 0);
+    d = sample(OFL_DT_RSP_BUF_RECV);
+    CHECK_OK(ofl_dt_desc_encode(&d, b, sizeof(b)));
+    CHECK_EQ(b[0], 0x11 << 2);
+    CHECK_EQ(b[1], OFL_DT_F_FINAL);
+    CHECK_EQ(b[3], 3);
+    CHECK_EQ(ofl_load_be32(b + 28), 28);
+}
+
+static void test_codec_errors(void)
+{
+    uint8_t b[32], g[32];
+    struct ofl_dt_desc d, e;
+
+    d = sample(OFL_DT_REQ_BUF_SEND);
+    CHECK_OK(ofl_dt_desc_encode(&d, g, sizeof(g)));
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 31), OFL_E_SIZE);
+    CHECK_ERR(ofl_dt_desc_decode(g, 31, &e), OFL_E_TRUNCATED);
+    CHECK_ERR(ofl_dt_desc_decode(NULL, 32, &e), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_desc_encode(NULL, b, 32), OFL_E_ARG);
+    /* Reserved bits of byte 0. */
+    memcpy(b, g, 32);
+    b[0] |= 0x01;
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_RESERVED);
+    memcpy(b, g, 32);
+    b[0] |= 0x02;
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_RESERVED);
+    /* Type 0, unassigned types. */
+    memcpy(b, g, 32);
+    b[0] = 0;
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_TYPE);
+    b[0] = 0x09 << 2;
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_TYPE);
+    b[0] = 0x10 << 2;
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_TYPE);
+    b[0] = 0x1A << 2;
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_TYPE);
+    b[0] = (uint8_t)(0x1F << 2);
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_TYPE);
+    d = mk(0x20);
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_TYPE);
+    /* Flags not defined for the type. */
+    d = sample(OFL_DT_REQ_BUF_AVAIL);
+    d.flags = OFL_DT_F_ASAP;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FLAGS);
+    memcpy(b, g, 32);
+    b[1] = OFL_DT_F_FINAL;
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_FLAGS);
+    /* Unused fields must be zero. */
+    memcpy(b, g, 32);
+    b[3] = 1; /* number in a buffer send */
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_RESERVED);
+    memcpy(b, g, 32);
+    b[2] = 1; /* status in a request */
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_RESERVED);
+    memcpy(b, g, 32);
+    b[31] = 1; /* aux in a buffer send */
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_RESERVED);
+    d = sample(OFL_DT_REQ_TERMINATE);
+    d.len = 1;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_RESERVED);
+    d = sample(OFL_DT_REQ_CONNECT);
+    d.conn = 1;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_RESERVED);
+    d = sample(OFL_DT_REQ_CANCEL);
+    d.base = 1;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_RESERVED);
+    /* Required fields. */
+    memcpy(b, g, 32);
+    memset(b + 16, 0, 4); /* len 0 */
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_FIELD);
+    memcpy(b, g, 32);
+    memset(b + 20, 0, 8); /* conn 0 */
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_FIELD);
+    d = sample(OFL_DT_REQ_CONNECT);
+    d.number = 0;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FIELD);
+    d = sample(OFL_DT_RSP_CONN_ARRIVAL);
+    d.base = 0;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FIELD);
+    d.status = OFL_DT_ST_FAILED; /* a refusal may leave them out */
+    d.conn = 0;
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    /* Status range. */
+    d = sample(OFL_DT_RSP_LISTEN);
+    d.status = OFL_DT_ST_MAX + 1;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FIELD);
+    d.status = OFL_DT_ST_MAX;
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    /* base + len wrapping 2^64. */
+    d = sample(OFL_DT_REQ_BUF_SEND);
+    d.base = ~0ull - 10;
+    d.len = 12;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FIELD);
+    d.len = 11; /* ends exactly at 2^64 - 1 */
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    /* Peek needs a connection and no skip; a peek response is final. */
+    d = sample(OFL_DT_REQ_BUF_AVAIL);
+    d.flags = OFL_DT_F_PEEK;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FLAGS);
+    d.aux = 0;
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    d.conn = 0;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FLAGS);
+    d = sample(OFL_DT_RSP_BUF_RECV);
+    d.flags = OFL_DT_F_PEEK;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FLAGS);
+    d.flags = OFL_DT_F_PEEK | OFL_DT_F_FINAL;
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    /* A report's base is a counter: no wrap check; without REPORT it is. */
+    d = sample(OFL_DT_RSP_CONN_ATTR);
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    d.flags = 0;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FIELD);
+    /* *d untouched on error. */
+    memset(&e, 0x5A, sizeof(e));
+    b[0] = 0;
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, &e), OFL_E_DT_BAD_TYPE);
+    CHECK_EQ(e.type, 0x5A);
+}
+
+static void test_tuples(void)
+{
+    uint8_t b[64], v[4] = {1, 2, 3, 4};
+    size_t off = 0, o2;
+    struct ofl_dt_tuple t;
+
+    CHECK_OK(ofl_dt_tuple_put(b, sizeof(b), &off, true, 0x1234, v, 4));
+    CHECK_OK(ofl_dt_tuple_put(b, sizeof(b), &off, false, 0x7FFF, NULL, 8));
+    CHECK_EQ(off, 6 + 4 + 6 + 8);
+    CHECK_EQ(ofl_load_be16(b), 0x8000 | 0x1234);
+    CHECK_EQ(ofl_load_be32(b + 2), 4);
+    CHECK_EQ(ofl_load_be16(b + 10), 0x7FFF);
+    o2 = 0;
+    CHECK_OK(ofl_dt_tuple_next(b, off, &o2, &t));
+    CHECK(t.set && t.attr == 0x1234 && t.len == 4 && t.value_off == 6 &&
+          t.value[3] == 4);
+    CHECK_OK(ofl_dt_tuple_next(b, off, &o2, &t));
+    CHECK(!t.set && t.attr == 0x7FFF && t.len == 8);
+    CHECK_EQ(o2, off);
+    CHECK_OK(ofl_dt_tuples_check(b, off, 2));
+    CHECK_ERR(ofl_dt_tuples_check(b, off, 1), OFL_E_DT_TUPLE_COUNT);
+    CHECK_ERR(ofl_dt_tuples_check(b, off, 3), OFL_E_DT_TUPLE_TRUNCATED);
+    CHECK_ERR(ofl_dt_tuples_check(b, off + 1, 2), OFL_E_DT_TUPLE_COUNT);
+    CHECK_OK(ofl_dt_tuples_check(NULL, 0, 0));
+    CHECK_ERR(ofl_dt_tuples_check(NULL, 0, 1), OFL_E_DT_TUPLE_TRUNCATED);
+    /* Truncated header, truncated value. */
+    o2 = 0;
+    CHECK_ERR(ofl_dt_tuple_next(b, 5, &o2, &t), OFL_E_DT_TUPLE_TRUNCATED);
+    CHECK_ERR(ofl_dt_tuple_next(b, 9, &o2, &t), OFL_E_DT_TUPLE_TRUNCATED);
+    CHECK_EQ(o2, 0);
+    CHECK_OK(ofl_dt_tuple_next(b, 10, &o2, &t));
+    /* A value length that would wrap size_t arithmetic. */
+    ofl_store_be32(b + 2, 0xFFFFFFFFu);
+    o2 = 0;
+    CHECK_ERR(ofl_dt_tuple_next(b, off, &o2, &t), OFL_E_DT_TUPLE_TRUNCATED);
+    /* Attribute 0. */
+    memset(b, 0, 6);
+    o2 = 0;
+    CHECK_ERR(ofl_dt_tuple_next(b, 6, &o2, &t), OFL_E_DT_ATTR_UNKNOWN);
+    /* Encoder limits. */
+    off = 60;
+    CHECK_ERR(ofl_dt_tuple_put(b, sizeof(b), &off, true, 1, v, 4), OFL_E_SIZE);
+    off = 0;
+    CHECK_ERR(ofl_dt_tuple_put(b, sizeof(b), &off, true, 0, v, 4), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tuple_put(b, sizeof(b), &off, true, 0x8000, v, 4),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tuple_put(b, sizeof(b), &off, true, 1, NULL, 4), OFL_E_ARG);
+    CHECK_EQ(ofl_dt_attr_size(OFL_DT_ATTR_CN_TIME), 8);
+    CHECK_EQ(ofl_dt_attr_size(OFL_DT_ATTR_PRIORITY), 4);
+    CHECK_EQ(ofl_dt_attr_size(OFL_DT_ATTR_REMOTE), 18);
+    CHECK_EQ(ofl_dt_attr_size(OFL_DT_ATTR_CN_PATTERN), 17);
+    CHECK_EQ(ofl_dt_attr_size(0x7777), 0);
+}
+
+/* ---- host side -------------------------------------------------------------- */
+
+static void test_host_ring(void)
+{
+    _Alignas(64) static uint8_t in[4 * 32], out[4 * 32];
+    struct ofl_dt_host h;
+    struct ofl_sim sim;
+    struct ofl_dt_desc d = sample(OFL_DT_REQ_CANCEL), e[4];
+    uint32_t n, i;
+
+    ofl_sim_init(&sim);
+    CHECK_ERR(ofl_dt_host_init(&h, in + 1, 4, out, 4, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_init(&h, in, 3, out, 4, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_init(&h, in, 4, out, 1, NULL), OFL_E_ARG);
+    memset(in, 0xFF, sizeof(in));
+    CHECK_OK(ofl_dt_host_init(&h, in, 4, out, 4, &sim.port));
+    CHECK_EQ(in[0], 0); /* cleared: every slot free */
+    /* Only requests go into the input table. */
+    e[0] = sample(OFL_DT_RSP_LISTEN);
+    CHECK_ERR(ofl_dt_host_post(&h, &e[0]), OFL_E_DT_BAD_TYPE);
+    e[0] = sample(OFL_DT_REQ_BUF_SEND);
+    e[0].len = 0;
+    CHECK_ERR(ofl_dt_host_post(&h, &e[0]), OFL_E_DT_BAD_FIELD);
+    for (i = 0; i < 4; i++)
+        CHECK_OK(ofl_dt_host_post(&h, &d));
+    CHECK_ERR(ofl_dt_host_post(&h, &d), OFL_E_DT_FULL);
+    CHECK_EQ(in[0], OFL_DT_OWNER | (OFL_DT_REQ_CANCEL << 2));
+    /* The adapter frees slot 0 and 1: two more fit, a batch of 3 does not. */
+    in[0] = 0;
+    in[32] = 0;
+    e[0] = e[1] = e[2] = d;
+    CHECK_ERR(ofl_dt_host_post_batch(&h, e, 3), OFL_E_DT_FULL);
+    CHECK_EQ(h.in_tail, 4);
+    CHECK_OK(ofl_dt_host_post_batch(&h, e, 2));
+    CHECK_EQ(h.in_tail, 6);
+    /* Output: empty, then two responses and a malformed one. */
+    CHECK_ERR(ofl_dt_host_poll(&h, &e[0]), OFL_E_DT_EMPTY);
+    e[3] = sample(OFL_DT_RSP_TERMINATE);
+    CHECK_OK(ofl_dt_desc_encode(&e[3], out, 32));
+    CHECK_OK(ofl_dt_desc_encode(&e[3], out + 32, 32));
+    e[3] = sample(OFL_DT_REQ_TERMINATE); /* a request in the output table */
+    CHECK_OK(ofl_dt_desc_encode(&e[3], out + 64, 32));
+    out[0] |= OFL_DT_OWNER;
+    out[32] |= OFL_DT_OWNER;
+    out[64] |= OFL_DT_OWNER;
+    CHECK_OK(ofl_dt_host_poll(&h, &e[0]));
+    CHECK_EQ(e[0].type, OFL_DT_RSP_TERMINATE);
+    CHECK_EQ(out[0], 0); /* slot returned */
+    CHECK_ERR(ofl_dt_host_poll_batch(&h, e, 4, &n), OFL_E_DT_BAD_TYPE);
+    CHECK_EQ(n, 2); /* both consumed, the bad one too */
+    CHECK_EQ(e[0].type, OFL_DT_RSP_TERMINATE);
+    CHECK_EQ(e[1].type, 0);
+    CHECK_EQ(h.bad, 1);
+    CHECK_EQ(h.out_head, 3);
+    CHECK_ERR(ofl_dt_host_poll_batch(&h, e, 4, &n), OFL_E_DT_EMPTY);
+    /* Doorbells with the counters. */
+    CHECK_OK(ofl_dt_host_kick(&h));
+    CHECK_EQ(sim.nevents, 2);
+    CHECK(sim.event[0].kind == OFL_SIM_EV_DOORBELL &&
+          sim.event[0].a == OFL_DT_DB_IN_TAIL && sim.event[0].b == 6);
+    CHECK(sim.event[1].a == OFL_DT_DB_OUT_HEAD && sim.event[1].b == 3);
+    CHECK_ERR(ofl_dt_host_kick(NULL), OFL_E_ARG);
+}
+
+/* ---- adapter: init and the input loop ------------------------------------- */
+
+static void test_adapter_init(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt dt;
+    struct ofl_dt_mem m;
+    struct ofl_dt_config c;
+    struct ofl_port p;
+
+    CHECK(r != NULL);
+    m = r->mem;
+    CHECK_OK(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0));
+    m.in_slots = 48;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    m = r->mem;
+    m.out_pa += 8;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    m = r->mem;
+    m.rx_size = 100;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    m = r->mem;
+    m.xfer_cap = 2000;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    m = r->mem;
+    m.host_lo = m.host_hi + 1;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    m = r->mem;
+    m.ctrl_cap = 63;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    m = r->mem;
+    m.cache_data = NULL;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    m.cache_slots = 0; /* no cache at all is fine */
+    CHECK_OK(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0));
+    m = r->mem;
+    c = r->cfg;
+    c.out_warn = 64;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &c, &r->sim.port, 0), OFL_E_ARG);
+    c = r->cfg;
+    c.cn_criteria = 0x10;
+    CHECK_ERR(ofl_dt_config_check(&c, 64), OFL_E_ARG);
+    c = r->cfg;
+    c.conn.priority = 8;
+    CHECK_ERR(ofl_dt_configure(&dt, &c), OFL_E_ARG);
+    c = r->cfg;
+    c.cn_pattern_len = 2;
+    c.cn_pattern[5] = 1; /* bytes past the length must be 0 */
+    CHECK_ERR(ofl_dt_config_check(&c, 64), OFL_E_ARG);
+    c.cn_pattern[5] = 0;
+    CHECK_OK(ofl_dt_configure(&dt, &c));
+    p = r->sim.port;
+    p.dma_write = NULL;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &p, 0), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, NULL, 0), OFL_E_ARG);
+    rig_done(r);
+}
+
+static void test_process_loop(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 8);
+    struct ofl_dt_desc d;
+    uint32_t n, i;
+
+    CHECK(r != NULL);
+    /* Nothing posted: nothing consumed. */
+    CHECK_OK(ofl_dt_process(&r->dt, 0, 100, &n));
+    CHECK_EQ(n, 0);
+    /* Cancellations of nothing: each answered NOT_FOUND, in order; the
+     * ring wraps (8 slots, 12 requests in two rounds). */
+    for (i = 0; i < 6; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        d.aux = 1000 + i;
+        d.tag = 50 + i;
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(ofl_dt_process(&r->dt, 0, 4, &n)); /* max bounds it */
+    CHECK_EQ(n, 4);
+    CHECK_OK(ofl_dt_process(&r->dt, 0, 100, &n));
+    CHECK_EQ(n, 2);
+    CHECK_EQ(r->in_table[0] & OFL_DT_OWNER, 0); /* slots handed back */
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 6);
+    for (i = 0; i < 6; i++) {
+        CHECK_EQ(rsp[i].type, OFL_DT_RSP_CANCEL);
+        CHECK_EQ(rsp[i].status, OFL_DT_ST_NOT_FOUND);
+        CHECK_EQ(rsp[i].tag, 50 + i);
+        CHECK_EQ(rsp[i].aux, 1000 + i);
+    }
+    for (i = 0; i < 6; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 6);
+    CHECK_EQ(r->dt.in_head, 12);
+    CHECK_EQ(r->dt.stats.requests, 12);
+    rig_done(r);
+}
+
+/* Raw garbage in the input table: unknown types are consumed silently,
+ * malformed known ones answered with BAD_DESC and their tag. */
+static void test_process_malformed(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 8);
+    uint8_t *s;
+
+    CHECK(r != NULL);
+    s = r->in_table;
+    memset(s, 0, 4 * 32);
+    s[0] = OFL_DT_OWNER | (0x0C << 2); /* unassigned type */
+    s[32] = OFL_DT_OWNER | (OFL_DT_RSP_LISTEN << 2); /* a response */
+    s[64] = OFL_DT_OWNER | (OFL_DT_REQ_BUF_SEND << 2); /* len 0, conn 0 */
+    ofl_store_be32(s + 64 + 4, 0xCAFE);
+    s[96] = OFL_DT_OWNER | (OFL_DT_REQ_TERMINATE << 2) | 1; /* reserved */
+    ofl_store_be32(s + 96 + 4, 0xBEEF);
+    r->host.in_tail = 4;
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(r->dt.in_head, 4);
+    CHECK_EQ(r->dt.stats.bad_requests, 4);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK_EQ(rsp[0].type, OFL_DT_RSP_BUF_AVAIL);
+    CHECK_EQ(rsp[0].status, OFL_DT_ST_BAD_DESC);
+    CHECK_EQ(rsp[0].tag, 0xCAFE);
+    CHECK_EQ(rsp[1].type, OFL_DT_RSP_TERMINATE);
+    CHECK_EQ(rsp[1].status, OFL_DT_ST_BAD_DESC);
+    CHECK_EQ(rsp[1].tag, 0xBEEF);
+    CHECK_EQ((s[0] | s[32] | s[64] | s[96]) & OFL_DT_OWNER, 0);
+    rig_done(r);
+}
+
+/* A port that cannot read leaves the table untouched. */
+static void test_process_dma_failure(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 8);
+    struct ofl_dt_desc d = mk(OFL_DT_REQ_CANCEL);
+    uint32_t n;
+
+    CHECK(r != NULL);
+    CHECK_OK(dt_rig_post(r, &d));
+    r->sim.fail_dma_countdown = 1;
+    CHECK_ERR(ofl_dt_process(&r->dt, 0, 10, &n), OFL_E_PORT_DMA);
+    CHECK_EQ(n, 0);
+    CHECK_EQ(r->dt.in_head, 0);
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    rig_done(r);
+}
+
+/* ---- connections ------------------------------------------------------------ */
+
+static void test_listen(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint8_t t[128];
+    size_t off;
+    uint64_t l, id;
+    struct ofl_dt_conn_info info;
+    uint32_t cursor = 0;
+    uint8_t act;
+    static const uint8_t addr[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF,
+                                     10, 0, 0, 1};
+
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 1);
+    CHECK(l != 0);
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(id == l && act == OFL_DT_ACT_LISTEN);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act), OFL_E_DT_EMPTY);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, l, &info));
+    CHECK(info.state == OFL_DT_CONN_LISTENING && info.lport == 80 &&
+          info.proto == 6);
+    /* Same port again: refused. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 9, NULL));
+    /* No port: refused. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PROTOCOL, 17);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 10, NULL));
+    /* A REMOTE in a listen, a get in a listen: refused. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 81);
+    dt_tup_remote(t, &off, 1, 99);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 2, 11, NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 81);
+    dt_tup_u32(t, &off, false, OFL_DT_ATTR_PRIORITY, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 2, 12, NULL));
+    /* UDP on 80 is another endpoint; with a backlog and a priority. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PROTOCOL, 17);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_BACKLOG, 2);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 5);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 4, 13, NULL));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 5);
+    CHECK(rsp[0].tag == 9 && rsp[0].status == OFL_DT_ST_BAD_CONN);
+    CHECK(rsp[1].tag == 10 && rsp[1].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[2].tag == 11 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[3].tag == 12 && rsp[3].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[4].tag == 13 && rsp[4].status == OFL_DT_ST_OK &&
+          rsp[4].type == OFL_DT_RSP_LISTEN);
+    /* Arrivals inherit the listen's settings; the backlog holds at 2. */
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, rsp[4].conn, addr, 5555, 3, &id));
+    CHECK_OK(ofl_dt_conn_query(&r->dt, id, &info));
+    CHECK(info.state == OFL_DT_CONN_ESTABLISHED && info.priority == 5 &&
+          info.proto == 17 && info.lport == 80 && info.rport == 5555 &&
+          info.group == rsp[4].conn && info.raddr[12] == 10);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, rsp[4].conn, addr, 5556, 3, &id));
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, rsp[4].conn, addr, 5557, 3, &id),
+              OFL_E_DT_NO_CONN);
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, id, addr, 5557, 3, &id),
+              OFL_E_DT_CONN_STATE);
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, 12345, addr, 5557, 3, &id),
+              OFL_E_DT_CONN_UNKNOWN);
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(dt_rig_take(r, rsp + 8, NRSP - 8), 2);
+    CHECK(rsp[8].type == OFL_DT_RSP_CONN_ARRIVAL && rsp[8].base == rsp[4].conn &&
+          rsp[8].tag == 13);
+    rig_done(r);
+}
+
+static void test_connect_bulk(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint8_t t[256];
+    size_t off = 0;
+    uint64_t ids[3], id;
+    uint32_t cursor = 0, k = 0, i;
+    uint8_t act;
+    struct ofl_dt_conn_info info;
+
+    CHECK(r != NULL);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 4000);
+    dt_tup_remote(t, &off, 1, 80);
+    dt_tup_remote(t, &off, 2, 81);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 3);
+    dt_tup_remote(t, &off, 3, 82);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 5, 77,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 10));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* nothing until they connect */
+    while (ofl_dt_next_action(&r->dt, &cursor, &id, &act) == OFL_OK && k < 3) {
+        CHECK_EQ(act, OFL_DT_ACT_CONNECT);
+        ids[k++] = id;
+    }
+    CHECK_EQ(k, 3);
+    for (i = 0; i < 3; i++) {
+        CHECK_OK(ofl_dt_conn_query(&r->dt, ids[i], &info));
+        CHECK(info.state == OFL_DT_CONN_CONNECTING && info.rport == 80 + i &&
+              info.lport == 4000 && info.priority == 3 && info.tag == 77 &&
+              info.target == i && info.raddr[15] == i + 1);
+    }
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[1], 11));
+    CHECK_OK(ofl_dt_conn_failed(&r->dt, ids[2], OFL_DT_ST_FAILED, 11));
+    CHECK_ERR(ofl_dt_conn_failed(&r->dt, ids[0], OFL_DT_ST_OK, 11), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_established(&r->dt, ids[1], 11), OFL_E_DT_CONN_STATE);
+    CHECK_OK(dt_rig_poll(r, 12));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_COMPLETE && rsp[0].conn == ids[1] &&
+          rsp[0].status == OFL_DT_ST_OK && rsp[0].aux == 1 && rsp[0].tag == 77);
+    CHECK(rsp[1].conn == ids[2] && rsp[1].status == OFL_DT_ST_FAILED &&
+          rsp[1].aux == 2);
+    /* The failed entry is gone once reported. */
+    CHECK_ERR(ofl_dt_conn_query(&r->dt, ids[2], &info), OFL_E_DT_CONN_UNKNOWN);
+    CHECK_EQ(r->dt.conn_live, 2);
+    rig_done(r);
+}
+
+static void test_connect_refusals(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint8_t t[1200];
+    size_t off;
+    uint32_t i;
+    struct ofl_dt_desc d;
+
+    CHECK(r != NULL);
+    /* More targets than free entries: none opened. */
+    off = 0;
+    for (i = 0; i < DT_RIG_CONNS + 1; i++)
+        dt_tup_remote(t, &off, (uint8_t)i, 80);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off,
+                         DT_RIG_CONNS + 1, 1, NULL));
+    /* No REMOTE. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 1, 2, NULL));
+    /* Remote port 0, a BACKLOG, an adapter attribute, a wrong size. */
+    off = 0;
+    dt_tup_remote(t, &off, 1, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 1, 3, NULL));
+    off = 0;
+    dt_tup_remote(t, &off, 1, 1);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_BACKLOG, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 2, 4, NULL));
+    off = 0;
+    dt_tup_remote(t, &off, 1, 1);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_CN_COUNT, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 2, 5, NULL));
+    off = 0;
+    dt_tup_remote(t, &off, 1, 1);
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_PRIORITY, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 2, 6, NULL));
+    /* Tuple count disagrees with the buffer. */
+    off = 0;
+    dt_tup_remote(t, &off, 1, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 2, 7, NULL));
+    /* Control buffer larger than the adapter's scratch. */
+    d = mk(OFL_DT_REQ_CONNECT);
+    d.base = dt_rig_pa(dt_rig_alloc(r, DT_RIG_CTRL + 1));
+    d.len = DT_RIG_CTRL + 1;
+    d.number = 1;
+    d.tag = 8;
+    CHECK_OK(dt_rig_post(r, &d));
+    /* Control buffer outside the host range. */
+    d.base = dt_rig_pa(r->ctrl);
+    d.len = 24;
+    d.tag = 9;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 9);
+    CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_NO_RESOURCE);
+    for (i = 1; i < 8; i++)
+        CHECK(rsp[i].tag == i + 1 && rsp[i].status == OFL_DT_ST_BAD_TUPLE &&
+              rsp[i].type == OFL_DT_RSP_CONN_COMPLETE);
+    CHECK(rsp[8].tag == 9 && rsp[8].status == OFL_DT_ST_BAD_DESC);
+    CHECK_EQ(r->dt.conn_live, 0);
+    /* A failing DMA of the control buffer. */
+    off = 0;
+    dt_tup_remote(t, &off, 1, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 1, 10,
+                         NULL));
+    r->sim.fail_dma_countdown = 2; /* the table read passes, then fails */
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 10 && rsp[0].status == OFL_DT_ST_DMA);
+    rig_done(r);
+}
+
+/* Completion aggregation (FIG. 10): count, time, data, pattern, maximum. */
+static struct dt_rig *cn_rig(uint32_t criteria, uint32_t count, uint64_t time,
+                             uint64_t max)
+{
+    struct ofl_dt_config c;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = criteria;
+    c.cn_count = count;
+    c.cn_time = time;
+    c.cn_max_delay = max;
+    c.irq_response = 7;
+    memcpy(c.cn_pattern, "GET /a", 6);
+    c.cn_pattern_len = 6;
+    return dt_rig_new(&c, 0);
+}
+
+/* Opens n connections through one bulk request; ids in ids[]. */
+static void open_n(struct dt_rig *r, uint32_t n, uint64_t *ids, uint64_t now)
+{
+    uint8_t t[512];
+    size_t off = 0;
+    uint32_t i, cursor = 0, k = 0;
+    uint64_t id;
+    uint8_t act;
+
+    for (i = 0; i < n; i++)
+        dt_tup_remote(t, &off, (uint8_t)i, (uint16_t)(1000 + i));
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off,
+                         (uint8_t)n, 0, NULL));
+    CHECK_OK(dt_rig_poll(r, now));
+    while (k < n && ofl_dt_next_action(&r->dt, &cursor, &id, &act) == OFL_OK)
+        if (act & OFL_DT_ACT_CONNECT)
+            ids[k++] = id;
+    CHECK_EQ(k, n);
+}
+
+static unsigned irqs(const struct dt_rig *r, uint32_t vector)
+{
+    unsigned i, n = 0;
+
+    for (i = 0; i < r->sim.nevents; i++)
+        n += r->sim.event[i].kind == OFL_SIM_EV_NOTIFY &&
+             r->sim.event[i].a == vector;
+    return n;
+}
+
+static void test_cn_count_time_max(void)
+{
+    struct dt_rig *r = cn_rig(OFL_DT_CN_COUNT, 3, 0, 0);
+    uint64_t ids[4];
+
+    CHECK(r != NULL);
+    open_n(r, 4, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[1], 2));
+    CHECK_OK(dt_rig_poll(r, 1000));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* 2 < 3, no time criterion */
+    ofl_sim_reset_records(&r->sim);
+    CHECK_OK(ofl_dt_conn_failed(&r->dt, ids[2], OFL_DT_ST_FAILED, 3));
+    CHECK_OK(dt_rig_poll(r, 1001));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    CHECK_EQ(irqs(r, 7), 1); /* one batch, one interrupt */
+    rig_done(r);
+
+    r = cn_rig(OFL_DT_CN_TIME, 1, 50, 0);
+    CHECK(r != NULL);
+    open_n(r, 2, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 100));
+    CHECK_OK(dt_rig_poll(r, 149));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[1], 149));
+    CHECK_OK(dt_rig_poll(r, 150));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2); /* 50 since the first */
+    rig_done(r);
+
+    /* A count that is never reached: the maximum delay bounds the wait. */
+    r = cn_rig(OFL_DT_CN_COUNT, 100, 0, 30);
+    CHECK(r != NULL);
+    open_n(r, 1, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 10));
+    CHECK_OK(dt_rig_poll(r, 39));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 40));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    rig_done(r);
+
+    /* No criterion: at once. */
+    r = cn_rig(0, 1, 0, 0);
+    CHECK(r != NULL);
+    open_n(r, 1, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 10));
+    CHECK_OK(dt_rig_poll(r, 10));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    rig_done(r);
+}
+
+static void test_cn_data_pattern(void)
+{
+    struct dt_rig *r = cn_rig(OFL_DT_CN_DATA, 1, 0, 0);
+    uint64_t ids[2];
+    uint8_t *buf;
+
+    CHECK(r != NULL);
+    open_n(r, 2, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[1], 1));
+    buf = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_avail(r, 0, buf, 64, 0, 0, 0)); /* a bulk buffer */
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(ofl_dt_rx(&r->dt, ids[1], (const uint8_t *)"hi", 2, 3));
+    CHECK_OK(dt_rig_poll(r, 3));
+    /* Both completions, then the data: never data before its completion. */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_COMPLETE &&
+          rsp[1].type == OFL_DT_RSP_CONN_COMPLETE);
+    CHECK(rsp[2].type == OFL_DT_RSP_BUF_RECV && rsp[2].conn == ids[1] &&
+          rsp[2].len == 2 && memcmp(buf, "hi", 2) == 0);
+    rig_done(r);
+
+    r = cn_rig(OFL_DT_CN_PATTERN, 1, 0, 0);
+    CHECK(r != NULL);
+    open_n(r, 1, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+    buf = dt_rig_alloc(r, 256);
+    CHECK_OK(dt_rig_avail(r, 0, buf, 256, 0, 0, 0));
+    /* "GET /a" split across segments after a false start "GET GET /": the
+     * match falls back correctly. */
+    CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"xxGET GET /", 11, 2));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* data alone is not enough */
+    CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"a HTTP", 6, 3));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_COMPLETE &&
+          rsp[1].type == OFL_DT_RSP_BUF_RECV);
+    rig_done(r);
+
+    /* A self-overlapping pattern: "aab" inside "aaab". */
+    {
+        struct ofl_dt_config c;
+
+        ofl_dt_config_default(&c);
+        c.cn_criteria = OFL_DT_CN_PATTERN;
+        memcpy(c.cn_pattern, "aab", 3);
+        c.cn_pattern_len = 3;
+        r = dt_rig_new(&c, 0);
+    }
+    CHECK(r != NULL);
+    open_n(r, 1, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+    CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"aa", 2, 2));
+    CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"ab", 2, 2));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_EQ(rsp[0].type, OFL_DT_RSP_CONN_COMPLETE);
+    rig_done(r);
+}
+
+static void test_connect_timeout_cancel(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    uint64_t ids[3];
+    struct ofl_dt_desc d;
+    uint32_t i, cancelled = 0, done = 0;
+
+    ofl_dt_config_default(&c);
+    c.connect_timeout = 100;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    open_n(r, 1, ids, 0);
+    CHECK_OK(dt_rig_poll(r, 99));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 100));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].status == OFL_DT_ST_TIMEOUT && rsp[0].conn == ids[0]);
+    /* The firmware's late success finds the entry gone. */
+    CHECK_ERR(ofl_dt_conn_established(&r->dt, ids[0], 101),
+              OFL_E_DT_CONN_UNKNOWN);
+    CHECK_EQ(r->dt.conn_live, 0);
+
+    /* The host's timeout (FIG. 9): cancel the bulk connect by its tag. */
+    {
+        uint8_t t[128];
+        size_t off = 0;
+
+        for (i = 0; i < 3; i++)
+            dt_tup_remote(t, &off, (uint8_t)i, 80);
+        CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 3, 500,
+                             NULL));
+    }
+    CHECK_OK(dt_rig_poll(r, 200));
+    d = mk(OFL_DT_REQ_CANCEL);
+    d.aux = 500;
+    d.tag = 501;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 210));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 4);
+    for (i = 0; i < 4; i++) {
+        if (rsp[i].type == OFL_DT_RSP_CONN_COMPLETE)
+            cancelled += rsp[i].status == OFL_DT_ST_CANCELLED &&
+                         rsp[i].tag == 500;
+        if (rsp[i].type == OFL_DT_RSP_CANCEL)
+            done += rsp[i].status == OFL_DT_ST_OK && rsp[i].number == 3 &&
+                    rsp[i].tag == 501 && rsp[i].aux == 500;
+    }
+    CHECK_EQ(cancelled, 3);
+    CHECK_EQ(done, 1);
+    CHECK_EQ(r->dt.conn_live, 0);
+    CHECK_EQ(r->dt.connecting, 0);
+    /* Cancelling an unknown connection id. */
+    d = mk(OFL_DT_REQ_CANCEL);
+    d.conn = 0x500000001ull;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 220));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_CANCEL &&
+          rsp[0].status == OFL_DT_ST_NOT_FOUND);
+    rig_done(r);
+}
+
+static void test_cancel_listener_and_sends(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    struct ofl_dt_desc d;
+    uint64_t l, id;
+    uint8_t *b1, *b2, *sb;
+    uint32_t n, i, flushed = 0, sent = 0;
+
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_COUNT;
+    c.bt_count = 10;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 8080, 0);
+    id = dt_rig_connect(r, 9, 0);
+    CHECK(l != 0 && id != 0);
+    b1 = dt_rig_alloc(r, 100);
+    b2 = dt_rig_alloc(r, 100);
+    sb = dt_rig_alloc(r, 100);
+    CHECK_OK(dt_rig_avail(r, l, b1, 100, 0, 0, 0)); /* shared buffers */
+    CHECK_OK(dt_rig_avail(r, l, b2, 100, 0, 0, 0));
+    CHECK_OK(dt_rig_send(r, id, sb, 10, 0, 600));
+    CHECK_OK(dt_rig_send(r, id, sb + 10, 10, 0, 600));
+    CHECK_OK(dt_rig_send(r, id, sb + 20, 10, 0, 601));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(r->dt.xfer_count, 3);
+    d = mk(OFL_DT_REQ_CANCEL);
+    d.aux = 600;
+    CHECK_OK(dt_rig_post(r, &d));
+    d = mk(OFL_DT_REQ_CANCEL);
+    d.conn = l;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 2));
+    n = dt_rig_take(r, rsp, NRSP);
+    CHECK_EQ(n, 6);
+    for (i = 0; i < n; i++) {
+        if (rsp[i].type == OFL_DT_RSP_BUF_AVAIL)
+            sent += rsp[i].status == OFL_DT_ST_CANCELLED && rsp[i].tag == 600;
+        if (rsp[i].type == OFL_DT_RSP_BUF_RECV)
+            flushed += rsp[i].status == OFL_DT_ST_CANCELLED &&
+                       (rsp[i].flags & OFL_DT_F_FINAL) && rsp[i].len == 0;
+    }
+    CHECK_EQ(sent, 2);
+    CHECK_EQ(flushed, 2);
+    CHECK(rsp[2].type == OFL_DT_RSP_CANCEL && rsp[2].number == 2);
+    CHECK(rsp[5].type == OFL_DT_RSP_CANCEL && rsp[5].number == 1);
+    CHECK_EQ(r->dt.xfer_count, 1);
+    CHECK_EQ(r->xfer[0].tag, 601);
+    rig_done(r);
+}
+
+static void test_terminate(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 8);
+    struct ofl_dt_desc d;
+    uint64_t id, l, got;
+    uint8_t *b, act;
+    uint32_t cursor = 0, i;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    l = dt_rig_listen(r, 2, 0);
+    CHECK(id != 0 && l != 0);
+    b = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_avail(r, id, b, 64, 0, 0, 0));
+    d = mk(OFL_DT_REQ_TERMINATE);
+    d.conn = id;
+    d.tag = 70;
+    CHECK_OK(dt_rig_post(r, &d));
+    d.conn = l;
+    d.tag = 71;
+    CHECK_OK(dt_rig_post(r, &d));
+    d.conn = 0x900000001ull; /* stale */
+    d.tag = 72;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_TERMINATE && rsp[0].tag == 71 &&
+          rsp[0].status == OFL_DT_ST_OK);
+    CHECK(rsp[1].tag == 72 && rsp[1].status == OFL_DT_ST_BAD_CONN);
+    for (i = 0; ofl_dt_next_action(&r->dt, &cursor, &got, &act) == OFL_OK &&
+                i < 8;
+         i++)
+        if (got == id)
+            CHECK(act & OFL_DT_ACT_CLOSE);
+    /* Still CLOSING: a second termination is refused. */
+    d.conn = id;
+    d.tag = 73;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 73 && rsp[0].status == OFL_DT_ST_BAD_CONN);
+    /* Closed with the output table full: refused, nothing changed. */
+    for (i = 0; i < 8; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_ERR(ofl_dt_conn_closed(&r->dt, id, 3), OFL_E_DT_FULL);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 8);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, id, 3));
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_BUF_RECV &&
+          rsp[0].status == OFL_DT_ST_FLUSHED && rsp[0].base == dt_rig_pa(b));
+    CHECK(rsp[1].type == OFL_DT_RSP_TERMINATE && rsp[1].tag == 70 &&
+          rsp[1].conn == id);
+    CHECK_EQ(r->dt.conn_live, 0);
+    CHECK_ERR(ofl_dt_conn_closed(&r->dt, id, 3), OFL_E_DT_CONN_UNKNOWN);
+    rig_done(r);
+}
+
+static void test_reports(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    uint64_t a, b;
+    uint32_t n;
+
+    ofl_dt_config_default(&c);
+    c.report_period = 100;
+    r = dt_rig_new(&c, 4);
+    CHECK(r != NULL);
+    a = dt_rig_connect(r, 1, 0);
+    b = dt_rig_connect(r, 2, 0);
+    CHECK_OK(ofl_dt_rx(&r->dt, b, (const uint8_t *)"abc", 3, 5));
+    CHECK_OK(dt_rig_poll(r, 99));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 100));
+    n = dt_rig_take(r, rsp, NRSP);
+    CHECK_EQ(n, 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_ATTR &&
+          (rsp[0].flags & OFL_DT_F_REPORT) && rsp[0].conn == a &&
+          rsp[0].number == OFL_DT_CONN_ESTABLISHED);
+    CHECK(rsp[1].conn == b && rsp[1].len == 3 && rsp[1].aux == 3);
+    /* A report that does not fit resumes where it stopped. */
+    for (n = 0; n < 3; n++) {
+        struct ofl_dt_desc d = mk(OFL_DT_REQ_CANCEL);
+
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 200)); /* one slot left for two reports */
+    CHECK_EQ(r->dt.report_next, 2);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 4);
+    CHECK(rsp[3].conn == a && (rsp[3].flags & OFL_DT_F_REPORT));
+    CHECK_OK(dt_rig_poll(r, 201));
+    CHECK_EQ(r->dt.report_next, 0);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].conn == b && (rsp[0].flags & OFL_DT_F_REPORT));
+    rig_done(r);
+}
+
+/* ---- attributes ----------------------------------------------------------- */
+
+static void test_adapter_attrs(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint8_t t[256], *buf;
+    size_t off = 0;
+    uint8_t pat[17] = {3, 'a', 'b', 'c'};
+
+    CHECK(r != NULL);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_CN_COUNT, 5);
+    dt_tup_u64(t, &off, false, OFL_DT_ATTR_STARVE_TIME, 0);
+    dt_tup_u32(t, &off, false, OFL_DT_ATTR_CONN_COUNT, 0);
+    ofl_dt_tuple_put(t, sizeof(t), &off, true, OFL_DT_ATTR_CN_PATTERN, pat, 17);
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_BT_TIME, 0x123456789ull);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 5, 1,
+                         &buf));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_ADAPTER_ATTR &&
+          rsp[0].status == OFL_DT_ST_OK && rsp[0].number == 5 &&
+          rsp[0].base == dt_rig_pa(buf));
+    CHECK_EQ(r->dt.cfg.cn_count, 5);
+    CHECK_EQ(r->dt.cfg.bt_time, 0x123456789ull);
+    CHECK_EQ(r->dt.cfg.cn_pattern_len, 3);
+    CHECK(memcmp(r->dt.cfg.cn_pattern, "abc", 3) == 0);
+    /* The buffer came back: old value in place of each set, gets filled. */
+    CHECK_EQ(ofl_load_be32(buf + 6), 1);  /* old cn_count */
+    CHECK_EQ(ofl_load_be64(buf + 16), 0); /* starve_time */
+    CHECK_EQ(ofl_load_be32(buf + 30), 0); /* live connections */
+    CHECK_EQ(buf[40], 0);                 /* old pattern length */
+    /* All or nothing: a good set and a bad one. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_CN_COUNT, 9);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_BT_CRITERIA, 0x8);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 2, 2,
+                         &buf));
+    off = 0; /* read-only */
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_CONN_COUNT, 9);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 3,
+                         NULL));
+    off = 0; /* a connection attribute */
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 4,
+                         NULL));
+    off = 0; /* unknown */
+    dt_tup_u32(t, &off, true, 0x0777, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 5,
+                         NULL));
+    off = 0; /* wrong length */
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_CN_COUNT, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 6,
+                         NULL));
+    off = 0; /* out of range: out_warn >= slots, cn_count 0, pattern 17 */
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 64);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 7,
+                         NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_CN_COUNT, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 8,
+                         NULL));
+    off = 0;
+    pat[0] = 17;
+    ofl_dt_tuple_put(t, sizeof(t), &off, true, OFL_DT_ATTR_CN_PATTERN, pat, 17);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 9,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 8);
+    CHECK(rsp[0].tag == 2 && rsp[0].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK_EQ(r->dt.cfg.cn_count, 5); /* the good set was not applied */
+    CHECK_EQ(ofl_load_be32(buf + 6), 9); /* nor the buffer written */
+    CHECK(rsp[1].tag == 3 && rsp[1].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[2].tag == 4 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[3].tag == 5 && rsp[3].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[4].tag == 6 && rsp[4].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[5].tag == 7 && rsp[5].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[6].tag == 8 && rsp[6].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[7].tag == 9 && rsp[7].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK_EQ(r->dt.stats.bad_requests, 8);
+    rig_done(r);
+}
+
+static void test_conn_attrs(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint8_t t[256], *buf;
+    size_t off = 0;
+    uint64_t id, l;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 77, 0);
+    l = dt_rig_listen(r, 99, 0);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 6);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_NOTIFY_MODE, OFL_DT_NOTIFY_BYTES);
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_GROUP, l);
+    ofl_dt_tuple_put(t, sizeof(t), &off, false, OFL_DT_ATTR_REMOTE, NULL, 18);
+    dt_tup_u32(t, &off, false, OFL_DT_ATTR_STATE, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off, 5, 1,
+                         &buf));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_ATTR && rsp[0].conn == id &&
+          rsp[0].status == OFL_DT_ST_OK);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].cfg.priority, 6);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].cfg.notify_mode, OFL_DT_NOTIFY_BYTES);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].group, l);
+    CHECK_EQ(ofl_load_be16(buf + 34 + 6 + 16), 77); /* remote port */
+    CHECK_EQ(ofl_load_be32(buf + 58 + 6), OFL_DT_CONN_ESTABLISHED);
+    /* GROUP must name a listener; STATE is read-only; unknown conn. */
+    off = 0;
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_GROUP, id);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off, 1, 2,
+                         NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_STATE, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off, 1, 3,
+                         NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_HIST_THRESHOLD, 101);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off, 1, 4,
+                         NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 1);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id + (5ull << 32), t,
+                         (uint32_t)off, 1, 5, NULL));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 4);
+    CHECK(rsp[0].tag == 2 && rsp[0].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[1].tag == 3 && rsp[1].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[2].tag == 4 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[3].tag == 5 && rsp[3].status == OFL_DT_ST_BAD_CONN);
+    rig_done(r);
+}
+
+/* ---- sends: the bulk transfer list ------------------------------------------ */
+
+static struct dt_rig *bt_rig(uint32_t criteria, uint32_t count, uint32_t bytes,
+                             uint64_t time, uint64_t max)
+{
+    struct ofl_dt_config c;
+
+    ofl_dt_config_default(&c);
+    c.bt_criteria = criteria;
+    c.bt_count = count;
+    c.bt_bytes = bytes;
+    c.bt_time = time;
+    c.bt_max_delay = max;
+    return dt_rig_new(&c, 0);
+}
+
+/* Drains id's transmit ring into out; returns the byte count. */
+static uint32_t tx_drain(struct dt_rig *r, uint64_t id, uint8_t *out,
+                         uint32_t cap, uint64_t now)
+{
+    const uint8_t *p;
+    uint32_t n, total = 0;
+
+    while (ofl_dt_tx_peek(&r->dt, id, &p, &n) == OFL_OK && n != 0 &&
+           total + n <= cap) {
+        memcpy(out + total, p, n);
+        total += n;
+        CHECK_OK(ofl_dt_tx_consume(&r->dt, id, n, now));
+    }
+    return total;
+}
+
+static void test_send_asap(void)
+{
+    struct dt_rig *r = bt_rig(OFL_DT_BT_COUNT, 100, 1, 0, 0);
+    uint64_t id;
+    uint8_t *b, out[64];
+    uint32_t cursor = 0;
+    uint64_t got;
+    uint8_t act;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 32);
+    memcpy(b, "hello world", 11);
+    CHECK_OK(dt_rig_send(r, id, b, 5, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* waiting for 100 */
+    CHECK_OK(dt_rig_send(r, id, b + 5, 6, OFL_DT_F_ASAP, 0));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1); /* ASAP: the whole list goes */
+    CHECK(rsp[0].type == OFL_DT_RSP_BUF_AVAIL && rsp[0].number == 2 &&
+          rsp[0].len == 11 && rsp[0].base == dt_rig_pa(b));
+    while (ofl_dt_next_action(&r->dt, &cursor, &got, &act) == OFL_OK)
+        if (got == id)
+            CHECK(act & OFL_DT_ACT_TX);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 3), 11);
+    CHECK(memcmp(out, "hello world", 11) == 0);
+    CHECK_ERR(ofl_dt_tx_consume(&r->dt, id, 1, 3), OFL_E_DT_TX_RANGE);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].tx_total, 11);
+    rig_done(r);
+}
+
+static void test_send_criteria(void)
+{
+    struct dt_rig *r;
+    uint64_t id;
+    uint8_t *b;
+    uint32_t i;
+
+    /* Count. */
+    r = bt_rig(OFL_DT_BT_COUNT, 3, 1, 0, 0);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 1024);
+    CHECK_OK(dt_rig_send(r, id, b, 10, 0, 0));
+    CHECK_OK(dt_rig_send(r, id, b + 100, 10, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_send(r, id, b + 200, 10, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    rig_done(r);
+
+    /* Bytes. */
+    r = bt_rig(OFL_DT_BT_BYTES, 1, 100, 0, 0);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 1024);
+    CHECK_OK(dt_rig_send(r, id, b, 60, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_send(r, id, b + 500, 40, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    rig_done(r);
+
+    /* Time since the oldest, and the maximum delay. */
+    r = bt_rig(OFL_DT_BT_TIME, 1, 1, 20, 0);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 1024);
+    CHECK_OK(dt_rig_send(r, id, b, 10, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 100));
+    CHECK_OK(dt_rig_poll(r, 119));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 120));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    rig_done(r);
+    r = bt_rig(OFL_DT_BT_COUNT, 1000, 1, 0, 15);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 1024);
+    CHECK_OK(dt_rig_send(r, id, b, 10, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 50));
+    CHECK_OK(dt_rig_poll(r, 64));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 65));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    rig_done(r);
+
+    /* A full list acts at once; the next request waits in the table. */
+    r = bt_rig(OFL_DT_BT_COUNT, 1000, 1, 0, 0);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 4096);
+    for (i = 0; i < DT_RIG_XFERS + 1; i++)
+        CHECK_OK(dt_rig_send(r, id, b + 100 * i, 10, 0, 0));
+    CHECK_OK(ofl_dt_process(&r->dt, 0, 1000, &i));
+    CHECK_EQ(i, DT_RIG_XFERS);
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), DT_RIG_XFERS);
+    CHECK_EQ(r->dt.xfer_count, 1);
+    rig_done(r);
+}
+
+/* Order (FIG. 15): starved first, then priority, each connection's requests
+ * together in arrival order; adjacent ranges merge. */
+static void test_send_reorder_merge(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    uint64_t a, b, s, x;
+    uint8_t *m, t[64];
+    size_t off = 0;
+
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_COUNT;
+    c.bt_count = 7;
+    c.starve_time = 50;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    a = dt_rig_connect(r, 1, 0);   /* priority 0 */
+    b = dt_rig_connect(r, 2, 0);   /* priority 5 */
+    s = dt_rig_connect(r, 3, 0);   /* priority 0, starved */
+    x = dt_rig_connect(r, 4, 100); /* priority 7, merges limited */
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 5);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, b, t, (uint32_t)off, 1, 0,
+                         NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 7);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, x, t, (uint32_t)off, 1, 0,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 100));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    /* a and b just transmitted; s has not for 100 > 50. */
+    CHECK_OK(ofl_dt_tx_consume(&r->dt, a, 0, 100));
+    r->conn[(uint32_t)a - 1].t_last_tx = 100;
+    r->conn[(uint32_t)b - 1].t_last_tx = 100;
+    m = dt_rig_alloc(r, 4096);
+    CHECK_OK(dt_rig_send(r, a, m, 100, 0, 1));        /* A1 */
+    CHECK_OK(dt_rig_send(r, b, m + 1000, 50, 0, 2));  /* B1 */
+    CHECK_OK(dt_rig_send(r, a, m + 100, 100, 0, 3));  /* A2 adjacent to A1 */
+    CHECK_OK(dt_rig_send(r, s, m + 2000, 10, 0, 4));  /* S1 */
+    CHECK_OK(dt_rig_send(r, b, m + 1100, 50, 0, 5));  /* B2 not adjacent */
+    CHECK_OK(dt_rig_send(r, a, m + 200, 100, 0, 6));  /* A3 adjacent */
+    CHECK_OK(dt_rig_send(r, x, m + 3000, 10, 0, 7));  /* X1 */
+    CHECK_OK(dt_rig_poll(r, 110));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 5);
+    /* S (starved), X (7), B (5) twice, A (0) merged into one. */
+    CHECK(rsp[0].conn == s && rsp[0].tag == 4 && rsp[0].number == 1);
+    CHECK(rsp[1].conn == x && rsp[1].tag == 7);
+    CHECK(rsp[2].conn == b && rsp[2].tag == 2 && rsp[2].len == 50);
+    CHECK(rsp[3].conn == b && rsp[3].tag == 5 && rsp[3].number == 1);
+    CHECK(rsp[4].conn == a && rsp[4].tag == 1 && rsp[4].number == 3 &&
+          rsp[4].len == 300 && rsp[4].base == dt_rig_pa(m));
+    CHECK_EQ(r->dt.stats.merged, 2);
+    rig_done(r);
+
+    /* merge_max splits a run; another connection's adjacent range does not
+     * merge. */
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_COUNT;
+    c.bt_count = 4;
+    c.merge_max = 250;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    a = dt_rig_connect(r, 1, 0);
+    b = dt_rig_connect(r, 2, 0);
+    m = dt_rig_alloc(r, 4096);
+    CHECK_OK(dt_rig_send(r, a, m, 100, 0, 1));
+    CHECK_OK(dt_rig_send(r, a, m + 100, 100, 0, 2));
+    CHECK_OK(dt_rig_send(r, a, m + 200, 100, 0, 3));
+    CHECK_OK(dt_rig_send(r, b, m + 300, 100, 0, 4));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    CHECK(rsp[0].conn == a && rsp[0].number == 2 && rsp[0].len == 200);
+    CHECK(rsp[1].conn == a && rsp[1].number == 1 && rsp[1].tag == 3);
+    CHECK(rsp[2].conn == b && rsp[2].number == 1);
+    rig_done(r);
+}
+
+/* The modify bit: an unchanged buffer is not read again. */
+static void test_send_modify(void)
+{
+    struct dt_rig *r = bt_rig(0, 1, 1, 0, 0);
+    uint64_t id;
+    uint8_t *b, out[64];
+    unsigned long reads;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 64);
+    memcpy(b, "first", 5);
+    CHECK_OK(dt_rig_send(r, id, b, 5, OFL_DT_F_MODIFY, 0));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 1), 5);
+    /* Host rewrites the buffer but says it did not: the adapter's copy is
+     * sent, proving no DMA happened. */
+    memcpy(b, "XXXXX", 5);
+    CHECK_OK(dt_rig_send(r, id, b, 5, 0, 0));
+    reads = r->sim.dma_reads;
+    CHECK_OK(ofl_dt_process(&r->dt, 1, 10, NULL));
+    reads = r->sim.dma_reads - reads; /* the table read */
+    CHECK_OK(ofl_dt_service(&r->dt, 1));
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(r->dt.stats.dma_skipped, 1);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 2), 5);
+    CHECK(memcmp(out, "first", 5) == 0);
+    CHECK_EQ(reads, 1);
+    /* A part of the cached range hits too. */
+    CHECK_OK(dt_rig_send(r, id, b + 1, 3, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 2), 3);
+    CHECK(memcmp(out, "irs", 3) == 0);
+    /* With the modify bit: read again. */
+    CHECK_OK(dt_rig_send(r, id, b, 5, OFL_DT_F_MODIFY, 0));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 3), 5);
+    CHECK(memcmp(out, "XXXXX", 5) == 0);
+    CHECK_EQ(r->dt.stats.dma_skipped, 2);
+    rig_done(r);
+}
+
+static void test_send_group_and_refusals(void)
+{
+    struct dt_rig *r = bt_rig(0, 1, 1, 0, 0);
+    uint64_t l, m1, m2, lone;
+    uint8_t *b, out[64];
+    static const uint8_t addr[16] = {0};
+
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 5000, 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &m1));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 2, 0, &m2));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2); /* the arrivals */
+    lone = dt_rig_connect(r, 9, 0);
+    CHECK(lone != 0);
+    b = dt_rig_alloc(r, 64);
+    memcpy(b, "multicast", 9);
+    CHECK_OK(dt_rig_send(r, l, b, 9, 0, 40));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].conn == l && rsp[0].status == OFL_DT_ST_OK && rsp[0].tag == 40);
+    CHECK_EQ(tx_drain(r, m1, out, sizeof(out), 2), 9);
+    CHECK(memcmp(out, "multicast", 9) == 0);
+    CHECK_EQ(tx_drain(r, m2, out, sizeof(out), 2), 9);
+    CHECK(memcmp(out, "multicast", 9) == 0);
+    CHECK_EQ(tx_drain(r, lone, out, sizeof(out), 2), 0);
+    CHECK_EQ(r->conn[(uint32_t)l - 1].tx_tail, 0); /* not the listener */
+    /* Refusals: unknown connection, too long for a ring, outside the host
+     * range, a connection still connecting. */
+    CHECK_OK(dt_rig_send(r, 0x700000003ull, b, 9, 0, 41));
+    CHECK_OK(dt_rig_send(r, lone, dt_rig_alloc(r, DT_RIG_TX + 1), DT_RIG_TX + 1,
+                         0, 42));
+    CHECK_OK(dt_rig_send(r, lone, r->ctrl, 9, 0, 43));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    CHECK(rsp[0].tag == 41 && rsp[0].status == OFL_DT_ST_BAD_CONN &&
+          rsp[0].type == OFL_DT_RSP_BUF_AVAIL && rsp[0].number == 1);
+    CHECK(rsp[1].tag == 42 && rsp[1].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[2].tag == 43 && rsp[2].status == OFL_DT_ST_BAD_DESC);
+    rig_done(r);
+}
+
+/* A full transmit ring holds the connection's requests, in order. */
+static void test_send_ring_full(void)
+{
+    struct dt_rig *r = bt_rig(0, 1, 1, 0, 0);
+    uint64_t id;
+    uint8_t *b;
+    static uint8_t out[DT_RIG_TX];
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, DT_RIG_TX);
+    CHECK_OK(dt_rig_send(r, id, b, DT_RIG_TX - 10, 0, 1));
+    CHECK_OK(dt_rig_send(r, id, b, 20, OFL_DT_F_MODIFY, 2));
+    CHECK_OK(dt_rig_send(r, id, b + 20, 5, 0, 3));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_EQ(r->dt.xfer_count, 2);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 1), DT_RIG_TX - 10);
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 2 && rsp[0].number == 2 && rsp[0].len == 25);
+    CHECK_EQ(r->dt.xfer_count, 0);
+    rig_done(r);
+}
+
+/* ---- receives --------------------------------------------------------------- */
+
+static void rx(struct dt_rig *r, uint64_t id, const char *s, uint64_t now)
+{
+    CHECK_OK(ofl_dt_rx(&r->dt, id, (const uint8_t *)s, (uint32_t)strlen(s), now));
+}
+
+/* Partial buffers (FIG. 14): offsets, then FINAL at the end. */
+static void test_rx_partial(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint64_t id;
+    uint8_t *b;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, id, b, 10, 0, 0, 33));
+    rx(r, id, "abcd", 1);
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_BUF_RECV && rsp[0].base == dt_rig_pa(b) &&
+          rsp[0].aux == 0 && rsp[0].len == 4 && rsp[0].tag == 33 &&
+          !(rsp[0].flags & OFL_DT_F_FINAL) && rsp[0].conn == id);
+    rx(r, id, "efghijklm", 2);
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].aux == 4 && rsp[0].len == 6 && (rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK(memcmp(b, "abcdefghij", 10) == 0 && b[10] == 0);
+    /* The rest waits for a buffer. */
+    CHECK_EQ(r->conn[(uint32_t)id - 1].rx_tail - r->conn[(uint32_t)id - 1].rx_head,
+             3);
+    CHECK_OK(dt_rig_avail(r, id, b + 12, 4, 0, 0, 34));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].len == 3 && rsp[0].tag == 34 && memcmp(b + 12, "klm", 3) == 0);
+    rig_done(r);
+}
+
+static struct dt_rig *nd_rig(uint8_t mode, uint64_t delay, uint32_t bytes,
+                             uint64_t max)
+{
+    struct ofl_dt_config c;
+
+    ofl_dt_config_default(&c);
+    c.conn.notify_mode = mode;
+    c.conn.notify_delay = delay;
+    c.conn.notify_bytes = bytes;
+    c.conn.notify_max = max;
+    return dt_rig_new(&c, 0);
+}
+
+/* Combined descriptor + static time delay: two segments at consecutive
+ * addresses become one response. */
+static void test_rx_combined_time(void)
+{
+    struct dt_rig *r = nd_rig(OFL_DT_NOTIFY_TIME, 10, 1, 0);
+    uint64_t id;
+    uint8_t *b;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 100);
+    CHECK_OK(dt_rig_avail(r, id, b, 100, 0, 0, 0));
+    rx(r, id, "seg1", 100);
+    CHECK_OK(dt_rig_poll(r, 100));
+    rx(r, id, "seg2", 105);
+    CHECK_OK(dt_rig_poll(r, 105));
+    rx(r, id, "seg3", 109);
+    CHECK_OK(dt_rig_poll(r, 109));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 110));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].len == 12 && rsp[0].number == 3 && rsp[0].aux == 0);
+    CHECK_EQ(r->dt.stats.combined, 2);
+    CHECK(memcmp(b, "seg1seg2seg3", 12) == 0);
+    rig_done(r);
+}
+
+static void test_rx_notify_bytes_max(void)
+{
+    struct dt_rig *r = nd_rig(OFL_DT_NOTIFY_BYTES, 0, 10, 50);
+    uint64_t id;
+    uint8_t *b;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 100);
+    CHECK_OK(dt_rig_avail(r, id, b, 100, 0, 0, 0));
+    rx(r, id, "12345", 0);
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    rx(r, id, "67890", 1);
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].len == 10 && rsp[0].number == 2);
+    /* Fewer bytes than the threshold: the maximum delay bounds it. */
+    rx(r, id, "ab", 10);
+    CHECK_OK(dt_rig_poll(r, 10));
+    CHECK_OK(dt_rig_poll(r, 59));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 60));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].len == 2 && rsp[0].aux == 10);
+    rig_done(r);
+}
+
+/* Adaptive delay: the host posts every 16 time units, so notifications wait
+ * up to that long; bounded by the maximum. */
+static void test_rx_notify_adaptive(void)
+{
+    struct dt_rig *r = nd_rig(OFL_DT_NOTIFY_ADAPTIVE, 0, 1, 12);
+    uint64_t id, t;
+    uint8_t *b;
+    uint32_t i;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 4096);
+    /* No posting measured yet: at once. */
+    CHECK_OK(dt_rig_avail(r, id, b, 64, 0, 0, 0));
+    rx(r, id, "x", 0);
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    for (i = 1, t = 16; i < 6; i++, t += 16) {
+        CHECK_OK(dt_rig_avail(r, id, b + 64 * i, 64, 0, 0, 0));
+        CHECK_OK(dt_rig_poll(r, t));
+    }
+    CHECK_EQ(r->conn[(uint32_t)id - 1].post_ewma, 16);
+    r->conn[(uint32_t)id - 1].cfg.notify_max = 0;
+    rx(r, id, "y", 100);
+    CHECK_OK(dt_rig_poll(r, 100));
+    CHECK_OK(dt_rig_poll(r, 115));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 116));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    /* With the maximum of 12 it goes earlier. */
+    r->conn[(uint32_t)id - 1].cfg.notify_max = 12;
+    rx(r, id, "z", 200);
+    CHECK_OK(dt_rig_poll(r, 200));
+    CHECK_OK(dt_rig_poll(r, 211));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 212));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    rig_done(r);
+}
+
+/* Buffer selection (FIG. 18): best fit among bulk buffers. */
+static void test_rx_bulk_best_fit(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint64_t id;
+    uint8_t *s, *m, *g;
+    static char data[3000];
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    s = dt_rig_alloc(r, 100);
+    m = dt_rig_alloc(r, 500);
+    g = dt_rig_alloc(r, 2000);
+    CHECK_OK(dt_rig_avail(r, 0, g, 2000, 0, 0, 1));
+    CHECK_OK(dt_rig_avail(r, 0, s, 100, 0, 0, 2));
+    CHECK_OK(dt_rig_avail(r, 0, m, 500, 0, 0, 3));
+    memset(data, 'q', sizeof(data));
+    data[300] = 0;
+    rx(r, id, data, 0); /* 300 bytes: the 500 fits best */
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 3 && rsp[0].len == 300 && rsp[0].conn == id &&
+          (rsp[0].flags & OFL_DT_F_FINAL) && rsp[0].base == dt_rig_pa(m));
+    data[300] = 'q';
+    data[2999] = 0;
+    rx(r, id, data, 1); /* 2999: none holds it, the largest takes 2000 */
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 1 && rsp[0].len == 2000);
+    CHECK(rsp[1].tag == 2 && rsp[1].len == 100); /* then the last one */
+    CHECK_EQ(r->dt.stats.bulk_placed, 3);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].rx_tail - r->conn[(uint32_t)id - 1].rx_head,
+             899);
+    rig_done(r);
+}
+
+/* Wait limit, then history: a host that rarely posts in time is not waited
+ * for. */
+static void test_rx_wait_history(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    uint64_t id;
+    uint8_t *own, *bulk;
+    uint32_t i;
+
+    ofl_dt_config_default(&c);
+    c.conn.wait_limit = 10;
+    c.conn.hist_window = 4;
+    c.conn.hist_threshold = 50;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    own = dt_rig_alloc(r, 64);
+    bulk = dt_rig_alloc(r, 4096);
+    for (i = 0; i < 8; i++)
+        CHECK_OK(dt_rig_avail(r, 0, bulk + 512 * i, 512, 0, 0, 100 + i));
+    /* Waits: the own buffer posted in time wins. */
+    rx(r, id, "one", 0);
+    CHECK_OK(dt_rig_poll(r, 5));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_avail(r, id, own, 3, 0, 0, 7));
+    CHECK_OK(dt_rig_poll(r, 6));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 7 && memcmp(own, "one", 3) == 0);
+    /* The limit passes: a bulk buffer. */
+    rx(r, id, "two", 20);
+    CHECK_OK(dt_rig_poll(r, 29));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 30));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag >= 100 && (rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK_EQ(r->dt.stats.waited, 1);
+    /* History now 1 hit of 2 = 50%: still waits. Another miss makes it
+     * 1 of 3 < 50%: then no more waiting. */
+    rx(r, id, "three", 40);
+    CHECK_OK(dt_rig_poll(r, 40));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 50));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    rx(r, id, "four", 60);
+    CHECK_OK(dt_rig_poll(r, 60));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1); /* at once */
+    CHECK_EQ(r->dt.stats.waited, 2);
+    rig_done(r);
+}
+
+/* Shared buffers of a listener's group; two members fill one buffer. */
+static void test_rx_shared(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint64_t l, a, b;
+    uint8_t *buf;
+    static const uint8_t addr[16] = {0};
+
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &a));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 2, 0, &b));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    buf = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, l, buf, 10, 0, 0, 5));
+    rx(r, a, "aaa", 1);
+    rx(r, b, "bbbb", 1);
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].conn == a && rsp[0].aux == 0 && rsp[0].len == 3 &&
+          rsp[0].tag == 5 && rsp[0].base == dt_rig_pa(buf));
+    CHECK(rsp[1].conn == b && rsp[1].aux == 3 && rsp[1].len == 4);
+    rx(r, a, "AAAAA", 2);
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].conn == a && rsp[0].aux == 7 && rsp[0].len == 3 &&
+          (rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK(memcmp(buf, "aaabbbbAAA", 10) == 0);
+    /* Skip and peek need the connection's own stream. */
+    CHECK_OK(dt_rig_avail(r, l, buf, 10, 0, 4, 6));
+    CHECK_OK(dt_rig_avail(r, 0, buf, 10, 0, 4, 7));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 6 && rsp[0].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[1].tag == 7 && rsp[1].status == OFL_DT_ST_BAD_DESC);
+    rig_done(r);
+}
+
+/* Peek and read with an offset. */
+static void test_rx_peek(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint64_t id;
+    uint8_t *hdr, *pay;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    hdr = dt_rig_alloc(r, 16);
+    pay = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_avail(r, id, hdr, 8, OFL_DT_F_PEEK, 0, 1));
+    CHECK_OK(dt_rig_avail(r, id, hdr, 8, OFL_DT_F_PEEK, 0, 2)); /* busy */
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 2 && rsp[0].status == OFL_DT_ST_BUSY &&
+          (rsp[0].flags & OFL_DT_F_PEEK));
+    rx(r, id, "HDR:5|hello", 1);
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 1 && rsp[0].len == 8 &&
+          rsp[0].flags == (OFL_DT_F_PEEK | OFL_DT_F_FINAL));
+    CHECK(memcmp(hdr, "HDR:5|he", 8) == 0);
+    /* Nothing consumed: the header is 6 bytes, read the rest past it. */
+    CHECK_EQ(r->conn[(uint32_t)id - 1].rx_tail - r->conn[(uint32_t)id - 1].rx_head,
+             11);
+    CHECK_OK(dt_rig_avail(r, id, pay, 5, 0, 6, 3));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 3 && rsp[0].len == 5 && memcmp(pay, "hello", 5) == 0);
+    /* A skip longer than what is staged carries over to later data. */
+    CHECK_OK(dt_rig_avail(r, id, pay, 4, 0, 6, 4));
+    rx(r, id, "abc", 3);
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    rx(r, id, "defWXYZ", 4);
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 4 && memcmp(pay, "WXYZ", 4) == 0);
+    rig_done(r);
+}
+
+static void test_rx_refusals(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint64_t id;
+    static uint8_t big[DT_RIG_RX + 1];
+    uint8_t *b;
+    uint32_t i;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    /* Buffer posts: unknown connection, outside the range, pool full. */
+    b = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, 0x300000009ull, b, 16, 0, 0, 1));
+    CHECK_OK(dt_rig_avail(r, id, r->ctrl, 16, 0, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].status == OFL_DT_ST_BAD_CONN &&
+          (rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK(rsp[1].status == OFL_DT_ST_BAD_DESC);
+    for (i = 0; i < DT_RIG_RBUFS + 1; i++) {
+        CHECK_OK(dt_rig_avail(r, 0, b, 16, 0, 0, 10 + i));
+        if (i % 32 == 31)
+            CHECK_OK(dt_rig_poll(r, 0));
+    }
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 10 + DT_RIG_RBUFS &&
+          rsp[0].status == OFL_DT_ST_NO_RESOURCE);
+    CHECK_ERR(ofl_dt_rx(&r->dt, id, big, DT_RIG_RX + 1, 0), OFL_E_DT_RX_FULL);
+    CHECK_OK(ofl_dt_rx(&r->dt, id, big, DT_RIG_RX, 0));
+    CHECK_ERR(ofl_dt_rx(&r->dt, id, big, 1, 0), OFL_E_DT_RX_FULL);
+    CHECK_OK(ofl_dt_rx(&r->dt, id, big, 0, 0));
+    CHECK_ERR(ofl_dt_rx(&r->dt, id + 1, big, 1, 0), OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_rx(&r->dt, id, NULL, 1, 0), OFL_E_ARG);
+    rig_done(r);
+}
+
+/* ---- output table ------------------------------------------------------------ */
+
+/* Overflow danger raises its interrupt once; a full table holds requests
+ * in the input table until the host reads. */
+static void test_output_overflow(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    struct ofl_dt_desc d;
+    uint32_t i, n;
+
+    ofl_dt_config_default(&c);
+    c.out_warn = 2;
+    c.irq_overflow = 9;
+    c.irq_response = OFL_DT_IRQ_NONE;
+    r = dt_rig_new(&c, 8);
+    CHECK(r != NULL);
+    for (i = 0; i < 5; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(irqs(r, 9), 0); /* 3 free > 2 */
+    for (i = 0; i < 3; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(irqs(r, 9), 1);
+    CHECK_EQ(r->dt.stats.irq_overflow, 1);
+    for (i = 0; i < 2; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(ofl_dt_process(&r->dt, 0, 100, &n));
+    CHECK_EQ(n, 0); /* no room: they stay */
+    CHECK_EQ(irqs(r, 9), 1); /* not raised twice */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 8);
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 8);
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    /* Re-armed after the host caught up: a second crossing raises again. */
+    for (i = 0; i < 6; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(irqs(r, 9), 2);
+    CHECK_EQ(r->dt.stats.lost, 0);
+    rig_done(r);
+}
+
+static void test_actions_and_query(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint32_t cursor = 0;
+    uint64_t id;
+    uint8_t act;
+    struct ofl_dt_conn_info info;
+
+    CHECK(r != NULL);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act), OFL_E_DT_EMPTY);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, NULL, &id, &act), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_query(&r->dt, 0, &info), OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_conn_query(&r->dt, DT_RIG_CONNS + 1, &info),
+              OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_conn_query(&r->dt, 1, &info), OFL_E_DT_CONN_UNKNOWN);
+    id = dt_rig_connect(r, 1, 0);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, id, &info));
+    CHECK_ERR(ofl_dt_conn_query(&r->dt, id + (1ull << 32), &info),
+              OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_tx_consume(&r->dt, id + 1, 0, 0), OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_conn_established(&r->dt, id + 1, 0),
+              OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_conn_failed(&r->dt, id, OFL_DT_ST_FAILED, 0),
+              OFL_E_DT_CONN_STATE);
+    CHECK_ERR(ofl_dt_process(NULL, 0, 1, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_service(NULL, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_flush(NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_poll(NULL, 0), OFL_E_ARG);
+    CHECK_EQ(ofl_dt_out_room(NULL), 0);
+    rig_done(r);
+}
+
+/* Checks not reached above: buffers over the tables, requests for a
+ * closing connection, values out of range. */
+static void test_more_refusals(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_desc d;
+    struct ofl_dt dt2;
+    struct ofl_dt_mem m;
+    uint8_t t[128], *b;
+    uint8_t pat[17] = {2, 'a', 'b', 0, 9};
+    size_t off;
+    uint64_t id;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 64);
+    /* With the whole address space allowed, the tables still are not. */
+    r->dt.mem.host_lo = 0;
+    r->dt.mem.host_hi = ~0ull;
+    CHECK_OK(dt_rig_avail(r, id, r->out_table + 64, 32, 0, 0, 1));
+    CHECK_OK(dt_rig_avail(r, id, r->in_table + 8 * 32 - 1, 2, 0, 0, 2));
+    CHECK_OK(dt_rig_send(r, id, r->in_table, 32, 0, 3));
+    CHECK_OK(dt_rig_avail(r, id, b, 64, 0, 0, 4)); /* next to nothing */
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[1].tag == 2 && rsp[1].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[2].tag == 3 && rsp[2].status == OFL_DT_ST_BAD_DESC);
+    /* A closing connection takes no new sends or buffers. */
+    d = mk(OFL_DT_REQ_TERMINATE);
+    d.conn = id;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_OK(dt_rig_send(r, id, b, 8, 0, 5));
+    CHECK_OK(dt_rig_avail(r, id, b, 8, 0, 0, 6));
+    /* Values out of range. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PROTOCOL, 256);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 2, 7, NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 65536);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 8, NULL));
+    off = 0; /* pattern bytes past its length must be 0 */
+    ofl_dt_tuple_put(t, sizeof(t), &off, true, OFL_DT_ATTR_CN_PATTERN, pat, 17);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 9,
+                         NULL));
+    off = 0; /* a get of a connection attribute in an adapter request */
+    dt_tup_u32(t, &off, false, OFL_DT_ATTR_STATE, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 10,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 6);
+    CHECK(rsp[0].tag == 5 && rsp[0].status == OFL_DT_ST_BAD_CONN);
+    CHECK(rsp[1].tag == 6 && rsp[1].status == OFL_DT_ST_BAD_CONN);
+    CHECK(rsp[2].tag == 7 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[3].tag == 8 && rsp[3].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[4].tag == 9 && rsp[4].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[5].tag == 10 && rsp[5].status == OFL_DT_ST_BAD_TUPLE);
+    pat[4] = 0;
+    off = 0;
+    ofl_dt_tuple_put(t, sizeof(t), &off, true, OFL_DT_ATTR_CN_PATTERN, pat, 17);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 11,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 11 && rsp[0].status == OFL_DT_ST_OK);
+    /* Tables that would wrap the address space. */
+    m = r->mem;
+    m.out_pa = ~0ull - 31;
+    CHECK_ERR(ofl_dt_init(&dt2, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    rig_done(r);
+}
+
+OFL_SUITE(dt)
+{
+    test_codec_roundtrip();
+    test_codec_layout();
+    test_codec_errors();
+    test_tuples();
+    test_host_ring();
+    test_adapter_init();
+    test_process_loop();
+    test_process_malformed();
+    test_process_dma_failure();
+    test_listen();
+    test_connect_bulk();
+    test_connect_refusals();
+    test_cn_count_time_max();
+    test_cn_data_pattern();
+    test_connect_timeout_cancel();
+    test_cancel_listener_and_sends();
+    test_terminate();
+    test_reports();
+    test_adapter_attrs();
+    test_conn_attrs();
+    test_send_asap();
+    test_send_criteria();
+    test_send_reorder_merge();
+    test_send_modify();
+    test_send_group_and_refusals();
+    test_send_ring_full();
+    test_rx_partial();
+    test_rx_combined_time();
+    test_rx_notify_bytes_max();
+    test_rx_notify_adaptive();
+    test_rx_bulk_best_fit();
+    test_rx_wait_history();
+    test_rx_shared();
+    test_rx_peek();
+    test_rx_refusals();
+    test_output_overflow();
+    test_actions_and_query();
+    test_more_refusals();
+}
