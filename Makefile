@@ -79,13 +79,16 @@ $(BUILD)/tests: tests/main.c $(TEST_SRCS) $(TEST_SUPPORT) tests/test.h \
 	    offload.c -o $@ $(HOST_LIBS)
 
 # Plain (non-AFL) builds of the fuzz harnesses replay their corpora and any
-# regression inputs as part of check.
-$(BUILD)/fuzz/%: fuzz/%/fuzz_%.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) \
+# regression inputs as part of check. (Second expansion: a pattern rule
+# substitutes only the first % of a prerequisite, so fuzz/%/fuzz_%.c never
+# matched.)
+.SECONDEXPANSION:
+$(BUILD)/fuzz/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) \
                  offload.c offload.h | $(BUILD)/.dir
 	$(CC) $(HOST_CPPFLAGS) -Ifuzz $(ALL_CFLAGS) $(LDFLAGS) \
 	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
 
-check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
+check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) examples
 	@set -e; for f in $(FUZZERS); do \
 	    dirs=""; for d in fuzz/$$f/corpus fuzz/$$f/regress; do \
 	        [ -d $$d ] && dirs="$$dirs $$d"; done; \
@@ -168,7 +171,7 @@ FUZZ_SECONDS ?=
 AFL_ENV    := AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
               AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_QUIET=1
 
-build/afl/%: fuzz/%/fuzz_%.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) offload.c offload.h
+build/afl/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) offload.c offload.h
 	@mkdir -p build/afl
 	$(AFL_CC) $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g \
 	    -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \

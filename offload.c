@@ -3465,8 +3465,12 @@ static enum ofl_err rdmap_parse_term(struct ofl_rd *r,
     t->hdrct = (uint8_t)(((hdrct & TERM_M) ? OFL_RDMAP_HDRCT_M : 0u) |
                          ((hdrct & TERM_D) ? OFL_RDMAP_HDRCT_D : 0u) |
                          ((hdrct & TERM_R) ? OFL_RDMAP_HDRCT_R : 0u));
-    if (hdrct & (TERM_M | TERM_D))
-        t->seg_len = ofl_rd_be16(r);
+    if (hdrct & (TERM_M | TERM_D)) {
+        uint16_t seg_len = ofl_rd_be16(r);
+
+        /* Present with D, meaningful only with M. */
+        t->seg_len = (hdrct & TERM_M) ? seg_len : 0;
+    }
     if (hdrct & TERM_D) {
         const uint8_t *q = ofl_rd_take(r, dlen);
 

@@ -323,6 +323,18 @@ static void test_terminate(void)
         b[len] = 0;
         expect(b, len + 1, OFL_E_RDMAP_TERM, 0, 2, 7);
     }
+    /* D without M: the DDP Segment Length field is there but not valid;
+     * it reads as 0 and is rebuilt as 0. */
+    m = untagged(OFL_RDMAP_TERMINATE, 2, 1);
+    m.u.term.hdrct = OFL_RDMAP_HDRCT_D;
+    memcpy(m.u.term.ddp_hdr, seg, 18);
+    m.u.term.ddp_hdr_len = 18;
+    m.u.term.seg_len = 77;
+    CHECK_OK(ofl_rdmap_build(&m, b, sizeof(b), &len));
+    CHECK_EQ(ofl_load_be16(b + 22), 0);
+    b[23] = 0x55;
+    CHECK_OK(ofl_rdmap_parse(b, len, &back, NULL));
+    CHECK_EQ(back.u.term.seg_len, 0);
     /* A tagged terminated header is 14 bytes. */
     m = untagged(OFL_RDMAP_TERMINATE, 2, 1);
     m.u.term.hdrct = OFL_RDMAP_HDRCT_D;
