@@ -57,23 +57,54 @@ const char *ofl_strerror(enum ofl_err e)
 #define OFL_MAYBE_UNUSED
 #endif
 
+/*
+ * Both move 16 or 8 bytes per step where the compiler has
+ * __builtin_memcpy: a
+ * fixed 8-byte __builtin_memcpy is always expanded inline (one unaligned
+ * move where the target has them, byte moves under strict alignment; make
+ * cross checks that no call to memcpy results), so no libc is needed. The
+ * tail, and other compilers, go byte by byte. dst and src MUST NOT
+ * overlap.
+ */
+#if defined(__GNUC__)
+#define OFL_MOVE8(d, s) __builtin_memcpy((d), (s), 8)
+#endif
+
 static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
     const uint8_t *s = (const uint8_t *)src;
-    size_t i;
 
-    for (i = 0; i < n; i++)
-        d[i] = s[i];
+#if defined(OFL_MOVE8)
+    /* Both loads before both stores: compilers may then merge the pair
+     * into one 16-byte move. */
+    for (; n >= 16; n -= 16, d += 16, s += 16) {
+        uint64_t a, b;
+
+        OFL_MOVE8(&a, s);
+        OFL_MOVE8(&b, s + 8);
+        OFL_MOVE8(d, &a);
+        OFL_MOVE8(d + 8, &b);
+    }
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        OFL_MOVE8(d, s);
+#endif
+    for (; n != 0; n--)
+        *d++ = *s++;
 }
 
 static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_fill(void *dst, uint8_t byte, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
-    size_t i;
 
-    for (i = 0; i < n; i++)
-        d[i] = byte;
+#if defined(OFL_MOVE8)
+    uint64_t w = byte * 0x0101010101010101ull;
+
+    for (; n >= 8; n -= 8, d += 8)
+        OFL_MOVE8(d, &w);
+#endif
+    for (; n != 0; n--)
+        *d++ = byte;
 }
 
 /*
@@ -3112,8 +3143,6 @@ static enum ofl_err mpa_rx_marker(struct ofl_mpa_rx *rx, const uint8_t *p,
     uint32_t ptr, expect, at;
 
     ofl_copy(rx->marker + rx->marker_got, p, n);
-    if (rx->crc)
-        rx->crc_state = mpa_crc(rx->port, rx->crc_state, p, n);
     rx->marker_got = (uint8_t)(rx->marker_got + n);
     rx->pos += n;
     if (rx->marker_got < OFL_MPA_MARKER_LEN)
@@ -3133,11 +3162,24 @@ static enum ofl_err mpa_rx_marker(struct ofl_mpa_rx *rx, const uint8_t *p,
     return OFL_OK;
 }
 
+/*
+ * CRC over the covered bytes consumed since run (markers, ULPDU Length,
+ * ULPDU, pad: everything but the CRC field), in one call per stretch.
+ */
+static void mpa_rx_crc_flush(struct ofl_mpa_rx *rx, const uint8_t *data,
+                             size_t *run, size_t i)
+{
+    if (rx->crc && i > *run)
+        rx->crc_state = mpa_crc(rx->port, rx->crc_state, data + *run,
+                                i - *run);
+    *run = i;
+}
+
 enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
                              size_t len, size_t *used,
                              struct ofl_mpa_fpdu *fpdu)
 {
-    size_t i = 0;
+    size_t i = 0, run = 0;
     enum ofl_err err;
 
     if (rx == NULL || used == NULL || fpdu == NULL ||
@@ -3206,14 +3248,14 @@ enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
                          n < keep ? n : keep);
             }
             rx->body_got += n;
-        } else { /* OFL_MPA_RX_CRC */
+        } else { /* OFL_MPA_RX_CRC: the one field the CRC does not cover */
+            mpa_rx_crc_flush(rx, data, &run, i);
             if (n > OFL_MPA_CRC_LEN - (uint32_t)rx->part)
                 n = OFL_MPA_CRC_LEN - (uint32_t)rx->part;
             ofl_copy(rx->field + rx->part, data + i, n);
             rx->part = (uint8_t)(rx->part + n);
+            run = i + n;
         }
-        if (rx->crc && rx->state != OFL_MPA_RX_CRC)
-            rx->crc_state = mpa_crc(rx->port, rx->crc_state, data + i, n);
         rx->pos += n;
         i += n;
         *used = i;
@@ -3230,6 +3272,7 @@ enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
             return OFL_OK;
         }
     }
+    mpa_rx_crc_flush(rx, data, &run, i);
     return OFL_OK;
 }
 
