@@ -2128,7 +2128,7 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e)
 /* ======================================================================== */
 #if OFL_ENABLE_SEQ
 /* Seed 000 FIG. 18B row 3: the entry's one touch is spent (DDP tagged
- * "Invalid STag", RFC 5041 §7.2). */
+ * "Invalid STag", RFC 5041 §7). */
 static struct ofl_term_cause seq_spent_cause(void)
 {
     struct ofl_term_cause c;
@@ -2364,7 +2364,7 @@ enum ofl_err ofl_seq_retire(struct ofl_seq *s, struct ofl_tpt *tpt,
 /* wire                                                                     */
 /* ======================================================================== */
 #if OFL_ENABLE_WIRE
-/* ---- MPA Request / Reply (RFC 5044 §7.1, RFC 6581 §5) ------------------ */
+/* ---- MPA Request / Reply (RFC 5044 §7.1, RFC 6581) --------------------- */
 
 static const uint8_t mpa_key_req[OFL_MPA_KEY_LEN] = {
     'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ',
@@ -2831,7 +2831,7 @@ enum ofl_err ofl_mpa_hs_reject(struct ofl_mpa_hs *hs, uint8_t *out,
     return err == OFL_E_MPA_REJECTED ? OFL_OK : err;
 }
 
-/* ---- FPDU layout (RFC 5044 §4, §5) ------------------------------------- */
+/* ---- FPDU layout (RFC 5044 §4) ----------------------------------------- */
 
 /* Bytes that are not markers: ULPDU Length, ULPDU, pad, CRC. */
 static uint32_t mpa_content_len(uint32_t ulpdu_len)
@@ -3419,7 +3419,7 @@ enum ofl_err ofl_mpa_locate(uint32_t base, uint32_t seq, const uint8_t *seg,
     return OFL_OK;
 }
 
-/* ---- DDP and RDMAP (RFC 5041 §4, RFC 5040 §4, RFC 7306 §4-§6) --------- */
+/* ---- DDP and RDMAP (RFC 5041 §4, RFC 5040 §4, RFC 7306) ---------------- */
 
 #define RDMAP_OPCODES 12u
 #define RDMAP_BODY_DATA 0u    /* a payload of any length follows */
@@ -3756,7 +3756,8 @@ void ofl_rdmap_term_fill(struct ofl_rdmap_term *term,
     term->ddp_hdr_len = (uint8_t)hl;
     term->seg_len = (uint16_t)(len > 0xFFFFu ? 0xFFFFu : len);
     term->hdrct = OFL_RDMAP_HDRCT_M | OFL_RDMAP_HDRCT_D;
-    if (hl == OFL_DDP_UNTAGGED_HDR_LEN && (ulpdu[1] & 0x0F) == OFL_RDMAP_READ_REQ &&
+    if (hl == OFL_DDP_UNTAGGED_HDR_LEN &&
+        (ulpdu[1] & 0x0F) == OFL_RDMAP_READ_REQ &&
         len >= OFL_DDP_UNTAGGED_HDR_LEN + OFL_RDMAP_READ_REQ_LEN) {
         ofl_copy(term->rdmap_hdr, ulpdu + OFL_DDP_UNTAGGED_HDR_LEN,
                  OFL_RDMAP_READ_REQ_LEN);

@@ -226,7 +226,7 @@ const char *ofl_strerror(enum ofl_err e);
 
 /*
  * Terminate causes (RFC 5040 §7.2 and its IANA registry, RFC 5041 §7.2,
- * RFC 5044 §8, RFC 6581 §8). A cause is (layer, error type, error code);
+ * RFC 5044 §8, RFC 6581). A cause is (layer, error type, error code);
  * remote failures on an RDMA stream are reported to the peer with exactly
  * one of these.
  */
@@ -291,7 +291,7 @@ enum ofl_term_mpa_type {
 };
 
 /* MPA error codes (type 0x0). 0x01-0x04: RFC 5044 §8; 0x05-0x07: RFC 6581
- * §8 (enhanced connection establishment only). Names as in the IANA RDDP
+ * (enhanced connection establishment only). Names as in the IANA RDDP
  * registry (RFC 6580). */
 enum ofl_term_mpa_code {
     OFL_TERM_MPA_CONN_LOST = 0x01,          /* TCP connection closed,
@@ -1159,7 +1159,7 @@ struct ofl_seq_ot {
     uint32_t stored_sn;  /* DDP SN to store when set_touched */
     struct ofl_term_cause cause; /* row 3: 0x1/0x1/0x00, DDP tagged
                                     "Invalid STag" - the entry's one touch
-                                    is spent (RFC 5041 §7.2 has no finer
+                                    is spent (RFC 5041 §7 has no finer
                                     code) */
 };
 
@@ -1212,7 +1212,7 @@ enum ofl_err ofl_seq_retire(struct ofl_seq *s, struct ofl_tpt *tpt,
  *
  * Byte order and layout (all big-endian except the MPA CRC):
  *
- *   MPA Request/Reply (RFC 5044 §7.1, RFC 6581 §5)
+ *   MPA Request/Reply (RFC 5044 §7.1, RFC 6581)
  *     0  Key, 16 bytes: "MPA ID Req Frame" / "MPA ID Rep Frame"
  *     16 flags: M 0x80 (send me markers), C 0x40 (CRC), R 0x20 (rejected,
  *        replies only), 0x10 enhanced (RFC 6581 data follows; set by Linux
@@ -1229,38 +1229,38 @@ enum ofl_err ofl_seq_retire(struct ofl_seq *s, struct ofl_tpt *tpt,
  *     least significant byte first (as Linux siw does and Wireshark checks;
  *     the iSCSI digest order of RFC 3720 B.4). Without negotiated CRC the
  *     field is present, sent as 0 and not checked.
- *   Marker (RFC 5044 §5): 16 bits reserved (0) | FPDUPTR (16 bits), one at
+ *   Marker (RFC 5044 §4): 16 bits reserved (0) | FPDUPTR (16 bits), one at
  *     every stream position that is a multiple of 512, counted from the
  *     first octet of the first FPDU in that direction (the octet after the
  *     Request/Reply). FPDUPTR is the distance back from the marker to the
  *     ULPDU Length field of the FPDU it lies in (its low 2 bits are ignored
  *     on receipt). A marker that falls exactly where an FPDU begins is that
  *     FPDU's first 4 bytes, its FPDUPTR is 0, and the header follows it.
- *   DDP control + RDMAP control (RFC 5041 §4, RFC 5040 §4.1), 2 bytes:
+ *   DDP control + RDMAP control (RFC 5041 §4, RFC 5040 §4), 2 bytes:
  *     T 0x80 tagged, L 0x40 last, 0x3C reserved, DV 0x03 DDP version (1);
  *     RV 0xC0 RDMAP version (1), 0x30 reserved, 0x0F opcode
  *   Tagged header (14 bytes): control | STag | TO (64 bits)
  *   Untagged header (18 bytes): control | RsvdULP (32 bits: the Invalidate
  *     STag of Send with Invalidate, else 0) | QN | MSN | MO
- *   RDMA Read Request (RFC 5040 §4.4), 28 bytes after an untagged header:
+ *   RDMA Read Request (RFC 5040 §4), 28 bytes after an untagged header:
  *     sink STag | sink TO | RDMA Read Message Size | source STag | source TO
- *   Terminate (RFC 5040 §4.8) after an untagged header (QN 2):
+ *   Terminate (RFC 5040 §4) after an untagged header (QN 2):
  *     Layer 0xF0000000 | EType 0x0F000000 | Error Code 0x00FF0000 |
  *     Hdrct M 0x8000 (DDP Segment Length valid), D 0x4000 (DDP header
  *     included), R 0x2000 (RDMAP header included) | 13 reserved bits;
  *     then, when M or D is set, the DDP Segment Length (16 bits); when D,
  *     the terminated DDP header (14 or 18 bytes, by its own T bit); when R,
  *     the terminated RDMA Read Request header (28 bytes)
- *   Atomic Request (RFC 7306 §5), 52 bytes after an untagged header (QN 3):
+ *   Atomic Request (RFC 7306), 52 bytes after an untagged header (QN 3):
  *     reserved 28 bits | AtomicOperation 4 bits | Request Identifier |
  *     Remote STag | Remote TO | Add or Swap Data | Add or Swap Mask |
  *     Compare Data | Compare Mask (64 bits each)
- *   Atomic Response (RFC 7306 §5), 12 bytes (QN 4): Original Request
+ *   Atomic Response (RFC 7306), 12 bytes (QN 4): Original Request
  *     Identifier | Original Remote Data Value (64 bits)
- *   Immediate Data (RFC 7306 §4), 8 bytes of data after an untagged header
+ *   Immediate Data (RFC 7306), 8 bytes of data after an untagged header
  *     on the Send queue (QN 0)
  *
- * Opcodes, buffer model and queue (RFC 5040 §4.2, RFC 7306 §6):
+ * Opcodes, buffer model and queue (RFC 5040 §4, RFC 7306):
  *
  *   op   message                       model     QN   segments
  *   0x0  RDMA Write                    tagged    -    any
@@ -1277,7 +1277,7 @@ enum ofl_err ofl_seq_retire(struct ofl_seq *s, struct ofl_tpt *tpt,
  *   0xB  Atomic Response               untagged  4    one
  *
  * Terminate cause of every rejection (ofl_wire_term_cause; layer/type/code
- * from RFC 5040 §7.2, RFC 5041 §7.2, RFC 5044 §8, RFC 6581 §8):
+ * from RFC 5040 §7, RFC 5041 §7, RFC 5044 §8, RFC 6581):
  *
  *   error                 cause     meaning
  *   E_MPA_KEY, _REV,      2/0/04    invalid MPA Request or Reply frame
@@ -1420,7 +1420,7 @@ enum ofl_mpa_hs_state {
 };
 
 /*
- * MPA connection setup (RFC 5044 §7.1, RFC 6581 §5-§7):
+ * MPA connection setup (RFC 5044 §7.1, RFC 6581):
  *
  *   state          call / input                  next
  *   START          ofl_mpa_hs_request            AWAIT_REPLY
@@ -1496,7 +1496,7 @@ enum ofl_err ofl_mpa_hs_reject(struct ofl_mpa_hs *hs, uint8_t *out,
                                size_t cap, size_t *len);
 
 /*
- * The maximum ULPDU for an effective MSS (RFC 5044 §6.1):
+ * The maximum ULPDU for an effective MSS (RFC 5044, MULPDU):
  * markers: EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4);
  * no markers: EMSS - (6 + EMSS mod 4). 0 when emss is too small for any
  * FPDU; at most OFL_MPA_ULPDU_MAX. An FPDU of that size fits one segment.
@@ -1640,10 +1640,10 @@ struct ofl_mpa_found {
 };
 
 /*
- * Out-of-order FPDU locator for a stream with markers (RFC 5044 §5,
- * Appendix A idea): seg[0 .. len) is one TCP segment whose first byte has
- * sequence number seq; base is the sequence number of the first FPDU octet
- * of that direction. Reads the markers inside the segment, follows the
+ * Out-of-order FPDU locator for a stream with markers (RFC 5044 §4):
+ * seg[0 .. len) is one TCP segment whose first byte has sequence number
+ * seq; base is the sequence number of the first FPDU octet of that
+ * direction. Reads the markers inside the segment, follows the
  * first FPDUPTR that points into it, then walks the FPDUs by their ULPDU
  * Length, checking every marker met. Records up to cap FPDUs in found[]
  * (*count); a segment without a usable marker yields 0. E_MPA_MARKER when a
@@ -1655,9 +1655,10 @@ enum ofl_err ofl_mpa_locate(uint32_t base, uint32_t seq, const uint8_t *seg,
 
 /*
  * Checks one whole FPDU wire[0 .. wire_len) that starts at stream position
- * pos: its ULPDU Length agrees with wire_len (E_MPA_MARKER if markers,
- * else E_MPA_TOO_LONG), every marker (E_MPA_MARKER), and the CRC when crc
- * (E_MPA_CRC). *ulpdu_len receives the ULPDU Length.
+ * pos: it holds its ULPDU Length (E_TRUNCATED), which agrees with wire_len
+ * (E_MPA_MARKER if markers, else E_MPA_TOO_LONG), every marker
+ * (E_MPA_MARKER), and the CRC when crc (E_MPA_CRC). *ulpdu_len receives
+ * the ULPDU Length.
  */
 enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
                                  const uint8_t *wire, size_t wire_len,
@@ -1705,7 +1706,7 @@ enum ofl_rdmap_opcode {
     OFL_RDMAP_ATOMIC_RESP = 0xB /* RFC 7306 */
 };
 
-/* Untagged queue numbers (RFC 5040 §5.1, RFC 7306 §6). */
+/* Untagged queue numbers (RFC 5040 §5, RFC 7306). */
 enum ofl_ddp_qn {
     OFL_DDP_QN_SEND = 0,
     OFL_DDP_QN_READ_REQ = 1,
@@ -1826,7 +1827,7 @@ enum ofl_err ofl_rdmap_build(const struct ofl_rdmap_msg *msg, uint8_t *out,
                              size_t cap, size_t *len);
 
 /*
- * Fills a Terminate for cause as RFC 5040 §4.8 asks, from the ULPDU that
+ * Fills a Terminate for cause as RFC 5040 §4 asks, from the ULPDU that
  * caused it (ulpdu may be NULL): for DDP-layer causes and RDMAP causes
  * other than local catastrophic, the DDP header (D) with its segment length
  * (M) when the ULPDU holds a whole header, and for an RDMA Read Request the
@@ -1841,7 +1842,7 @@ void ofl_rdmap_term_fill(struct ofl_rdmap_term *term,
 struct ofl_term_cause ofl_wire_term_cause(enum ofl_err e, bool tagged);
 
 /*
- * Untagged MSN check (RFC 5041 §7.2): the queue expects MSN expected next
+ * Untagged MSN check (RFC 5041 §7): the queue expects MSN expected next
  * and has posted buffers for expected .. expected + posted - 1.
  * E_DDP_MSN_NO_BUFFER when msn lies beyond them (up to 2^31 ahead),
  * E_DDP_MSN_RANGE otherwise.
@@ -1858,7 +1859,7 @@ enum ofl_err ofl_ddp_untagged_check(uint32_t mo, uint32_t len,
                                     uint32_t buf_len);
 
 /*
- * Segmentation of one message at the MULPDU (RFC 5041 §5.1): the first
+ * Segmentation of one message at the MULPDU (RFC 5041 §5): the first
  * header is the template (tagged: STag and TO of the first byte; untagged:
  * QN, MSN, MO 0); each segment carries at most mulpdu - header bytes of
  * payload, TO or MO advance, and the last segment has L set. A zero-length

@@ -140,6 +140,8 @@ static void test_rr_errors(void)
     rr.ird = 0x4000;
     CHECK_ERR(ofl_mpa_rr_build(&rr, buf, sizeof(buf), &len), OFL_E_ARG);
     rr.ird = 0x3FFF;
+    rr.ord = 0x4000;
+    CHECK_ERR(ofl_mpa_rr_build(&rr, buf, sizeof(buf), &len), OFL_E_ARG);
     rr.ord = 0x3FFF;
     CHECK_OK(ofl_mpa_rr_build(&rr, buf, sizeof(buf), &len));
     rr.rtr = 0x8;
@@ -373,8 +375,16 @@ static void test_hs_errors(void)
     bad.ird = 0x4000;
     CHECK_ERR(ofl_mpa_hs_init(&hs, &bad, true), OFL_E_ARG);
     bad = ci;
+    bad.ord = 0x4000;
+    CHECK_ERR(ofl_mpa_hs_init(&hs, &bad, true), OFL_E_ARG);
+    bad = ci;
     bad.rtr = 0;
     CHECK_ERR(ofl_mpa_hs_init(&hs, &bad, true), OFL_E_ARG);
+    bad = ci;
+    bad.enhanced = false; /* peer-to-peer needs the RFC 6581 block */
+    CHECK_ERR(ofl_mpa_hs_init(&hs, &bad, true), OFL_E_ARG);
+    bad.p2p = false;
+    CHECK_OK(ofl_mpa_hs_init(&hs, &bad, true));
     bad = ci;
     bad.rtr = 0x10;
     CHECK_ERR(ofl_mpa_hs_init(&hs, &bad, true), OFL_E_ARG);
@@ -388,6 +398,11 @@ static void test_hs_errors(void)
 
     /* state errors */
     CHECK_OK(ofl_mpa_hs_init(&hs, &ci, true));
+    CHECK_ERR(ofl_mpa_hs_recv(&hs, frame, 1, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_hs_recv(&hs, NULL, 1, &used), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_hs_request(NULL, frame, sizeof(frame), &len), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_hs_accept(NULL, frame, sizeof(frame), &len), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_hs_reject(NULL, frame, sizeof(frame), &len), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_hs_recv(&hs, frame, 1, &used), OFL_E_MPA_STATE);
     CHECK_ERR(ofl_mpa_hs_accept(&hs, frame, sizeof(frame), &len),
               OFL_E_MPA_STATE);

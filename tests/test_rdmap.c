@@ -127,8 +127,12 @@ static void test_all_opcodes(void)
             m.u.term.cause.ecode = 5;
         }
         CHECK_OK(ofl_rdmap_build(&m, buf, sizeof(buf), &len));
-        CHECK_EQ(len, (t ? 14u : 18u) +
-                          (op == 1 ? 28u : op == 7 ? 4u : op >= 10 ? (op == 10 ? 52u : 12u) : op >= 8 ? 8u : 0u));
+        CHECK_EQ(len, (t ? 14u : 18u) + (op == 1    ? 28u
+                                         : op == 7  ? 4u
+                                         : op == 10 ? 52u
+                                         : op == 11 ? 12u
+                                         : op >= 8  ? 8u
+                                                    : 0u));
         CHECK_EQ(buf[1] & 0x0F, op);
         CHECK_OK(ofl_rdmap_parse(buf, len, &back, NULL));
         CHECK_EQ(back.ddp.opcode, op);

@@ -65,8 +65,9 @@ static void run(const struct ofl_mpa_cfg *cfg, bool initiator, bool reject,
     if (hs.state == OFL_MPA_HS_DECIDE) {
         struct ofl_mpa_rr rr;
         size_t fl;
-        enum ofl_err e = reject ? ofl_mpa_hs_reject(&hs, out, sizeof(out), &len)
-                                : ofl_mpa_hs_accept(&hs, out, sizeof(out), &len);
+        enum ofl_err e =
+            reject ? ofl_mpa_hs_reject(&hs, out, sizeof(out), &len)
+                   : ofl_mpa_hs_accept(&hs, out, sizeof(out), &len);
 
         FUZZ_ASSERT(e == OFL_OK || e == OFL_E_MPA_RTR);
         FUZZ_ASSERT(ofl_mpa_rr_parse(out, len, true, &rr, &fl) == OFL_OK);
