@@ -87,7 +87,7 @@ $(BUILD)/fuzz/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) \
 	$(CC) $(HOST_CPPFLAGS) -Ifuzz $(ALL_CFLAGS) $(LDFLAGS) \
 	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
 
-check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
+check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) examples
 	@set -e; for f in $(FUZZERS); do \
 	    dirs=""; for d in fuzz/$$f/corpus fuzz/$$f/regress; do \
 	        [ -d $$d ] && dirs="$$dirs $$d"; done; \

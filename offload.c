@@ -59,23 +59,194 @@ const char *ofl_strerror(enum ofl_err e)
 #define OFL_NOINLINE
 #endif
 
+/*
+ * Both move 16 or 8 bytes per step where the compiler has
+ * __builtin_memcpy: a
+ * fixed 8-byte __builtin_memcpy is always expanded inline (one unaligned
+ * move where the target has them, byte moves under strict alignment; make
+ * cross checks that no call to memcpy results), so no libc is needed. The
+ * tail, and other compilers, go byte by byte. dst and src MUST NOT
+ * overlap.
+ */
+#if defined(__GNUC__)
+#define OFL_MOVE8(d, s) __builtin_memcpy((d), (s), 8)
+#endif
+
 static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
     const uint8_t *s = (const uint8_t *)src;
-    size_t i;
 
-    for (i = 0; i < n; i++)
-        d[i] = s[i];
+#if defined(OFL_MOVE8)
+    /* Both loads before both stores: compilers may then merge the pair
+     * into one 16-byte move. */
+    for (; n >= 16; n -= 16, d += 16, s += 16) {
+        uint64_t a, b;
+
+        OFL_MOVE8(&a, s);
+        OFL_MOVE8(&b, s + 8);
+        OFL_MOVE8(d, &a);
+        OFL_MOVE8(d + 8, &b);
+    }
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        OFL_MOVE8(d, s);
+#endif
+    for (; n != 0; n--)
+        *d++ = *s++;
 }
 
 static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_fill(void *dst, uint8_t byte, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
-    size_t i;
 
-    for (i = 0; i < n; i++)
-        d[i] = byte;
+#if defined(OFL_MOVE8)
+    uint64_t w = byte * 0x0101010101010101ull;
+
+    for (; n >= 8; n -= 8, d += 8)
+        OFL_MOVE8(d, &w);
+#endif
+    for (; n != 0; n--)
+        *d++ = byte;
+}
+
+/*
+ * Bounds-checked cursors over byte buffers, for the sections that parse or
+ * build wire formats. A read or write past the end does nothing (reads
+ * yield 0) and sets the sticky bad flag, so a parser reads every field,
+ * checks bad once, and only then commits (validate everything, then
+ * commit). Explicit byte order; no alignment assumed.
+ */
+struct ofl_rd {
+    const uint8_t *p;
+    size_t len;
+    size_t off;
+    bool bad;
+};
+
+struct ofl_wr {
+    uint8_t *p;
+    size_t cap;
+    size_t off;
+    bool bad;
+};
+
+static OFL_MAYBE_UNUSED void ofl_rd_init(struct ofl_rd *r, const uint8_t *p,
+                                         size_t len)
+{
+    r->p = p;
+    r->len = p != NULL ? len : 0;
+    r->off = 0;
+    r->bad = false;
+}
+
+/* Returns a pointer to the next n bytes and skips them, or NULL (bad). */
+static OFL_MAYBE_UNUSED const uint8_t *ofl_rd_take(struct ofl_rd *r, size_t n)
+{
+    const uint8_t *q;
+
+    if (r->bad || n > r->len - r->off) {
+        r->bad = true;
+        return NULL;
+    }
+    q = r->p + r->off;
+    r->off += n;
+    return q;
+}
+
+static OFL_MAYBE_UNUSED uint8_t ofl_rd_u8(struct ofl_rd *r)
+{
+    const uint8_t *q = ofl_rd_take(r, 1);
+    return q != NULL ? q[0] : 0;
+}
+
+static OFL_MAYBE_UNUSED uint16_t ofl_rd_be16(struct ofl_rd *r)
+{
+    const uint8_t *q = ofl_rd_take(r, 2);
+    return q != NULL ? ofl_load_be16(q) : 0;
+}
+
+static OFL_MAYBE_UNUSED uint32_t ofl_rd_be32(struct ofl_rd *r)
+{
+    const uint8_t *q = ofl_rd_take(r, 4);
+    return q != NULL ? ofl_load_be32(q) : 0;
+}
+
+static OFL_MAYBE_UNUSED uint64_t ofl_rd_be64(struct ofl_rd *r)
+{
+    const uint8_t *q = ofl_rd_take(r, 8);
+    return q != NULL ? ofl_load_be64(q) : 0;
+}
+
+/* Bytes left to read. */
+static OFL_MAYBE_UNUSED size_t ofl_rd_left(const struct ofl_rd *r)
+{
+    return r->bad ? 0 : r->len - r->off;
+}
+
+static OFL_MAYBE_UNUSED void ofl_wr_init(struct ofl_wr *w, uint8_t *p,
+                                         size_t cap)
+{
+    w->p = p;
+    w->cap = p != NULL ? cap : 0;
+    w->off = 0;
+    w->bad = false;
+}
+
+/* Returns a pointer to the next n writable bytes and skips them, or NULL. */
+static OFL_MAYBE_UNUSED uint8_t *ofl_wr_take(struct ofl_wr *w, size_t n)
+{
+    uint8_t *q;
+
+    if (w->bad || n > w->cap - w->off) {
+        w->bad = true;
+        return NULL;
+    }
+    q = w->p + w->off;
+    w->off += n;
+    return q;
+}
+
+static OFL_MAYBE_UNUSED void ofl_wr_u8(struct ofl_wr *w, uint8_t v)
+{
+    uint8_t *q = ofl_wr_take(w, 1);
+    if (q != NULL)
+        q[0] = v;
+}
+
+static OFL_MAYBE_UNUSED void ofl_wr_be16(struct ofl_wr *w, uint16_t v)
+{
+    uint8_t *q = ofl_wr_take(w, 2);
+    if (q != NULL)
+        ofl_store_be16(q, v);
+}
+
+static OFL_MAYBE_UNUSED void ofl_wr_be32(struct ofl_wr *w, uint32_t v)
+{
+    uint8_t *q = ofl_wr_take(w, 4);
+    if (q != NULL)
+        ofl_store_be32(q, v);
+}
+
+static OFL_MAYBE_UNUSED void ofl_wr_be64(struct ofl_wr *w, uint64_t v)
+{
+    uint8_t *q = ofl_wr_take(w, 8);
+    if (q != NULL)
+        ofl_store_be64(q, v);
+}
+
+static OFL_MAYBE_UNUSED void ofl_wr_bytes(struct ofl_wr *w, const void *src,
+                                          size_t n)
+{
+    uint8_t *q = ofl_wr_take(w, n);
+    if (q != NULL)
+        ofl_copy(q, src, n);
+}
+
+static OFL_MAYBE_UNUSED void ofl_wr_zero(struct ofl_wr *w, size_t n)
+{
+    uint8_t *q = ofl_wr_take(w, n);
+    if (q != NULL)
+        ofl_fill(q, 0, n);
 }
 
 /*
@@ -2192,12 +2363,1712 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e)
 /* seq                                                                      */
 /* ======================================================================== */
 #if OFL_ENABLE_SEQ
+/* Seed 000 FIG. 18B row 3: the entry's one touch is spent (DDP tagged
+ * "Invalid STag", RFC 5041 §7). */
+static struct ofl_term_cause seq_spent_cause(void)
+{
+    struct ofl_term_cause c;
+
+    c.layer = OFL_TERM_LAYER_DDP;
+    c.etype = OFL_TERM_DDP_TAGGED;
+    c.ecode = OFL_TERM_DDP_T_INVALID_STAG;
+    return c;
+}
+
+static bool seq_window_ok(uint32_t wnd)
+{
+    return wnd != 0 && wnd <= OFL_SEQ_WND_MAX;
+}
+
+enum ofl_err ofl_seq_init(struct ofl_seq *s, uint32_t nxt, uint32_t wnd,
+                          struct ofl_seq_pending *slots, uint32_t cap)
+{
+    if (s == NULL || !seq_window_ok(wnd) || (slots == NULL && cap != 0))
+        return OFL_E_ARG;
+    s->nxt = nxt;
+    s->wnd = wnd;
+    s->pending = slots;
+    s->pending_cap = cap;
+    s->pending_count = 0;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_seq_set_window(struct ofl_seq *s, uint32_t wnd)
+{
+    if (s == NULL || !seq_window_ok(wnd))
+        return OFL_E_ARG;
+    s->wnd = wnd;
+    return OFL_OK;
+}
+
+enum ofl_seq_class ofl_seq_classify(uint32_t nxt, uint32_t wnd, uint32_t sn)
+{
+    if (sn + 1u == nxt)
+        return OFL_SEQ_NEXT;
+    if (ofl_sn_diff(nxt, sn) < wnd)
+        return OFL_SEQ_IN_WINDOW;
+    return OFL_SEQ_OUTSIDE;
+}
+
+enum ofl_err ofl_seq_advance(struct ofl_seq *s, uint32_t n,
+                             uint32_t *due_count)
+{
+    uint32_t i, due = 0;
+
+    if (s == NULL)
+        return OFL_E_ARG;
+    if (n > s->wnd)
+        return OFL_E_SEQ_BEYOND_WINDOW;
+    /* Pending SNs lie in [nxt, nxt + 2^30) and n <= 2^30, so the distance
+     * from the old nxt orders them without serial-number ambiguity. */
+    for (i = 0; i < s->pending_count; i++) {
+        struct ofl_seq_pending *p = &s->pending[i];
+
+        if (!p->due && ofl_sn_diff(s->nxt, p->sn) < n)
+            p->due = 1;
+        due += p->due;
+    }
+    s->nxt += n;
+    if (due_count != NULL)
+        *due_count = due;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_seq_defer(struct ofl_seq *s, uint32_t stag, uint32_t sn)
+{
+    uint32_t i;
+
+    if (s == NULL)
+        return OFL_E_ARG;
+    if (ofl_seq_classify(s->nxt, s->wnd, sn) != OFL_SEQ_IN_WINDOW)
+        return OFL_E_SEQ_OUTSIDE;
+    for (i = 0; i < s->pending_count; i++)
+        if (s->pending[i].stag == stag)
+            return OFL_E_SEQ_DUPLICATE;
+    if (s->pending_count >= s->pending_cap)
+        return OFL_E_SEQ_PENDING_FULL;
+    s->pending[s->pending_count].stag = stag;
+    s->pending[s->pending_count].sn = sn;
+    s->pending[s->pending_count].due = 0;
+    s->pending_count++;
+    return OFL_OK;
+}
+
+bool ofl_seq_take_due(struct ofl_seq *s, uint32_t *stag, uint32_t *sn)
+{
+    uint32_t i;
+
+    if (s == NULL)
+        return false;
+    for (i = 0; i < s->pending_count; i++) {
+        struct ofl_seq_pending *p = &s->pending[i];
+
+        if (!p->due)
+            continue;
+        if (stag != NULL)
+            *stag = p->stag;
+        if (sn != NULL)
+            *sn = p->sn;
+        /* Order does not matter: move the last slot into the hole. */
+        *p = s->pending[s->pending_count - 1];
+        s->pending_count--;
+        return true;
+    }
+    return false;
+}
+
+struct ofl_seq_ot ofl_seq_one_touch(bool last, bool one_touch, bool touched,
+                                    uint32_t sn, uint32_t nxt, uint32_t wnd)
+{
+    struct ofl_seq_ot d;
+
+    d.action = OFL_SEQ_OT_PLACE;
+    d.row = 1;
+    d.place = true;
+    d.invalidate = false;
+    d.set_touched = false;
+    d.defer = false;
+    d.terminate = false;
+    d.stored_sn = 0;
+    d.cause.layer = 0;
+    d.cause.etype = 0;
+    d.cause.ecode = 0;
+    if (!last)
+        return d; /* row 1 */
+    if (!one_touch) {
+        d.row = 2;
+        return d;
+    }
+    if (touched) {
+        d.action = OFL_SEQ_OT_INVALIDATE_TERMINATE;
+        d.row = 3;
+        d.place = false;
+        d.invalidate = true;
+        d.terminate = true;
+        d.cause = seq_spent_cause();
+        return d;
+    }
+    switch (ofl_seq_classify(nxt, wnd, sn)) {
+    case OFL_SEQ_NEXT:
+        d.action = OFL_SEQ_OT_INVALIDATE_PLACE;
+        d.row = 4;
+        d.invalidate = true;
+        break;
+    case OFL_SEQ_IN_WINDOW:
+        d.action = OFL_SEQ_OT_TOUCH_PLACE;
+        d.row = 5;
+        d.set_touched = true;
+        d.defer = true;
+        d.stored_sn = sn;
+        break;
+    default:
+        d.action = OFL_SEQ_OT_DROP;
+        d.row = 6;
+        d.place = false;
+        break;
+    }
+    return d;
+}
+
+#if OFL_ENABLE_TPT
+enum ofl_err ofl_seq_one_touch_apply(struct ofl_seq *s, struct ofl_tpt *tpt,
+                                     uint32_t stag, bool last, uint32_t sn,
+                                     struct ofl_seq_ot *out)
+{
+    struct ofl_tpt_info info;
+    struct ofl_seq_ot d;
+    enum ofl_err err;
+
+    if (s == NULL || tpt == NULL || out == NULL)
+        return OFL_E_ARG;
+    err = ofl_tpt_query(tpt, stag, &info);
+    if (err != OFL_OK)
+        return err;
+    d = ofl_seq_one_touch(last, (info.flags & OFL_TPT_F_ONE_TOUCH) != 0,
+                          (info.flags & OFL_TPT_F_TOUCHED) != 0, sn, s->nxt,
+                          s->wnd);
+    if (d.invalidate) {
+        err = ofl_tpt_expire(tpt, stag);
+        if (err != OFL_OK)
+            return err;
+    } else if (d.set_touched) {
+        err = ofl_seq_defer(s, stag, sn);
+        if (err == OFL_E_SEQ_PENDING_FULL) {
+            /* Cannot track the deferred invalidation: behave as row 6. */
+            d = ofl_seq_one_touch(true, true, false, s->nxt + s->wnd,
+                                  s->nxt, s->wnd);
+        } else if (err != OFL_OK) {
+            return err;
+        } else {
+            err = ofl_tpt_set_touched(tpt, stag, sn);
+            if (err != OFL_OK) {
+                /* Undo the deferral: it is the last slot. */
+                s->pending_count--;
+                return err;
+            }
+        }
+    }
+    *out = d;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_seq_retire(struct ofl_seq *s, struct ofl_tpt *tpt,
+                            uint32_t *expired)
+{
+    uint32_t stag, sn, n = 0;
+
+    if (s == NULL || tpt == NULL)
+        return OFL_E_ARG;
+    while (ofl_seq_take_due(s, &stag, &sn)) {
+        struct ofl_tpt_info info;
+
+        if (ofl_tpt_query(tpt, stag, &info) != OFL_OK ||
+            info.state != OFL_TPT_VALID ||
+            (info.flags & OFL_TPT_F_TOUCHED) == 0 || info.stored_sn != sn)
+            continue;
+        if (ofl_tpt_expire(tpt, stag) == OFL_OK)
+            n++;
+    }
+    if (expired != NULL)
+        *expired = n;
+    return OFL_OK;
+}
+#endif /* OFL_ENABLE_TPT */
 #endif /* OFL_ENABLE_SEQ */
 
 /* ======================================================================== */
 /* wire                                                                     */
 /* ======================================================================== */
 #if OFL_ENABLE_WIRE
+/* ---- MPA Request / Reply (RFC 5044 §7.1, RFC 6581) --------------------- */
+
+static const uint8_t mpa_key_req[OFL_MPA_KEY_LEN] = {
+    'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ',
+    'F', 'r', 'a', 'm', 'e'};
+static const uint8_t mpa_key_rep[OFL_MPA_KEY_LEN] = {
+    'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ',
+    'F', 'r', 'a', 'm', 'e'};
+
+#define MPA_V2_P2P 0x8000u    /* IRD word: A */
+#define MPA_V2_SEND 0x4000u   /* IRD word: B */
+#define MPA_V2_WRITE 0x8000u  /* ORD word: C */
+#define MPA_V2_READ 0x4000u   /* ORD word: D */
+
+static bool mpa_key_is(const uint8_t *p, const uint8_t *key)
+{
+    uint32_t i;
+    uint8_t diff = 0;
+
+    for (i = 0; i < OFL_MPA_KEY_LEN; i++)
+        diff |= (uint8_t)(p[i] ^ key[i]);
+    return diff == 0;
+}
+
+static struct ofl_term_cause wire_cause(uint8_t layer, uint8_t etype,
+                                        uint8_t ecode)
+{
+    struct ofl_term_cause c;
+
+    c.layer = layer;
+    c.etype = etype;
+    c.ecode = ecode;
+    return c;
+}
+
+struct ofl_term_cause ofl_wire_term_cause(enum ofl_err e, bool tagged)
+{
+    const uint8_t mpa = OFL_TERM_LAYER_MPA, ddp = OFL_TERM_LAYER_DDP;
+    const uint8_t rdmap = OFL_TERM_LAYER_RDMAP;
+    const uint8_t ut = OFL_TERM_DDP_UNTAGGED;
+    const uint8_t op = OFL_TERM_RDMAP_REMOTE_OPERATION;
+
+    switch (e) {
+    case OFL_E_MPA_KEY:
+    case OFL_E_MPA_REV:
+    case OFL_E_MPA_PD_LEN:
+    case OFL_E_MPA_ENHANCED:
+        return wire_cause(mpa, OFL_TERM_MPA_ERROR, OFL_TERM_MPA_INVALID_RR);
+    case OFL_E_MPA_REJECTED:
+        return wire_cause(mpa, OFL_TERM_MPA_ERROR, OFL_TERM_MPA_CONN_LOST);
+    case OFL_E_MPA_IRD:
+        return wire_cause(mpa, OFL_TERM_MPA_ERROR,
+                          OFL_TERM_MPA_INSUFFICIENT_IRD);
+    case OFL_E_MPA_RTR:
+        return wire_cause(mpa, OFL_TERM_MPA_ERROR,
+                          OFL_TERM_MPA_NO_MATCHING_RTR);
+    case OFL_E_MPA_CRC:
+        return wire_cause(mpa, OFL_TERM_MPA_ERROR, OFL_TERM_MPA_CRC);
+    case OFL_E_MPA_MARKER:
+        return wire_cause(mpa, OFL_TERM_MPA_ERROR, OFL_TERM_MPA_MARKER);
+    case OFL_E_MPA_TOO_LONG:
+    case OFL_E_DDP_SHORT:
+        return wire_cause(ddp, OFL_TERM_DDP_LOCAL_CATASTROPHIC, 0);
+    case OFL_E_DDP_VERSION:
+        return tagged ? wire_cause(ddp, OFL_TERM_DDP_TAGGED,
+                                   OFL_TERM_DDP_T_INVALID_VERSION)
+                      : wire_cause(ddp, ut, OFL_TERM_DDP_U_INVALID_VERSION);
+    case OFL_E_DDP_QN:
+        return wire_cause(ddp, ut, OFL_TERM_DDP_U_INVALID_QN);
+    case OFL_E_DDP_MSN_NO_BUFFER:
+        return wire_cause(ddp, ut, OFL_TERM_DDP_U_INVALID_MSN_NO_BUFFER);
+    case OFL_E_DDP_MSN_RANGE:
+        return wire_cause(ddp, ut, OFL_TERM_DDP_U_INVALID_MSN_RANGE);
+    case OFL_E_DDP_MO:
+        return wire_cause(ddp, ut, OFL_TERM_DDP_U_INVALID_MO);
+    case OFL_E_DDP_TOO_LONG:
+        return wire_cause(ddp, ut, OFL_TERM_DDP_U_MSG_TOO_LONG);
+    case OFL_E_RDMAP_VERSION:
+        return wire_cause(rdmap, op, OFL_TERM_RDMAP_INVALID_VERSION);
+    case OFL_E_RDMAP_OPCODE:
+    case OFL_E_RDMAP_ATOMIC_OP:
+        return wire_cause(rdmap, op, OFL_TERM_RDMAP_UNEXPECTED_OPCODE);
+    case OFL_E_RDMAP_LENGTH:
+    case OFL_E_RDMAP_LAST:
+    case OFL_E_RDMAP_TERM:
+        return wire_cause(rdmap, op, OFL_TERM_RDMAP_CATASTROPHIC_STREAM);
+    default:
+        return wire_cause(rdmap, OFL_TERM_RDMAP_LOCAL_CATASTROPHIC, 0);
+    }
+}
+
+/* Private data bytes on the wire: the RFC 6581 block and the ULP's. */
+static uint32_t mpa_rr_pd_total(const struct ofl_mpa_rr *rr)
+{
+    return (uint32_t)rr->pd_len + (rr->enhanced ? OFL_MPA_V2_LEN : 0u);
+}
+
+static enum ofl_err mpa_rr_check(const struct ofl_mpa_rr *rr)
+{
+    if (rr->rev < 1 || rr->rev > 2 || (rr->enhanced && rr->rev != 2))
+        return OFL_E_ARG;
+    if (mpa_rr_pd_total(rr) > OFL_MPA_PD_MAX ||
+        (rr->pd_len != 0 && rr->pd == NULL))
+        return OFL_E_ARG;
+    if (rr->ird > OFL_MPA_IRD_ORD_MAX || rr->ord > OFL_MPA_IRD_ORD_MAX ||
+        (rr->rtr & ~OFL_MPA_RTR_ALL) != 0)
+        return OFL_E_ARG;
+    if (!rr->enhanced && (rr->p2p || rr->rtr != 0))
+        return OFL_E_ARG;
+    return OFL_OK;
+}
+
+size_t ofl_mpa_rr_len(const struct ofl_mpa_rr *rr)
+{
+    return rr == NULL ? 0 : OFL_MPA_RR_HDR_LEN + (size_t)mpa_rr_pd_total(rr);
+}
+
+enum ofl_err ofl_mpa_rr_build(const struct ofl_mpa_rr *rr, uint8_t *out,
+                              size_t cap, size_t *len)
+{
+    struct ofl_wr w;
+    enum ofl_err err;
+    uint8_t flags;
+
+    if (rr == NULL || out == NULL || len == NULL)
+        return OFL_E_ARG;
+    err = mpa_rr_check(rr);
+    if (err != OFL_OK)
+        return err;
+    if (cap < ofl_mpa_rr_len(rr))
+        return OFL_E_SIZE;
+    flags = (uint8_t)(rr->flags &
+                      (OFL_MPA_F_MARKERS | OFL_MPA_F_CRC | OFL_MPA_F_REJECT));
+    if (rr->enhanced)
+        flags |= OFL_MPA_F_ENHANCED;
+    ofl_wr_init(&w, out, cap);
+    ofl_wr_bytes(&w, rr->reply ? mpa_key_rep : mpa_key_req, OFL_MPA_KEY_LEN);
+    ofl_wr_u8(&w, flags);
+    ofl_wr_u8(&w, rr->rev);
+    ofl_wr_be16(&w, (uint16_t)mpa_rr_pd_total(rr));
+    if (rr->enhanced) {
+        ofl_wr_be16(&w, (uint16_t)(rr->ird | (rr->p2p ? MPA_V2_P2P : 0u) |
+                                   ((rr->rtr & OFL_MPA_RTR_SEND) ? MPA_V2_SEND
+                                                                 : 0u)));
+        ofl_wr_be16(&w, (uint16_t)(rr->ord |
+                                   ((rr->rtr & OFL_MPA_RTR_WRITE) ? MPA_V2_WRITE
+                                                                  : 0u) |
+                                   ((rr->rtr & OFL_MPA_RTR_READ) ? MPA_V2_READ
+                                                                 : 0u)));
+    }
+    ofl_wr_bytes(&w, rr->pd, rr->pd_len);
+    if (w.bad)
+        return OFL_E_SIZE;
+    *len = w.off;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_mpa_rr_parse(const uint8_t *buf, size_t len, bool reply,
+                              struct ofl_mpa_rr *rr, size_t *frame_len)
+{
+    struct ofl_mpa_rr r;
+    uint16_t pdl, ird, ord;
+    uint8_t flags, rev;
+
+    if ((buf == NULL && len != 0) || rr == NULL || frame_len == NULL)
+        return OFL_E_ARG;
+    *frame_len = OFL_MPA_RR_HDR_LEN;
+    if (len < OFL_MPA_RR_HDR_LEN)
+        return OFL_E_TRUNCATED;
+    if (!mpa_key_is(buf, reply ? mpa_key_rep : mpa_key_req))
+        return OFL_E_MPA_KEY;
+    flags = buf[16];
+    rev = buf[17];
+    pdl = ofl_load_be16(buf + 18);
+    if (rev == 0 || (reply && rev > 2))
+        return OFL_E_MPA_REV;
+    if (pdl > OFL_MPA_PD_MAX)
+        return OFL_E_MPA_PD_LEN;
+    *frame_len = OFL_MPA_RR_HDR_LEN + (size_t)pdl;
+    if (len < *frame_len)
+        return OFL_E_TRUNCATED;
+    r.reply = reply;
+    r.flags = (uint8_t)(flags & (OFL_MPA_F_MARKERS | OFL_MPA_F_CRC |
+                                 OFL_MPA_F_REJECT));
+    r.rev = rev;
+    r.enhanced = rev >= 2 && (flags & OFL_MPA_F_ENHANCED) != 0;
+    r.p2p = 0;
+    r.rtr = 0;
+    r.ird = 0;
+    r.ord = 0;
+    r.pd = buf + OFL_MPA_RR_HDR_LEN;
+    r.pd_len = pdl;
+    if (r.enhanced) {
+        if (pdl < OFL_MPA_V2_LEN)
+            return OFL_E_MPA_ENHANCED;
+        ird = ofl_load_be16(buf + 20);
+        ord = ofl_load_be16(buf + 22);
+        r.p2p = (ird & MPA_V2_P2P) != 0;
+        r.rtr = (uint8_t)(((ird & MPA_V2_SEND) ? OFL_MPA_RTR_SEND : 0u) |
+                          ((ord & MPA_V2_WRITE) ? OFL_MPA_RTR_WRITE : 0u) |
+                          ((ord & MPA_V2_READ) ? OFL_MPA_RTR_READ : 0u));
+        r.ird = (uint16_t)(ird & OFL_MPA_IRD_ORD_MAX);
+        r.ord = (uint16_t)(ord & OFL_MPA_IRD_ORD_MAX);
+        r.pd += OFL_MPA_V2_LEN;
+        r.pd_len = (uint16_t)(pdl - OFL_MPA_V2_LEN);
+    }
+    *rr = r;
+    return OFL_OK;
+}
+
+/* ---- MPA connection setup --------------------------------------------- */
+
+static enum ofl_err mpa_cfg_check(const struct ofl_mpa_cfg *c)
+{
+    if (c->rev < 1 || c->rev > 2 || (c->enhanced && c->rev != 2))
+        return OFL_E_ARG;
+    if (c->ird > OFL_MPA_IRD_ORD_MAX || c->ord > OFL_MPA_IRD_ORD_MAX ||
+        (c->rtr & ~OFL_MPA_RTR_ALL) != 0)
+        return OFL_E_ARG;
+    if (c->p2p && (!c->enhanced || c->rtr == 0))
+        return OFL_E_ARG;
+    if ((uint32_t)c->pd_len + (c->enhanced ? OFL_MPA_V2_LEN : 0u) >
+            OFL_MPA_PD_MAX ||
+        (c->pd_len != 0 && c->pd == NULL))
+        return OFL_E_ARG;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_mpa_hs_init(struct ofl_mpa_hs *hs,
+                             const struct ofl_mpa_cfg *cfg, bool initiator)
+{
+    enum ofl_err err;
+
+    if (hs == NULL || cfg == NULL)
+        return OFL_E_ARG;
+    err = mpa_cfg_check(cfg);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(hs, 0, sizeof(*hs));
+    hs->cfg = *cfg;
+    hs->initiator = initiator;
+    hs->state = initiator ? OFL_MPA_HS_START : OFL_MPA_HS_AWAIT_REQUEST;
+    return OFL_OK;
+}
+
+/* Our own frame, before the per-reply adjustments. */
+static void mpa_hs_own_frame(const struct ofl_mpa_hs *hs,
+                             struct ofl_mpa_rr *rr)
+{
+    const struct ofl_mpa_cfg *c = &hs->cfg;
+
+    rr->reply = !hs->initiator;
+    rr->flags = (uint8_t)((c->markers ? OFL_MPA_F_MARKERS : 0u) |
+                          (c->crc ? OFL_MPA_F_CRC : 0u));
+    rr->rev = c->rev;
+    rr->enhanced = c->enhanced;
+    rr->p2p = c->p2p;
+    rr->rtr = c->p2p ? c->rtr : 0;
+    rr->ird = c->ird;
+    rr->ord = c->ord;
+    rr->pd = c->pd;
+    rr->pd_len = c->pd_len;
+}
+
+static enum ofl_err mpa_hs_fail(struct ofl_mpa_hs *hs, enum ofl_err err,
+                                uint8_t state)
+{
+    hs->state = state;
+    hs->err = (uint16_t)err;
+    hs->cause = ofl_wire_term_cause(err, false);
+    return err;
+}
+
+enum ofl_err ofl_mpa_hs_request(struct ofl_mpa_hs *hs, uint8_t *out,
+                                size_t cap, size_t *len)
+{
+    struct ofl_mpa_rr rr;
+    enum ofl_err err;
+
+    if (hs == NULL)
+        return OFL_E_ARG;
+    if (hs->state != OFL_MPA_HS_START)
+        return OFL_E_MPA_STATE;
+    mpa_hs_own_frame(hs, &rr);
+    err = ofl_mpa_rr_build(&rr, out, cap, len);
+    if (err != OFL_OK)
+        return err;
+    hs->state = OFL_MPA_HS_AWAIT_REPLY;
+    return OFL_OK;
+}
+
+/* The one RTR kind the responder picks from offered (Write, Read, Send). */
+static uint8_t mpa_pick_rtr(uint8_t offered)
+{
+    if (offered & OFL_MPA_RTR_WRITE)
+        return OFL_MPA_RTR_WRITE;
+    if (offered & OFL_MPA_RTR_READ)
+        return OFL_MPA_RTR_READ;
+    if (offered & OFL_MPA_RTR_SEND)
+        return OFL_MPA_RTR_SEND;
+    return 0;
+}
+
+static uint16_t mpa_min16(uint16_t a, uint16_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Initiator: checks the reply in hs->peer and fills hs->params. */
+static enum ofl_err mpa_hs_reply(struct ofl_mpa_hs *hs)
+{
+    const struct ofl_mpa_cfg *c = &hs->cfg;
+    const struct ofl_mpa_rr *r = &hs->peer;
+    struct ofl_mpa_params p;
+
+    if (r->flags & OFL_MPA_F_REJECT)
+        return mpa_hs_fail(hs, OFL_E_MPA_REJECTED, OFL_MPA_HS_REJECTED);
+    if (r->rev > c->rev)
+        return mpa_hs_fail(hs, OFL_E_MPA_REV, OFL_MPA_HS_FAILED);
+    ofl_fill(&p, 0, sizeof(p));
+    p.rev = r->rev;
+    p.crc = c->crc || (r->flags & OFL_MPA_F_CRC) != 0;
+    p.markers_rx = c->markers;
+    p.markers_tx = (r->flags & OFL_MPA_F_MARKERS) != 0;
+    p.enhanced = c->enhanced && r->enhanced;
+    p.ird = c->ird;
+    p.ord = c->ord;
+    if (p.enhanced) {
+        if (r->ord > c->ird)
+            return mpa_hs_fail(hs, OFL_E_MPA_IRD, OFL_MPA_HS_FAILED);
+        p.ord = mpa_min16(c->ord, r->ird);
+        if (c->p2p) {
+            /* Exactly one kind, and one we offered. */
+            if (r->rtr == 0 || (r->rtr & (r->rtr - 1u)) != 0 ||
+                (r->rtr & c->rtr) == 0)
+                return mpa_hs_fail(hs, OFL_E_MPA_RTR, OFL_MPA_HS_FAILED);
+            p.p2p = true;
+            p.rtr = r->rtr;
+        }
+    }
+    hs->params = p;
+    hs->state = OFL_MPA_HS_DONE;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_mpa_hs_recv(struct ofl_mpa_hs *hs, const uint8_t *data,
+                             size_t len, size_t *used)
+{
+    size_t done = 0;
+    uint32_t round;
+    bool reply;
+
+    if (hs == NULL || used == NULL || (data == NULL && len != 0))
+        return OFL_E_ARG;
+    *used = 0;
+    if (hs->state != OFL_MPA_HS_AWAIT_REQUEST &&
+        hs->state != OFL_MPA_HS_AWAIT_REPLY)
+        return OFL_E_MPA_STATE;
+    reply = hs->state == OFL_MPA_HS_AWAIT_REPLY;
+    /* Round 1 collects the header, round 2 the private data. */
+    for (round = 0; round < 2; round++) {
+        size_t want = OFL_MPA_RR_HDR_LEN, take, flen;
+        enum ofl_err err;
+
+        if (hs->have >= OFL_MPA_RR_HDR_LEN)
+            want = OFL_MPA_RR_HDR_LEN + (size_t)ofl_load_be16(hs->buf + 18);
+        if (want > sizeof(hs->buf))
+            want = sizeof(hs->buf); /* the parser rejects it below */
+        take = want - hs->have;
+        if (take > len - done)
+            take = len - done;
+        ofl_copy(hs->buf + hs->have, data + done, take);
+        hs->have = (uint16_t)(hs->have + take);
+        done += take;
+        *used = done;
+        if (hs->have < want)
+            return OFL_OK;
+        err = ofl_mpa_rr_parse(hs->buf, hs->have, reply, &hs->peer, &flen);
+        if (err == OFL_E_TRUNCATED)
+            continue;
+        if (err != OFL_OK)
+            return mpa_hs_fail(hs, err, OFL_MPA_HS_FAILED);
+        if (!reply) {
+            hs->state = OFL_MPA_HS_DECIDE;
+            return OFL_OK;
+        }
+        return mpa_hs_reply(hs);
+    }
+    return OFL_OK;
+}
+
+/* Responder: the reply to hs->peer, and its parameters. */
+static enum ofl_err mpa_hs_answer(struct ofl_mpa_hs *hs, bool reject,
+                                  uint8_t *out, size_t cap, size_t *len)
+{
+    const struct ofl_mpa_cfg *c = &hs->cfg;
+    const struct ofl_mpa_rr *q = &hs->peer;
+    struct ofl_mpa_params p;
+    struct ofl_mpa_rr rr;
+    enum ofl_err err, result = OFL_OK;
+
+    if (hs->state != OFL_MPA_HS_DECIDE)
+        return OFL_E_MPA_STATE;
+    mpa_hs_own_frame(hs, &rr);
+    ofl_fill(&p, 0, sizeof(p));
+    p.rev = q->rev < c->rev ? q->rev : c->rev;
+    p.crc = c->crc || (q->flags & OFL_MPA_F_CRC) != 0;
+    p.markers_rx = c->markers;
+    p.markers_tx = (q->flags & OFL_MPA_F_MARKERS) != 0;
+    p.enhanced = p.rev == 2 && c->enhanced && q->enhanced;
+    p.ird = c->ird;
+    p.ord = c->ord;
+    rr.rev = p.rev;
+    rr.flags = (uint8_t)((c->markers ? OFL_MPA_F_MARKERS : 0u) |
+                         (p.crc ? OFL_MPA_F_CRC : 0u));
+    rr.enhanced = p.enhanced;
+    rr.p2p = 0;
+    rr.rtr = 0;
+    if (p.enhanced) {
+        p.ord = mpa_min16(c->ord, q->ird);
+        rr.ord = p.ord;
+        if (q->p2p && !reject) {
+            p.rtr = mpa_pick_rtr((uint8_t)(q->rtr & c->rtr));
+            if (p.rtr == 0)
+                result = OFL_E_MPA_RTR;
+            p.p2p = p.rtr != 0;
+            rr.p2p = p.p2p;
+            rr.rtr = p.rtr;
+        }
+    }
+    if (reject || result != OFL_OK) {
+        rr.flags = OFL_MPA_F_REJECT;
+        rr.enhanced = 0;
+        rr.p2p = 0;
+        rr.rtr = 0;
+    }
+    err = ofl_mpa_rr_build(&rr, out, cap, len);
+    if (err != OFL_OK)
+        return err;
+    if (reject)
+        return mpa_hs_fail(hs, OFL_E_MPA_REJECTED, OFL_MPA_HS_REJECTED);
+    if (result != OFL_OK)
+        return mpa_hs_fail(hs, result, OFL_MPA_HS_REJECTED);
+    hs->params = p;
+    hs->state = OFL_MPA_HS_DONE;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_mpa_hs_accept(struct ofl_mpa_hs *hs, uint8_t *out,
+                               size_t cap, size_t *len)
+{
+    if (hs == NULL)
+        return OFL_E_ARG;
+    return mpa_hs_answer(hs, false, out, cap, len);
+}
+
+enum ofl_err ofl_mpa_hs_reject(struct ofl_mpa_hs *hs, uint8_t *out,
+                               size_t cap, size_t *len)
+{
+    enum ofl_err err;
+
+    if (hs == NULL)
+        return OFL_E_ARG;
+    err = mpa_hs_answer(hs, true, out, cap, len);
+    return err == OFL_E_MPA_REJECTED ? OFL_OK : err;
+}
+
+/* ---- FPDU layout (RFC 5044 §4) ----------------------------------------- */
+
+/* Bytes that are not markers: ULPDU Length, ULPDU, pad, CRC. */
+static uint32_t mpa_content_len(uint32_t ulpdu_len)
+{
+    return ((OFL_MPA_HDR_LEN + ulpdu_len + 3u) & ~3u) + OFL_MPA_CRC_LEN;
+}
+
+/* Wire offset, from an FPDU's first byte at stream position pos, of the
+ * first marker position at or after it. */
+static uint32_t mpa_first_marker(uint32_t pos)
+{
+    return (0u - pos) & (OFL_MPA_MARKER_INTERVAL - 1u);
+}
+
+/*
+ * Markers inside an FPDU at pos with content non-marker bytes. Marker k
+ * sits at wire offset f + 512k with f + 508k content bytes before it; it
+ * belongs to the FPDU when some content byte follows it (a marker exactly
+ * at the end leads the next FPDU).
+ */
+static uint32_t mpa_marker_count(uint32_t pos, uint32_t content)
+{
+    uint32_t f = mpa_first_marker(pos);
+
+    if (f >= content)
+        return 0;
+    return (content - 1u - f) / (OFL_MPA_MARKER_INTERVAL - OFL_MPA_MARKER_LEN) +
+           1u;
+}
+
+uint32_t ofl_mpa_fpdu_len(uint32_t pos, bool markers, uint32_t ulpdu_len)
+{
+    uint32_t content;
+
+    if (ulpdu_len > OFL_MPA_ULPDU_MAX)
+        return 0;
+    content = mpa_content_len(ulpdu_len);
+    if (!markers)
+        return content;
+    return content + OFL_MPA_MARKER_LEN * mpa_marker_count(pos, content);
+}
+
+uint16_t ofl_mpa_mulpdu(uint32_t emss, bool markers)
+{
+    uint32_t over = 6u + (emss & 3u);
+
+    if (markers)
+        over += 4u * ((emss + OFL_MPA_MARKER_INTERVAL - 1u) >> 9);
+    if (emss > 0xFFFFFFu || emss <= over)
+        return 0;
+    emss -= over;
+    return (uint16_t)(emss > OFL_MPA_ULPDU_MAX ? OFL_MPA_ULPDU_MAX : emss);
+}
+
+/* The CRC register over n bytes, through the port when it accelerates. */
+static uint32_t mpa_crc(const struct ofl_port *port, uint32_t state,
+                        const void *p, size_t n)
+{
+    return n == 0 ? state : ofl_port_crc32c(port, state, p, n);
+}
+
+/* Compares a received CRC field with the register; fuzzing builds skip
+ * the comparison (see offload.h). */
+static bool mpa_crc_ok(uint32_t state, const uint8_t *field)
+{
+#if defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+    (void)state;
+    (void)field;
+    return true;
+#else
+    return ofl_crc32c_final(state) == ofl_load_le32(field);
+#endif
+}
+
+/* ---- sending ------------------------------------------------------------ */
+
+enum ofl_err ofl_mpa_tx_init(struct ofl_mpa_tx *tx,
+                             const struct ofl_mpa_params *p, uint32_t emss,
+                             const struct ofl_port *port)
+{
+    uint16_t m;
+
+    if (tx == NULL || p == NULL || emss > 0xFFFFu)
+        return OFL_E_ARG;
+    m = ofl_mpa_mulpdu(emss, p->markers_tx);
+    if (m == 0)
+        return OFL_E_ARG;
+    tx->port = port;
+    tx->pos = 0;
+    tx->mulpdu = m;
+    tx->markers = p->markers_tx;
+    tx->crc = p->crc;
+    return OFL_OK;
+}
+
+/* Writes FPDU content into out, inserting markers at their positions. */
+struct mpa_emit {
+    uint8_t *out;
+    uint32_t w;      /* wire bytes written */
+    uint32_t pos;    /* stream position of out[0] */
+    uint32_t hdr_w;  /* wire offset of the ULPDU Length field */
+    bool markers;
+};
+
+static void mpa_emit_marker_if_due(struct mpa_emit *e)
+{
+    uint32_t ptr;
+
+    if (!e->markers || ((e->pos + e->w) & (OFL_MPA_MARKER_INTERVAL - 1u)) != 0)
+        return;
+    ptr = e->w == 0 ? 0u : e->w - e->hdr_w;
+    ofl_store_be16(e->out + e->w, 0);
+    ofl_store_be16(e->out + e->w + 2, (uint16_t)ptr);
+    e->w += OFL_MPA_MARKER_LEN;
+}
+
+static void mpa_emit(struct mpa_emit *e, const uint8_t *src, uint32_t n)
+{
+    while (n != 0) {
+        uint32_t chunk = n;
+
+        mpa_emit_marker_if_due(e);
+        if (e->markers) {
+            uint32_t dist = mpa_first_marker(e->pos + e->w);
+
+            if (chunk > dist)
+                chunk = dist;
+        }
+        if (src != NULL) {
+            ofl_copy(e->out + e->w, src, chunk);
+            src += chunk;
+        } else {
+            ofl_fill(e->out + e->w, 0, chunk);
+        }
+        e->w += chunk;
+        n -= chunk;
+    }
+}
+
+enum ofl_err ofl_mpa_fpdu_build(struct ofl_mpa_tx *tx, const uint8_t *hdr,
+                                size_t hdr_len, const uint8_t *payload,
+                                size_t payload_len, uint8_t *out, size_t cap,
+                                size_t *len)
+{
+    struct mpa_emit e;
+    uint8_t field[OFL_MPA_HDR_LEN];
+    uint32_t ulpdu, wire, pad;
+
+    if (tx == NULL || out == NULL || len == NULL ||
+        (hdr == NULL && hdr_len != 0) || (payload == NULL && payload_len != 0))
+        return OFL_E_ARG;
+    if (hdr_len > tx->mulpdu || payload_len > (size_t)tx->mulpdu - hdr_len)
+        return OFL_E_MPA_TOO_LONG;
+    ulpdu = (uint32_t)(hdr_len + payload_len);
+    wire = ofl_mpa_fpdu_len(tx->pos, tx->markers, ulpdu);
+    /* Every FPDUPTR must fit its 16 bits. */
+    if (tx->markers && wire > 0x10000u)
+        return OFL_E_MPA_TOO_LONG;
+    if (cap < wire)
+        return OFL_E_SIZE;
+    e.out = out;
+    e.w = 0;
+    e.pos = tx->pos;
+    e.markers = tx->markers;
+    e.hdr_w = (tx->markers && mpa_first_marker(tx->pos) == 0)
+                  ? OFL_MPA_MARKER_LEN
+                  : 0u;
+    pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
+    ofl_store_be16(field, (uint16_t)ulpdu);
+    mpa_emit(&e, field, OFL_MPA_HDR_LEN);
+    mpa_emit(&e, hdr, (uint32_t)hdr_len);
+    mpa_emit(&e, payload, (uint32_t)payload_len);
+    mpa_emit(&e, NULL, pad);
+    mpa_emit_marker_if_due(&e); /* a marker between pad and CRC is inside */
+    if (tx->crc)
+        ofl_store_le32(out + e.w, ofl_crc32c_final(mpa_crc(
+                                      tx->port, OFL_CRC32C_INIT, out, e.w)));
+    else
+        ofl_store_le32(out + e.w, 0);
+    e.w += OFL_MPA_CRC_LEN;
+    tx->pos += e.w;
+    *len = e.w;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_mpa_fpdu_frame(struct ofl_mpa_tx *tx, const uint8_t *hdr,
+                                size_t hdr_len, const uint8_t *payload,
+                                size_t payload_len, uint8_t prefix[2],
+                                uint8_t trailer[7], size_t *trailer_len)
+{
+    uint32_t ulpdu, pad, crc = OFL_CRC32C_INIT;
+
+    if (tx == NULL || prefix == NULL || trailer == NULL ||
+        trailer_len == NULL || tx->markers ||
+        (hdr == NULL && hdr_len != 0) || (payload == NULL && payload_len != 0))
+        return OFL_E_ARG;
+    if (hdr_len > tx->mulpdu || payload_len > (size_t)tx->mulpdu - hdr_len)
+        return OFL_E_MPA_TOO_LONG;
+    ulpdu = (uint32_t)(hdr_len + payload_len);
+    pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
+    ofl_store_be16(prefix, (uint16_t)ulpdu);
+    ofl_fill(trailer, 0, 7);
+    if (tx->crc) {
+        crc = mpa_crc(tx->port, crc, prefix, OFL_MPA_HDR_LEN);
+        crc = mpa_crc(tx->port, crc, hdr, hdr_len);
+        crc = mpa_crc(tx->port, crc, payload, payload_len);
+        crc = mpa_crc(tx->port, crc, trailer, pad);
+        ofl_store_le32(trailer + pad, ofl_crc32c_final(crc));
+    }
+    *trailer_len = pad + OFL_MPA_CRC_LEN;
+    tx->pos += mpa_content_len(ulpdu);
+    return OFL_OK;
+}
+
+/* ---- receiving ---------------------------------------------------------- */
+
+enum ofl_err ofl_mpa_rx_init(struct ofl_mpa_rx *rx,
+                             const struct ofl_mpa_params *p, uint8_t *buf,
+                             uint32_t cap, const struct ofl_port *port)
+{
+    if (rx == NULL || p == NULL || buf == NULL || cap == 0)
+        return OFL_E_ARG;
+    ofl_fill(rx, 0, sizeof(*rx));
+    rx->port = port;
+    rx->buf = buf;
+    rx->cap = cap;
+    rx->markers = p->markers_rx;
+    rx->crc = p->crc;
+    rx->state = OFL_MPA_RX_LENGTH;
+    return OFL_OK;
+}
+
+static enum ofl_err mpa_rx_fail(struct ofl_mpa_rx *rx, enum ofl_err err)
+{
+    rx->state = OFL_MPA_RX_FAILED;
+    rx->err = (uint16_t)err;
+    rx->cause = ofl_wire_term_cause(err, false);
+    return err;
+}
+
+/* Starts FPDU bookkeeping at its first wire byte. */
+static void mpa_rx_begin(struct ofl_mpa_rx *rx)
+{
+    if (!rx->started) {
+        rx->started = 1;
+        rx->start = rx->pos;
+        rx->hdr_pos = rx->pos;
+        rx->crc_state = OFL_CRC32C_INIT;
+    }
+}
+
+/* Delivers the FPDU in rx->buf and resets for the next. */
+static void mpa_rx_deliver(struct ofl_mpa_rx *rx, struct ofl_mpa_fpdu *f)
+{
+    f->ulpdu = rx->buf;
+    f->len = rx->ulpdu_len;
+    f->start = rx->start;
+    f->wire_len = rx->pos - rx->start;
+    rx->state = OFL_MPA_RX_LENGTH;
+    rx->part = 0;
+    rx->started = 0;
+}
+
+/*
+ * An FPDU that starts here, lies whole in data and has no marker inside is
+ * checked and delivered in place. Returns false when that does not apply.
+ */
+static bool mpa_rx_fast(struct ofl_mpa_rx *rx, const uint8_t *data,
+                        size_t len, size_t *used, struct ofl_mpa_fpdu *f,
+                        enum ofl_err *err)
+{
+    uint32_t ulpdu, wire;
+
+    if (len < OFL_MPA_HDR_LEN)
+        return false;
+    if (rx->markers && mpa_first_marker(rx->pos) == 0)
+        return false;
+    ulpdu = ofl_load_be16(data);
+    if (ulpdu > rx->cap) {
+        *err = mpa_rx_fail(rx, OFL_E_MPA_TOO_LONG);
+        return true;
+    }
+    wire = mpa_content_len(ulpdu);
+    if (rx->markers && mpa_marker_count(rx->pos, wire) != 0)
+        return false;
+    if (wire > len)
+        return false;
+    if (rx->crc &&
+        !mpa_crc_ok(mpa_crc(rx->port, OFL_CRC32C_INIT, data,
+                            wire - OFL_MPA_CRC_LEN),
+                    data + wire - OFL_MPA_CRC_LEN)) {
+        *err = mpa_rx_fail(rx, OFL_E_MPA_CRC);
+        return true;
+    }
+    f->ulpdu = data + OFL_MPA_HDR_LEN;
+    f->len = (uint16_t)ulpdu;
+    f->start = rx->pos;
+    f->wire_len = wire;
+    rx->pos += wire;
+    *used = wire;
+    *err = OFL_OK;
+    return true;
+}
+
+/* Consumes up to 4 marker bytes; checks the marker once complete. */
+static enum ofl_err mpa_rx_marker(struct ofl_mpa_rx *rx, const uint8_t *p,
+                                  uint32_t n)
+{
+    uint32_t ptr, expect, at;
+
+    ofl_copy(rx->marker + rx->marker_got, p, n);
+    rx->marker_got = (uint8_t)(rx->marker_got + n);
+    rx->pos += n;
+    if (rx->marker_got < OFL_MPA_MARKER_LEN)
+        return OFL_OK;
+    rx->marker_got = 0;
+    at = rx->pos - OFL_MPA_MARKER_LEN;
+    ptr = ofl_load_be16(rx->marker + 2) & ~3u;
+    if (rx->state == OFL_MPA_RX_LENGTH && rx->part == 0) {
+        /* Leads its FPDU: the header follows it. */
+        rx->hdr_pos = rx->pos;
+        expect = 0;
+    } else {
+        expect = at - rx->hdr_pos;
+    }
+    if (ptr != expect)
+        return mpa_rx_fail(rx, OFL_E_MPA_MARKER);
+    return OFL_OK;
+}
+
+/*
+ * CRC over the covered bytes consumed since run (markers, ULPDU Length,
+ * ULPDU, pad: everything but the CRC field), in one call per stretch.
+ */
+static void mpa_rx_crc_flush(struct ofl_mpa_rx *rx, const uint8_t *data,
+                             size_t *run, size_t i)
+{
+    if (rx->crc && i > *run)
+        rx->crc_state = mpa_crc(rx->port, rx->crc_state, data + *run,
+                                i - *run);
+    *run = i;
+}
+
+enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
+                             size_t len, size_t *used,
+                             struct ofl_mpa_fpdu *fpdu)
+{
+    size_t i = 0, run = 0;
+    enum ofl_err err;
+
+    if (rx == NULL || used == NULL || fpdu == NULL ||
+        (data == NULL && len != 0))
+        return OFL_E_ARG;
+    *used = 0;
+    fpdu->ulpdu = NULL;
+    fpdu->len = 0;
+    fpdu->start = 0;
+    fpdu->wire_len = 0;
+    if (rx->state == OFL_MPA_RX_FAILED)
+        return (enum ofl_err)rx->err;
+    if (rx->state == OFL_MPA_RX_LENGTH && !rx->started &&
+        mpa_rx_fast(rx, data, len, used, fpdu, &err))
+        return err;
+    while (i < len) {
+        uint32_t n = (uint32_t)(len - i < 0xFFFFu ? len - i : 0xFFFFu);
+
+        if (rx->markers) {
+            uint32_t dist = mpa_first_marker(rx->pos);
+
+            if (rx->marker_got != 0 || dist == 0) {
+                uint32_t m = OFL_MPA_MARKER_LEN - rx->marker_got;
+
+                if (m > n)
+                    m = n;
+                mpa_rx_begin(rx);
+                err = mpa_rx_marker(rx, data + i, m);
+                i += m;
+                *used = i;
+                if (err != OFL_OK)
+                    return err;
+                continue;
+            }
+            if (n > dist)
+                n = dist;
+        }
+        mpa_rx_begin(rx);
+        if (rx->state == OFL_MPA_RX_LENGTH) {
+            if (n > OFL_MPA_HDR_LEN - (uint32_t)rx->part)
+                n = OFL_MPA_HDR_LEN - (uint32_t)rx->part;
+            if (rx->part == 0)
+                rx->hdr_pos = rx->pos;
+            ofl_copy(rx->field + rx->part, data + i, n);
+            rx->part = (uint8_t)(rx->part + n);
+            if (rx->part == OFL_MPA_HDR_LEN) {
+                rx->ulpdu_len = ofl_load_be16(rx->field);
+                rx->part = 0;
+                rx->body_got = 0;
+                rx->state = OFL_MPA_RX_BODY;
+                if (rx->ulpdu_len > rx->cap) {
+                    *used = i + n;
+                    return mpa_rx_fail(rx, OFL_E_MPA_TOO_LONG);
+                }
+            }
+        } else if (rx->state == OFL_MPA_RX_BODY) {
+            uint32_t need = mpa_content_len(rx->ulpdu_len) - OFL_MPA_HDR_LEN -
+                            OFL_MPA_CRC_LEN - rx->body_got;
+
+            if (n > need)
+                n = need;
+            if (rx->body_got < rx->ulpdu_len) {
+                uint32_t keep = rx->ulpdu_len - rx->body_got;
+
+                ofl_copy(rx->buf + rx->body_got, data + i,
+                         n < keep ? n : keep);
+            }
+            rx->body_got += n;
+        } else { /* OFL_MPA_RX_CRC: the one field the CRC does not cover */
+            mpa_rx_crc_flush(rx, data, &run, i);
+            if (n > OFL_MPA_CRC_LEN - (uint32_t)rx->part)
+                n = OFL_MPA_CRC_LEN - (uint32_t)rx->part;
+            ofl_copy(rx->field + rx->part, data + i, n);
+            rx->part = (uint8_t)(rx->part + n);
+            run = i + n;
+        }
+        rx->pos += n;
+        i += n;
+        *used = i;
+        if (rx->state == OFL_MPA_RX_BODY &&
+            rx->body_got == mpa_content_len(rx->ulpdu_len) -
+                                OFL_MPA_HDR_LEN - OFL_MPA_CRC_LEN) {
+            rx->state = OFL_MPA_RX_CRC;
+            rx->part = 0;
+        } else if (rx->state == OFL_MPA_RX_CRC &&
+                   rx->part == OFL_MPA_CRC_LEN) {
+            if (rx->crc && !mpa_crc_ok(rx->crc_state, rx->field))
+                return mpa_rx_fail(rx, OFL_E_MPA_CRC);
+            mpa_rx_deliver(rx, fpdu);
+            return OFL_OK;
+        }
+    }
+    mpa_rx_crc_flush(rx, data, &run, i);
+    return OFL_OK;
+}
+
+/* ---- out-of-order location and zero-copy access ------------------------- */
+
+enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
+                                 const uint8_t *wire, size_t wire_len,
+                                 const struct ofl_port *port,
+                                 uint16_t *ulpdu_len)
+{
+    uint32_t hdr_w, ulpdu, content, count, k;
+
+    if (wire == NULL || ulpdu_len == NULL)
+        return OFL_E_ARG;
+    hdr_w = (markers && mpa_first_marker(pos) == 0) ? OFL_MPA_MARKER_LEN : 0u;
+    if (wire_len < hdr_w + OFL_MPA_HDR_LEN)
+        return OFL_E_TRUNCATED;
+    ulpdu = ofl_load_be16(wire + hdr_w);
+    if (wire_len != ofl_mpa_fpdu_len(pos, markers, ulpdu))
+        return markers ? OFL_E_MPA_MARKER : OFL_E_MPA_TOO_LONG;
+    content = mpa_content_len(ulpdu);
+    count = markers ? mpa_marker_count(pos, content) : 0;
+    for (k = 0; k < count; k++) {
+        uint32_t w = mpa_first_marker(pos) + k * OFL_MPA_MARKER_INTERVAL;
+        uint32_t expect = w == 0 ? 0u : w - hdr_w;
+
+        if ((ofl_load_be16(wire + w + 2) & ~3u) != expect)
+            return OFL_E_MPA_MARKER;
+    }
+    if (crc && !mpa_crc_ok(mpa_crc(port, OFL_CRC32C_INIT, wire,
+                                   wire_len - OFL_MPA_CRC_LEN),
+                           wire + wire_len - OFL_MPA_CRC_LEN))
+        return OFL_E_MPA_CRC;
+    *ulpdu_len = (uint16_t)ulpdu;
+    return OFL_OK;
+}
+
+uint32_t ofl_mpa_fpdu_piece(uint32_t pos, bool markers, const uint8_t *wire,
+                            uint16_t ulpdu_len, uint32_t off,
+                            const uint8_t **piece)
+{
+    uint32_t i, f, before, run;
+
+    if (wire == NULL || piece == NULL || off >= ulpdu_len)
+        return 0;
+    i = OFL_MPA_HDR_LEN + off; /* content index of ULPDU byte off */
+    if (!markers) {
+        *piece = wire + i;
+        return ulpdu_len - off;
+    }
+    f = mpa_first_marker(pos);
+    before = i < f ? 0u
+                   : (i - f) / (OFL_MPA_MARKER_INTERVAL - OFL_MPA_MARKER_LEN) +
+                         1u;
+    run = f + before * (OFL_MPA_MARKER_INTERVAL - OFL_MPA_MARKER_LEN) - i;
+    if (run > (uint32_t)ulpdu_len - off)
+        run = (uint32_t)ulpdu_len - off;
+    *piece = wire + i + OFL_MPA_MARKER_LEN * before;
+    return run;
+}
+
+/*
+ * Checks the markers of one FPDU that lie whole inside seg[0 .. len). s and
+ * h are the segment offsets of its first wire byte and of its ULPDU Length
+ * field (s may be negative: the FPDU began in an earlier segment); p0 is
+ * the stream position of seg[0].
+ */
+static enum ofl_err mpa_loc_markers(const uint8_t *seg, size_t len,
+                                    uint32_t p0, int64_t s, int64_t h,
+                                    uint32_t wire)
+{
+    int64_t m = s + (int64_t)mpa_first_marker(p0 + (uint32_t)s);
+    int64_t end = s + (int64_t)wire;
+
+    for (; m < end && m + OFL_MPA_MARKER_LEN <= (int64_t)len;
+         m += OFL_MPA_MARKER_INTERVAL) {
+        uint32_t expect = m == s ? 0u : (uint32_t)(m - h);
+
+        if (m < 0)
+            continue;
+        if ((ofl_load_be16(seg + m + 2) & ~3u) != expect)
+            return OFL_E_MPA_MARKER;
+    }
+    return OFL_OK;
+}
+
+enum ofl_err ofl_mpa_locate(uint32_t base, uint32_t seq, const uint8_t *seg,
+                            size_t len, struct ofl_mpa_found *found,
+                            uint32_t cap, uint32_t *count)
+{
+    uint32_t p0 = seq - base, n = 0;
+    int64_t k, s = -1, h = -1;
+
+    if ((seg == NULL && len != 0) || (found == NULL && cap != 0) ||
+        count == NULL)
+        return OFL_E_ARG;
+    *count = 0;
+    /* The first marker whose FPDUPTR points into the segment. */
+    for (k = mpa_first_marker(p0); k + OFL_MPA_MARKER_LEN <= (int64_t)len;
+         k += OFL_MPA_MARKER_INTERVAL) {
+        uint32_t ptr = ofl_load_be16(seg + k + 2) & ~3u;
+
+        if (ptr == 0) {
+            s = k;
+            h = k + OFL_MPA_MARKER_LEN;
+            break;
+        }
+        if ((int64_t)ptr <= k) {
+            h = k - (int64_t)ptr;
+            /* A marker right before the header is the FPDU's own. */
+            s = mpa_first_marker(p0 + (uint32_t)h) ==
+                        OFL_MPA_MARKER_INTERVAL - OFL_MPA_MARKER_LEN
+                    ? h - OFL_MPA_MARKER_LEN
+                    : h;
+            break;
+        }
+    }
+    if (h < 0)
+        return OFL_OK;
+    /* Walk the FPDUs by their ULPDU Length; each is at least 8 bytes. */
+    while (h + OFL_MPA_HDR_LEN <= (int64_t)len) {
+        uint32_t ulpdu = ofl_load_be16(seg + h);
+        uint32_t wire = ofl_mpa_fpdu_len(p0 + (uint32_t)s, true, ulpdu);
+        enum ofl_err err = mpa_loc_markers(seg, len, p0, s, h, wire);
+
+        if (err != OFL_OK)
+            return err;
+        if (s >= 0) {
+            if (n >= cap)
+                break;
+            found[n].off = (uint32_t)s;
+            found[n].hdr_off = (uint32_t)h;
+            found[n].wire_len = wire;
+            found[n].ulpdu_len = (uint16_t)ulpdu;
+            found[n].complete = s + (int64_t)wire <= (int64_t)len;
+            n++;
+            *count = n;
+        }
+        s += wire;
+        h = s;
+        if (mpa_first_marker(p0 + (uint32_t)s) == 0)
+            h = s + OFL_MPA_MARKER_LEN; /* checked by the next round */
+    }
+    return OFL_OK;
+}
+
+/* ---- DDP and RDMAP (RFC 5041 §4, RFC 5040 §4, RFC 7306) ---------------- */
+
+#define RDMAP_OPCODES 12u
+#define RDMAP_BODY_DATA 0u    /* a payload of any length follows */
+#define RDMAP_BODY_TERM 0xFFu /* Terminate: length from its Hdrct */
+
+/* Per opcode: buffer model, untagged QN, one segment only, fixed body. */
+struct rdmap_op {
+    uint8_t tagged;
+    uint8_t qn;
+    uint8_t one;
+    uint8_t body;
+};
+
+static const struct rdmap_op rdmap_ops[RDMAP_OPCODES] = {
+    {1, 0, 0, RDMAP_BODY_DATA},                        /* RDMA Write */
+    {0, OFL_DDP_QN_READ_REQ, 1, OFL_RDMAP_READ_REQ_LEN}, /* Read Request */
+    {1, 0, 0, RDMAP_BODY_DATA},                        /* Read Response */
+    {0, OFL_DDP_QN_SEND, 0, RDMAP_BODY_DATA},          /* Send */
+    {0, OFL_DDP_QN_SEND, 0, RDMAP_BODY_DATA},          /* Send w/ Inv */
+    {0, OFL_DDP_QN_SEND, 0, RDMAP_BODY_DATA},          /* Send w/ SE */
+    {0, OFL_DDP_QN_SEND, 0, RDMAP_BODY_DATA},          /* Send w/ SE+Inv */
+    {0, OFL_DDP_QN_TERMINATE, 1, RDMAP_BODY_TERM},     /* Terminate */
+    {0, OFL_DDP_QN_SEND, 1, OFL_RDMAP_IMM_LEN},        /* Immediate */
+    {0, OFL_DDP_QN_SEND, 1, OFL_RDMAP_IMM_LEN},        /* Immediate, SE */
+    {0, OFL_DDP_QN_ATOMIC_REQ, 1, OFL_RDMAP_ATOMIC_REQ_LEN},
+    {0, OFL_DDP_QN_ATOMIC_RESP, 1, OFL_RDMAP_ATOMIC_RESP_LEN}};
+
+#define TERM_M 0x8000u
+#define TERM_D 0x4000u
+#define TERM_R 0x2000u
+
+static bool rdmap_has_inv_stag(uint8_t opcode)
+{
+    return opcode == OFL_RDMAP_SEND_INV || opcode == OFL_RDMAP_SEND_SE_INV;
+}
+
+/* Header checks shared by parse and build, in the documented order after
+ * the versions. */
+static enum ofl_err rdmap_check_hdr(const struct ofl_ddp_hdr *h)
+{
+    const struct rdmap_op *op;
+
+    if (h->opcode >= RDMAP_OPCODES)
+        return OFL_E_RDMAP_OPCODE;
+    op = &rdmap_ops[h->opcode];
+    if (op->tagged != (h->tagged != 0))
+        return OFL_E_RDMAP_OPCODE;
+    if (!h->tagged && h->qn != op->qn)
+        return OFL_E_DDP_QN;
+    if (op->one && !h->last)
+        return OFL_E_RDMAP_LAST;
+    if (op->one && h->mo != 0)
+        return OFL_E_DDP_MO;
+    return OFL_OK;
+}
+
+/* Wire length of a Terminate body from its Hdrct and the terminated DDP
+ * header's length (0 when D is clear). */
+static uint32_t rdmap_term_len(uint32_t hdrct, uint32_t ddp_len)
+{
+    return 4u + ((hdrct & (TERM_M | TERM_D)) ? 2u : 0u) +
+           ((hdrct & TERM_D) ? ddp_len : 0u) +
+           ((hdrct & TERM_R) ? OFL_RDMAP_READ_REQ_LEN : 0u);
+}
+
+static enum ofl_err rdmap_parse_term(struct ofl_rd *r,
+                                     struct ofl_rdmap_term *t)
+{
+    uint32_t ctrl, hdrct, dlen = 0;
+    size_t left = ofl_rd_left(r);
+
+    ofl_fill(t, 0, sizeof(*t));
+    if (left < 4)
+        return OFL_E_RDMAP_TERM;
+    ctrl = ofl_rd_be32(r);
+    hdrct = ctrl & (TERM_M | TERM_D | TERM_R);
+    if ((hdrct & TERM_D) && left >= 7)
+        dlen = ofl_ddp_hdr_len(r->p[r->off + 2]);
+    if ((hdrct & TERM_D) && left < 7)
+        return OFL_E_RDMAP_TERM;
+    if (left != rdmap_term_len(hdrct, dlen))
+        return OFL_E_RDMAP_TERM;
+    t->cause.layer = (uint8_t)(ctrl >> 28);
+    t->cause.etype = (uint8_t)((ctrl >> 24) & 0xFu);
+    t->cause.ecode = (uint8_t)(ctrl >> 16);
+    t->hdrct = (uint8_t)(((hdrct & TERM_M) ? OFL_RDMAP_HDRCT_M : 0u) |
+                         ((hdrct & TERM_D) ? OFL_RDMAP_HDRCT_D : 0u) |
+                         ((hdrct & TERM_R) ? OFL_RDMAP_HDRCT_R : 0u));
+    if (hdrct & (TERM_M | TERM_D)) {
+        uint16_t seg_len = ofl_rd_be16(r);
+
+        /* Present with D, meaningful only with M. */
+        t->seg_len = (hdrct & TERM_M) ? seg_len : 0;
+    }
+    if (hdrct & TERM_D) {
+        const uint8_t *q = ofl_rd_take(r, dlen);
+
+        if (q != NULL)
+            ofl_copy(t->ddp_hdr, q, dlen);
+        t->ddp_hdr_len = (uint8_t)dlen;
+    }
+    if (hdrct & TERM_R) {
+        const uint8_t *q = ofl_rd_take(r, OFL_RDMAP_READ_REQ_LEN);
+
+        if (q != NULL)
+            ofl_copy(t->rdmap_hdr, q, OFL_RDMAP_READ_REQ_LEN);
+    }
+    return r->bad ? OFL_E_RDMAP_TERM : OFL_OK;
+}
+
+enum ofl_err ofl_rdmap_parse(const uint8_t *ulpdu, size_t len,
+                             struct ofl_rdmap_msg *msg,
+                             struct ofl_term_cause *cause)
+{
+    struct ofl_rd r;
+    struct ofl_ddp_hdr *h;
+    uint8_t c0, c1;
+    uint32_t body;
+    enum ofl_err err = OFL_OK;
+
+    if ((ulpdu == NULL && len != 0) || msg == NULL)
+        return OFL_E_ARG;
+    ofl_fill(msg, 0, sizeof(*msg));
+    h = &msg->ddp;
+    if (len < 1 || len < ofl_ddp_hdr_len(ulpdu[0]) || len > 0xFFFFFFFFu) {
+        err = OFL_E_DDP_SHORT;
+        goto out;
+    }
+    ofl_rd_init(&r, ulpdu, len);
+    c0 = ofl_rd_u8(&r);
+    c1 = ofl_rd_u8(&r);
+    h->tagged = (c0 & 0x80) != 0;
+    h->last = (c0 & 0x40) != 0;
+    h->ddp_version = c0 & 0x03;
+    h->rdmap_version = c1 >> 6;
+    h->opcode = c1 & 0x0F;
+    if (h->tagged) {
+        h->stag = ofl_rd_be32(&r);
+        h->to = ofl_rd_be64(&r);
+    } else {
+        uint32_t rsvd = ofl_rd_be32(&r);
+
+        h->inv_stag = rdmap_has_inv_stag(h->opcode) ? rsvd : 0;
+        h->qn = ofl_rd_be32(&r);
+        h->msn = ofl_rd_be32(&r);
+        h->mo = ofl_rd_be32(&r);
+    }
+    if (h->ddp_version != OFL_DDP_VERSION) {
+        err = OFL_E_DDP_VERSION;
+        goto out;
+    }
+    if (h->rdmap_version != OFL_RDMAP_VERSION) {
+        err = OFL_E_RDMAP_VERSION;
+        goto out;
+    }
+    err = rdmap_check_hdr(h);
+    if (err != OFL_OK)
+        goto out;
+    body = rdmap_ops[h->opcode].body;
+    msg->payload = ulpdu + r.off;
+    if (body == RDMAP_BODY_DATA) {
+        msg->payload_len = (uint32_t)ofl_rd_left(&r);
+        goto out;
+    }
+    if (body == RDMAP_BODY_TERM) {
+        err = rdmap_parse_term(&r, &msg->u.term);
+        msg->payload = ulpdu + len;
+        goto out;
+    }
+    if (ofl_rd_left(&r) != body) {
+        err = OFL_E_RDMAP_LENGTH;
+        goto out;
+    }
+    msg->payload = ulpdu + len;
+    switch (h->opcode) {
+    case OFL_RDMAP_READ_REQ:
+        msg->u.read_req.sink_stag = ofl_rd_be32(&r);
+        msg->u.read_req.sink_to = ofl_rd_be64(&r);
+        msg->u.read_req.size = ofl_rd_be32(&r);
+        msg->u.read_req.src_stag = ofl_rd_be32(&r);
+        msg->u.read_req.src_to = ofl_rd_be64(&r);
+        break;
+    case OFL_RDMAP_ATOMIC_REQ: {
+        struct ofl_rdmap_atomic_req *a = &msg->u.atomic_req;
+
+        a->op = (uint8_t)(ofl_rd_be32(&r) & 0xFu);
+        a->req_id = ofl_rd_be32(&r);
+        a->stag = ofl_rd_be32(&r);
+        a->to = ofl_rd_be64(&r);
+        a->add_swap = ofl_rd_be64(&r);
+        a->add_swap_mask = ofl_rd_be64(&r);
+        a->compare = ofl_rd_be64(&r);
+        a->compare_mask = ofl_rd_be64(&r);
+        if (a->op > OFL_RDMAP_CMP_SWAP)
+            err = OFL_E_RDMAP_ATOMIC_OP;
+        break;
+    }
+    case OFL_RDMAP_ATOMIC_RESP:
+        msg->u.atomic_resp.req_id = ofl_rd_be32(&r);
+        msg->u.atomic_resp.orig = ofl_rd_be64(&r);
+        break;
+    default: { /* Immediate Data */
+        const uint8_t *q = ofl_rd_take(&r, OFL_RDMAP_IMM_LEN);
+
+        if (q != NULL)
+            ofl_copy(msg->u.imm, q, OFL_RDMAP_IMM_LEN);
+        break;
+    }
+    }
+    if (err == OFL_OK && r.bad)
+        err = OFL_E_RDMAP_LENGTH;
+out:
+    if (err != OFL_OK && cause != NULL)
+        *cause = ofl_wire_term_cause(err, len >= 1 && (ulpdu[0] & 0x80));
+    return err;
+}
+
+enum ofl_err ofl_rdmap_build(const struct ofl_rdmap_msg *msg, uint8_t *out,
+                             size_t cap, size_t *len)
+{
+    const struct ofl_ddp_hdr *h;
+    struct ofl_wr w;
+    enum ofl_err err;
+    uint32_t body;
+
+    if (msg == NULL || out == NULL || len == NULL)
+        return OFL_E_ARG;
+    h = &msg->ddp;
+    err = rdmap_check_hdr(h);
+    if (err != OFL_OK)
+        return err;
+    body = rdmap_ops[h->opcode].body;
+    if (h->opcode == OFL_RDMAP_ATOMIC_REQ &&
+        msg->u.atomic_req.op > OFL_RDMAP_CMP_SWAP)
+        return OFL_E_RDMAP_ATOMIC_OP;
+    if (body == RDMAP_BODY_TERM) {
+        const struct ofl_rdmap_term *t = &msg->u.term;
+
+        if ((t->hdrct & ~7u) != 0 || t->cause.layer > 0xF ||
+            t->cause.etype > 0xF)
+            return OFL_E_RDMAP_TERM;
+        if ((t->hdrct & OFL_RDMAP_HDRCT_D) &&
+            (t->ddp_hdr_len != ofl_ddp_hdr_len(t->ddp_hdr[0])))
+            return OFL_E_RDMAP_TERM;
+    }
+    ofl_wr_init(&w, out, cap);
+    ofl_wr_u8(&w, (uint8_t)((h->tagged ? 0x80u : 0u) | (h->last ? 0x40u : 0u) |
+                            OFL_DDP_VERSION));
+    ofl_wr_u8(&w, (uint8_t)((OFL_RDMAP_VERSION << 6) | h->opcode));
+    if (h->tagged) {
+        ofl_wr_be32(&w, h->stag);
+        ofl_wr_be64(&w, h->to);
+    } else {
+        ofl_wr_be32(&w, rdmap_has_inv_stag(h->opcode) ? h->inv_stag : 0u);
+        ofl_wr_be32(&w, h->qn);
+        ofl_wr_be32(&w, h->msn);
+        ofl_wr_be32(&w, h->mo);
+    }
+    switch (h->opcode) {
+    case OFL_RDMAP_READ_REQ:
+        ofl_wr_be32(&w, msg->u.read_req.sink_stag);
+        ofl_wr_be64(&w, msg->u.read_req.sink_to);
+        ofl_wr_be32(&w, msg->u.read_req.size);
+        ofl_wr_be32(&w, msg->u.read_req.src_stag);
+        ofl_wr_be64(&w, msg->u.read_req.src_to);
+        break;
+    case OFL_RDMAP_TERMINATE: {
+        const struct ofl_rdmap_term *t = &msg->u.term;
+        uint32_t hdrct = ((t->hdrct & OFL_RDMAP_HDRCT_M) ? TERM_M : 0u) |
+                         ((t->hdrct & OFL_RDMAP_HDRCT_D) ? TERM_D : 0u) |
+                         ((t->hdrct & OFL_RDMAP_HDRCT_R) ? TERM_R : 0u);
+
+        ofl_wr_be32(&w, ((uint32_t)t->cause.layer << 28) |
+                            ((uint32_t)t->cause.etype << 24) |
+                            ((uint32_t)t->cause.ecode << 16) | hdrct);
+        if (hdrct & (TERM_M | TERM_D))
+            ofl_wr_be16(&w, (hdrct & TERM_M) ? t->seg_len : 0u);
+        if (hdrct & TERM_D)
+            ofl_wr_bytes(&w, t->ddp_hdr, t->ddp_hdr_len);
+        if (hdrct & TERM_R)
+            ofl_wr_bytes(&w, t->rdmap_hdr, OFL_RDMAP_READ_REQ_LEN);
+        break;
+    }
+    case OFL_RDMAP_IMM:
+    case OFL_RDMAP_IMM_SE:
+        ofl_wr_bytes(&w, msg->u.imm, OFL_RDMAP_IMM_LEN);
+        break;
+    case OFL_RDMAP_ATOMIC_REQ: {
+        const struct ofl_rdmap_atomic_req *a = &msg->u.atomic_req;
+
+        ofl_wr_be32(&w, a->op);
+        ofl_wr_be32(&w, a->req_id);
+        ofl_wr_be32(&w, a->stag);
+        ofl_wr_be64(&w, a->to);
+        ofl_wr_be64(&w, a->add_swap);
+        ofl_wr_be64(&w, a->add_swap_mask);
+        ofl_wr_be64(&w, a->compare);
+        ofl_wr_be64(&w, a->compare_mask);
+        break;
+    }
+    case OFL_RDMAP_ATOMIC_RESP:
+        ofl_wr_be32(&w, msg->u.atomic_resp.req_id);
+        ofl_wr_be64(&w, msg->u.atomic_resp.orig);
+        break;
+    default:
+        break;
+    }
+    if (w.bad)
+        return OFL_E_SIZE;
+    *len = w.off;
+    return OFL_OK;
+}
+
+void ofl_rdmap_term_fill(struct ofl_rdmap_term *term,
+                         struct ofl_term_cause cause, const uint8_t *ulpdu,
+                         size_t len)
+{
+    uint32_t hl;
+
+    if (term == NULL)
+        return;
+    ofl_fill(term, 0, sizeof(*term));
+    term->cause = cause;
+    if (ulpdu == NULL || len < 1)
+        return;
+    if (cause.layer != OFL_TERM_LAYER_DDP &&
+        !(cause.layer == OFL_TERM_LAYER_RDMAP &&
+          cause.etype != OFL_TERM_RDMAP_LOCAL_CATASTROPHIC))
+        return;
+    hl = ofl_ddp_hdr_len(ulpdu[0]);
+    if (len < hl)
+        return;
+    ofl_copy(term->ddp_hdr, ulpdu, hl);
+    term->ddp_hdr_len = (uint8_t)hl;
+    term->seg_len = (uint16_t)(len > 0xFFFFu ? 0xFFFFu : len);
+    term->hdrct = OFL_RDMAP_HDRCT_M | OFL_RDMAP_HDRCT_D;
+    if (hl == OFL_DDP_UNTAGGED_HDR_LEN &&
+        (ulpdu[1] & 0x0F) == OFL_RDMAP_READ_REQ &&
+        len >= OFL_DDP_UNTAGGED_HDR_LEN + OFL_RDMAP_READ_REQ_LEN) {
+        ofl_copy(term->rdmap_hdr, ulpdu + OFL_DDP_UNTAGGED_HDR_LEN,
+                 OFL_RDMAP_READ_REQ_LEN);
+        term->hdrct |= OFL_RDMAP_HDRCT_R;
+    }
+}
+
+enum ofl_err ofl_ddp_msn_check(uint32_t expected, uint32_t posted,
+                               uint32_t msn)
+{
+    uint32_t d = msn - expected;
+
+    if (d < posted)
+        return OFL_OK;
+    return d < 0x80000000u ? OFL_E_DDP_MSN_NO_BUFFER : OFL_E_DDP_MSN_RANGE;
+}
+
+enum ofl_err ofl_ddp_untagged_check(uint32_t mo, uint32_t len,
+                                    uint32_t buf_len)
+{
+    if (mo > buf_len)
+        return OFL_E_DDP_MO;
+    if (len > buf_len - mo)
+        return OFL_E_DDP_TOO_LONG;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
+                              const struct ofl_ddp_hdr *first,
+                              uint32_t msg_len, uint16_t mulpdu)
+{
+    uint32_t hl;
+
+    if (sg == NULL || first == NULL || first->opcode >= RDMAP_OPCODES ||
+        rdmap_ops[first->opcode].body != RDMAP_BODY_DATA ||
+        rdmap_ops[first->opcode].tagged != (first->tagged != 0))
+        return OFL_E_ARG;
+    hl = first->tagged ? OFL_DDP_TAGGED_HDR_LEN : OFL_DDP_UNTAGGED_HDR_LEN;
+    if (mulpdu <= hl)
+        return OFL_E_ARG;
+    if (first->tagged && msg_len != 0 &&
+        first->to > ~(uint64_t)0 - (msg_len - 1u))
+        return OFL_E_ARG;
+    sg->next = *first;
+    sg->next.ddp_version = OFL_DDP_VERSION;
+    sg->next.rdmap_version = OFL_RDMAP_VERSION;
+    sg->next.mo = 0;
+    sg->off = 0;
+    sg->len = msg_len;
+    sg->max = mulpdu - hl;
+    sg->done = false;
+    return OFL_OK;
+}
+
+bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
+                      uint32_t *off, uint32_t *len)
+{
+    uint32_t n;
+
+    if (sg == NULL || hdr == NULL || off == NULL || len == NULL || sg->done)
+        return false;
+    n = sg->len - sg->off;
+    if (n > sg->max)
+        n = sg->max;
+    *hdr = sg->next;
+    hdr->last = sg->off + n == sg->len;
+    if (!hdr->tagged)
+        hdr->mo = sg->off;
+    *off = sg->off;
+    *len = n;
+    sg->off += n;
+    sg->next.to += n;
+    sg->done = sg->off == sg->len;
+    return true;
+}
 #endif /* OFL_ENABLE_WIRE */
 
 /* ======================================================================== */

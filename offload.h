@@ -163,8 +163,53 @@ uint32_t ofl_version(void);
                                       registration it replaces */
 
 /* Errors of the later sections are added to these lists by those sections. */
-#define OFL_ERRORS_SEQ(X)  /* seq: 0x02xx */
-#define OFL_ERRORS_WIRE(X) /* wire: 0x03xx */
+#define OFL_ERRORS_SEQ(X)                                                    \
+    X(E_SEQ_BEYOND_WINDOW, 0x0201) /* advance past the right edge of the     \
+                                      receive window (RCV.NXT + RCV.WND) */  \
+    X(E_SEQ_OUTSIDE, 0x0202)       /* sequence number to defer is not        \
+                                      inside the receive window */           \
+    X(E_SEQ_PENDING_FULL, 0x0203)  /* no free slot for a deferred           \
+                                      one-touch invalidation */              \
+    X(E_SEQ_DUPLICATE, 0x0204)     /* that STag already has a deferred      \
+                                      invalidation pending */
+
+#define OFL_ERRORS_WIRE(X)                                                   \
+    X(E_MPA_KEY, 0x0301)        /* not an MPA Request/Reply: wrong key, or  \
+                                   a request where a reply was due */        \
+    X(E_MPA_REV, 0x0302)        /* MPA revision 0, above 2, or a reply       \
+                                   revision above the request's */           \
+    X(E_MPA_PD_LEN, 0x0303)     /* private data longer than 512 bytes */     \
+    X(E_MPA_ENHANCED, 0x0304)   /* revision 2 frame with the enhanced flag   \
+                                   but no 4-byte IRD/ORD block */            \
+    X(E_MPA_REJECTED, 0x0305)   /* the responder rejected the connection */  \
+    X(E_MPA_IRD, 0x0306)        /* peer ORD above our IRD (RFC 6581) */      \
+    X(E_MPA_RTR, 0x0307)        /* no RTR kind both sides support          \
+                                   (RFC 6581 peer-to-peer) */                \
+    X(E_MPA_STATE, 0x0308)      /* handshake call not allowed in its state */\
+    X(E_MPA_CRC, 0x0310)        /* received MPA CRC differs from computed */ \
+    X(E_MPA_MARKER, 0x0311)     /* a marker's FPDUPTR disagrees with the     \
+                                   ULPDU Length framing */                   \
+    X(E_MPA_TOO_LONG, 0x0312)   /* ULPDU longer than the receive buffer,     \
+                                   the MULPDU, or 16-bit framing allows */   \
+    X(E_MPA_FAILED, 0x0313)     /* the receiver failed earlier (sticky)  */  \
+    X(E_DDP_SHORT, 0x0320)      /* ULPDU shorter than its DDP header */      \
+    X(E_DDP_VERSION, 0x0321)    /* DDP version is not 1 */                   \
+    X(E_DDP_QN, 0x0322)         /* queue number wrong for the opcode */      \
+    X(E_DDP_MO, 0x0323)         /* message offset not 0 for a message that   \
+                                   is one segment */                         \
+    X(E_DDP_MSN_NO_BUFFER, 0x0324) /* MSN beyond the posted buffers */       \
+    X(E_DDP_MSN_RANGE, 0x0325)  /* MSN behind the expected one */            \
+    X(E_DDP_TOO_LONG, 0x0326)   /* message offset + length beyond the        \
+                                   receive buffer */                         \
+    X(E_RDMAP_VERSION, 0x0330)  /* RDMAP version is not 1 */                 \
+    X(E_RDMAP_OPCODE, 0x0331)   /* opcode undefined or used with the wrong   \
+                                   buffer model */                           \
+    X(E_RDMAP_LENGTH, 0x0332)   /* message length wrong for its opcode */    \
+    X(E_RDMAP_LAST, 0x0333)     /* a one-segment message without the Last    \
+                                   bit */                                    \
+    X(E_RDMAP_ATOMIC_OP, 0x0334) /* undefined atomic operation code */       \
+    X(E_RDMAP_TERM, 0x0335)     /* Terminate header inconsistent with its    \
+                                   length or header-control bits */
 #define OFL_ERRORS_QP(X)   /* qp: 0x04xx */
 #define OFL_ERRORS_AP(X)   /* ap: 0x05xx */
 #define OFL_ERRORS_DT(X) /* dt: 0x06xx */                                \
@@ -223,8 +268,9 @@ const char *ofl_strerror(enum ofl_err e);
 
 /*
  * Terminate causes (RFC 5040 §7.2 and its IANA registry, RFC 5041 §7.2,
- * RFC 5044 §8). A cause is (layer, error type, error code); remote failures
- * on an RDMA stream are reported to the peer with exactly one of these.
+ * RFC 5044 §8, RFC 6581). A cause is (layer, error type, error code);
+ * remote failures on an RDMA stream are reported to the peer with exactly
+ * one of these.
  */
 enum ofl_term_layer {
     OFL_TERM_LAYER_RDMAP = 0x0,
@@ -279,6 +325,27 @@ enum ofl_term_ddp_untagged_code {
     OFL_TERM_DDP_U_INVALID_MO = 0x04,
     OFL_TERM_DDP_U_MSG_TOO_LONG = 0x05,
     OFL_TERM_DDP_U_INVALID_VERSION = 0x06
+};
+
+/* LLP error type (layer 0x2): MPA is the only one (RFC 5044 §8). */
+enum ofl_term_mpa_type {
+    OFL_TERM_MPA_ERROR = 0x0
+};
+
+/* MPA error codes (type 0x0). 0x01-0x04: RFC 5044 §8; 0x05-0x07: RFC 6581
+ * (enhanced connection establishment only). Names as in the IANA RDDP
+ * registry (RFC 6580). */
+enum ofl_term_mpa_code {
+    OFL_TERM_MPA_CONN_LOST = 0x01,          /* TCP connection closed,
+                                               terminated or lost */
+    OFL_TERM_MPA_CRC = 0x02,                /* MPA CRC error */
+    OFL_TERM_MPA_MARKER = 0x03,             /* MPA Marker and ULPDU Length
+                                               field mismatch */
+    OFL_TERM_MPA_INVALID_RR = 0x04,         /* invalid MPA Request Frame or
+                                               MPA Response Frame */
+    OFL_TERM_MPA_LOCAL_CATASTROPHIC = 0x05, /* local catastrophic error */
+    OFL_TERM_MPA_INSUFFICIENT_IRD = 0x06,   /* insufficient IRD resources */
+    OFL_TERM_MPA_NO_MATCHING_RTR = 0x07     /* no matching RTR option */
 };
 
 /* One terminate cause. */
@@ -1026,14 +1093,872 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e);
 /* seq: TCP sequence window and the one-touch decision                      */
 /* ======================================================================== */
 #if OFL_ENABLE_SEQ
-/* (issue: wire and one-touch) */
+/*
+ * TCP byte-sequence window (RFC 9293 §3.4, §3.10.7.4; RFC 1982 arithmetic
+ * through ofl_sn_*) and the one-touch decision of seed 000 FIG. 18B.
+ *
+ * Positions. Sequence numbers are 32-bit and wrap. A receive window is
+ * (nxt, wnd): nxt is RCV.NXT, the first byte not yet received in order, and
+ * wnd is RCV.WND, at most OFL_SEQ_WND_MAX (2^30, the largest scaled window,
+ * RFC 7323 §2.3). The DDP SN of a segment is the sequence number of the last
+ * payload byte of that DDP segment (DESIGN.md glossary). A last byte sn is
+ *
+ *   class       when                          meaning
+ *   NEXT        sn + 1 == nxt                 the in-order stream has just
+ *                                             lined up with sn ("Incoming
+ *                                             DDP SN = TCP SN")
+ *   IN_WINDOW   (sn - nxt) mod 2^32 < wnd     ahead of a hole: out of order
+ *   OUTSIDE     anything else                 behind nxt - 1, or beyond the
+ *                                             right edge
+ *
+ * An engine that reads the in-order byte stream advances nxt to one past
+ * each DDP segment's last payload byte before it asks for the decision (so
+ * such a segment is NEXT); a segment found ahead of a hole (ofl_mpa_locate)
+ * is IN_WINDOW.
+ *
+ * One touch (seed 000 FIG. 18B, "Step D: Table D"). For a tagged segment
+ * that passed the remote checks (FIG. 18A), the decision is a pure function
+ * of the DDP Last bit, the entry's One Touch Enabled and Touched bits and
+ * the class of the segment's DDP SN:
+ *
+ *   row  Last  1-touch  touched  DDP SN     action
+ *   1    0     -        -        -          PLACE
+ *   2    1     0        -        -          PLACE
+ *   3    1     1        1        -          INVALIDATE_TERMINATE
+ *   4    1     1        0        NEXT       INVALIDATE_PLACE
+ *   5    1     1        0        IN_WINDOW  TOUCH_PLACE: set Touched, store
+ *                                           the DDP SN in the entry, place;
+ *                                           invalidate when the stream
+ *                                           lines up with it (deferred)
+ *   6    1     1        0        OUTSIDE    DROP (the sender retransmits)
+ *
+ * Deferred invalidation. Row 5 leaves (STag, DDP SN) pending in a
+ * caller-sized array held by struct ofl_seq. Each ofl_seq_advance() marks
+ * the pending pairs whose DDP SN the in-order stream has passed (sn < nxt),
+ * and ofl_seq_take_due() hands them out one by one, for the engine to
+ * expire the entries (ofl_tpt_expire, or ofl_seq_retire which does it).
+ *
+ *   pending pair   event                          next
+ *   (free)         ofl_seq_defer (row 5)          WAITING
+ *   WAITING        ofl_seq_advance past its sn    DUE
+ *   DUE            ofl_seq_take_due               (free)
+ *
+ * Context: one struct ofl_seq per receive stream, touched only by the
+ * context that processes that stream's inbound segments.
+ */
+
+#define OFL_SEQ_WND_MAX (1u << 30) /* RFC 7323 §2.3: 65535 << 14 < 2^30 */
+
+/* Where a sequence number lies relative to a receive window. */
+enum ofl_seq_class {
+    OFL_SEQ_NEXT = 0,      /* sn + 1 == nxt: lined up in order */
+    OFL_SEQ_IN_WINDOW = 1, /* nxt <= sn < nxt + wnd (mod 2^32) */
+    OFL_SEQ_OUTSIDE = 2    /* neither */
+};
+
+/* A deferred one-touch invalidation. */
+struct ofl_seq_pending {
+    uint32_t stag; /* the entry to expire */
+    uint32_t sn;   /* its stored DDP SN */
+    uint8_t due;   /* 1 once the stream has passed sn */
+    uint8_t reserved_[3];
+};
+
+/* A receive window with its deferred invalidations. */
+struct ofl_seq {
+    uint32_t nxt;                   /* RCV.NXT */
+    uint32_t wnd;                   /* RCV.WND, <= OFL_SEQ_WND_MAX */
+    struct ofl_seq_pending *pending; /* caller array of pending_cap slots */
+    uint32_t pending_cap;
+    uint32_t pending_count;         /* slots 0 .. pending_count - 1 in use */
+};
+
+/*
+ * Initialises s with RCV.NXT nxt and window wnd (1 .. OFL_SEQ_WND_MAX) over
+ * a caller array of cap pending slots (slots may be NULL when cap is 0).
+ * OFL_E_ARG on a bad size.
+ */
+enum ofl_err ofl_seq_init(struct ofl_seq *s, uint32_t nxt, uint32_t wnd,
+                          struct ofl_seq_pending *slots, uint32_t cap);
+
+/* Sets the window size (RFC 9293 RCV.WND), 1 .. OFL_SEQ_WND_MAX. */
+enum ofl_err ofl_seq_set_window(struct ofl_seq *s, uint32_t wnd);
+
+/* Classifies last byte sn against (nxt, wnd). Pure; see the table above. */
+enum ofl_seq_class ofl_seq_classify(uint32_t nxt, uint32_t wnd, uint32_t sn);
+
+/*
+ * The in-order stream grew by n bytes: nxt += n. n MUST NOT exceed the
+ * window (OFL_E_SEQ_BEYOND_WINDOW, nothing changed): no TCP receiver accepts
+ * data beyond RCV.NXT + RCV.WND. Marks every pending pair whose sn is now
+ * behind nxt as due; *due_count (may be NULL) receives how many are due in
+ * total.
+ */
+enum ofl_err ofl_seq_advance(struct ofl_seq *s, uint32_t n,
+                             uint32_t *due_count);
+
+/*
+ * Records a deferred invalidation of stag at DDP SN sn (Table D row 5).
+ * sn MUST be IN_WINDOW (OFL_E_SEQ_OUTSIDE); stag MUST NOT be pending already
+ * (OFL_E_SEQ_DUPLICATE); OFL_E_SEQ_PENDING_FULL when every slot is used.
+ */
+enum ofl_err ofl_seq_defer(struct ofl_seq *s, uint32_t stag, uint32_t sn);
+
+/*
+ * Takes one due pair out of the pending set: returns true and fills *stag
+ * and *sn (either may be NULL), or returns false when none is due.
+ */
+bool ofl_seq_take_due(struct ofl_seq *s, uint32_t *stag, uint32_t *sn);
+
+/* Table D actions. */
+enum ofl_seq_ot_action {
+    OFL_SEQ_OT_PLACE = 0,                /* rows 1 and 2 */
+    OFL_SEQ_OT_INVALIDATE_TERMINATE = 1, /* row 3 */
+    OFL_SEQ_OT_INVALIDATE_PLACE = 2,     /* row 4 */
+    OFL_SEQ_OT_TOUCH_PLACE = 3,          /* row 5 */
+    OFL_SEQ_OT_DROP = 4                  /* row 6 */
+};
+
+/* One decision and the update it makes to the TPT entry. */
+struct ofl_seq_ot {
+    uint8_t action;      /* enum ofl_seq_ot_action */
+    uint8_t row;         /* the Table D row, 1 .. 6 */
+    bool place;          /* place the payload at the TO */
+    bool invalidate;     /* reset the entry's Valid bit now */
+    bool set_touched;    /* set Touched and store stored_sn */
+    bool defer;          /* invalidate when the stream lines up with
+                            stored_sn (ofl_seq_defer) */
+    bool terminate;      /* send a Terminate with cause */
+    uint32_t stored_sn;  /* DDP SN to store when set_touched */
+    struct ofl_term_cause cause; /* row 3: 0x1/0x1/0x00, DDP tagged
+                                    "Invalid STag" - the entry's one touch
+                                    is spent (RFC 5041 §7 has no finer
+                                    code) */
+};
+
+/*
+ * The Table D decision (seed 000 FIG. 18B, step 1828) for a tagged segment
+ * with DDP Last bit last whose entry has the One Touch Enabled bit
+ * one_touch and the Touched bit touched, last payload byte sn, against the
+ * window (nxt, wnd). Pure.
+ */
+struct ofl_seq_ot ofl_seq_one_touch(bool last, bool one_touch, bool touched,
+                                    uint32_t sn, uint32_t nxt, uint32_t wnd);
+
+#if OFL_ENABLE_TPT
+/*
+ * The decision applied to a TPT entry (needs the tpt section). Reads the
+ * entry's bits (ofl_tpt_query), decides against s's window, then: rows 3
+ * and 4 expire the entry (ofl_tpt_expire); row 5 records the deferred
+ * invalidation (ofl_seq_defer) and then sets Touched and the stored DDP SN
+ * (ofl_tpt_set_touched). When row 5 finds no free pending slot the segment
+ * is dropped instead (action DROP, row 6 behaviour: the sender retransmits
+ * and the segment arrives in order later) and nothing changes. The caller
+ * MUST have run the remote checks (ofl_tpt_check_remote) first; a query
+ * failure is returned as is. *out receives the decision applied.
+ */
+enum ofl_err ofl_seq_one_touch_apply(struct ofl_seq *s, struct ofl_tpt *tpt,
+                                     uint32_t stag, bool last, uint32_t sn,
+                                     struct ofl_seq_ot *out);
+
+/*
+ * Expires the entries of every due pair (the stream lined up with their
+ * stored DDP SN). A pair whose STag no longer names a touched entry with
+ * that stored SN (deregistered, rebound, already expired) is discarded
+ * without touching the table. *expired (may be NULL) receives the number
+ * of entries expired.
+ */
+enum ofl_err ofl_seq_retire(struct ofl_seq *s, struct ofl_tpt *tpt,
+                            uint32_t *expired);
+#endif /* OFL_ENABLE_TPT */
 #endif /* OFL_ENABLE_SEQ */
 
 /* ======================================================================== */
 /* wire: MPA, DDP, RDMAP                                                    */
 /* ======================================================================== */
 #if OFL_ENABLE_WIRE
-/* (issue: wire and one-touch) */
+/*
+ * The iWARP wire: MPA (RFC 5044, RFC 6581) over TCP, DDP (RFC 5041) on MPA,
+ * RDMAP (RFC 5040, RFC 7306) on DDP. Everything here is a codec or a small
+ * caller-pumped state machine over caller buffers; every byte parsed is
+ * hostile and every rejection names the exact terminate cause.
+ *
+ * Byte order and layout (all big-endian except the MPA CRC):
+ *
+ *   MPA Request/Reply (RFC 5044 §7.1, RFC 6581)
+ *     0  Key, 16 bytes: "MPA ID Req Frame" / "MPA ID Rep Frame"
+ *     16 flags: M 0x80 (send me markers), C 0x40 (CRC), R 0x20 (rejected,
+ *        replies only), 0x10 enhanced (RFC 6581 data follows; set by Linux
+ *        siw and cxgb4 with revision 2), 0x0F reserved
+ *     17 Rev: 1 (RFC 5044) or 2 (RFC 6581)
+ *     18 PD_Length, 16 bits, at most 512
+ *     20 private data; revision 2 + enhanced: the first 4 bytes are
+ *        IRD (14 bits) with A 0x8000 peer-to-peer and B 0x4000 zero-length
+ *        Send RTR, then ORD (14 bits) with C 0x8000 zero-length RDMA Write
+ *        RTR and D 0x4000 zero-length RDMA Read RTR
+ *   FPDU (RFC 5044 §4)
+ *     ULPDU Length (16 bits) | ULPDU | pad to a multiple of 4 | CRC32c
+ *     The CRC covers everything before it, markers included; it is sent
+ *     least significant byte first (as Linux siw does and Wireshark checks;
+ *     the iSCSI digest order of RFC 3720 B.4). Without negotiated CRC the
+ *     field is present, sent as 0 and not checked.
+ *   Marker (RFC 5044 §4): 16 bits reserved (0) | FPDUPTR (16 bits), one at
+ *     every stream position that is a multiple of 512, counted from the
+ *     first octet of the first FPDU in that direction (the octet after the
+ *     Request/Reply). FPDUPTR is the distance back from the marker to the
+ *     ULPDU Length field of the FPDU it lies in (its low 2 bits are ignored
+ *     on receipt). A marker that falls exactly where an FPDU begins is that
+ *     FPDU's first 4 bytes, its FPDUPTR is 0, and the header follows it.
+ *   DDP control + RDMAP control (RFC 5041 §4, RFC 5040 §4), 2 bytes:
+ *     T 0x80 tagged, L 0x40 last, 0x3C reserved, DV 0x03 DDP version (1);
+ *     RV 0xC0 RDMAP version (1), 0x30 reserved, 0x0F opcode
+ *   Tagged header (14 bytes): control | STag | TO (64 bits)
+ *   Untagged header (18 bytes): control | RsvdULP (32 bits: the Invalidate
+ *     STag of Send with Invalidate, else 0) | QN | MSN | MO
+ *   RDMA Read Request (RFC 5040 §4), 28 bytes after an untagged header:
+ *     sink STag | sink TO | RDMA Read Message Size | source STag | source TO
+ *   Terminate (RFC 5040 §4) after an untagged header (QN 2):
+ *     Layer 0xF0000000 | EType 0x0F000000 | Error Code 0x00FF0000 |
+ *     Hdrct M 0x8000 (DDP Segment Length valid), D 0x4000 (DDP header
+ *     included), R 0x2000 (RDMAP header included) | 13 reserved bits;
+ *     then, when M or D is set, the DDP Segment Length (16 bits); when D,
+ *     the terminated DDP header (14 or 18 bytes, by its own T bit); when R,
+ *     the terminated RDMA Read Request header (28 bytes)
+ *   Atomic Request (RFC 7306), 52 bytes after an untagged header (QN 3):
+ *     reserved 28 bits | AtomicOperation 4 bits | Request Identifier |
+ *     Remote STag | Remote TO | Add or Swap Data | Add or Swap Mask |
+ *     Compare Data | Compare Mask (64 bits each)
+ *   Atomic Response (RFC 7306), 12 bytes (QN 4): Original Request
+ *     Identifier | Original Remote Data Value (64 bits)
+ *   Immediate Data (RFC 7306), 8 bytes of data after an untagged header
+ *     on the Send queue (QN 0)
+ *
+ * Opcodes, buffer model and queue (RFC 5040 §4, RFC 7306):
+ *
+ *   op   message                       model     QN   segments
+ *   0x0  RDMA Write                    tagged    -    any
+ *   0x1  RDMA Read Request             untagged  1    one
+ *   0x2  RDMA Read Response            tagged    -    any
+ *   0x3  Send                          untagged  0    any
+ *   0x4  Send with Invalidate          untagged  0    any
+ *   0x5  Send with Solicited Event     untagged  0    any
+ *   0x6  Send with SE and Invalidate   untagged  0    any
+ *   0x7  Terminate                     untagged  2    one
+ *   0x8  Immediate Data                untagged  0    one
+ *   0x9  Immediate Data with SE        untagged  0    one
+ *   0xA  Atomic Request                untagged  3    one
+ *   0xB  Atomic Response               untagged  4    one
+ *
+ * Terminate cause of every rejection (ofl_wire_term_cause; layer/type/code
+ * from RFC 5040 §7, RFC 5041 §7, RFC 5044 §8, RFC 6581):
+ *
+ *   error                 cause     meaning
+ *   E_MPA_KEY, _REV,      2/0/04    invalid MPA Request or Reply frame
+ *   _PD_LEN, _ENHANCED
+ *   E_MPA_REJECTED        2/0/01    no Terminate: the connection closes
+ *   E_MPA_IRD             2/0/06    insufficient IRD resources
+ *   E_MPA_RTR             2/0/07    no matching RTR option
+ *   E_MPA_CRC             2/0/02    MPA CRC error
+ *   E_MPA_MARKER          2/0/03    marker and ULPDU Length disagree
+ *   E_MPA_TOO_LONG        1/0/00    DDP local catastrophic: a segment this
+ *                                   receiver cannot hold (no finer code)
+ *   E_DDP_SHORT           1/0/00    DDP local catastrophic: the segment is
+ *                                   shorter than its own header
+ *   E_DDP_VERSION         1/1/04    tagged; 1/2/06 untagged
+ *   E_DDP_QN              1/2/01    invalid QN
+ *   E_DDP_MSN_NO_BUFFER   1/2/02    invalid MSN, no buffer available
+ *   E_DDP_MSN_RANGE       1/2/03    invalid MSN, range not valid
+ *   E_DDP_MO              1/2/04    invalid MO
+ *   E_DDP_TOO_LONG        1/2/05    DDP message too long for the buffer
+ *   E_RDMAP_VERSION       0/2/05    invalid RDMAP version
+ *   E_RDMAP_OPCODE        0/2/06    unexpected opcode (undefined, or wrong
+ *                                   buffer model for it)
+ *   E_RDMAP_ATOMIC_OP     0/2/06    unexpected (atomic) opcode
+ *   E_RDMAP_LENGTH,       0/2/07    catastrophic, localized to the stream:
+ *   E_RDMAP_LAST,                   a message malformed for its opcode
+ *   E_RDMAP_TERM
+ *   E_TPT_* (placement)   see ofl_tpt_term_cause
+ *   anything else         0/0/00    RDMAP local catastrophic
+ *
+ * Reserved fields are sent as zero and not checked on receipt (RFC 5040
+ * §4.1, RFC 5041 §4, RFC 5044 §5).
+ *
+ * Fuzzing: when offload.c is compiled with
+ * FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, received MPA CRCs are computed
+ * but never compared (ofl_mpa_rx_feed, ofl_mpa_fpdu_verify), so that a
+ * fuzzer reaches the code behind them. Never ship such a build.
+ */
+
+#define OFL_MPA_KEY_LEN 16
+#define OFL_MPA_RR_HDR_LEN 20      /* key, flags, rev, PD_Length */
+#define OFL_MPA_PD_MAX 512         /* RFC 5044 §7.1 */
+#define OFL_MPA_RR_MAX (OFL_MPA_RR_HDR_LEN + OFL_MPA_PD_MAX)
+#define OFL_MPA_V2_LEN 4           /* RFC 6581 IRD/ORD block */
+#define OFL_MPA_IRD_ORD_MAX 0x3FFF /* 14 bits */
+#define OFL_MPA_HDR_LEN 2          /* ULPDU Length */
+#define OFL_MPA_CRC_LEN 4
+#define OFL_MPA_MARKER_LEN 4
+#define OFL_MPA_MARKER_INTERVAL 512
+#define OFL_MPA_ULPDU_MAX 65535
+
+/* Request/Reply flag byte (RFC 5044 §7.1; 0x10 see above). */
+enum ofl_mpa_flag {
+    OFL_MPA_F_MARKERS = 0x80,
+    OFL_MPA_F_CRC = 0x40,
+    OFL_MPA_F_REJECT = 0x20,
+    OFL_MPA_F_ENHANCED = 0x10
+};
+
+/* RFC 6581 ready-to-receive (RTR) message kinds. */
+enum ofl_mpa_rtr {
+    OFL_MPA_RTR_SEND = 0x1,  /* zero-length Send (B) */
+    OFL_MPA_RTR_WRITE = 0x2, /* zero-length RDMA Write (C) */
+    OFL_MPA_RTR_READ = 0x4   /* zero-length RDMA Read (D) */
+};
+#define OFL_MPA_RTR_ALL 0x7u
+
+/* A Request or Reply frame, built or parsed. */
+struct ofl_mpa_rr {
+    uint8_t reply;     /* 0 request, 1 reply */
+    uint8_t flags;     /* OFL_MPA_F_MARKERS | _CRC | _REJECT; ENHANCED is
+                          derived from enhanced */
+    uint8_t rev;       /* 1 or 2 */
+    uint8_t enhanced;  /* 1: the RFC 6581 block leads the private data */
+    uint8_t p2p;       /* enhanced: A, peer-to-peer connection model */
+    uint8_t rtr;       /* enhanced: enum ofl_mpa_rtr bits (B, C, D) */
+    uint16_t ird;      /* enhanced: 0 .. OFL_MPA_IRD_ORD_MAX */
+    uint16_t ord;
+    uint16_t pd_len;   /* ULP private data, without the RFC 6581 block */
+    const uint8_t *pd; /* ULP private data (parse: points into the frame) */
+};
+
+/* Bytes ofl_mpa_rr_build writes for rr. */
+size_t ofl_mpa_rr_len(const struct ofl_mpa_rr *rr);
+
+/*
+ * Writes rr as a frame into out. Checks rev 1 .. 2, enhanced only with
+ * rev 2, total private data <= 512, IRD/ORD <= 0x3FFF, rtr bits (OFL_E_ARG),
+ * cap (OFL_E_SIZE). *len receives the frame length.
+ */
+enum ofl_err ofl_mpa_rr_build(const struct ofl_mpa_rr *rr, uint8_t *out,
+                              size_t cap, size_t *len);
+
+/*
+ * Parses one frame of the kind reply says from buf[0 .. len). Returns
+ * OFL_E_TRUNCATED while buf holds less than the whole frame (*frame_len
+ * then says how many bytes are needed: 20 until the header is in, then the
+ * whole frame), OFL_E_MPA_KEY, OFL_E_MPA_REV (0 or, for a reply, above 2),
+ * OFL_E_MPA_PD_LEN, OFL_E_MPA_ENHANCED. On success *frame_len is the frame
+ * length and rr->pd points into buf. A request with a revision above 2 is
+ * accepted (the reply answers with a lower one). Nothing is written on
+ * failure except *frame_len.
+ */
+enum ofl_err ofl_mpa_rr_parse(const uint8_t *buf, size_t len, bool reply,
+                              struct ofl_mpa_rr *rr, size_t *frame_len);
+
+/* What one side wants (ofl_mpa_hs_init). */
+struct ofl_mpa_cfg {
+    uint8_t rev;        /* 1 or 2: highest revision sent / answered */
+    bool markers;       /* ask the peer to put markers in what it sends */
+    bool crc;           /* ask for CRC (used when either side asks) */
+    bool enhanced;      /* rev 2: exchange the RFC 6581 IRD/ORD block */
+    bool p2p;           /* initiator: ask for the peer-to-peer model */
+    uint8_t rtr;        /* RTR kinds supported (initiator: offered) */
+    uint16_t ird, ord;  /* our inbound / outbound RDMA Read depth */
+    const uint8_t *pd;  /* our private data (copied into the frame) */
+    uint16_t pd_len;
+};
+
+/* The negotiated connection (valid in state DONE). */
+struct ofl_mpa_params {
+    uint8_t rev;        /* revision in use */
+    bool crc;           /* CRC in both directions */
+    bool markers_tx;    /* we insert markers (the peer asked) */
+    bool markers_rx;    /* the peer inserts markers (we asked) */
+    bool enhanced;      /* RFC 6581 block exchanged */
+    bool p2p;           /* peer-to-peer model: an RTR follows */
+    uint8_t rtr;        /* the one RTR kind agreed, or 0 */
+    uint16_t ird, ord;  /* negotiated depths */
+};
+
+/* Handshake states. */
+enum ofl_mpa_hs_state {
+    OFL_MPA_HS_START = 0,     /* initiator before its request */
+    OFL_MPA_HS_AWAIT_REPLY,   /* initiator sent the request */
+    OFL_MPA_HS_AWAIT_REQUEST, /* responder listening */
+    OFL_MPA_HS_DECIDE,        /* responder holds a valid request */
+    OFL_MPA_HS_DONE,          /* full operation; params valid */
+    OFL_MPA_HS_REJECTED,      /* rejected (by either side) */
+    OFL_MPA_HS_FAILED         /* protocol error; cause says which */
+};
+
+/*
+ * MPA connection setup (RFC 5044 §7.1, RFC 6581):
+ *
+ *   state          call / input                  next
+ *   START          ofl_mpa_hs_request            AWAIT_REPLY
+ *   AWAIT_REPLY    reply, R = 0, consistent      DONE
+ *   AWAIT_REPLY    reply, R = 1                  REJECTED (E_MPA_REJECTED)
+ *   AWAIT_REPLY    bad frame / IRD / RTR         FAILED (its error)
+ *   AWAIT_REQUEST  valid request                 DECIDE
+ *   AWAIT_REQUEST  bad frame                     FAILED
+ *   DECIDE         ofl_mpa_hs_accept             DONE, or REJECTED with
+ *                                                E_MPA_RTR when no RTR kind
+ *                                                matches (a reject reply is
+ *                                                written)
+ *   DECIDE         ofl_mpa_hs_reject             REJECTED
+ *
+ * Negotiation: CRC is used in both directions when either side set C;
+ * markers are per direction (each side's M asks the other to insert them;
+ * offload honours every such request). The reply's revision is the lower of
+ * the request's and the responder's; a revision 1 reply to a revision 2
+ * request is accepted and ends in client-server mode. With both blocks
+ * present: the responder's ORD is lowered to the initiator's IRD; the
+ * initiator lowers its ORD to the responder's IRD and fails with
+ * E_MPA_IRD when the responder's ORD exceeds its own IRD. Peer-to-peer:
+ * the responder picks one offered RTR kind (Write, then Read, then Send);
+ * the initiator fails with E_MPA_RTR unless exactly one offered kind comes
+ * back.
+ *
+ * Bytes: ofl_mpa_hs_recv consumes at most the peer's frame, so what follows
+ * it in the same TCP payload (FPDUs) is left for the FPDU receiver.
+ * Context: one handshake per connection; the caller serialises calls.
+ */
+struct ofl_mpa_hs {
+    struct ofl_mpa_cfg cfg;
+    struct ofl_mpa_rr peer;        /* the peer's frame (pd into buf) */
+    struct ofl_mpa_params params;  /* state DONE */
+    struct ofl_term_cause cause;   /* state FAILED / REJECTED */
+    uint16_t have;                 /* bytes of the peer frame in buf */
+    uint16_t err;                  /* enum ofl_err of FAILED / REJECTED */
+    uint8_t state;                 /* enum ofl_mpa_hs_state */
+    uint8_t initiator;
+    uint8_t buf[OFL_MPA_RR_MAX];
+};
+
+/*
+ * Starts a handshake as initiator (state START) or responder
+ * (AWAIT_REQUEST). Checks cfg: rev 1 .. 2, enhanced only with rev 2,
+ * IRD/ORD <= 0x3FFF, rtr bits, p2p needs enhanced and a non-empty rtr,
+ * private data fits (OFL_E_ARG).
+ */
+enum ofl_err ofl_mpa_hs_init(struct ofl_mpa_hs *hs,
+                             const struct ofl_mpa_cfg *cfg, bool initiator);
+
+/* Initiator, START: writes the Request into out -> AWAIT_REPLY. */
+enum ofl_err ofl_mpa_hs_request(struct ofl_mpa_hs *hs, uint8_t *out,
+                                size_t cap, size_t *len);
+
+/*
+ * Feeds peer bytes (AWAIT_REQUEST or AWAIT_REPLY). *used receives how many
+ * were consumed (never past the frame). Returns OFL_OK while the frame is
+ * incomplete or once it was handled (see the state), or the error that
+ * moved the handshake to FAILED or REJECTED (hs->cause holds the terminate
+ * cause). Calls in other states: OFL_E_MPA_STATE.
+ */
+enum ofl_err ofl_mpa_hs_recv(struct ofl_mpa_hs *hs, const uint8_t *data,
+                             size_t len, size_t *used);
+
+/* Responder, DECIDE: writes the Reply into out -> DONE (or REJECTED with
+ * E_MPA_RTR, see above; the reject reply is still written). */
+enum ofl_err ofl_mpa_hs_accept(struct ofl_mpa_hs *hs, uint8_t *out,
+                               size_t cap, size_t *len);
+
+/* Responder, DECIDE: writes a Reply with R set -> REJECTED. */
+enum ofl_err ofl_mpa_hs_reject(struct ofl_mpa_hs *hs, uint8_t *out,
+                               size_t cap, size_t *len);
+
+/*
+ * The maximum ULPDU for an effective MSS (RFC 5044, MULPDU):
+ * markers: EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4);
+ * no markers: EMSS - (6 + EMSS mod 4). 0 when emss is too small for any
+ * FPDU; at most OFL_MPA_ULPDU_MAX. An FPDU of that size fits one segment.
+ */
+uint16_t ofl_mpa_mulpdu(uint32_t emss, bool markers);
+
+/* Wire bytes of an FPDU with a ulpdu_len-byte ULPDU that starts at stream
+ * position pos (markers counted when markers is true); 0 when ulpdu_len
+ * exceeds OFL_MPA_ULPDU_MAX. */
+uint32_t ofl_mpa_fpdu_len(uint32_t pos, bool markers, uint32_t ulpdu_len);
+
+/* The sending half of a stream. */
+struct ofl_mpa_tx {
+    const struct ofl_port *port; /* CRC acceleration; may be NULL */
+    uint32_t pos;                /* stream position of the next byte sent:
+                                    TCP SN - SN of the first FPDU byte */
+    uint16_t mulpdu;             /* largest ULPDU accepted */
+    bool markers;                /* insert markers */
+    bool crc;                    /* compute the CRC (else send 0) */
+};
+
+/*
+ * Starts sending FPDUs at stream position 0 with the negotiated markers_tx
+ * and crc of p, limited to ofl_mpa_mulpdu(emss, markers). OFL_E_ARG when
+ * emss leaves no room for an FPDU or exceeds 65535.
+ */
+enum ofl_err ofl_mpa_tx_init(struct ofl_mpa_tx *tx,
+                             const struct ofl_mpa_params *p, uint32_t emss,
+                             const struct ofl_port *port);
+
+/*
+ * Builds one FPDU whose ULPDU is hdr[0 .. hdr_len) followed by
+ * payload[0 .. payload_len) (either may be empty; so a DDP header built on
+ * the stack and the payload in place are framed in one copy) into out,
+ * inserting markers at their stream positions, and advances tx->pos.
+ * OFL_E_MPA_TOO_LONG above tx->mulpdu, OFL_E_SIZE when cap is short (see
+ * ofl_mpa_fpdu_len). *len receives the wire length.
+ */
+enum ofl_err ofl_mpa_fpdu_build(struct ofl_mpa_tx *tx, const uint8_t *hdr,
+                                size_t hdr_len, const uint8_t *payload,
+                                size_t payload_len, uint8_t *out, size_t cap,
+                                size_t *len);
+
+/*
+ * Frames one FPDU without copying it, for a stream without markers (OFL_E_ARG
+ * if tx->markers): writes the ULPDU Length into prefix[2] and pad + CRC into
+ * trailer (up to 7 bytes, *trailer_len); the caller sends prefix, hdr,
+ * payload and trailer in that order (e.g. with writev). Advances tx->pos.
+ */
+enum ofl_err ofl_mpa_fpdu_frame(struct ofl_mpa_tx *tx, const uint8_t *hdr,
+                                size_t hdr_len, const uint8_t *payload,
+                                size_t payload_len, uint8_t prefix[2],
+                                uint8_t trailer[7], size_t *trailer_len);
+
+/* One received FPDU. */
+struct ofl_mpa_fpdu {
+    const uint8_t *ulpdu; /* the ULPDU, markers removed: into the fed data
+                             when the FPDU arrived whole and without
+                             markers inside, else into the receive buffer;
+                             valid until the next call */
+    uint16_t len;         /* ULPDU Length */
+    uint32_t start;       /* stream position of its first wire byte */
+    uint32_t wire_len;    /* its wire bytes, markers included */
+};
+
+/* Receiver states. */
+enum ofl_mpa_rx_state {
+    OFL_MPA_RX_LENGTH = 0, /* at or inside the ULPDU Length field */
+    OFL_MPA_RX_BODY,       /* ULPDU and pad */
+    OFL_MPA_RX_CRC,        /* the CRC field */
+    OFL_MPA_RX_FAILED      /* sticky: err and cause say why */
+};
+
+/*
+ * The receiving half of a stream: TCP payload in any chunking -> whole
+ * FPDUs. State machine (markers are consumed in any state at every stream
+ * position that is a multiple of 512, checked, and fed to the CRC):
+ *
+ *   state    input                               next
+ *   LENGTH   2 bytes: ULPDU Length <= cap        BODY
+ *   LENGTH   ULPDU Length > cap                  FAILED (E_MPA_TOO_LONG)
+ *   BODY     ULPDU + pad bytes                   CRC
+ *   CRC      4 bytes, CRC matches (or off)       LENGTH, FPDU delivered
+ *   CRC      CRC differs                         FAILED (E_MPA_CRC)
+ *   any      marker with a wrong FPDUPTR         FAILED (E_MPA_MARKER)
+ *
+ * Buffering is the caller's array of cap bytes (the largest ULPDU accepted;
+ * OFL_MPA_ULPDU_MAX + 1 accepts all). An FPDU that arrives whole in one
+ * chunk and has no marker inside is delivered in place, without a copy.
+ * Context: one receiver per stream direction.
+ */
+struct ofl_mpa_rx {
+    const struct ofl_port *port;  /* CRC acceleration; may be NULL */
+    uint8_t *buf;                 /* caller buffer for a split ULPDU */
+    uint32_t cap;
+    uint32_t pos;                 /* stream position of the next byte */
+    uint32_t start;               /* current FPDU: first wire byte */
+    uint32_t hdr_pos;             /* current FPDU: ULPDU Length field */
+    uint32_t body_got;            /* ULPDU + pad bytes consumed */
+    uint32_t crc_state;           /* raw CRC register over the FPDU */
+    struct ofl_term_cause cause;  /* state FAILED */
+    uint16_t ulpdu_len;
+    uint16_t err;                 /* enum ofl_err, state FAILED */
+    uint8_t state;                /* enum ofl_mpa_rx_state */
+    uint8_t part;                 /* bytes of the Length / CRC field in */
+    uint8_t marker_got;           /* bytes of a marker in (0: none) */
+    uint8_t started;              /* a byte of the current FPDU is in */
+    uint8_t field[4];             /* partial Length or CRC field */
+    uint8_t marker[4];            /* partial marker */
+    bool markers;                 /* the peer inserts markers */
+    bool crc;                     /* check the CRC */
+};
+
+/*
+ * Starts receiving at stream position 0 with the negotiated markers_rx and
+ * crc of p, buffering into buf[0 .. cap) (cap >= 1).
+ */
+enum ofl_err ofl_mpa_rx_init(struct ofl_mpa_rx *rx,
+                             const struct ofl_mpa_params *p, uint8_t *buf,
+                             uint32_t cap, const struct ofl_port *port);
+
+/*
+ * Consumes data[0 .. len) up to the end of the next complete FPDU. *used
+ * receives the bytes consumed. When an FPDU completed, fpdu->ulpdu is
+ * non-NULL (call again with the rest of the data); otherwise it is NULL
+ * and all of data was consumed. Errors (E_MPA_TOO_LONG, E_MPA_CRC,
+ * E_MPA_MARKER) move the receiver to FAILED for good: every later call
+ * returns the same error; rx->cause holds the terminate cause.
+ */
+enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
+                             size_t len, size_t *used,
+                             struct ofl_mpa_fpdu *fpdu);
+
+/* One FPDU found in a segment by ofl_mpa_locate. */
+struct ofl_mpa_found {
+    uint32_t off;       /* segment offset of its first wire byte */
+    uint32_t hdr_off;   /* segment offset of its ULPDU Length field */
+    uint32_t wire_len;  /* wire bytes, markers included */
+    uint16_t ulpdu_len;
+    bool complete;      /* all of it lies inside the segment */
+};
+
+/*
+ * Out-of-order FPDU locator for a stream with markers (RFC 5044 §4):
+ * seg[0 .. len) is one TCP segment whose first byte has sequence number
+ * seq; base is the sequence number of the first FPDU octet of that
+ * direction. Reads the markers inside the segment, follows the
+ * first FPDUPTR that points into it, then walks the FPDUs by their ULPDU
+ * Length, checking every marker met. Records up to cap FPDUs in found[]
+ * (*count); a segment without a usable marker yields 0. E_MPA_MARKER when a
+ * marker disagrees with the walk (cause 2/0/03).
+ */
+enum ofl_err ofl_mpa_locate(uint32_t base, uint32_t seq, const uint8_t *seg,
+                            size_t len, struct ofl_mpa_found *found,
+                            uint32_t cap, uint32_t *count);
+
+/*
+ * Checks one whole FPDU wire[0 .. wire_len) that starts at stream position
+ * pos: it holds its ULPDU Length (E_TRUNCATED), which agrees with wire_len
+ * (E_MPA_MARKER if markers, else E_MPA_TOO_LONG), every marker
+ * (E_MPA_MARKER), and the CRC when crc (E_MPA_CRC). *ulpdu_len receives
+ * the ULPDU Length.
+ */
+enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
+                                 const uint8_t *wire, size_t wire_len,
+                                 const struct ofl_port *port,
+                                 uint16_t *ulpdu_len);
+
+/*
+ * Zero-copy access to a verified FPDU: the longest run of ULPDU bytes
+ * without a marker inside, starting at ULPDU offset off. *piece points into
+ * wire; returns its length (0 when off >= ulpdu_len). An engine places
+ * tagged payload straight from the segment by walking off forward.
+ */
+uint32_t ofl_mpa_fpdu_piece(uint32_t pos, bool markers, const uint8_t *wire,
+                            uint16_t ulpdu_len, uint32_t off,
+                            const uint8_t **piece);
+
+/* ---- DDP and RDMAP ---------------------------------------------------- */
+
+#define OFL_DDP_VERSION 1
+#define OFL_RDMAP_VERSION 1
+#define OFL_DDP_TAGGED_HDR_LEN 14
+#define OFL_DDP_UNTAGGED_HDR_LEN 18
+#define OFL_RDMAP_READ_REQ_LEN 28
+#define OFL_RDMAP_ATOMIC_REQ_LEN 52
+#define OFL_RDMAP_ATOMIC_RESP_LEN 12
+#define OFL_RDMAP_IMM_LEN 8
+#define OFL_RDMAP_TERM_MAX_LEN (4 + 2 + OFL_DDP_UNTAGGED_HDR_LEN + \
+                                OFL_RDMAP_READ_REQ_LEN)
+/* Longest ULPDU ofl_rdmap_build writes (an untagged header + the largest
+ * fixed body). */
+#define OFL_RDMAP_HDR_MAX (OFL_DDP_UNTAGGED_HDR_LEN + OFL_RDMAP_ATOMIC_REQ_LEN)
+
+enum ofl_rdmap_opcode {
+    OFL_RDMAP_WRITE = 0x0,
+    OFL_RDMAP_READ_REQ = 0x1,
+    OFL_RDMAP_READ_RESP = 0x2,
+    OFL_RDMAP_SEND = 0x3,
+    OFL_RDMAP_SEND_INV = 0x4,
+    OFL_RDMAP_SEND_SE = 0x5,
+    OFL_RDMAP_SEND_SE_INV = 0x6,
+    OFL_RDMAP_TERMINATE = 0x7,
+    OFL_RDMAP_IMM = 0x8,        /* RFC 7306 */
+    OFL_RDMAP_IMM_SE = 0x9,     /* RFC 7306 */
+    OFL_RDMAP_ATOMIC_REQ = 0xA, /* RFC 7306 */
+    OFL_RDMAP_ATOMIC_RESP = 0xB /* RFC 7306 */
+};
+
+/* Untagged queue numbers (RFC 5040 §5, RFC 7306). */
+enum ofl_ddp_qn {
+    OFL_DDP_QN_SEND = 0,
+    OFL_DDP_QN_READ_REQ = 1,
+    OFL_DDP_QN_TERMINATE = 2,
+    OFL_DDP_QN_ATOMIC_REQ = 3,
+    OFL_DDP_QN_ATOMIC_RESP = 4
+};
+
+/* RFC 7306 AtomicOperation codes. */
+enum ofl_rdmap_atomic_op {
+    OFL_RDMAP_FETCH_ADD = 0x0,
+    OFL_RDMAP_SWAP = 0x1,
+    OFL_RDMAP_CMP_SWAP = 0x2
+};
+
+/* Terminate header-control bits (in struct ofl_rdmap_term.hdrct). */
+enum ofl_rdmap_hdrct {
+    OFL_RDMAP_HDRCT_M = 0x4, /* DDP Segment Length valid */
+    OFL_RDMAP_HDRCT_D = 0x2, /* terminated DDP header included */
+    OFL_RDMAP_HDRCT_R = 0x1  /* terminated RDMA Read Request included */
+};
+
+/* The DDP header with its RDMAP control. Version fields are written as 1
+ * and reported as received. */
+struct ofl_ddp_hdr {
+    uint8_t tagged;
+    uint8_t last;
+    uint8_t opcode;      /* enum ofl_rdmap_opcode */
+    uint8_t ddp_version;
+    uint8_t rdmap_version;
+    uint32_t stag;       /* tagged: data sink STag */
+    uint64_t to;         /* tagged: tagged offset */
+    uint32_t inv_stag;   /* untagged: STag to invalidate (Send with
+                            Invalidate; else 0) */
+    uint32_t qn;         /* untagged */
+    uint32_t msn;
+    uint32_t mo;
+};
+
+struct ofl_rdmap_read_req {
+    uint32_t sink_stag;
+    uint64_t sink_to;
+    uint32_t size;       /* RDMA Read Message Size */
+    uint32_t src_stag;
+    uint64_t src_to;
+};
+
+struct ofl_rdmap_atomic_req {
+    uint8_t op;          /* enum ofl_rdmap_atomic_op */
+    uint32_t req_id;
+    uint32_t stag;
+    uint64_t to;
+    uint64_t add_swap;
+    uint64_t add_swap_mask;
+    uint64_t compare;
+    uint64_t compare_mask;
+};
+
+struct ofl_rdmap_atomic_resp {
+    uint32_t req_id;     /* Original Request Identifier */
+    uint64_t orig;       /* Original Remote Data Value */
+};
+
+struct ofl_rdmap_term {
+    struct ofl_term_cause cause;
+    uint8_t hdrct;        /* enum ofl_rdmap_hdrct bits */
+    uint8_t ddp_hdr_len;  /* D: 14 or 18 */
+    uint16_t seg_len;     /* M: DDP Segment Length */
+    uint8_t ddp_hdr[OFL_DDP_UNTAGGED_HDR_LEN]; /* D */
+    uint8_t rdmap_hdr[OFL_RDMAP_READ_REQ_LEN]; /* R */
+};
+
+/* One DDP segment decoded through RDMAP. */
+struct ofl_rdmap_msg {
+    struct ofl_ddp_hdr ddp;
+    const uint8_t *payload; /* bytes after all headers: the data of Write,
+                               Read Response and the Sends (points into the
+                               parsed ULPDU; place it from there) */
+    uint32_t payload_len;
+    union {
+        struct ofl_rdmap_read_req read_req;
+        struct ofl_rdmap_atomic_req atomic_req;
+        struct ofl_rdmap_atomic_resp atomic_resp;
+        struct ofl_rdmap_term term;
+        uint8_t imm[OFL_RDMAP_IMM_LEN];
+    } u;
+};
+
+/* Header length (14 or 18) of a DDP segment whose first byte is ctrl. */
+static inline uint32_t ofl_ddp_hdr_len(uint8_t ctrl)
+{
+    return (ctrl & 0x80) ? OFL_DDP_TAGGED_HDR_LEN : OFL_DDP_UNTAGGED_HDR_LEN;
+}
+
+/*
+ * Decodes one ULPDU: DDP header, RDMAP control, the opcode's fixed body;
+ * checks (in this order) length against the DDP header (E_DDP_SHORT), DDP
+ * version, RDMAP version, opcode defined and of the right buffer model
+ * (E_RDMAP_OPCODE), QN for the opcode (E_DDP_QN), one-segment messages
+ * with L set (E_RDMAP_LAST) and MO 0 (E_DDP_MO), exact length of fixed
+ * bodies (E_RDMAP_LENGTH), atomic operation (E_RDMAP_ATOMIC_OP), Terminate
+ * consistency (E_RDMAP_TERM). On failure *cause (may be NULL) receives the
+ * terminate cause and *msg is unspecified. Read-only over ulpdu.
+ */
+enum ofl_err ofl_rdmap_parse(const uint8_t *ulpdu, size_t len,
+                             struct ofl_rdmap_msg *msg,
+                             struct ofl_term_cause *cause);
+
+/*
+ * Writes the ULPDU of msg without its payload: the DDP header, and for
+ * Read Request, Terminate, Immediate Data and the atomics their fixed body
+ * from msg->u. The same consistency rules as ofl_rdmap_parse apply
+ * (returning the same errors). *len receives the bytes written (at most
+ * OFL_RDMAP_HDR_MAX). The payload of Write, Read Response and the Sends
+ * follows as the FPDU builder's payload.
+ */
+enum ofl_err ofl_rdmap_build(const struct ofl_rdmap_msg *msg, uint8_t *out,
+                             size_t cap, size_t *len);
+
+/*
+ * Fills a Terminate for cause as RFC 5040 §4 asks, from the ULPDU that
+ * caused it (ulpdu may be NULL): for DDP-layer causes and RDMAP causes
+ * other than local catastrophic, the DDP header (D) with its segment length
+ * (M) when the ULPDU holds a whole header, and for an RDMA Read Request the
+ * RDMAP header (R) when it holds one. MPA-layer causes carry none.
+ */
+void ofl_rdmap_term_fill(struct ofl_rdmap_term *term,
+                         struct ofl_term_cause cause, const uint8_t *ulpdu,
+                         size_t len);
+
+/* The terminate cause for a wire error; tagged selects the DDP version
+ * code. See the table above. */
+struct ofl_term_cause ofl_wire_term_cause(enum ofl_err e, bool tagged);
+
+/*
+ * Untagged MSN check (RFC 5041 §7): the queue expects MSN expected next
+ * and has posted buffers for expected .. expected + posted - 1.
+ * E_DDP_MSN_NO_BUFFER when msn lies beyond them (up to 2^31 ahead),
+ * E_DDP_MSN_RANGE otherwise.
+ */
+enum ofl_err ofl_ddp_msn_check(uint32_t expected, uint32_t posted,
+                               uint32_t msn);
+
+/*
+ * Untagged placement check: a segment of len bytes at message offset mo
+ * into a buffer of buf_len bytes. E_DDP_MO when mo > buf_len,
+ * E_DDP_TOO_LONG when mo + len > buf_len.
+ */
+enum ofl_err ofl_ddp_untagged_check(uint32_t mo, uint32_t len,
+                                    uint32_t buf_len);
+
+/*
+ * Segmentation of one message at the MULPDU (RFC 5041 §5): the first
+ * header is the template (tagged: STag and TO of the first byte; untagged:
+ * QN, MSN, MO 0); each segment carries at most mulpdu - header bytes of
+ * payload, TO or MO advance, and the last segment has L set. A zero-length
+ * message is one segment.
+ */
+struct ofl_ddp_seg {
+    struct ofl_ddp_hdr next; /* header of the next segment */
+    uint32_t off;            /* message offset of the next segment */
+    uint32_t len;            /* message length */
+    uint32_t max;            /* payload bytes per segment */
+    bool done;
+};
+
+/*
+ * Starts segmenting a msg_len-byte message of first->opcode (Write, Read
+ * Response, the Sends). OFL_E_ARG for another opcode, a
+ * mulpdu too small for a header and one byte, or a TO that would wrap.
+ */
+enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
+                              const struct ofl_ddp_hdr *first,
+                              uint32_t msg_len, uint16_t mulpdu);
+
+/* Next segment: returns false when done; else fills *hdr and the payload
+ * range [*off, *off + *len) of the message. */
+bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
+                      uint32_t *off, uint32_t *len);
 #endif /* OFL_ENABLE_WIRE */
 
 /* ======================================================================== */
