@@ -4098,20 +4098,6 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define DT_NOINLINE
 #endif
 
-/*
- * Copies n bytes eight at a time. The byte-order helpers compile to single
- * word moves where the target allows unaligned access; the descriptor
- * paths copy small fixed records, so this is what keeps them cheap.
- */
-static OFL_NO_LIBCALLS void dt_bytes(uint8_t *dst, const uint8_t *src,
-                                     uint32_t n)
-{
-    for (; n >= 8; n -= 8, dst += 8, src += 8)
-        ofl_store_le64(dst, ofl_load_le64(src));
-    for (; n != 0; n--)
-        *dst++ = *src++;
-}
-
 /* Field-wise copy and clear of a decoded descriptor (no library call,
  * no byte loop). */
 static void dt_desc_copy(struct ofl_dt_desc *d, const struct ofl_dt_desc *s)
@@ -5368,8 +5354,8 @@ static void dt_cache_store(struct ofl_dt *dt, uint64_t base, uint32_t len,
     }
     pos &= size - 1;
     first = dt_min32(len, size - pos);
-    dt_bytes(dt_cache_data(dt, victim), ring + pos, first);
-    dt_bytes(dt_cache_data(dt, victim) + first, ring, len - first);
+    ofl_copy(dt_cache_data(dt, victim), ring + pos, first);
+    ofl_copy(dt_cache_data(dt, victim) + first, ring, len - first);
     dt->mem.cache[victim].base = base;
     dt->mem.cache[victim].len = len;
     dt->mem.cache[victim].stamp = ++dt->cache_stamp;
@@ -5383,8 +5369,8 @@ static void dt_ring_put(uint8_t *ring, uint32_t size, uint32_t pos,
 {
     uint32_t off = pos & (size - 1), first = dt_min32(len, size - off);
 
-    dt_bytes(ring + off, src, first);
-    dt_bytes(ring, src + first, len - first);
+    ofl_copy(ring + off, src, first);
+    ofl_copy(ring, src + first, len - first);
 }
 
 /* DMA-reads host [pa, pa + len) into ring at counter pos. */
@@ -5425,7 +5411,7 @@ static void dt_ring_copy(uint8_t *dst, uint32_t dsize, uint32_t dpos,
         so = spos & (ssize - 1);
         dof = dpos & (dsize - 1);
         n = dt_min32(len, dt_min32(ssize - so, dsize - dof));
-        dt_bytes(dst + dof, src + so, n);
+        ofl_copy(dst + dof, src + so, n);
         spos += n;
         dpos += n;
         len -= n;
