@@ -44,16 +44,18 @@ const char *ofl_strerror(enum ofl_err e)
  * (-ftree-loop-distribute-patterns), so that transformation is switched off
  * for these two functions.
  */
+/* Attribute names are spelled __name__: a kernel build defines noinline,
+ * unused etc. as macros. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define OFL_NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#define OFL_NO_LIBCALLS __attribute__((__optimize__("no-tree-loop-distribute-patterns")))
 #else
 #define OFL_NO_LIBCALLS
 #endif
 /* Base helpers kept for the sections below even when a build leaves those
  * sections out. */
 #if defined(__GNUC__)
-#define OFL_MAYBE_UNUSED __attribute__((unused))
-#define OFL_NOINLINE __attribute__((noinline))
+#define OFL_MAYBE_UNUSED __attribute__((__unused__))
+#define OFL_NOINLINE __attribute__((__noinline__))
 #else
 #define OFL_MAYBE_UNUSED
 #define OFL_NOINLINE
@@ -1334,7 +1336,8 @@ enum ofl_err ofl_tpt_reg_pages(struct ofl_tpt *tpt, uint32_t pd,
 
     if (tpt == NULL || desc == NULL || pages == NULL || stag == NULL || n == 0)
         return OFL_E_ARG;
-    d = *desc;
+    /* Not d = *desc: GCC may copy a struct with memcpy (RV64 -Os). */
+    ofl_copy(&d, desc, sizeof(d));
     d.att_count = n;
     d.att_kind = OFL_TPT_ATT_DIRECT;
     err = tpt_desc_check(tpt, &d, OFL_TPT_REGION);
@@ -1392,7 +1395,7 @@ enum ofl_err ofl_tpt_reg_phys(struct ofl_tpt *tpt, uint32_t pd,
         if (pages > tpt->att_capacity)
             return OFL_E_TPT_ATT_RANGE;
     }
-    d = *desc;
+    ofl_copy(&d, desc, sizeof(d));
     d.len = total;
     d.fpo = (uint32_t)(bufs[0].pa & mask);
     d.att_count = (uint32_t)pages;
