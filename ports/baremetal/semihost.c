@@ -13,9 +13,12 @@
  * has its own console and never stops.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/times.h>
 
 #define SH_SYS_OPEN 0x01
 #define SH_SYS_WRITE0 0x04
@@ -84,6 +87,12 @@ void *_sbrk(ptrdiff_t incr);
 void _exit(int status) __attribute__((noreturn));
 int _kill(int pid, int sig);
 int _getpid(void);
+int _open(const char *path, int flags, ...);
+int _unlink(const char *path);
+int _stat(const char *path, struct stat *st);
+int _gettimeofday(struct timeval *tv, void *tz);
+clock_t _times(struct tms *t);
+int posix_memalign(void **p, size_t align, size_t size);
 
 int _write(int fd, const char *buf, int len)
 {
@@ -168,4 +177,56 @@ int _kill(int pid, int sig)
 int _getpid(void)
 {
     return 1;
+}
+
+/* No file system and no clock: a test that needs them is marked posix. */
+int _open(const char *path, int flags, ...)
+{
+    (void)path;
+    (void)flags;
+    errno = ENOSYS;
+    return -1;
+}
+
+int _unlink(const char *path)
+{
+    (void)path;
+    errno = ENOSYS;
+    return -1;
+}
+
+int _stat(const char *path, struct stat *st)
+{
+    (void)path;
+    (void)st;
+    errno = ENOSYS;
+    return -1;
+}
+
+int _gettimeofday(struct timeval *tv, void *tz)
+{
+    (void)tz;
+    if (tv != NULL) {
+        tv->tv_sec = 0;
+        tv->tv_usec = 0;
+    }
+    return 0;
+}
+
+clock_t _times(struct tms *t)
+{
+    (void)t;
+    errno = ENOSYS;
+    return (clock_t)-1;
+}
+
+/* newlib's aligned_alloc (C11) calls posix_memalign, which it lacks. */
+int posix_memalign(void **p, size_t align, size_t size)
+{
+    void *m = memalign(align, size);
+
+    if (m == NULL)
+        return ENOMEM;
+    *p = m;
+    return 0;
 }
