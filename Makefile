@@ -50,6 +50,14 @@ help:
 	@echo "make fuzz         AFL++ harnesses; FUZZ_SECONDS=N runs each N seconds"
 	@echo "make demo         runs every example"
 	@echo "make install      PREFIX=$(PREFIX): header, static library, pkg-config"
+	@echo "make test-cortexm the test suite on a Cortex-M4 (QEMU mps2-an386, semihosting)"
+	@echo "make size-cortexm code size of offload.o at -Os per section"
+	@echo "make test-configs every OFL_ENABLE_* combination: allowed build, forbidden refused"
+	@echo "make test-be      the test suite big-endian (s390x under qemu-user)"
+	@echo "make test-kmod    the self-test kernel module; test-kmod-boot runs it in QEMU"
+	@echo "make analyze      cppcheck, clang --analyze, frame sizes, undefined symbols"
+	@echo "make coverage     line and branch coverage of offload.c per section"
+	@echo "make fuzz-campaign HOURS=N  AFL++ and libFuzzer, N hours each per harness"
 
 # ---- the library -----------------------------------------------------------
 
@@ -204,3 +212,8 @@ clean:
 	rm -rf build
 
 FORCE:
+
+# ---- embedding proofs ----------------------------------------------------------
+# test-cortexm, size-cortexm, test-configs, test-be, test-kmod, analyze,
+# coverage, fuzz-campaign: see mk/embed.mk.
+include mk/embed.mk

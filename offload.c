@@ -18,6 +18,7 @@
 
 #define OFL_U64_MAX (~(uint64_t)0)
 #define OFL_U32_MAX (~(uint32_t)0)
+#define OFL_SIZE_MAX (~(size_t)0) /* SIZE_MAX needs <stdint.h>: not in kernels */
 
 uint32_t ofl_version(void)
 {
@@ -44,32 +45,34 @@ const char *ofl_strerror(enum ofl_err e)
  * (-ftree-loop-distribute-patterns), so that transformation is switched off
  * for these two functions.
  */
+/* Attribute names are spelled __name__: a kernel build defines noinline,
+ * unused etc. as macros. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define OFL_NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#define OFL_NO_LIBCALLS __attribute__((__optimize__("no-tree-loop-distribute-patterns")))
 #else
 #define OFL_NO_LIBCALLS
 #endif
 /* Base helpers kept for the sections below even when a build leaves those
  * sections out. */
 #if defined(__GNUC__)
-#define OFL_MAYBE_UNUSED __attribute__((unused))
-#define OFL_NOINLINE __attribute__((noinline))
+#define OFL_MAYBE_UNUSED __attribute__((__unused__))
+#define OFL_NOINLINE __attribute__((__noinline__))
 #else
 #define OFL_MAYBE_UNUSED
 #define OFL_NOINLINE
 #endif
 
 /*
- * Both move 16 or 8 bytes per step where the compiler has
- * __builtin_memcpy: a
- * fixed 8-byte __builtin_memcpy is always expanded inline (one unaligned
- * move where the target has them, byte moves under strict alignment; make
- * cross checks that no call to memcpy results), so no libc is needed. The
- * tail, and other compilers, go byte by byte. dst and src MUST NOT
- * overlap.
+ * Both move 16 or 8 bytes per step on targets where unaligned word access is
+ * cheap: the byte-order helpers then compile to single moves (a pair of
+ * 8-byte loads before the stores may merge into one 16-byte move). Nothing
+ * here can become a library call: a fixed-size __builtin_memcpy would be a
+ * memcpy call under strict alignment (RV64 -Os) and at -O0. Other targets,
+ * and the tail, go byte by byte. dst and src MUST NOT overlap.
  */
-#if defined(__GNUC__)
-#define OFL_MOVE8(d, s) __builtin_memcpy((d), (s), 8)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+    defined(__s390x__) || defined(__powerpc64__)
+#define OFL_WORD_MOVES 1
 #endif
 
 static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src, size_t n)
@@ -77,19 +80,15 @@ static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src
     uint8_t *d = (uint8_t *)dst;
     const uint8_t *s = (const uint8_t *)src;
 
-#if defined(OFL_MOVE8)
-    /* Both loads before both stores: compilers may then merge the pair
-     * into one 16-byte move. */
+#if defined(OFL_WORD_MOVES)
     for (; n >= 16; n -= 16, d += 16, s += 16) {
-        uint64_t a, b;
+        uint64_t a = ofl_load_le64(s), b = ofl_load_le64(s + 8);
 
-        OFL_MOVE8(&a, s);
-        OFL_MOVE8(&b, s + 8);
-        OFL_MOVE8(d, &a);
-        OFL_MOVE8(d + 8, &b);
+        ofl_store_le64(d, a);
+        ofl_store_le64(d + 8, b);
     }
     for (; n >= 8; n -= 8, d += 8, s += 8)
-        OFL_MOVE8(d, s);
+        ofl_store_le64(d, ofl_load_le64(s));
 #endif
     for (; n != 0; n--)
         *d++ = *s++;
@@ -99,11 +98,11 @@ static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_fill(void *dst, uint8_t byte, s
 {
     uint8_t *d = (uint8_t *)dst;
 
-#if defined(OFL_MOVE8)
-    uint64_t w = byte * 0x0101010101010101ull;
+#if defined(OFL_WORD_MOVES)
+    const uint64_t w = byte * 0x0101010101010101ull;
 
     for (; n >= 8; n -= 8, d += 8)
-        OFL_MOVE8(d, &w);
+        ofl_store_le64(d, w);
 #endif
     for (; n != 0; n--)
         *d++ = byte;
@@ -1519,7 +1518,8 @@ enum ofl_err ofl_tpt_reg_pages(struct ofl_tpt *tpt, uint32_t pd,
 
     if (tpt == NULL || desc == NULL || pages == NULL || stag == NULL || n == 0)
         return OFL_E_ARG;
-    d = *desc;
+    /* Not d = *desc: GCC may copy a struct with memcpy (RV64 -Os). */
+    ofl_copy(&d, desc, sizeof(d));
     d.att_count = n;
     d.att_kind = OFL_TPT_ATT_DIRECT;
     err = tpt_desc_check(tpt, &d, OFL_TPT_REGION);
@@ -1577,7 +1577,7 @@ enum ofl_err ofl_tpt_reg_phys(struct ofl_tpt *tpt, uint32_t pd,
         if (pages > tpt->att_capacity)
             return OFL_E_TPT_ATT_RANGE;
     }
-    d = *desc;
+    ofl_copy(&d, desc, sizeof(d));
     d.len = total;
     d.fpo = (uint32_t)(bufs[0].pa & mask);
     d.att_count = (uint32_t)pages;
@@ -2470,7 +2470,7 @@ bool ofl_seq_take_due(struct ofl_seq *s, uint32_t *stag, uint32_t *sn)
         if (sn != NULL)
             *sn = p->sn;
         /* Order does not matter: move the last slot into the hole. */
-        *p = s->pending[s->pending_count - 1];
+        ofl_copy(p, &s->pending[s->pending_count - 1], sizeof(*p));
         s->pending_count--;
         return true;
     }
@@ -2568,7 +2568,7 @@ enum ofl_err ofl_seq_one_touch_apply(struct ofl_seq *s, struct ofl_tpt *tpt,
             }
         }
     }
-    *out = d;
+    ofl_copy(out, &d, sizeof(*out));
     return OFL_OK;
 }
 
@@ -2839,7 +2839,7 @@ enum ofl_err ofl_mpa_hs_init(struct ofl_mpa_hs *hs,
     if (err != OFL_OK)
         return err;
     ofl_fill(hs, 0, sizeof(*hs));
-    hs->cfg = *cfg;
+    ofl_copy(&hs->cfg, cfg, sizeof(hs->cfg));
     hs->initiator = initiator;
     hs->state = initiator ? OFL_MPA_HS_START : OFL_MPA_HS_AWAIT_REQUEST;
     return OFL_OK;
@@ -2940,7 +2940,7 @@ static enum ofl_err mpa_hs_reply(struct ofl_mpa_hs *hs)
             p.rtr = r->rtr;
         }
     }
-    hs->params = p;
+    ofl_copy(&hs->params, &p, sizeof(p));
     hs->state = OFL_MPA_HS_DONE;
     return OFL_OK;
 }
@@ -3043,7 +3043,7 @@ static enum ofl_err mpa_hs_answer(struct ofl_mpa_hs *hs, bool reject,
         return mpa_hs_fail(hs, OFL_E_MPA_REJECTED, OFL_MPA_HS_REJECTED);
     if (result != OFL_OK)
         return mpa_hs_fail(hs, result, OFL_MPA_HS_REJECTED);
-    hs->params = p;
+    ofl_copy(&hs->params, &p, sizeof(p));
     hs->state = OFL_MPA_HS_DONE;
     return OFL_OK;
 }
@@ -3450,6 +3450,9 @@ enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
                     return err;
                 continue;
             }
+            /* n can exceed dist (n is up to 0xFFFF, dist at most 512);
+             * cppcheck 2.10's value flow thinks otherwise. */
+            /* cppcheck-suppress knownConditionTrueFalse */
             if (n > dist)
                 n = dist;
         }
@@ -4037,7 +4040,7 @@ enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
     if (first->tagged && msg_len != 0 &&
         first->to > ~(uint64_t)0 - (msg_len - 1u))
         return OFL_E_ARG;
-    sg->next = *first;
+    ofl_copy(&sg->next, first, sizeof(sg->next));
     sg->next.ddp_version = OFL_DDP_VERSION;
     sg->next.rdmap_version = OFL_RDMAP_VERSION;
     sg->next.mo = 0;
@@ -4058,7 +4061,7 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
     n = sg->len - sg->off;
     if (n > sg->max)
         n = sg->max;
-    *hdr = sg->next;
+    ofl_copy(hdr, &sg->next, sizeof(*hdr));
     hdr->last = sg->off + n == sg->len;
     if (!hdr->tagged)
         hdr->mo = sg->off;
@@ -4090,14 +4093,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 
 /*
  * Request handlers and service steps each keep a descriptor or two on the
- * stack; kept out of line so that no frame sums them (256-byte frames).
+ * stack; they are OFL_NOINLINE so that no frame sums them (256-byte frames).
  */
-#if defined(__GNUC__)
-#define DT_NOINLINE __attribute__((noinline))
-#else
-#define DT_NOINLINE
-#endif
-
 /* Field-wise copy and clear of a decoded descriptor (no library call,
  * no byte loop). */
 static void dt_desc_copy(struct ofl_dt_desc *d, const struct ofl_dt_desc *s)
@@ -5009,8 +5006,8 @@ enum ofl_err ofl_dt_init(struct ofl_dt *dt, const struct ofl_dt_mem *mem,
         mem->out_pa > OFL_U64_MAX - (uint64_t)mem->out_slots * OFL_DT_DESC_SIZE)
         return OFL_E_ARG;
     data = (uint64_t)mem->conn_cap * ((uint64_t)mem->rx_size + mem->tx_size);
-    if (data > (uint64_t)SIZE_MAX ||
-        (uint64_t)mem->cache_slots * mem->cache_slot_size > (uint64_t)SIZE_MAX)
+    if (data > (uint64_t)OFL_SIZE_MAX ||
+        (uint64_t)mem->cache_slots * mem->cache_slot_size > (uint64_t)OFL_SIZE_MAX)
         return OFL_E_ARG;
     if (ofl_dt_config_check(cfg, mem->out_slots) != OFL_OK)
         return OFL_E_ARG;
@@ -5075,14 +5072,15 @@ static struct ofl_dt_conn *dt_conn_alloc(struct ofl_dt *dt, uint64_t now)
 /* Returns an entry to FREE; its id dies (the generation moves on). */
 static void dt_conn_release(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
-    uint32_t gen = c->gen + 1;
+    /* Generations skip 0 (0 names no connection) when they wrap. */
+    uint32_t gen = c->gen == OFL_U32_MAX ? 1 : c->gen + 1;
 
     if (c->state == OFL_DT_CONN_CONNECTING && dt->connecting != 0)
         dt->connecting--;
     if (c->cn_pending && dt->cn_pending != 0)
         dt->cn_pending--;
     ofl_fill(c, 0, sizeof(*c));
-    c->gen = gen == 0 ? 1 : gen;
+    c->gen = gen;
     if (dt->conn_live != 0)
         dt->conn_live--;
 }
@@ -5461,7 +5459,7 @@ static uint8_t dt_status_of(enum ofl_err e)
  * the request's tag and (where the response type has them) its buffer
  * and connection. The caller reserved one slot.
  */
-static DT_NOINLINE void dt_refuse(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+static OFL_NOINLINE void dt_refuse(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                       enum ofl_err err)
 {
     struct ofl_dt_desc r;
@@ -5504,7 +5502,7 @@ static DT_NOINLINE void dt_refuse(struct ofl_dt *dt, const struct ofl_dt_desc *d
 }
 
 /* A buffer send (FIG. 11, 16): listed in the bulk transfer list. */
-static DT_NOINLINE int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+static OFL_NOINLINE int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                        uint64_t now)
 {
     struct ofl_dt_conn *c;
@@ -5549,7 +5547,7 @@ static DT_NOINLINE int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *
 }
 
 /* A buffer available: an own, shared, bulk or peek receive buffer. */
-static DT_NOINLINE int dt_req_avail(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+static OFL_NOINLINE int dt_req_avail(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                         uint64_t now)
 {
     struct ofl_dt_conn *c = NULL;
@@ -5690,7 +5688,7 @@ static void dt_endpoint_apply(struct ofl_dt *dt, const struct ofl_dt_desc *d,
 
 /* A connect request, bulk when it carries several REMOTE tuples (FIG. 8,
  * 9): one CONNECTING entry per REMOTE, all or none. */
-static DT_NOINLINE int dt_req_connect(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+static OFL_NOINLINE int dt_req_connect(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                           uint64_t now)
 {
     uint32_t remotes = 0, i;
@@ -5723,7 +5721,7 @@ static DT_NOINLINE int dt_req_connect(struct ofl_dt *dt, const struct ofl_dt_des
 }
 
 /* A listen request: a LISTENING entry answered at once. */
-static DT_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+static OFL_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                          uint64_t now)
 {
     uint32_t remotes = 0, i;
@@ -5848,7 +5846,7 @@ static void dt_listener_close(struct ofl_dt *dt, struct ofl_dt_conn *l,
 }
 
 /* A termination request. */
-static DT_NOINLINE int dt_req_terminate(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+static OFL_NOINLINE int dt_req_terminate(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 {
     struct ofl_dt_conn *c = dt_conn_find(dt, d->conn);
 
@@ -5884,7 +5882,7 @@ static bool dt_cancel_match(const struct ofl_dt_conn *c, bool by_tag,
 
 /* A cancellation request (seed: "cancel a previously submitted send,
  * connect or listen request"). */
-static DT_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+static OFL_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 {
     bool by_tag = d->conn == 0;
     struct ofl_dt_conn *c = by_tag ? NULL : dt_conn_find(dt, d->conn);
@@ -5948,7 +5946,7 @@ static DT_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_desc
  * filled and sets applied in order (each set's old value written back in
  * its place), then the buffer is written back and answered.
  */
-static DT_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 {
     bool adapter = d->type == OFL_DT_REQ_ADAPTER_ATTR;
     struct ofl_dt_conn *c = NULL;
@@ -6010,7 +6008,7 @@ static DT_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc *
  * Handles one raw input descriptor. Returns DT_DONE when it was consumed,
  * DT_WAIT when it must stay for later (no room).
  */
-static DT_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw, uint64_t now)
+static OFL_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw, uint64_t now)
 {
     struct ofl_dt_desc d;
     enum ofl_err err = ofl_dt_desc_decode(raw, OFL_DT_DESC_SIZE, &d);
@@ -6367,7 +6365,7 @@ enum ofl_err ofl_dt_tx_consume(struct ofl_dt *dt, uint64_t id, uint32_t n,
 /* ---- adapter: service ------------------------------------------------------ */
 
 /* Connect attempts older than cfg.connect_timeout fail with TIMEOUT. */
-static DT_NOINLINE void dt_timeouts(struct ofl_dt *dt, uint64_t now)
+static OFL_NOINLINE void dt_timeouts(struct ofl_dt *dt, uint64_t now)
 {
     uint32_t i;
     struct ofl_dt_conn *c;
@@ -6384,7 +6382,7 @@ static DT_NOINLINE void dt_timeouts(struct ofl_dt *dt, uint64_t now)
 }
 
 /* Aggregated completion and arrival notices (FIG. 10). */
-static DT_NOINLINE void dt_cn_run(struct ofl_dt *dt, uint64_t now)
+static OFL_NOINLINE void dt_cn_run(struct ofl_dt *dt, uint64_t now)
 {
     const struct ofl_dt_config *cfg = &dt->cfg;
     uint64_t age;
@@ -6418,7 +6416,7 @@ static DT_NOINLINE void dt_cn_run(struct ofl_dt *dt, uint64_t now)
 
 /* Periodic connection state reports (seed: "a connection attribute
  * response descriptor may be periodically generated" for failover). */
-static DT_NOINLINE void dt_report_run(struct ofl_dt *dt, uint64_t now)
+static OFL_NOINLINE void dt_report_run(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_desc r;
     struct ofl_dt_conn *c;
@@ -6486,7 +6484,7 @@ static bool dt_xfer_before(const struct ofl_dt *dt, const struct ofl_dt_xfer *a,
 }
 
 /* Stable insertion sort of the list: O(n^2) in xfer_cap (<= 1024). */
-static DT_NOINLINE void dt_xfer_sort(struct ofl_dt *dt, uint64_t now)
+static OFL_NOINLINE void dt_xfer_sort(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer, x;
     uint32_t i, j;
@@ -6520,7 +6518,7 @@ static bool dt_member(const struct ofl_dt *dt, const struct ofl_dt_conn *m,
  * member of listener c. Returns DT_WAIT (nothing done) when a ring lacks
  * room, else DT_DONE with *status.
  */
-static DT_NOINLINE int dt_xfer_do(struct ofl_dt *dt, struct ofl_dt_conn *c,
+static OFL_NOINLINE int dt_xfer_do(struct ofl_dt *dt, struct ofl_dt_conn *c,
                                   uint64_t base, uint32_t len, bool may_cache,
                                   uint8_t *status)
 {
@@ -6629,7 +6627,7 @@ static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
 }
 
 /* Runs the list when its criterion holds: order, merge, transfer, answer. */
-static DT_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
+static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer;
     struct ofl_dt_conn *c;
@@ -6717,6 +6715,8 @@ static struct ofl_dt_rbuf *dt_bulk_pick(const struct ofl_dt *dt, uint32_t need,
     bool best_fits = false, fits;
 
     *prev = 0;
+    if (dt->mem.rbuf == NULL) /* no receive buffers configured */
+        return NULL;
     for (guard = 0; guard < dt->mem.rbuf_cap && ref != 0; guard++) {
         b = &dt->mem.rbuf[ref - 1];
         fits = b->len >= need;
@@ -6770,7 +6770,7 @@ static enum ofl_err dt_rx_peek(struct ofl_dt *dt, struct ofl_dt_conn *c)
 
 /* Places c's staged bytes into host buffers until none are left, no
  * buffer is available, or output room runs out. */
-static DT_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_conn *c,
+static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_conn *c,
                                uint64_t now)
 {
     struct ofl_dt_rbuf *b;
@@ -6917,7 +6917,7 @@ static bool dt_note_due(const struct ofl_dt_conn *c, uint64_t now)
 }
 
 /* Emits every due receive note whose connection has no notice pending. */
-static DT_NOINLINE void dt_notes_run(struct ofl_dt *dt, uint64_t now)
+static OFL_NOINLINE void dt_notes_run(struct ofl_dt *dt, uint64_t now)
 {
     uint32_t i;
     struct ofl_dt_conn *c;

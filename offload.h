@@ -81,6 +81,15 @@ extern "C" {
 #define OFL_ENABLE_PP 1
 #endif
 
+/* A configuration that breaks a dependency stops here, naming it (`make
+ * test-configs` builds every combination these rules allow). */
+#if OFL_ENABLE_QP && !(OFL_ENABLE_TPT && OFL_ENABLE_SEQ && OFL_ENABLE_WIRE)
+#error "offload: OFL_ENABLE_QP=1 needs OFL_ENABLE_TPT, OFL_ENABLE_SEQ and OFL_ENABLE_WIRE"
+#endif
+#if OFL_ENABLE_PP && !OFL_ENABLE_QP
+#error "offload: OFL_ENABLE_PP=1 needs OFL_ENABLE_QP"
+#endif
+
 /*
  * OFL_CRC32C_SLICES: how many 1 KiB lookup tables the portable CRC32c uses.
  * 16 (default, fastest, 16 KiB of const data), 8, or 1 (smallest, 1 KiB).

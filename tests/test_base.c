@@ -9,6 +9,7 @@ static void test_version_and_names(void)
     CHECK(strcmp(ofl_strerror(OFL_E_TPT_BOUNDS), "OFL_E_TPT_BOUNDS") == 0);
     CHECK(strcmp(ofl_strerror(OFL_E_PORT_HOOK), "OFL_E_PORT_HOOK") == 0);
     CHECK(strcmp(ofl_strerror((enum ofl_err)0x7FFF), "OFL_E_UNKNOWN") == 0);
+    CHECK(strcmp(ofl_strerror(OFL_ERR_END_), "OFL_E_UNKNOWN") == 0);
     /* Values are part of the ABI. */
     CHECK_EQ(OFL_E_ARG, 0x0001);
     CHECK_EQ(OFL_E_TPT_INVALID_STAG, 0x0101);

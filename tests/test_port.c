@@ -182,6 +182,86 @@ static void test_sim_events_and_pci(void)
               OFL_E_PORT_PCI);
 }
 
+/* A PCI hook that returns more bits than the width asked for. */
+static int wide_pci_read(void *ctx, uint32_t off, uint32_t width, uint32_t *v)
+{
+    (void)ctx;
+    (void)off;
+    (void)width;
+    *v = 0xA5A5A5A5u;
+    return 0;
+}
+
+/* Every wrapper: a hook just past the port's size is absent, a NULL port
+ * has none, and the range and width checks come before the hook. */
+static void test_port_hook_edges(void)
+{
+    static struct ofl_sim sim; /* static: kept off small kernel stacks */
+    struct ofl_port p;
+    uint8_t b[4] = {1, 2, 3, 4};
+    uint32_t v = 0;
+
+    ofl_sim_init(&sim);
+    CHECK(ofl_sim_allow(&sim, b, sizeof(b), OFL_SIM_RW) == 0);
+    p = sim.port;
+    p.size = (uint16_t)offsetof(struct ofl_port, dma_read);
+    CHECK_ERR(ofl_port_dma_read(&p, ofl_sim_pa(b), b, 1), OFL_E_PORT_HOOK);
+    p.size = (uint16_t)offsetof(struct ofl_port, dma_write);
+    CHECK_OK(ofl_port_dma_read(&p, ofl_sim_pa(b), b, 1));
+    CHECK_ERR(ofl_port_dma_write(&p, ofl_sim_pa(b), b, 1), OFL_E_PORT_HOOK);
+    p.size = (uint16_t)offsetof(struct ofl_port, doorbell);
+    CHECK_OK(ofl_port_dma_write(&p, ofl_sim_pa(b), b, 1));
+    CHECK_ERR(ofl_port_doorbell(&p, 1, 1), OFL_E_PORT_HOOK);
+    p.size = (uint16_t)offsetof(struct ofl_port, notify);
+    CHECK_OK(ofl_port_doorbell(&p, 1, 1));
+    CHECK_ERR(ofl_port_notify(&p, 1), OFL_E_PORT_HOOK);
+    p.size = (uint16_t)offsetof(struct ofl_port, pci_cfg_read);
+    CHECK_OK(ofl_port_notify(&p, 1));
+    CHECK_ERR(ofl_port_pci_read(&p, 0, 4, &v), OFL_E_PORT_HOOK);
+    p.size = (uint16_t)offsetof(struct ofl_port, pci_cfg_write);
+    CHECK_OK(ofl_port_pci_read(&p, 0, 4, &v));
+    CHECK_ERR(ofl_port_pci_write(&p, 0, 4, 0), OFL_E_PORT_HOOK);
+    /* A NULL port has no hooks. */
+    CHECK_ERR(ofl_port_dma_write(NULL, ofl_sim_pa(b), b, 1), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_doorbell(NULL, 1, 1), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_notify(NULL, 1), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_pci_read(NULL, 0, 4, &v), OFL_E_PORT_HOOK);
+    CHECK_ERR(ofl_port_pci_write(NULL, 0, 4, 0), OFL_E_PORT_HOOK);
+    /* Writes: a wrapping range is refused before the hook; an empty one
+     * succeeds without calling it, at any address. */
+    ofl_sim_reset_records(&sim);
+    CHECK_ERR(ofl_port_dma_write(&sim.port, UINT64_MAX - 1, b, 4),
+              OFL_E_DMA_RANGE);
+    /* The last two bytes of the space do not wrap: the port decides (and
+     * the sim refuses them, nothing being authorised there). */
+    CHECK_ERR(ofl_port_dma_write(&sim.port, UINT64_MAX - 1, b, 2),
+              OFL_E_PORT_DMA);
+    CHECK_OK(ofl_port_dma_write(&sim.port, 0, b, 0));
+    CHECK_EQ(sim.dma_writes, 0);
+    CHECK_EQ(sim.violations, 1); /* the 2-byte write at 2^64 - 2 */
+    /* PCI writes: width and alignment before the hook. */
+    CHECK_ERR(ofl_port_pci_write(&sim.port, 0x10, 3, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_port_pci_write(&sim.port, 0x12, 4, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_port_pci_write(&sim.port, 0x10, 2, 0x10000), OFL_E_ARG);
+    CHECK_OK(ofl_port_pci_write(&sim.port, 0x10, 2, 0xFFFF));
+    CHECK_OK(ofl_port_pci_write(&sim.port, 0x10, 4, 0xFFFFFFFFu));
+    /* PCI reads: bits beyond the width a port hands back are dropped. */
+    p = sim.port;
+    p.pci_cfg_read = wide_pci_read;
+    CHECK_OK(ofl_port_pci_read(&p, 0x10, 1, &v));
+    CHECK_EQ(v, 0xA5);
+    CHECK_OK(ofl_port_pci_read(&p, 0x10, 2, &v));
+    CHECK_EQ(v, 0xA5A5);
+    CHECK_OK(ofl_port_pci_read(&p, 0x10, 4, &v));
+    CHECK_EQ(v, 0xA5A5A5A5u);
+    /* The version 1 size is exactly enough. */
+    p = sim.port;
+    p.size = (uint16_t)(offsetof(struct ofl_port, barrier) + sizeof(p.barrier));
+    CHECK_OK(ofl_port_check(&p));
+    p.size--;
+    CHECK_ERR(ofl_port_check(&p), OFL_E_PORT_VERSION);
+}
+
 OFL_SUITE(port)
 {
     test_port_check();
@@ -189,4 +269,5 @@ OFL_SUITE(port)
     test_port_old_size();
     test_sim_guard();
     test_sim_events_and_pci();
+    test_port_hook_edges();
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
-/* posix port: its CRC32c paths agree with the portable one; DMA and hooks. */
+/* posix port: its CRC32c paths agree with the portable one; DMA and hooks.
+ * ofl-test-needs: posix */
 #include "test.h"
 #include "ports/posix/ofl_posix.h"
 

@@ -1905,9 +1905,11 @@ static void ct_compare(uint32_t stag, uint32_t pd, uint32_t qp, uint64_t to,
         if (ct_mismatch < 5)
             printf("  check_translate differs: stag %08x pd %u to %llx len "
                    "%llu need %x cap %u: %s/%u/%llu vs %s/%u/%llu\n",
-                   stag, pd, (unsigned long long)to, (unsigned long long)len,
-                   need, cap, ofl_strerror(e1), a.count,
-                   (unsigned long long)a.bytes, ofl_strerror(e2), b.count,
+                   (unsigned)stag, (unsigned)pd, (unsigned long long)to,
+                   (unsigned long long)len, (unsigned)need, (unsigned)cap,
+                   ofl_strerror(e1), (unsigned)a.count,
+                   (unsigned long long)a.bytes, ofl_strerror(e2),
+                   (unsigned)b.count,
                    (unsigned long long)b.bytes);
         return;
     }

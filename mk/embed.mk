@@ -1,0 +1,289 @@
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+#
+# Proofs of embedding (included by the Makefile): the test suite on a
+# Cortex-M under QEMU, on a big-endian Linux target under qemu-user and in a
+# Linux kernel module; every section configuration; static analysis;
+# coverage; the fuzzing campaign. README.md, "Embedding", says how to run
+# each. Nothing here names a test, a harness or a section: tests are
+# tests/test_*.c, harnesses fuzz/*/fuzz_*.c, sections the banner comments of
+# offload.c and the OFL_ENABLE_* macros of offload.h.
+
+.PHONY: test-cortexm size-cortexm test-configs test-be test-kmod \
+        test-kmod-boot analyze coverage fuzz-campaign
+
+PYTHON ?= python3
+
+# ---- which tests a target can run -------------------------------------------
+#
+# A test (or tests/support) file that needs more than every target offers
+# says so in a comment within its first 15 lines:
+#     /* ofl-test-needs: posix */
+#   posix   an operating system: files, sockets, threads, clocks, the
+#           posix port (host and big-endian Linux only)
+#   libc    the C library beyond what the kernel shim gives (printf family,
+#           string.h, ctype.h, malloc/calloc/free, abort): FILE streams,
+#           floating point, qsort, time, ... (not in the kernel module)
+#   bigmem  more than 8 MiB of static data and heap (the Cortex-M image
+#           has 16 MiB, the test VM of the kernel module 512 MiB)
+# Host and big-endian runs provide all three, Cortex-M provides libc, the
+# kernel module none. A target runs the files whose needs it provides, plus
+# its port's own ports/<port>/test_*.c suites.
+OFL_TEST_NEEDS := $(shell awk 'FNR <= 15 && /ofl-test-needs:/ { \
+    s = $$0; sub(/.*ofl-test-needs:/, "", s); sub(/\*\/.*/, "", s); \
+    gsub(/,/, " ", s); n = split(s, w, " "); \
+    for (i = 1; i <= n; i++) print FILENAME ":" w[i] }' \
+    $(TEST_SRCS) $(TEST_SUPPORT) /dev/null)
+# $(call ofl_runnable,<features provided>,<files>): the files it can run.
+ofl_runnable = $(filter-out $(foreach e,$(filter-out $(addprefix %:,$(1)),$(OFL_TEST_NEEDS)),$(firstword $(subst :, ,$(e)))),$(2))
+# $(call ofl_suites_h,<test files>,<output>): the suite list of a runner.
+define ofl_suites_h
+	@mkdir -p $(dir $(2))
+	@printf '%s\n' $(foreach s,$(patsubst test_%,%,$(basename $(notdir $(1)))),'OFL_SUITE_ENTRY($(s))') > $(2).tmp
+	@cmp -s $(2).tmp $(2) || mv $(2).tmp $(2); rm -f $(2).tmp
+endef
+
+# ---- 1. Cortex-M under QEMU --------------------------------------------------
+
+CM_CC     ?= arm-none-eabi-gcc
+CM_CPU    ?= -mcpu=cortex-m4 -mthumb -mfloat-abi=soft
+CM_BOARD  ?= mps2-an386
+CM_BUILD  := build/cortexm
+CM_TESTS  := $(call ofl_runnable,libc,$(TEST_SRCS)) \
+             $(sort $(wildcard ports/baremetal/test_*.c))
+CM_SUPPORT := $(call ofl_runnable,libc,$(TEST_SUPPORT))
+CM_SRCS   := tests/main.c $(CM_TESTS) $(CM_SUPPORT) ports/sim/ofl_sim.c \
+             ports/baremetal/ofl_bm.c ports/baremetal/startup_cm.c \
+             ports/baremetal/semihost.c
+CM_QEMU   := qemu-system-arm -M $(CM_BOARD) -nographic -monitor none \
+             -serial none -semihosting-config enable=on,target=native
+
+$(CM_BUILD)/suites.h: FORCE
+	$(call ofl_suites_h,$(CM_TESTS),$@)
+
+# The core alone, freestanding, exactly as firmware would build it.
+$(CM_BUILD)/offload.o: offload.c offload.h
+	@mkdir -p $(CM_BUILD)
+	$(CM_CC) $(CM_CPU) -Os -g $(CROSS_WARN) -ffunction-sections \
+	    -fdata-sections -c offload.c -o $@
+	@und=$$(arm-none-eabi-nm -u $@); if [ -n "$$und" ]; then \
+	    echo "Cortex-M offload.o references undefined symbols:"; \
+	    echo "$$und"; exit 1; fi
+
+# The test image: newlib for the tests' printf and string functions, our
+# start-up code and linker script, semihosting for the console and exit.
+$(CM_BUILD)/tests.elf: $(CM_BUILD)/offload.o $(CM_SRCS) $(CM_BUILD)/suites.h \
+                       tests/test.h ports/baremetal/ofl_bm.h \
+                       ports/baremetal/mps2.ld ports/sim/ofl_sim.h
+	$(CM_CC) $(CM_CPU) -Os -g $(WARN) -I. -Itests -Iports/baremetal \
+	    -I$(CM_BUILD) -ffunction-sections -fdata-sections -nostartfiles \
+	    -T ports/baremetal/mps2.ld -Wl,--gc-sections \
+	    -Wl,-Map,$(CM_BUILD)/tests.map $(CM_SRCS) $(CM_BUILD)/offload.o \
+	    -o $@
+	@arm-none-eabi-size $@
+
+test-cortexm: $(CM_BUILD)/tests.elf
+	@echo "== $(CM_BOARD): $(CM_SUITES_RUN)"
+	@set -e; rc=0; timeout 600 $(CM_QEMU) -kernel $< > $(CM_BUILD)/run.log 2>&1 || rc=$$?; \
+	 cat $(CM_BUILD)/run.log; \
+	 last=$$(grep -E '^[0-9]+ passed, [0-9]+ failed' $(CM_BUILD)/run.log | tail -1); \
+	 if [ $$rc -ne 0 ] || [ -z "$$last" ] || ! echo "$$last" | grep -q ', 0 failed$$'; then \
+	     echo "test-cortexm: FAILED (qemu exit $$rc)"; exit 1; fi; \
+	 echo "test-cortexm: ok on $(CM_BOARD) ($$last)"
+CM_SUITES_RUN = $(patsubst test_%,%,$(basename $(notdir $(CM_TESTS))))
+
+# Code size of offload.o at -Os for the Cortex-M4, per section (README).
+size-cortexm: $(CM_BUILD)/offload.o
+	@$(PYTHON) mk/ofl_embed.py size arm-none-eabi-nm $<
+	@$(CM_CC) $(CM_CPU) -Os $(CROSS_WARN) -DOFL_CRC32C_SLICES=1 -c offload.c \
+	    -o $(CM_BUILD)/offload-slices1.o
+	@printf 'with -DOFL_CRC32C_SLICES=1: '; arm-none-eabi-size $(CM_BUILD)/offload-slices1.o | \
+	    awk 'NR == 2 { print $$1 + $$2 + $$3 " bytes" }'
+
+# Every combination of the OFL_ENABLE_* macros, for the Cortex-M4 at -Os:
+# those the rules in offload.h allow build with -Werror and leave no
+# undefined symbol; the others stop at the #error that names the rule.
+CONFIG_JOBS ?= 2
+test-configs:
+	@$(PYTHON) mk/ofl_embed.py configs $(CM_CC) \
+	    "$(CM_CPU) -Os $(filter-out -fstack-usage,$(CROSS_WARN))" \
+	    arm-none-eabi-nm arm-none-eabi-size $(CONFIG_JOBS)
+
+# ---- 2. big-endian: the whole suite on s390x under qemu-user ----------------
+
+BE_CC    ?= s390x-linux-gnu-gcc
+BE_QEMU  ?= qemu-s390x
+BE_BUILD := build/be-s390x
+
+# The host rules build the binaries (same sources, same flags), statically
+# linked so that qemu-user needs no s390x sysroot.
+test-be:
+	@order=$$(echo __BYTE_ORDER__ | $(BE_CC) -E -P -x c - | tr -d ' '); \
+	 [ "$$order" = 4321 ] || { echo "test-be: $(BE_CC) is not big-endian ($$order)"; exit 1; }; \
+	 echo "== $(BE_CC): big-endian (__BYTE_ORDER__ 4321), run by $(BE_QEMU)"
+	$(MAKE) --no-print-directory CC=$(BE_CC) BUILD=$(BE_BUILD) LDFLAGS=-static \
+	    $(BE_BUILD)/tests $(addprefix $(BE_BUILD)/fuzz/,$(FUZZERS))
+	@set -e; for f in $(FUZZERS); do \
+	    dirs=""; for d in fuzz/$$f/corpus fuzz/$$f/regress; do \
+	        [ -d $$d ] && dirs="$$dirs $$d"; done; \
+	    [ -n "$$dirs" ] && $(BE_QEMU) $(BE_BUILD)/fuzz/$$f $$dirs; \
+	done; \
+	$(BE_QEMU) $(BE_BUILD)/tests | tee $(BE_BUILD)/run.log; \
+	grep -Eq '^[0-9]+ passed, 0 failed$$' $(BE_BUILD)/run.log
+
+# ---- 3. Linux kernel module --------------------------------------------------
+#
+# The kernel is Debian's: the newest version with both headers and an image
+# installed (override KVER, or KDIR and KIMAGE).
+ifeq ($(origin KVER),undefined)
+KVER := $(shell for d in /usr/src/linux-headers-*; do \
+            v=$$(echo $$d | sed 's|.*/linux-headers-||'); \
+            [ -f /boot/vmlinuz-$$v ] && [ -f $$d/Module.symvers ] && echo $$v; \
+        done | sort -V | tail -1)
+endif
+KDIR   ?= /usr/src/linux-headers-$(KVER)
+KIMAGE ?= /boot/vmlinuz-$(KVER)
+KM_BUILD   := build/kmod
+KM_TESTS   := $(call ofl_runnable,,$(TEST_SRCS)) $(sort $(wildcard ports/linux/test_*.c))
+KM_SUPPORT := $(call ofl_runnable,,$(TEST_SUPPORT))
+KM_SRC     := $(KM_BUILD)/src
+# kbuild's extra warnings (W=1: -Wmissing-prototypes, -Wold-style-definition,
+# ...) apply; the core and the port must pass them too.
+KM_W       ?= 1
+
+# Vendors the core and the port into a module tree the way a driver author
+# would (copies, unchanged), adds the self-test, and builds it with kbuild.
+# The core, the port and the module glue must build without a warning.
+test-kmod:
+	@[ -n "$(KVER)" ] && [ -f $(KDIR)/Makefile ] || { \
+	    echo "test-kmod: no kernel headers with a matching /boot/vmlinuz-* (apt-get install linux-headers-amd64 linux-image-amd64)"; exit 1; }
+	@rm -rf $(KM_SRC); mkdir -p $(KM_SRC)/tests/support $(KM_SRC)/ports/sim
+	@cp offload.c offload.h $(KM_SRC)/
+	@cp ports/linux/Kbuild ports/linux/ofl_linux.[ch] ports/linux/ofl_selftest.c $(KM_SRC)/
+	@cp -r ports/linux/shim $(KM_SRC)/
+	@cp tests/main.c tests/test.h $(KM_TESTS) $(KM_SRC)/tests/
+	@cp $(KM_SUPPORT) $(wildcard tests/support/*.h) $(KM_SRC)/tests/support/ 2>/dev/null || true
+	@cp ports/sim/ofl_sim.[ch] $(KM_SRC)/ports/sim/
+	$(call ofl_suites_h,$(KM_TESTS),$(KM_SRC)/tests/suites.h)
+	@echo "== kbuild against $(KDIR): suites $(patsubst test_%,%,$(basename $(notdir $(KM_TESTS))))"
+	@rc=0; env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL \
+	    make -C $(KDIR) M=$(CURDIR)/$(KM_SRC) W=$(KM_W) -j2 modules > $(KM_BUILD)/kbuild.log 2>&1 || rc=$$?; \
+	 grep -E '^ *(CC|LD) \[M\]' $(KM_BUILD)/kbuild.log; \
+	 [ $$rc -eq 0 ] || { cat $(KM_BUILD)/kbuild.log; echo "test-kmod: kbuild failed"; exit 1; }
+	@if grep -E '(offload|ofl_linux|ofl_selftest)\.[ch]:[0-9]+:[0-9]+: (warning|error)' $(KM_BUILD)/kbuild.log; then \
+	    echo "test-kmod: the core or the port is not warning-free under the kernel's flags (W=$(KM_W))"; exit 1; fi
+	@echo "kbuild W=$(KM_W): core and port warning-free; $$(grep -c 'warning:' $(KM_BUILD)/kbuild.log) warnings in test code (see $(KM_BUILD)/kbuild.log)"
+	@big=$$(sed -n 's/^\(.*\.c\):.*frame size of \([0-9]*\) bytes.*/\2 \1/p' $(KM_BUILD)/kbuild.log | sort -n | tail -1); \
+	 if [ -n "$$big" ] && [ $${big%% *} -gt 12288 ]; then \
+	     echo "test-kmod: a test function needs a $${big%% *}-byte frame ($${big#* }); the kernel stack is 16 KiB: make large test objects static"; exit 1; fi
+	@cp $(KM_SRC)/offload_selftest.ko $(KM_BUILD)/
+	@modinfo $(KM_BUILD)/offload_selftest.ko 2>/dev/null | grep -E '^(vermagic|license)' || true
+	@echo "test-kmod: built $(KM_BUILD)/offload_selftest.ko for $(KVER)"
+
+# Boots the Debian kernel under QEMU with a busybox initramfs that loads the
+# module; the verdict is the module's own "N passed, M failed" line, read
+# from the serial console. TCG by default (about 10 s here; nested KVM is
+# not reliable on CI machines): KM_QEMU_ACCEL="-enable-kvm -cpu host" to try.
+KM_QEMU_ACCEL ?= -accel tcg -cpu max
+test-kmod-boot: test-kmod
+	@[ -r $(KIMAGE) ] || { echo "test-kmod-boot: $(KIMAGE) missing (apt-get install linux-image-amd64)"; exit 1; }
+	@command -v busybox >/dev/null || { echo "test-kmod-boot: busybox missing (apt-get install busybox-static)"; exit 1; }
+	@rm -rf $(KM_BUILD)/initramfs; mkdir -p $(KM_BUILD)/initramfs/bin
+	@cp $$(command -v busybox) $(KM_BUILD)/initramfs/bin/busybox
+	@ldd $(KM_BUILD)/initramfs/bin/busybox 2>&1 | grep -q 'not a dynamic' || { \
+	    echo "test-kmod-boot: busybox is not static (apt-get install busybox-static)"; exit 1; }
+	@cp ports/linux/init.sh $(KM_BUILD)/initramfs/init; chmod 755 $(KM_BUILD)/initramfs/init
+	@cp $(KM_BUILD)/offload_selftest.ko $(KM_BUILD)/initramfs/
+	@(cd $(KM_BUILD)/initramfs && find . | cpio -o -H newc --quiet) | gzip -1 > $(KM_BUILD)/initramfs.cpio.gz
+	@echo "== booting $(KIMAGE) under qemu-system-x86_64 $(KM_QEMU_ACCEL)"
+	@rc=0; timeout 600 qemu-system-x86_64 $(KM_QEMU_ACCEL) -m 512 -smp 2 -display none \
+	    -monitor none -serial stdio -no-reboot -kernel $(KIMAGE) \
+	    -initrd $(KM_BUILD)/initramfs.cpio.gz \
+	    -append "console=ttyS0 panic=-1 loglevel=4 quiet" < /dev/null \
+	    > $(KM_BUILD)/boot.log 2>&1 || rc=$$?; \
+	 grep -aE '^ofl-boot:|offload_selftest: ' $(KM_BUILD)/boot.log | tr -d '\r'; \
+	 last=$$(tr -d '\r' < $(KM_BUILD)/boot.log | grep -aE '^offload_selftest: [0-9]+ passed, [0-9]+ failed$$' | tail -1); \
+	 if [ -z "$$last" ] || ! echo "$$last" | grep -q ', 0 failed$$'; then \
+	     echo "test-kmod-boot: FAILED (qemu exit $$rc; full console in $(KM_BUILD)/boot.log)"; \
+	     tail -40 $(KM_BUILD)/boot.log; exit 1; fi; \
+	 echo "test-kmod-boot: ok ($$last)"
+
+# ---- 4. static analysis and limits --------------------------------------------
+#
+# cppcheck: warning, style, performance and portability checks on the
+# default configuration (the OFL_TYPES_HEADER / __KERNEL__ / C++ branches of
+# offload.h only choose headers). One check is off: variableScope, because
+# the house style, like the kernel's, declares variables at the top of a
+# block.
+# clang --analyze: the default checkers, with small functions (<= 10 basic
+# blocks) always inlined: with the default (3) the analyzer does not follow
+# tpt_find_valid() and reports a NULL tpt that that function rules out.
+CPPCHECK_FLAGS := --enable=warning,style,performance,portability --std=c11 \
+                  --inline-suppr --error-exitcode=1 --quiet -I. \
+                  -UOFL_TYPES_HEADER -U__KERNEL__ -U__cplusplus \
+                  --suppress=variableScope
+ANALYZER_FLAGS := --analyze -Xclang -analyzer-output=text -std=c11 -I. \
+                  -Xclang -analyzer-config -Xclang ipa-always-inline-size=10
+
+analyze:
+	@echo "== cppcheck $$(cppcheck --version | cut -d' ' -f2) offload.c"
+	@cppcheck $(CPPCHECK_FLAGS) offload.c && echo "cppcheck: clean"
+	@echo "== clang --analyze offload.c"
+	@out=$$(clang $(ANALYZER_FLAGS) offload.c -o /dev/null 2>&1); \
+	 if [ -n "$$out" ]; then echo "$$out"; echo "clang --analyze: FAILED"; exit 1; fi; \
+	 echo "clang --analyze: clean"
+	@for s in 1 8; do \
+	   out=$$(clang $(ANALYZER_FLAGS) -DOFL_CRC32C_SLICES=$$s offload.c -o /dev/null 2>&1); \
+	   if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; done
+	@echo "== -fstack-usage and undefined symbols, freestanding, per target and -O level"
+	@$(PYTHON) mk/ofl_embed.py limits 2
+
+# ---- 5. coverage ------------------------------------------------------------------
+#
+# Line and branch coverage of offload.c from `make check` (tests, corpus
+# replay, check scripts) built with gcc --coverage at -O0, per section (the
+# banner comments of offload.c). Fails when a section with code is below
+# COVERAGE_LINES % of lines or COVERAGE_BRANCHES % of branches.
+COV_BUILD         := build/coverage
+COVERAGE_LINES    ?= 95
+COVERAGE_BRANCHES ?= 90
+
+coverage:
+	@rm -rf $(COV_BUILD)
+	$(MAKE) --no-print-directory check CC=gcc BUILD=$(COV_BUILD) OPT="-O0 -g" \
+	    CFLAGS="--coverage" LDFLAGS="--coverage"
+	@gcovr -r . --filter 'offload\.c$$' --json $(COV_BUILD)/coverage.json $(COV_BUILD)
+	@gcovr -r . --filter 'offload\.c$$' --html-details $(COV_BUILD)/coverage.html $(COV_BUILD) >/dev/null 2>&1 || true
+	@echo "== coverage of offload.c by section (make check, gcc -O0 --coverage; details: $(COV_BUILD)/coverage.html)"
+	@$(PYTHON) mk/ofl_embed.py coverage $(COV_BUILD)/coverage.json $(COVERAGE_LINES) $(COVERAGE_BRANCHES)
+
+# ---- 6. the fuzzing campaign ----------------------------------------------------------
+#
+# Every harness is built three ways: AFL++ persistent mode with ASan+UBSan
+# (afl-clang-fast and fuzz/driver.c), an AFL++ CMPLOG build handed to
+# afl-fuzz with -c, and libFuzzer with ASan+UBSan. `make fuzz-campaign
+# HOURS=N` runs the harnesses in turn; each gets N hours of AFL++ and N hours
+# of libFuzzer side by side (2 cores), AFL++ importing libFuzzer's finds.
+# The table (execs, paths, crashes) goes to fuzz/README.md; crashes are
+# listed for a regression input in fuzz/<name>/regress/.
+HOURS    ?= 0.5
+FC_BUILD := build/fuzz-campaign
+FC_DEPS   = fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) $(PORT_HDRS) offload.c offload.h
+FC_FLAGS := $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+FC_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+
+$(FC_BUILD)/%.afl: fuzz/%/fuzz_$$*.c $(FC_DEPS)
+	@mkdir -p $(FC_BUILD)
+	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 $(AFL_CC) $(FC_FLAGS) \
+	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
+$(FC_BUILD)/%.cmplog: fuzz/%/fuzz_$$*.c $(FC_DEPS)
+	@mkdir -p $(FC_BUILD)
+	AFL_LLVM_CMPLOG=1 AFL_QUIET=1 $(AFL_CC) $(FC_FLAGS) \
+	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
+$(FC_BUILD)/%.libfuzzer: fuzz/%/fuzz_$$*.c $(FC_DEPS)
+	@mkdir -p $(FC_BUILD)
+	clang $(FC_FLAGS) -fsanitize=fuzzer $(FC_SAN) \
+	    $< ports/sim/ofl_sim.c offload.c -o $@
+
+FC_BINS := $(foreach f,$(FUZZERS),$(FC_BUILD)/$(f).afl $(FC_BUILD)/$(f).cmplog $(FC_BUILD)/$(f).libfuzzer)
+fuzz-campaign: $(FC_BINS)
+	@$(PYTHON) mk/ofl_embed.py fuzz-campaign $(HOURS) $(FC_BUILD) $(FUZZERS)

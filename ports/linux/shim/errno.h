@@ -1,0 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* <errno.h> for test code built into the kernel module: see ofl_kshim.h. */
+#include "ofl_kshim.h"
+#include <linux/errno.h>
