@@ -108,29 +108,8 @@ static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_fill(void *dst, uint8_t byte, s
         *d++ = byte;
 }
 
-/*
- * Bounds-checked cursors over byte buffers, for the sections that parse or
- * build wire formats. A read or write past the end does nothing (reads
- * yield 0) and sets the sticky bad flag, so a parser reads every field,
- * checks bad once, and only then commits (validate everything, then
- * commit). Explicit byte order; no alignment assumed.
- */
-struct ofl_rd {
-    const uint8_t *p;
-    size_t len;
-    size_t off;
-    bool bad;
-};
-
-struct ofl_wr {
-    uint8_t *p;
-    size_t cap;
-    size_t off;
-    bool bad;
-};
-
-static OFL_MAYBE_UNUSED void ofl_rd_init(struct ofl_rd *r, const uint8_t *p,
-                                         size_t len)
+/* Bounds-checked cursors (offload.h, base: cursors). */
+void ofl_rd_init(struct ofl_rd *r, const uint8_t *p, size_t len)
 {
     r->p = p;
     r->len = p != NULL ? len : 0;
@@ -139,7 +118,7 @@ static OFL_MAYBE_UNUSED void ofl_rd_init(struct ofl_rd *r, const uint8_t *p,
 }
 
 /* Returns a pointer to the next n bytes and skips them, or NULL (bad). */
-static OFL_MAYBE_UNUSED const uint8_t *ofl_rd_take(struct ofl_rd *r, size_t n)
+const uint8_t *ofl_rd_take(struct ofl_rd *r, size_t n)
 {
     const uint8_t *q;
 
@@ -152,38 +131,37 @@ static OFL_MAYBE_UNUSED const uint8_t *ofl_rd_take(struct ofl_rd *r, size_t n)
     return q;
 }
 
-static OFL_MAYBE_UNUSED uint8_t ofl_rd_u8(struct ofl_rd *r)
+uint8_t ofl_rd_u8(struct ofl_rd *r)
 {
     const uint8_t *q = ofl_rd_take(r, 1);
     return q != NULL ? q[0] : 0;
 }
 
-static OFL_MAYBE_UNUSED uint16_t ofl_rd_be16(struct ofl_rd *r)
+uint16_t ofl_rd_be16(struct ofl_rd *r)
 {
     const uint8_t *q = ofl_rd_take(r, 2);
     return q != NULL ? ofl_load_be16(q) : 0;
 }
 
-static OFL_MAYBE_UNUSED uint32_t ofl_rd_be32(struct ofl_rd *r)
+uint32_t ofl_rd_be32(struct ofl_rd *r)
 {
     const uint8_t *q = ofl_rd_take(r, 4);
     return q != NULL ? ofl_load_be32(q) : 0;
 }
 
-static OFL_MAYBE_UNUSED uint64_t ofl_rd_be64(struct ofl_rd *r)
+uint64_t ofl_rd_be64(struct ofl_rd *r)
 {
     const uint8_t *q = ofl_rd_take(r, 8);
     return q != NULL ? ofl_load_be64(q) : 0;
 }
 
 /* Bytes left to read. */
-static OFL_MAYBE_UNUSED size_t ofl_rd_left(const struct ofl_rd *r)
+size_t ofl_rd_left(const struct ofl_rd *r)
 {
     return r->bad ? 0 : r->len - r->off;
 }
 
-static OFL_MAYBE_UNUSED void ofl_wr_init(struct ofl_wr *w, uint8_t *p,
-                                         size_t cap)
+void ofl_wr_init(struct ofl_wr *w, uint8_t *p, size_t cap)
 {
     w->p = p;
     w->cap = p != NULL ? cap : 0;
@@ -192,7 +170,7 @@ static OFL_MAYBE_UNUSED void ofl_wr_init(struct ofl_wr *w, uint8_t *p,
 }
 
 /* Returns a pointer to the next n writable bytes and skips them, or NULL. */
-static OFL_MAYBE_UNUSED uint8_t *ofl_wr_take(struct ofl_wr *w, size_t n)
+uint8_t *ofl_wr_take(struct ofl_wr *w, size_t n)
 {
     uint8_t *q;
 
@@ -205,43 +183,42 @@ static OFL_MAYBE_UNUSED uint8_t *ofl_wr_take(struct ofl_wr *w, size_t n)
     return q;
 }
 
-static OFL_MAYBE_UNUSED void ofl_wr_u8(struct ofl_wr *w, uint8_t v)
+void ofl_wr_u8(struct ofl_wr *w, uint8_t v)
 {
     uint8_t *q = ofl_wr_take(w, 1);
     if (q != NULL)
         q[0] = v;
 }
 
-static OFL_MAYBE_UNUSED void ofl_wr_be16(struct ofl_wr *w, uint16_t v)
+void ofl_wr_be16(struct ofl_wr *w, uint16_t v)
 {
     uint8_t *q = ofl_wr_take(w, 2);
     if (q != NULL)
         ofl_store_be16(q, v);
 }
 
-static OFL_MAYBE_UNUSED void ofl_wr_be32(struct ofl_wr *w, uint32_t v)
+void ofl_wr_be32(struct ofl_wr *w, uint32_t v)
 {
     uint8_t *q = ofl_wr_take(w, 4);
     if (q != NULL)
         ofl_store_be32(q, v);
 }
 
-static OFL_MAYBE_UNUSED void ofl_wr_be64(struct ofl_wr *w, uint64_t v)
+void ofl_wr_be64(struct ofl_wr *w, uint64_t v)
 {
     uint8_t *q = ofl_wr_take(w, 8);
     if (q != NULL)
         ofl_store_be64(q, v);
 }
 
-static OFL_MAYBE_UNUSED void ofl_wr_bytes(struct ofl_wr *w, const void *src,
-                                          size_t n)
+void ofl_wr_bytes(struct ofl_wr *w, const void *src, size_t n)
 {
     uint8_t *q = ofl_wr_take(w, n);
     if (q != NULL)
         ofl_copy(q, src, n);
 }
 
-static OFL_MAYBE_UNUSED void ofl_wr_zero(struct ofl_wr *w, size_t n)
+void ofl_wr_zero(struct ofl_wr *w, size_t n)
 {
     uint8_t *q = ofl_wr_take(w, n);
     if (q != NULL)
@@ -253,7 +230,8 @@ static OFL_MAYBE_UNUSED void ofl_wr_zero(struct ofl_wr *w, size_t n)
  * CRC register after byte b followed by k zero bytes, so that a block of
  * OFL_CRC32C_SLICES bytes is folded with one lookup per byte and no
  * dependency between lookups (slicing-by-N). Verified against RFC 3720
- * appendix B.4 in tests/test_base.c, which also recomputes every table.
+ * appendix B.4 in tests/test_base.c, which also checks every table entry
+ * against a bitwise CRC.
  */
 static const uint32_t ofl_crc32c_table[OFL_CRC32C_SLICES][256] = {
     { /* T[0] */

@@ -455,6 +455,55 @@ static inline void ofl_store_le64(uint8_t *p, uint64_t v)
 }
 
 /* ------------------------------------------------------------------------ */
+/* base: bounds-checked cursors                                             */
+/* ------------------------------------------------------------------------ */
+/*
+ * A reader and a writer over a byte buffer for parsing and building wire
+ * formats and descriptors. A read or write past the end does nothing (reads
+ * yield 0) and sets the sticky `bad` flag; every later access then fails
+ * too. A parser reads every field, checks `bad` once, and only then
+ * commits (validate everything, then commit). Explicit byte order, no
+ * alignment assumed. A NULL buffer is an empty one.
+ */
+struct ofl_rd {
+    const uint8_t *p;
+    size_t len;
+    size_t off; /* bytes consumed */
+    bool bad;   /* a read went past the end */
+};
+
+struct ofl_wr {
+    uint8_t *p;
+    size_t cap;
+    size_t off; /* bytes produced */
+    bool bad;   /* a write went past the end */
+};
+
+/* Starts reading len bytes at p. */
+void ofl_rd_init(struct ofl_rd *r, const uint8_t *p, size_t len);
+/* Returns the next n bytes and consumes them, or NULL (and sets bad). */
+const uint8_t *ofl_rd_take(struct ofl_rd *r, size_t n);
+/* Next 1/2/4/8 bytes, big-endian; 0 (and bad set) past the end. */
+uint8_t ofl_rd_u8(struct ofl_rd *r);
+uint16_t ofl_rd_be16(struct ofl_rd *r);
+uint32_t ofl_rd_be32(struct ofl_rd *r);
+uint64_t ofl_rd_be64(struct ofl_rd *r);
+/* Bytes left to read; 0 once bad. */
+size_t ofl_rd_left(const struct ofl_rd *r);
+/* Starts writing into cap bytes at p. */
+void ofl_wr_init(struct ofl_wr *w, uint8_t *p, size_t cap);
+/* Returns the next n writable bytes and claims them, or NULL (sets bad). */
+uint8_t *ofl_wr_take(struct ofl_wr *w, size_t n);
+/* Appends 1/2/4/8 bytes big-endian, n bytes of src, or n zero bytes;
+ * nothing (and bad set) if they do not fit. */
+void ofl_wr_u8(struct ofl_wr *w, uint8_t v);
+void ofl_wr_be16(struct ofl_wr *w, uint16_t v);
+void ofl_wr_be32(struct ofl_wr *w, uint32_t v);
+void ofl_wr_be64(struct ofl_wr *w, uint64_t v);
+void ofl_wr_bytes(struct ofl_wr *w, const void *src, size_t n);
+void ofl_wr_zero(struct ofl_wr *w, size_t n);
+
+/* ------------------------------------------------------------------------ */
 /* base: 32-bit serial-number arithmetic (RFC 1982, SERIAL_BITS = 32)       */
 /* ------------------------------------------------------------------------ */
 /*

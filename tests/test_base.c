@@ -175,6 +175,98 @@ static void test_crc32c_splits(void)
     CHECK_EQ(ofl_crc32c_final(0), 0xFFFFFFFFu);
 }
 
+static void test_cursors(void)
+{
+    static const uint8_t in[15] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+                                   0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E,
+                                   0x0F};
+    uint8_t out[16], big[16];
+    struct ofl_rd r;
+    struct ofl_wr w;
+    const uint8_t *q;
+
+    /* Reads in order, big-endian, then past the end: 0 and sticky bad. */
+    ofl_rd_init(&r, in, sizeof(in));
+    CHECK_EQ(ofl_rd_u8(&r), 0x01);
+    CHECK_EQ(ofl_rd_be16(&r), 0x0203);
+    CHECK_EQ(ofl_rd_be32(&r), 0x04050607u);
+    CHECK_EQ(ofl_rd_left(&r), 8);
+    CHECK_EQ(ofl_rd_be64(&r), 0x08090A0B0C0D0E0Full);
+    CHECK(!r.bad);
+    CHECK_EQ(ofl_rd_left(&r), 0);
+    CHECK_EQ(ofl_rd_u8(&r), 0);
+    CHECK(r.bad);
+    CHECK_EQ(ofl_rd_left(&r), 0);
+    /* Once bad, even a read that would fit fails. */
+    ofl_rd_init(&r, in, sizeof(in));
+    CHECK_EQ(ofl_rd_be64(&r), 0x0102030405060708ull);
+    CHECK_EQ(ofl_rd_be64(&r), 0); /* 7 left: fails */
+    CHECK(r.bad);
+    CHECK_EQ(ofl_rd_be16(&r), 0);
+    CHECK_EQ(ofl_rd_be32(&r), 0);
+    CHECK(ofl_rd_take(&r, 0) == NULL);
+    /* take: exact fit, zero length, a huge length never wraps. */
+    ofl_rd_init(&r, in, sizeof(in));
+    q = ofl_rd_take(&r, sizeof(in));
+    CHECK(q == in);
+    CHECK(ofl_rd_take(&r, 0) != NULL);
+    ofl_rd_init(&r, in, sizeof(in));
+    CHECK(ofl_rd_take(&r, 1) != NULL);
+    CHECK(ofl_rd_take(&r, ~(size_t)0) == NULL);
+    CHECK(r.bad);
+    /* A NULL buffer is empty. */
+    ofl_rd_init(&r, NULL, 100);
+    CHECK_EQ(ofl_rd_left(&r), 0);
+    CHECK_EQ(ofl_rd_u8(&r), 0);
+    CHECK(r.bad);
+
+    /* Writes in order, then past the end: nothing written, sticky bad. */
+    memset(out, 0xEE, sizeof(out));
+    ofl_wr_init(&w, out, 15);
+    ofl_wr_u8(&w, 0x01);
+    ofl_wr_be16(&w, 0x0203);
+    ofl_wr_be32(&w, 0x04050607u);
+    ofl_wr_be64(&w, 0x08090A0B0C0D0E0Full);
+    CHECK(!w.bad);
+    CHECK_EQ(w.off, 15);
+    CHECK(memcmp(out, in, 15) == 0);
+    ofl_wr_u8(&w, 0xAA);
+    CHECK(w.bad);
+    CHECK_EQ(out[15], 0xEE);
+    ofl_wr_init(&w, out, 15);
+    ofl_wr_be64(&w, 1);
+    ofl_wr_be64(&w, 2); /* 7 left: nothing written */
+    CHECK(w.bad);
+    CHECK_EQ(out[8], 0x09);
+    ofl_wr_be16(&w, 3);
+    ofl_wr_be32(&w, 4);
+    ofl_wr_bytes(&w, in, 1);
+    ofl_wr_zero(&w, 1);
+    CHECK_EQ(w.off, 8);
+    CHECK_EQ(out[8], 0x09);
+    CHECK(ofl_wr_take(&w, 0) == NULL);
+    /* bytes and zero. */
+    memset(big, 0xEE, sizeof(big));
+    ofl_wr_init(&w, big, 10);
+    ofl_wr_bytes(&w, in, 4);
+    ofl_wr_zero(&w, 6);
+    CHECK(!w.bad);
+    CHECK(memcmp(big, in, 4) == 0);
+    CHECK_EQ(big[4], 0);
+    CHECK_EQ(big[9], 0);
+    CHECK_EQ(big[10], 0xEE);
+    ofl_wr_zero(&w, 1);
+    CHECK(w.bad);
+    CHECK_EQ(big[10], 0xEE);
+    ofl_wr_init(&w, big, 10);
+    ofl_wr_bytes(&w, in, 11);
+    CHECK(w.bad);
+    CHECK_EQ(big[0], 0x01);
+    ofl_wr_init(&w, NULL, 8);
+    ofl_wr_u8(&w, 1);
+    CHECK(w.bad);
+}
+
 OFL_SUITE(base)
 {
     test_version_and_names();
@@ -184,4 +276,5 @@ OFL_SUITE(base)
     test_crc32c_vectors();
     test_crc32c_tables();
     test_crc32c_splits();
+    test_cursors();
 }
