@@ -80,7 +80,10 @@ $(BUILD)/tests: tests/main.c $(TEST_SRCS) $(TEST_SUPPORT) tests/test.h \
 
 # Plain (non-AFL) builds of the fuzz harnesses replay their corpora and any
 # regression inputs as part of check.
-$(BUILD)/fuzz/%: fuzz/%/fuzz_%.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) \
+# A pattern rule replaces only the first % of a prerequisite: the second
+# one is the stem through secondary expansion.
+.SECONDEXPANSION:
+$(BUILD)/fuzz/%: fuzz/%/fuzz_$$*.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) \
                  offload.c offload.h | $(BUILD)/.dir
 	$(CC) $(HOST_CPPFLAGS) -Ifuzz $(ALL_CFLAGS) $(LDFLAGS) \
 	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
@@ -168,7 +171,7 @@ FUZZ_SECONDS ?=
 AFL_ENV    := AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
               AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_QUIET=1
 
-build/afl/%: fuzz/%/fuzz_%.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) offload.c offload.h
+build/afl/%: fuzz/%/fuzz_$$*.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) offload.c offload.h
 	@mkdir -p build/afl
 	$(AFL_CC) $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g \
 	    -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \

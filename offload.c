@@ -2114,6 +2114,14 @@ static void ap_rotate(uint32_t *nonce, uint32_t *count, uint16_t step,
 
 /* ---- ap: the cache ------------------------------------------------------- */
 
+/*
+ * Each set keeps its lines in recency order: way 0 is the most recently
+ * used, the last way the least. A hit on way 0 - the common case for a
+ * hot aperture - is one tag compare and writes nothing; a hit further
+ * down moves its line to the front; a miss refills an empty line or the
+ * last one and moves it to the front.
+ */
+
 static uint32_t ap_log2(uint32_t v) /* v a power of two */
 {
     uint32_t s = 0;
@@ -2142,49 +2150,110 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
     c->line = line;
     c->sets = sets;
     c->ways = ways;
+    c->way_shift = ap_log2(ways);
     return OFL_OK;
 }
 
-/* The line holding index, or NULL. No statistics, no LRU update. */
+/* The first line (the most recently used) of the set of index. */
+static inline struct ofl_ap_cache_line *ap_cache_set(const struct ofl_ap_cache *c,
+                                              uint32_t index)
+{
+    return &c->line[(size_t)(index & (c->sets - 1)) << c->way_shift];
+}
+
+/* The line holding index, or NULL. No statistics, no reordering. */
 static struct ofl_ap_cache_line *ap_cache_probe(const struct ofl_ap_cache *c,
                                                 uint32_t index)
 {
     struct ofl_ap_cache_line *set;
-    uint32_t w, tag = index + 1;
+    uint32_t w;
 
     if (c->line == NULL)
         return NULL;
-    set = &c->line[(size_t)(index & (c->sets - 1)) * c->ways];
+    set = ap_cache_set(c, index);
     for (w = 0; w < c->ways; w++)
-        if (set[w].tag == tag)
+        if (set[w].tag == index + 1)
             return &set[w];
     return NULL;
 }
 
-/* The line to refill for index: an empty one, else the least recently
- * used of its set. */
-static struct ofl_ap_cache_line *ap_cache_victim(struct ofl_ap_cache *c,
-                                                 uint32_t index)
+static void ap_line_copy(struct ofl_ap_cache_line *d,
+                         const struct ofl_ap_cache_line *s, bool out)
 {
-    struct ofl_ap_cache_line *set =
-        &c->line[(size_t)(index & (c->sets - 1)) * c->ways];
-    struct ofl_ap_cache_line *v = &set[0];
-    uint32_t w;
-
-    for (w = 0; w < c->ways; w++) {
-        if (set[w].tag == 0)
-            return &set[w];
-        if (c->clock - set[w].stamp > c->clock - v->stamp)
-            v = &set[w];
-    }
-    return v;
+    if (out)
+        ap_out_copy(&d->e.out, &s->e.out);
+    else
+        ap_in_copy(&d->e.in, &s->e.in);
+    d->tag = s->tag;
+    d->dirty = s->dirty;
 }
 
-/* The working copy of incoming entry index for the data path: the cache
- * line (hit, or refilled on a miss) or the table itself without a cache.
- * *lp is the line (NULL without a cache). */
-static struct ofl_ap_in_entry *ap_in_get(struct ofl_ap_nic *nic, uint32_t index,
-                                         struct ofl_ap_cache_line **lp)
+/* Moves line w of a set to the front, the lines before it one down; with
+ * keep false the content of line w is not needed (it is being refilled). */
+static void ap_cache_front(struct ofl_ap_cache_line *set, uint32_t w, bool out,
+                           bool keep)
+{
+    struct ofl_ap_cache_line t;
+
+    if (w == 0)
+        return;
+    if (keep)
+        ap_line_copy(&t, &set[w], out);
+    for (; w > 0; w--)
+        ap_line_copy(&set[w], &set[w - 1], out);
+    if (keep)
+        ap_line_copy(&set[0], &t, out);
+}
+
+/*
+ * The line for entry index when way 0 of its set does not hold it: a hit
+ * further down (moved to the front) or a miss (refilled, a dirty victim
+ * written back first).
+ */
+static struct ofl_ap_cache_line *ap_cache_get_slow(struct ofl_ap_nic *nic,
+                                              struct ofl_ap_cache *c,
+                                              uint32_t index, bool out)
+{
+    struct ofl_ap_cache_line *set = ap_cache_set(c, index);
+    uint32_t w;
+
+    for (w = 1; w < c->ways; w++)
+        if (set[w].tag == index + 1)
+            break;
+    if (w < c->ways) {
+        c->hits++;
+        ap_cache_front(set, w, out, true);
+        return &set[0];
+    }
+    c->misses++;
+    for (w = 0; w < c->ways; w++) /* an empty line, else the LRU one */
+        if (set[w].tag == 0)
+            break;
+    if (w == c->ways) {
+        w = c->ways - 1;
+        c->evictions++;
+        if (set[w].dirty) {
+            if (out)
+                ap_out_copy(&nic->out[set[w].tag - 1], &set[w].e.out);
+            else
+                ap_in_copy(&nic->in[set[w].tag - 1], &set[w].e.in);
+            c->writebacks++;
+        }
+    }
+    ap_cache_front(set, w, out, false);
+    if (out)
+        ap_out_copy(&set[0].e.out, &nic->out[index]);
+    else
+        ap_in_copy(&set[0].e.in, &nic->in[index]);
+    set[0].tag = index + 1;
+    set[0].dirty = 0;
+    return &set[0];
+}
+
+/* The working copy of incoming entry index; *lp its cache line or NULL. */
+static inline struct ofl_ap_in_entry *
+ap_in_get(struct ofl_ap_nic *nic, uint32_t index,
+          struct ofl_ap_cache_line **lp)
 {
     struct ofl_ap_cache *c = &nic->in_cache;
     struct ofl_ap_cache_line *l;
@@ -2193,24 +2262,11 @@ static struct ofl_ap_in_entry *ap_in_get(struct ofl_ap_nic *nic, uint32_t index,
         *lp = NULL;
         return &nic->in[index];
     }
-    l = ap_cache_probe(c, index);
-    if (l != NULL) {
+    l = ap_cache_set(c, index);
+    if (l->tag == index + 1) /* the most recently used: no writes */
         c->hits++;
-    } else {
-        c->misses++;
-        l = ap_cache_victim(c, index);
-        if (l->tag != 0) {
-            c->evictions++;
-            if (l->dirty) {
-                ap_in_copy(&nic->in[l->tag - 1], &l->e.in);
-                c->writebacks++;
-            }
-        }
-        ap_in_copy(&l->e.in, &nic->in[index]);
-        l->tag = index + 1;
-        l->dirty = 0;
-    }
-    l->stamp = ++c->clock;
+    else
+        l = ap_cache_get_slow(nic, c, index, false);
     *lp = l;
     return &l->e.in;
 }
@@ -2226,24 +2282,11 @@ static struct ofl_ap_out_entry *ap_out_get(struct ofl_ap_nic *nic,
         *lp = NULL;
         return &nic->out[index];
     }
-    l = ap_cache_probe(c, index);
-    if (l != NULL) {
+    l = ap_cache_set(c, index);
+    if (l->tag == index + 1)
         c->hits++;
-    } else {
-        c->misses++;
-        l = ap_cache_victim(c, index);
-        if (l->tag != 0) {
-            c->evictions++;
-            if (l->dirty) {
-                ap_out_copy(&nic->out[l->tag - 1], &l->e.out);
-                c->writebacks++;
-            }
-        }
-        ap_out_copy(&l->e.out, &nic->out[index]);
-        l->tag = index + 1;
-        l->dirty = 0;
-    }
-    l->stamp = ++c->clock;
+    else
+        l = ap_cache_get_slow(nic, c, index, true);
     *lp = l;
     return &l->e.out;
 }
@@ -2878,11 +2921,13 @@ enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
     f->len = at + need;
     f->records++;
     /* FIG. 12 step 8, and the nonce rotation. */
-    if (e->flags & OFL_AP_F_SEQ)
-        e->seq++;
-    ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
-    if (line != NULL)
-        line->dirty = 1;
+    if ((e->flags & OFL_AP_F_SEQ) || e->nonce_every != 0) {
+        if (e->flags & OFL_AP_F_SEQ)
+            e->seq++;
+        ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
+        if (line != NULL)
+            line->dirty = 1;
+    }
     nic->stats.tx_records++;
     nic->stats.tx_bytes += len;
     return OFL_OK;
@@ -3053,11 +3098,14 @@ static AP_NOINLINE enum ofl_err ap_rx_record(struct ofl_ap_nic *nic, const uint8
         if (err != OFL_OK)
             return err;
     }
-    if (e->flags & OFL_AP_F_SEQ)
-        e->seq++;
-    ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
-    if (line != NULL)
-        line->dirty = 1;
+    /* Per-packet state: the line is dirty only if it changed. */
+    if ((e->flags & OFL_AP_F_SEQ) || e->nonce_every != 0) {
+        if (e->flags & OFL_AP_F_SEQ)
+            e->seq++;
+        ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
+        if (line != NULL)
+            line->dirty = 1;
+    }
     nic->stats.rx_records++;
     nic->stats.rx_bytes += rec->len;
     if (rec->kind == OFL_AP_REC_DATA && (e->flags & OFL_AP_F_NOTIFY)) {
@@ -3210,7 +3258,11 @@ enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
         return OFL_E_ARG;
     if (res == NULL)
         res = &local;
-    ofl_fill(res, 0, sizeof(*res));
+    res->records = 0;
+    res->applied = 0;
+    res->in_index = 0;
+    res->len = 0;
+    res->pci_addr = 0;
     if (len < OFL_AP_ETH_HDR)
         err = OFL_E_AP_TRUNCATED;
     else if (ofl_load_be16(frame + 12) == OFL_AP_ETHERTYPE_CI)

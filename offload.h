@@ -1375,17 +1375,21 @@ struct ofl_ap_out_entry {
  * the table first ("invalidation when an entry changes"), so the cache
  * never returns a stale mapping; a query reads the newest copy.
  *
+ * Each set keeps its lines in recency order, the most recently used in
+ * way 0: a hit there is one tag compare and writes nothing; a hit further
+ * down moves its line to the front, a miss refills an empty line or the
+ * last (least recently used) one and moves it to the front.
+ *
  * Why: firmware keeps the full tables in DRAM and the cache in on-chip
- * SRAM (the seed's associative memory). The hit path costs one probe of
- * `ways` tags more than indexing the table directly.
+ * SRAM (the seed's associative memory). A hit on way 0 costs one tag
+ * compare more than indexing the table directly (tests/bench/bench_ap.c
+ * measures both).
  */
 #define OFL_AP_CACHE_MAX_WAYS 8u
 
 struct ofl_ap_cache_line {
     uint32_t tag;   /* index + 1; 0 = empty */
-    uint32_t stamp; /* cache clock at the last use (LRU) */
     uint32_t dirty; /* the data path changed the copy */
-    uint32_t reserved_;
     union {
         struct ofl_ap_in_entry in;
         struct ofl_ap_out_entry out;
@@ -1396,7 +1400,7 @@ struct ofl_ap_cache {
     struct ofl_ap_cache_line *line; /* sets * ways lines; NULL = no cache */
     uint32_t sets;
     uint32_t ways;
-    uint32_t clock;
+    uint32_t way_shift; /* log2(ways) */
     uint32_t hits;
     uint32_t misses;
     uint32_t evictions;     /* valid lines replaced */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_INPUT (1u << 20)
+#define FUZZ_MAX_INPUT (1u << 20)
 
 #ifdef __AFL_FUZZ_TESTCASE_LEN
 __AFL_FUZZ_INIT();
@@ -37,7 +37,7 @@ static unsigned long replayed;
 
 static int replay_file(const char *path)
 {
-    static uint8_t buf[MAX_INPUT];
+    static uint8_t buf[FUZZ_MAX_INPUT];
     FILE *f = fopen(path, "rb");
     size_t n;
 
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
     int i, rc = 0;
 
     if (argc < 2) {
-        static uint8_t buf[MAX_INPUT];
+        static uint8_t buf[FUZZ_MAX_INPUT];
         size_t n = fread(buf, 1, sizeof(buf), stdin);
 
         LLVMFuzzerTestOneInput(buf, n);

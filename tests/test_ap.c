@@ -475,6 +475,14 @@ static void test_tx_rx_pack(void)
     CHECK_ERR(ofl_ap_tx_write(&fa.nic, &f, APFX_PCI_DATA + 4096, "x", 1),
               OFL_E_AP_PACK);
     CHECK_EQ(f.len, before);
+    {
+        struct ofl_ap_addr twin = apfx_host_b; /* same cluster, other MAC */
+
+        twin.mac[5] = 0x0C;
+        CHECK_OK(apfx_out(&fa, 1, OFL_AP_TYPE_CI_DATA, &twin, 2, 1, 0, false));
+        CHECK_ERR(ofl_ap_tx_write(&fa.nic, &f, APFX_PCI_DATA + 4096, "x", 1),
+                  OFL_E_AP_PACK);
+    }
     CHECK_EQ(out_seq(&fa, 0), SEQ_B + 3);
     CHECK_OK(ofl_ap_tx_finish(&fa.nic, &f, &len));
     CHECK_ERR(ofl_ap_tx_write(&fa.nic, &f, APFX_PCI_DATA, "x", 1),
@@ -619,6 +627,9 @@ static void test_rx_checks(void)
     h.rlen_delta = -1;
     n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
     reject("records length short", fr, n, OFL_E_AP_MALFORMED);
+    h.rlen_delta = 4; /* bytes after the last record, inside the frame */
+    n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+    reject("records length long", fr, n, OFL_E_AP_MALFORMED);
     h.rlen_delta = 0;
     h.version_byte = 0x20;
     n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
