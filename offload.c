@@ -2151,6 +2151,7 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
     c->sets = sets;
     c->ways = ways;
     c->way_shift = ap_log2(ways);
+    c->set_mask = sets - 1;
     return OFL_OK;
 }
 
@@ -2158,7 +2159,7 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
 static inline struct ofl_ap_cache_line *ap_cache_set(const struct ofl_ap_cache *c,
                                               uint32_t index)
 {
-    return &c->line[(size_t)(index & (c->sets - 1)) << c->way_shift];
+    return &c->line[(size_t)(index & c->set_mask) << c->way_shift];
 }
 
 /* The line holding index, or NULL. No statistics, no reordering. */
@@ -2262,11 +2263,11 @@ ap_in_get(struct ofl_ap_nic *nic, uint32_t index,
         *lp = NULL;
         return &nic->in[index];
     }
-    l = ap_cache_set(c, index);
-    if (l->tag == index + 1) /* the most recently used: no writes */
-        c->hits++;
-    else
+    l = &c->line[(size_t)(index & c->set_mask) << c->way_shift];
+    if (l->tag != index + 1) /* not the most recently used of its set */
         l = ap_cache_get_slow(nic, c, index, false);
+    else
+        c->hits++;
     *lp = l;
     return &l->e.in;
 }

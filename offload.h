@@ -1401,6 +1401,7 @@ struct ofl_ap_cache {
     uint32_t sets;
     uint32_t ways;
     uint32_t way_shift; /* log2(ways) */
+    uint32_t set_mask;  /* sets - 1 */
     uint32_t hits;
     uint32_t misses;
     uint32_t evictions;     /* valid lines replaced */
