@@ -4062,6 +4062,2384 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 /* ap                                                                       */
 /* ======================================================================== */
 #if OFL_ENABLE_AP
+/*
+ * The ap section follows offload.h: helpers, the cache, the tables and
+ * their privilege split, the outgoing path, the incoming path with its
+ * PCI writes, datagrams, messages, connections, event queues, and the
+ * shared work queue.
+ */
+
+#define AP_IN_APP_GRANTABLE (OFL_AP_IN_ALL & ~(uint32_t)OFL_AP_IN_OS_ONLY)
+#define AP_OUT_APP_GRANTABLE (OFL_AP_OUT_ALL & ~(uint32_t)OFL_AP_OUT_OS_ONLY)
+#define AP_MAX_ENTRIES (1u << 24)
+#define AP_UDP_MAX_PAYLOAD 65507u /* 65535 - IPv4 header - UDP header */
+
+/* Keeps the two receive paths in frames of their own (each stays well
+ * under the 256-byte frame limit; inlined together they would not). */
+#if defined(__GNUC__)
+#define AP_NOINLINE __attribute__((noinline))
+#else
+#define AP_NOINLINE
+#endif
+
+static bool ap_pow2(uint32_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
+
+static bool ap_mac_eq(const uint8_t *a, const uint8_t *b)
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] &&
+           a[4] == b[4] && a[5] == b[5];
+}
+
+static void ap_mac_copy(uint8_t *d, const uint8_t *s)
+{
+    d[0] = s[0];
+    d[1] = s[1];
+    d[2] = s[2];
+    d[3] = s[3];
+    d[4] = s[4];
+    d[5] = s[5];
+}
+
+static void ap_addr_copy(struct ofl_ap_addr *d, const struct ofl_ap_addr *s)
+{
+    ap_mac_copy(d->mac, s->mac);
+    d->cluster = s->cluster;
+    d->ip = s->ip;
+}
+
+static void ap_endpoint_copy(struct ofl_ap_endpoint *d,
+                             const struct ofl_ap_endpoint *s)
+{
+    ap_addr_copy(&d->host, &s->host);
+    d->udp = s->udp;
+}
+
+/* RFC 1071: 16-bit one's-complement sum of big-endian words; an odd last
+ * byte is padded with zero. n <= 65535 keeps the sum below 2^32. */
+static uint32_t ap_sum16(uint32_t sum, const uint8_t *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i + 1 < n; i += 2)
+        sum += (uint32_t)p[i] << 8 | p[i + 1];
+    if (n & 1)
+        sum += (uint32_t)p[n - 1] << 8;
+    return sum;
+}
+
+/* Folds the carries and complements: the checksum to store, or 0 when a
+ * sum over a correct header (checksum included) is verified. */
+static uint16_t ap_fold(uint32_t sum)
+{
+    sum = (sum & 0xFFFFu) + (sum >> 16);
+    sum = (sum & 0xFFFFu) + (sum >> 16);
+    return (uint16_t)~sum;
+}
+
+/* Field-by-field copies (a struct assignment may become a memcpy call). */
+static void ap_in_copy(struct ofl_ap_in_entry *d, const struct ofl_ap_in_entry *s)
+{
+    d->base = s->base;
+    d->size = s->size;
+    d->evq = s->evq;
+    d->src_ip = s->src_ip;
+    d->src_ip_mask = s->src_ip_mask;
+    d->nonce = s->nonce;
+    d->nonce_count = s->nonce_count;
+    d->seq = s->seq;
+    d->narrow_off = s->narrow_off;
+    d->narrow_len = s->narrow_len;
+    d->nonce_step = s->nonce_step;
+    d->nonce_every = s->nonce_every;
+    d->owner = s->owner;
+    d->app_fields = s->app_fields;
+    d->src_cluster = s->src_cluster;
+    d->src_cluster_mask = s->src_cluster_mask;
+    ap_mac_copy(d->src_mac, s->src_mac);
+    d->type = s->type;
+    d->state = s->state;
+    d->checks = s->checks;
+    d->flags = s->flags;
+}
+
+static void ap_out_copy(struct ofl_ap_out_entry *d,
+                        const struct ofl_ap_out_entry *s)
+{
+    d->pci_base = s->pci_base;
+    d->size = s->size;
+    d->dst_in_index = s->dst_in_index;
+    d->dst_ip = s->dst_ip;
+    d->nonce = s->nonce;
+    d->nonce_count = s->nonce_count;
+    d->seq = s->seq;
+    d->nonce_step = s->nonce_step;
+    d->nonce_every = s->nonce_every;
+    d->owner = s->owner;
+    d->app_fields = s->app_fields;
+    d->dst_cluster = s->dst_cluster;
+    d->dst_udp = s->dst_udp;
+    ap_mac_copy(d->dst_mac, s->dst_mac);
+    d->type = s->type;
+    d->state = s->state;
+    d->flags = s->flags;
+    d->reserved_ = 0;
+}
+
+/* Advances a nonce after one more record (the claims' rotation). */
+static void ap_rotate(uint32_t *nonce, uint32_t *count, uint16_t step,
+                      uint16_t every)
+{
+    if (every == 0)
+        return;
+    if (++*count >= every) {
+        *nonce += step;
+        *count = 0;
+    }
+}
+
+/* ---- ap: the cache ------------------------------------------------------- */
+
+/*
+ * Each set keeps its lines in recency order: way 0 is the most recently
+ * used, the last way the least. A hit on way 0 - the common case for a
+ * hot aperture - is one tag compare and writes nothing; a hit further
+ * down moves its line to the front; a miss refills an empty line or the
+ * last one and moves it to the front.
+ */
+
+static uint32_t ap_log2(uint32_t v) /* v a power of two */
+{
+    uint32_t s = 0;
+
+    while (s < 31 && (1u << s) != v)
+        s++;
+    return s;
+}
+
+static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
+                                  struct ofl_ap_cache_line *line,
+                                  uint32_t lines, uint32_t ways)
+{
+    uint32_t sets;
+
+    ofl_fill(c, 0, sizeof(*c));
+    if (line == NULL)
+        return lines == 0 ? OFL_OK : OFL_E_ARG;
+    if (!ap_pow2(ways) || ways > OFL_AP_CACHE_MAX_WAYS || lines < ways ||
+        lines > AP_MAX_ENTRIES)
+        return OFL_E_ARG;
+    sets = lines >> ap_log2(ways);
+    if (!ap_pow2(sets) || (sets << ap_log2(ways)) != lines)
+        return OFL_E_ARG;
+    ofl_fill(line, 0, (size_t)lines * sizeof(*line));
+    c->line = line;
+    c->sets = sets;
+    c->ways = ways;
+    c->way_shift = ap_log2(ways);
+    c->set_mask = sets - 1;
+    return OFL_OK;
+}
+
+/* The first line (the most recently used) of the set of index. */
+static inline struct ofl_ap_cache_line *ap_cache_set(const struct ofl_ap_cache *c,
+                                              uint32_t index)
+{
+    return &c->line[(size_t)(index & c->set_mask) << c->way_shift];
+}
+
+/* The line holding index, or NULL. No statistics, no reordering. */
+static struct ofl_ap_cache_line *ap_cache_probe(const struct ofl_ap_cache *c,
+                                                uint32_t index)
+{
+    struct ofl_ap_cache_line *set;
+    uint32_t w;
+
+    if (c->line == NULL)
+        return NULL;
+    set = ap_cache_set(c, index);
+    for (w = 0; w < c->ways; w++)
+        if (set[w].tag == index + 1)
+            return &set[w];
+    return NULL;
+}
+
+static void ap_line_copy(struct ofl_ap_cache_line *d,
+                         const struct ofl_ap_cache_line *s, bool out)
+{
+    if (out)
+        ap_out_copy(&d->e.out, &s->e.out);
+    else
+        ap_in_copy(&d->e.in, &s->e.in);
+    d->tag = s->tag;
+    d->dirty = s->dirty;
+}
+
+/* Moves line w of a set to the front, the lines before it one down; with
+ * keep false the content of line w is not needed (it is being refilled). */
+static void ap_cache_front(struct ofl_ap_cache_line *set, uint32_t w, bool out,
+                           bool keep)
+{
+    struct ofl_ap_cache_line t;
+
+    if (w == 0)
+        return;
+    if (keep)
+        ap_line_copy(&t, &set[w], out);
+    for (; w > 0; w--)
+        ap_line_copy(&set[w], &set[w - 1], out);
+    if (keep)
+        ap_line_copy(&set[0], &t, out);
+}
+
+/*
+ * The line for entry index when way 0 of its set does not hold it: a hit
+ * further down (moved to the front) or a miss (refilled, a dirty victim
+ * written back first).
+ */
+static struct ofl_ap_cache_line *ap_cache_get_slow(struct ofl_ap_nic *nic,
+                                              struct ofl_ap_cache *c,
+                                              uint32_t index, bool out)
+{
+    struct ofl_ap_cache_line *set = ap_cache_set(c, index);
+    uint32_t w;
+
+    for (w = 1; w < c->ways; w++)
+        if (set[w].tag == index + 1)
+            break;
+    if (w < c->ways) {
+        c->hits++;
+        ap_cache_front(set, w, out, true);
+        return &set[0];
+    }
+    c->misses++;
+    for (w = 0; w < c->ways; w++) /* an empty line, else the LRU one */
+        if (set[w].tag == 0)
+            break;
+    if (w == c->ways) {
+        w = c->ways - 1;
+        c->evictions++;
+        if (set[w].dirty) {
+            if (out)
+                ap_out_copy(&nic->out[set[w].tag - 1], &set[w].e.out);
+            else
+                ap_in_copy(&nic->in[set[w].tag - 1], &set[w].e.in);
+            c->writebacks++;
+        }
+    }
+    ap_cache_front(set, w, out, false);
+    if (out)
+        ap_out_copy(&set[0].e.out, &nic->out[index]);
+    else
+        ap_in_copy(&set[0].e.in, &nic->in[index]);
+    set[0].tag = index + 1;
+    set[0].dirty = 0;
+    return &set[0];
+}
+
+/* The working copy of incoming entry index; *lp its cache line or NULL. */
+static inline struct ofl_ap_in_entry *
+ap_in_get(struct ofl_ap_nic *nic, uint32_t index,
+          struct ofl_ap_cache_line **lp)
+{
+    struct ofl_ap_cache *c = &nic->in_cache;
+    struct ofl_ap_cache_line *l;
+
+    if (c->line == NULL) {
+        *lp = NULL;
+        return &nic->in[index];
+    }
+    l = &c->line[(size_t)(index & c->set_mask) << c->way_shift];
+    if (l->tag != index + 1) /* not the most recently used of its set */
+        l = ap_cache_get_slow(nic, c, index, false);
+    else
+        c->hits++;
+    *lp = l;
+    return &l->e.in;
+}
+
+static struct ofl_ap_out_entry *ap_out_get(struct ofl_ap_nic *nic,
+                                           uint32_t index,
+                                           struct ofl_ap_cache_line **lp)
+{
+    struct ofl_ap_cache *c = &nic->out_cache;
+    struct ofl_ap_cache_line *l;
+
+    if (c->line == NULL) {
+        *lp = NULL;
+        return &nic->out[index];
+    }
+    l = ap_cache_set(c, index);
+    if (l->tag == index + 1)
+        c->hits++;
+    else
+        l = ap_cache_get_slow(nic, c, index, true);
+    *lp = l;
+    return &l->e.out;
+}
+
+/* Drops the line of index (the caller has carried its content over). */
+static void ap_cache_drop(struct ofl_ap_cache *c, uint32_t index)
+{
+    struct ofl_ap_cache_line *l = ap_cache_probe(c, index);
+
+    if (l != NULL) {
+        l->tag = 0;
+        l->dirty = 0;
+        c->invalidations++;
+    }
+}
+
+void ofl_ap_cache_flush(struct ofl_ap_nic *nic)
+{
+    uint32_t i, n;
+
+    if (nic == NULL)
+        return;
+    n = nic->in_cache.sets * nic->in_cache.ways;
+    for (i = 0; i < n; i++) {
+        struct ofl_ap_cache_line *l = &nic->in_cache.line[i];
+
+        if (l->tag != 0 && l->dirty) {
+            ap_in_copy(&nic->in[l->tag - 1], &l->e.in);
+            l->dirty = 0;
+            nic->in_cache.writebacks++;
+        }
+    }
+    n = nic->out_cache.sets * nic->out_cache.ways;
+    for (i = 0; i < n; i++) {
+        struct ofl_ap_cache_line *l = &nic->out_cache.line[i];
+
+        if (l->tag != 0 && l->dirty) {
+            ap_out_copy(&nic->out[l->tag - 1], &l->e.out);
+            l->dirty = 0;
+            nic->out_cache.writebacks++;
+        }
+    }
+}
+
+/* ---- ap: the NIC and its tables ------------------------------------------ */
+
+/* Slot size of outgoing index (0 when no group holds it). */
+static uint64_t ap_out_slot(const struct ofl_ap_nic *nic, uint32_t index,
+                            uint64_t *pci_base)
+{
+    uint32_t g;
+
+    for (g = 0; g < nic->ngroups; g++) {
+        const struct ofl_ap_out_group *gr = &nic->group[g];
+
+        if (index >= gr->first && index - gr->first < gr->count) {
+            if (pci_base != NULL)
+                *pci_base = gr->pci_base +
+                            ((uint64_t)(index - gr->first) << gr->size_shift);
+            return (uint64_t)1 << gr->size_shift;
+        }
+    }
+    return 0;
+}
+
+static enum ofl_err ap_groups_check(const struct ofl_ap_out_group *g,
+                                    uint32_t n, uint32_t capacity)
+{
+    uint32_t i, j;
+
+    for (i = 0; i < n; i++) {
+        uint64_t span, slot;
+
+        if (g[i].size_shift < OFL_AP_SHIFT_MIN ||
+            g[i].size_shift > OFL_AP_SHIFT_MAX || g[i].count == 0 ||
+            g[i].count > capacity || g[i].first > capacity - g[i].count)
+            return OFL_E_ARG;
+        slot = (uint64_t)1 << g[i].size_shift;
+        span = (uint64_t)g[i].count << g[i].size_shift;
+        if ((g[i].pci_base & (slot - 1)) != 0 ||
+            g[i].pci_base > OFL_U64_MAX - (span - 1))
+            return OFL_E_ARG;
+        for (j = 0; j < i; j++) {
+            uint64_t span_j = (uint64_t)g[j].count << g[j].size_shift;
+
+            /* Disjoint in PCI space and in index space. */
+            if (g[i].pci_base <= g[j].pci_base + (span_j - 1) &&
+                g[j].pci_base <= g[i].pci_base + (span - 1))
+                return OFL_E_ARG;
+            if (g[i].first < g[j].first + g[j].count &&
+                g[j].first < g[i].first + g[i].count)
+                return OFL_E_ARG;
+        }
+    }
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_nic_init(struct ofl_ap_nic *nic,
+                             const struct ofl_ap_nic_config *cfg)
+{
+    enum ofl_err err;
+    uint32_t i;
+
+    if (nic == NULL || cfg == NULL)
+        return OFL_E_ARG;
+    err = ofl_port_check(cfg->port);
+    if (err != OFL_OK)
+        return err;
+    if (cfg->in == NULL || cfg->in_capacity == 0 ||
+        cfg->in_capacity > AP_MAX_ENTRIES ||
+        cfg->out_capacity > AP_MAX_ENTRIES ||
+        (cfg->out == NULL && cfg->out_capacity != 0) ||
+        cfg->ngroups > OFL_AP_MAX_GROUPS ||
+        (cfg->groups == NULL && cfg->ngroups != 0) ||
+        (cfg->evq == NULL && cfg->nevq != 0) || !ap_pow2(cfg->max_burst) ||
+        cfg->max_burst < OFL_AP_MIN_BURST || cfg->max_burst > OFL_AP_MAX_BURST)
+        return OFL_E_ARG;
+    err = ap_groups_check(cfg->groups, cfg->ngroups, cfg->out_capacity);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(nic, 0, sizeof(*nic));
+    err = ap_cache_init(&nic->in_cache, cfg->in_cache, cfg->in_cache_lines,
+                        cfg->in_cache_ways);
+    if (err == OFL_OK)
+        err = ap_cache_init(&nic->out_cache, cfg->out_cache,
+                            cfg->out_cache_lines, cfg->out_cache_ways);
+    if (err != OFL_OK) {
+        ofl_fill(nic, 0, sizeof(*nic));
+        return err;
+    }
+    nic->port = cfg->port;
+    ap_addr_copy(&nic->self, &cfg->self);
+    nic->in = cfg->in;
+    nic->out = cfg->out;
+    nic->evq = cfg->evq;
+    nic->in_capacity = cfg->in_capacity;
+    nic->out_capacity = cfg->out_capacity;
+    nic->nevq = cfg->nevq;
+    nic->ngroups = cfg->ngroups;
+    nic->max_burst = cfg->max_burst;
+    nic->udp_base = cfg->udp_base;
+    for (i = 0; i < cfg->ngroups; i++) {
+        nic->group[i].pci_base = cfg->groups[i].pci_base;
+        nic->group[i].first = cfg->groups[i].first;
+        nic->group[i].count = cfg->groups[i].count;
+        nic->group[i].size_shift = cfg->groups[i].size_shift;
+    }
+    ofl_fill(cfg->in, 0, (size_t)cfg->in_capacity * sizeof(*cfg->in));
+    if (cfg->out_capacity != 0)
+        ofl_fill(cfg->out, 0, (size_t)cfg->out_capacity * sizeof(*cfg->out));
+    for (i = 0; i < cfg->out_capacity; i++)
+        (void)ap_out_slot(nic, i, &cfg->out[i].pci_base);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_set_self(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                             const struct ofl_ap_addr *self)
+{
+    if (nic == NULL || self == NULL)
+        return OFL_E_ARG;
+    if (priv != OFL_AP_PRIV_OS)
+        return priv == OFL_AP_PRIV_APP ? OFL_E_AP_PRIVILEGE : OFL_E_ARG;
+    ap_addr_copy(&nic->self, self);
+    return OFL_OK;
+}
+
+/* The privilege rule shared by both tables. */
+static enum ofl_err ap_allowed(enum ofl_ap_priv priv, uint16_t port,
+                               uint8_t state, uint16_t owner,
+                               uint16_t app_fields, uint32_t fields)
+{
+    if (priv == OFL_AP_PRIV_OS)
+        return OFL_OK;
+    if (priv != OFL_AP_PRIV_APP)
+        return OFL_E_ARG;
+    if (state == OFL_AP_FREE || owner != port)
+        return OFL_E_AP_NOT_OWNER;
+    if ((fields & ~(uint32_t)app_fields) != 0)
+        return OFL_E_AP_PRIVILEGE;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_in_allowed(const struct ofl_ap_nic *nic,
+                               enum ofl_ap_priv priv, uint16_t port,
+                               uint32_t index, uint32_t fields)
+{
+    const struct ofl_ap_in_entry *e;
+
+    if (nic == NULL || index >= nic->in_capacity ||
+        (fields & ~(uint32_t)OFL_AP_IN_ALL) != 0)
+        return OFL_E_ARG;
+    /* Owner, grants and FREE-ness are OS fields: the table is current. */
+    e = &nic->in[index];
+    return ap_allowed(priv, port, e->state, e->owner, e->app_fields, fields);
+}
+
+enum ofl_err ofl_ap_out_allowed(const struct ofl_ap_nic *nic,
+                                enum ofl_ap_priv priv, uint16_t port,
+                                uint32_t index, uint32_t fields)
+{
+    const struct ofl_ap_out_entry *e;
+
+    if (nic == NULL || index >= nic->out_capacity ||
+        (fields & ~(uint32_t)OFL_AP_OUT_ALL) != 0)
+        return OFL_E_ARG;
+    e = &nic->out[index];
+    return ap_allowed(priv, port, e->state, e->owner, e->app_fields, fields);
+}
+
+/* The newest copy of an entry: its cache line if it has one. */
+static void ap_in_current(const struct ofl_ap_nic *nic, uint32_t index,
+                          struct ofl_ap_in_entry *out)
+{
+    const struct ofl_ap_cache_line *l = ap_cache_probe(&nic->in_cache, index);
+
+    ap_in_copy(out, l != NULL ? &l->e.in : &nic->in[index]);
+}
+
+static void ap_out_current(const struct ofl_ap_nic *nic, uint32_t index,
+                           struct ofl_ap_out_entry *out)
+{
+    const struct ofl_ap_cache_line *l = ap_cache_probe(&nic->out_cache, index);
+
+    ap_out_copy(out, l != NULL ? &l->e.out : &nic->out[index]);
+}
+
+static enum ofl_err ap_in_validate(const struct ofl_ap_nic *nic,
+                                   const struct ofl_ap_in_entry *e,
+                                   uint32_t index)
+{
+    bool needs_evq = e->type != OFL_AP_TYPE_CI_DATA ||
+                     (e->flags & OFL_AP_F_NOTIFY) != 0;
+
+    if ((e->state != OFL_AP_CLOSED && e->state != OFL_AP_OPEN) ||
+        (e->app_fields & ~(uint32_t)AP_IN_APP_GRANTABLE) != 0 ||
+        (e->checks & ~(uint32_t)OFL_AP_CHECK_ALL) != 0 ||
+        (e->flags & ~(uint32_t)(OFL_AP_F_SEQ | OFL_AP_F_NOTIFY)) != 0 ||
+        e->size == 0 || (needs_evq && e->evq >= nic->nevq))
+        return OFL_E_AP_CONFIG;
+    switch (e->type) {
+    case OFL_AP_TYPE_CI_DATA:
+        if (e->size > OFL_AP_SIZE_MAX ||
+            e->base > OFL_U64_MAX - (uint64_t)(e->size - 1))
+            return OFL_E_AP_CONFIG;
+        break;
+    case OFL_AP_TYPE_CI_EVENT:
+        if (e->size > OFL_AP_EVENT_PAYLOAD)
+            return OFL_E_AP_CONFIG;
+        break;
+    case OFL_AP_TYPE_IP:
+        /* It serves UDP port udp_base + index and delivers whole frames. */
+        if (e->size > 0xFFFFu || index > 0xFFFFu - nic->udp_base)
+            return OFL_E_AP_CONFIG;
+        break;
+    default:
+        return OFL_E_AP_CONFIG;
+    }
+    if (e->narrow_len == 0 ? e->narrow_off != 0
+                           : (e->narrow_off > e->size ||
+                              e->narrow_len > e->size - e->narrow_off))
+        return OFL_E_AP_CONFIG;
+    return OFL_OK;
+}
+
+static void ap_in_apply(struct ofl_ap_in_entry *c,
+                        const struct ofl_ap_in_entry *v, uint32_t fields)
+{
+    if (fields & OFL_AP_IN_MAP) {
+        c->type = v->type;
+        c->base = v->base;
+        c->size = v->size;
+        c->evq = v->evq;
+    }
+    if (fields & OFL_AP_IN_OWNER) {
+        c->owner = v->owner;
+        c->app_fields = v->app_fields;
+    }
+    if (fields & OFL_AP_IN_SOURCE) {
+        ap_mac_copy(c->src_mac, v->src_mac);
+        c->src_cluster = v->src_cluster;
+        c->src_cluster_mask = v->src_cluster_mask;
+        c->src_ip = v->src_ip;
+        c->src_ip_mask = v->src_ip_mask;
+        c->checks = v->checks;
+    }
+    if (fields & OFL_AP_IN_NONCE) {
+        c->nonce = v->nonce;
+        c->nonce_step = v->nonce_step;
+        c->nonce_every = v->nonce_every;
+        c->nonce_count = 0;
+    }
+    if (fields & OFL_AP_IN_SEQ) {
+        c->seq = v->seq;
+        c->flags = (uint8_t)((c->flags & ~OFL_AP_F_SEQ) |
+                             (v->flags & OFL_AP_F_SEQ));
+    }
+    if (fields & OFL_AP_IN_NARROW) {
+        c->narrow_off = v->narrow_off;
+        c->narrow_len = v->narrow_len;
+    }
+    if (fields & OFL_AP_IN_STATE)
+        c->state = v->state;
+    if (fields & OFL_AP_IN_NOTIFY)
+        c->flags = (uint8_t)((c->flags & ~OFL_AP_F_NOTIFY) |
+                             (v->flags & OFL_AP_F_NOTIFY));
+}
+
+enum ofl_err ofl_ap_in_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                               uint16_t port, uint32_t index,
+                               const struct ofl_ap_in_entry *v,
+                               uint32_t fields)
+{
+    struct ofl_ap_in_entry cand;
+    enum ofl_err err;
+    bool was_free;
+
+    if (v == NULL)
+        return OFL_E_ARG;
+    err = ofl_ap_in_allowed(nic, priv, port, index, fields);
+    if (err != OFL_OK)
+        return err;
+    ap_in_current(nic, index, &cand);
+    was_free = cand.state == OFL_AP_FREE;
+    ap_in_apply(&cand, v, fields);
+    if (was_free) {
+        if (!(fields & OFL_AP_IN_STATE))
+            cand.state = OFL_AP_CLOSED;
+        if (!(fields & OFL_AP_IN_OWNER))
+            cand.app_fields = OFL_AP_IN_APP_DEFAULT;
+    }
+    err = ap_in_validate(nic, &cand, index);
+    if (err != OFL_OK)
+        return err;
+    /* cand already carries the line's newer per-packet fields. */
+    ap_cache_drop(&nic->in_cache, index);
+    ap_in_copy(&nic->in[index], &cand);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_in_clear(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                             uint32_t index)
+{
+    if (nic == NULL || index >= nic->in_capacity)
+        return OFL_E_ARG;
+    if (priv != OFL_AP_PRIV_OS)
+        return priv == OFL_AP_PRIV_APP ? OFL_E_AP_PRIVILEGE : OFL_E_ARG;
+    ap_cache_drop(&nic->in_cache, index);
+    ofl_fill(&nic->in[index], 0, sizeof(nic->in[index]));
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_in_query(struct ofl_ap_nic *nic, uint32_t index,
+                             struct ofl_ap_in_entry *out)
+{
+    if (nic == NULL || out == NULL || index >= nic->in_capacity)
+        return OFL_E_ARG;
+    ap_in_current(nic, index, out);
+    return OFL_OK;
+}
+
+static enum ofl_err ap_out_validate(const struct ofl_ap_nic *nic,
+                                    const struct ofl_ap_out_entry *e,
+                                    uint32_t index)
+{
+    uint64_t slot = ap_out_slot(nic, index, NULL);
+
+    if ((e->state != OFL_AP_CLOSED && e->state != OFL_AP_OPEN) ||
+        (e->app_fields & ~(uint32_t)AP_OUT_APP_GRANTABLE) != 0 ||
+        (e->flags & ~(uint32_t)OFL_AP_F_SEQ) != 0 || slot == 0 ||
+        e->size == 0 || e->size > slot)
+        return OFL_E_AP_CONFIG;
+    switch (e->type) {
+    case OFL_AP_TYPE_CI_DATA:
+    case OFL_AP_TYPE_IP:
+        return OFL_OK;
+    case OFL_AP_TYPE_CI_EVENT:
+        return e->size <= OFL_AP_EVENT_PAYLOAD ? OFL_OK : OFL_E_AP_CONFIG;
+    default:
+        return OFL_E_AP_CONFIG;
+    }
+}
+
+static void ap_out_apply(struct ofl_ap_out_entry *c,
+                         const struct ofl_ap_out_entry *v, uint32_t fields)
+{
+    if (fields & OFL_AP_OUT_SIZE)
+        c->size = v->size;
+    if (fields & OFL_AP_OUT_OWNER) {
+        c->owner = v->owner;
+        c->app_fields = v->app_fields;
+    }
+    if (fields & OFL_AP_OUT_TYPE)
+        c->type = v->type;
+    if (fields & OFL_AP_OUT_DEST) {
+        ap_mac_copy(c->dst_mac, v->dst_mac);
+        c->dst_cluster = v->dst_cluster;
+        c->dst_ip = v->dst_ip;
+        c->dst_udp = v->dst_udp;
+        c->dst_in_index = v->dst_in_index;
+    }
+    if (fields & OFL_AP_OUT_NONCE) {
+        c->nonce = v->nonce;
+        c->nonce_step = v->nonce_step;
+        c->nonce_every = v->nonce_every;
+        c->nonce_count = 0;
+    }
+    if (fields & OFL_AP_OUT_SEQ) {
+        c->seq = v->seq;
+        c->flags = (uint8_t)((c->flags & ~OFL_AP_F_SEQ) |
+                             (v->flags & OFL_AP_F_SEQ));
+    }
+    if (fields & OFL_AP_OUT_STATE)
+        c->state = v->state;
+}
+
+enum ofl_err ofl_ap_out_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                                uint16_t port, uint32_t index,
+                                const struct ofl_ap_out_entry *v,
+                                uint32_t fields)
+{
+    struct ofl_ap_out_entry cand;
+    enum ofl_err err;
+    bool was_free;
+
+    if (v == NULL)
+        return OFL_E_ARG;
+    err = ofl_ap_out_allowed(nic, priv, port, index, fields);
+    if (err != OFL_OK)
+        return err;
+    ap_out_current(nic, index, &cand);
+    was_free = cand.state == OFL_AP_FREE;
+    ap_out_apply(&cand, v, fields);
+    if (was_free) {
+        if (!(fields & OFL_AP_OUT_STATE))
+            cand.state = OFL_AP_CLOSED;
+        if (!(fields & OFL_AP_OUT_OWNER))
+            cand.app_fields = OFL_AP_OUT_APP_DEFAULT;
+        if (!(fields & OFL_AP_OUT_SIZE))
+            cand.size = (uint32_t)ap_out_slot(nic, index, NULL);
+    }
+    err = ap_out_validate(nic, &cand, index);
+    if (err != OFL_OK)
+        return err;
+    ap_cache_drop(&nic->out_cache, index);
+    ap_out_copy(&nic->out[index], &cand);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_out_clear(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                              uint32_t index)
+{
+    uint64_t base = 0;
+
+    if (nic == NULL || index >= nic->out_capacity)
+        return OFL_E_ARG;
+    if (priv != OFL_AP_PRIV_OS)
+        return priv == OFL_AP_PRIV_APP ? OFL_E_AP_PRIVILEGE : OFL_E_ARG;
+    ap_cache_drop(&nic->out_cache, index);
+    ofl_fill(&nic->out[index], 0, sizeof(nic->out[index]));
+    (void)ap_out_slot(nic, index, &base);
+    nic->out[index].pci_base = base;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_out_query(struct ofl_ap_nic *nic, uint32_t index,
+                              struct ofl_ap_out_entry *out)
+{
+    if (nic == NULL || out == NULL || index >= nic->out_capacity)
+        return OFL_E_ARG;
+    ap_out_current(nic, index, out);
+    return OFL_OK;
+}
+
+/* ---- ap: the outgoing data path ------------------------------------------ */
+
+enum ofl_err ofl_ap_out_decode(const struct ofl_ap_nic *nic, uint64_t pci_addr,
+                               uint32_t *index, uint32_t *offset)
+{
+    uint32_t g;
+
+    if (nic == NULL || index == NULL || offset == NULL)
+        return OFL_E_ARG;
+    for (g = 0; g < nic->ngroups; g++) {
+        const struct ofl_ap_out_group *gr = &nic->group[g];
+        uint64_t rel = pci_addr - gr->pci_base;
+
+        if (pci_addr >= gr->pci_base &&
+            (rel >> gr->size_shift) < (uint64_t)gr->count) {
+            *index = gr->first + (uint32_t)(rel >> gr->size_shift);
+            *offset = (uint32_t)(rel & (((uint64_t)1 << gr->size_shift) - 1));
+            return OFL_OK;
+        }
+    }
+    return OFL_E_AP_NO_APERTURE;
+}
+
+void ofl_ap_tx_begin(struct ofl_ap_tx_frame *f, uint8_t *buf, size_t cap)
+{
+    if (f == NULL)
+        return;
+    ofl_fill(f, 0, sizeof(*f));
+    f->buf = buf;
+    f->cap = buf != NULL ? cap : 0;
+}
+
+#define AP_TX_EMPTY 0u
+#define AP_TX_CI 1u
+#define AP_TX_CLOSED 2u
+
+static void ap_eth_header(uint8_t *p, const uint8_t *dst, const uint8_t *src,
+                          uint16_t type)
+{
+    ap_mac_copy(p, dst);
+    ap_mac_copy(p + 6, src);
+    ofl_store_be16(p + 12, type);
+}
+
+/* Writes one record header (checksum included) at r. */
+static void ap_record_header(uint8_t *r, uint8_t kind, uint8_t flags,
+                             uint16_t len, uint32_t in_index, uint32_t nonce,
+                             uint32_t seq, uint32_t offset)
+{
+    r[0] = kind;
+    r[1] = flags;
+    ofl_store_be16(r + 2, len);
+    ofl_store_be32(r + 4, in_index);
+    ofl_store_be32(r + 8, nonce);
+    ofl_store_be32(r + 12, seq);
+    ofl_store_be32(r + 16, offset);
+    ofl_store_be16(r + 20, 0);
+    ofl_store_be16(r + 22, 0);
+    ofl_store_be16(r + 20, ap_fold(ap_sum16(0, r, OFL_AP_CI_REC_HDR)));
+}
+
+static enum ofl_err ap_tx_ip(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
+                             const struct ofl_ap_out_entry *e,
+                             const uint8_t *data, size_t len)
+{
+    struct ofl_ap_udp d;
+    size_t n;
+    enum ofl_err err;
+
+    if (f->kind != AP_TX_EMPTY)
+        return OFL_E_AP_PACK;
+    ap_addr_copy(&d.src.host, &nic->self);
+    d.src.udp = e->owner;
+    ap_mac_copy(d.dst.host.mac, e->dst_mac);
+    d.dst.host.cluster = e->dst_cluster;
+    d.dst.host.ip = e->dst_ip;
+    d.dst.udp = e->dst_udp;
+    d.payload = data;
+    d.payload_len = len;
+    err = ofl_ap_udp_build(&d, nic->ip_id, f->buf, f->cap, &n);
+    if (err != OFL_OK)
+        return err;
+    nic->ip_id++;
+    f->len = n;
+    f->kind = AP_TX_CLOSED;
+    f->records = 1;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
+                             uint64_t pci_addr, const void *data, size_t len)
+{
+    struct ofl_ap_cache_line *line;
+    struct ofl_ap_out_entry *e;
+    uint32_t index, offset;
+    size_t need, at;
+    uint8_t *r;
+    enum ofl_err err;
+
+    if (nic == NULL || f == NULL || data == NULL || len == 0 ||
+        len > OFL_AP_MAX_WRITE || f->kind > AP_TX_CLOSED)
+        return OFL_E_ARG;
+    err = ofl_ap_out_decode(nic, pci_addr, &index, &offset);
+    if (err != OFL_OK)
+        return err;
+    if (index >= nic->out_capacity)
+        return OFL_E_AP_NO_APERTURE;
+    e = ap_out_get(nic, index, &line);
+    if (e->state != OFL_AP_OPEN)
+        return OFL_E_AP_CLOSED;
+    if (offset > e->size || len > e->size - offset)
+        return OFL_E_AP_EXTENT;
+    if (e->type == OFL_AP_TYPE_IP) {
+        err = ap_tx_ip(nic, f, e, (const uint8_t *)data, len);
+        if (err == OFL_OK) {
+            nic->stats.tx_records++;
+            nic->stats.tx_bytes += len;
+        }
+        return err;
+    }
+    /* CI data or event: one record, packed behind others for that host. */
+    need = OFL_AP_CI_REC_HDR + len;
+    if (f->kind == AP_TX_EMPTY) {
+        size_t total = OFL_AP_ETH_HDR + OFL_AP_CI_HDR + need +
+                       OFL_AP_CI_TRAILER;
+
+        if (f->cap < total || f->cap < OFL_AP_ETH_MIN_FRAME)
+            return OFL_E_SIZE;
+    } else if (f->kind != AP_TX_CI || f->dst_cluster != e->dst_cluster ||
+               !ap_mac_eq(f->dst_mac, e->dst_mac) ||
+               f->records >= OFL_AP_CI_MAX_RECORDS ||
+               f->cap - f->len < need + OFL_AP_CI_TRAILER ||
+               f->len - OFL_AP_ETH_HDR - OFL_AP_CI_HDR + need > 0xFFFFu) {
+        return OFL_E_AP_PACK;
+    }
+    if (f->kind == AP_TX_EMPTY) {
+        uint8_t *h = f->buf + OFL_AP_ETH_HDR;
+
+        ap_eth_header(f->buf, e->dst_mac, nic->self.mac, OFL_AP_ETHERTYPE_CI);
+        h[0] = OFL_AP_CI_VERSION << 4;
+        h[1] = 0; /* count and records length are set by finish */
+        ofl_store_be16(h + 2, e->dst_cluster);
+        ofl_store_be16(h + 4, nic->self.cluster);
+        ofl_store_be16(h + 6, 0);
+        f->len = OFL_AP_ETH_HDR + OFL_AP_CI_HDR;
+        f->kind = AP_TX_CI;
+        f->dst_cluster = e->dst_cluster;
+        ap_mac_copy(f->dst_mac, e->dst_mac);
+    }
+    at = f->len;
+    r = f->buf + at;
+    ap_record_header(r,
+                     e->type == OFL_AP_TYPE_CI_EVENT ? OFL_AP_REC_EVENT
+                                                     : OFL_AP_REC_DATA,
+                     (e->flags & OFL_AP_F_SEQ) ? OFL_AP_REC_F_SEQ : 0,
+                     (uint16_t)len, e->dst_in_index, e->nonce,
+                     (e->flags & OFL_AP_F_SEQ) ? e->seq : 0, offset);
+    ofl_copy(r + OFL_AP_CI_REC_HDR, data, len);
+    f->len = at + need;
+    f->records++;
+    /* FIG. 12 step 8, and the nonce rotation. */
+    if ((e->flags & OFL_AP_F_SEQ) || e->nonce_every != 0) {
+        if (e->flags & OFL_AP_F_SEQ)
+            e->seq++;
+        ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
+        if (line != NULL)
+            line->dirty = 1;
+    }
+    nic->stats.tx_records++;
+    nic->stats.tx_bytes += len;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_tx_finish(struct ofl_ap_nic *nic,
+                              struct ofl_ap_tx_frame *f, size_t *len)
+{
+    uint8_t *h;
+    uint32_t crc;
+    size_t end;
+
+    if (nic == NULL || f == NULL || len == NULL || f->kind == AP_TX_EMPTY ||
+        f->kind > AP_TX_CLOSED)
+        return OFL_E_ARG;
+    if (f->kind == AP_TX_CI) {
+        h = f->buf + OFL_AP_ETH_HDR;
+        h[1] = (uint8_t)f->records;
+        ofl_store_be16(h + 6,
+                       (uint16_t)(f->len - OFL_AP_ETH_HDR - OFL_AP_CI_HDR));
+        crc = ofl_crc32c_final(ofl_port_crc32c(nic->port, OFL_CRC32C_INIT, h,
+                                               f->len - OFL_AP_ETH_HDR));
+        ofl_store_be32(f->buf + f->len, crc);
+        end = f->len + OFL_AP_CI_TRAILER;
+        if (end < OFL_AP_ETH_MIN_FRAME) { /* room checked by the first write */
+            ofl_fill(f->buf + end, 0, OFL_AP_ETH_MIN_FRAME - end);
+            end = OFL_AP_ETH_MIN_FRAME;
+        }
+        f->len = end;
+        f->kind = AP_TX_CLOSED;
+    }
+    nic->stats.tx_frames++;
+    *len = f->len;
+    return OFL_OK;
+}
+
+/* ---- ap: the incoming data path ------------------------------------------ */
+
+/*
+ * The PCI write of one accepted payload (FIG. 12, bus stall): bursts of at
+ * most max_burst bytes that do not cross a max_burst boundary; a refused
+ * burst is split in half and re-emitted, and the smaller size is kept for
+ * the rest of the payload; a refused minimum burst fails. Each turn either
+ * writes bytes or halves the limit, so the loop ends within
+ * len + log2(max_burst) turns.
+ */
+static enum ofl_err ap_pci_write(struct ofl_ap_nic *nic, uint64_t addr,
+                                 const uint8_t *src, uint32_t len)
+{
+    uint32_t done = 0, limit = nic->max_burst;
+
+    while (done < len) {
+        uint64_t a = addr + done;
+        uint32_t room = nic->max_burst -
+                        (uint32_t)(a & (uint64_t)(nic->max_burst - 1));
+        uint32_t s = len - done;
+        enum ofl_err err;
+
+        if (s > room)
+            s = room;
+        if (s > limit)
+            s = limit;
+        err = ofl_port_dma_write(nic->port, a, src + done, s);
+        if (err == OFL_OK) { /* the split size stays for this payload */
+            done += s;
+            nic->stats.bursts++;
+            continue;
+        }
+        if (err != OFL_E_PORT_DMA || s <= OFL_AP_MIN_BURST)
+            return OFL_E_AP_DMA;
+        limit = (s >> 1) < OFL_AP_MIN_BURST ? OFL_AP_MIN_BURST : s >> 1;
+        nic->stats.stall_splits++;
+    }
+    return OFL_OK;
+}
+
+static enum ofl_err ap_evq_deliver(struct ofl_ap_nic *nic, uint32_t evq,
+                                   const struct ofl_evq_event *ev,
+                                   const void *var, size_t var_len)
+{
+    enum ofl_err err = ofl_evq_post(&nic->evq[evq], ev, var, var_len);
+
+    if (err == OFL_OK || err == OFL_E_EVQ_OVERFLOW)
+        return err;
+    return OFL_E_AP_DMA;
+}
+
+/* A record of a CI frame that passed the structural checks. */
+struct ap_rec {
+    const uint8_t *payload;
+    uint32_t in_index;
+    uint32_t nonce;
+    uint32_t seq;
+    uint32_t offset;
+    uint16_t len;
+    uint8_t kind;
+    uint8_t flags;
+};
+
+static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
+{
+    rec->kind = r[0];
+    rec->flags = r[1];
+    rec->len = ofl_load_be16(r + 2);
+    rec->in_index = ofl_load_be32(r + 4);
+    rec->nonce = ofl_load_be32(r + 8);
+    rec->seq = ofl_load_be32(r + 12);
+    rec->offset = ofl_load_be32(r + 16);
+    rec->payload = r + OFL_AP_CI_REC_HDR;
+}
+
+/* Checks (a)-(e), extent and narrowing of one record, then carries it
+ * out and commits the aperture's per-packet state. */
+static AP_NOINLINE enum ofl_err ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
+                                 uint16_t src_cluster, const struct ap_rec *rec,
+                                 struct ofl_ap_rx_result *res)
+{
+    struct ofl_ap_cache_line *line;
+    struct ofl_ap_in_entry *e;
+    struct ofl_evq_event ev;
+    enum ofl_err err;
+
+    res->in_index = rec->in_index;
+    res->len = rec->len;
+    if (rec->in_index >= nic->in_capacity)
+        return OFL_E_AP_INDEX;
+    e = ap_in_get(nic, rec->in_index, &line);
+    if (e->state != OFL_AP_OPEN)                                   /* (a) */
+        return OFL_E_AP_INVALID;
+    if (e->type != (rec->kind == OFL_AP_REC_DATA ? OFL_AP_TYPE_CI_DATA
+                                                 : OFL_AP_TYPE_CI_EVENT))
+        return OFL_E_AP_TYPE;
+    if ((e->checks & OFL_AP_CHECK_NONCE) && rec->nonce != e->nonce) /* (c) */
+        return OFL_E_AP_NONCE;
+    if ((e->checks & OFL_AP_CHECK_SRC_MAC) &&                        /* (d) */
+        !ap_mac_eq(src_mac, e->src_mac))
+        return OFL_E_AP_SRC_MAC;
+    if ((e->checks & OFL_AP_CHECK_SRC_ADDR) &&                       /* (e) */
+        ((src_cluster ^ e->src_cluster) & e->src_cluster_mask) != 0)
+        return OFL_E_AP_SRC_ADDR;
+    if ((e->flags & OFL_AP_F_SEQ) &&                                 /* (b) */
+        (!(rec->flags & OFL_AP_REC_F_SEQ) || rec->seq != e->seq))
+        return OFL_E_AP_SEQ;
+    if (rec->offset > e->size || rec->len > e->size - rec->offset)
+        return OFL_E_AP_EXTENT;
+    if (e->narrow_len != 0 &&
+        (rec->offset < e->narrow_off ||
+         rec->offset - e->narrow_off > e->narrow_len ||
+         rec->len > e->narrow_len - (rec->offset - e->narrow_off)))
+        return OFL_E_AP_NARROW;
+    if (rec->kind == OFL_AP_REC_DATA) {
+        uint64_t addr = e->base + rec->offset; /* base + size checked */
+
+        err = ap_pci_write(nic, addr, rec->payload, rec->len);
+        if (err != OFL_OK)
+            return err;
+        res->pci_addr = addr;
+    } else {
+        uint8_t area[OFL_AP_EVENT_PAYLOAD];
+
+        ofl_fill(area, 0, sizeof(area));
+        ofl_copy(area + rec->offset, rec->payload, rec->len);
+        ev.type = OFL_EVQ_EV_CI_EVENT;
+        ev.flags = 0;
+        ev.a = ofl_load_be32(area);
+        ev.b = ofl_load_be32(area + 4);
+        err = ap_evq_deliver(nic, e->evq, &ev, NULL, 0);
+        if (err != OFL_OK)
+            return err;
+    }
+    /* Per-packet state: the line is dirty only if it changed. */
+    if ((e->flags & OFL_AP_F_SEQ) || e->nonce_every != 0) {
+        if (e->flags & OFL_AP_F_SEQ)
+            e->seq++;
+        ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
+        if (line != NULL)
+            line->dirty = 1;
+    }
+    nic->stats.rx_records++;
+    nic->stats.rx_bytes += rec->len;
+    if (rec->kind == OFL_AP_REC_DATA && (e->flags & OFL_AP_F_NOTIFY)) {
+        /* The data is in place; a full queue loses only the notice (the
+         * queue counts it and tells the OS). */
+        ev.type = OFL_EVQ_EV_DELIVERY;
+        ev.flags = 0;
+        ev.a = rec->in_index;
+        ev.b = rec->offset + rec->len;
+        (void)ofl_evq_post(&nic->evq[e->evq], &ev, NULL, 0);
+    }
+    return OFL_OK;
+}
+
+/* Structure of a CI frame (nothing is applied): header, every record
+ * header, the records length, the CRC32c, the destination. */
+static enum ofl_err ap_ci_check(const struct ofl_ap_nic *nic,
+                                const uint8_t *frame, size_t len,
+                                uint32_t *count)
+{
+    const uint8_t *h = frame + OFL_AP_ETH_HDR;
+    size_t n = len - OFL_AP_ETH_HDR, pos, rlen;
+    uint32_t i, crc;
+
+    if (n < OFL_AP_CI_HDR + OFL_AP_CI_TRAILER)
+        return OFL_E_AP_TRUNCATED;
+    if ((h[0] >> 4) != OFL_AP_CI_VERSION)
+        return OFL_E_AP_VERSION;
+    *count = h[1];
+    if ((h[0] & 0x0Fu) != 0 || h[1] == 0 || h[1] > OFL_AP_CI_MAX_RECORDS)
+        return OFL_E_AP_MALFORMED;
+    rlen = ofl_load_be16(h + 6);
+    if (rlen > n - OFL_AP_CI_HDR - OFL_AP_CI_TRAILER)
+        return OFL_E_AP_TRUNCATED;
+    pos = 0;
+    for (i = 0; i < h[1]; i++) {
+        const uint8_t *r = h + OFL_AP_CI_HDR + pos;
+        uint32_t plen;
+
+        if (rlen - pos < OFL_AP_CI_REC_HDR)
+            return OFL_E_AP_MALFORMED;
+        plen = ofl_load_be16(r + 2);
+        if ((r[0] != OFL_AP_REC_DATA && r[0] != OFL_AP_REC_EVENT) ||
+            (r[1] & ~OFL_AP_REC_F_SEQ) != 0 || ofl_load_be16(r + 22) != 0 ||
+            plen > OFL_AP_MAX_WRITE ||
+            plen > rlen - pos - OFL_AP_CI_REC_HDR)
+            return OFL_E_AP_MALFORMED;
+        if (ap_fold(ap_sum16(0, r, OFL_AP_CI_REC_HDR)) != 0)
+            return OFL_E_AP_HDR_CHECKSUM;
+        pos += OFL_AP_CI_REC_HDR + plen;
+    }
+    if (pos != rlen)
+        return OFL_E_AP_MALFORMED;
+    crc = ofl_crc32c_final(ofl_port_crc32c(nic->port, OFL_CRC32C_INIT, h,
+                                           OFL_AP_CI_HDR + rlen));
+    if (crc != ofl_load_be32(h + OFL_AP_CI_HDR + rlen))
+        return OFL_E_AP_CRC;
+    if (!ap_mac_eq(frame, nic->self.mac) ||
+        ofl_load_be16(h + 2) != nic->self.cluster)
+        return OFL_E_AP_NOT_FOR_US;
+    return OFL_OK;
+}
+
+static AP_NOINLINE enum ofl_err ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame,
+                             size_t len, struct ofl_ap_rx_result *res)
+{
+    const uint8_t *h = frame + OFL_AP_ETH_HDR;
+    uint32_t i, count = 0;
+    size_t pos = OFL_AP_CI_HDR;
+    enum ofl_err err = ap_ci_check(nic, frame, len, &count);
+
+    if (err != OFL_OK)
+        return err;
+    res->records = count;
+    for (i = 0; i < count; i++) {
+        struct ap_rec rec;
+
+        ap_rec_parse(h + pos, &rec);
+        err = ap_rx_record(nic, frame + 6, ofl_load_be16(h + 4), &rec, res);
+        if (err != OFL_OK)
+            break;
+        res->applied++;
+        pos += OFL_AP_CI_REC_HDR + rec.len;
+    }
+    if (res->applied != 0)
+        nic->stats.rx_frames++;
+    return err;
+}
+
+static AP_NOINLINE enum ofl_err ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame,
+                             size_t len, struct ofl_ap_rx_result *res)
+{
+    struct ofl_ap_cache_line *line;
+    struct ofl_ap_in_entry *e;
+    struct ofl_evq_event ev;
+    struct ofl_ap_udp u;
+    size_t used;
+    uint32_t index;
+    enum ofl_err err = ofl_ap_udp_parse(frame, len, &u);
+
+    if (err != OFL_OK)
+        return err;
+    res->records = 1;
+    if (!ap_mac_eq(u.dst.host.mac, nic->self.mac) ||
+        u.dst.host.ip != nic->self.ip)
+        return OFL_E_AP_NOT_FOR_US;
+    if (u.dst.udp < nic->udp_base)
+        return OFL_E_AP_INDEX;
+    index = (uint32_t)(u.dst.udp - nic->udp_base);
+    res->in_index = index;
+    used = (size_t)(u.payload - frame) + u.payload_len;
+    res->len = (uint32_t)used;
+    if (index >= nic->in_capacity)
+        return OFL_E_AP_INDEX;
+    e = ap_in_get(nic, index, &line);
+    if (e->state != OFL_AP_OPEN)                                   /* (a) */
+        return OFL_E_AP_INVALID;
+    if (e->type != OFL_AP_TYPE_IP)
+        return OFL_E_AP_TYPE;
+    if ((e->checks & OFL_AP_CHECK_SRC_MAC) &&                        /* (d) */
+        !ap_mac_eq(u.src.host.mac, e->src_mac))
+        return OFL_E_AP_SRC_MAC;
+    if ((e->checks & OFL_AP_CHECK_SRC_ADDR) &&                       /* (e) */
+        ((u.src.host.ip ^ e->src_ip) & e->src_ip_mask) != 0)
+        return OFL_E_AP_SRC_ADDR;
+    if (used > e->size)
+        return OFL_E_AP_EXTENT;
+    ev.type = OFL_EVQ_EV_DATAGRAM;
+    ev.flags = 0;
+    ev.a = u.src.host.ip;
+    ev.b = (uint32_t)u.src.udp << 16 | u.dst.udp;
+    err = ap_evq_deliver(nic, e->evq, &ev, frame, used);
+    if (err != OFL_OK)
+        return err;
+    res->applied = 1;
+    nic->stats.rx_frames++;
+    nic->stats.rx_records++;
+    nic->stats.rx_bytes += used;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
+                       size_t len, struct ofl_ap_rx_result *res)
+{
+    struct ofl_ap_rx_result local;
+    enum ofl_err err;
+    uint32_t slot;
+
+    if (nic == NULL || (frame == NULL && len != 0))
+        return OFL_E_ARG;
+    if (res == NULL)
+        res = &local;
+    res->records = 0;
+    res->applied = 0;
+    res->in_index = 0;
+    res->len = 0;
+    res->pci_addr = 0;
+    if (len < OFL_AP_ETH_HDR)
+        err = OFL_E_AP_TRUNCATED;
+    else if (ofl_load_be16(frame + 12) == OFL_AP_ETHERTYPE_CI)
+        err = ap_rx_ci(nic, frame, len, res);
+    else if (ofl_load_be16(frame + 12) == OFL_AP_ETHERTYPE_IPV4)
+        err = ap_rx_ip(nic, frame, len, res);
+    else
+        err = OFL_E_AP_NOT_CI;
+    slot = (uint32_t)err - 0x0500u;
+    if (err != OFL_OK && slot < OFL_AP_REJECT_SLOTS)
+        nic->stats.rejected[slot]++;
+    return err;
+}
+
+/* ---- ap: IPv4/UDP datagrams ----------------------------------------------- */
+
+/* The UDP pseudo-header sum (RFC 768). */
+static uint32_t ap_pseudo_sum(uint32_t src, uint32_t dst, uint32_t ulen)
+{
+    return (src >> 16) + (src & 0xFFFFu) + (dst >> 16) + (dst & 0xFFFFu) +
+           OFL_AP_IPPROTO_UDP + ulen;
+}
+
+enum ofl_err ofl_ap_udp_parse(const uint8_t *frame, size_t len,
+                              struct ofl_ap_udp *out)
+{
+    const uint8_t *ip, *udp;
+    size_t n;
+    uint32_t ihl, total, ulen, frag;
+
+    if ((frame == NULL && len != 0) || out == NULL)
+        return OFL_E_ARG;
+    if (len < OFL_AP_ETH_HDR)
+        return OFL_E_AP_TRUNCATED;
+    if (ofl_load_be16(frame + 12) != OFL_AP_ETHERTYPE_IPV4)
+        return OFL_E_AP_NOT_CI;
+    ip = frame + OFL_AP_ETH_HDR;
+    n = len - OFL_AP_ETH_HDR;
+    if (n < OFL_AP_IPV4_HDR)
+        return OFL_E_AP_TRUNCATED;
+    if ((ip[0] >> 4) != 4)
+        return OFL_E_AP_VERSION;
+    ihl = (uint32_t)(ip[0] & 0x0Fu) * 4u;
+    total = ofl_load_be16(ip + 2);
+    frag = ofl_load_be16(ip + 6);
+    if (ihl < OFL_AP_IPV4_HDR || total < ihl + OFL_AP_UDP_HDR)
+        return OFL_E_AP_MALFORMED;
+    if (total > n)
+        return OFL_E_AP_TRUNCATED;
+    /* Reserved bit, more-fragments, fragment offset: no fragments here. */
+    if ((frag & 0xBFFFu) != 0)
+        return OFL_E_AP_MALFORMED;
+    if (ip[9] != OFL_AP_IPPROTO_UDP)
+        return OFL_E_AP_NOT_CI;
+    if (ap_fold(ap_sum16(0, ip, ihl)) != 0)
+        return OFL_E_AP_HDR_CHECKSUM;
+    udp = ip + ihl;
+    ulen = ofl_load_be16(udp + 4);
+    if (ulen != total - ihl)
+        return OFL_E_AP_MALFORMED;
+    out->src.host.ip = ofl_load_be32(ip + 12);
+    out->dst.host.ip = ofl_load_be32(ip + 16);
+    if (ofl_load_be16(udp + 6) != 0 &&
+        ap_fold(ap_sum16(ap_pseudo_sum(out->src.host.ip, out->dst.host.ip,
+                                       ulen),
+                         udp, ulen)) != 0)
+        return OFL_E_AP_HDR_CHECKSUM;
+    ap_mac_copy(out->dst.host.mac, frame);
+    ap_mac_copy(out->src.host.mac, frame + 6);
+    out->src.host.cluster = 0;
+    out->dst.host.cluster = 0;
+    out->src.udp = ofl_load_be16(udp);
+    out->dst.udp = ofl_load_be16(udp + 2);
+    out->payload = udp + OFL_AP_UDP_HDR;
+    out->payload_len = ulen - OFL_AP_UDP_HDR;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_udp_build(const struct ofl_ap_udp *d, uint16_t ip_id,
+                              uint8_t *buf, size_t cap, size_t *len)
+{
+    const struct ofl_ap_endpoint *src, *dst;
+    const uint8_t *payload;
+    size_t payload_len, end, frame;
+    uint8_t *ip, *udp;
+    uint32_t ulen;
+    uint16_t sum;
+
+    if (d == NULL || buf == NULL || len == NULL ||
+        (d->payload == NULL && d->payload_len != 0) ||
+        d->payload_len > AP_UDP_MAX_PAYLOAD)
+        return OFL_E_ARG;
+    src = &d->src;
+    dst = &d->dst;
+    payload = d->payload;
+    payload_len = d->payload_len;
+    end = OFL_AP_ETH_HDR + OFL_AP_IPV4_HDR + OFL_AP_UDP_HDR + payload_len;
+    frame = end < OFL_AP_ETH_MIN_FRAME ? OFL_AP_ETH_MIN_FRAME : end;
+    if (cap < frame)
+        return OFL_E_SIZE;
+    ulen = OFL_AP_UDP_HDR + (uint32_t)payload_len;
+    ap_eth_header(buf, dst->host.mac, src->host.mac, OFL_AP_ETHERTYPE_IPV4);
+    ip = buf + OFL_AP_ETH_HDR;
+    ip[0] = 0x45; /* version 4, IHL 5 */
+    ip[1] = 0;
+    ofl_store_be16(ip + 2, (uint16_t)(OFL_AP_IPV4_HDR + ulen));
+    ofl_store_be16(ip + 4, ip_id);
+    ofl_store_be16(ip + 6, 0x4000); /* DF */
+    ip[8] = 64;
+    ip[9] = OFL_AP_IPPROTO_UDP;
+    ofl_store_be16(ip + 10, 0);
+    ofl_store_be32(ip + 12, src->host.ip);
+    ofl_store_be32(ip + 16, dst->host.ip);
+    ofl_store_be16(ip + 10, ap_fold(ap_sum16(0, ip, OFL_AP_IPV4_HDR)));
+    udp = ip + OFL_AP_IPV4_HDR;
+    ofl_store_be16(udp, src->udp);
+    ofl_store_be16(udp + 2, dst->udp);
+    ofl_store_be16(udp + 4, (uint16_t)ulen);
+    ofl_store_be16(udp + 6, 0);
+    if (payload_len != 0)
+        ofl_copy(udp + OFL_AP_UDP_HDR, payload, payload_len);
+    sum = ap_fold(ap_sum16(ap_pseudo_sum(src->host.ip, dst->host.ip, ulen),
+                           udp, ulen));
+    ofl_store_be16(udp + 6, sum == 0 ? 0xFFFFu : sum); /* RFC 768 */
+    if (frame > end)
+        ofl_fill(buf + end, 0, frame - end);
+    *len = frame;
+    return OFL_OK;
+}
+
+/* ---- ap: connection messages ---------------------------------------------- */
+
+static enum ofl_err ap_msg_check(const struct ofl_ap_msg *m)
+{
+    bool setup = m->type == OFL_AP_MSG_CONNECT || m->type == OFL_AP_MSG_ACCEPT;
+    bool alive = m->type == OFL_AP_MSG_ALIVE || m->type == OFL_AP_MSG_ALIVEACK;
+
+    if (m->type < OFL_AP_MSG_CONNECT || m->type > OFL_AP_MSG_ERROR)
+        return OFL_E_AP_MSG_TYPE;
+    if ((m->flags & ~OFL_AP_MSG_F_SEQ) != 0 ||
+        (!setup && (m->flags | m->cluster | m->seq | m->size | m->nonce_step |
+                    m->nonce_every) != 0) ||
+        (m->type == OFL_AP_MSG_CONNECT &&
+         (m->peer_in_index | m->peer_nonce) != 0) ||
+        (!alive && m->token != 0) ||
+        ((m->type == OFL_AP_MSG_ERROR) != (m->code != 0)))
+        return OFL_E_AP_MALFORMED;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_msg_parse(const uint8_t *p, size_t len,
+                              struct ofl_ap_msg *m)
+{
+    if ((p == NULL && len != 0) || m == NULL)
+        return OFL_E_ARG;
+    if (len < OFL_AP_MSG_LEN)
+        return OFL_E_AP_TRUNCATED;
+    if (p[0] != OFL_AP_MSG_VERSION)
+        return OFL_E_AP_VERSION;
+    if (len != OFL_AP_MSG_LEN || ofl_load_be16(p + 38) != 0)
+        return OFL_E_AP_MALFORMED;
+    m->type = p[1];
+    m->flags = ofl_load_be16(p + 2);
+    m->port = ofl_load_be16(p + 4);
+    m->cluster = ofl_load_be16(p + 6);
+    m->in_index = ofl_load_be32(p + 8);
+    m->nonce = ofl_load_be32(p + 12);
+    m->seq = ofl_load_be32(p + 16);
+    m->size = ofl_load_be32(p + 20);
+    m->nonce_step = ofl_load_be16(p + 24);
+    m->nonce_every = ofl_load_be16(p + 26);
+    m->peer_in_index = ofl_load_be32(p + 28);
+    m->peer_nonce = ofl_load_be32(p + 32);
+    m->code = ofl_load_be16(p + 36);
+    m->token = ofl_load_be32(p + 40);
+    return ap_msg_check(m);
+}
+
+enum ofl_err ofl_ap_msg_build(const struct ofl_ap_msg *m, uint8_t *p,
+                              size_t cap, size_t *len)
+{
+    enum ofl_err err;
+
+    if (m == NULL || p == NULL || len == NULL)
+        return OFL_E_ARG;
+    err = ap_msg_check(m);
+    if (err != OFL_OK)
+        return err;
+    if (cap < OFL_AP_MSG_LEN)
+        return OFL_E_SIZE;
+    p[0] = OFL_AP_MSG_VERSION;
+    p[1] = m->type;
+    ofl_store_be16(p + 2, m->flags);
+    ofl_store_be16(p + 4, m->port);
+    ofl_store_be16(p + 6, m->cluster);
+    ofl_store_be32(p + 8, m->in_index);
+    ofl_store_be32(p + 12, m->nonce);
+    ofl_store_be32(p + 16, m->seq);
+    ofl_store_be32(p + 20, m->size);
+    ofl_store_be16(p + 24, m->nonce_step);
+    ofl_store_be16(p + 26, m->nonce_every);
+    ofl_store_be32(p + 28, m->peer_in_index);
+    ofl_store_be32(p + 32, m->peer_nonce);
+    ofl_store_be16(p + 36, m->code);
+    ofl_store_be16(p + 38, 0);
+    ofl_store_be32(p + 40, m->token);
+    *len = OFL_AP_MSG_LEN;
+    return OFL_OK;
+}
+
+void ofl_ap_msg_refusal(const struct ofl_ap_msg *connect, uint16_t port,
+                        struct ofl_ap_msg *out)
+{
+    if (connect == NULL || out == NULL)
+        return;
+    ofl_fill(out, 0, sizeof(*out));
+    out->type = OFL_AP_MSG_ERROR;
+    out->port = port;
+    out->code = (uint16_t)OFL_E_AP_CONN_REFUSED;
+    out->peer_in_index = connect->in_index;
+    out->peer_nonce = connect->nonce;
+}
+
+/* ---- ap: connections ------------------------------------------------------- */
+
+#define AP_CONN_IN_FIELDS (OFL_AP_IN_NONCE | OFL_AP_IN_SEQ | OFL_AP_IN_STATE)
+#define AP_CONN_OUT_FIELDS                                                  \
+    (OFL_AP_OUT_TYPE | OFL_AP_OUT_DEST | OFL_AP_OUT_NONCE | OFL_AP_OUT_SEQ | \
+     OFL_AP_OUT_STATE)
+
+enum ofl_err ofl_ap_conn_init(struct ofl_ap_conn *c, struct ofl_ap_nic *nic,
+                              enum ofl_ap_priv priv, uint16_t port,
+                              uint32_t in_index, uint32_t out_index,
+                              const struct ofl_ap_conn_config *cfg)
+{
+    enum ofl_err err;
+
+    if (c == NULL || nic == NULL || cfg == NULL)
+        return OFL_E_ARG;
+    err = ofl_ap_in_allowed(nic, priv, port, in_index, AP_CONN_IN_FIELDS);
+    if (err == OFL_OK)
+        err = ofl_ap_out_allowed(nic, priv, port, out_index,
+                                 AP_CONN_OUT_FIELDS);
+    if (err != OFL_OK)
+        return err;
+    /* The apertures must exist: the OS creates them with their mapping. */
+    if (nic->in[in_index].state == OFL_AP_FREE ||
+        nic->out[out_index].state == OFL_AP_FREE)
+        return OFL_E_AP_NOT_OWNER;
+    ofl_fill(c, 0, sizeof(*c));
+    c->nic = nic;
+    c->cfg.connect_timeout = cfg->connect_timeout;
+    c->cfg.alive_interval = cfg->alive_interval;
+    c->cfg.alive_timeout = cfg->alive_timeout;
+    c->cfg.nonce_step = cfg->nonce_step;
+    c->cfg.nonce_every = cfg->nonce_every;
+    c->cfg.retries = cfg->retries;
+    c->cfg.seq_check = cfg->seq_check;
+    c->priv = (uint8_t)priv;
+    c->port = port;
+    c->in_index = in_index;
+    c->out_index = out_index;
+    c->state = OFL_AP_CONN_IDLE;
+    return OFL_OK;
+}
+
+/* Programs our incoming aperture for a new connection and opens it. */
+static enum ofl_err conn_open_in(struct ofl_ap_conn *c, uint32_t nonce,
+                                 uint32_t seq)
+{
+    struct ofl_ap_in_entry v;
+
+    ofl_fill(&v, 0, sizeof(v));
+    v.nonce = nonce;
+    v.nonce_step = c->cfg.nonce_step;
+    v.nonce_every = c->cfg.nonce_every;
+    v.seq = seq;
+    v.flags = c->cfg.seq_check ? OFL_AP_F_SEQ : 0;
+    v.state = OFL_AP_OPEN;
+    return ofl_ap_in_program(c->nic, (enum ofl_ap_priv)c->priv, c->port,
+                             c->in_index, &v, AP_CONN_IN_FIELDS);
+}
+
+/* Points our outgoing aperture at the peer's incoming one (its CONNECT or
+ * ACCEPT m, arrived from `from`) and opens it. */
+static enum ofl_err conn_open_out(struct ofl_ap_conn *c,
+                                  const struct ofl_ap_endpoint *from,
+                                  const struct ofl_ap_msg *m)
+{
+    struct ofl_ap_out_entry v;
+
+    ofl_fill(&v, 0, sizeof(v));
+    v.type = OFL_AP_TYPE_CI_DATA;
+    ap_mac_copy(v.dst_mac, from->host.mac);
+    v.dst_cluster = m->cluster;
+    v.dst_ip = from->host.ip;
+    v.dst_udp = m->port;
+    v.dst_in_index = m->in_index;
+    v.nonce = m->nonce;
+    v.nonce_step = m->nonce_step;
+    v.nonce_every = m->nonce_every;
+    v.seq = m->seq;
+    v.flags = (m->flags & OFL_AP_MSG_F_SEQ) ? OFL_AP_F_SEQ : 0;
+    v.state = OFL_AP_OPEN;
+    return ofl_ap_out_program(c->nic, (enum ofl_ap_priv)c->priv, c->port,
+                              c->out_index, &v, AP_CONN_OUT_FIELDS);
+}
+
+static enum ofl_err conn_close_in(struct ofl_ap_conn *c)
+{
+    struct ofl_ap_in_entry v;
+
+    ofl_fill(&v, 0, sizeof(v));
+    v.state = OFL_AP_CLOSED;
+    return ofl_ap_in_program(c->nic, (enum ofl_ap_priv)c->priv, c->port,
+                             c->in_index, &v, OFL_AP_IN_STATE);
+}
+
+static enum ofl_err conn_close_out(struct ofl_ap_conn *c)
+{
+    struct ofl_ap_out_entry v;
+
+    ofl_fill(&v, 0, sizeof(v));
+    v.state = OFL_AP_CLOSED;
+    return ofl_ap_out_program(c->nic, (enum ofl_ap_priv)c->priv, c->port,
+                              c->out_index, &v, OFL_AP_OUT_STATE);
+}
+
+/* Closes what the state has open and enters CLOSED. */
+static enum ofl_err conn_shut(struct ofl_ap_conn *c, uint8_t reason)
+{
+    enum ofl_err err = conn_close_in(c), err2 = OFL_OK;
+
+    if (c->state == OFL_AP_CONN_OPEN)
+        err2 = conn_close_out(c);
+    c->state = OFL_AP_CONN_CLOSED;
+    c->closed_by = reason;
+    c->alive_pending = 0;
+    return err != OFL_OK ? err : err2;
+}
+
+/* The CONNECT or ACCEPT describing our side. */
+static void conn_setup_msg(const struct ofl_ap_conn *c, uint8_t type,
+                           struct ofl_ap_msg *m)
+{
+    ofl_fill(m, 0, sizeof(*m));
+    m->type = type;
+    m->flags = c->cfg.seq_check ? OFL_AP_MSG_F_SEQ : 0;
+    m->port = c->port;
+    m->cluster = c->nic->self.cluster;
+    m->in_index = c->in_index;
+    m->nonce = c->nonce;
+    m->seq = c->seq;
+    m->size = c->nic->in[c->in_index].size; /* an OS field: table current */
+    m->nonce_step = c->cfg.nonce_step;
+    m->nonce_every = c->cfg.nonce_every;
+    if (type == OFL_AP_MSG_ACCEPT) {
+        m->peer_in_index = c->peer_in_index;
+        m->peer_nonce = c->peer_nonce;
+    }
+}
+
+/* A message of an open connection: ours, proving the peer's identity. */
+static void conn_msg(const struct ofl_ap_conn *c, uint8_t type,
+                     struct ofl_ap_msg *m)
+{
+    ofl_fill(m, 0, sizeof(*m));
+    m->type = type;
+    m->port = c->port;
+    m->in_index = c->in_index;
+    m->nonce = c->nonce;
+    m->peer_in_index = c->peer_in_index;
+    m->peer_nonce = c->peer_nonce;
+}
+
+enum ofl_err ofl_ap_conn_connect(struct ofl_ap_conn *c, uint64_t now,
+                                 const struct ofl_ap_endpoint *peer,
+                                 uint32_t nonce, uint32_t seq,
+                                 struct ofl_ap_msg *out)
+{
+    enum ofl_err err;
+
+    if (c == NULL || peer == NULL || out == NULL)
+        return OFL_E_ARG;
+    if (c->state != OFL_AP_CONN_IDLE)
+        return OFL_E_AP_CONN_STATE;
+    err = conn_open_in(c, nonce, seq);
+    if (err != OFL_OK)
+        return err;
+    ap_endpoint_copy(&c->peer, peer);
+    c->nonce = nonce;
+    c->seq = seq;
+    c->state = OFL_AP_CONN_CONNECTING;
+    c->passive = 0;
+    c->sent_at = now;
+    c->last_heard = now;
+    c->tries = 0;
+    conn_setup_msg(c, OFL_AP_MSG_CONNECT, out);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_conn_accept(struct ofl_ap_conn *c, uint64_t now,
+                                const struct ofl_ap_endpoint *from,
+                                const struct ofl_ap_msg *connect,
+                                uint32_t nonce, uint32_t seq,
+                                struct ofl_ap_msg *out)
+{
+    enum ofl_err err;
+
+    if (c == NULL || from == NULL || connect == NULL || out == NULL ||
+        connect->type != OFL_AP_MSG_CONNECT)
+        return OFL_E_ARG;
+    if (c->state != OFL_AP_CONN_IDLE)
+        return OFL_E_AP_CONN_STATE;
+    err = conn_open_in(c, nonce, seq);
+    if (err != OFL_OK)
+        return err;
+    err = conn_open_out(c, from, connect);
+    if (err != OFL_OK) {
+        (void)conn_close_in(c);
+        return err;
+    }
+    ap_endpoint_copy(&c->peer, from);
+    c->peer.host.cluster = connect->cluster;
+    c->peer.udp = connect->port;
+    c->peer_in_index = connect->in_index;
+    c->peer_nonce = connect->nonce;
+    c->peer_size = connect->size;
+    c->nonce = nonce;
+    c->seq = seq;
+    c->state = OFL_AP_CONN_OPEN;
+    c->passive = 1;
+    c->last_heard = now;
+    conn_setup_msg(c, OFL_AP_MSG_ACCEPT, out);
+    return OFL_OK;
+}
+
+/* m proves it is for us (our in-index and nonce as set up). */
+static bool conn_proves(const struct ofl_ap_conn *c, const struct ofl_ap_msg *m)
+{
+    return m->peer_in_index == c->in_index && m->peer_nonce == c->nonce;
+}
+
+/* m comes from our peer (its in-index and nonce, its host). */
+static bool conn_from_peer(const struct ofl_ap_conn *c,
+                           const struct ofl_ap_endpoint *from,
+                           const struct ofl_ap_msg *m)
+{
+    return m->in_index == c->peer_in_index && m->nonce == c->peer_nonce &&
+           from->host.ip == c->peer.host.ip;
+}
+
+static enum ofl_err conn_rx_accept(struct ofl_ap_conn *c, uint64_t now,
+                                   const struct ofl_ap_endpoint *from,
+                                   const struct ofl_ap_msg *m)
+{
+    enum ofl_err err;
+
+    if (c->state == OFL_AP_CONN_OPEN && !c->passive && conn_proves(c, m) &&
+        conn_from_peer(c, from, m))
+        return OFL_OK; /* a duplicate of the ACCEPT that opened us */
+    if (c->state != OFL_AP_CONN_CONNECTING)
+        return OFL_E_AP_CONN_STATE;
+    if (!conn_proves(c, m) || from->host.ip != c->peer.host.ip)
+        return OFL_E_AP_CONN_PEER;
+    err = conn_open_out(c, from, m);
+    if (err != OFL_OK)
+        return err;
+    ap_mac_copy(c->peer.host.mac, from->host.mac);
+    c->peer.host.cluster = m->cluster;
+    c->peer.udp = m->port; /* port' */
+    c->peer_in_index = m->in_index;
+    c->peer_nonce = m->nonce;
+    c->peer_size = m->size;
+    c->state = OFL_AP_CONN_OPEN;
+    c->last_heard = now;
+    c->tries = 0;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_conn_rx(struct ofl_ap_conn *c, uint64_t now,
+                            const struct ofl_ap_endpoint *from,
+                            const struct ofl_ap_msg *m,
+                            struct ofl_ap_msg *reply, bool *send)
+{
+    if (c == NULL || from == NULL || m == NULL || reply == NULL ||
+        send == NULL)
+        return OFL_E_ARG;
+    *send = false;
+    switch (m->type) {
+    case OFL_AP_MSG_CONNECT:
+        /* Our ACCEPT was lost and the peer asks again. */
+        if (c->state != OFL_AP_CONN_OPEN || !c->passive)
+            return OFL_E_AP_CONN_STATE;
+        if (m->in_index != c->peer_in_index || m->nonce != c->peer_nonce ||
+            from->host.ip != c->peer.host.ip)
+            return OFL_E_AP_CONN_PEER;
+        conn_setup_msg(c, OFL_AP_MSG_ACCEPT, reply);
+        *send = true;
+        return OFL_OK;
+    case OFL_AP_MSG_ACCEPT:
+        return conn_rx_accept(c, now, from, m);
+    case OFL_AP_MSG_ERROR:
+        if (!conn_proves(c, m))
+            return OFL_E_AP_CONN_PEER;
+        if (c->state == OFL_AP_CONN_CONNECTING) {
+            if (from->host.ip != c->peer.host.ip)
+                return OFL_E_AP_CONN_PEER;
+            c->peer_error = m->code;
+            if (m->code != (uint16_t)OFL_E_AP_CONN_REFUSED)
+                return OFL_OK;
+            (void)conn_shut(c, OFL_AP_CLOSE_REFUSED);
+            return OFL_E_AP_CONN_REFUSED;
+        }
+        if (c->state != OFL_AP_CONN_OPEN)
+            return OFL_E_AP_CONN_STATE;
+        if (!conn_from_peer(c, from, m))
+            return OFL_E_AP_CONN_PEER;
+        c->peer_error = m->code;
+        c->last_heard = now;
+        return OFL_OK;
+    case OFL_AP_MSG_CLOSE:
+    case OFL_AP_MSG_ALIVE:
+    case OFL_AP_MSG_ALIVEACK:
+        if (c->state != OFL_AP_CONN_OPEN)
+            return OFL_E_AP_CONN_STATE;
+        if (!conn_proves(c, m) || !conn_from_peer(c, from, m))
+            return OFL_E_AP_CONN_PEER;
+        if (m->type == OFL_AP_MSG_CLOSE)
+            return conn_shut(c, OFL_AP_CLOSE_PEER);
+        if (m->type == OFL_AP_MSG_ALIVE) {
+            conn_msg(c, OFL_AP_MSG_ALIVEACK, reply);
+            reply->token = m->token;
+            *send = true;
+        } else {
+            if (!c->alive_pending || m->token != c->token)
+                return OFL_E_AP_CONN_PEER;
+            c->alive_pending = 0;
+            c->tries = 0;
+        }
+        c->last_heard = now;
+        return OFL_OK;
+    default:
+        return OFL_E_AP_MSG_TYPE;
+    }
+}
+
+enum ofl_err ofl_ap_conn_tick(struct ofl_ap_conn *c, uint64_t now,
+                              struct ofl_ap_msg *reply, bool *send)
+{
+    if (c == NULL || reply == NULL || send == NULL)
+        return OFL_E_ARG;
+    *send = false;
+    if (c->state == OFL_AP_CONN_CONNECTING) {
+        if (now - c->sent_at < c->cfg.connect_timeout)
+            return OFL_OK;
+        if (c->tries >= c->cfg.retries) {
+            (void)conn_shut(c, OFL_AP_CLOSE_TIMEOUT);
+            return OFL_E_AP_CONN_TIMEOUT;
+        }
+        c->tries++;
+        c->sent_at = now;
+        conn_setup_msg(c, OFL_AP_MSG_CONNECT, reply);
+        *send = true;
+        return OFL_OK;
+    }
+    if (c->state != OFL_AP_CONN_OPEN || c->cfg.alive_interval == 0)
+        return OFL_OK;
+    if (c->alive_pending) {
+        if (now - c->sent_at < c->cfg.alive_timeout)
+            return OFL_OK;
+        if (c->tries >= c->cfg.retries) {
+            (void)conn_shut(c, OFL_AP_CLOSE_TIMEOUT);
+            return OFL_E_AP_CONN_TIMEOUT;
+        }
+        c->tries++;
+    } else {
+        if (now - c->last_heard < c->cfg.alive_interval)
+            return OFL_OK;
+        c->alive_pending = 1;
+        c->tries = 0;
+        c->token++;
+    }
+    c->sent_at = now;
+    conn_msg(c, OFL_AP_MSG_ALIVE, reply);
+    reply->token = c->token;
+    *send = true;
+    return OFL_OK;
+}
+
+void ofl_ap_conn_heard(struct ofl_ap_conn *c, uint64_t now)
+{
+    if (c != NULL)
+        c->last_heard = now;
+}
+
+enum ofl_err ofl_ap_conn_close(struct ofl_ap_conn *c, struct ofl_ap_msg *out,
+                               bool *send)
+{
+    bool was_open;
+
+    if (c == NULL || out == NULL || send == NULL)
+        return OFL_E_ARG;
+    *send = false;
+    if (c->state != OFL_AP_CONN_OPEN && c->state != OFL_AP_CONN_CONNECTING)
+        return OFL_E_AP_CONN_STATE;
+    was_open = c->state == OFL_AP_CONN_OPEN;
+    if (was_open) {
+        conn_msg(c, OFL_AP_MSG_CLOSE, out);
+        *send = true;
+    }
+    return conn_shut(c, OFL_AP_CLOSE_LOCAL);
+}
+
+enum ofl_err ofl_ap_conn_error(const struct ofl_ap_conn *c, enum ofl_err code,
+                               struct ofl_ap_msg *out)
+{
+    if (c == NULL || out == NULL || code == OFL_OK)
+        return OFL_E_ARG;
+    if (c->state != OFL_AP_CONN_OPEN)
+        return OFL_E_AP_CONN_STATE;
+    conn_msg(c, OFL_AP_MSG_ERROR, out);
+    out->code = (uint16_t)code;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_conn_frame(struct ofl_ap_conn *c, const struct ofl_ap_msg *m,
+                               uint8_t *buf, size_t cap, size_t *len)
+{
+    uint8_t msg[OFL_AP_MSG_LEN];
+    struct ofl_ap_udp d;
+    size_t n;
+    enum ofl_err err;
+
+    if (c == NULL || m == NULL)
+        return OFL_E_ARG;
+    err = ofl_ap_msg_build(m, msg, sizeof(msg), &n);
+    if (err != OFL_OK)
+        return err;
+    ap_addr_copy(&d.src.host, &c->nic->self);
+    d.src.udp = c->port;
+    ap_endpoint_copy(&d.dst, &c->peer);
+    d.payload = msg;
+    d.payload_len = n;
+    err = ofl_ap_udp_build(&d, c->nic->ip_id, buf, cap, len);
+    if (err == OFL_OK)
+        c->nic->ip_id++;
+    return err;
+}
+
+/* ---- ap: dual event queues -------------------------------------------------- */
+
+static enum ofl_err evq_ctl_write(const struct ofl_evq *q, uint32_t off,
+                                  uint32_t v)
+{
+    uint8_t b[4];
+
+    ofl_store_le32(b, v);
+    return ofl_port_dma_write(q->port, q->ctl_pa + off, b, sizeof(b));
+}
+
+static bool evq_ring_ok(uint64_t pa, uint32_t words, bool optional)
+{
+    if (words == 0)
+        return optional;
+    return ap_pow2(words) && words <= OFL_EVQ_MAX_WORDS && (pa & 3u) == 0 &&
+           pa <= OFL_U64_MAX - ((uint64_t)words * 4u - 1);
+}
+
+enum ofl_err ofl_evq_init(struct ofl_evq *q, const struct ofl_evq_config *cfg)
+{
+    uint8_t zero[OFL_EVQ_CTL_BYTES];
+    enum ofl_err err;
+
+    if (q == NULL || cfg == NULL)
+        return OFL_E_ARG;
+    err = ofl_port_check(cfg->port);
+    if (err != OFL_OK)
+        return err;
+    if (!evq_ring_ok(cfg->ring_pa, cfg->ring_words, false) ||
+        cfg->ring_words < OFL_EVQ_EVENT_WORDS ||
+        !evq_ring_ok(cfg->var_pa, cfg->var_words, true) ||
+        (cfg->ctl_pa & 3u) != 0 ||
+        cfg->ctl_pa > OFL_U64_MAX - (OFL_EVQ_CTL_BYTES - 1) ||
+        cfg->os == q ||
+        (cfg->os != NULL && (cfg->os->os != NULL || cfg->os->var_words != 0)))
+        return OFL_E_ARG;
+    ofl_fill(zero, 0, sizeof(zero));
+    err = ofl_port_dma_write(cfg->port, cfg->ctl_pa, zero, sizeof(zero));
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(q, 0, sizeof(*q));
+    q->port = cfg->port;
+    q->os = cfg->os;
+    q->ring_pa = cfg->ring_pa;
+    q->var_pa = cfg->var_pa;
+    q->ctl_pa = cfg->ctl_pa;
+    q->ring_words = cfg->ring_words;
+    q->var_words = cfg->var_words;
+    q->vector = cfg->vector;
+    q->port_id = cfg->port_id;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_evq_set_criteria(struct ofl_evq *q, enum ofl_ap_priv priv,
+                                  uint32_t mask)
+{
+    if (q == NULL)
+        return OFL_E_ARG;
+    if (priv != OFL_AP_PRIV_OS)
+        return priv == OFL_AP_PRIV_APP ? OFL_E_AP_PRIVILEGE : OFL_E_ARG;
+    if ((mask & ~(((2u << OFL_EVQ_EV_MAX) - 1) & ~1u)) != 0)
+        return OFL_E_ARG;
+    q->criteria = mask;
+    return OFL_OK;
+}
+
+void ofl_evq_set_irq(struct ofl_evq *q, bool on)
+{
+    if (q != NULL)
+        q->irq = on ? 1 : 0;
+}
+
+enum ofl_err ofl_evq_set_rdptr(struct ofl_evq *q, uint32_t rd, uint32_t var_rd)
+{
+    if (q == NULL)
+        return OFL_E_ARG;
+    /* Forward only, never past what was written, whole events. */
+    if (rd - q->rd > q->wr - q->rd || (rd & (OFL_EVQ_EVENT_WORDS - 1)) != 0 ||
+        var_rd - q->var_rd > q->var_wr - q->var_rd) {
+        q->bad_ptr++;
+        return OFL_E_EVQ_BAD_PTR;
+    }
+    q->rd = rd;
+    q->var_rd = var_rd;
+    return OFL_OK;
+}
+
+/* Reads RDPTR and VRDPTR (and IRQ when want_irq) from the control block. */
+static enum ofl_err evq_refresh(struct ofl_evq *q, bool want_irq)
+{
+    uint8_t b[12];
+    enum ofl_err err;
+
+    err = ofl_port_dma_read(q->port, q->ctl_pa + OFL_EVQ_CTL_RDPTR, b,
+                            want_irq ? 12u : 8u);
+    if (err != OFL_OK)
+        return err;
+    ofl_port_barrier(q->port, OFL_BARRIER_ACQUIRE);
+    err = ofl_evq_set_rdptr(q, ofl_load_le32(b), ofl_load_le32(b + 4));
+    if (err != OFL_OK)
+        return err;
+    if (want_irq)
+        q->irq = (ofl_load_le32(b + 8) & 1u) != 0;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_evq_refresh(struct ofl_evq *q)
+{
+    if (q == NULL)
+        return OFL_E_ARG;
+    return evq_refresh(q, true);
+}
+
+uint32_t ofl_evq_space(const struct ofl_evq *q)
+{
+    if (q == NULL)
+        return 0;
+    return (q->ring_words - (q->wr - q->rd)) / OFL_EVQ_EVENT_WORDS;
+}
+
+uint32_t ofl_evq_var_space(const struct ofl_evq *q)
+{
+    if (q == NULL)
+        return 0;
+    return q->var_words - (q->var_wr - q->var_rd);
+}
+
+/* Writes n bytes at word position pos of the variable ring, wrapping. */
+static enum ofl_err evq_var_bytes(const struct ofl_evq *q, uint32_t pos,
+                                  const uint8_t *src, uint32_t n)
+{
+    uint32_t at = pos & (q->var_words - 1);
+    uint32_t first = (q->var_words - at) * 4u;
+    enum ofl_err err;
+
+    if (first > n)
+        first = n;
+    err = ofl_port_dma_write(q->port, q->var_pa + (uint64_t)at * 4u, src,
+                             first);
+    if (err == OFL_OK && n > first)
+        err = ofl_port_dma_write(q->port, q->var_pa, src + first, n - first);
+    return err;
+}
+
+/* Writes the record and the event and publishes them; nothing becomes
+ * visible unless everything was written. need: variable words. */
+static enum ofl_err evq_put(struct ofl_evq *q, const struct ofl_evq_event *ev,
+                            uint16_t port, const uint8_t *var, uint32_t var_len,
+                            uint32_t need)
+{
+    uint8_t b[OFL_EVQ_EVENT_BYTES];
+    uint32_t full = var_len & ~3u;
+    enum ofl_err err;
+
+    if (ofl_evq_space(q) == 0 || ofl_evq_var_space(q) < need) {
+        (void)evq_refresh(q, false); /* FIG. 8 step 1 with fresh RDPTR' */
+        if (ofl_evq_space(q) == 0 || ofl_evq_var_space(q) < need)
+            return OFL_E_EVQ_OVERFLOW;
+    }
+    if (need != 0) {
+        ofl_store_le32(b, var_len);
+        err = evq_var_bytes(q, q->var_wr, b, 4);
+        if (err == OFL_OK && full != 0)
+            err = evq_var_bytes(q, q->var_wr + 1, var, full);
+        if (err == OFL_OK && full != var_len) {
+            ofl_fill(b, 0, 4);
+            ofl_copy(b, var + full, var_len - full);
+            err = evq_var_bytes(q, q->var_wr + 1 + full / 4u, b, 4);
+        }
+        if (err != OFL_OK)
+            return err;
+    }
+    b[0] = ev->type;
+    b[1] = 0;
+    ofl_store_le16(b + 2, port);
+    ofl_store_le32(b + 4, need);
+    ofl_store_le32(b + 8, ev->a);
+    ofl_store_le32(b + 12, ev->b);
+    err = ofl_port_dma_write(q->port,
+                             q->ring_pa +
+                                 (uint64_t)(q->wr & (q->ring_words - 1)) * 4u,
+                             b, sizeof(b));
+    if (err != OFL_OK)
+        return err;
+    ofl_port_barrier(q->port, OFL_BARRIER_RELEASE);
+    ofl_store_le32(b, q->wr + OFL_EVQ_EVENT_WORDS);
+    ofl_store_le32(b + 4, q->var_wr + need);
+    err = ofl_port_dma_write(q->port, q->ctl_pa + OFL_EVQ_CTL_WRPTR, b, 8);
+    if (err != OFL_OK)
+        return err;
+    q->wr += OFL_EVQ_EVENT_WORDS;
+    q->var_wr += need;
+    q->posted++;
+    return OFL_OK;
+}
+
+/* Counts an event that found q full, in q and in its control block. */
+static void evq_lost(struct ofl_evq *q)
+{
+    q->lost++;
+    (void)evq_ctl_write(q, OFL_EVQ_CTL_LOST, q->lost);
+}
+
+/* A message about q for the OS queue, then the interrupt (claims 1, 13,
+ * 17). A full OS queue counts the loss and still interrupts. */
+static void evq_tell_os(struct ofl_evq *q, uint8_t type, uint32_t a)
+{
+    struct ofl_evq_event m;
+    struct ofl_evq *os = q->os;
+
+    m.type = type;
+    m.flags = 0;
+    m.port = q->port_id;
+    m.var_words = 0;
+    m.a = a;
+    m.b = q->wr;
+    if (evq_put(os, &m, q->port_id, NULL, 0, 0) != OFL_OK)
+        evq_lost(os);
+    q->os_messages++;
+    q->interrupts++;
+    (void)ofl_port_notify(q->port, os->vector);
+}
+
+enum ofl_err ofl_evq_post(struct ofl_evq *q, const struct ofl_evq_event *ev,
+                          const void *var, size_t var_len)
+{
+    uint32_t need = 0;
+    enum ofl_err err;
+
+    if (q == NULL || ev == NULL || (var == NULL && var_len != 0) ||
+        ev->type == OFL_EVQ_EV_NONE || ev->type > OFL_EVQ_EV_MAX ||
+        (var_len != 0 && q->var_words == 0))
+        return OFL_E_ARG;
+    if (var_len != 0) {
+        if (var_len > (size_t)(q->var_words - 1) * 4u) {
+            err = OFL_E_EVQ_OVERFLOW; /* could never fit */
+            goto overflow;
+        }
+        need = 1 + (uint32_t)((var_len + 3) / 4);
+    }
+    err = evq_put(q, ev, q->port_id, (const uint8_t *)var, (uint32_t)var_len,
+                  need);
+    if (err == OFL_E_EVQ_OVERFLOW)
+        goto overflow;
+    if (err != OFL_OK)
+        return err;
+    if (q->irq || ((q->criteria >> ev->type) & 1u)) {
+        if (q->os != NULL) {
+            evq_tell_os(q, OFL_EVQ_EV_OOB_DATA, ev->type);
+        } else {
+            q->interrupts++;
+            (void)ofl_port_notify(q->port, q->vector);
+        }
+        if (q->irq) { /* one-shot: the application re-arms */
+            q->irq = 0;
+            (void)evq_ctl_write(q, OFL_EVQ_CTL_IRQ, 0);
+        }
+    }
+    return OFL_OK;
+overflow:
+    evq_lost(q);
+    if (q->os != NULL)
+        evq_tell_os(q, OFL_EVQ_EV_OVERFLOW, ev->type);
+    return err;
+}
+
+enum ofl_err ofl_evq_app_init(struct ofl_evq_app *a, void *ring,
+                              uint32_t ring_words, void *var,
+                              uint32_t var_words, void *ctl,
+                              const struct ofl_port *port)
+{
+    if (a == NULL || ring == NULL || ctl == NULL || !ap_pow2(ring_words) ||
+        ring_words < OFL_EVQ_EVENT_WORDS || ring_words > OFL_EVQ_MAX_WORDS ||
+        (var_words != 0 && (var == NULL || !ap_pow2(var_words) ||
+                            var_words > OFL_EVQ_MAX_WORDS)))
+        return OFL_E_ARG;
+    ofl_fill(a, 0, sizeof(*a));
+    a->ring = (uint8_t *)ring;
+    a->var = var_words != 0 ? (uint8_t *)var : NULL;
+    a->ctl = (uint8_t *)ctl;
+    a->port = port;
+    a->ring_words = ring_words;
+    a->var_words = var_words;
+    return OFL_OK;
+}
+
+uint32_t ofl_evq_app_pending(const struct ofl_evq_app *a)
+{
+    uint32_t d;
+
+    if (a == NULL)
+        return 0;
+    d = ofl_load_le32(a->ctl + OFL_EVQ_CTL_WRPTR) - a->rd;
+    if (d > a->ring_words || (d & (OFL_EVQ_EVENT_WORDS - 1)) != 0)
+        return 0;
+    return d / OFL_EVQ_EVENT_WORDS;
+}
+
+/* Copies n bytes from word position pos of the variable ring, wrapping. */
+static void evq_app_var(const struct ofl_evq_app *a, uint32_t pos, uint8_t *dst,
+                        uint32_t n)
+{
+    uint32_t at = pos & (a->var_words - 1);
+    uint32_t first = (a->var_words - at) * 4u;
+
+    if (first > n)
+        first = n;
+    ofl_copy(dst, a->var + (size_t)at * 4u, first);
+    ofl_copy(dst + first, a->var, n - first);
+}
+
+enum ofl_err ofl_evq_app_poll(struct ofl_evq_app *a, struct ofl_evq_event *ev,
+                              void *data, size_t cap, size_t *len)
+{
+    const uint8_t *e;
+    uint32_t d, vw, blen = 0;
+    uint8_t w[4];
+
+    if (a == NULL || ev == NULL || len == NULL || (data == NULL && cap != 0))
+        return OFL_E_ARG;
+    d = ofl_load_le32(a->ctl + OFL_EVQ_CTL_WRPTR) - a->rd;
+    if (d > a->ring_words || (d & (OFL_EVQ_EVENT_WORDS - 1)) != 0)
+        return OFL_E_EVQ_BAD_PTR;
+    if (d == 0)
+        return OFL_E_EVQ_EMPTY;
+    ofl_port_barrier(a->port, OFL_BARRIER_ACQUIRE);
+    e = a->ring + (size_t)(a->rd & (a->ring_words - 1)) * 4u;
+    vw = ofl_load_le32(e + 4);
+    if (e[0] == OFL_EVQ_EV_NONE || e[0] > OFL_EVQ_EV_MAX || e[1] != 0 ||
+        vw > a->var_words || vw == 1)
+        return OFL_E_EVQ_CORRUPT;
+    if (vw != 0) {
+        uint32_t vd = ofl_load_le32(a->ctl + OFL_EVQ_CTL_VWRPTR) - a->var_rd;
+
+        if (vd > a->var_words)
+            return OFL_E_EVQ_BAD_PTR;
+        if (vw > vd)
+            return OFL_E_EVQ_CORRUPT;
+        evq_app_var(a, a->var_rd, w, 4);
+        blen = ofl_load_le32(w);
+        if (blen <= (vw - 2) * 4u || blen > (vw - 1) * 4u)
+            return OFL_E_EVQ_CORRUPT;
+        if (blen > cap)
+            return OFL_E_SIZE;
+        evq_app_var(a, a->var_rd + 1, (uint8_t *)data, blen);
+    }
+    ev->type = e[0];
+    ev->flags = e[1];
+    ev->port = ofl_load_le16(e + 2);
+    ev->var_words = vw;
+    ev->a = ofl_load_le32(e + 8);
+    ev->b = ofl_load_le32(e + 12);
+    *len = blen;
+    a->rd += OFL_EVQ_EVENT_WORDS;
+    a->var_rd += vw;
+    ofl_port_barrier(a->port, OFL_BARRIER_RELEASE);
+    ofl_store_le32(a->ctl + OFL_EVQ_CTL_RDPTR, a->rd);
+    ofl_store_le32(a->ctl + OFL_EVQ_CTL_VRDPTR, a->var_rd);
+    return OFL_OK;
+}
+
+void ofl_evq_app_arm(struct ofl_evq_app *a)
+{
+    if (a != NULL)
+        ofl_store_le32(a->ctl + OFL_EVQ_CTL_IRQ, 1);
+}
+
+/* ---- ap: the credit-style shared work queue ------------------------------------ */
+
+enum ofl_err ofl_ap_wq_init(struct ofl_ap_wq *q, uint32_t size)
+{
+    if (q == NULL || !ap_pow2(size) || size < 4 || size > (1u << 30))
+        return OFL_E_ARG;
+    q->size = size;
+    q->wr = 0;
+    q->rd = 0;
+    return OFL_OK;
+}
+
+uint32_t ofl_ap_wq_space(const struct ofl_ap_wq *q)
+{
+    return q != NULL ? q->size - (q->wr - q->rd) : 0;
+}
+
+uint32_t ofl_ap_wq_avail(const struct ofl_ap_wq *q)
+{
+    return q != NULL ? q->wr - q->rd : 0;
+}
+
+enum ofl_err ofl_ap_wq_produce(struct ofl_ap_wq *q, uint32_t len,
+                               uint32_t *offset)
+{
+    if (q == NULL || offset == NULL)
+        return OFL_E_ARG;
+    if (len > ofl_ap_wq_space(q))
+        return OFL_E_AP_WQ_NO_CREDIT;
+    *offset = q->wr & (q->size - 1);
+    q->wr += len;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_wq_consume(struct ofl_ap_wq *q, uint32_t len,
+                               uint32_t *offset)
+{
+    if (q == NULL || offset == NULL)
+        return OFL_E_ARG;
+    if (len > ofl_ap_wq_avail(q))
+        return OFL_E_AP_WQ_NO_CREDIT;
+    *offset = q->rd & (q->size - 1);
+    q->rd += len;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_wq_remote_rd(struct ofl_ap_wq *q, uint32_t rd)
+{
+    if (q == NULL)
+        return OFL_E_ARG;
+    if (ofl_sn_le(rd, q->rd))
+        return OFL_OK; /* an older update overtaken by a newer one */
+    if (rd - q->rd > q->wr - q->rd)
+        return OFL_E_AP_WQ_BAD_PTR; /* frees what was never written */
+    q->rd = rd;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr)
+{
+    if (q == NULL)
+        return OFL_E_ARG;
+    if (ofl_sn_le(wr, q->wr))
+        return OFL_OK;
+    if (wr - q->rd > q->size)
+        return OFL_E_AP_WQ_BAD_PTR; /* more than the ring holds */
+    q->wr = wr;
+    return OFL_OK;
+}
+
 #endif /* OFL_ENABLE_AP */
 
 /* ======================================================================== */

@@ -220,7 +220,76 @@ uint32_t ofl_version(void);
     X(E_RDMAP_TERM, 0x0335)     /* Terminate header inconsistent with its    \
                                    length or header-control bits */
 #define OFL_ERRORS_QP(X)   /* qp: 0x04xx */
-#define OFL_ERRORS_AP(X)   /* ap: 0x05xx */
+#define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
+                            reasons of the incoming path, each counted in    \
+                            struct ofl_ap_stats */                           \
+    X(E_AP_NOT_CI, 0x0501)       /* frame is neither a CI frame nor an IPv4  \
+                                    datagram for an IP aperture */          \
+    X(E_AP_TRUNCATED, 0x0502)    /* frame ends before a header or a length   \
+                                    it declares */                           \
+    X(E_AP_VERSION, 0x0503)      /* unknown CI or message version, IPv4     \
+                                    version not 4 */                         \
+    X(E_AP_MALFORMED, 0x0504)    /* reserved bits set, bad record count or   \
+                                    kind, lengths that disagree, fragment */ \
+    X(E_AP_HDR_CHECKSUM, 0x0505) /* record or IPv4 header checksum wrong     \
+                                    (seed 004 FIG. 12 step 5), or UDP        \
+                                    checksum wrong */                        \
+    X(E_AP_CRC, 0x0506)          /* end-to-end CRC32c of the CI frame wrong  \
+                                    (FIG. 12 step 7) */                      \
+    X(E_AP_NOT_FOR_US, 0x0507)   /* destination MAC, cluster or IPv4        \
+                                    address is not this NIC's */             \
+    X(E_AP_INDEX, 0x0508)        /* in-index (or UDP port) beyond the        \
+                                    incoming table */                        \
+    X(E_AP_INVALID, 0x0509)      /* check (a): the aperture is not open */   \
+    X(E_AP_TYPE, 0x050A)         /* packet kind does not match the           \
+                                    aperture's type */                       \
+    X(E_AP_SEQ, 0x050B)          /* check (b): not the expected sequence     \
+                                    number */                                \
+    X(E_AP_NONCE, 0x050C)        /* check (c): nonce differs - a stale or    \
+                                    forged connection */                     \
+    X(E_AP_SRC_MAC, 0x050D)      /* check (d): unexpected Ethernet source */ \
+    X(E_AP_SRC_ADDR, 0x050E)     /* check (e): source cluster or IPv4        \
+                                    address outside its netmask */           \
+    X(E_AP_EXTENT, 0x050F)       /* offset + length beyond the aperture      \
+                                    size */                                  \
+    X(E_AP_NARROW, 0x0510)       /* inside the aperture but outside its      \
+                                    narrowed sub-range (FIG. 11 note 4) */   \
+    X(E_AP_DMA, 0x0511)          /* the PCI write of an accepted record      \
+                                    failed: the port refused a minimum       \
+                                    burst */                                 \
+    X(E_EVQ_OVERFLOW, 0x0512)    /* an event queue (fixed or variable) has   \
+                                    no room: nothing was written */          \
+    X(E_AP_PRIVILEGE, 0x0520)    /* the caller's privilege may not program   \
+                                    this field (seed 004 "User Programmable  \
+                                    bits") */                                \
+    X(E_AP_NOT_OWNER, 0x0521)    /* an application named an aperture that    \
+                                    its port does not own */                 \
+    X(E_AP_CONFIG, 0x0522)       /* a programmed value is out of range:      \
+                                    size, wrap, narrowing, type, queue */    \
+    X(E_AP_NO_APERTURE, 0x0523)  /* PCI address outside every outgoing      \
+                                    aperture (a local control write) */      \
+    X(E_AP_CLOSED, 0x0524)       /* the outgoing aperture is not open */     \
+    X(E_AP_PACK, 0x0525)         /* this write cannot join the open frame    \
+                                    (other host, other type, no room):       \
+                                    finish the frame and begin another */    \
+    X(E_AP_CONN_STATE, 0x0530)   /* connection operation not allowed in its  \
+                                    current state */                         \
+    X(E_AP_CONN_PEER, 0x0531)    /* message does not prove this connection's \
+                                    peer (wrong in-index or nonce): stale or \
+                                    forged */                                \
+    X(E_AP_CONN_REFUSED, 0x0532) /* the peer refused the CONNECT (ERROR) */  \
+    X(E_AP_CONN_TIMEOUT, 0x0533) /* no ACCEPT or no ALIVEACK within the      \
+                                    retries */                               \
+    X(E_AP_MSG_TYPE, 0x0534)     /* unknown connection message type */       \
+    X(E_EVQ_BAD_PTR, 0x0540)     /* a pointer written by the other side is   \
+                                    out of range or moves backwards */       \
+    X(E_EVQ_EMPTY, 0x0541)       /* no event to read */                      \
+    X(E_EVQ_CORRUPT, 0x0542)     /* an event or variable record in the      \
+                                    queue is malformed */                    \
+    X(E_AP_WQ_NO_CREDIT, 0x0550) /* shared work queue: the receiver has not  \
+                                    freed enough space */                    \
+    X(E_AP_WQ_BAD_PTR, 0x0551)   /* shared work queue: remote pointer beyond \
+                                    what can be true */
 #define OFL_ERRORS_DT(X) /* dt: 0x06xx */                                \
     X(E_DT_BAD_TYPE, 0x0601)    /* descriptor type 0, unassigned, or a      \
                                    response where a request belongs (or    \
@@ -2030,7 +2099,1102 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 /* ap: apertures, nonces, dual event queues                                 */
 /* ======================================================================== */
 #if OFL_ENABLE_AP
-/* (issue: apertures) */
+/*
+ * Memory-mapped networking through apertures (seed 004, Solarflare's
+ * "Network interface and protocol"): a window of one host's PCI address
+ * space is mapped across the network onto a window of another host's
+ * memory. This section holds the NIC-side decisions of that scheme and the
+ * two small protocols around it. It rests on the base section only.
+ *
+ *   outgoing table  FIG. 10: a PCI write that lands in an outgoing aperture
+ *                   becomes a CI frame (or an IPv4/UDP datagram) for
+ *                   <host:in-index> with the aperture's nonce and sequence
+ *                   number (FIG. 12).
+ *   incoming table  FIG. 11: a CI frame names an incoming aperture by
+ *                   in-index; checks (a)-(e), extent and narrowing decide,
+ *                   and the data becomes a PCI write base + offset through
+ *                   the port's DMA, split into bursts.
+ *   cache           FIG. 5: a small set-associative copy of hot entries in
+ *                   front of either table.
+ *   messages        CONNECT / ACCEPT / CLOSE / ALIVE / ALIVEACK / ERROR as
+ *                   UDP datagrams, and the connection state machine.
+ *   event queues    FIG. 8, 9, 13 (prefix ofl_evq_): the per-port
+ *                   out-of-band queue in the application's memory, its
+ *                   variable-length companion, and the OS queue.
+ *   work queue      the credit-style shared queue between two endpoints.
+ *
+ * Every frame, every message, every pointer written by the other side and
+ * every field an application programs is untrusted.
+ *
+ * Aperture states (both tables). (a) "valid" means OPEN.
+ *
+ *   state    call                                     next    who
+ *   FREE     ofl_ap_in_program / _out_program         CLOSED  OS only
+ *   CLOSED   program OFL_AP_*_STATE = OPEN            OPEN    OS, or owner if
+ *   OPEN     program OFL_AP_*_STATE = CLOSED          CLOSED    granted STATE
+ *   any      ofl_ap_in_clear / ofl_ap_out_clear       FREE    OS only
+ *
+ * Privilege split (seed 004 "Enhanced Aperture Mappings and Nonce Bits",
+ * FIG. 10 note 3). Every programming call names the caller's privilege and,
+ * for an application, its port. The OS may program every field. An
+ * application may program only apertures its port owns, and of those only
+ * the field groups the OS granted in the entry's app_fields; groups marked
+ * "OS only" below can never be granted ("base address of incoming
+ * aperture", "source host bits", the PCI layout). The grant defaults to
+ * the seed's user-programmable bits: nonce and destination host. For an
+ * untrusted application the OS grants nothing and runs the connection
+ * protocol itself.
+ *
+ * Incoming checks, in the order they run. The seed lists (a)-(e) and lets
+ * an implementation keep any subset ("Any one or more of these checks may
+ * be implemented or omitted"); here the identity checks run before (b), so
+ * that a sender that is not who it claims never learns the expected
+ * sequence number, and a stale connection is reported as a nonce failure:
+ *
+ *   step  check                                           error
+ *   -     EtherType CI (0x88B5) or IPv4/UDP               OFL_E_AP_NOT_CI
+ *   -     frame structure, version, lengths, reserved     _TRUNCATED _VERSION
+ *                                                         _MALFORMED
+ *   -     record header checksum, end-to-end CRC32c       _HDR_CHECKSUM _CRC
+ *   -     destination MAC and cluster are ours            _NOT_FOR_US
+ *   -     in-index inside the table                       _INDEX
+ *   (a)   aperture OPEN                                   _INVALID
+ *   -     record kind matches the aperture type           _TYPE
+ *   (c)   nonce equals the aperture's current nonce       _NONCE
+ *   (d)   Ethernet source equals the expected one         _SRC_MAC
+ *   (e)   source cluster / IPv4 under the netmask         _SRC_ADDR
+ *   (b)   sequence number equals the expected one         _SEQ
+ *   -     offset + length inside the size                 _EXTENT
+ *   -     inside the narrowed sub-range                   _NARROW
+ *   -     PCI write (or event delivery)                   _DMA, E_EVQ_OVERFLOW
+ *
+ * (c), (d), (e) run when the OS enabled them in the entry's checks; (b)
+ * when the entry's OFL_AP_F_SEQ flag is set. Each rejection increments
+ * its counter in struct ofl_ap_stats (ofl_ap_rejected()).
+ *
+ * Nonce rotation (seed 004 claims, "increment the number represented by
+ * the check data by a predefined amount each time a predefined number of
+ * communications over the mapping is accepted"): an aperture with
+ * nonce_every != 0 adds nonce_step to its nonce after every nonce_every
+ * accepted records (incoming) or built records (outgoing). Both ends are
+ * programmed with the same step and period at connection setup, so they
+ * move in lockstep over the in-order path of a cluster; a record with the
+ * previous nonce is stale and rejected. A lost record desynchronises the
+ * two ends: the connection must then be set up again.
+ *
+ * Context: one struct ofl_ap_nic per NIC. Its functions are not reentrant
+ * for the same NIC; the caller serialises the receive path, the transmit
+ * path and programming calls (or gives each its own lock and never lets
+ * two of them touch the same table). Event queues and connections have
+ * the same rule per object.
+ */
+
+/* ---- addresses and wire constants ------------------------------------- */
+
+#define OFL_AP_ETHERTYPE_CI 0x88B5u   /* IEEE Std 802a-2003 §3.2, Local
+                                         Experimental EtherType 1 */
+#define OFL_AP_ETHERTYPE_IPV4 0x0800u /* RFC 894 */
+#define OFL_AP_IPPROTO_UDP 17u        /* RFC 768 */
+#define OFL_AP_ETH_HDR 14u            /* dst MAC, src MAC, EtherType */
+#define OFL_AP_ETH_MIN_FRAME 60u      /* IEEE 802.3 minimum, without FCS:
+                                         builders pad to it */
+#define OFL_AP_IPV4_HDR 20u           /* RFC 791 without options */
+#define OFL_AP_UDP_HDR 8u             /* RFC 768 */
+
+/*
+ * The CI frame (FIG. 12 steps 4-7). The seed names the fields but leaves
+ * the layout open; this is the layout, all fields big-endian:
+ *
+ *   Ethernet header (14 bytes): destination MAC (6), source MAC (6),
+ *   EtherType 0x88B5 (2).
+ *
+ *   CI frame header (8 bytes)
+ *   offset size field
+ *   0      1    version (high 4 bits, = 1) | reserved (low 4 bits, = 0)
+ *   1      1    record count, 1 .. OFL_AP_CI_MAX_RECORDS
+ *   2      2    destination cluster address (CI host)
+ *   4      2    source cluster address
+ *   6      2    records length: bytes of all records that follow
+ *
+ *   record (24-byte header + payload), repeated `count` times; several
+ *   PCI bursts for one host are packed into one frame (step 6)
+ *   offset size field
+ *   0      1    kind: 1 = data write, 2 = event (FIG. 10 note 2)
+ *   1      1    flags: bit 0 = sequence number is meaningful; others 0
+ *   2      2    payload length, 0 .. OFL_AP_MAX_WRITE
+ *   4      4    in-index of the destination's incoming aperture
+ *   8      4    nonce
+ *   12     4    sequence number
+ *   16     4    offset in the aperture
+ *   20     2    header checksum: RFC 1071 one's-complement sum over the
+ *               24 header bytes with this field zero
+ *   22     2    reserved, 0
+ *   24     n    payload (the data of the PCI burst)
+ *
+ *   trailer (4 bytes): CRC32c (RFC 3385) over the CI frame header and all
+ *   records: the end-to-end check of step 7. Bytes after the trailer are
+ *   Ethernet padding and ignored.
+ */
+#define OFL_AP_CI_VERSION 1u
+#define OFL_AP_CI_HDR 8u
+#define OFL_AP_CI_REC_HDR 24u
+#define OFL_AP_CI_TRAILER 4u
+#define OFL_AP_CI_MAX_RECORDS 16u
+#define OFL_AP_MAX_WRITE 4096u        /* payload of one record / PCI burst */
+#define OFL_AP_REC_F_SEQ 0x01u
+
+enum ofl_ap_rec_kind {
+    OFL_AP_REC_DATA = 1,  /* a memory write into a CI data aperture */
+    OFL_AP_REC_EVENT = 2  /* an event for a CI event aperture */
+};
+
+/* One host's addresses on the network (per-NIC common fields, FIG. 10
+ * note 4, or a peer's). */
+struct ofl_ap_addr {
+    uint8_t mac[6];
+    uint16_t cluster; /* CI cluster address */
+    uint32_t ip;      /* IPv4 address, host order */
+};
+
+/* An addressable endpoint: a host and a UDP port. */
+struct ofl_ap_endpoint {
+    struct ofl_ap_addr host;
+    uint16_t udp;
+};
+
+/* Who is programming (seed 004: "some parts of the aperture control block
+ * only are user programmable, others must only be programmed by the
+ * operating system"). */
+enum ofl_ap_priv {
+    OFL_AP_PRIV_APP = 1, /* an application; it names its port */
+    OFL_AP_PRIV_OS = 2   /* the operating system */
+};
+
+/* Aperture types (FIG. 10 note 2, FIG. 11). */
+enum ofl_ap_type {
+    OFL_AP_TYPE_NONE = 0,     /* FREE entry */
+    OFL_AP_TYPE_CI_DATA = 1,  /* CI data: writes into memory at base */
+    OFL_AP_TYPE_CI_EVENT = 2, /* CI event: a fixed-size event on a queue;
+                                 size <= OFL_AP_EVENT_PAYLOAD */
+    OFL_AP_TYPE_IP = 3        /* IPv4/UDP: outgoing writes become
+                                 datagrams; incoming datagrams to a port go
+                                 to its variable-length queue */
+};
+
+enum ofl_ap_state {
+    OFL_AP_FREE = 0,
+    OFL_AP_CLOSED = 1,
+    OFL_AP_OPEN = 2
+};
+
+/* Incoming checks the OS may enable (FIG. 12 (c)-(e)); (a) always runs. */
+enum ofl_ap_check {
+    OFL_AP_CHECK_NONCE = 0x01,    /* (c) */
+    OFL_AP_CHECK_SRC_MAC = 0x02,  /* (d) */
+    OFL_AP_CHECK_SRC_ADDR = 0x04  /* (e) cluster (CI) or IPv4 (IP type) */
+};
+#define OFL_AP_CHECK_ALL 0x07u
+
+/* Entry flags. */
+enum ofl_ap_flag {
+    OFL_AP_F_SEQ = 0x01,   /* incoming: check (b); outgoing: carry and
+                              advance the sequence number (FIG. 12 step 8) */
+    OFL_AP_F_NOTIFY = 0x02 /* incoming data: post a delivery event to the
+                              entry's queue after each accepted write */
+};
+
+#define OFL_AP_SIZE_MAX (1u << 30)    /* largest aperture */
+#define OFL_AP_SHIFT_MIN 3u           /* smallest slot: 8 bytes */
+#define OFL_AP_SHIFT_MAX 30u
+#define OFL_AP_EVENT_PAYLOAD 8u       /* bytes of an event record */
+#define OFL_AP_MAX_GROUPS 8u
+#define OFL_AP_MIN_BURST 4u           /* one PCI dword */
+#define OFL_AP_MAX_BURST 4096u        /* PCIe: no request crosses 4 KiB */
+
+/* ---- incoming table (FIG. 11) ------------------------------------------ */
+
+/* Field groups of an incoming entry, for programming and grants. */
+enum ofl_ap_in_field {
+    OFL_AP_IN_MAP = 0x001,    /* OS only: type, base, size, evq */
+    OFL_AP_IN_OWNER = 0x002,  /* OS only: owner, app_fields */
+    OFL_AP_IN_SOURCE = 0x004, /* OS only: expected source MAC, cluster and
+                                 IPv4 with masks, and checks */
+    OFL_AP_IN_NONCE = 0x008,  /* nonce, nonce_step, nonce_every (restarts
+                                 the rotation count) */
+    OFL_AP_IN_SEQ = 0x010,    /* seq (next expected) and OFL_AP_F_SEQ */
+    OFL_AP_IN_NARROW = 0x020, /* narrow_off, narrow_len */
+    OFL_AP_IN_STATE = 0x040,  /* state: OPEN or CLOSED */
+    OFL_AP_IN_NOTIFY = 0x080  /* OFL_AP_F_NOTIFY */
+};
+#define OFL_AP_IN_OS_ONLY (OFL_AP_IN_MAP | OFL_AP_IN_OWNER | OFL_AP_IN_SOURCE)
+#define OFL_AP_IN_ALL 0x0FFu
+#define OFL_AP_IN_APP_DEFAULT OFL_AP_IN_NONCE
+
+/*
+ * One incoming aperture (a row of FIG. 11). Caller memory; only the ofl_ap_
+ * functions change it. With a cache attached the newest copy of the
+ * per-packet fields (nonce, nonce_count, seq) may sit in the cache: read an
+ * entry with ofl_ap_in_query, not directly.
+ */
+struct ofl_ap_in_entry {
+    uint64_t base;             /* MAP: PCI address of byte 0 (CI data) */
+    uint32_t size;             /* MAP: extent in bytes; event: <= 8; IP:
+                                  largest datagram frame delivered */
+    uint32_t evq;              /* MAP: queue index (event, IP, NOTIFY) */
+    uint32_t src_ip;           /* SOURCE: expected IPv4 source ... */
+    uint32_t src_ip_mask;      /* ... under this netmask (e) */
+    uint32_t nonce;            /* NONCE: current check value (c) */
+    uint32_t nonce_count;      /* accepted records since the last rotation */
+    uint32_t seq;              /* SEQ: next expected sequence number (b) */
+    uint32_t narrow_off;       /* NARROW: sub-range start ... */
+    uint32_t narrow_len;       /* ... and length; 0 = the whole aperture */
+    uint16_t nonce_step;       /* NONCE: amount added at each rotation */
+    uint16_t nonce_every;      /* NONCE: accepted records per rotation;
+                                  0 = the nonce never rotates */
+    uint16_t owner;            /* OWNER: the port that owns the aperture */
+    uint16_t app_fields;       /* OWNER: enum ofl_ap_in_field the owner may
+                                  program */
+    uint16_t src_cluster;      /* SOURCE: expected source cluster ... */
+    uint16_t src_cluster_mask; /* ... under this mask (e) */
+    uint8_t src_mac[6];        /* SOURCE: expected Ethernet source (d) */
+    uint8_t type;              /* MAP: enum ofl_ap_type */
+    uint8_t state;             /* STATE: enum ofl_ap_state */
+    uint8_t checks;            /* SOURCE: enum ofl_ap_check bits */
+    uint8_t flags;             /* SEQ / NOTIFY: enum ofl_ap_flag bits */
+};
+
+/* ---- outgoing table (FIG. 10) ------------------------------------------ */
+
+/*
+ * The outgoing PCI window is laid out in groups (FIG. 10 note 1: "grouped
+ * such that the base address also gives the size of the aperture"): group
+ * g holds `count` apertures of 2^size_shift bytes each from pci_base, the
+ * first of them outgoing index `first`. A PCI address is decoded (FIG. 12
+ * steps 1-3) by finding its group: index = first + (addr - pci_base) >>
+ * size_shift, offset = the low size_shift bits.
+ */
+struct ofl_ap_out_group {
+    uint64_t pci_base;  /* aligned to 2^size_shift */
+    uint32_t first;     /* outgoing index of the group's first aperture */
+    uint32_t count;     /* >= 1 */
+    uint8_t size_shift; /* OFL_AP_SHIFT_MIN .. OFL_AP_SHIFT_MAX */
+};
+
+enum ofl_ap_out_field {
+    OFL_AP_OUT_SIZE = 0x001,  /* OS only: explicit size (<= the slot) */
+    OFL_AP_OUT_OWNER = 0x002, /* OS only: owner, app_fields */
+    OFL_AP_OUT_TYPE = 0x004,  /* type */
+    OFL_AP_OUT_DEST = 0x008,  /* destination host (MAC, cluster, IPv4, UDP
+                                 port) and in-index */
+    OFL_AP_OUT_NONCE = 0x010, /* nonce, nonce_step, nonce_every */
+    OFL_AP_OUT_SEQ = 0x020,   /* seq and OFL_AP_F_SEQ */
+    OFL_AP_OUT_STATE = 0x040  /* state: OPEN or CLOSED */
+};
+#define OFL_AP_OUT_OS_ONLY (OFL_AP_OUT_SIZE | OFL_AP_OUT_OWNER)
+#define OFL_AP_OUT_ALL 0x07Fu
+#define OFL_AP_OUT_APP_DEFAULT (OFL_AP_OUT_DEST | OFL_AP_OUT_NONCE)
+
+/* One outgoing aperture (a row of FIG. 10). Same rules as the incoming
+ * entry; read it with ofl_ap_out_query. */
+struct ofl_ap_out_entry {
+    uint64_t pci_base;       /* set by ofl_ap_nic_init from the layout */
+    uint32_t size;           /* SIZE: bytes accepted, <= the slot size */
+    uint32_t dst_in_index;   /* DEST */
+    uint32_t dst_ip;         /* DEST: IPv4 (IP type) */
+    uint32_t nonce;          /* NONCE: current value carried in records */
+    uint32_t nonce_count;    /* records built since the last rotation */
+    uint32_t seq;            /* SEQ: sequence number of the next record */
+    uint16_t nonce_step;     /* NONCE */
+    uint16_t nonce_every;    /* NONCE: 0 = never rotates */
+    uint16_t owner;          /* OWNER: owning port; UDP source port of IP
+                                datagrams */
+    uint16_t app_fields;     /* OWNER: enum ofl_ap_out_field grant */
+    uint16_t dst_cluster;    /* DEST: CI host */
+    uint16_t dst_udp;        /* DEST: UDP port (IP type) */
+    uint8_t dst_mac[6];      /* DEST */
+    uint8_t type;            /* TYPE: enum ofl_ap_type */
+    uint8_t state;           /* STATE */
+    uint8_t flags;           /* SEQ: OFL_AP_F_SEQ */
+    uint8_t reserved_;
+};
+
+/* ---- the aperture mapping cache (FIG. 5) -------------------------------- */
+
+/*
+ * A set-associative, write-back copy of table entries: `sets` (a power of
+ * two) sets of `ways` (1 .. OFL_AP_CACHE_MAX_WAYS) lines. The set of index
+ * i is i & (sets - 1). A hit uses the line's copy; a miss does the
+ * secondary lookup in the full table, copies the entry into the least
+ * recently used line of the set (writing the victim back when the data
+ * path had changed it) and uses that. Programming or clearing an entry
+ * invalidates its line, carrying the line's newer per-packet fields into
+ * the table first ("invalidation when an entry changes"), so the cache
+ * never returns a stale mapping; a query reads the newest copy.
+ *
+ * Each set keeps its lines in recency order, the most recently used in
+ * way 0: a hit there is one tag compare and writes nothing; a hit further
+ * down moves its line to the front, a miss refills an empty line or the
+ * last (least recently used) one and moves it to the front.
+ *
+ * Why: firmware keeps the full tables in DRAM and the cache in on-chip
+ * SRAM (the seed's associative memory). A hit on way 0 costs one tag
+ * compare more than indexing the table directly (tests/bench/bench_ap.c
+ * measures both).
+ */
+#define OFL_AP_CACHE_MAX_WAYS 8u
+
+struct ofl_ap_cache_line {
+    uint32_t tag;   /* index + 1; 0 = empty */
+    uint32_t dirty; /* the data path changed the copy */
+    union {
+        struct ofl_ap_in_entry in;
+        struct ofl_ap_out_entry out;
+    } e;
+};
+
+struct ofl_ap_cache {
+    struct ofl_ap_cache_line *line; /* sets * ways lines; NULL = no cache */
+    uint32_t sets;
+    uint32_t ways;
+    uint32_t way_shift; /* log2(ways) */
+    uint32_t set_mask;  /* sets - 1 */
+    uint32_t hits;
+    uint32_t misses;
+    uint32_t evictions;     /* valid lines replaced */
+    uint32_t writebacks;    /* dirty lines copied back to the table */
+    uint32_t invalidations; /* lines dropped because the entry changed */
+};
+
+/* ---- the NIC ------------------------------------------------------------ */
+
+/* Rejection counters are indexed by the low byte of the error. */
+#define OFL_AP_REJECT_SLOTS 0x13u
+
+struct ofl_ap_stats {
+    uint64_t rx_bytes;     /* payload bytes written or delivered */
+    uint64_t tx_bytes;     /* payload bytes put into records */
+    uint32_t rx_frames;    /* frames with at least one accepted record */
+    uint32_t rx_records;   /* accepted records */
+    uint32_t tx_records;
+    uint32_t tx_frames;    /* frames finished */
+    uint32_t bursts;       /* PCI write transactions emitted */
+    uint32_t stall_splits; /* bursts split because the port refused them */
+    uint32_t rejected[OFL_AP_REJECT_SLOTS]; /* by reason, 0x0501 .. 0x0512 */
+};
+
+/* The counter of rejection reason e (0 for an error that is not one). */
+static inline uint32_t ofl_ap_rejected(const struct ofl_ap_stats *s,
+                                       enum ofl_err e)
+{
+    uint32_t i = (uint32_t)e - 0x0500u;
+    return i < OFL_AP_REJECT_SLOTS ? s->rejected[i] : 0;
+}
+
+struct ofl_evq;
+
+/* What ofl_ap_nic_init needs; every array is the caller's. */
+struct ofl_ap_nic_config {
+    const struct ofl_port *port;       /* DMA for PCI writes */
+    struct ofl_ap_addr self;           /* this NIC's MAC, cluster, IPv4 */
+    struct ofl_ap_in_entry *in;        /* incoming table */
+    uint32_t in_capacity;              /* 1 .. 2^24 */
+    struct ofl_ap_out_entry *out;      /* outgoing table */
+    uint32_t out_capacity;             /* 0 .. 2^24 */
+    const struct ofl_ap_out_group *groups; /* outgoing PCI layout */
+    uint32_t ngroups;                  /* 0 .. OFL_AP_MAX_GROUPS */
+    struct ofl_ap_cache_line *in_cache;  /* optional */
+    uint32_t in_cache_lines;           /* sets * ways */
+    uint32_t in_cache_ways;
+    struct ofl_ap_cache_line *out_cache; /* optional */
+    uint32_t out_cache_lines;
+    uint32_t out_cache_ways;
+    struct ofl_evq *evq;               /* per-port queues (entry evq index) */
+    uint32_t nevq;
+    uint32_t max_burst;                /* bytes per PCI write, power of two,
+                                          OFL_AP_MIN_BURST .. _MAX_BURST */
+    uint16_t udp_base;                 /* IP-type incoming aperture i serves
+                                          UDP port udp_base + i */
+};
+
+struct ofl_ap_nic {
+    const struct ofl_port *port;
+    struct ofl_ap_addr self;
+    struct ofl_ap_in_entry *in;
+    struct ofl_ap_out_entry *out;
+    struct ofl_evq *evq;
+    uint32_t in_capacity;
+    uint32_t out_capacity;
+    uint32_t nevq;
+    uint32_t ngroups;
+    uint32_t max_burst;
+    uint16_t udp_base;
+    uint16_t ip_id;            /* IPv4 identification of the next datagram */
+    struct ofl_ap_out_group group[OFL_AP_MAX_GROUPS];
+    struct ofl_ap_cache in_cache;
+    struct ofl_ap_cache out_cache;
+    struct ofl_ap_stats stats;
+};
+
+/*
+ * Initialises nic: checks the port, the capacities, the outgoing layout
+ * (groups inside the table, no two overlapping in PCI space or in index
+ * space, no wrap), the caches (lines = sets * ways, sets a power of two)
+ * and max_burst; every entry becomes FREE, every cache line empty, the
+ * counters zero. OFL_E_ARG on any bad value, OFL_E_PORT_VERSION for a bad
+ * port.
+ */
+enum ofl_err ofl_ap_nic_init(struct ofl_ap_nic *nic,
+                             const struct ofl_ap_nic_config *cfg);
+
+/* Sets this NIC's own addresses ("source host bits": OS only, so that an
+ * application cannot masquerade as another host). */
+enum ofl_err ofl_ap_set_self(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                             const struct ofl_ap_addr *self);
+
+/*
+ * Programs the field groups `fields` (enum ofl_ap_in_field) of incoming
+ * aperture index from v. Privilege: OS any group; an application only for
+ * an aperture its port owns (else OFL_E_AP_NOT_OWNER; a FREE aperture has
+ * no owner) and only granted groups (else OFL_E_AP_PRIVILEGE). The result
+ * is validated as a whole (type, size, base + size without wrap, narrowing
+ * inside the size, queue index, grants without OS-only groups) and
+ * OFL_E_AP_CONFIG leaves the entry as it was. Programming a FREE entry
+ * (OS) creates it CLOSED unless STATE says OPEN. Programming NONCE
+ * restarts the rotation count. A cached copy is written back and
+ * invalidated.
+ */
+enum ofl_err ofl_ap_in_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                               uint16_t port, uint32_t index,
+                               const struct ofl_ap_in_entry *v,
+                               uint32_t fields);
+
+/* The privilege test of ofl_ap_in_program alone (no change). */
+enum ofl_err ofl_ap_in_allowed(const struct ofl_ap_nic *nic,
+                               enum ofl_ap_priv priv, uint16_t port,
+                               uint32_t index, uint32_t fields);
+
+/* Returns an incoming aperture to FREE (OS only). */
+enum ofl_err ofl_ap_in_clear(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                             uint32_t index);
+
+/* Copies the current incoming entry (its newest copy, cache included). */
+enum ofl_err ofl_ap_in_query(struct ofl_ap_nic *nic, uint32_t index,
+                             struct ofl_ap_in_entry *out);
+
+/* The outgoing counterparts, with enum ofl_ap_out_field groups. The size
+ * must not exceed the slot of the group holding index (an index outside
+ * every group is OFL_E_AP_CONFIG). */
+enum ofl_err ofl_ap_out_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                                uint16_t port, uint32_t index,
+                                const struct ofl_ap_out_entry *v,
+                                uint32_t fields);
+enum ofl_err ofl_ap_out_allowed(const struct ofl_ap_nic *nic,
+                                enum ofl_ap_priv priv, uint16_t port,
+                                uint32_t index, uint32_t fields);
+enum ofl_err ofl_ap_out_clear(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
+                              uint32_t index);
+enum ofl_err ofl_ap_out_query(struct ofl_ap_nic *nic, uint32_t index,
+                              struct ofl_ap_out_entry *out);
+
+/* Writes every dirty cache line back to its table (lines stay valid). */
+void ofl_ap_cache_flush(struct ofl_ap_nic *nic);
+
+/* ---- the outgoing data path (FIG. 12) ----------------------------------- */
+
+/*
+ * Decodes a PCI address into outgoing index and offset (FIG. 12 steps
+ * 1-3). OFL_E_AP_NO_APERTURE when it falls in no group (a local control
+ * write). Read-only.
+ */
+enum ofl_err ofl_ap_out_decode(const struct ofl_ap_nic *nic, uint64_t pci_addr,
+                               uint32_t *index, uint32_t *offset);
+
+/* A frame being built into caller memory. */
+struct ofl_ap_tx_frame {
+    uint8_t *buf;
+    size_t cap;
+    size_t len;           /* bytes written so far */
+    uint32_t records;     /* CI records in the frame */
+    uint16_t dst_cluster; /* the host every record is for */
+    uint8_t dst_mac[6];
+    uint8_t kind;         /* 0 empty, 1 CI open, 2 IP datagram (closed) */
+};
+
+/* Starts an empty frame in buf[0 .. cap). */
+void ofl_ap_tx_begin(struct ofl_ap_tx_frame *f, uint8_t *buf, size_t cap);
+
+/*
+ * Turns a PCI write of len bytes (1 .. OFL_AP_MAX_WRITE) at pci_addr into
+ * frame content. Checks: decode (OFL_E_AP_NO_APERTURE), aperture OPEN
+ * (OFL_E_AP_CLOSED), offset + len inside its size (OFL_E_AP_EXTENT). A CI
+ * aperture appends one record (step 5) carrying the aperture's dst
+ * in-index, nonce, sequence number and the offset, opening the frame with
+ * the Ethernet and CI headers if it is empty; a frame already holding
+ * records for another host, or without room, or a full record count, gives
+ * OFL_E_AP_PACK (finish it and begin another; step 6 packs consecutive
+ * writes for one host). An IP aperture needs an empty frame and makes it a
+ * complete IPv4/UDP datagram. On success the sequence number advances (if
+ * OFL_AP_F_SEQ, step 8) and the nonce rotation counts one record; on
+ * failure neither the frame nor the aperture changes.
+ */
+enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
+                             uint64_t pci_addr, const void *data, size_t len);
+
+/* Closes a CI frame (records length, CRC32c trailer, padding to
+ * OFL_AP_ETH_MIN_FRAME) and returns its length; an IP frame is returned as
+ * is. OFL_E_ARG for an empty frame, OFL_E_SIZE without room. */
+enum ofl_err ofl_ap_tx_finish(struct ofl_ap_nic *nic,
+                              struct ofl_ap_tx_frame *f, size_t *len);
+
+/* ---- the incoming data path ---------------------------------------------- */
+
+/* What ofl_ap_rx did with a frame. */
+struct ofl_ap_rx_result {
+    uint32_t records;   /* records in the frame (1 for a datagram) */
+    uint32_t applied;   /* records accepted and carried out, in order */
+    uint32_t in_index;  /* aperture of the last record looked at */
+    uint32_t len;       /* payload length of that record */
+    uint64_t pci_addr;  /* PCI address of the last data write formed */
+};
+
+/*
+ * Receives one frame.
+ *
+ * A CI frame is first checked whole (structure, record header checksums,
+ * CRC32c, destination); any failure there rejects the frame with nothing
+ * applied. Then each record in order runs the checks in the table above
+ * against its aperture and is carried out: a data record becomes the PCI
+ * write base + offset of its payload, an event record a fixed-size event
+ * (OFL_EVQ_EV_CI_EVENT, payload at its offset in a and b) on the
+ * aperture's queue. Processing stops at the first rejected record:
+ * records before it stay applied (each was a complete, checked write, as
+ * separate packets would have been), the rejected one and those after it
+ * change nothing. An accepted record advances the expected sequence
+ * number and the nonce rotation.
+ *
+ * An IPv4/UDP frame for this host is delivered, whole, to the variable-
+ * length queue of the IP aperture serving its UDP destination port, with
+ * an OFL_EVQ_EV_DATAGRAM event; checks (a), (d), (e) and the size apply.
+ *
+ * PCI writes (FIG. 12, "If the PCI bus is stalled ... a new PCI
+ * transaction will be emitted ... base + offset + N"): the payload goes
+ * out in bursts of at most max_burst bytes that never cross a max_burst
+ * boundary (so never a 4 KiB one). Bus-stall contract with the port: its
+ * dma_write either writes the whole burst and returns 0, or writes nothing
+ * and returns non-zero (a stalled bus or a full posted-write queue). On a
+ * refusal the burst is split: its first half is emitted again at the same
+ * address and the rest follows as new transactions at base + offset + N,
+ * no longer than the split size, for the rest of the payload.
+ * A refused burst of OFL_AP_MIN_BURST bytes or fewer is a failure:
+ * OFL_E_AP_DMA, the bytes before it are written (always inside the
+ * aperture), the aperture's sequence number and nonce do not move.
+ *
+ * Returns OFL_OK when every record was applied, else the reason of the
+ * rejection (counted in nic->stats); res (may be NULL) says how far it
+ * got. The port only ever sees writes inside the checked range.
+ */
+enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
+                       size_t len, struct ofl_ap_rx_result *res);
+
+/* ---- IPv4/UDP datagrams (RFC 791, RFC 768) -------------------------------- */
+
+/* A parsed datagram; payload points into the frame. */
+struct ofl_ap_udp {
+    struct ofl_ap_endpoint src; /* cluster 0 */
+    struct ofl_ap_endpoint dst;
+    const uint8_t *payload;
+    size_t payload_len;
+};
+
+/*
+ * Parses an Ethernet/IPv4/UDP frame with bounds checks: EtherType 0x0800
+ * (OFL_E_AP_NOT_CI otherwise), version 4 (OFL_E_AP_VERSION), IHL >= 5,
+ * total length inside the frame, no fragment, protocol UDP, UDP length
+ * equal to the IPv4 payload (OFL_E_AP_MALFORMED), header checksum and a
+ * non-zero UDP checksum (OFL_E_AP_HDR_CHECKSUM). Does not look at whom it
+ * is addressed to.
+ */
+enum ofl_err ofl_ap_udp_parse(const uint8_t *frame, size_t len,
+                              struct ofl_ap_udp *out);
+
+/* Builds the Ethernet/IPv4/UDP frame of d (src, dst, payload; clusters
+ * unused) with IPv4 identification ip_id: no options, DF set, TTL 64,
+ * both checksums, padded to OFL_AP_ETH_MIN_FRAME. OFL_E_SIZE without room,
+ * OFL_E_ARG for a payload over 65507 bytes. */
+enum ofl_err ofl_ap_udp_build(const struct ofl_ap_udp *d, uint16_t ip_id,
+                              uint8_t *buf, size_t cap, size_t *len);
+
+/* ---- connection messages (seed 004 "Packet Oriented Connection Setup") ---- */
+
+/*
+ * Messages travel as the payload of a UDP datagram to <host:port>. The
+ * seed names their contents; this is the layout, big-endian, exactly
+ * OFL_AP_MSG_LEN bytes:
+ *
+ *   offset size field          used by
+ *   0      1    version (= 1)  all
+ *   1      1    type           all (enum ofl_ap_msg_type)
+ *   2      2    flags          CONNECT, ACCEPT: bit 0 = the sender checks
+ *                              sequence numbers; other bits 0
+ *   4      2    port           all: the sender's port; ACCEPT: the new
+ *                              port' the connection continues on
+ *   6      2    cluster        CONNECT, ACCEPT: the sender's CI cluster
+ *   8      4    in_index       all: the sender's incoming aperture
+ *   12     4    nonce          all: its nonce as set up (the identity of
+ *                              the connection, not the rotated value)
+ *   16     4    seq            CONNECT, ACCEPT: first sequence number the
+ *                              sender's aperture expects
+ *   20     4    size           CONNECT, ACCEPT: the aperture's size
+ *   24     2    nonce_step     CONNECT, ACCEPT: rotation step ...
+ *   26     2    nonce_every    ... and period of the sender's aperture
+ *   28     4    peer_in_index  all but CONNECT: the receiver's in-index ...
+ *   32     4    peer_nonce     ... and nonce: the proof that the message
+ *                              belongs to this connection
+ *   36     2    code           ERROR: an enum ofl_err value, not 0
+ *   38     2    reserved, 0
+ *   40     4    token          ALIVE, ALIVEACK: echoed by the ACK
+ *
+ * A field a type does not use MUST be zero (OFL_E_AP_MALFORMED).
+ */
+#define OFL_AP_MSG_VERSION 1u
+#define OFL_AP_MSG_LEN 44u
+#define OFL_AP_MSG_F_SEQ 0x0001u
+
+enum ofl_ap_msg_type {
+    OFL_AP_MSG_CONNECT = 1,  /* [CONNECT/port/in-index/nonce] */
+    OFL_AP_MSG_ACCEPT = 2,   /* [ACCEPT/port'/in-index/nonce] */
+    OFL_AP_MSG_CLOSE = 3,    /* close the connection and its mappings */
+    OFL_AP_MSG_ALIVE = 4,    /* request a response */
+    OFL_AP_MSG_ALIVEACK = 5, /* the response */
+    OFL_AP_MSG_ERROR = 6     /* data transfer error, or a refused CONNECT
+                                (code OFL_E_AP_CONN_REFUSED) */
+};
+
+struct ofl_ap_msg {
+    uint32_t in_index;
+    uint32_t nonce;
+    uint32_t seq;
+    uint32_t size;
+    uint32_t peer_in_index;
+    uint32_t peer_nonce;
+    uint32_t token;
+    uint16_t flags;
+    uint16_t port;
+    uint16_t cluster;
+    uint16_t code;
+    uint16_t nonce_step;
+    uint16_t nonce_every;
+    uint8_t type;
+};
+
+/* Parses exactly OFL_AP_MSG_LEN bytes (OFL_E_AP_TRUNCATED shorter,
+ * OFL_E_AP_MALFORMED longer or a used-by rule broken, OFL_E_AP_VERSION,
+ * OFL_E_AP_MSG_TYPE). */
+enum ofl_err ofl_ap_msg_parse(const uint8_t *p, size_t len,
+                              struct ofl_ap_msg *m);
+
+/* Encodes m (checked by the same rules) into p; *len = OFL_AP_MSG_LEN. */
+enum ofl_err ofl_ap_msg_build(const struct ofl_ap_msg *m, uint8_t *p,
+                              size_t cap, size_t *len);
+
+/* The ERROR that refuses connect (caller policy said no), from port. */
+void ofl_ap_msg_refusal(const struct ofl_ap_msg *connect, uint16_t port,
+                        struct ofl_ap_msg *out);
+
+/* ---- connections ---------------------------------------------------------- */
+
+/*
+ * One side of a connection: it owns one incoming and one outgoing
+ * aperture of the NIC and programs them with its privilege and port.
+ *
+ *   state       input                        action                   next
+ *   IDLE        ofl_ap_conn_connect (A)      in-aperture: nonce, seq, CONNECTING
+ *                                            OPEN; send CONNECT
+ *   IDLE        ofl_ap_conn_accept (B; the   in-aperture as above,    OPEN
+ *               caller's policy accepted     out-aperture: peer's
+ *               a CONNECT)                   in-index, nonce; ACCEPT
+ *   CONNECTING  ACCEPT proving our nonce     out-aperture: peer's     OPEN
+ *                                            in-index, nonce, OPEN
+ *   CONNECTING  ERROR refusing our CONNECT   close in-aperture        CLOSED
+ *   CONNECTING  tick: connect_timeout passed resend CONNECT, or       CONNECTING
+ *                                            after `retries` resends  CLOSED
+ *   OPEN        CONNECT again (B)            resend the ACCEPT        OPEN
+ *   OPEN        ALIVE                        send ALIVEACK            OPEN
+ *   OPEN        ALIVEACK with our token      peer is alive            OPEN
+ *   OPEN        ERROR                        recorded (peer_error)    OPEN
+ *   OPEN        tick: quiet alive_interval   send ALIVE               OPEN
+ *   OPEN        tick: no ALIVEACK in         resend ALIVE, or after   CLOSED
+ *               alive_timeout                `retries` resends
+ *   OPEN        ofl_ap_conn_close            send CLOSE; close both   CLOSED
+ *   OPEN        CLOSE proving our nonce      close both apertures     CLOSED
+ *
+ * Every message but CONNECT must prove the connection: its peer_in_index
+ * and peer_nonce are our in-aperture and nonce, and its in_index and nonce
+ * are the peer's (OFL_E_AP_CONN_PEER otherwise, nothing changes). Once
+ * both sides are OPEN each outgoing aperture holds the peer's in-index and
+ * nonce; a later connection on the same apertures gets new nonces, so a
+ * stale connection's packets fail check (c).
+ *
+ * Time is the caller's `now` (any monotonic unit, the same one as the
+ * config's intervals); nonces and sequence numbers are the caller's
+ * random inputs.
+ */
+enum ofl_ap_conn_state {
+    OFL_AP_CONN_IDLE = 0,
+    OFL_AP_CONN_CONNECTING = 1,
+    OFL_AP_CONN_OPEN = 2,
+    OFL_AP_CONN_CLOSED = 3
+};
+
+/* Why a connection is CLOSED. */
+enum ofl_ap_close_reason {
+    OFL_AP_CLOSE_NONE = 0,
+    OFL_AP_CLOSE_LOCAL = 1,   /* ofl_ap_conn_close */
+    OFL_AP_CLOSE_PEER = 2,    /* the peer's CLOSE */
+    OFL_AP_CLOSE_REFUSED = 3, /* the peer refused the CONNECT */
+    OFL_AP_CLOSE_TIMEOUT = 4  /* no ACCEPT / ALIVEACK after the retries */
+};
+
+struct ofl_ap_conn_config {
+    uint64_t connect_timeout; /* resend CONNECT after this long */
+    uint64_t alive_interval;  /* send ALIVE after this long without hearing
+                                 from the peer; 0 = never */
+    uint64_t alive_timeout;   /* resend ALIVE after this long */
+    uint16_t nonce_step;      /* rotation of our incoming aperture */
+    uint16_t nonce_every;
+    uint8_t retries;          /* resends before giving up */
+    uint8_t seq_check;        /* our incoming aperture checks (b) */
+};
+
+struct ofl_ap_conn {
+    struct ofl_ap_nic *nic;
+    struct ofl_ap_conn_config cfg;
+    struct ofl_ap_endpoint peer; /* where messages go */
+    uint64_t sent_at;            /* last CONNECT or ALIVE sent */
+    uint64_t last_heard;         /* last valid message or ofl_ap_conn_heard */
+    uint32_t in_index;           /* our apertures */
+    uint32_t out_index;
+    uint32_t nonce;              /* our nonce as set up */
+    uint32_t seq;                /* first sequence number we expect */
+    uint32_t peer_in_index;
+    uint32_t peer_nonce;
+    uint32_t token;              /* of the outstanding ALIVE */
+    uint16_t port;               /* our port: owner of both apertures */
+    uint32_t peer_size;          /* size of the peer's incoming aperture */
+    uint16_t peer_error;         /* code of the last ERROR from the peer */
+    uint8_t closed_by;           /* enum ofl_ap_close_reason */
+    uint8_t priv;                /* enum ofl_ap_priv used to program */
+    uint8_t state;               /* enum ofl_ap_conn_state */
+    uint8_t tries;               /* resends of the current CONNECT / ALIVE */
+    uint8_t alive_pending;
+    uint8_t passive;             /* opened by ofl_ap_conn_accept */
+};
+
+/*
+ * Initialises an IDLE connection of port over apertures in_index and
+ * out_index of nic, to be programmed with priv. Checks up front that priv
+ * and port may program what the connection needs (incoming NONCE, SEQ,
+ * STATE; outgoing TYPE, DEST, NONCE, SEQ, STATE), so that a connection
+ * never fails half way for lack of a grant.
+ */
+enum ofl_err ofl_ap_conn_init(struct ofl_ap_conn *c, struct ofl_ap_nic *nic,
+                              enum ofl_ap_priv priv, uint16_t port,
+                              uint32_t in_index, uint32_t out_index,
+                              const struct ofl_ap_conn_config *cfg);
+
+/* Active open to peer (IDLE only): programs and opens the incoming
+ * aperture with nonce and seq, fills *out with the CONNECT to send. */
+enum ofl_err ofl_ap_conn_connect(struct ofl_ap_conn *c, uint64_t now,
+                                 const struct ofl_ap_endpoint *peer,
+                                 uint32_t nonce, uint32_t seq,
+                                 struct ofl_ap_msg *out);
+
+/* Passive open (IDLE only): `connect` arrived from `from` and the caller's
+ * policy accepts it. Programs both apertures (the incoming one is closed
+ * again if the outgoing one fails), fills *out with the ACCEPT, which
+ * names c->port as the port' the connection continues on. */
+enum ofl_err ofl_ap_conn_accept(struct ofl_ap_conn *c, uint64_t now,
+                                const struct ofl_ap_endpoint *from,
+                                const struct ofl_ap_msg *connect,
+                                uint32_t nonce, uint32_t seq,
+                                struct ofl_ap_msg *out);
+
+/* A message m from `from` for this connection. *send says whether *reply
+ * must go out. Errors: OFL_E_AP_CONN_PEER (not this connection),
+ * OFL_E_AP_CONN_STATE (not expected now), OFL_E_AP_CONN_REFUSED (the
+ * CONNECT was refused: CLOSED), a programming error from the apertures. */
+enum ofl_err ofl_ap_conn_rx(struct ofl_ap_conn *c, uint64_t now,
+                            const struct ofl_ap_endpoint *from,
+                            const struct ofl_ap_msg *m,
+                            struct ofl_ap_msg *reply, bool *send);
+
+/* Timeouts at time now: may fill *reply (resent CONNECT, ALIVE) with
+ * *send set. OFL_E_AP_CONN_TIMEOUT when the connection gave up (CLOSED,
+ * apertures closed). */
+enum ofl_err ofl_ap_conn_tick(struct ofl_ap_conn *c, uint64_t now,
+                              struct ofl_ap_msg *reply, bool *send);
+
+/* Traffic from the peer arrived (a delivery event): it is alive. */
+void ofl_ap_conn_heard(struct ofl_ap_conn *c, uint64_t now);
+
+/* Local close (OPEN or CONNECTING): closes both apertures, fills the
+ * CLOSE to send (*send false when there is nobody to tell yet). */
+enum ofl_err ofl_ap_conn_close(struct ofl_ap_conn *c,
+                               struct ofl_ap_msg *out, bool *send);
+
+/* Fills an ERROR reporting `code` (an enum ofl_err) to the peer (OPEN). */
+enum ofl_err ofl_ap_conn_error(const struct ofl_ap_conn *c, enum ofl_err code,
+                               struct ofl_ap_msg *out);
+
+/* Encodes m as the UDP datagram from this connection's port to its peer. */
+enum ofl_err ofl_ap_conn_frame(struct ofl_ap_conn *c, const struct ofl_ap_msg *m,
+                               uint8_t *buf, size_t cap, size_t *len);
+
+/* ---- dual event queues (seed 004 "Dual Event Queues", FIG. 8, 9, 13) ---- */
+
+/*
+ * Each port has an out-of-band queue in its application's memory, written
+ * by the NIC through the port's DMA and read by the application without a
+ * system call. It has two rings:
+ *
+ *   fixed ring     events of OFL_EVQ_EVENT_BYTES
+ *   variable ring  words holding variable-length records; an event that
+ *                  has one says how many words (FIG. 13 "Var 10")
+ *
+ * Pointers count 32-bit words, run free modulo 2^32 and index the ring
+ * modulo its size (a power of two); the fixed pointer moves by
+ * OFL_EVQ_EVENT_WORDS per event, so both move "by the number of words
+ * consumed" (FIG. 13 step 4). The NIC keeps WRPTR and the mirror RDPTR',
+ * the application RDPTR and the mirror WRPTR' (FIG. 8), in a control
+ * block in the application's memory, little-endian:
+ *
+ *   offset size field     written by
+ *   0      4    WRPTR'    NIC: fixed ring write pointer
+ *   4      4    VWRPTR'   NIC: variable ring write pointer
+ *   8      4    LOST      NIC: events that found the queue full
+ *   12     4    reserved
+ *   16     4    RDPTR     application: fixed ring read pointer
+ *   20     4    VRDPTR    application: variable ring read pointer
+ *   24     4    IRQ       application or OS: bit 0 = interrupt wanted;
+ *                         the NIC clears it when it fires
+ *   28     4    reserved
+ *
+ * Event (16 bytes, little-endian): type (1), flags (1), port (2),
+ * var_words (4), a (4), b (4). A variable record is a 4-byte little-endian
+ * byte length followed by the bytes, padded with zeros to a word; it may
+ * wrap around the ring.
+ *
+ * The NIC side (struct ofl_evq):
+ *
+ *   space    free words = size - (WRPTR - RDPTR'); when an event does not
+ *            fit, RDPTR' is refreshed from the control block once
+ *   post     variable words, then the event, release barrier, then
+ *            WRPTR' and VWRPTR' (FIG. 8 steps 2-3)
+ *   overflow neither ring has room: nothing is written (never
+ *            overwritten), LOST counts it, OFL_E_EVQ_OVERFLOW; an
+ *            OFL_EVQ_EV_OVERFLOW message goes to the OS queue
+ *   OS path  when the IRQ bit is set (the application is blocked or
+ *            descheduled: claims 1, 17) or the event's type is in the
+ *            OS-set criteria (message forms, errors: claims 2, 3, 9),
+ *            an OFL_EVQ_EV_OOB_DATA message naming the port goes to the
+ *            OS queue and the interrupt is raised through the port; the
+ *            IRQ bit is one-shot. Otherwise the application handles the
+ *            event without the OS.
+ *   OS queue a queue without a variable ring and without an OS queue of
+ *            its own; when it is full its LOST count rises and the
+ *            interrupt is still raised, so the OS scans every port.
+ *
+ * RDPTR values come from the application: a pointer that moves backwards
+ * or past WRPTR is refused (OFL_E_EVQ_BAD_PTR) and counted.
+ */
+#define OFL_EVQ_EVENT_BYTES 16u
+#define OFL_EVQ_EVENT_WORDS 4u
+#define OFL_EVQ_CTL_BYTES 32u
+#define OFL_EVQ_CTL_WRPTR 0u
+#define OFL_EVQ_CTL_VWRPTR 4u
+#define OFL_EVQ_CTL_LOST 8u
+#define OFL_EVQ_CTL_RDPTR 16u
+#define OFL_EVQ_CTL_VRDPTR 20u
+#define OFL_EVQ_CTL_IRQ 24u
+#define OFL_EVQ_MAX_WORDS (1u << 24)
+
+enum ofl_evq_type {
+    OFL_EVQ_EV_NONE = 0,
+    OFL_EVQ_EV_DATAGRAM = 1, /* a datagram (connection messages) is in the
+                                variable ring: the whole frame */
+    OFL_EVQ_EV_CI_EVENT = 2, /* a CI event record: a, b = its payload */
+    OFL_EVQ_EV_DELIVERY = 3, /* data was written: a = in-index, b = end
+                                offset of the write */
+    OFL_EVQ_EV_ERROR = 4,    /* an error on the port: a = enum ofl_err,
+                                b = in-index */
+    OFL_EVQ_EV_OOB_DATA = 5, /* OS queue: [OOB-DATA:PORT] */
+    OFL_EVQ_EV_OVERFLOW = 6  /* OS queue: the port's queue overflowed */
+};
+#define OFL_EVQ_EV_MAX 6u
+
+struct ofl_evq_event {
+    uint32_t var_words; /* words of its variable record (set by post) */
+    uint32_t a;
+    uint32_t b;
+    uint16_t port;      /* the port it concerns (set by post) */
+    uint8_t type;       /* enum ofl_evq_type */
+    uint8_t flags;      /* 0 */
+};
+
+struct ofl_evq_config {
+    const struct ofl_port *port; /* DMA, barriers, interrupts */
+    uint64_t ring_pa;            /* fixed ring, ring_words * 4 bytes */
+    uint64_t var_pa;             /* variable ring, var_words * 4 bytes */
+    uint64_t ctl_pa;             /* control block, OFL_EVQ_CTL_BYTES */
+    uint32_t ring_words;         /* power of two, 4 .. OFL_EVQ_MAX_WORDS */
+    uint32_t var_words;          /* 0 (none) or power of two up to the max */
+    uint32_t vector;             /* interrupt vector (used when this queue
+                                    fires without an OS queue) */
+    uint16_t port_id;            /* the logical port */
+    struct ofl_evq *os;          /* the OS queue; NULL for the OS queue */
+};
+
+struct ofl_evq {
+    const struct ofl_port *port;
+    struct ofl_evq *os;
+    uint64_t ring_pa;
+    uint64_t var_pa;
+    uint64_t ctl_pa;
+    uint32_t ring_words;
+    uint32_t var_words;
+    uint32_t wr;        /* WRPTR */
+    uint32_t rd;        /* RDPTR' */
+    uint32_t var_wr;    /* VWRPTR */
+    uint32_t var_rd;    /* VRDPTR' */
+    uint32_t criteria;  /* OS: event types (1 << type) that go to the OS */
+    uint32_t vector;
+    uint32_t posted;    /* events written */
+    uint32_t lost;      /* events refused for lack of room */
+    uint32_t os_messages; /* messages this queue sent to the OS queue */
+    uint32_t interrupts;  /* interrupts raised for this queue */
+    uint32_t bad_ptr;   /* refused pointer updates */
+    uint16_t port_id;
+    uint8_t irq;        /* IRQ' */
+    uint8_t reserved_;
+};
+
+/* Initialises q and writes a zeroed control block through the port.
+ * Checks sizes (powers of two), alignment (4 bytes), no wrap, and that an
+ * OS queue has no variable ring and no OS queue. */
+enum ofl_err ofl_evq_init(struct ofl_evq *q, const struct ofl_evq_config *cfg);
+
+/* Sets the OS criteria (OS only: OFL_E_AP_PRIVILEGE for an application;
+ * OFL_E_ARG for bits beyond the event types). */
+enum ofl_err ofl_evq_set_criteria(struct ofl_evq *q, enum ofl_ap_priv priv,
+                                  uint32_t mask);
+
+/* The application (or the OS for it) wrote IRQ': arm or disarm. */
+void ofl_evq_set_irq(struct ofl_evq *q, bool on);
+
+/* The application wrote RDPTR' and VRDPTR' into the NIC: validated
+ * (between the current value and WRPTR, whole events) then taken.
+ * OFL_E_EVQ_BAD_PTR leaves both unchanged. */
+enum ofl_err ofl_evq_set_rdptr(struct ofl_evq *q, uint32_t rd, uint32_t var_rd);
+
+/* Reads RDPTR, VRDPTR and IRQ from the control block (the mirrored
+ * copies) and takes them as ofl_evq_set_rdptr / _set_irq would. */
+enum ofl_err ofl_evq_refresh(struct ofl_evq *q);
+
+/* Free events in the fixed ring, free words in the variable ring. */
+uint32_t ofl_evq_space(const struct ofl_evq *q);
+uint32_t ofl_evq_var_space(const struct ofl_evq *q);
+
+/*
+ * Posts ev (its port and var_words are filled in) with an optional
+ * variable record of var_len bytes (0 = none) and runs the OS path.
+ * OFL_E_EVQ_OVERFLOW when it does not fit (nothing written), OFL_E_ARG
+ * for a record on a queue without a variable ring or a bad type, port
+ * errors from the DMA (nothing visible to the reader).
+ */
+enum ofl_err ofl_evq_post(struct ofl_evq *q, const struct ofl_evq_event *ev,
+                          const void *var, size_t var_len);
+
+/*
+ * The application's side of a queue, over the same memory seen through
+ * its own pointers. WRPTR' and the records come from the NIC and are
+ * checked before use.
+ */
+struct ofl_evq_app {
+    uint8_t *ring;
+    uint8_t *var;
+    uint8_t *ctl;
+    const struct ofl_port *port; /* barriers only; may be NULL */
+    uint32_t ring_words;
+    uint32_t var_words;
+    uint32_t rd;
+    uint32_t var_rd;
+};
+
+/* Initialises a from the queue's memory (sizes as for ofl_evq_init). */
+enum ofl_err ofl_evq_app_init(struct ofl_evq_app *a, void *ring,
+                              uint32_t ring_words, void *var,
+                              uint32_t var_words, void *ctl,
+                              const struct ofl_port *port);
+
+/* Events waiting per WRPTR' (0 when WRPTR' is not believable). */
+uint32_t ofl_evq_app_pending(const struct ofl_evq_app *a);
+
+/*
+ * Takes the next event into *ev and its variable record (if any) into
+ * data[0 .. cap), *len its length; then advances and publishes RDPTR and
+ * VRDPTR. OFL_E_EVQ_EMPTY, OFL_E_EVQ_BAD_PTR (WRPTR' not believable),
+ * OFL_E_EVQ_CORRUPT (record sizes that disagree), OFL_E_SIZE (cap too
+ * small: the event stays for a retry with a larger buffer).
+ */
+enum ofl_err ofl_evq_app_poll(struct ofl_evq_app *a, struct ofl_evq_event *ev,
+                              void *data, size_t cap, size_t *len);
+
+/* Sets the IRQ bit in the control block: "interrupt me" (the NIC learns it
+ * through ofl_evq_refresh or an ofl_evq_set_irq register write). */
+void ofl_evq_app_arm(struct ofl_evq_app *a);
+
+/* ---- the credit-style shared work queue ------------------------------------ */
+
+/*
+ * A ring of `size` bytes (a power of two) in the receiver's memory, shared
+ * over an aperture. Each side keeps its own pointer and the last value of
+ * the other side's that reached it over the network. The updates are
+ * conservative: the sender's view of RDPTR may lag, so it never writes
+ * beyond the space the receiver has freed; the receiver's view of WRPTR
+ * may lag, so it never reads what has not arrived.
+ *
+ *   sender    wr = own WRPTR, rd = last RDPTR received
+ *   receiver  wr = last WRPTR received, rd = own RDPTR
+ *
+ * A remote pointer older than the one held (reordered update) is ignored;
+ * one beyond what can be true is OFL_E_AP_WQ_BAD_PTR.
+ */
+struct ofl_ap_wq {
+    uint32_t size;
+    uint32_t wr;
+    uint32_t rd;
+};
+
+/* size: power of two, 4 .. 2^30. */
+enum ofl_err ofl_ap_wq_init(struct ofl_ap_wq *q, uint32_t size);
+/* Bytes the sender may still write: size - (wr - rd). */
+uint32_t ofl_ap_wq_space(const struct ofl_ap_wq *q);
+/* Bytes the receiver may read: wr - rd. */
+uint32_t ofl_ap_wq_avail(const struct ofl_ap_wq *q);
+/* Sender: reserves len bytes (OFL_E_AP_WQ_NO_CREDIT beyond the space);
+ * *offset is the ring offset of the first (the bytes wrap at size); wr
+ * advances. Publish the new wr after writing the data. */
+enum ofl_err ofl_ap_wq_produce(struct ofl_ap_wq *q, uint32_t len,
+                               uint32_t *offset);
+/* Receiver: takes len bytes (OFL_E_AP_WQ_NO_CREDIT beyond avail); *offset
+ * as above; rd advances. Publish the new rd after reading. */
+enum ofl_err ofl_ap_wq_consume(struct ofl_ap_wq *q, uint32_t len,
+                               uint32_t *offset);
+/* Sender: the receiver's RDPTR arrived. */
+enum ofl_err ofl_ap_wq_remote_rd(struct ofl_ap_wq *q, uint32_t rd);
+/* Receiver: the sender's WRPTR arrived. */
+enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
+
 #endif /* OFL_ENABLE_AP */
 
 /* ======================================================================== */

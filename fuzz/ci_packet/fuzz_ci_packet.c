@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * The incoming aperture path against a table: ofl_ap_rx on hostile frames,
+ * with hostile programming, hostile read pointers and a stalling bus in
+ * between.
+ *
+ * Two NICs receive the same input: X without a cache, Y with a small
+ * 2-way cache. They must agree on every result and on every byte of
+ * memory (the cache may never change what happens). Each NIC's sim port
+ * traps (aborts) on any DMA outside what the harness authorised: exactly
+ * the open CI data apertures - narrowed to their sub-range when narrowed -
+ * and the event rings. So a PCI write outside an aperture is a crash.
+ *
+ * Input: a sequence of events, each one opcode byte then its fields:
+ *   0  raw frame: u16 length, bytes
+ *   1  CI frame built from fields (checksums and CRC made right, so the
+ *      checks behind them are reached): u8 count, then per record u8
+ *      aperture, u8 choice of nonce/seq, u16 offset, u16 length, u8 kind,
+ *      then the payload bytes are taken from the input
+ *   2  program an incoming aperture: u8 index, u8 privilege/port, u16
+ *      fields, then the values
+ *   3  the application of a queue writes pointers: u8 queue, u32, u32
+ *   4  the bus: u8 stall limit (0 = none)
+ *   5  IPv4/UDP datagram from fields
+ *   6  flush the cache and compare the tables
+ */
+#include "fuzz.h"
+
+#include <string.h>
+
+#include "offload.h"
+#include "ports/sim/ofl_sim.h"
+
+#define NIN 10
+#define NAP 8          /* apertures 0..7 map mem[i * 512, +512) */
+#define SLOT 512
+#define NEVQ 2
+#define RING 32
+#define VAR 128
+
+struct stall {
+    struct ofl_port port;
+    struct ofl_sim *sim;
+    uint32_t limit;
+};
+
+struct side {
+    struct ofl_sim sim;
+    struct stall st;
+    struct ofl_ap_nic nic;
+    struct ofl_ap_in_entry in[NIN];
+    struct ofl_ap_cache_line cache[4];
+    struct ofl_evq evq[NEVQ], os;
+    uint32_t ring[NEVQ][RING], var[NEVQ][VAR], ctl[NEVQ][8];
+    uint32_t os_ring[RING], os_ctl[8];
+    _Alignas(64) uint8_t mem[NAP * SLOT];
+};
+
+static struct side X, Y;
+
+static const struct ofl_ap_addr self = {{2, 0, 0, 0, 0, 0xB}, 0xB, 0x0A00000B};
+static const struct ofl_ap_addr peer = {{2, 0, 0, 0, 0, 0xA}, 0xA, 0x0A00000A};
+
+static int stall_write(void *ctx, uint64_t pa, const void *src, size_t len)
+{
+    struct stall *s = ctx;
+
+    if (s->limit != 0 && len > s->limit)
+        return -1;
+    return s->sim->port.dma_write(s->sim->port.ctx, pa, src, len);
+}
+
+static int stall_read(void *ctx, uint64_t pa, void *dst, size_t len)
+{
+    struct stall *s = ctx;
+    return s->sim->port.dma_read(s->sim->port.ctx, pa, dst, len);
+}
+
+/* The allow-list: open data apertures (narrowed) and the queues. */
+static void authorise(struct side *s)
+{
+    unsigned i;
+
+    ofl_sim_revoke_all(&s->sim);
+    ofl_sim_allow(&s->sim, s->ring, sizeof(s->ring), OFL_SIM_RW);
+    ofl_sim_allow(&s->sim, s->var, sizeof(s->var), OFL_SIM_RW);
+    ofl_sim_allow(&s->sim, s->ctl, sizeof(s->ctl), OFL_SIM_RW);
+    ofl_sim_allow(&s->sim, s->os_ring, sizeof(s->os_ring), OFL_SIM_RW);
+    ofl_sim_allow(&s->sim, s->os_ctl, sizeof(s->os_ctl), OFL_SIM_RW);
+    for (i = 0; i < NIN; i++) {
+        struct ofl_ap_in_entry e;
+
+        ofl_ap_in_query(&s->nic, i, &e);
+        if (e.state != OFL_AP_OPEN || e.type != OFL_AP_TYPE_CI_DATA)
+            continue;
+        if (e.narrow_len != 0)
+            ofl_sim_allow_pa(&s->sim, e.base + e.narrow_off, e.narrow_len,
+                             OFL_SIM_WRITE);
+        else
+            ofl_sim_allow_pa(&s->sim, e.base, e.size, OFL_SIM_WRITE);
+    }
+}
+
+static void side_init(struct side *s, bool cache)
+{
+    struct ofl_ap_nic_config cfg;
+    struct ofl_evq_config qc;
+    unsigned i;
+
+    memset(s, 0, sizeof(*s));
+    ofl_sim_init(&s->sim);
+    s->sim.trap_violations = true;
+    s->st.port = s->sim.port;
+    s->st.port.ctx = &s->st;
+    s->st.port.dma_write = stall_write;
+    s->st.port.dma_read = stall_read;
+    s->st.port.notify = NULL;
+    s->st.sim = &s->sim;
+    authorise(s);
+    memset(&qc, 0, sizeof(qc));
+    qc.port = &s->sim.port;
+    qc.ring_pa = ofl_sim_pa(s->os_ring);
+    qc.ring_words = RING;
+    qc.ctl_pa = ofl_sim_pa(s->os_ctl);
+    FUZZ_ASSERT(ofl_evq_init(&s->os, &qc) == OFL_OK);
+    for (i = 0; i < NEVQ; i++) {
+        qc.ring_pa = ofl_sim_pa(s->ring[i]);
+        qc.var_pa = ofl_sim_pa(s->var[i]);
+        qc.var_words = VAR;
+        qc.ctl_pa = ofl_sim_pa(s->ctl[i]);
+        qc.port_id = (uint16_t)i;
+        qc.os = &s->os;
+        FUZZ_ASSERT(ofl_evq_init(&s->evq[i], &qc) == OFL_OK);
+    }
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.port = &s->st.port;
+    cfg.self = self;
+    cfg.in = s->in;
+    cfg.in_capacity = NIN;
+    if (cache) {
+        cfg.in_cache = s->cache;
+        cfg.in_cache_lines = 4;
+        cfg.in_cache_ways = 2;
+    }
+    cfg.evq = s->evq;
+    cfg.nevq = NEVQ;
+    cfg.max_burst = 64;
+    cfg.udp_base = 7000;
+    FUZZ_ASSERT(ofl_ap_nic_init(&s->nic, &cfg) == OFL_OK);
+    /* Apertures 0..7: CI data over their slots, open, every check on;
+     * 8: an event aperture; 9: an IP aperture (UDP 7009). */
+    for (i = 0; i < NAP; i++) {
+        struct ofl_ap_in_entry v;
+
+        memset(&v, 0, sizeof(v));
+        v.type = OFL_AP_TYPE_CI_DATA;
+        v.base = ofl_sim_pa(s->mem + i * SLOT);
+        v.size = SLOT - 16 * i;
+        v.evq = i & 1;
+        v.owner = (uint16_t)(i & 3);
+        v.app_fields = OFL_AP_IN_NONCE | OFL_AP_IN_SEQ | OFL_AP_IN_NARROW |
+                       OFL_AP_IN_STATE | OFL_AP_IN_NOTIFY;
+        memcpy(v.src_mac, peer.mac, 6);
+        v.src_cluster = peer.cluster;
+        v.src_cluster_mask = i == 3 ? 0xFF00 : 0xFFFF;
+        v.checks = i == 5 ? 0 : OFL_AP_CHECK_ALL;
+        v.nonce = 0x1000u * i;
+        v.nonce_step = (uint16_t)(i & 1);
+        v.nonce_every = (uint16_t)(i & 2);
+        v.seq = 100 * i;
+        v.flags = (uint8_t)((i & 1 ? OFL_AP_F_SEQ : 0) |
+                            (i == 6 ? OFL_AP_F_NOTIFY : 0));
+        v.narrow_off = i == 4 ? 64 : 0;
+        v.narrow_len = i == 4 ? 128 : 0;
+        v.state = OFL_AP_OPEN;
+        FUZZ_ASSERT(ofl_ap_in_program(&s->nic, OFL_AP_PRIV_OS, 0, i, &v,
+                                      OFL_AP_IN_ALL) == OFL_OK);
+    }
+    {
+        struct ofl_ap_in_entry v;
+
+        memset(&v, 0, sizeof(v));
+        v.type = OFL_AP_TYPE_CI_EVENT;
+        v.size = 8;
+        v.evq = 1;
+        v.nonce = 0x8000;
+        v.checks = OFL_AP_CHECK_NONCE;
+        v.state = OFL_AP_OPEN;
+        FUZZ_ASSERT(ofl_ap_in_program(&s->nic, OFL_AP_PRIV_OS, 0, 8, &v,
+                                      OFL_AP_IN_ALL) == OFL_OK);
+        v.type = OFL_AP_TYPE_IP;
+        v.size = 600;
+        v.evq = 0;
+        v.src_ip = peer.ip;
+        v.src_ip_mask = 0xFFFFFF00u;
+        v.checks = OFL_AP_CHECK_SRC_ADDR;
+        FUZZ_ASSERT(ofl_ap_in_program(&s->nic, OFL_AP_PRIV_OS, 0, 9, &v,
+                                      OFL_AP_IN_ALL) == OFL_OK);
+    }
+    authorise(s);
+}
+
+static uint16_t csum(const uint8_t *p, size_t n)
+{
+    uint32_t s = 0;
+    size_t i;
+
+    for (i = 0; i + 1 < n; i += 2)
+        s += (uint32_t)(p[i] << 8 | p[i + 1]);
+    while (s >> 16)
+        s = (s & 0xFFFF) + (s >> 16);
+    return (uint16_t)~s;
+}
+
+static uint8_t frame[6000];
+
+/* Builds a CI frame from fields; returns its length. */
+static size_t build_ci(struct fuzz_in *in)
+{
+    struct ofl_ap_in_entry e;
+    unsigned count = fuzz_u8(in) % 5 + 1, i;
+    size_t pos = 22;
+    uint8_t srcsel = fuzz_u8(in);
+
+    memcpy(frame, self.mac, 6);
+    memcpy(frame + 6, (srcsel & 1) ? self.mac : peer.mac, 6);
+    ofl_store_be16(frame + 12, OFL_AP_ETHERTYPE_CI);
+    frame[14] = 0x10;
+    frame[15] = (uint8_t)count;
+    ofl_store_be16(frame + 16, self.cluster);
+    ofl_store_be16(frame + 18, (srcsel & 2) ? (uint16_t)(peer.cluster ^ (srcsel >> 2))
+                                            : peer.cluster);
+    for (i = 0; i < count; i++) {
+        uint8_t *r = frame + pos;
+        uint8_t ap = fuzz_u8(in), sel = fuzz_u8(in);
+        uint16_t off = fuzz_u16(in), len = fuzz_u16(in) % 700;
+        const uint8_t *data;
+
+        ofl_ap_in_query(&X.nic, ap % NIN, &e);
+        r[0] = (fuzz_u8(in) & 7) == 0 ? OFL_AP_REC_EVENT : OFL_AP_REC_DATA;
+        if (ap % NIN == 8)
+            r[0] = OFL_AP_REC_EVENT;
+        r[1] = (sel & 1) ? OFL_AP_REC_F_SEQ : 0;
+        if (sel & 0x80)
+            off = (uint16_t)(off % 16); /* inside event or near the start */
+        len = (uint16_t)fuzz_take(in, &data, len);
+        if (ap % NIN == 8)
+            len = len > 8 ? 8 : len;
+        ofl_store_be16(r + 2, len);
+        ofl_store_be32(r + 4, (sel & 0x40) ? ap : ap % NIN);
+        ofl_store_be32(r + 8, (sel & 2) ? e.nonce + (sel >> 4) : e.nonce);
+        ofl_store_be32(r + 12, (sel & 4) ? e.seq + (sel >> 5) : e.seq);
+        ofl_store_be32(r + 16, off);
+        ofl_store_be16(r + 20, 0);
+        ofl_store_be16(r + 22, 0);
+        ofl_store_be16(r + 20, csum(r, 24));
+        memcpy(r + 24, data, len);
+        pos += 24 + len;
+        if (pos > sizeof(frame) - 800)
+            break;
+        /* Later records see the state the earlier ones leave: use the
+         * expected values after one acceptance. */
+    }
+    frame[15] = (uint8_t)(i < count ? i + 1 : count);
+    ofl_store_be16(frame + 20, (uint16_t)(pos - 22));
+    ofl_store_be32(frame + pos, ofl_crc32c(frame + 14, pos - 14));
+    return pos + 4;
+}
+
+static size_t build_udp(struct fuzz_in *in)
+{
+    struct ofl_ap_udp d;
+    const uint8_t *p;
+    size_t len = 0, n = fuzz_u16(in) % 700;
+
+    memset(&d, 0, sizeof(d));
+    d.src.host = peer;
+    d.src.host.ip ^= fuzz_u8(in) & 0x81;
+    d.src.udp = fuzz_u16(in);
+    d.dst.host = self;
+    d.dst.udp = (uint16_t)(7000 + fuzz_u8(in) % 12);
+    d.payload_len = fuzz_take(in, &p, n);
+    d.payload = p;
+    if (ofl_ap_udp_build(&d, 1, frame, sizeof(frame), &len) != OFL_OK)
+        return 0;
+    return len;
+}
+
+static void same(void)
+{
+    FUZZ_ASSERT(memcmp(X.mem, Y.mem, sizeof(X.mem)) == 0);
+    FUZZ_ASSERT(X.nic.stats.rx_records == Y.nic.stats.rx_records);
+    FUZZ_ASSERT(X.sim.violations == 0 && Y.sim.violations == 0);
+}
+
+static void rx(const uint8_t *f, size_t n)
+{
+    struct ofl_ap_rx_result rx_, ry;
+    enum ofl_err ex = ofl_ap_rx(&X.nic, f, n, &rx_);
+    enum ofl_err ey = ofl_ap_rx(&Y.nic, f, n, &ry);
+
+    FUZZ_ASSERT(ex == ey);
+    FUZZ_ASSERT(rx_.applied == ry.applied && rx_.records == ry.records);
+    FUZZ_ASSERT(rx_.applied <= rx_.records);
+    FUZZ_ASSERT(ex != OFL_OK || rx_.applied == rx_.records);
+    same();
+}
+
+static void program(struct fuzz_in *in)
+{
+    struct ofl_ap_in_entry v;
+    uint8_t idx = fuzz_u8(in) % NIN, who = fuzz_u8(in);
+    uint16_t fields = fuzz_u16(in);
+    enum ofl_ap_priv priv = (who & 0x80) ? OFL_AP_PRIV_OS : OFL_AP_PRIV_APP;
+    enum ofl_err ex, ey;
+
+    memset(&v, 0, sizeof(v));
+    v.type = fuzz_u8(in) & 3;
+    v.base = ofl_sim_pa(X.mem + (idx % NAP) * SLOT); /* for X; fixed below */
+    v.size = fuzz_u16(in) % (SLOT + 1); /* inside its slot */
+    v.evq = fuzz_u8(in) % 3;
+    v.nonce = fuzz_u32(in);
+    v.nonce_step = fuzz_u8(in);
+    v.nonce_every = fuzz_u8(in) & 7;
+    v.seq = fuzz_u32(in);
+    v.narrow_off = fuzz_u16(in) % 600;
+    v.narrow_len = fuzz_u16(in) % 600;
+    v.flags = fuzz_u8(in);
+    v.state = fuzz_u8(in) % 3;
+    v.checks = fuzz_u8(in) & 7;
+    v.app_fields = fuzz_u16(in);
+    memcpy(v.src_mac, peer.mac, 6);
+    v.src_cluster = peer.cluster;
+    v.src_cluster_mask = 0xFFFF;
+    /* As the OS, the harness only ever maps memory it owns: a slot of
+     * mem (apertures 8 and 9 share slots 0 and 1 when they become data
+     * apertures), the size within the slot. */
+    ex = ofl_ap_in_program(&X.nic, priv, who & 3, idx, &v, fields & 0x1FF);
+    v.base = ofl_sim_pa(Y.mem + (idx % NAP) * SLOT);
+    ey = ofl_ap_in_program(&Y.nic, priv, who & 3, idx, &v, fields & 0x1FF);
+    FUZZ_ASSERT(ex == ey);
+    authorise(&X);
+    authorise(&Y);
+}
+
+static void pointers(struct fuzz_in *in)
+{
+    uint8_t q = fuzz_u8(in) % NEVQ;
+    uint32_t a = fuzz_u32(in), b = fuzz_u32(in);
+
+    X.ctl[q][4] = Y.ctl[q][4] = a;
+    X.ctl[q][5] = Y.ctl[q][5] = b;
+    FUZZ_ASSERT(ofl_evq_set_rdptr(&X.evq[q], a, b) ==
+                ofl_evq_set_rdptr(&Y.evq[q], a, b));
+    FUZZ_ASSERT(X.evq[q].rd == Y.evq[q].rd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in = {data, size};
+    unsigned steps = 0;
+
+    side_init(&X, false);
+    side_init(&Y, true);
+    while (in.n != 0 && steps++ < 64) {
+        uint8_t op = fuzz_u8(&in);
+        size_t n;
+        const uint8_t *p;
+
+        switch (op % 7) {
+        case 0:
+            n = fuzz_take(&in, &p, fuzz_u16(&in) % sizeof(frame));
+            memcpy(frame, p, n);
+            rx(frame, n);
+            break;
+        case 1:
+            n = build_ci(&in);
+            rx(frame, n);
+            break;
+        case 2:
+            program(&in);
+            break;
+        case 3:
+            pointers(&in);
+            break;
+        case 4:
+            X.st.limit = Y.st.limit = fuzz_u8(&in);
+            break;
+        case 5:
+            n = build_udp(&in);
+            if (n != 0)
+                rx(frame, n);
+            break;
+        default: {
+            unsigned i;
+
+            ofl_ap_cache_flush(&Y.nic);
+            for (i = 0; i < NIN; i++) {
+                FUZZ_ASSERT(X.in[i].seq == Y.in[i].seq);
+                FUZZ_ASSERT(X.in[i].nonce == Y.in[i].nonce);
+                FUZZ_ASSERT(X.in[i].state == Y.in[i].state);
+                FUZZ_ASSERT(X.in[i].nonce_count == Y.in[i].nonce_count);
+            }
+            break;
+        }
+        }
+    }
+    return 0;
+}
