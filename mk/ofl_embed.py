@@ -453,13 +453,19 @@ def cmd_fuzz_summary(rundir, readme, hours, only=None):
                          str(count_files(os.path.join(hd, 'lf-corpus'))),
                          lf.get('crashes', '?'), lf.get('timeouts', '?')))
     table = ['| harness | engine | seconds | execs | paths (corpus) | crashes '
-             '| hangs/timeouts |', '|---|---|---:|---:|---:|---:|---:|']
+             '| hangs/timeouts | run (UTC) | offload.c |',
+             '|---|---|---:|---:|---:|---:|---:|---|---|']
     for r in rows:
-        table.append('| %s |' % ' | '.join(str(x) for x in r))
+        meta = read_kv(os.path.join(rundir, r[0], 'run.meta'), '=')
+        table.append('| %s | %s | %s |' % (' | '.join(str(x) for x in r),
+                                          meta.get('date', '?'),
+                                          meta.get('source', '?')))
     stamp = subprocess.run(['date', '-u', '+%Y-%m-%d %H:%M UTC'],
                            capture_output=True, text=True).stdout.strip()
     block = ('<!-- campaign:begin (written by make fuzz-campaign) -->\n'
-             'Last campaign: %s, HOURS=%s per harness and engine, on %d '
+             'Table written %s. Harnesses may be campaigned in batches; each '
+             'row says when its run was and the git blob of offload.c it ran '
+             'against. Last batch: HOURS=%s per harness and engine, on %d '
              'cores.\n\n%s\n<!-- campaign:end -->' % (
                  stamp, hours, os.cpu_count() or 0, '\n'.join(table)))
     text = ''
@@ -532,6 +538,13 @@ def cmd_fuzz_campaign(hours, bindir, harnesses):
             lf += ['-dict=' + dict_path]
         afl += ['--', os.path.join(bindir, h + '.afl')]
         lf += [lf_corpus, seeds]
+        blob = subprocess.run(['git', 'hash-object', 'offload.c'],
+                              capture_output=True, text=True).stdout.strip()
+        with open(os.path.join(out, 'run.meta'), 'w') as f:
+            f.write('date=%s\nsource=%s\n' % (
+                subprocess.run(['date', '-u', '+%Y-%m-%d %H:%M'],
+                               capture_output=True, text=True).stdout.strip(),
+                blob[:12] or '?'))
         env = dict(os.environ, **AFL_ENV)
         print('== %s: AFL++ and libFuzzer, %d s each, side by side' % (h, secs),
               flush=True)
@@ -574,8 +587,7 @@ def cmd_fuzz_campaign(hours, bindir, harnesses):
                     print('   AFL++ %s: %s' % (d[:-1], os.path.join(cd, n)))
         for n in crashes + timeouts:
             print('   libFuzzer: %s%s' % (artifacts, n))
-    return cmd_fuzz_summary(rundir, os.path.join('fuzz', 'README.md'), hours,
-                            harnesses)
+    return cmd_fuzz_summary(rundir, os.path.join('fuzz', 'README.md'), hours)
 
 
 def main(argv):
