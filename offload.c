@@ -4074,13 +4074,6 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define AP_MAX_ENTRIES (1u << 24)
 #define AP_UDP_MAX_PAYLOAD 65507u /* 65535 - IPv4 header - UDP header */
 
-/* Keeps the two receive paths in frames of their own (each stays well
- * under the 256-byte frame limit; inlined together they would not). */
-#if defined(__GNUC__)
-#define AP_NOINLINE __attribute__((noinline))
-#else
-#define AP_NOINLINE
-#endif
 
 static bool ap_pow2(uint32_t v)
 {
@@ -5129,10 +5122,13 @@ static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
 }
 
 /* Checks (a)-(e), extent and narrowing of one record, then carries it
- * out and commits the aperture's per-packet state. */
-static AP_NOINLINE enum ofl_err ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
-                                 uint16_t src_cluster, const struct ap_rec *rec,
-                                 struct ofl_ap_rx_result *res)
+ * out and commits the aperture's per-packet state. This and the two
+ * receive paths below are OFL_NOINLINE (base): each keeps a frame of its
+ * own, well under 256 bytes; inlined together they would not be. */
+static OFL_NOINLINE enum ofl_err
+ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
+             uint16_t src_cluster, const struct ap_rec *rec,
+             struct ofl_ap_rx_result *res)
 {
     struct ofl_ap_cache_line *line;
     struct ofl_ap_in_entry *e;
@@ -5258,8 +5254,9 @@ static enum ofl_err ap_ci_check(const struct ofl_ap_nic *nic,
     return OFL_OK;
 }
 
-static AP_NOINLINE enum ofl_err ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame,
-                             size_t len, struct ofl_ap_rx_result *res)
+static OFL_NOINLINE enum ofl_err
+ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
+         struct ofl_ap_rx_result *res)
 {
     const uint8_t *h = frame + OFL_AP_ETH_HDR;
     uint32_t i, count = 0;
@@ -5284,8 +5281,9 @@ static AP_NOINLINE enum ofl_err ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *
     return err;
 }
 
-static AP_NOINLINE enum ofl_err ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame,
-                             size_t len, struct ofl_ap_rx_result *res)
+static OFL_NOINLINE enum ofl_err
+ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
+         struct ofl_ap_rx_result *res)
 {
     struct ofl_ap_cache_line *line;
     struct ofl_ap_in_entry *e;

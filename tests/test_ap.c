@@ -3,9 +3,28 @@
 #include "test.h"
 #include "support/ap_fixture.h"
 
-#include <stdlib.h>
-
 static struct apfx fa, fb; /* host A sends, host B receives */
+
+/*
+ * The event queue's control block, its events and its variable records are
+ * little-endian (offload.h, "dual event queues"): the other side reads and
+ * writes them as bytes in that order, never as host words, so that the
+ * suite means the same on either byte order.
+ */
+static void set_le(uint32_t *word, uint32_t v)
+{
+    ofl_store_le32((uint8_t *)word, v);
+}
+
+static uint32_t ctl_get(const uint32_t *ctl, uint32_t off)
+{
+    return ofl_load_le32((const uint8_t *)ctl + off);
+}
+
+static void ctl_set(uint32_t *ctl, uint32_t off, uint32_t v)
+{
+    ofl_store_le32((uint8_t *)ctl + off, v);
+}
 
 static void two_hosts(const struct apfx_opts *oa, const struct apfx_opts *ob)
 {
@@ -21,9 +40,9 @@ static void test_nic_init(void)
     static struct ofl_ap_out_entry out[8];
     static struct ofl_ap_cache_line lines[8];
     struct ofl_ap_out_group g[2] = {{0x1000, 0, 4, 12}, {0x10000, 4, 4, 3}};
+    static struct ofl_ap_nic nic;
+    static struct ofl_sim sim;
     struct ofl_ap_nic_config cfg;
-    struct ofl_ap_nic nic;
-    struct ofl_sim sim;
     struct ofl_port bad;
 
     ofl_sim_init(&sim);
@@ -454,7 +473,7 @@ static void test_tx_layout(void)
 
 static void test_tx_rx_pack(void)
 {
-    uint8_t buf[2048], big[300];
+    static uint8_t buf[2048], big[300];
     struct ofl_ap_tx_frame f;
     struct ofl_ap_rx_result res;
     size_t len, before;
@@ -522,7 +541,7 @@ static void test_tx_rx_pack(void)
 
 static void test_tx_checks(void)
 {
-    uint8_t buf[512], big[OFL_AP_MAX_WRITE + 1];
+    static uint8_t buf[512], big[OFL_AP_MAX_WRITE + 1];
     struct ofl_ap_tx_frame f;
     struct ofl_ap_out_entry v;
     uint32_t seq;
@@ -1095,6 +1114,15 @@ static void test_cache(void)
 #undef SEND
 }
 
+/* xorshift32 (Marsaglia): the same sequence on every target, no libc. */
+static uint32_t rnd(uint32_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    return *x;
+}
+
 /* The same traffic with and without a cache leaves the same tables. */
 static void test_cache_equivalence(void)
 {
@@ -1102,7 +1130,7 @@ static void test_cache_equivalence(void)
     struct apfx_opts o;
     uint8_t fr[128];
     unsigned i, k;
-    uint32_t seq[APFX_IN];
+    uint32_t seq[APFX_IN], rng = 7;
 
     memset(&o, 0, sizeof(o));
     o.cache_lines = 4;
@@ -1114,17 +1142,16 @@ static void test_cache_equivalence(void)
         CHECK_OK(apfx_in_data(&fb, i, 64 * i, 64, &apfx_host_a, i, 0, true));
         CHECK_OK(apfx_in_data(&fc, i, 64 * i, 64, &apfx_host_a, i, 0, true));
     }
-    srand(7);
     for (k = 0; k < 2000; k++) {
         struct apfx_rec r = good_rec();
         enum ofl_err e1, e2;
         size_t n;
 
-        i = (unsigned)rand() % APFX_IN;
+        i = rnd(&rng) % APFX_IN;
         r.in_index = i;
-        r.nonce = (rand() % 8) ? i : i + 1;
-        r.seq = (rand() % 8) ? seq[i] : seq[i] + 1;
-        r.offset = (uint32_t)(rand() % 70);
+        r.nonce = (rnd(&rng) % 8) ? i : i + 1;
+        r.seq = (rnd(&rng) % 8) ? seq[i] : seq[i] + 1;
+        r.offset = rnd(&rng) % 70;
         n = apfx_ci(fr, sizeof(fr), NULL, &r, 1);
         e1 = ofl_ap_rx(&fb.nic, fr, n, NULL);
         e2 = ofl_ap_rx(&fc.nic, fr, n, NULL);
@@ -1228,7 +1255,7 @@ static void test_event_aperture(void)
     CHECK_ERR(ofl_ap_rx(&fb.nic, buf, len, NULL), OFL_E_EVQ_OVERFLOW);
     CHECK_EQ(ofl_ap_rejected(&fb.nic.stats, OFL_E_EVQ_OVERFLOW), 1);
     CHECK_EQ(fb.evq[1].lost, 1);
-    CHECK_EQ(fb.ctl[1][2], 1); /* LOST in the control block */
+    CHECK_EQ(ctl_get(fb.ctl[1], OFL_EVQ_CTL_LOST), 1); /* in the block too */
     CHECK_EQ(ofl_evq_app_pending(&fb.osapp), 1);
     CHECK_OK(ofl_evq_app_poll(&fb.osapp, &ev, NULL, 0, &dl));
     CHECK_EQ(ev.type, OFL_EVQ_EV_OVERFLOW);
@@ -1546,8 +1573,9 @@ static void test_evq_basic(void)
         /* The NIC learns RDPTR from the control block when it is full. */
     }
     CHECK_EQ(q->posted, 55);
-    CHECK_EQ(fb.ctl[0][0], 55 * 4); /* WRPTR' mirrors WRPTR */
-    CHECK_EQ(fb.ctl[0][4], 55 * 4); /* RDPTR written by the application */
+    /* WRPTR' mirrors WRPTR; RDPTR is written by the application. */
+    CHECK_EQ(ctl_get(fb.ctl[0], OFL_EVQ_CTL_WRPTR), 55 * 4);
+    CHECK_EQ(ctl_get(fb.ctl[0], OFL_EVQ_CTL_RDPTR), 55 * 4);
     /* Variable records of every size wrap the variable ring. */
     for (i = 0; i < sizeof(rec); i++)
         rec[i] = (uint8_t)(i * 13 + 1);
@@ -1582,8 +1610,8 @@ static void test_evq_overflow(void)
     struct ofl_evq *q;
     struct ofl_evq_app *a;
     struct ofl_evq_event ev;
-    uint32_t ring[APFX_RING_WORDS];
-    uint8_t rec[2048], out[2048];
+    static uint32_t ring[APFX_RING_WORDS];
+    static uint8_t rec[2048], out[2048];
     size_t dl;
     unsigned i;
 
@@ -1599,7 +1627,7 @@ static void test_evq_overflow(void)
     CHECK_ERR(ofl_evq_post(q, &ev, NULL, 0), OFL_E_EVQ_OVERFLOW);
     CHECK(memcmp(ring, fb.ring[0], sizeof(ring)) == 0); /* not overwritten */
     CHECK_EQ(q->lost, 1);
-    CHECK_EQ(fb.ctl[0][2], 1);
+    CHECK_EQ(ctl_get(fb.ctl[0], OFL_EVQ_CTL_LOST), 1);
     CHECK_EQ(fb.osq.posted, 1); /* the OS hears of it */
     CHECK_EQ(fb.sim.nevents, 1);
     CHECK_EQ(fb.sim.event[0].kind, OFL_SIM_EV_NOTIFY);
@@ -1656,51 +1684,52 @@ static void test_evq_pointers(void)
     CHECK_EQ(q->bad_ptr, 4);
     CHECK_EQ(q->rd, 4);
     /* A garbage RDPTR in the control block is refused by refresh. */
-    fb.ctl[0][4] = 0x1000;
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_RDPTR, 0x1000);
     CHECK_ERR(ofl_evq_refresh(q), OFL_E_EVQ_BAD_PTR);
-    fb.ctl[0][4] = 8;
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_RDPTR, 8);
     CHECK_OK(ofl_evq_refresh(q));
     CHECK_EQ(q->rd, 8);
-    fb.ctl[0][4] = 0;
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_RDPTR, 0);
 
     /* WRPTR' as the application sees it: garbage is refused. */
     CHECK_EQ(ofl_evq_app_pending(a), 2);
-    fb.ctl[0][0] = 0x1000;
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_WRPTR, 0x1000);
     CHECK_EQ(ofl_evq_app_pending(a), 0);
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_BAD_PTR);
-    fb.ctl[0][0] = 6;
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_WRPTR, 6);
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_BAD_PTR);
-    fb.ctl[0][0] = 8;
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_WRPTR, 8);
     /* Corrupt events. */
     ring = fb.ring[0];
-    ring[0] = 0x00000009; /* type 9 */
+    set_le(&ring[0], 0x00000009); /* type 9 */
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_CORRUPT);
-    ring[0] = 0x00000103; /* flags set */
+    set_le(&ring[0], 0x00000103); /* flags set */
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_CORRUPT);
-    ring[0] = 0x00000001;
-    ring[1] = 1; /* one variable word cannot hold a record */
+    set_le(&ring[0], 0x00000001);
+    set_le(&ring[1], 1); /* one variable word cannot hold a record */
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_CORRUPT);
-    ring[1] = 3;
-    fb.ctl[0][1] = 3; /* VWRPTR' */
-    fb.var[0][0] = 12; /* 12 bytes need 3 data words, not 2 */
+    set_le(&ring[1], 3);
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_VWRPTR, 3); /* VWRPTR' */
+    set_le(&fb.var[0][0], 12); /* 12 bytes need 3 data words, not 2 */
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_CORRUPT);
-    fb.var[0][0] = 4; /* 4 bytes need 1 */
+    set_le(&fb.var[0][0], 4); /* 4 bytes need 1 */
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_CORRUPT);
-    fb.ctl[0][1] = 2; /* fewer words written than the event claims */
+    /* Fewer words written than the event claims. */
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_VWRPTR, 2);
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_CORRUPT);
-    fb.ctl[0][1] = 0x10000;
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_VWRPTR, 0x10000);
     CHECK_ERR(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl),
               OFL_E_EVQ_BAD_PTR);
-    fb.ctl[0][1] = 3;
-    fb.var[0][0] = 8;
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_VWRPTR, 3);
+    set_le(&fb.var[0][0], 8);
     CHECK_OK(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl));
     CHECK_EQ(dl, 8);
 }
@@ -1724,7 +1753,7 @@ static void test_evq_os_path(void)
     CHECK_EQ(fb.sim.nevents, 0);
     /* The application blocks: it (or the OS for it) sets IRQ. */
     ofl_evq_app_arm(a);
-    CHECK_EQ(fb.ctl[1][6], 1);
+    CHECK_EQ(ctl_get(fb.ctl[1], OFL_EVQ_CTL_IRQ), 1);
     CHECK_OK(ofl_evq_refresh(q)); /* IRQ' mirrored into the NIC */
     CHECK_EQ(q->irq, 1);
     CHECK_OK(ofl_evq_post(q, &ev, NULL, 0));
@@ -1736,7 +1765,7 @@ static void test_evq_os_path(void)
     CHECK_EQ(ev.port, 1);
     CHECK_EQ(ev.a, OFL_EVQ_EV_DELIVERY);
     CHECK_EQ(q->irq, 0); /* one-shot */
-    CHECK_EQ(fb.ctl[1][6], 0);
+    CHECK_EQ(ctl_get(fb.ctl[1], OFL_EVQ_CTL_IRQ), 0);
     ev = mkev(OFL_EVQ_EV_DELIVERY, 2, 0);
     CHECK_OK(ofl_evq_post(q, &ev, NULL, 0));
     CHECK_EQ(fb.sim.nevents, 1);
@@ -1761,17 +1790,17 @@ static void test_evq_os_path(void)
     }
     CHECK_EQ(fb.osq.posted, 2 + 8);
     CHECK(fb.osq.lost >= 2);
-    CHECK_EQ(fb.os_ctl[2], fb.osq.lost);
+    CHECK_EQ(ctl_get(fb.os_ctl, OFL_EVQ_CTL_LOST), fb.osq.lost);
     CHECK_EQ(fb.sim.nevents, 2 + 12);
 }
 
 static void test_evq_init(void)
 {
     static uint32_t ring[16], var[16], ctl[8];
+    static struct ofl_sim sim;
     struct ofl_evq q, os;
     struct ofl_evq_config c;
     struct ofl_evq_app a;
-    struct ofl_sim sim;
 
     ofl_sim_init(&sim);
     ofl_sim_allow(&sim, ctl, sizeof(ctl), OFL_SIM_RW);
