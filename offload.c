@@ -4132,7 +4132,9 @@ static uint16_t ap_fold(uint32_t sum)
     return (uint16_t)~sum;
 }
 
-/* Field-by-field copies (a struct assignment may become a memcpy call). */
+/* Field-by-field copies: a struct assignment may become a memcpy call, and
+ * the base's ofl_copy is a byte loop on some compilers (gcc -O2 builds it
+ * from byte shifts); these compile to word moves everywhere. */
 static void ap_in_copy(struct ofl_ap_in_entry *d, const struct ofl_ap_in_entry *s)
 {
     d->base = s->base;
@@ -4196,11 +4198,28 @@ static void ap_rotate(uint32_t *nonce, uint32_t *count, uint16_t step,
 /* ---- ap: the cache ------------------------------------------------------- */
 
 /*
- * Each set keeps its lines in recency order: way 0 is the most recently
- * used, the last way the least. A hit on way 0 - the common case for a
- * hot aperture - is one tag compare and writes nothing; a hit further
- * down moves its line to the front; a miss refills an empty line or the
- * last one and moves it to the front.
+ * Lines are stored way-major: way w of set s is line[(w << set_shift) | s],
+ * so way 0 of every set forms a direct-mapped array indexed by
+ * index & set_mask. Way 0 holds the most recently used line of its set;
+ * the others carry the cache's clock from when they last left way 0, which
+ * is when they were last used (a line is used only in way 0: a hit
+ * elsewhere swaps it there), so the oldest stamp is the least recently
+ * used line. The clock moves only on the slow path; a line untouched for
+ * 2^32 of its ticks may look young again (a worse victim choice, nothing
+ * more).
+ *
+ * Invariant: a line holds only an OPEN entry of an index inside its
+ * table. Lines are filled on a miss only when the table entry is OPEN,
+ * the data path never changes a state, and every programming or clearing
+ * call drops the line first. So a tag match proves what a direct lookup
+ * checks (index < capacity, state OPEN), and a hit on way 0 is one masked
+ * index and one tag compare: no bounds check, no state check, no counter,
+ * no store.
+ *
+ * dirty is set when the line is filled with an entry whose per-packet
+ * fields change on every record (sequence checks or a rotating nonce), so
+ * the data path never has to mark it; such a line is copied back to its
+ * table whenever it leaves the cache or is flushed.
  */
 
 static uint32_t ap_log2(uint32_t v) /* v a power of two */
@@ -4216,7 +4235,7 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
                                   struct ofl_ap_cache_line *line,
                                   uint32_t lines, uint32_t ways)
 {
-    uint32_t sets;
+    uint32_t sets, i;
 
     ofl_fill(c, 0, sizeof(*c));
     if (line == NULL)
@@ -4228,35 +4247,52 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
     if (!ap_pow2(sets) || (sets << ap_log2(ways)) != lines)
         return OFL_E_ARG;
     ofl_fill(line, 0, (size_t)lines * sizeof(*line));
+    for (i = 0; i < lines; i++)
+        line[i].tag = OFL_AP_CACHE_EMPTY;
     c->line = line;
     c->sets = sets;
     c->ways = ways;
-    c->way_shift = ap_log2(ways);
+    c->set_shift = ap_log2(sets);
     c->set_mask = sets - 1;
     return OFL_OK;
 }
 
-/* The first line (the most recently used) of the set of index. */
-static inline struct ofl_ap_cache_line *ap_cache_set(const struct ofl_ap_cache *c,
-                                              uint32_t index)
+/* Way w of the set of index. */
+static struct ofl_ap_cache_line *ap_cache_way(const struct ofl_ap_cache *c,
+                                              uint32_t index, uint32_t w)
 {
-    return &c->line[(size_t)(index & c->set_mask) << c->way_shift];
+    return &c->line[((size_t)w << c->set_shift) | (index & c->set_mask)];
 }
 
-/* The line holding index, or NULL. No statistics, no reordering. */
+/* A tag is the entry's index in 64 bits: OFL_AP_CACHE_EMPTY matches no
+ * 32-bit index, not even 0xFFFFFFFF, and the compare is one instruction
+ * against the zero-extended index. */
+static inline bool ap_tag_is(const struct ofl_ap_cache_line *l, uint32_t index)
+{
+    return l->tag == (uint64_t)index;
+}
+
+/* The way holding index, or c->ways. No reordering, no statistics. */
+static uint32_t ap_cache_find(const struct ofl_ap_cache *c, uint32_t index)
+{
+    uint32_t w;
+
+    for (w = 0; w < c->ways; w++)
+        if (ap_tag_is(ap_cache_way(c, index, w), index))
+            break;
+    return w;
+}
+
+/* The line holding index, or NULL (also without a cache). */
 static struct ofl_ap_cache_line *ap_cache_probe(const struct ofl_ap_cache *c,
                                                 uint32_t index)
 {
-    struct ofl_ap_cache_line *set;
     uint32_t w;
 
     if (c->line == NULL)
         return NULL;
-    set = ap_cache_set(c, index);
-    for (w = 0; w < c->ways; w++)
-        if (set[w].tag == index + 1)
-            return &set[w];
-    return NULL;
+    w = ap_cache_find(c, index);
+    return w < c->ways ? ap_cache_way(c, index, w) : NULL;
 }
 
 static void ap_line_copy(struct ofl_ap_cache_line *d,
@@ -4268,109 +4304,172 @@ static void ap_line_copy(struct ofl_ap_cache_line *d,
         ap_in_copy(&d->e.in, &s->e.in);
     d->tag = s->tag;
     d->dirty = s->dirty;
+    d->used = s->used;
 }
 
-/* Moves line w of a set to the front, the lines before it one down; with
- * keep false the content of line w is not needed (it is being refilled). */
-static void ap_cache_front(struct ofl_ap_cache_line *set, uint32_t w, bool out,
-                           bool keep)
+/* Copies a line back to its table when its entry may have changed. */
+static void ap_cache_writeback(struct ofl_ap_nic *nic, struct ofl_ap_cache *c,
+                               const struct ofl_ap_cache_line *l, bool out)
 {
-    struct ofl_ap_cache_line t;
-
-    if (w == 0)
+    if (l->tag == OFL_AP_CACHE_EMPTY || !l->dirty)
         return;
-    if (keep)
-        ap_line_copy(&t, &set[w], out);
-    for (; w > 0; w--)
-        ap_line_copy(&set[w], &set[w - 1], out);
-    if (keep)
-        ap_line_copy(&set[0], &t, out);
+    if (out)
+        ap_out_copy(&nic->out[(uint32_t)l->tag], &l->e.out);
+    else
+        ap_in_copy(&nic->in[(uint32_t)l->tag], &l->e.in);
+    c->writebacks++;
+}
+
+/* Puts line `from` (way 0, leaving it) into way slot and stamps it: its
+ * last use was now. */
+static void ap_cache_demote(struct ofl_ap_cache *c,
+                            struct ofl_ap_cache_line *slot,
+                            const struct ofl_ap_cache_line *from, bool out)
+{
+    ap_line_copy(slot, from, out);
+    slot->used = c->clock++;
 }
 
 /*
- * The line for entry index when way 0 of its set does not hold it: a hit
- * further down (moved to the front) or a miss (refilled, a dirty victim
- * written back first).
+ * The cache's side of a lookup that way 0 did not answer, for an index
+ * inside the table. One pass over ways 1 .. ways-1 finds the line, the
+ * first empty one and the least recently used one (the oldest stamp).
+ * A hit there swaps its line with way 0. A miss whose table entry is
+ * OPEN fills way 0 with it; what way 0 held moves to the first empty line
+ * or else to the least recently used one, which is written back first
+ * (with one way, way 0 itself is the victim). Returns way 0, or NULL when
+ * the entry is not OPEN (it is not cached). Two line copies at most.
  */
-static struct ofl_ap_cache_line *ap_cache_get_slow(struct ofl_ap_nic *nic,
-                                              struct ofl_ap_cache *c,
-                                              uint32_t index, bool out)
+static struct ofl_ap_cache_line *ap_cache_fetch(struct ofl_ap_nic *nic,
+                                                struct ofl_ap_cache *c,
+                                                uint32_t index, bool out)
 {
-    struct ofl_ap_cache_line *set = ap_cache_set(c, index);
-    uint32_t w;
+    struct ofl_ap_cache_line t, *front = ap_cache_way(c, index, 0);
+    struct ofl_ap_cache_line *hit = NULL, *empty = NULL, *oldest = front;
+    uint32_t w, age = 0;
 
-    for (w = 1; w < c->ways; w++)
-        if (set[w].tag == index + 1)
+    for (w = 1; w < c->ways; w++) {
+        struct ofl_ap_cache_line *l = ap_cache_way(c, index, w);
+
+        if (ap_tag_is(l, index)) {
+            hit = l;
             break;
-    if (w < c->ways) {
-        c->hits++;
-        ap_cache_front(set, w, out, true);
-        return &set[0];
-    }
-    c->misses++;
-    for (w = 0; w < c->ways; w++) /* an empty line, else the LRU one */
-        if (set[w].tag == 0)
-            break;
-    if (w == c->ways) {
-        w = c->ways - 1;
-        c->evictions++;
-        if (set[w].dirty) {
-            if (out)
-                ap_out_copy(&nic->out[set[w].tag - 1], &set[w].e.out);
-            else
-                ap_in_copy(&nic->in[set[w].tag - 1], &set[w].e.in);
-            c->writebacks++;
+        }
+        if (l->tag == OFL_AP_CACHE_EMPTY) {
+            if (empty == NULL)
+                empty = l;
+        } else if (oldest == front || c->clock - l->used > age) {
+            oldest = l;
+            age = c->clock - l->used;
         }
     }
-    ap_cache_front(set, w, out, false);
-    if (out)
-        ap_out_copy(&set[0].e.out, &nic->out[index]);
-    else
-        ap_in_copy(&set[0].e.in, &nic->in[index]);
-    set[0].tag = index + 1;
-    set[0].dirty = 0;
-    return &set[0];
+    if (hit != NULL) {
+        ap_line_copy(&t, hit, out);
+        ap_cache_demote(c, hit, front, out);
+        ap_line_copy(front, &t, out);
+        return front;
+    }
+    c->misses++;
+    if ((out ? nic->out[index].state : nic->in[index].state) != OFL_AP_OPEN)
+        return NULL;
+    if (front->tag != OFL_AP_CACHE_EMPTY) {
+        if (empty == NULL) { /* the least recently used line goes */
+            c->evictions++;
+            ap_cache_writeback(nic, c, oldest, out);
+        }
+        if (empty != NULL || oldest != front)
+            ap_cache_demote(c, empty != NULL ? empty : oldest, front, out);
+    }
+    if (out) {
+        ap_out_copy(&front->e.out, &nic->out[index]);
+        front->dirty = (front->e.out.flags & OFL_AP_F_SEQ) != 0 ||
+                       front->e.out.nonce_every != 0;
+    } else {
+        ap_in_copy(&front->e.in, &nic->in[index]);
+        front->dirty = (front->e.in.flags & OFL_AP_F_SEQ) != 0 ||
+                       front->e.in.nonce_every != 0;
+    }
+    front->tag = index;
+    return front;
 }
 
-/* The working copy of incoming entry index; *lp its cache line or NULL. */
-static inline struct ofl_ap_in_entry *
-ap_in_get(struct ofl_ap_nic *nic, uint32_t index,
-          struct ofl_ap_cache_line **lp)
+/* The secondary lookup: bounds, the table entry's state, the cache. */
+static enum ofl_err ap_in_open_slow(struct ofl_ap_nic *nic, uint32_t index,
+                                    struct ofl_ap_in_entry **ep)
 {
-    struct ofl_ap_cache *c = &nic->in_cache;
     struct ofl_ap_cache_line *l;
 
-    if (c->line == NULL) {
-        *lp = NULL;
-        return &nic->in[index];
+    if (index >= nic->in_capacity)
+        return OFL_E_AP_INDEX;
+    if (nic->in_cache.line == NULL) { /* the direct table lookup */
+        if (nic->in[index].state != OFL_AP_OPEN)
+            return OFL_E_AP_INVALID;
+        *ep = &nic->in[index];
+        return OFL_OK;
     }
-    l = &c->line[(size_t)(index & c->set_mask) << c->way_shift];
-    if (l->tag != index + 1) /* not the most recently used of its set */
-        l = ap_cache_get_slow(nic, c, index, false);
-    else
-        c->hits++;
-    *lp = l;
-    return &l->e.in;
+    l = ap_cache_fetch(nic, &nic->in_cache, index, false);
+    if (l == NULL)
+        return OFL_E_AP_INVALID;
+    *ep = &l->e.in;
+    return OFL_OK;
 }
 
-static struct ofl_ap_out_entry *ap_out_get(struct ofl_ap_nic *nic,
-                                           uint32_t index,
-                                           struct ofl_ap_cache_line **lp)
+/*
+ * The working copy of incoming entry index if it is OPEN (check (a)):
+ * OFL_E_AP_INDEX beyond the table, OFL_E_AP_INVALID when not OPEN. A hit
+ * on way 0 (see the invariant above) returns at once.
+ */
+static inline enum ofl_err ap_in_open(struct ofl_ap_nic *nic, uint32_t index,
+                                      struct ofl_ap_in_entry **ep)
 {
-    struct ofl_ap_cache *c = &nic->out_cache;
+    const struct ofl_ap_cache *c = &nic->in_cache;
+
+    if (c->line != NULL) {
+        struct ofl_ap_cache_line *l = &c->line[index & c->set_mask];
+
+        if (ap_tag_is(l, index)) {
+            *ep = &l->e.in;
+            return OFL_OK;
+        }
+    }
+    return ap_in_open_slow(nic, index, ep);
+}
+
+/* The outgoing counterpart: index is in the table (ofl_ap_out_decode only
+ * yields indexes of groups, which ap_groups_check keeps inside it), so the
+ * only answer besides OK is OFL_E_AP_CLOSED. */
+static enum ofl_err ap_out_open_slow(struct ofl_ap_nic *nic, uint32_t index,
+                                     struct ofl_ap_out_entry **ep)
+{
     struct ofl_ap_cache_line *l;
 
-    if (c->line == NULL) {
-        *lp = NULL;
-        return &nic->out[index];
+    if (nic->out_cache.line == NULL) {
+        if (nic->out[index].state != OFL_AP_OPEN)
+            return OFL_E_AP_CLOSED;
+        *ep = &nic->out[index];
+        return OFL_OK;
     }
-    l = ap_cache_set(c, index);
-    if (l->tag == index + 1)
-        c->hits++;
-    else
-        l = ap_cache_get_slow(nic, c, index, true);
-    *lp = l;
-    return &l->e.out;
+    l = ap_cache_fetch(nic, &nic->out_cache, index, true);
+    if (l == NULL)
+        return OFL_E_AP_CLOSED;
+    *ep = &l->e.out;
+    return OFL_OK;
+}
+
+static inline enum ofl_err ap_out_open(struct ofl_ap_nic *nic, uint32_t index,
+                                       struct ofl_ap_out_entry **ep)
+{
+    const struct ofl_ap_cache *c = &nic->out_cache;
+
+    if (c->line != NULL) {
+        struct ofl_ap_cache_line *l = &c->line[index & c->set_mask];
+
+        if (ap_tag_is(l, index)) {
+            *ep = &l->e.out;
+            return OFL_OK;
+        }
+    }
+    return ap_out_open_slow(nic, index, ep);
 }
 
 /* Drops the line of index (the caller has carried its content over). */
@@ -4379,7 +4478,7 @@ static void ap_cache_drop(struct ofl_ap_cache *c, uint32_t index)
     struct ofl_ap_cache_line *l = ap_cache_probe(c, index);
 
     if (l != NULL) {
-        l->tag = 0;
+        l->tag = OFL_AP_CACHE_EMPTY;
         l->dirty = 0;
         c->invalidations++;
     }
@@ -4392,25 +4491,11 @@ void ofl_ap_cache_flush(struct ofl_ap_nic *nic)
     if (nic == NULL)
         return;
     n = nic->in_cache.sets * nic->in_cache.ways;
-    for (i = 0; i < n; i++) {
-        struct ofl_ap_cache_line *l = &nic->in_cache.line[i];
-
-        if (l->tag != 0 && l->dirty) {
-            ap_in_copy(&nic->in[l->tag - 1], &l->e.in);
-            l->dirty = 0;
-            nic->in_cache.writebacks++;
-        }
-    }
+    for (i = 0; i < n; i++)
+        ap_cache_writeback(nic, &nic->in_cache, &nic->in_cache.line[i], false);
     n = nic->out_cache.sets * nic->out_cache.ways;
-    for (i = 0; i < n; i++) {
-        struct ofl_ap_cache_line *l = &nic->out_cache.line[i];
-
-        if (l->tag != 0 && l->dirty) {
-            ap_out_copy(&nic->out[l->tag - 1], &l->e.out);
-            l->dirty = 0;
-            nic->out_cache.writebacks++;
-        }
-    }
+    for (i = 0; i < n; i++)
+        ap_cache_writeback(nic, &nic->out_cache, &nic->out_cache.line[i], true);
 }
 
 /* ---- ap: the NIC and its tables ------------------------------------------ */
@@ -4886,18 +4971,30 @@ static void ap_eth_header(uint8_t *p, const uint8_t *dst, const uint8_t *src,
     ofl_store_be16(p + 12, type);
 }
 
-/* Writes one record header (checksum included) at r. */
-static void ap_record_header(uint8_t *r, uint8_t kind, uint8_t flags,
-                             uint16_t len, uint32_t in_index, uint32_t nonce,
-                             uint32_t seq, uint32_t offset)
+/* The header fields of one CI record: what the outgoing path writes and
+ * the incoming path reads back (payload: where its data is). */
+struct ap_rec {
+    const uint8_t *payload;
+    uint32_t in_index;
+    uint32_t nonce;
+    uint32_t seq;
+    uint32_t offset;
+    uint16_t len;
+    uint8_t kind;
+    uint8_t flags;
+};
+
+/* Writes one record header (checksum included) at r. One pointer rather
+ * than eight arguments: none go on the stack at -O0 (no dynamic frame). */
+static void ap_record_header(uint8_t *r, const struct ap_rec *rec)
 {
-    r[0] = kind;
-    r[1] = flags;
-    ofl_store_be16(r + 2, len);
-    ofl_store_be32(r + 4, in_index);
-    ofl_store_be32(r + 8, nonce);
-    ofl_store_be32(r + 12, seq);
-    ofl_store_be32(r + 16, offset);
+    r[0] = rec->kind;
+    r[1] = rec->flags;
+    ofl_store_be16(r + 2, rec->len);
+    ofl_store_be32(r + 4, rec->in_index);
+    ofl_store_be32(r + 8, rec->nonce);
+    ofl_store_be32(r + 12, rec->seq);
+    ofl_store_be32(r + 16, rec->offset);
     ofl_store_be16(r + 20, 0);
     ofl_store_be16(r + 22, 0);
     ofl_store_be16(r + 20, ap_fold(ap_sum16(0, r, OFL_AP_CI_REC_HDR)));
@@ -4913,6 +5010,7 @@ static enum ofl_err ap_tx_ip(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
 
     if (f->kind != AP_TX_EMPTY)
         return OFL_E_AP_PACK;
+    ofl_fill(&d, 0, sizeof(d)); /* every field below, padding included */
     ap_addr_copy(&d.src.host, &nic->self);
     d.src.udp = e->owner;
     ap_mac_copy(d.dst.host.mac, e->dst_mac);
@@ -4934,8 +5032,8 @@ static enum ofl_err ap_tx_ip(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
 enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
                              uint64_t pci_addr, const void *data, size_t len)
 {
-    struct ofl_ap_cache_line *line;
     struct ofl_ap_out_entry *e;
+    struct ap_rec rec;
     uint32_t index, offset;
     size_t need, at;
     uint8_t *r;
@@ -4945,13 +5043,10 @@ enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
         len > OFL_AP_MAX_WRITE || f->kind > AP_TX_CLOSED)
         return OFL_E_ARG;
     err = ofl_ap_out_decode(nic, pci_addr, &index, &offset);
+    if (err == OFL_OK)
+        err = ap_out_open(nic, index, &e); /* index < out_capacity */
     if (err != OFL_OK)
         return err;
-    if (index >= nic->out_capacity)
-        return OFL_E_AP_NO_APERTURE;
-    e = ap_out_get(nic, index, &line);
-    if (e->state != OFL_AP_OPEN)
-        return OFL_E_AP_CLOSED;
     if (offset > e->size || len > e->size - offset)
         return OFL_E_AP_EXTENT;
     if (e->type == OFL_AP_TYPE_IP) {
@@ -4993,23 +5088,24 @@ enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
     }
     at = f->len;
     r = f->buf + at;
-    ap_record_header(r,
-                     e->type == OFL_AP_TYPE_CI_EVENT ? OFL_AP_REC_EVENT
-                                                     : OFL_AP_REC_DATA,
-                     (e->flags & OFL_AP_F_SEQ) ? OFL_AP_REC_F_SEQ : 0,
-                     (uint16_t)len, e->dst_in_index, e->nonce,
-                     (e->flags & OFL_AP_F_SEQ) ? e->seq : 0, offset);
+    rec.payload = (const uint8_t *)data;
+    rec.kind = e->type == OFL_AP_TYPE_CI_EVENT ? OFL_AP_REC_EVENT
+                                               : OFL_AP_REC_DATA;
+    rec.flags = (e->flags & OFL_AP_F_SEQ) ? OFL_AP_REC_F_SEQ : 0;
+    rec.len = (uint16_t)len;
+    rec.in_index = e->dst_in_index;
+    rec.nonce = e->nonce;
+    rec.seq = (e->flags & OFL_AP_F_SEQ) ? e->seq : 0;
+    rec.offset = offset;
+    ap_record_header(r, &rec);
     ofl_copy(r + OFL_AP_CI_REC_HDR, data, len);
     f->len = at + need;
     f->records++;
-    /* FIG. 12 step 8, and the nonce rotation. */
-    if ((e->flags & OFL_AP_F_SEQ) || e->nonce_every != 0) {
-        if (e->flags & OFL_AP_F_SEQ)
-            e->seq++;
-        ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
-        if (line != NULL)
-            line->dirty = 1;
-    }
+    /* FIG. 12 step 8, and the nonce rotation (a cached copy of such an
+     * entry is dirty from the start). */
+    if (e->flags & OFL_AP_F_SEQ)
+        e->seq++;
+    ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
     nic->stats.tx_records++;
     nic->stats.tx_bytes += len;
     return OFL_OK;
@@ -5097,18 +5193,6 @@ static enum ofl_err ap_evq_deliver(struct ofl_ap_nic *nic, uint32_t evq,
     return OFL_E_AP_DMA;
 }
 
-/* A record of a CI frame that passed the structural checks. */
-struct ap_rec {
-    const uint8_t *payload;
-    uint32_t in_index;
-    uint32_t nonce;
-    uint32_t seq;
-    uint32_t offset;
-    uint16_t len;
-    uint8_t kind;
-    uint8_t flags;
-};
-
 static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
 {
     rec->kind = r[0];
@@ -5130,18 +5214,15 @@ ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
              uint16_t src_cluster, const struct ap_rec *rec,
              struct ofl_ap_rx_result *res)
 {
-    struct ofl_ap_cache_line *line;
     struct ofl_ap_in_entry *e;
     struct ofl_evq_event ev;
     enum ofl_err err;
 
     res->in_index = rec->in_index;
     res->len = rec->len;
-    if (rec->in_index >= nic->in_capacity)
-        return OFL_E_AP_INDEX;
-    e = ap_in_get(nic, rec->in_index, &line);
-    if (e->state != OFL_AP_OPEN)                                   /* (a) */
-        return OFL_E_AP_INVALID;
+    err = ap_in_open(nic, rec->in_index, &e);             /* index, (a) */
+    if (err != OFL_OK)
+        return err;
     if (e->type != (rec->kind == OFL_AP_REC_DATA ? OFL_AP_TYPE_CI_DATA
                                                  : OFL_AP_TYPE_CI_EVENT))
         return OFL_E_AP_TYPE;
@@ -5183,14 +5264,11 @@ ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
         if (err != OFL_OK)
             return err;
     }
-    /* Per-packet state: the line is dirty only if it changed. */
-    if ((e->flags & OFL_AP_F_SEQ) || e->nonce_every != 0) {
-        if (e->flags & OFL_AP_F_SEQ)
-            e->seq++;
-        ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
-        if (line != NULL)
-            line->dirty = 1;
-    }
+    /* Per-packet state (a cached copy of such an entry is dirty from the
+     * start, so nothing else is written). */
+    if (e->flags & OFL_AP_F_SEQ)
+        e->seq++;
+    ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
     nic->stats.rx_records++;
     nic->stats.rx_bytes += rec->len;
     if (rec->kind == OFL_AP_REC_DATA && (e->flags & OFL_AP_F_NOTIFY)) {
@@ -5285,7 +5363,6 @@ static OFL_NOINLINE enum ofl_err
 ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
          struct ofl_ap_rx_result *res)
 {
-    struct ofl_ap_cache_line *line;
     struct ofl_ap_in_entry *e;
     struct ofl_evq_event ev;
     struct ofl_ap_udp u;
@@ -5305,11 +5382,9 @@ ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
     res->in_index = index;
     used = (size_t)(u.payload - frame) + u.payload_len;
     res->len = (uint32_t)used;
-    if (index >= nic->in_capacity)
-        return OFL_E_AP_INDEX;
-    e = ap_in_get(nic, index, &line);
-    if (e->state != OFL_AP_OPEN)                                   /* (a) */
-        return OFL_E_AP_INVALID;
+    err = ap_in_open(nic, index, &e);                     /* index, (a) */
+    if (err != OFL_OK)
+        return err;
     if (e->type != OFL_AP_TYPE_IP)
         return OFL_E_AP_TYPE;
     if ((e->checks & OFL_AP_CHECK_SRC_MAC) &&                        /* (d) */
@@ -5989,6 +6064,7 @@ enum ofl_err ofl_ap_conn_frame(struct ofl_ap_conn *c, const struct ofl_ap_msg *m
     err = ofl_ap_msg_build(m, msg, sizeof(msg), &n);
     if (err != OFL_OK)
         return err;
+    ofl_fill(&d, 0, sizeof(d));
     ap_addr_copy(&d.src.host, &c->nic->self);
     d.src.udp = c->port;
     ap_endpoint_copy(&d.dst, &c->peer);

@@ -1056,9 +1056,8 @@ static void test_cache(void)
         CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));                         \
     } while (0)
     SEND(0, 0); /* miss */
-    SEND(0, 1); /* hit */
+    SEND(0, 1); /* hit: no second miss */
     CHECK_EQ(c->misses, 1);
-    CHECK_EQ(c->hits, 1);
     /* The newest sequence number sits in the line; query sees it, the
      * table does not yet. */
     CHECK_EQ(in_seq(&fb, 0), 2);
@@ -1070,7 +1069,7 @@ static void test_cache(void)
     CHECK_EQ(c->writebacks, 1);
     CHECK_EQ(fb.in[2].seq, 1); /* written back on eviction */
     SEND(0, 3); /* still a hit */
-    CHECK_EQ(c->hits, 3);
+    CHECK_EQ(c->misses, 3);
     SEND(2, 1); /* miss again, continues from the written-back state */
     CHECK_EQ(c->misses, 4);
     SEND(1, 0); /* other set: no eviction */
@@ -1180,7 +1179,9 @@ static void test_cache_equivalence(void)
               x->flags == y->flags);
     }
     CHECK(memcmp(fb.mem, fc.mem, sizeof(fb.mem)) == 0);
-    CHECK(fc.nic.in_cache.hits > 0 && fc.nic.in_cache.misses > 0);
+    /* 2000 lookups (every index inside the table, every entry OPEN): some
+     * hit, some miss. */
+    CHECK(fc.nic.in_cache.misses > 0 && fc.nic.in_cache.misses < 2000);
     CHECK(fc.nic.in_cache.evictions > 0);
 }
 
@@ -1201,7 +1202,7 @@ static void test_out_cache(void)
     ofl_ap_tx_begin(&f, buf, sizeof(buf));
     CHECK_OK(ofl_ap_tx_write(&fa.nic, &f, APFX_PCI_DATA, "a", 1));
     CHECK_OK(ofl_ap_tx_write(&fa.nic, &f, APFX_PCI_DATA, "b", 1));
-    CHECK_EQ(fa.nic.out_cache.hits, 1);
+    CHECK_EQ(fa.nic.out_cache.misses, 1); /* the second write hit */
     CHECK_EQ(out_seq(&fa, 0), SEQ_B + 2);
     CHECK_EQ(fa.out[0].seq, SEQ_B); /* still in the line */
     /* Aperture 2 maps to the same set: 0 is written back. */
