@@ -4080,10 +4080,11 @@ static bool ap_pow2(uint32_t v)
     return v != 0 && (v & (v - 1)) == 0;
 }
 
+/* One compare of the six XORs: no early exit (and no branch per byte). */
 static bool ap_mac_eq(const uint8_t *a, const uint8_t *b)
 {
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] &&
-           a[4] == b[4] && a[5] == b[5];
+    return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) |
+            (a[4] ^ b[4]) | (a[5] ^ b[5])) == 0;
 }
 
 static void ap_mac_copy(uint8_t *d, const uint8_t *s)
@@ -4222,11 +4223,11 @@ static void ap_rotate(uint32_t *nonce, uint32_t *count, uint16_t step,
  * table whenever it leaves the cache or is flushed.
  */
 
-static uint32_t ap_log2(uint32_t v) /* v a power of two */
+static uint32_t ap_log2(uint32_t v) /* v a power of two; <= 31 turns */
 {
     uint32_t s = 0;
 
-    while (s < 31 && (1u << s) != v)
+    while ((v >>= 1) != 0)
         s++;
     return s;
 }
@@ -4509,7 +4510,7 @@ static uint64_t ap_out_slot(const struct ofl_ap_nic *nic, uint32_t index,
     for (g = 0; g < nic->ngroups; g++) {
         const struct ofl_ap_out_group *gr = &nic->group[g];
 
-        if (index >= gr->first && index - gr->first < gr->count) {
+        if (index - gr->first < gr->count) { /* below first: wraps high */
             if (pci_base != NULL)
                 *pci_base = gr->pci_base +
                             ((uint64_t)(index - gr->first) << gr->size_shift);
@@ -4687,11 +4688,12 @@ static enum ofl_err ap_in_validate(const struct ofl_ap_nic *nic,
     bool needs_evq = e->type != OFL_AP_TYPE_CI_DATA ||
                      (e->flags & OFL_AP_F_NOTIFY) != 0;
 
+    /* flags needs no check: ap_in_apply takes only OFL_AP_F_SEQ and
+     * OFL_AP_F_NOTIFY from the caller, and the table holds nothing else. */
     if ((e->state != OFL_AP_CLOSED && e->state != OFL_AP_OPEN) ||
         (e->app_fields & ~(uint32_t)AP_IN_APP_GRANTABLE) != 0 ||
-        (e->checks & ~(uint32_t)OFL_AP_CHECK_ALL) != 0 ||
-        (e->flags & ~(uint32_t)(OFL_AP_F_SEQ | OFL_AP_F_NOTIFY)) != 0 ||
-        e->size == 0 || (needs_evq && e->evq >= nic->nevq))
+        (e->checks & ~(uint32_t)OFL_AP_CHECK_ALL) != 0 || e->size == 0 ||
+        (needs_evq && e->evq >= nic->nevq))
         return OFL_E_AP_CONFIG;
     switch (e->type) {
     case OFL_AP_TYPE_CI_DATA:
@@ -4820,10 +4822,10 @@ static enum ofl_err ap_out_validate(const struct ofl_ap_nic *nic,
 {
     uint64_t slot = ap_out_slot(nic, index, NULL);
 
+    /* flags needs no check: ap_out_apply takes only OFL_AP_F_SEQ. */
     if ((e->state != OFL_AP_CLOSED && e->state != OFL_AP_OPEN) ||
         (e->app_fields & ~(uint32_t)AP_OUT_APP_GRANTABLE) != 0 ||
-        (e->flags & ~(uint32_t)OFL_AP_F_SEQ) != 0 || slot == 0 ||
-        e->size == 0 || e->size > slot)
+        slot == 0 || e->size == 0 || e->size > slot)
         return OFL_E_AP_CONFIG;
     switch (e->type) {
     case OFL_AP_TYPE_CI_DATA:
@@ -5414,7 +5416,6 @@ enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
 {
     struct ofl_ap_rx_result local;
     enum ofl_err err;
-    uint32_t slot;
 
     if (nic == NULL || (frame == NULL && len != 0))
         return OFL_E_ARG;
@@ -5433,9 +5434,11 @@ enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
         err = ap_rx_ip(nic, frame, len, res);
     else
         err = OFL_E_AP_NOT_CI;
-    slot = (uint32_t)err - 0x0500u;
-    if (err != OFL_OK && slot < OFL_AP_REJECT_SLOTS)
-        nic->stats.rejected[slot]++;
+    /* Invariant: every error above is a rejection reason, 0x0501 ..
+     * 0x0512 (port and queue failures become OFL_E_AP_DMA). The modulo
+     * only keeps a broken invariant inside the array. */
+    if (err != OFL_OK)
+        nic->stats.rejected[((uint32_t)err - 0x0500u) % OFL_AP_REJECT_SLOTS]++;
     return err;
 }
 
