@@ -4074,23 +4074,17 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define AP_MAX_ENTRIES (1u << 24)
 #define AP_UDP_MAX_PAYLOAD 65507u /* 65535 - IPv4 header - UDP header */
 
-/* Keeps the two receive paths in frames of their own (each stays well
- * under the 256-byte frame limit; inlined together they would not). */
-#if defined(__GNUC__)
-#define AP_NOINLINE __attribute__((noinline))
-#else
-#define AP_NOINLINE
-#endif
 
 static bool ap_pow2(uint32_t v)
 {
     return v != 0 && (v & (v - 1)) == 0;
 }
 
+/* One compare of the six XORs: no early exit (and no branch per byte). */
 static bool ap_mac_eq(const uint8_t *a, const uint8_t *b)
 {
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] &&
-           a[4] == b[4] && a[5] == b[5];
+    return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) |
+            (a[4] ^ b[4]) | (a[5] ^ b[5])) == 0;
 }
 
 static void ap_mac_copy(uint8_t *d, const uint8_t *s)
@@ -4139,7 +4133,9 @@ static uint16_t ap_fold(uint32_t sum)
     return (uint16_t)~sum;
 }
 
-/* Field-by-field copies (a struct assignment may become a memcpy call). */
+/* Field-by-field copies: a struct assignment may become a memcpy call, and
+ * the base's ofl_copy is a byte loop on some compilers (gcc -O2 builds it
+ * from byte shifts); these compile to word moves everywhere. */
 static void ap_in_copy(struct ofl_ap_in_entry *d, const struct ofl_ap_in_entry *s)
 {
     d->base = s->base;
@@ -4203,18 +4199,35 @@ static void ap_rotate(uint32_t *nonce, uint32_t *count, uint16_t step,
 /* ---- ap: the cache ------------------------------------------------------- */
 
 /*
- * Each set keeps its lines in recency order: way 0 is the most recently
- * used, the last way the least. A hit on way 0 - the common case for a
- * hot aperture - is one tag compare and writes nothing; a hit further
- * down moves its line to the front; a miss refills an empty line or the
- * last one and moves it to the front.
+ * Lines are stored way-major: way w of set s is line[(w << set_shift) | s],
+ * so way 0 of every set forms a direct-mapped array indexed by
+ * index & set_mask. Way 0 holds the most recently used line of its set;
+ * the others carry the cache's clock from when they last left way 0, which
+ * is when they were last used (a line is used only in way 0: a hit
+ * elsewhere swaps it there), so the oldest stamp is the least recently
+ * used line. The clock moves only on the slow path; a line untouched for
+ * 2^32 of its ticks may look young again (a worse victim choice, nothing
+ * more).
+ *
+ * Invariant: a line holds only an OPEN entry of an index inside its
+ * table. Lines are filled on a miss only when the table entry is OPEN,
+ * the data path never changes a state, and every programming or clearing
+ * call drops the line first. So a tag match proves what a direct lookup
+ * checks (index < capacity, state OPEN), and a hit on way 0 is one masked
+ * index and one tag compare: no bounds check, no state check, no counter,
+ * no store.
+ *
+ * dirty is set when the line is filled with an entry whose per-packet
+ * fields change on every record (sequence checks or a rotating nonce), so
+ * the data path never has to mark it; such a line is copied back to its
+ * table whenever it leaves the cache or is flushed.
  */
 
-static uint32_t ap_log2(uint32_t v) /* v a power of two */
+static uint32_t ap_log2(uint32_t v) /* v a power of two; <= 31 turns */
 {
     uint32_t s = 0;
 
-    while (s < 31 && (1u << s) != v)
+    while ((v >>= 1) != 0)
         s++;
     return s;
 }
@@ -4223,7 +4236,7 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
                                   struct ofl_ap_cache_line *line,
                                   uint32_t lines, uint32_t ways)
 {
-    uint32_t sets;
+    uint32_t sets, i;
 
     ofl_fill(c, 0, sizeof(*c));
     if (line == NULL)
@@ -4235,35 +4248,52 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
     if (!ap_pow2(sets) || (sets << ap_log2(ways)) != lines)
         return OFL_E_ARG;
     ofl_fill(line, 0, (size_t)lines * sizeof(*line));
+    for (i = 0; i < lines; i++)
+        line[i].tag = OFL_AP_CACHE_EMPTY;
     c->line = line;
     c->sets = sets;
     c->ways = ways;
-    c->way_shift = ap_log2(ways);
+    c->set_shift = ap_log2(sets);
     c->set_mask = sets - 1;
     return OFL_OK;
 }
 
-/* The first line (the most recently used) of the set of index. */
-static inline struct ofl_ap_cache_line *ap_cache_set(const struct ofl_ap_cache *c,
-                                              uint32_t index)
+/* Way w of the set of index. */
+static struct ofl_ap_cache_line *ap_cache_way(const struct ofl_ap_cache *c,
+                                              uint32_t index, uint32_t w)
 {
-    return &c->line[(size_t)(index & c->set_mask) << c->way_shift];
+    return &c->line[((size_t)w << c->set_shift) | (index & c->set_mask)];
 }
 
-/* The line holding index, or NULL. No statistics, no reordering. */
+/* A tag is the entry's index in 64 bits: OFL_AP_CACHE_EMPTY matches no
+ * 32-bit index, not even 0xFFFFFFFF, and the compare is one instruction
+ * against the zero-extended index. */
+static inline bool ap_tag_is(const struct ofl_ap_cache_line *l, uint32_t index)
+{
+    return l->tag == (uint64_t)index;
+}
+
+/* The way holding index, or c->ways. No reordering, no statistics. */
+static uint32_t ap_cache_find(const struct ofl_ap_cache *c, uint32_t index)
+{
+    uint32_t w;
+
+    for (w = 0; w < c->ways; w++)
+        if (ap_tag_is(ap_cache_way(c, index, w), index))
+            break;
+    return w;
+}
+
+/* The line holding index, or NULL (also without a cache). */
 static struct ofl_ap_cache_line *ap_cache_probe(const struct ofl_ap_cache *c,
                                                 uint32_t index)
 {
-    struct ofl_ap_cache_line *set;
     uint32_t w;
 
     if (c->line == NULL)
         return NULL;
-    set = ap_cache_set(c, index);
-    for (w = 0; w < c->ways; w++)
-        if (set[w].tag == index + 1)
-            return &set[w];
-    return NULL;
+    w = ap_cache_find(c, index);
+    return w < c->ways ? ap_cache_way(c, index, w) : NULL;
 }
 
 static void ap_line_copy(struct ofl_ap_cache_line *d,
@@ -4275,109 +4305,172 @@ static void ap_line_copy(struct ofl_ap_cache_line *d,
         ap_in_copy(&d->e.in, &s->e.in);
     d->tag = s->tag;
     d->dirty = s->dirty;
+    d->used = s->used;
 }
 
-/* Moves line w of a set to the front, the lines before it one down; with
- * keep false the content of line w is not needed (it is being refilled). */
-static void ap_cache_front(struct ofl_ap_cache_line *set, uint32_t w, bool out,
-                           bool keep)
+/* Copies a line back to its table when its entry may have changed. */
+static void ap_cache_writeback(struct ofl_ap_nic *nic, struct ofl_ap_cache *c,
+                               const struct ofl_ap_cache_line *l, bool out)
 {
-    struct ofl_ap_cache_line t;
-
-    if (w == 0)
+    if (l->tag == OFL_AP_CACHE_EMPTY || !l->dirty)
         return;
-    if (keep)
-        ap_line_copy(&t, &set[w], out);
-    for (; w > 0; w--)
-        ap_line_copy(&set[w], &set[w - 1], out);
-    if (keep)
-        ap_line_copy(&set[0], &t, out);
+    if (out)
+        ap_out_copy(&nic->out[(uint32_t)l->tag], &l->e.out);
+    else
+        ap_in_copy(&nic->in[(uint32_t)l->tag], &l->e.in);
+    c->writebacks++;
+}
+
+/* Puts line `from` (way 0, leaving it) into way slot and stamps it: its
+ * last use was now. */
+static void ap_cache_demote(struct ofl_ap_cache *c,
+                            struct ofl_ap_cache_line *slot,
+                            const struct ofl_ap_cache_line *from, bool out)
+{
+    ap_line_copy(slot, from, out);
+    slot->used = c->clock++;
 }
 
 /*
- * The line for entry index when way 0 of its set does not hold it: a hit
- * further down (moved to the front) or a miss (refilled, a dirty victim
- * written back first).
+ * The cache's side of a lookup that way 0 did not answer, for an index
+ * inside the table. One pass over ways 1 .. ways-1 finds the line, the
+ * first empty one and the least recently used one (the oldest stamp).
+ * A hit there swaps its line with way 0. A miss whose table entry is
+ * OPEN fills way 0 with it; what way 0 held moves to the first empty line
+ * or else to the least recently used one, which is written back first
+ * (with one way, way 0 itself is the victim). Returns way 0, or NULL when
+ * the entry is not OPEN (it is not cached). Two line copies at most.
  */
-static struct ofl_ap_cache_line *ap_cache_get_slow(struct ofl_ap_nic *nic,
-                                              struct ofl_ap_cache *c,
-                                              uint32_t index, bool out)
+static struct ofl_ap_cache_line *ap_cache_fetch(struct ofl_ap_nic *nic,
+                                                struct ofl_ap_cache *c,
+                                                uint32_t index, bool out)
 {
-    struct ofl_ap_cache_line *set = ap_cache_set(c, index);
-    uint32_t w;
+    struct ofl_ap_cache_line t, *front = ap_cache_way(c, index, 0);
+    struct ofl_ap_cache_line *hit = NULL, *empty = NULL, *oldest = front;
+    uint32_t w, age = 0;
 
-    for (w = 1; w < c->ways; w++)
-        if (set[w].tag == index + 1)
+    for (w = 1; w < c->ways; w++) {
+        struct ofl_ap_cache_line *l = ap_cache_way(c, index, w);
+
+        if (ap_tag_is(l, index)) {
+            hit = l;
             break;
-    if (w < c->ways) {
-        c->hits++;
-        ap_cache_front(set, w, out, true);
-        return &set[0];
-    }
-    c->misses++;
-    for (w = 0; w < c->ways; w++) /* an empty line, else the LRU one */
-        if (set[w].tag == 0)
-            break;
-    if (w == c->ways) {
-        w = c->ways - 1;
-        c->evictions++;
-        if (set[w].dirty) {
-            if (out)
-                ap_out_copy(&nic->out[set[w].tag - 1], &set[w].e.out);
-            else
-                ap_in_copy(&nic->in[set[w].tag - 1], &set[w].e.in);
-            c->writebacks++;
+        }
+        if (l->tag == OFL_AP_CACHE_EMPTY) {
+            if (empty == NULL)
+                empty = l;
+        } else if (oldest == front || c->clock - l->used > age) {
+            oldest = l;
+            age = c->clock - l->used;
         }
     }
-    ap_cache_front(set, w, out, false);
-    if (out)
-        ap_out_copy(&set[0].e.out, &nic->out[index]);
-    else
-        ap_in_copy(&set[0].e.in, &nic->in[index]);
-    set[0].tag = index + 1;
-    set[0].dirty = 0;
-    return &set[0];
+    if (hit != NULL) {
+        ap_line_copy(&t, hit, out);
+        ap_cache_demote(c, hit, front, out);
+        ap_line_copy(front, &t, out);
+        return front;
+    }
+    c->misses++;
+    if ((out ? nic->out[index].state : nic->in[index].state) != OFL_AP_OPEN)
+        return NULL;
+    if (front->tag != OFL_AP_CACHE_EMPTY) {
+        if (empty == NULL) { /* the least recently used line goes */
+            c->evictions++;
+            ap_cache_writeback(nic, c, oldest, out);
+        }
+        if (empty != NULL || oldest != front)
+            ap_cache_demote(c, empty != NULL ? empty : oldest, front, out);
+    }
+    if (out) {
+        ap_out_copy(&front->e.out, &nic->out[index]);
+        front->dirty = (front->e.out.flags & OFL_AP_F_SEQ) != 0 ||
+                       front->e.out.nonce_every != 0;
+    } else {
+        ap_in_copy(&front->e.in, &nic->in[index]);
+        front->dirty = (front->e.in.flags & OFL_AP_F_SEQ) != 0 ||
+                       front->e.in.nonce_every != 0;
+    }
+    front->tag = index;
+    return front;
 }
 
-/* The working copy of incoming entry index; *lp its cache line or NULL. */
-static inline struct ofl_ap_in_entry *
-ap_in_get(struct ofl_ap_nic *nic, uint32_t index,
-          struct ofl_ap_cache_line **lp)
+/* The secondary lookup: bounds, the table entry's state, the cache. */
+static enum ofl_err ap_in_open_slow(struct ofl_ap_nic *nic, uint32_t index,
+                                    struct ofl_ap_in_entry **ep)
 {
-    struct ofl_ap_cache *c = &nic->in_cache;
     struct ofl_ap_cache_line *l;
 
-    if (c->line == NULL) {
-        *lp = NULL;
-        return &nic->in[index];
+    if (index >= nic->in_capacity)
+        return OFL_E_AP_INDEX;
+    if (nic->in_cache.line == NULL) { /* the direct table lookup */
+        if (nic->in[index].state != OFL_AP_OPEN)
+            return OFL_E_AP_INVALID;
+        *ep = &nic->in[index];
+        return OFL_OK;
     }
-    l = &c->line[(size_t)(index & c->set_mask) << c->way_shift];
-    if (l->tag != index + 1) /* not the most recently used of its set */
-        l = ap_cache_get_slow(nic, c, index, false);
-    else
-        c->hits++;
-    *lp = l;
-    return &l->e.in;
+    l = ap_cache_fetch(nic, &nic->in_cache, index, false);
+    if (l == NULL)
+        return OFL_E_AP_INVALID;
+    *ep = &l->e.in;
+    return OFL_OK;
 }
 
-static struct ofl_ap_out_entry *ap_out_get(struct ofl_ap_nic *nic,
-                                           uint32_t index,
-                                           struct ofl_ap_cache_line **lp)
+/*
+ * The working copy of incoming entry index if it is OPEN (check (a)):
+ * OFL_E_AP_INDEX beyond the table, OFL_E_AP_INVALID when not OPEN. A hit
+ * on way 0 (see the invariant above) returns at once.
+ */
+static inline enum ofl_err ap_in_open(struct ofl_ap_nic *nic, uint32_t index,
+                                      struct ofl_ap_in_entry **ep)
 {
-    struct ofl_ap_cache *c = &nic->out_cache;
+    const struct ofl_ap_cache *c = &nic->in_cache;
+
+    if (c->line != NULL) {
+        struct ofl_ap_cache_line *l = &c->line[index & c->set_mask];
+
+        if (ap_tag_is(l, index)) {
+            *ep = &l->e.in;
+            return OFL_OK;
+        }
+    }
+    return ap_in_open_slow(nic, index, ep);
+}
+
+/* The outgoing counterpart: index is in the table (ofl_ap_out_decode only
+ * yields indexes of groups, which ap_groups_check keeps inside it), so the
+ * only answer besides OK is OFL_E_AP_CLOSED. */
+static enum ofl_err ap_out_open_slow(struct ofl_ap_nic *nic, uint32_t index,
+                                     struct ofl_ap_out_entry **ep)
+{
     struct ofl_ap_cache_line *l;
 
-    if (c->line == NULL) {
-        *lp = NULL;
-        return &nic->out[index];
+    if (nic->out_cache.line == NULL) {
+        if (nic->out[index].state != OFL_AP_OPEN)
+            return OFL_E_AP_CLOSED;
+        *ep = &nic->out[index];
+        return OFL_OK;
     }
-    l = ap_cache_set(c, index);
-    if (l->tag == index + 1)
-        c->hits++;
-    else
-        l = ap_cache_get_slow(nic, c, index, true);
-    *lp = l;
-    return &l->e.out;
+    l = ap_cache_fetch(nic, &nic->out_cache, index, true);
+    if (l == NULL)
+        return OFL_E_AP_CLOSED;
+    *ep = &l->e.out;
+    return OFL_OK;
+}
+
+static inline enum ofl_err ap_out_open(struct ofl_ap_nic *nic, uint32_t index,
+                                       struct ofl_ap_out_entry **ep)
+{
+    const struct ofl_ap_cache *c = &nic->out_cache;
+
+    if (c->line != NULL) {
+        struct ofl_ap_cache_line *l = &c->line[index & c->set_mask];
+
+        if (ap_tag_is(l, index)) {
+            *ep = &l->e.out;
+            return OFL_OK;
+        }
+    }
+    return ap_out_open_slow(nic, index, ep);
 }
 
 /* Drops the line of index (the caller has carried its content over). */
@@ -4386,7 +4479,7 @@ static void ap_cache_drop(struct ofl_ap_cache *c, uint32_t index)
     struct ofl_ap_cache_line *l = ap_cache_probe(c, index);
 
     if (l != NULL) {
-        l->tag = 0;
+        l->tag = OFL_AP_CACHE_EMPTY;
         l->dirty = 0;
         c->invalidations++;
     }
@@ -4399,25 +4492,11 @@ void ofl_ap_cache_flush(struct ofl_ap_nic *nic)
     if (nic == NULL)
         return;
     n = nic->in_cache.sets * nic->in_cache.ways;
-    for (i = 0; i < n; i++) {
-        struct ofl_ap_cache_line *l = &nic->in_cache.line[i];
-
-        if (l->tag != 0 && l->dirty) {
-            ap_in_copy(&nic->in[l->tag - 1], &l->e.in);
-            l->dirty = 0;
-            nic->in_cache.writebacks++;
-        }
-    }
+    for (i = 0; i < n; i++)
+        ap_cache_writeback(nic, &nic->in_cache, &nic->in_cache.line[i], false);
     n = nic->out_cache.sets * nic->out_cache.ways;
-    for (i = 0; i < n; i++) {
-        struct ofl_ap_cache_line *l = &nic->out_cache.line[i];
-
-        if (l->tag != 0 && l->dirty) {
-            ap_out_copy(&nic->out[l->tag - 1], &l->e.out);
-            l->dirty = 0;
-            nic->out_cache.writebacks++;
-        }
-    }
+    for (i = 0; i < n; i++)
+        ap_cache_writeback(nic, &nic->out_cache, &nic->out_cache.line[i], true);
 }
 
 /* ---- ap: the NIC and its tables ------------------------------------------ */
@@ -4431,7 +4510,7 @@ static uint64_t ap_out_slot(const struct ofl_ap_nic *nic, uint32_t index,
     for (g = 0; g < nic->ngroups; g++) {
         const struct ofl_ap_out_group *gr = &nic->group[g];
 
-        if (index >= gr->first && index - gr->first < gr->count) {
+        if (index - gr->first < gr->count) { /* below first: wraps high */
             if (pci_base != NULL)
                 *pci_base = gr->pci_base +
                             ((uint64_t)(index - gr->first) << gr->size_shift);
@@ -4609,11 +4688,12 @@ static enum ofl_err ap_in_validate(const struct ofl_ap_nic *nic,
     bool needs_evq = e->type != OFL_AP_TYPE_CI_DATA ||
                      (e->flags & OFL_AP_F_NOTIFY) != 0;
 
+    /* flags needs no check: ap_in_apply takes only OFL_AP_F_SEQ and
+     * OFL_AP_F_NOTIFY from the caller, and the table holds nothing else. */
     if ((e->state != OFL_AP_CLOSED && e->state != OFL_AP_OPEN) ||
         (e->app_fields & ~(uint32_t)AP_IN_APP_GRANTABLE) != 0 ||
-        (e->checks & ~(uint32_t)OFL_AP_CHECK_ALL) != 0 ||
-        (e->flags & ~(uint32_t)(OFL_AP_F_SEQ | OFL_AP_F_NOTIFY)) != 0 ||
-        e->size == 0 || (needs_evq && e->evq >= nic->nevq))
+        (e->checks & ~(uint32_t)OFL_AP_CHECK_ALL) != 0 || e->size == 0 ||
+        (needs_evq && e->evq >= nic->nevq))
         return OFL_E_AP_CONFIG;
     switch (e->type) {
     case OFL_AP_TYPE_CI_DATA:
@@ -4742,10 +4822,10 @@ static enum ofl_err ap_out_validate(const struct ofl_ap_nic *nic,
 {
     uint64_t slot = ap_out_slot(nic, index, NULL);
 
+    /* flags needs no check: ap_out_apply takes only OFL_AP_F_SEQ. */
     if ((e->state != OFL_AP_CLOSED && e->state != OFL_AP_OPEN) ||
         (e->app_fields & ~(uint32_t)AP_OUT_APP_GRANTABLE) != 0 ||
-        (e->flags & ~(uint32_t)OFL_AP_F_SEQ) != 0 || slot == 0 ||
-        e->size == 0 || e->size > slot)
+        slot == 0 || e->size == 0 || e->size > slot)
         return OFL_E_AP_CONFIG;
     switch (e->type) {
     case OFL_AP_TYPE_CI_DATA:
@@ -4893,18 +4973,30 @@ static void ap_eth_header(uint8_t *p, const uint8_t *dst, const uint8_t *src,
     ofl_store_be16(p + 12, type);
 }
 
-/* Writes one record header (checksum included) at r. */
-static void ap_record_header(uint8_t *r, uint8_t kind, uint8_t flags,
-                             uint16_t len, uint32_t in_index, uint32_t nonce,
-                             uint32_t seq, uint32_t offset)
+/* The header fields of one CI record: what the outgoing path writes and
+ * the incoming path reads back (payload: where its data is). */
+struct ap_rec {
+    const uint8_t *payload;
+    uint32_t in_index;
+    uint32_t nonce;
+    uint32_t seq;
+    uint32_t offset;
+    uint16_t len;
+    uint8_t kind;
+    uint8_t flags;
+};
+
+/* Writes one record header (checksum included) at r. One pointer rather
+ * than eight arguments: none go on the stack at -O0 (no dynamic frame). */
+static void ap_record_header(uint8_t *r, const struct ap_rec *rec)
 {
-    r[0] = kind;
-    r[1] = flags;
-    ofl_store_be16(r + 2, len);
-    ofl_store_be32(r + 4, in_index);
-    ofl_store_be32(r + 8, nonce);
-    ofl_store_be32(r + 12, seq);
-    ofl_store_be32(r + 16, offset);
+    r[0] = rec->kind;
+    r[1] = rec->flags;
+    ofl_store_be16(r + 2, rec->len);
+    ofl_store_be32(r + 4, rec->in_index);
+    ofl_store_be32(r + 8, rec->nonce);
+    ofl_store_be32(r + 12, rec->seq);
+    ofl_store_be32(r + 16, rec->offset);
     ofl_store_be16(r + 20, 0);
     ofl_store_be16(r + 22, 0);
     ofl_store_be16(r + 20, ap_fold(ap_sum16(0, r, OFL_AP_CI_REC_HDR)));
@@ -4920,6 +5012,7 @@ static enum ofl_err ap_tx_ip(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
 
     if (f->kind != AP_TX_EMPTY)
         return OFL_E_AP_PACK;
+    ofl_fill(&d, 0, sizeof(d)); /* every field below, padding included */
     ap_addr_copy(&d.src.host, &nic->self);
     d.src.udp = e->owner;
     ap_mac_copy(d.dst.host.mac, e->dst_mac);
@@ -4941,8 +5034,8 @@ static enum ofl_err ap_tx_ip(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
 enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
                              uint64_t pci_addr, const void *data, size_t len)
 {
-    struct ofl_ap_cache_line *line;
     struct ofl_ap_out_entry *e;
+    struct ap_rec rec;
     uint32_t index, offset;
     size_t need, at;
     uint8_t *r;
@@ -4952,13 +5045,10 @@ enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
         len > OFL_AP_MAX_WRITE || f->kind > AP_TX_CLOSED)
         return OFL_E_ARG;
     err = ofl_ap_out_decode(nic, pci_addr, &index, &offset);
+    if (err == OFL_OK)
+        err = ap_out_open(nic, index, &e); /* index < out_capacity */
     if (err != OFL_OK)
         return err;
-    if (index >= nic->out_capacity)
-        return OFL_E_AP_NO_APERTURE;
-    e = ap_out_get(nic, index, &line);
-    if (e->state != OFL_AP_OPEN)
-        return OFL_E_AP_CLOSED;
     if (offset > e->size || len > e->size - offset)
         return OFL_E_AP_EXTENT;
     if (e->type == OFL_AP_TYPE_IP) {
@@ -5000,23 +5090,24 @@ enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
     }
     at = f->len;
     r = f->buf + at;
-    ap_record_header(r,
-                     e->type == OFL_AP_TYPE_CI_EVENT ? OFL_AP_REC_EVENT
-                                                     : OFL_AP_REC_DATA,
-                     (e->flags & OFL_AP_F_SEQ) ? OFL_AP_REC_F_SEQ : 0,
-                     (uint16_t)len, e->dst_in_index, e->nonce,
-                     (e->flags & OFL_AP_F_SEQ) ? e->seq : 0, offset);
+    rec.payload = (const uint8_t *)data;
+    rec.kind = e->type == OFL_AP_TYPE_CI_EVENT ? OFL_AP_REC_EVENT
+                                               : OFL_AP_REC_DATA;
+    rec.flags = (e->flags & OFL_AP_F_SEQ) ? OFL_AP_REC_F_SEQ : 0;
+    rec.len = (uint16_t)len;
+    rec.in_index = e->dst_in_index;
+    rec.nonce = e->nonce;
+    rec.seq = (e->flags & OFL_AP_F_SEQ) ? e->seq : 0;
+    rec.offset = offset;
+    ap_record_header(r, &rec);
     ofl_copy(r + OFL_AP_CI_REC_HDR, data, len);
     f->len = at + need;
     f->records++;
-    /* FIG. 12 step 8, and the nonce rotation. */
-    if ((e->flags & OFL_AP_F_SEQ) || e->nonce_every != 0) {
-        if (e->flags & OFL_AP_F_SEQ)
-            e->seq++;
-        ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
-        if (line != NULL)
-            line->dirty = 1;
-    }
+    /* FIG. 12 step 8, and the nonce rotation (a cached copy of such an
+     * entry is dirty from the start). */
+    if (e->flags & OFL_AP_F_SEQ)
+        e->seq++;
+    ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
     nic->stats.tx_records++;
     nic->stats.tx_bytes += len;
     return OFL_OK;
@@ -5104,18 +5195,6 @@ static enum ofl_err ap_evq_deliver(struct ofl_ap_nic *nic, uint32_t evq,
     return OFL_E_AP_DMA;
 }
 
-/* A record of a CI frame that passed the structural checks. */
-struct ap_rec {
-    const uint8_t *payload;
-    uint32_t in_index;
-    uint32_t nonce;
-    uint32_t seq;
-    uint32_t offset;
-    uint16_t len;
-    uint8_t kind;
-    uint8_t flags;
-};
-
 static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
 {
     rec->kind = r[0];
@@ -5129,23 +5208,23 @@ static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
 }
 
 /* Checks (a)-(e), extent and narrowing of one record, then carries it
- * out and commits the aperture's per-packet state. */
-static AP_NOINLINE enum ofl_err ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
-                                 uint16_t src_cluster, const struct ap_rec *rec,
-                                 struct ofl_ap_rx_result *res)
+ * out and commits the aperture's per-packet state. This and the two
+ * receive paths below are OFL_NOINLINE (base): each keeps a frame of its
+ * own, well under 256 bytes; inlined together they would not be. */
+static OFL_NOINLINE enum ofl_err
+ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
+             uint16_t src_cluster, const struct ap_rec *rec,
+             struct ofl_ap_rx_result *res)
 {
-    struct ofl_ap_cache_line *line;
     struct ofl_ap_in_entry *e;
     struct ofl_evq_event ev;
     enum ofl_err err;
 
     res->in_index = rec->in_index;
     res->len = rec->len;
-    if (rec->in_index >= nic->in_capacity)
-        return OFL_E_AP_INDEX;
-    e = ap_in_get(nic, rec->in_index, &line);
-    if (e->state != OFL_AP_OPEN)                                   /* (a) */
-        return OFL_E_AP_INVALID;
+    err = ap_in_open(nic, rec->in_index, &e);             /* index, (a) */
+    if (err != OFL_OK)
+        return err;
     if (e->type != (rec->kind == OFL_AP_REC_DATA ? OFL_AP_TYPE_CI_DATA
                                                  : OFL_AP_TYPE_CI_EVENT))
         return OFL_E_AP_TYPE;
@@ -5187,14 +5266,11 @@ static AP_NOINLINE enum ofl_err ap_rx_record(struct ofl_ap_nic *nic, const uint8
         if (err != OFL_OK)
             return err;
     }
-    /* Per-packet state: the line is dirty only if it changed. */
-    if ((e->flags & OFL_AP_F_SEQ) || e->nonce_every != 0) {
-        if (e->flags & OFL_AP_F_SEQ)
-            e->seq++;
-        ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
-        if (line != NULL)
-            line->dirty = 1;
-    }
+    /* Per-packet state (a cached copy of such an entry is dirty from the
+     * start, so nothing else is written). */
+    if (e->flags & OFL_AP_F_SEQ)
+        e->seq++;
+    ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
     nic->stats.rx_records++;
     nic->stats.rx_bytes += rec->len;
     if (rec->kind == OFL_AP_REC_DATA && (e->flags & OFL_AP_F_NOTIFY)) {
@@ -5258,8 +5334,9 @@ static enum ofl_err ap_ci_check(const struct ofl_ap_nic *nic,
     return OFL_OK;
 }
 
-static AP_NOINLINE enum ofl_err ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame,
-                             size_t len, struct ofl_ap_rx_result *res)
+static OFL_NOINLINE enum ofl_err
+ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
+         struct ofl_ap_rx_result *res)
 {
     const uint8_t *h = frame + OFL_AP_ETH_HDR;
     uint32_t i, count = 0;
@@ -5284,10 +5361,10 @@ static AP_NOINLINE enum ofl_err ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *
     return err;
 }
 
-static AP_NOINLINE enum ofl_err ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame,
-                             size_t len, struct ofl_ap_rx_result *res)
+static OFL_NOINLINE enum ofl_err
+ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
+         struct ofl_ap_rx_result *res)
 {
-    struct ofl_ap_cache_line *line;
     struct ofl_ap_in_entry *e;
     struct ofl_evq_event ev;
     struct ofl_ap_udp u;
@@ -5307,11 +5384,9 @@ static AP_NOINLINE enum ofl_err ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *
     res->in_index = index;
     used = (size_t)(u.payload - frame) + u.payload_len;
     res->len = (uint32_t)used;
-    if (index >= nic->in_capacity)
-        return OFL_E_AP_INDEX;
-    e = ap_in_get(nic, index, &line);
-    if (e->state != OFL_AP_OPEN)                                   /* (a) */
-        return OFL_E_AP_INVALID;
+    err = ap_in_open(nic, index, &e);                     /* index, (a) */
+    if (err != OFL_OK)
+        return err;
     if (e->type != OFL_AP_TYPE_IP)
         return OFL_E_AP_TYPE;
     if ((e->checks & OFL_AP_CHECK_SRC_MAC) &&                        /* (d) */
@@ -5341,7 +5416,6 @@ enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
 {
     struct ofl_ap_rx_result local;
     enum ofl_err err;
-    uint32_t slot;
 
     if (nic == NULL || (frame == NULL && len != 0))
         return OFL_E_ARG;
@@ -5360,9 +5434,11 @@ enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
         err = ap_rx_ip(nic, frame, len, res);
     else
         err = OFL_E_AP_NOT_CI;
-    slot = (uint32_t)err - 0x0500u;
-    if (err != OFL_OK && slot < OFL_AP_REJECT_SLOTS)
-        nic->stats.rejected[slot]++;
+    /* Invariant: every error above is a rejection reason, 0x0501 ..
+     * 0x0512 (port and queue failures become OFL_E_AP_DMA). The modulo
+     * only keeps a broken invariant inside the array. */
+    if (err != OFL_OK)
+        nic->stats.rejected[((uint32_t)err - 0x0500u) % OFL_AP_REJECT_SLOTS]++;
     return err;
 }
 
@@ -5991,6 +6067,7 @@ enum ofl_err ofl_ap_conn_frame(struct ofl_ap_conn *c, const struct ofl_ap_msg *m
     err = ofl_ap_msg_build(m, msg, sizeof(msg), &n);
     if (err != OFL_OK)
         return err;
+    ofl_fill(&d, 0, sizeof(d));
     ap_addr_copy(&d.src.host, &c->nic->self);
     d.src.udp = c->port;
     ap_endpoint_copy(&d.dst, &c->peer);

@@ -2421,45 +2421,58 @@ struct ofl_ap_out_entry {
 /* ---- the aperture mapping cache (FIG. 5) -------------------------------- */
 
 /*
- * A set-associative, write-back copy of table entries: `sets` (a power of
- * two) sets of `ways` (1 .. OFL_AP_CACHE_MAX_WAYS) lines. The set of index
- * i is i & (sets - 1). A hit uses the line's copy; a miss does the
- * secondary lookup in the full table, copies the entry into the least
- * recently used line of the set (writing the victim back when the data
- * path had changed it) and uses that. Programming or clearing an entry
- * invalidates its line, carrying the line's newer per-packet fields into
- * the table first ("invalidation when an entry changes"), so the cache
- * never returns a stale mapping; a query reads the newest copy.
+ * A set-associative, write-back copy of OPEN table entries: `sets` (a
+ * power of two) sets of `ways` (1 .. OFL_AP_CACHE_MAX_WAYS) lines. The set
+ * of index i is i & (sets - 1). A hit uses the line's copy; a miss does
+ * the secondary lookup in the full table and, when the entry is OPEN,
+ * copies it into an empty or the least recently used line of the set
+ * (writing the victim back when the data path may have changed it) and
+ * uses that. An entry that is not OPEN is never cached. Programming or
+ * clearing an entry invalidates its line, carrying the line's newer
+ * per-packet fields into the table first ("invalidation when an entry
+ * changes"), so the cache never returns a stale mapping; a query reads the
+ * newest copy.
  *
- * Each set keeps its lines in recency order, the most recently used in
- * way 0: a hit there is one tag compare and writes nothing; a hit further
- * down moves its line to the front, a miss refills an empty line or the
- * last (least recently used) one and moves it to the front.
+ * Way 0 of each set holds its most recently used line; lines are stored
+ * way-major (way w of set s is line[w * sets + s]), so way 0 of every set
+ * is a direct-mapped array. A hit on way 0 is one masked index and one tag
+ * compare, and the tag match stands in for the checks a direct lookup
+ * makes (index inside the table, entry OPEN): it writes nothing, counts
+ * nothing, and does no more work than indexing the table. A hit further
+ * down swaps its line with way 0; a miss fills way 0 and moves its old
+ * line to an empty way or to the least recently used one (the oldest
+ * `used` stamp), which it replaces. Hits are not counted; the hit rate is
+ * 1 - misses / lookups, lookups being the records the caller handed in.
  *
  * Why: firmware keeps the full tables in DRAM and the cache in on-chip
- * SRAM (the seed's associative memory). A hit on way 0 costs one tag
- * compare more than indexing the table directly (tests/bench/bench_ap.c
- * measures both).
+ * SRAM (the seed's associative memory). tests/bench/bench_ap.c measures a
+ * hit against a direct table lookup.
  */
 #define OFL_AP_CACHE_MAX_WAYS 8u
+#define OFL_AP_CACHE_EMPTY (~(uint64_t)0) /* the tag of an empty line */
 
 struct ofl_ap_cache_line {
-    uint32_t tag;   /* index + 1; 0 = empty */
-    uint32_t dirty; /* the data path changed the copy */
-    union {
+    union {                     /* first: a hit's entry is the line itself */
         struct ofl_ap_in_entry in;
         struct ofl_ap_out_entry out;
     } e;
+    uint64_t tag;   /* the entry's index; OFL_AP_CACHE_EMPTY: none */
+    uint32_t dirty; /* the entry's per-packet fields change on every record
+                       (sequence check or a rotating nonce): copied back
+                       when the line leaves the cache or is flushed */
+    uint32_t used;  /* ways 1 ..: the cache's clock when the line last
+                       left way 0 (its last use); the oldest goes first */
 };
 
 struct ofl_ap_cache {
     struct ofl_ap_cache_line *line; /* sets * ways lines; NULL = no cache */
     uint32_t sets;
     uint32_t ways;
-    uint32_t way_shift; /* log2(ways) */
+    uint32_t set_shift; /* log2(sets) */
     uint32_t set_mask;  /* sets - 1 */
-    uint32_t hits;
-    uint32_t misses;
+    uint32_t clock;     /* counts lines leaving way 0 (LRU stamps) */
+    uint32_t misses;    /* lookups of an index inside the table that no
+                           line answered (the entry OPEN or not) */
     uint32_t evictions;     /* valid lines replaced */
     uint32_t writebacks;    /* dirty lines copied back to the table */
     uint32_t invalidations; /* lines dropped because the entry changed */
@@ -2596,7 +2609,8 @@ enum ofl_err ofl_ap_out_clear(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
 enum ofl_err ofl_ap_out_query(struct ofl_ap_nic *nic, uint32_t index,
                               struct ofl_ap_out_entry *out);
 
-/* Writes every dirty cache line back to its table (lines stay valid). */
+/* Writes every dirty cache line back to its table (lines stay valid and
+ * dirty). */
 void ofl_ap_cache_flush(struct ofl_ap_nic *nic);
 
 /* ---- the outgoing data path (FIG. 12) ----------------------------------- */

@@ -348,8 +348,11 @@ static void pointers(struct fuzz_in *in)
     uint8_t q = fuzz_u8(in) % NEVQ;
     uint32_t a = fuzz_u32(in), b = fuzz_u32(in);
 
-    X.ctl[q][4] = Y.ctl[q][4] = a;
-    X.ctl[q][5] = Y.ctl[q][5] = b;
+    /* The application's RDPTR and VRDPTR, little-endian in the block. */
+    ofl_store_le32((uint8_t *)X.ctl[q] + OFL_EVQ_CTL_RDPTR, a);
+    ofl_store_le32((uint8_t *)Y.ctl[q] + OFL_EVQ_CTL_RDPTR, a);
+    ofl_store_le32((uint8_t *)X.ctl[q] + OFL_EVQ_CTL_VRDPTR, b);
+    ofl_store_le32((uint8_t *)Y.ctl[q] + OFL_EVQ_CTL_VRDPTR, b);
     FUZZ_ASSERT(ofl_evq_set_rdptr(&X.evq[q], a, b) ==
                 ofl_evq_set_rdptr(&Y.evq[q], a, b));
     FUZZ_ASSERT(X.evq[q].rd == Y.evq[q].rd);
