@@ -4342,47 +4342,73 @@ enum ofl_err ofl_dt_desc_decode(const uint8_t *in, size_t len,
 #define DT_SC_E 0x04u  /* endpoint tuple of connect / listen */
 #define DT_SC_RO 0x08u /* get only (in A and C) */
 
+/*
+ * An attribute and where it lives: a field of struct ofl_dt (scope A) or of
+ * struct ofl_dt_conn (scopes C and E), at offset off and of width bytes; 0
+ * for the two that are not one integer field (CN_PATTERN, REMOTE).
+ */
 struct dt_attr_def {
     uint16_t id;
-    uint8_t size;
+    uint8_t size;  /* value size in a tuple */
     uint8_t scope;
     uint32_t min, max; /* u32 attributes: the value range */
+    uint16_t off;
+    uint8_t width;
 };
 
+#define DT_AF(field) offsetof(struct ofl_dt, field), \
+                     sizeof(((struct ofl_dt *)0)->field)
+#define DT_CF(field) offsetof(struct ofl_dt_conn, field), \
+                     sizeof(((struct ofl_dt_conn *)0)->field)
+
 static const struct dt_attr_def dt_attrs[] = {
-    {OFL_DT_ATTR_CN_CRITERIA, 4, DT_SC_A, 0, OFL_DT_CN_ALL},
-    {OFL_DT_ATTR_CN_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_CN_TIME, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_CN_MAX_DELAY, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_CN_PATTERN, OFL_DT_PATTERN_SIZE, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_CONNECT_TIMEOUT, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_REPORT_PERIOD, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_BT_CRITERIA, 4, DT_SC_A, 0, OFL_DT_BT_ALL},
-    {OFL_DT_ATTR_BT_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_BT_BYTES, 4, DT_SC_A, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_BT_TIME, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_BT_MAX_DELAY, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_STARVE_TIME, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_MERGE_MAX, 4, DT_SC_A, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_OUT_WARN, 4, DT_SC_A, 0, 0xFFFFFFFFu}, /* < out_slots */
-    {OFL_DT_ATTR_CONN_COUNT, 4, DT_SC_A | DT_SC_RO, 0, 0},
-    {OFL_DT_ATTR_NOTIFY_MODE, 4, DT_SC_C | DT_SC_E, 0, OFL_DT_NOTIFY_ADAPTIVE},
-    {OFL_DT_ATTR_NOTIFY_DELAY, 8, DT_SC_C | DT_SC_E, 0, 0},
-    {OFL_DT_ATTR_NOTIFY_BYTES, 4, DT_SC_C | DT_SC_E, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_NOTIFY_MAX, 8, DT_SC_C | DT_SC_E, 0, 0},
-    {OFL_DT_ATTR_PRIORITY, 4, DT_SC_C | DT_SC_E, 0, 7},
-    {OFL_DT_ATTR_WAIT_LIMIT, 8, DT_SC_C | DT_SC_E, 0, 0},
-    {OFL_DT_ATTR_HIST_WINDOW, 4, DT_SC_C | DT_SC_E, 0, 32},
-    {OFL_DT_ATTR_HIST_THRESHOLD, 4, DT_SC_C | DT_SC_E, 0, 100},
-    {OFL_DT_ATTR_GROUP, 8, DT_SC_C, 0, 0},
-    {OFL_DT_ATTR_STATE, 4, DT_SC_C | DT_SC_RO, 0, 0},
-    {OFL_DT_ATTR_RX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0},
-    {OFL_DT_ATTR_TX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0},
-    {OFL_DT_ATTR_PROTOCOL, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 255},
-    {OFL_DT_ATTR_LOCAL_PORT, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 65535},
+    {OFL_DT_ATTR_CN_CRITERIA, 4, DT_SC_A, 0, OFL_DT_CN_ALL,
+     DT_AF(cfg.cn_criteria)},
+    {OFL_DT_ATTR_CN_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu, DT_AF(cfg.cn_count)},
+    {OFL_DT_ATTR_CN_TIME, 8, DT_SC_A, 0, 0, DT_AF(cfg.cn_time)},
+    {OFL_DT_ATTR_CN_MAX_DELAY, 8, DT_SC_A, 0, 0, DT_AF(cfg.cn_max_delay)},
+    {OFL_DT_ATTR_CN_PATTERN, OFL_DT_PATTERN_SIZE, DT_SC_A, 0, 0, 0, 0},
+    {OFL_DT_ATTR_CONNECT_TIMEOUT, 8, DT_SC_A, 0, 0,
+     DT_AF(cfg.connect_timeout)},
+    {OFL_DT_ATTR_REPORT_PERIOD, 8, DT_SC_A, 0, 0, DT_AF(cfg.report_period)},
+    {OFL_DT_ATTR_BT_CRITERIA, 4, DT_SC_A, 0, OFL_DT_BT_ALL,
+     DT_AF(cfg.bt_criteria)},
+    {OFL_DT_ATTR_BT_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu, DT_AF(cfg.bt_count)},
+    {OFL_DT_ATTR_BT_BYTES, 4, DT_SC_A, 1, 0xFFFFFFFFu, DT_AF(cfg.bt_bytes)},
+    {OFL_DT_ATTR_BT_TIME, 8, DT_SC_A, 0, 0, DT_AF(cfg.bt_time)},
+    {OFL_DT_ATTR_BT_MAX_DELAY, 8, DT_SC_A, 0, 0, DT_AF(cfg.bt_max_delay)},
+    {OFL_DT_ATTR_STARVE_TIME, 8, DT_SC_A, 0, 0, DT_AF(cfg.starve_time)},
+    {OFL_DT_ATTR_MERGE_MAX, 4, DT_SC_A, 1, 0xFFFFFFFFu, DT_AF(cfg.merge_max)},
+    /* OUT_WARN: < out_slots, checked apart */
+    {OFL_DT_ATTR_OUT_WARN, 4, DT_SC_A, 0, 0xFFFFFFFFu, DT_AF(cfg.out_warn)},
+    {OFL_DT_ATTR_CONN_COUNT, 4, DT_SC_A | DT_SC_RO, 0, 0, DT_AF(conn_live)},
+    {OFL_DT_ATTR_NOTIFY_MODE, 4, DT_SC_C | DT_SC_E, 0, OFL_DT_NOTIFY_ADAPTIVE,
+     DT_CF(cfg.notify_mode)},
+    {OFL_DT_ATTR_NOTIFY_DELAY, 8, DT_SC_C | DT_SC_E, 0, 0,
+     DT_CF(cfg.notify_delay)},
+    {OFL_DT_ATTR_NOTIFY_BYTES, 4, DT_SC_C | DT_SC_E, 1, 0xFFFFFFFFu,
+     DT_CF(cfg.notify_bytes)},
+    {OFL_DT_ATTR_NOTIFY_MAX, 8, DT_SC_C | DT_SC_E, 0, 0,
+     DT_CF(cfg.notify_max)},
+    {OFL_DT_ATTR_PRIORITY, 4, DT_SC_C | DT_SC_E, 0, 7, DT_CF(cfg.priority)},
+    {OFL_DT_ATTR_WAIT_LIMIT, 8, DT_SC_C | DT_SC_E, 0, 0,
+     DT_CF(cfg.wait_limit)},
+    {OFL_DT_ATTR_HIST_WINDOW, 4, DT_SC_C | DT_SC_E, 0, 32,
+     DT_CF(cfg.hist_window)},
+    {OFL_DT_ATTR_HIST_THRESHOLD, 4, DT_SC_C | DT_SC_E, 0, 100,
+     DT_CF(cfg.hist_threshold)},
+    {OFL_DT_ATTR_GROUP, 8, DT_SC_C, 0, 0, DT_CF(group)},
+    {OFL_DT_ATTR_STATE, 4, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(state)},
+    {OFL_DT_ATTR_RX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(rx_total)},
+    {OFL_DT_ATTR_TX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(tx_total)},
+    {OFL_DT_ATTR_PROTOCOL, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 255,
+     DT_CF(proto)},
+    {OFL_DT_ATTR_LOCAL_PORT, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 65535,
+     DT_CF(lport)},
     {OFL_DT_ATTR_REMOTE, OFL_DT_REMOTE_SIZE, DT_SC_C | DT_SC_E | DT_SC_RO, 0,
-     0},
-    {OFL_DT_ATTR_BACKLOG, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 0xFFFFFFFFu},
+     0, 0, 0},
+    {OFL_DT_ATTR_BACKLOG, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 0xFFFFFFFFu,
+     DT_CF(backlog)},
 };
 
 #define DT_NATTRS (sizeof(dt_attrs) / sizeof(dt_attrs[0]))
@@ -4723,11 +4749,12 @@ static DT_HOT bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t bl
 
 /*
  * Is [base, base + len) inside the host range descriptors may name, and
- * clear of both tables (received data must never land in a table)?
+ * clear of both tables (received data must never land in a table)? len is
+ * not 0: the decoder requires a length of every type that names a buffer.
  */
 static DT_HOT bool dt_host_ok(const struct ofl_dt *dt, uint64_t base, uint32_t len)
 {
-    return len != 0 && base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
+    return base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
            (uint64_t)len - 1 <= dt->mem.host_hi - base &&
            !dt_overlap(base, len, dt->mem.in_pa,
                        (uint64_t)dt->mem.in_slots * OFL_DT_DESC_SIZE) &&
@@ -4735,9 +4762,11 @@ static DT_HOT bool dt_host_ok(const struct ofl_dt *dt, uint64_t base, uint32_t l
                        (uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE);
 }
 
+/* The buffer a reference names (index + 1; the core only ever stores 0 or
+ * a valid reference), or NULL for 0. */
 static struct ofl_dt_rbuf *dt_rbuf(const struct ofl_dt *dt, uint32_t ref)
 {
-    return (ref == 0 || ref > dt->mem.rbuf_cap) ? NULL : &dt->mem.rbuf[ref - 1];
+    return ref == 0 ? NULL : &dt->mem.rbuf[ref - 1];
 }
 
 static uint32_t dt_rbuf_ref(const struct ofl_dt *dt, const struct ofl_dt_rbuf *b)
@@ -4745,14 +4774,14 @@ static uint32_t dt_rbuf_ref(const struct ofl_dt *dt, const struct ofl_dt_rbuf *b
     return (uint32_t)(b - dt->mem.rbuf) + 1;
 }
 
+/* Takes a buffer entry off the free list; the caller checked that it is
+ * not empty (dt->rbuf_free != 0). */
 static struct ofl_dt_rbuf *dt_rbuf_alloc(struct ofl_dt *dt)
 {
-    struct ofl_dt_rbuf *b = dt_rbuf(dt, dt->rbuf_free);
+    struct ofl_dt_rbuf *b = &dt->mem.rbuf[dt->rbuf_free - 1];
 
-    if (b != NULL) {
-        dt->rbuf_free = b->next;
-        ofl_fill(b, 0, sizeof(*b));
-    }
+    dt->rbuf_free = b->next;
+    ofl_fill(b, 0, sizeof(*b));
     return b;
 }
 
@@ -4778,13 +4807,11 @@ static void dt_rbuf_push(struct ofl_dt *dt, struct ofl_dt_conn *c,
     c->buf_tail = ref;
 }
 
-/* Removes the head of c's FIFO and frees it. */
+/* Removes the head of c's FIFO (not empty) and frees it. */
 static void dt_rbuf_pop(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
-    struct ofl_dt_rbuf *b = dt_rbuf(dt, c->buf_head);
+    struct ofl_dt_rbuf *b = &dt->mem.rbuf[c->buf_head - 1];
 
-    if (b == NULL)
-        return;
     c->buf_head = b->next;
     if (c->buf_head == 0)
         c->buf_tail = 0;
@@ -4913,10 +4940,12 @@ static enum ofl_err dt_emit(struct ofl_dt *dt, const struct ofl_dt_desc *d)
     enum ofl_err err;
 
     if (dt->out_staged == dt->mem.out_batch) {
+        /* Only a failing flush leaves the stage full (one that fails
+         * between its two runs makes room). */
         err = ofl_dt_flush(dt);
         if (dt->out_staged == dt->mem.out_batch) {
             dt->stats.lost++;
-            return err != OFL_OK ? err : OFL_E_DT_FULL;
+            return err;
         }
     }
     dt_store(d, dt->mem.out_stage + (size_t)dt->out_staged * OFL_DT_DESC_SIZE,
@@ -5038,56 +5067,60 @@ enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
 /* ---- adapter: connection entries ------------------------------------------- */
 
 /* Takes a free entry (lowest index), or NULL when the table is full. */
+/*
+ * Counters kept exact by every state change (the invariants the functions
+ * below rely on): dt->conn_live counts the entries not FREE, dt->connecting
+ * those CONNECTING, dt->cn_pending those with cn_pending set, c->xfer_n the
+ * listed sends of c. An entry is released only after its notice went out.
+ */
+
+/* Takes the lowest free entry, or NULL when the table is full. */
 static struct ofl_dt_conn *dt_conn_alloc(struct ofl_dt *dt, uint64_t now)
 {
-    uint32_t i;
+    uint32_t i, gen;
     struct ofl_dt_conn *c;
 
     if (dt->conn_live >= dt->mem.conn_cap)
         return NULL;
-    for (i = 0; i < dt->mem.conn_cap; i++) {
-        c = &dt->mem.conn[i];
-        if (c->state == OFL_DT_CONN_FREE) {
-            uint32_t gen = c->gen;
-
-            ofl_fill(c, 0, sizeof(*c));
-            c->gen = gen;
-            ofl_copy(&c->cfg, &dt->cfg.conn, sizeof(c->cfg));
-            c->t_state = now;
-            c->t_last_tx = now;
-            c->proto = 6;
-            dt->conn_live++;
-            return c;
-        }
-    }
-    return NULL;
+    /* Fewer live entries than slots: one is FREE, at the latest the last. */
+    for (i = 0; i + 1 < dt->mem.conn_cap &&
+                dt->mem.conn[i].state != OFL_DT_CONN_FREE;
+         i++)
+        ;
+    c = &dt->mem.conn[i];
+    gen = c->gen;
+    ofl_fill(c, 0, sizeof(*c));
+    c->gen = gen;
+    ofl_copy(&c->cfg, &dt->cfg.conn, sizeof(c->cfg));
+    c->t_state = now;
+    c->t_last_tx = now;
+    c->proto = 6;
+    dt->conn_live++;
+    return c;
 }
 
-/* Returns an entry to FREE; its id dies (the generation moves on). */
+/* Returns an entry (no notice pending) to FREE; its id dies (the
+ * generation moves on). */
 static void dt_conn_release(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
     /* Generations skip 0 (0 names no connection) when they wrap. */
     uint32_t gen = c->gen == OFL_U32_MAX ? 1 : c->gen + 1;
 
-    if (c->state == OFL_DT_CONN_CONNECTING && dt->connecting != 0)
+    if (c->state == OFL_DT_CONN_CONNECTING)
         dt->connecting--;
-    if (c->cn_pending && dt->cn_pending != 0)
-        dt->cn_pending--;
     ofl_fill(c, 0, sizeof(*c));
     c->gen = gen;
-    if (dt->conn_live != 0)
-        dt->conn_live--;
+    dt->conn_live--;
 }
 
-/* Makes c's completion or arrival notice pending (FIG. 10). */
+/* Makes the completion or arrival notice of c (which has none pending:
+ * it was CONNECTING or is new) pending (FIG. 10). */
 static void dt_cn_pend(struct ofl_dt *dt, struct ofl_dt_conn *c, uint8_t kind,
                        uint8_t status, uint64_t now)
 {
-    if (c->cn_pending == 0) {
-        if (dt->cn_pending == 0)
-            dt->cn_t_first = now;
-        dt->cn_pending++;
-    }
+    if (dt->cn_pending == 0)
+        dt->cn_t_first = now;
+    dt->cn_pending++;
     c->cn_pending = kind;
     c->cn_status = status;
     c->pat_matched = 0;
@@ -5106,6 +5139,45 @@ static void dt_store_val(uint8_t *v, uint32_t size, uint64_t x)
         ofl_store_be64(v, x);
     else
         ofl_store_be32(v, (uint32_t)x);
+}
+
+/* The integer field of attribute a in obj (struct ofl_dt or ofl_dt_conn as
+ * a's scope says): read and written through its own type. */
+static uint64_t dt_field_get(const void *obj, const struct dt_attr_def *a)
+{
+    const void *f = (const uint8_t *)obj + a->off;
+
+    switch (a->width) {
+    case 1:
+        return *(const uint8_t *)f;
+    case 2:
+        return *(const uint16_t *)f;
+    case 4:
+        return *(const uint32_t *)f;
+    default:
+        return *(const uint64_t *)f;
+    }
+}
+
+/* Stores v (checked to fit) into the field of a in obj. */
+static void dt_field_set(void *obj, const struct dt_attr_def *a, uint64_t v)
+{
+    void *f = (uint8_t *)obj + a->off;
+
+    switch (a->width) {
+    case 1:
+        *(uint8_t *)f = (uint8_t)v;
+        break;
+    case 2:
+        *(uint16_t *)f = (uint16_t)v;
+        break;
+    case 4:
+        *(uint32_t *)f = (uint32_t)v;
+        break;
+    default:
+        *(uint64_t *)f = v;
+        break;
+    }
 }
 
 /* A live listener id, for the GROUP attribute. */
@@ -5164,131 +5236,52 @@ static enum ofl_err dt_attr_check(const struct ofl_dt *dt,
     return OFL_OK;
 }
 
-/* Writes the value of adapter attribute attr (checked) into out. */
-static void dt_adapter_get(const struct ofl_dt *dt, uint16_t attr, uint8_t *out)
+/* Writes the value of adapter attribute a (checked) into out. */
+static void dt_adapter_get(const struct ofl_dt *dt, const struct dt_attr_def *a,
+                           uint8_t *out)
 {
-    const struct ofl_dt_config *c = &dt->cfg;
-    uint64_t v = 0;
-    uint32_t size = ofl_dt_attr_size(attr);
-
-    switch (attr) {
-    case OFL_DT_ATTR_CN_CRITERIA: v = c->cn_criteria; break;
-    case OFL_DT_ATTR_CN_COUNT: v = c->cn_count; break;
-    case OFL_DT_ATTR_CN_TIME: v = c->cn_time; break;
-    case OFL_DT_ATTR_CN_MAX_DELAY: v = c->cn_max_delay; break;
-    case OFL_DT_ATTR_CN_PATTERN:
-        out[0] = c->cn_pattern_len;
-        ofl_copy(out + 1, c->cn_pattern, OFL_DT_PATTERN_MAX);
+    if (a->id == OFL_DT_ATTR_CN_PATTERN) {
+        out[0] = dt->cfg.cn_pattern_len;
+        ofl_copy(out + 1, dt->cfg.cn_pattern, OFL_DT_PATTERN_MAX);
         return;
-    case OFL_DT_ATTR_CONNECT_TIMEOUT: v = c->connect_timeout; break;
-    case OFL_DT_ATTR_REPORT_PERIOD: v = c->report_period; break;
-    case OFL_DT_ATTR_BT_CRITERIA: v = c->bt_criteria; break;
-    case OFL_DT_ATTR_BT_COUNT: v = c->bt_count; break;
-    case OFL_DT_ATTR_BT_BYTES: v = c->bt_bytes; break;
-    case OFL_DT_ATTR_BT_TIME: v = c->bt_time; break;
-    case OFL_DT_ATTR_BT_MAX_DELAY: v = c->bt_max_delay; break;
-    case OFL_DT_ATTR_STARVE_TIME: v = c->starve_time; break;
-    case OFL_DT_ATTR_MERGE_MAX: v = c->merge_max; break;
-    case OFL_DT_ATTR_OUT_WARN: v = c->out_warn; break;
-    case OFL_DT_ATTR_CONN_COUNT: v = dt->conn_live; break;
-    default: break;
     }
-    dt_store_val(out, size, v);
+    dt_store_val(out, a->size, dt_field_get(dt, a));
 }
 
-/* Applies adapter attribute attr from value (checked). */
-static void dt_adapter_set(struct ofl_dt *dt, uint16_t attr,
+/* Applies adapter attribute a from value (checked). */
+static void dt_adapter_set(struct ofl_dt *dt, const struct dt_attr_def *a,
                            const uint8_t *value)
 {
-    struct ofl_dt_config *c = &dt->cfg;
-    uint32_t size = ofl_dt_attr_size(attr);
-    uint64_t v;
-
-    if (attr == OFL_DT_ATTR_CN_PATTERN) {
-        c->cn_pattern_len = value[0];
-        ofl_copy(c->cn_pattern, value + 1, OFL_DT_PATTERN_MAX);
+    if (a->id == OFL_DT_ATTR_CN_PATTERN) {
+        dt->cfg.cn_pattern_len = value[0];
+        ofl_copy(dt->cfg.cn_pattern, value + 1, OFL_DT_PATTERN_MAX);
         return;
     }
-    v = dt_load_val(value, size);
-    switch (attr) {
-    case OFL_DT_ATTR_CN_CRITERIA: c->cn_criteria = (uint32_t)v; break;
-    case OFL_DT_ATTR_CN_COUNT: c->cn_count = (uint32_t)v; break;
-    case OFL_DT_ATTR_CN_TIME: c->cn_time = v; break;
-    case OFL_DT_ATTR_CN_MAX_DELAY: c->cn_max_delay = v; break;
-    case OFL_DT_ATTR_CONNECT_TIMEOUT: c->connect_timeout = v; break;
-    case OFL_DT_ATTR_REPORT_PERIOD: c->report_period = v; break;
-    case OFL_DT_ATTR_BT_CRITERIA: c->bt_criteria = (uint32_t)v; break;
-    case OFL_DT_ATTR_BT_COUNT: c->bt_count = (uint32_t)v; break;
-    case OFL_DT_ATTR_BT_BYTES: c->bt_bytes = (uint32_t)v; break;
-    case OFL_DT_ATTR_BT_TIME: c->bt_time = v; break;
-    case OFL_DT_ATTR_BT_MAX_DELAY: c->bt_max_delay = v; break;
-    case OFL_DT_ATTR_STARVE_TIME: c->starve_time = v; break;
-    case OFL_DT_ATTR_MERGE_MAX: c->merge_max = (uint32_t)v; break;
-    case OFL_DT_ATTR_OUT_WARN: c->out_warn = (uint32_t)v; break;
-    default: break;
-    }
+    dt_field_set(dt, a, dt_load_val(value, a->size));
 }
 
-/* Writes the value of connection attribute attr (checked) into out. */
-static void dt_conn_get(const struct ofl_dt_conn *c, uint16_t attr,
-                        uint8_t *out)
+/* Writes the value of connection attribute a (checked) into out. */
+static void dt_conn_get(const struct ofl_dt_conn *c,
+                        const struct dt_attr_def *a, uint8_t *out)
 {
-    uint64_t v = 0;
-    uint32_t size = ofl_dt_attr_size(attr);
-
-    switch (attr) {
-    case OFL_DT_ATTR_NOTIFY_MODE: v = c->cfg.notify_mode; break;
-    case OFL_DT_ATTR_NOTIFY_DELAY: v = c->cfg.notify_delay; break;
-    case OFL_DT_ATTR_NOTIFY_BYTES: v = c->cfg.notify_bytes; break;
-    case OFL_DT_ATTR_NOTIFY_MAX: v = c->cfg.notify_max; break;
-    case OFL_DT_ATTR_PRIORITY: v = c->cfg.priority; break;
-    case OFL_DT_ATTR_WAIT_LIMIT: v = c->cfg.wait_limit; break;
-    case OFL_DT_ATTR_HIST_WINDOW: v = c->cfg.hist_window; break;
-    case OFL_DT_ATTR_HIST_THRESHOLD: v = c->cfg.hist_threshold; break;
-    case OFL_DT_ATTR_GROUP: v = c->group; break;
-    case OFL_DT_ATTR_STATE: v = c->state; break;
-    case OFL_DT_ATTR_RX_TOTAL: v = c->rx_total; break;
-    case OFL_DT_ATTR_TX_TOTAL: v = c->tx_total; break;
-    case OFL_DT_ATTR_PROTOCOL: v = c->proto; break;
-    case OFL_DT_ATTR_LOCAL_PORT: v = c->lport; break;
-    case OFL_DT_ATTR_BACKLOG: v = c->backlog; break;
-    case OFL_DT_ATTR_REMOTE:
+    if (a->id == OFL_DT_ATTR_REMOTE) {
         ofl_copy(out, c->raddr, 16);
         ofl_store_be16(out + 16, c->rport);
         return;
-    default: break;
     }
-    dt_store_val(out, size, v);
+    dt_store_val(out, a->size, dt_field_get(c, a));
 }
 
-/* Applies a connection or endpoint attribute (checked) to c. */
-static void dt_conn_set(struct ofl_dt_conn *c, uint16_t attr,
+/* Applies a connection or endpoint attribute a (checked) to c. */
+static void dt_conn_set(struct ofl_dt_conn *c, const struct dt_attr_def *a,
                         const uint8_t *value)
 {
-    uint32_t size = ofl_dt_attr_size(attr);
-    uint64_t v;
-
-    if (attr == OFL_DT_ATTR_REMOTE) {
+    if (a->id == OFL_DT_ATTR_REMOTE) {
         ofl_copy(c->raddr, value, 16);
         c->rport = ofl_load_be16(value + 16);
         return;
     }
-    v = dt_load_val(value, size);
-    switch (attr) {
-    case OFL_DT_ATTR_NOTIFY_MODE: c->cfg.notify_mode = (uint8_t)v; break;
-    case OFL_DT_ATTR_NOTIFY_DELAY: c->cfg.notify_delay = v; break;
-    case OFL_DT_ATTR_NOTIFY_BYTES: c->cfg.notify_bytes = (uint32_t)v; break;
-    case OFL_DT_ATTR_NOTIFY_MAX: c->cfg.notify_max = v; break;
-    case OFL_DT_ATTR_PRIORITY: c->cfg.priority = (uint8_t)v; break;
-    case OFL_DT_ATTR_WAIT_LIMIT: c->cfg.wait_limit = v; break;
-    case OFL_DT_ATTR_HIST_WINDOW: c->cfg.hist_window = (uint8_t)v; break;
-    case OFL_DT_ATTR_HIST_THRESHOLD: c->cfg.hist_threshold = (uint8_t)v; break;
-    case OFL_DT_ATTR_GROUP: c->group = v; break;
-    case OFL_DT_ATTR_PROTOCOL: c->proto = (uint8_t)v; break;
-    case OFL_DT_ATTR_LOCAL_PORT: c->lport = (uint16_t)v; break;
-    case OFL_DT_ATTR_BACKLOG: c->backlog = (uint32_t)v; break;
-    default: break;
-    }
+    dt_field_set(c, a, dt_load_val(value, a->size));
 }
 
 /* ---- adapter: send cache (the modify bit) --------------------------------- */
@@ -5623,6 +5616,26 @@ static enum ofl_err dt_ctrl_read(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 }
 
 /*
+ * The tuple at *off of the control scratch, advancing *off past it. The
+ * scratch passed dt_ctrl_read (exactly d->number tuples filling d->len
+ * bytes, each inside) and only the adapter writes it, so no bound is
+ * checked again here.
+ */
+static void dt_ctrl_tuple(const struct ofl_dt *dt, size_t *off,
+                          struct ofl_dt_tuple *t)
+{
+    const uint8_t *p = dt->mem.ctrl + *off;
+    uint16_t h = ofl_load_be16(p);
+
+    t->attr = (uint16_t)(h & OFL_DT_ATTR_ID_MASK);
+    t->set = (h & OFL_DT_ATTR_SET) != 0;
+    t->len = ofl_load_be32(p + 2);
+    t->value_off = (uint32_t)(*off + OFL_DT_TUPLE_HDR);
+    t->value = p + OFL_DT_TUPLE_HDR;
+    *off += OFL_DT_TUPLE_HDR + (size_t)t->len;
+}
+
+/*
  * Checks every tuple of a connect (listen = false) or listen request in
  * the scratch. *remotes gets the number of REMOTE tuples.
  */
@@ -5637,9 +5650,8 @@ static enum ofl_err dt_endpoint_check(const struct ofl_dt *dt,
     enum ofl_err err;
 
     for (i = 0; i < d->number; i++) {
-        err = ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t);
-        if (err == OFL_OK)
-            err = dt_attr_check(dt, &t, DT_SC_E);
+        dt_ctrl_tuple(dt, &off, &t);
+        err = dt_attr_check(dt, &t, DT_SC_E);
         if (err != OFL_OK)
             return err;
         if (t.attr == OFL_DT_ATTR_REMOTE) {
@@ -5669,11 +5681,10 @@ static void dt_endpoint_apply(struct ofl_dt *dt, const struct ofl_dt_desc *d,
     uint32_t i, k = 0;
 
     for (i = 0; i < d->number; i++) {
-        if (ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t) != OFL_OK)
-            return; /* checked before: cannot happen */
+        dt_ctrl_tuple(dt, &off, &t);
         if (t.attr == OFL_DT_ATTR_REMOTE && k++ != remote)
             continue;
-        dt_conn_set(c, t.attr, t.value);
+        dt_conn_set(c, dt_attr_find(t.attr), t.value); /* known: checked */
     }
 }
 
@@ -5696,9 +5707,7 @@ static OFL_NOINLINE int dt_req_connect(struct ofl_dt *dt, const struct ofl_dt_de
     if (err != OFL_OK)
         return dt_refuse(dt, d, err);
     for (i = 0; i < remotes; i++) {
-        c = dt_conn_alloc(dt, now);
-        if (c == NULL)
-            break; /* counted free above: cannot happen */
+        c = dt_conn_alloc(dt, now); /* not NULL: counted free above */
         dt_endpoint_apply(dt, d, c, i);
         c->state = OFL_DT_CONN_CONNECTING;
         c->actions = OFL_DT_ACT_CONNECT;
@@ -5776,8 +5785,7 @@ static uint32_t dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_tag,
             r.number = 1;
             r.len = x->len;
             (void)dt_emit(dt, &r);
-            if (c->xfer_n != 0)
-                c->xfer_n--;
+            c->xfer_n--;
             dt->bt_bytes_listed -= x->len;
             n++;
             continue;
@@ -5790,14 +5798,13 @@ static uint32_t dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_tag,
     return n;
 }
 
-/* Number of listed sends of entry idx, or with tag when by_tag. */
-static uint32_t dt_xfer_count(const struct ofl_dt *dt, uint32_t idx,
-                              bool by_tag, uint32_t tag)
+/* Number of listed sends with tag. */
+static uint32_t dt_xfer_count_tag(const struct ofl_dt *dt, uint32_t tag)
 {
     uint32_t i, n = 0;
 
     for (i = 0; i < dt->xfer_count; i++)
-        if (by_tag ? dt->mem.xfer[i].tag == tag : dt->mem.xfer[i].conn == idx)
+        if (dt->mem.xfer[i].tag == tag)
             n++;
     return n;
 }
@@ -5887,7 +5894,7 @@ static OFL_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_des
     }
     /* Count first: all or nothing. */
     if (by_tag)
-        need += dt_xfer_count(dt, 0, true, d->aux);
+        need += dt_xfer_count_tag(dt, d->aux);
     for (i = lo; i < hi; i++) {
         c = &dt->mem.conn[i];
         if (!dt_cancel_match(c, by_tag, d->aux))
@@ -5939,6 +5946,7 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
     struct ofl_dt_conn *c = NULL;
     struct ofl_dt_tuple t;
     struct ofl_dt_desc r;
+    const struct dt_attr_def *a;
     size_t off = 0;
     uint32_t i;
     enum ofl_err err = OFL_OK;
@@ -5956,9 +5964,8 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
     if (err == OFL_OK)
         err = dt_ctrl_read(dt, d);
     for (i = 0; err == OFL_OK && i < d->number; i++) {
-        err = ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t);
-        if (err == OFL_OK)
-            err = dt_attr_check(dt, &t, adapter ? DT_SC_A : DT_SC_C);
+        dt_ctrl_tuple(dt, &off, &t);
+        err = dt_attr_check(dt, &t, adapter ? DT_SC_A : DT_SC_C);
     }
     if (err != OFL_OK)
         return dt_refuse(dt, d, err);
@@ -5966,18 +5973,18 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
     for (i = 0; i < d->number; i++) {
         uint8_t old[OFL_DT_REMOTE_SIZE]; /* the largest value */
 
-        if (ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t) != OFL_OK)
-            break; /* checked above: cannot happen */
+        dt_ctrl_tuple(dt, &off, &t);
+        a = dt_attr_find(t.attr); /* known: checked above */
         v = dt->mem.ctrl + t.value_off;
         if (adapter)
-            dt_adapter_get(dt, t.attr, old);
+            dt_adapter_get(dt, a, old);
         else
-            dt_conn_get(c, t.attr, old);
+            dt_conn_get(c, a, old);
         if (t.set) {
             if (adapter)
-                dt_adapter_set(dt, t.attr, v);
+                dt_adapter_set(dt, a, v);
             else
-                dt_conn_set(c, t.attr, v);
+                dt_conn_set(c, a, v);
         }
         ofl_copy(v, old, t.len);
     }
@@ -6185,8 +6192,7 @@ static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
     }
     (void)dt_emit(dt, &r);
     c->cn_pending = 0;
-    if (dt->cn_pending != 0)
-        dt->cn_pending--;
+    dt->cn_pending--;
     if (c->state == OFL_DT_CONN_FAILED)
         dt_conn_release(dt, c);
 }
@@ -6265,7 +6271,7 @@ static bool dt_pattern_feed(const struct ofl_dt *dt, struct ofl_dt_conn *c,
     uint32_t plen = dt->cfg.cn_pattern_len, i, k, j, m;
     bool found = false;
 
-    if (plen == 0 || plen > OFL_DT_PATTERN_MAX)
+    if (plen == 0) /* an empty pattern never matches */
         return false;
     k = dt_min32(c->pat_matched, plen - 1);
     for (i = 0; i < len; i++) {
@@ -6409,8 +6415,9 @@ static OFL_NOINLINE void dt_cn_run(struct ofl_dt *dt, uint64_t now)
             return; /* the rest go out when the host frees slots */
         dt_cn_emit(dt, c);
     }
-    if (dt->cn_pending == 0)
-        dt->cn_trigger = 0; /* consumed by the notices it released */
+    /* Every notice went out (none stays unfound: the count is exact), so
+     * the DATA or PATTERN event is consumed. */
+    dt->cn_trigger = 0;
 }
 
 /* Periodic connection state reports (seed: "a connection attribute
@@ -6582,7 +6589,9 @@ static OFL_NOINLINE int dt_xfer_group(struct ofl_dt *dt, struct ofl_dt_conn *l,
     return DT_DONE;
 }
 
-/* Recounts per-connection list state and the criteria inputs. */
+/* Recounts per-connection list state and the criteria inputs (after a run
+ * removed entries; the list keeps each connection's requests in arrival
+ * order, so the first one seen is its oldest). */
 static void dt_xfer_recount(struct ofl_dt *dt)
 {
     uint32_t i;
@@ -6596,7 +6605,7 @@ static void dt_xfer_recount(struct ofl_dt *dt)
     for (i = 0; i < dt->xfer_count; i++) {
         x = &dt->mem.xfer[i];
         c = &dt->mem.conn[x->conn];
-        if (c->xfer_n++ == 0 || ofl_sn_lt(x->seq, c->xfer_first))
+        if (c->xfer_n++ == 0)
             c->xfer_first = x->seq;
         dt->bt_bytes_listed += x->len;
         if (x->flags & OFL_DT_F_ASAP)
@@ -6683,6 +6692,7 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
         r.len = total;
         (void)dt_emit(dt, &r);
         dt->stats.merged += j - i - 1;
+        c->xfer_n -= j - i; /* so that it is 0 when none stay listed */
         for (k = i; k < j; k++)
             e[k].flags |= DT_XF_DONE;
     }
@@ -6732,8 +6742,6 @@ static struct ofl_dt_rbuf *dt_bulk_pick(const struct ofl_dt *dt, uint32_t need,
     bool best_fits = false, fits;
 
     *prev = 0;
-    if (dt->mem.rbuf == NULL) /* no receive buffers configured */
-        return NULL;
     for (guard = 0; guard < dt->mem.rbuf_cap && ref != 0; guard++) {
         b = &dt->mem.rbuf[ref - 1];
         fits = b->len >= need;
@@ -6797,9 +6805,9 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
                                uint64_t now)
 {
     struct ofl_dt_rbuf *b;
-    struct ofl_dt_conn *l;
+    struct ofl_dt_conn *fifo, *l;
     struct ofl_dt_note *note = &c->note;
-    uint32_t guard, staged, n, prev, d;
+    uint32_t guard, staged, n, prev, d, ref;
     bool hit, waited, contiguous;
     enum ofl_err err;
 
@@ -6813,25 +6821,32 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
             dt_rx_peek(dt, c);
             continue;
         }
-        l = NULL;
-        b = dt_rbuf(dt, c->buf_head);
-        if (b != NULL && b->skip != 0) {
+        /* The buffer: c's own, else one its group shares, else bulk. */
+        fifo = c;
+        ref = c->buf_head;
+        if (ref != 0 && dt->mem.rbuf[ref - 1].skip != 0) {
             /* Read with an offset: the skipped bytes are consumed. */
+            b = &dt->mem.rbuf[ref - 1];
             d = dt_min32(b->skip, staged);
             c->rx_head += d;
             b->skip -= d;
             continue;
         }
-        hit = true;
+        if (ref == 0) {
+            /* A group is a listener id: LISTENING until its entry is
+             * freed, after which the id finds nothing. */
+            l = dt_conn_find(dt, c->group);
+            if (l != NULL) {
+                fifo = l;
+                ref = l->buf_head;
+            }
+        }
+        hit = ref != 0;
         waited = false;
         prev = 0;
-        if (b == NULL) {
-            l = dt_conn_find(dt, c->group);
-            if (l != NULL && l->state == OFL_DT_CONN_LISTENING)
-                b = dt_rbuf(dt, l->buf_head);
-        }
-        if (b == NULL) {
-            hit = false;
+        if (hit) {
+            b = &dt->mem.rbuf[ref - 1];
+        } else {
             waited = dt_rx_waits(c);
             if (waited && now - c->t_rx_first < c->cfg.wait_limit)
                 break; /* wait for the host to post one */
@@ -6886,7 +6901,7 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
                 dt->stats.waited++;
         } else if (b->fill == b->len) {
             note->final = 1;
-            dt_rbuf_pop(dt, l != NULL && b->kind == DT_RB_SHARED ? l : c);
+            dt_rbuf_pop(dt, fifo);
         }
     }
     return OFL_OK;
