@@ -6460,8 +6460,6 @@ static OFL_NOINLINE void dt_report_run(struct ofl_dt *dt, uint64_t now)
 
 /* ---- adapter: the bulk transfer list (FIG. 15, 16) ------------------------- */
 
-#define DT_XF_DONE 0x80u /* xfer flags: transferred, to be removed */
-
 /* Starved: nothing transmitted for cfg.starve_time (FIG. 15). */
 static bool dt_tx_starved(const struct ofl_dt *dt, const struct ofl_dt_conn *c,
                           uint64_t now)
@@ -6526,24 +6524,35 @@ static bool dt_member(const struct ofl_dt_conn *m, uint64_t lid)
  * clear) and a cached copy covers the range, else by DMA, keeping a copy.
  * Returns OFL_DT_ST_OK, or OFL_DT_ST_DMA (nothing moved).
  */
+/* The DMA half of dt_xfer_in: reads the range into c's ring at its tail
+ * and keeps a copy in the send cache. */
+static OFL_NOINLINE enum ofl_err dt_xfer_dma(struct ofl_dt *dt,
+                                             struct ofl_dt_conn *c,
+                                             uint64_t base, uint32_t len)
+{
+    uint8_t *ring = dt_tx_ring(dt, c);
+    enum ofl_err err = dt_ring_dma_in(dt, ring, dt->mem.tx_size, c->tx_tail,
+                                      base, len);
+
+    if (err == OFL_OK)
+        dt_cache_store(dt, base, len, ring, dt->mem.tx_size, c->tx_tail);
+    return err;
+}
+
 static DT_HOT uint8_t dt_xfer_in(struct ofl_dt *dt, struct ofl_dt_conn *c,
                           uint64_t base, uint32_t len, bool may_cache)
 {
-    uint8_t *ring = dt_tx_ring(dt, c);
     int32_t slot = may_cache ? dt_cache_lookup(dt, base, len) : -1;
 
     if (slot >= 0) {
-        dt_ring_put(ring, dt->mem.tx_size, c->tx_tail,
+        dt_ring_put(dt_tx_ring(dt, c), dt->mem.tx_size, c->tx_tail,
                     dt_cache_data(dt, (uint32_t)slot) +
                         (base - dt->mem.cache[slot].base),
                     len);
         dt->mem.cache[slot].stamp = ++dt->cache_stamp;
         dt->stats.dma_skipped++;
-    } else {
-        if (dt_ring_dma_in(dt, ring, dt->mem.tx_size, c->tx_tail, base, len) !=
-            OFL_OK)
-            return OFL_DT_ST_DMA;
-        dt_cache_store(dt, base, len, ring, dt->mem.tx_size, c->tx_tail);
+    } else if (dt_xfer_dma(dt, c, base, len) != OFL_OK) {
+        return OFL_DT_ST_DMA;
     }
     c->tx_tail += len;
     c->actions |= OFL_DT_ACT_TX;
@@ -6648,16 +6657,18 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
     struct ofl_dt_xfer *e = dt->mem.xfer;
     struct ofl_dt_conn *c;
     struct ofl_dt_desc r;
-    uint32_t i, j, k, total, merge_max = dt->cfg.merge_max;
+    uint32_t i, j, k = 0, total, merge_max = dt->cfg.merge_max;
     uint8_t status = OFL_DT_ST_OK, modify;
 
     if (dt->xfer_count == 0 || !dt_bt_met(dt, now))
         return;
     dt_xfer_sort(dt, now);
+    /* Answered requests leave the list; the others move up to e[k]. */
     for (i = 0; i < dt->xfer_count; i = j) {
         c = &dt->mem.conn[e[i].conn];
         total = e[i].len;
         modify = e[i].flags & OFL_DT_F_MODIFY;
+        /* Merge the connection's following requests for adjacent ranges. */
         for (j = i + 1; j < dt->xfer_count && j - i < 255 &&
                         e[j].conn == e[i].conn &&
                         e[j].base > e[j - 1].base &&
@@ -6681,9 +6692,9 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
             status = dt_xfer_in(dt, c, e[i].base, total, modify == 0);
         }
         if (j == i) {
-            /* Its ring is full: skip all its requests, in order. */
-            for (j = i + 1; j < dt->xfer_count && e[j].conn == e[i].conn; j++)
-                ;
+            /* Its ring is full: all its requests stay, in order. */
+            for (; j < dt->xfer_count && e[j].conn == e[i].conn; j++)
+                dt_xfer_copy(&e[k++], &e[j]);
             continue;
         }
         dt_rsp_sent(dt, &e[i], &r);
@@ -6693,12 +6704,9 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
         (void)dt_emit(dt, &r);
         dt->stats.merged += j - i - 1;
         c->xfer_n -= j - i; /* so that it is 0 when none stay listed */
-        for (k = i; k < j; k++)
-            e[k].flags |= DT_XF_DONE;
     }
-    for (i = 0, k = 0; i < dt->xfer_count; i++)
-        if (!(e[i].flags & DT_XF_DONE))
-            dt_xfer_copy(&e[k++], &e[i]);
+    for (; i < dt->xfer_count; i++)
+        dt_xfer_copy(&e[k++], &e[i]);
     dt->xfer_count = k;
     dt_xfer_recount(dt);
 }
