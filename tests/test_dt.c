@@ -345,7 +345,7 @@ static void test_host_ring(void)
 {
     _Alignas(64) static uint8_t in[4 * 32], out[4 * 32];
     struct ofl_dt_host h;
-    struct ofl_sim sim;
+    static struct ofl_sim sim;
     struct ofl_dt_desc d = sample(OFL_DT_REQ_CANCEL), e[4];
     uint32_t n, i;
 
@@ -2101,7 +2101,7 @@ static void test_api_arguments(void)
     struct ofl_dt_desc d = sample(OFL_DT_REQ_CANCEL), e[4];
     struct ofl_dt_host h, zero;
     struct ofl_dt_tuple t;
-    struct ofl_sim sim;
+    static struct ofl_sim sim;
     struct ofl_port p;
     uint8_t b[32], v[4] = {1, 2, 3, 4};
     size_t off;
