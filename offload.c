@@ -4122,6 +4122,7 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #else
 #define DT_HOT inline
 #endif
+
 /* Field-wise copy and clear of a decoded descriptor (no library call,
  * no byte loop). */
 static void dt_desc_copy(struct ofl_dt_desc *d, const struct ofl_dt_desc *s)
@@ -4289,7 +4290,8 @@ static DT_HOT enum ofl_err dt_decode(const uint8_t *in, struct ofl_dt_desc *d)
 }
 
 /* Stores d (already checked) with the owner bit as given. */
-static DT_HOT void dt_store(const struct ofl_dt_desc *d, uint8_t *out, uint8_t owner)
+static DT_HOT void dt_store(const struct ofl_dt_desc *d, uint8_t *out,
+                            uint8_t owner)
 {
     out[0] = (uint8_t)(owner | (uint8_t)(d->type << OFL_DT_TYPE_SHIFT));
     out[DT_OFF_FLAGS] = d->flags;
@@ -4716,7 +4718,8 @@ static uint32_t dt_conn_index(const struct ofl_dt *dt,
 
 /* The live entry id names, or NULL (index beyond the table, stale
  * generation, free slot). */
-static DT_HOT struct ofl_dt_conn *dt_conn_find(const struct ofl_dt *dt, uint64_t id)
+static DT_HOT struct ofl_dt_conn *dt_conn_find(const struct ofl_dt *dt,
+                                               uint64_t id)
 {
     uint32_t lo = (uint32_t)id;
     struct ofl_dt_conn *c;
@@ -4742,7 +4745,8 @@ static uint8_t *dt_tx_ring(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
 
 /* Do [a, a + alen) and [b, b + blen) share a byte? (lengths > 0, neither
  * wraps) */
-static DT_HOT bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+static DT_HOT bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b,
+                              uint64_t blen)
 {
     return a <= b + (blen - 1) && b <= a + (alen - 1);
 }
@@ -4752,7 +4756,8 @@ static DT_HOT bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t bl
  * clear of both tables (received data must never land in a table)? len is
  * not 0: the decoder requires a length of every type that names a buffer.
  */
-static DT_HOT bool dt_host_ok(const struct ofl_dt *dt, uint64_t base, uint32_t len)
+static DT_HOT bool dt_host_ok(const struct ofl_dt *dt, uint64_t base,
+                              uint32_t len)
 {
     return base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
            (uint64_t)len - 1 <= dt->mem.host_hi - base &&
@@ -5066,7 +5071,6 @@ enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
 
 /* ---- adapter: connection entries ------------------------------------------- */
 
-/* Takes a free entry (lowest index), or NULL when the table is full. */
 /*
  * Counters kept exact by every state change (the invariants the functions
  * below rely on): dt->conn_live counts the entries not FREE, dt->connecting
