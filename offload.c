@@ -64,15 +64,24 @@ const char *ofl_strerror(enum ofl_err e)
 
 /*
  * Both move 16 or 8 bytes per step on targets where unaligned word access is
- * cheap: the byte-order helpers then compile to single moves (a pair of
- * 8-byte loads before the stores may merge into one 16-byte move). Nothing
- * here can become a library call: a fixed-size __builtin_memcpy would be a
- * memcpy call under strict alignment (RV64 -Os) and at -O0. Other targets,
- * and the tail, go byte by byte. dst and src MUST NOT overlap.
+ * cheap: through an unaligned may_alias word with GCC and clang, else
+ * through the byte-order helpers (which compilers usually merge into single
+ * moves). Nothing here can become a library call: a fixed-size
+ * __builtin_memcpy would be a memcpy call under strict alignment (RV64 -Os)
+ * and at -O0. Other targets, and the tail, go byte by byte. dst and src
+ * MUST NOT overlap.
  */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
     defined(__s390x__) || defined(__powerpc64__)
 #define OFL_WORD_MOVES 1
+#endif
+
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__)
+/* An unaligned word that may alias anything: one load or store on these
+ * targets at every optimisation level. (GCC 12 does not merge the byte
+ * stores of the byte-order helpers when two words are in flight, nor at
+ * -O1 or -O3: it then moves byte by byte with shifts.) */
+typedef uint64_t __attribute__((__may_alias__, __aligned__(1))) ofl_word;
 #endif
 
 static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src, size_t n)
@@ -80,7 +89,16 @@ static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src
     uint8_t *d = (uint8_t *)dst;
     const uint8_t *s = (const uint8_t *)src;
 
-#if defined(OFL_WORD_MOVES)
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__)
+    for (; n >= 16; n -= 16, d += 16, s += 16) {
+        ofl_word a = ((const ofl_word *)s)[0], b = ((const ofl_word *)s)[1];
+
+        ((ofl_word *)d)[0] = a;
+        ((ofl_word *)d)[1] = b;
+    }
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        *(ofl_word *)d = *(const ofl_word *)s;
+#elif defined(OFL_WORD_MOVES)
     for (; n >= 16; n -= 16, d += 16, s += 16) {
         uint64_t a = ofl_load_le64(s), b = ofl_load_le64(s + 8);
 
@@ -6527,7 +6545,17 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr)
 /*
  * Request handlers and service steps each keep a descriptor or two on the
  * stack; they are OFL_NOINLINE so that no frame sums them (256-byte frames).
+ * The per-descriptor steps of the exchange path (decode, check, store, the
+ * range check, the send cache) are DT_HOT: inlined into the batch loops
+ * when optimising for speed, so that no call is made per descriptor; left
+ * to the compiler at -O0 and -Os.
  */
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__OPTIMIZE_SIZE__)
+#define DT_HOT __attribute__((__always_inline__)) inline
+#else
+#define DT_HOT inline
+#endif
+
 /* Field-wise copy and clear of a decoded descriptor (no library call,
  * no byte loop). */
 static void dt_desc_copy(struct ofl_dt_desc *d, const struct ofl_dt_desc *s)
@@ -6567,13 +6595,7 @@ static void dt_desc_zero(struct ofl_dt_desc *d)
 #define DT_OFF_CONN 20
 #define DT_OFF_AUX 28
 
-/* What each type requires (non-zero) and what it leaves unused (zero). */
-#define DT_NEED_CONN 0x01u
-#define DT_NEED_LEN 0x02u
-#define DT_NEED_NUMBER 0x04u
-#define DT_NEED_BASE 0x08u
-#define DT_BUFFER 0x10u /* base/len describe a host range: no wrap */
-
+/* Which fields are present (non-zero) or MUST be zero, one bit each. */
 #define DT_Z_BASE 0x01u
 #define DT_Z_LEN 0x02u
 #define DT_Z_CONN 0x04u
@@ -6585,42 +6607,40 @@ static void dt_desc_zero(struct ofl_dt_desc *d)
 struct dt_rule {
     uint8_t valid;
     uint8_t flags; /* allowed flags */
-    uint8_t need;  /* requests: always; responses: when status is OK */
-    uint8_t zero;
+    uint8_t need;  /* DT_Z_ fields that MUST be non-zero (responses: only
+                      when the status is OK) */
+    uint8_t zero;  /* DT_Z_ fields that MUST be zero */
+    uint8_t range; /* base/len describe a host range: no wrap */
 };
 
 static const struct dt_rule dt_rules[32] = {
     [OFL_DT_REQ_BUF_SEND] = {1, OFL_DT_F_ASAP | OFL_DT_F_MODIFY,
-                             DT_NEED_CONN | DT_NEED_LEN | DT_BUFFER,
-                             DT_Z_NUMBER | DT_Z_AUX | DT_Z_STATUS},
-    [OFL_DT_REQ_BUF_AVAIL] = {1, OFL_DT_F_PEEK, DT_NEED_LEN | DT_BUFFER,
-                              DT_Z_NUMBER | DT_Z_STATUS},
-    [OFL_DT_REQ_CONNECT] = {1, 0, DT_NEED_NUMBER | DT_NEED_LEN | DT_BUFFER,
-                            DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS},
-    [OFL_DT_REQ_LISTEN] = {1, 0, DT_NEED_NUMBER | DT_NEED_LEN | DT_BUFFER,
-                           DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS},
-    [OFL_DT_REQ_TERMINATE] = {1, 0, DT_NEED_CONN,
-                              DT_Z_CTL | DT_Z_AUX | DT_Z_STATUS},
-    [OFL_DT_REQ_CANCEL] = {1, 0, 0, DT_Z_CTL | DT_Z_STATUS},
-    [OFL_DT_REQ_CONN_ATTR] = {1, 0,
-                              DT_NEED_CONN | DT_NEED_NUMBER | DT_NEED_LEN |
-                                  DT_BUFFER,
-                              DT_Z_AUX | DT_Z_STATUS},
-    [OFL_DT_REQ_ADAPTER_ATTR] = {1, 0,
-                                 DT_NEED_NUMBER | DT_NEED_LEN | DT_BUFFER,
-                                 DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS},
-    [OFL_DT_RSP_BUF_RECV] = {1, OFL_DT_F_FINAL | OFL_DT_F_PEEK,
-                             DT_NEED_CONN | DT_BUFFER, 0},
-    [OFL_DT_RSP_BUF_AVAIL] = {1, 0, DT_NEED_CONN | DT_BUFFER, DT_Z_AUX},
-    [OFL_DT_RSP_CONN_ARRIVAL] = {1, 0, DT_NEED_CONN | DT_NEED_BASE,
-                                 DT_Z_LEN | DT_Z_NUMBER | DT_Z_AUX},
-    [OFL_DT_RSP_CONN_COMPLETE] = {1, 0, 0, DT_Z_CTL},
-    [OFL_DT_RSP_LISTEN] = {1, 0, 0, DT_Z_CTL | DT_Z_AUX},
-    [OFL_DT_RSP_TERMINATE] = {1, 0, DT_NEED_CONN, DT_Z_CTL | DT_Z_AUX},
-    [OFL_DT_RSP_CANCEL] = {1, 0, 0, DT_Z_BASE | DT_Z_LEN},
-    [OFL_DT_RSP_CONN_ATTR] = {1, OFL_DT_F_REPORT, DT_NEED_CONN | DT_BUFFER,
-                              0},
-    [OFL_DT_RSP_ADAPTER_ATTR] = {1, 0, DT_BUFFER, DT_Z_CONN | DT_Z_AUX},
+                             DT_Z_CONN | DT_Z_LEN,
+                             DT_Z_NUMBER | DT_Z_AUX | DT_Z_STATUS, 1},
+    [OFL_DT_REQ_BUF_AVAIL] = {1, OFL_DT_F_PEEK, DT_Z_LEN,
+                              DT_Z_NUMBER | DT_Z_STATUS, 1},
+    [OFL_DT_REQ_CONNECT] = {1, 0, DT_Z_NUMBER | DT_Z_LEN,
+                            DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS, 1},
+    [OFL_DT_REQ_LISTEN] = {1, 0, DT_Z_NUMBER | DT_Z_LEN,
+                           DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS, 1},
+    [OFL_DT_REQ_TERMINATE] = {1, 0, DT_Z_CONN,
+                              DT_Z_CTL | DT_Z_AUX | DT_Z_STATUS, 0},
+    [OFL_DT_REQ_CANCEL] = {1, 0, 0, DT_Z_CTL | DT_Z_STATUS, 0},
+    [OFL_DT_REQ_CONN_ATTR] = {1, 0, DT_Z_CONN | DT_Z_NUMBER | DT_Z_LEN,
+                              DT_Z_AUX | DT_Z_STATUS, 1},
+    [OFL_DT_REQ_ADAPTER_ATTR] = {1, 0, DT_Z_NUMBER | DT_Z_LEN,
+                                 DT_Z_CONN | DT_Z_AUX | DT_Z_STATUS, 1},
+    [OFL_DT_RSP_BUF_RECV] = {1, OFL_DT_F_FINAL | OFL_DT_F_PEEK, DT_Z_CONN, 0,
+                             1},
+    [OFL_DT_RSP_BUF_AVAIL] = {1, 0, DT_Z_CONN, DT_Z_AUX, 1},
+    [OFL_DT_RSP_CONN_ARRIVAL] = {1, 0, DT_Z_CONN | DT_Z_BASE,
+                                 DT_Z_LEN | DT_Z_NUMBER | DT_Z_AUX, 0},
+    [OFL_DT_RSP_CONN_COMPLETE] = {1, 0, 0, DT_Z_CTL, 0},
+    [OFL_DT_RSP_LISTEN] = {1, 0, 0, DT_Z_CTL | DT_Z_AUX, 0},
+    [OFL_DT_RSP_TERMINATE] = {1, 0, DT_Z_CONN, DT_Z_CTL | DT_Z_AUX, 0},
+    [OFL_DT_RSP_CANCEL] = {1, 0, 0, DT_Z_BASE | DT_Z_LEN, 0},
+    [OFL_DT_RSP_CONN_ATTR] = {1, OFL_DT_F_REPORT, DT_Z_CONN, 0, 1},
+    [OFL_DT_RSP_ADAPTER_ATTR] = {1, 0, 0, DT_Z_CONN | DT_Z_AUX, 1},
 };
 
 bool ofl_dt_is_request(uint8_t type)
@@ -6643,55 +6663,68 @@ uint8_t ofl_dt_response_to(uint8_t req)
     return ofl_dt_is_request(req) ? rsp[req] : 0;
 }
 
-/* The checks shared by encode and decode (offload.h: the type table). */
-static enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
+/*
+ * The checks shared by encode and decode (offload.h: the type table). Every
+ * request type has its status in `zero`, so the status rule for `need`
+ * only ever relaxes a response.
+ */
+static DT_HOT enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
 {
-    const struct dt_rule *r;
-    bool rsp;
-    uint8_t need, nz;
+    const struct dt_rule *r = &dt_rules[d->type & OFL_DT_TYPE_MASK];
+    uint32_t nz;
 
-    if (d->type > OFL_DT_TYPE_MASK || !dt_rules[d->type].valid)
+    if (d->type > OFL_DT_TYPE_MASK || !r->valid)
         return OFL_E_DT_BAD_TYPE;
-    r = &dt_rules[d->type];
-    rsp = ofl_dt_is_response(d->type);
     if ((d->flags & (uint8_t)~r->flags) != 0)
         return OFL_E_DT_BAD_FLAGS;
-    /* Which fields are present (non-zero), in the DT_Z_ bit positions. */
-    nz = (uint8_t)((d->base != 0 ? DT_Z_BASE : 0) |
-                   (d->len != 0 ? DT_Z_LEN : 0) |
-                   (d->conn != 0 ? DT_Z_CONN : 0) |
-                   (d->number != 0 ? DT_Z_NUMBER : 0) |
-                   (d->aux != 0 ? DT_Z_AUX : 0) |
-                   (d->status != 0 ? DT_Z_STATUS : 0));
-    if (nz & r->zero)
+    nz = (d->base != 0 ? DT_Z_BASE : 0u) | (d->len != 0 ? DT_Z_LEN : 0u) |
+         (d->conn != 0 ? DT_Z_CONN : 0u) |
+         (d->number != 0 ? DT_Z_NUMBER : 0u) |
+         (d->aux != 0 ? DT_Z_AUX : 0u) | (d->status != 0 ? DT_Z_STATUS : 0u);
+    if ((nz & r->zero) != 0)
         return OFL_E_DT_RESERVED;
-    if (d->status > OFL_DT_ST_MAX)
+    if (d->status > OFL_DT_ST_MAX ||
+        (d->status == OFL_DT_ST_OK && (r->need & ~nz) != 0))
         return OFL_E_DT_BAD_FIELD;
-    need = (rsp && d->status != OFL_DT_ST_OK) ? 0 : r->need;
-    /* DT_NEED_ bits map to the same fields' DT_Z_ bits. */
-    if ((((need & DT_NEED_CONN) ? DT_Z_CONN : 0) |
-         ((need & DT_NEED_LEN) ? DT_Z_LEN : 0) |
-         ((need & DT_NEED_NUMBER) ? DT_Z_NUMBER : 0) |
-         ((need & DT_NEED_BASE) ? DT_Z_BASE : 0)) &
-        ~nz)
+    /* A range must not wrap; a state report carries counters instead. */
+    if (r->range && d->len != 0 && !(d->flags & OFL_DT_F_REPORT) &&
+        d->base > OFL_U64_MAX - ((uint64_t)d->len - 1))
         return OFL_E_DT_BAD_FIELD;
-    /* A state report carries counters in base/len, not a range. */
-    if ((r->need & DT_BUFFER) && !(d->flags & OFL_DT_F_REPORT) &&
-        d->len != 0 && d->base > OFL_U64_MAX - ((uint64_t)d->len - 1))
-        return OFL_E_DT_BAD_FIELD;
-    /* A peek reads a connection's own stream from its start. */
-    if (d->type == OFL_DT_REQ_BUF_AVAIL && (d->flags & OFL_DT_F_PEEK) &&
-        (d->conn == 0 || d->aux != 0))
-        return OFL_E_DT_BAD_FLAGS;
-    /* A peek's data always comes back whole: the buffer is returned. */
-    if (d->type == OFL_DT_RSP_BUF_RECV && (d->flags & OFL_DT_F_PEEK) &&
-        !(d->flags & OFL_DT_F_FINAL))
+    /* PEEK is allowed in two types only. A peek reads a connection's own
+     * stream from its start; its data always comes back whole (FINAL). */
+    if ((d->flags & OFL_DT_F_PEEK) &&
+        (d->type == OFL_DT_REQ_BUF_AVAIL ? (d->conn == 0 || d->aux != 0)
+                                         : !(d->flags & OFL_DT_F_FINAL)))
         return OFL_E_DT_BAD_FLAGS;
     return OFL_OK;
 }
 
+/* Loads in[0 .. 32) into *d without any check (the owner bit ignored). */
+static void dt_load(const uint8_t *in, struct ofl_dt_desc *d)
+{
+    d->type = (uint8_t)((in[0] >> OFL_DT_TYPE_SHIFT) & OFL_DT_TYPE_MASK);
+    d->flags = in[DT_OFF_FLAGS];
+    d->status = in[DT_OFF_STATUS];
+    d->number = in[DT_OFF_NUMBER];
+    d->tag = ofl_load_be32(in + DT_OFF_TAG);
+    d->base = ofl_load_be64(in + DT_OFF_BASE);
+    d->len = ofl_load_be32(in + DT_OFF_LEN);
+    d->conn = ofl_load_be64(in + DT_OFF_CONN);
+    d->aux = ofl_load_be32(in + DT_OFF_AUX);
+}
+
+/* Loads and checks in[0 .. 32) into *d; *d is garbage on error. */
+static DT_HOT enum ofl_err dt_decode(const uint8_t *in, struct ofl_dt_desc *d)
+{
+    if (in[0] & OFL_DT_RESERVED0)
+        return OFL_E_DT_RESERVED;
+    dt_load(in, d);
+    return dt_desc_check(d);
+}
+
 /* Stores d (already checked) with the owner bit as given. */
-static void dt_store(const struct ofl_dt_desc *d, uint8_t *out, uint8_t owner)
+static DT_HOT void dt_store(const struct ofl_dt_desc *d, uint8_t *out,
+                            uint8_t owner)
 {
     out[0] = (uint8_t)(owner | (uint8_t)(d->type << OFL_DT_TYPE_SHIFT));
     out[DT_OFF_FLAGS] = d->flags;
@@ -6730,18 +6763,7 @@ enum ofl_err ofl_dt_desc_decode(const uint8_t *in, size_t len,
         return OFL_E_ARG;
     if (len < OFL_DT_DESC_SIZE)
         return OFL_E_TRUNCATED;
-    if (in[0] & OFL_DT_RESERVED0)
-        return OFL_E_DT_RESERVED;
-    t.type = (uint8_t)((in[0] >> OFL_DT_TYPE_SHIFT) & OFL_DT_TYPE_MASK);
-    t.flags = in[DT_OFF_FLAGS];
-    t.status = in[DT_OFF_STATUS];
-    t.number = in[DT_OFF_NUMBER];
-    t.tag = ofl_load_be32(in + DT_OFF_TAG);
-    t.base = ofl_load_be64(in + DT_OFF_BASE);
-    t.len = ofl_load_be32(in + DT_OFF_LEN);
-    t.conn = ofl_load_be64(in + DT_OFF_CONN);
-    t.aux = ofl_load_be32(in + DT_OFF_AUX);
-    err = dt_desc_check(&t);
+    err = dt_decode(in, &t);
     if (err == OFL_OK)
         dt_desc_copy(d, &t);
     return err;
@@ -6755,47 +6777,73 @@ enum ofl_err ofl_dt_desc_decode(const uint8_t *in, size_t len,
 #define DT_SC_E 0x04u  /* endpoint tuple of connect / listen */
 #define DT_SC_RO 0x08u /* get only (in A and C) */
 
+/*
+ * An attribute and where it lives: a field of struct ofl_dt (scope A) or of
+ * struct ofl_dt_conn (scopes C and E), at offset off and of width bytes; 0
+ * for the two that are not one integer field (CN_PATTERN, REMOTE).
+ */
 struct dt_attr_def {
     uint16_t id;
-    uint8_t size;
+    uint8_t size;  /* value size in a tuple */
     uint8_t scope;
     uint32_t min, max; /* u32 attributes: the value range */
+    uint16_t off;
+    uint8_t width;
 };
 
+#define DT_AF(field) offsetof(struct ofl_dt, field), \
+                     sizeof(((struct ofl_dt *)0)->field)
+#define DT_CF(field) offsetof(struct ofl_dt_conn, field), \
+                     sizeof(((struct ofl_dt_conn *)0)->field)
+
 static const struct dt_attr_def dt_attrs[] = {
-    {OFL_DT_ATTR_CN_CRITERIA, 4, DT_SC_A, 0, OFL_DT_CN_ALL},
-    {OFL_DT_ATTR_CN_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_CN_TIME, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_CN_MAX_DELAY, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_CN_PATTERN, OFL_DT_PATTERN_SIZE, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_CONNECT_TIMEOUT, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_REPORT_PERIOD, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_BT_CRITERIA, 4, DT_SC_A, 0, OFL_DT_BT_ALL},
-    {OFL_DT_ATTR_BT_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_BT_BYTES, 4, DT_SC_A, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_BT_TIME, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_BT_MAX_DELAY, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_STARVE_TIME, 8, DT_SC_A, 0, 0},
-    {OFL_DT_ATTR_MERGE_MAX, 4, DT_SC_A, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_OUT_WARN, 4, DT_SC_A, 0, 0xFFFFFFFFu}, /* < out_slots */
-    {OFL_DT_ATTR_CONN_COUNT, 4, DT_SC_A | DT_SC_RO, 0, 0},
-    {OFL_DT_ATTR_NOTIFY_MODE, 4, DT_SC_C | DT_SC_E, 0, OFL_DT_NOTIFY_ADAPTIVE},
-    {OFL_DT_ATTR_NOTIFY_DELAY, 8, DT_SC_C | DT_SC_E, 0, 0},
-    {OFL_DT_ATTR_NOTIFY_BYTES, 4, DT_SC_C | DT_SC_E, 1, 0xFFFFFFFFu},
-    {OFL_DT_ATTR_NOTIFY_MAX, 8, DT_SC_C | DT_SC_E, 0, 0},
-    {OFL_DT_ATTR_PRIORITY, 4, DT_SC_C | DT_SC_E, 0, 7},
-    {OFL_DT_ATTR_WAIT_LIMIT, 8, DT_SC_C | DT_SC_E, 0, 0},
-    {OFL_DT_ATTR_HIST_WINDOW, 4, DT_SC_C | DT_SC_E, 0, 32},
-    {OFL_DT_ATTR_HIST_THRESHOLD, 4, DT_SC_C | DT_SC_E, 0, 100},
-    {OFL_DT_ATTR_GROUP, 8, DT_SC_C, 0, 0},
-    {OFL_DT_ATTR_STATE, 4, DT_SC_C | DT_SC_RO, 0, 0},
-    {OFL_DT_ATTR_RX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0},
-    {OFL_DT_ATTR_TX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0},
-    {OFL_DT_ATTR_PROTOCOL, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 255},
-    {OFL_DT_ATTR_LOCAL_PORT, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 65535},
+    {OFL_DT_ATTR_CN_CRITERIA, 4, DT_SC_A, 0, OFL_DT_CN_ALL,
+     DT_AF(cfg.cn_criteria)},
+    {OFL_DT_ATTR_CN_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu, DT_AF(cfg.cn_count)},
+    {OFL_DT_ATTR_CN_TIME, 8, DT_SC_A, 0, 0, DT_AF(cfg.cn_time)},
+    {OFL_DT_ATTR_CN_MAX_DELAY, 8, DT_SC_A, 0, 0, DT_AF(cfg.cn_max_delay)},
+    {OFL_DT_ATTR_CN_PATTERN, OFL_DT_PATTERN_SIZE, DT_SC_A, 0, 0, 0, 0},
+    {OFL_DT_ATTR_CONNECT_TIMEOUT, 8, DT_SC_A, 0, 0,
+     DT_AF(cfg.connect_timeout)},
+    {OFL_DT_ATTR_REPORT_PERIOD, 8, DT_SC_A, 0, 0, DT_AF(cfg.report_period)},
+    {OFL_DT_ATTR_BT_CRITERIA, 4, DT_SC_A, 0, OFL_DT_BT_ALL,
+     DT_AF(cfg.bt_criteria)},
+    {OFL_DT_ATTR_BT_COUNT, 4, DT_SC_A, 1, 0xFFFFFFFFu, DT_AF(cfg.bt_count)},
+    {OFL_DT_ATTR_BT_BYTES, 4, DT_SC_A, 1, 0xFFFFFFFFu, DT_AF(cfg.bt_bytes)},
+    {OFL_DT_ATTR_BT_TIME, 8, DT_SC_A, 0, 0, DT_AF(cfg.bt_time)},
+    {OFL_DT_ATTR_BT_MAX_DELAY, 8, DT_SC_A, 0, 0, DT_AF(cfg.bt_max_delay)},
+    {OFL_DT_ATTR_STARVE_TIME, 8, DT_SC_A, 0, 0, DT_AF(cfg.starve_time)},
+    {OFL_DT_ATTR_MERGE_MAX, 4, DT_SC_A, 1, 0xFFFFFFFFu, DT_AF(cfg.merge_max)},
+    /* OUT_WARN: < out_slots, checked apart */
+    {OFL_DT_ATTR_OUT_WARN, 4, DT_SC_A, 0, 0xFFFFFFFFu, DT_AF(cfg.out_warn)},
+    {OFL_DT_ATTR_CONN_COUNT, 4, DT_SC_A | DT_SC_RO, 0, 0, DT_AF(conn_live)},
+    {OFL_DT_ATTR_NOTIFY_MODE, 4, DT_SC_C | DT_SC_E, 0, OFL_DT_NOTIFY_ADAPTIVE,
+     DT_CF(cfg.notify_mode)},
+    {OFL_DT_ATTR_NOTIFY_DELAY, 8, DT_SC_C | DT_SC_E, 0, 0,
+     DT_CF(cfg.notify_delay)},
+    {OFL_DT_ATTR_NOTIFY_BYTES, 4, DT_SC_C | DT_SC_E, 1, 0xFFFFFFFFu,
+     DT_CF(cfg.notify_bytes)},
+    {OFL_DT_ATTR_NOTIFY_MAX, 8, DT_SC_C | DT_SC_E, 0, 0,
+     DT_CF(cfg.notify_max)},
+    {OFL_DT_ATTR_PRIORITY, 4, DT_SC_C | DT_SC_E, 0, 7, DT_CF(cfg.priority)},
+    {OFL_DT_ATTR_WAIT_LIMIT, 8, DT_SC_C | DT_SC_E, 0, 0,
+     DT_CF(cfg.wait_limit)},
+    {OFL_DT_ATTR_HIST_WINDOW, 4, DT_SC_C | DT_SC_E, 0, 32,
+     DT_CF(cfg.hist_window)},
+    {OFL_DT_ATTR_HIST_THRESHOLD, 4, DT_SC_C | DT_SC_E, 0, 100,
+     DT_CF(cfg.hist_threshold)},
+    {OFL_DT_ATTR_GROUP, 8, DT_SC_C, 0, 0, DT_CF(group)},
+    {OFL_DT_ATTR_STATE, 4, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(state)},
+    {OFL_DT_ATTR_RX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(rx_total)},
+    {OFL_DT_ATTR_TX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(tx_total)},
+    {OFL_DT_ATTR_PROTOCOL, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 255,
+     DT_CF(proto)},
+    {OFL_DT_ATTR_LOCAL_PORT, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 65535,
+     DT_CF(lport)},
     {OFL_DT_ATTR_REMOTE, OFL_DT_REMOTE_SIZE, DT_SC_C | DT_SC_E | DT_SC_RO, 0,
-     0},
-    {OFL_DT_ATTR_BACKLOG, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 0xFFFFFFFFu},
+     0, 0, 0},
+    {OFL_DT_ATTR_BACKLOG, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 0xFFFFFFFFu,
+     DT_CF(backlog)},
 };
 
 #define DT_NATTRS (sizeof(dt_attrs) / sizeof(dt_attrs[0]))
@@ -6966,21 +7014,6 @@ enum ofl_err ofl_dt_host_post(struct ofl_dt_host *h,
     return ofl_dt_host_post_batch(h, d, 1);
 }
 
-/* Decodes one response slot; a bad one becomes type 0. */
-static enum ofl_err dt_host_take(struct ofl_dt_host *h, const uint8_t *slot,
-                                 struct ofl_dt_desc *d)
-{
-    enum ofl_err err = ofl_dt_desc_decode(slot, OFL_DT_DESC_SIZE, d);
-
-    if (err == OFL_OK && !ofl_dt_is_response(d->type))
-        err = OFL_E_DT_BAD_TYPE;
-    if (err != OFL_OK) {
-        dt_desc_zero(d);
-        h->bad++;
-    }
-    return err;
-}
-
 enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
                                     struct ofl_dt_desc *d, uint32_t max,
                                     uint32_t *n)
@@ -7000,9 +7033,17 @@ enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
     /* Read nothing of a slot before its owner bit was seen. */
     ofl_port_barrier(h->port, OFL_BARRIER_ACQUIRE);
     for (i = 0; i < k; i++) {
-        err = dt_host_take(h, dt_host_out_slot(h, h->out_head + i), &d[i]);
-        if (err != OFL_OK && first == OFL_OK)
-            first = err;
+        /* A malformed or non-response slot is consumed as type 0 (the
+         * ring must not stall). */
+        err = dt_decode(dt_host_out_slot(h, h->out_head + i), &d[i]);
+        if (err == OFL_OK && !ofl_dt_is_response(d[i].type))
+            err = OFL_E_DT_BAD_TYPE;
+        if (err != OFL_OK) {
+            dt_desc_zero(&d[i]);
+            h->bad++;
+            if (first == OFL_OK)
+                first = err;
+        }
     }
     /* Finish reading before the adapter may reuse the slots. */
     ofl_port_barrier(h->port, OFL_BARRIER_FULL);
@@ -7110,7 +7151,8 @@ static uint32_t dt_conn_index(const struct ofl_dt *dt,
 
 /* The live entry id names, or NULL (index beyond the table, stale
  * generation, free slot). */
-static struct ofl_dt_conn *dt_conn_find(const struct ofl_dt *dt, uint64_t id)
+static DT_HOT struct ofl_dt_conn *dt_conn_find(const struct ofl_dt *dt,
+                                               uint64_t id)
 {
     uint32_t lo = (uint32_t)id;
     struct ofl_dt_conn *c;
@@ -7136,18 +7178,21 @@ static uint8_t *dt_tx_ring(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
 
 /* Do [a, a + alen) and [b, b + blen) share a byte? (lengths > 0, neither
  * wraps) */
-static bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+static DT_HOT bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b,
+                              uint64_t blen)
 {
     return a <= b + (blen - 1) && b <= a + (alen - 1);
 }
 
 /*
  * Is [base, base + len) inside the host range descriptors may name, and
- * clear of both tables (received data must never land in a table)?
+ * clear of both tables (received data must never land in a table)? len is
+ * not 0: the decoder requires a length of every type that names a buffer.
  */
-static bool dt_host_ok(const struct ofl_dt *dt, uint64_t base, uint32_t len)
+static DT_HOT bool dt_host_ok(const struct ofl_dt *dt, uint64_t base,
+                              uint32_t len)
 {
-    return len != 0 && base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
+    return base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
            (uint64_t)len - 1 <= dt->mem.host_hi - base &&
            !dt_overlap(base, len, dt->mem.in_pa,
                        (uint64_t)dt->mem.in_slots * OFL_DT_DESC_SIZE) &&
@@ -7155,9 +7200,11 @@ static bool dt_host_ok(const struct ofl_dt *dt, uint64_t base, uint32_t len)
                        (uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE);
 }
 
+/* The buffer a reference names (index + 1; the core only ever stores 0 or
+ * a valid reference), or NULL for 0. */
 static struct ofl_dt_rbuf *dt_rbuf(const struct ofl_dt *dt, uint32_t ref)
 {
-    return (ref == 0 || ref > dt->mem.rbuf_cap) ? NULL : &dt->mem.rbuf[ref - 1];
+    return ref == 0 ? NULL : &dt->mem.rbuf[ref - 1];
 }
 
 static uint32_t dt_rbuf_ref(const struct ofl_dt *dt, const struct ofl_dt_rbuf *b)
@@ -7165,14 +7212,14 @@ static uint32_t dt_rbuf_ref(const struct ofl_dt *dt, const struct ofl_dt_rbuf *b
     return (uint32_t)(b - dt->mem.rbuf) + 1;
 }
 
+/* Takes a buffer entry off the free list; the caller checked that it is
+ * not empty (dt->rbuf_free != 0). */
 static struct ofl_dt_rbuf *dt_rbuf_alloc(struct ofl_dt *dt)
 {
-    struct ofl_dt_rbuf *b = dt_rbuf(dt, dt->rbuf_free);
+    struct ofl_dt_rbuf *b = &dt->mem.rbuf[dt->rbuf_free - 1];
 
-    if (b != NULL) {
-        dt->rbuf_free = b->next;
-        ofl_fill(b, 0, sizeof(*b));
-    }
+    dt->rbuf_free = b->next;
+    ofl_fill(b, 0, sizeof(*b));
     return b;
 }
 
@@ -7198,13 +7245,11 @@ static void dt_rbuf_push(struct ofl_dt *dt, struct ofl_dt_conn *c,
     c->buf_tail = ref;
 }
 
-/* Removes the head of c's FIFO and frees it. */
+/* Removes the head of c's FIFO (not empty) and frees it. */
 static void dt_rbuf_pop(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
-    struct ofl_dt_rbuf *b = dt_rbuf(dt, c->buf_head);
+    struct ofl_dt_rbuf *b = &dt->mem.rbuf[c->buf_head - 1];
 
-    if (b == NULL)
-        return;
     c->buf_head = b->next;
     if (c->buf_head == 0)
         c->buf_tail = 0;
@@ -7333,16 +7378,42 @@ static enum ofl_err dt_emit(struct ofl_dt *dt, const struct ofl_dt_desc *d)
     enum ofl_err err;
 
     if (dt->out_staged == dt->mem.out_batch) {
+        /* Only a failing flush leaves the stage full (one that fails
+         * between its two runs makes room). */
         err = ofl_dt_flush(dt);
         if (dt->out_staged == dt->mem.out_batch) {
             dt->stats.lost++;
-            return err != OFL_OK ? err : OFL_E_DT_FULL;
+            return err;
         }
     }
     dt_store(d, dt->mem.out_stage + (size_t)dt->out_staged * OFL_DT_DESC_SIZE,
              OFL_DT_OWNER);
     dt->out_staged++;
     return OFL_OK;
+}
+
+/*
+ * Starts response r: type, status, tag and conn, every other field zero.
+ * Callers fill in the rest and hand it to dt_emit: no internal call takes
+ * more than six arguments (none on the stack: static frames on every ABI).
+ */
+static void dt_rsp_init(struct ofl_dt_desc *r, uint8_t type, uint8_t status,
+                        uint32_t tag, uint64_t conn)
+{
+    dt_desc_zero(r);
+    r->type = type;
+    r->status = status;
+    r->tag = tag;
+    r->conn = conn;
+}
+
+/* Starts the buffer available response (send side) of listed send x. */
+static void dt_rsp_sent(const struct ofl_dt *dt, const struct ofl_dt_xfer *x,
+                        struct ofl_dt_desc *r)
+{
+    dt_rsp_init(r, OFL_DT_RSP_BUF_AVAIL, OFL_DT_ST_OK, x->tag,
+                dt_conn_id(dt, &dt->mem.conn[x->conn]));
+    r->base = x->base;
 }
 
 /* Emits a response of type with the common fields. */
@@ -7352,51 +7423,8 @@ static enum ofl_err dt_emit_simple(struct ofl_dt *dt, uint8_t type,
 {
     struct ofl_dt_desc d;
 
-    dt_desc_zero(&d);
-    d.type = type;
-    d.status = status;
-    d.tag = tag;
-    d.conn = conn;
+    dt_rsp_init(&d, type, status, tag, conn);
     d.aux = aux;
-    return dt_emit(dt, &d);
-}
-
-/* Emits a buffer receive response. */
-static enum ofl_err dt_emit_recv(struct ofl_dt *dt, uint64_t conn,
-                                 uint64_t base, uint32_t off, uint32_t len,
-                                 uint32_t tag, uint8_t flags, uint8_t count,
-                                 uint8_t status)
-{
-    struct ofl_dt_desc d;
-
-    dt_desc_zero(&d);
-    d.type = OFL_DT_RSP_BUF_RECV;
-    d.flags = flags;
-    d.status = status;
-    d.number = count;
-    d.tag = tag;
-    d.base = base;
-    d.len = len;
-    d.conn = conn;
-    d.aux = off;
-    return dt_emit(dt, &d);
-}
-
-/* Emits a buffer available response (send side). */
-static enum ofl_err dt_emit_sent(struct ofl_dt *dt, uint64_t conn,
-                                 uint64_t base, uint32_t len, uint32_t tag,
-                                 uint8_t count, uint8_t status)
-{
-    struct ofl_dt_desc d;
-
-    dt_desc_zero(&d);
-    d.type = OFL_DT_RSP_BUF_AVAIL;
-    d.status = status;
-    d.number = count;
-    d.tag = tag;
-    d.base = base;
-    d.len = len;
-    d.conn = conn;
     return dt_emit(dt, &d);
 }
 
@@ -7476,57 +7504,60 @@ enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
 
 /* ---- adapter: connection entries ------------------------------------------- */
 
-/* Takes a free entry (lowest index), or NULL when the table is full. */
+/*
+ * Counters kept exact by every state change (the invariants the functions
+ * below rely on): dt->conn_live counts the entries not FREE, dt->connecting
+ * those CONNECTING, dt->cn_pending those with cn_pending set, c->xfer_n the
+ * listed sends of c. An entry is released only after its notice went out.
+ */
+
+/* Takes the lowest free entry, or NULL when the table is full. */
 static struct ofl_dt_conn *dt_conn_alloc(struct ofl_dt *dt, uint64_t now)
 {
-    uint32_t i;
+    uint32_t i, gen;
     struct ofl_dt_conn *c;
 
     if (dt->conn_live >= dt->mem.conn_cap)
         return NULL;
-    for (i = 0; i < dt->mem.conn_cap; i++) {
-        c = &dt->mem.conn[i];
-        if (c->state == OFL_DT_CONN_FREE) {
-            uint32_t gen = c->gen;
-
-            ofl_fill(c, 0, sizeof(*c));
-            c->gen = gen;
-            ofl_copy(&c->cfg, &dt->cfg.conn, sizeof(c->cfg));
-            c->t_state = now;
-            c->t_last_tx = now;
-            c->proto = 6;
-            dt->conn_live++;
-            return c;
-        }
-    }
-    return NULL;
+    /* Fewer live entries than slots: one is FREE, at the latest the last. */
+    for (i = 0; i + 1 < dt->mem.conn_cap &&
+                dt->mem.conn[i].state != OFL_DT_CONN_FREE;
+         i++)
+        ;
+    c = &dt->mem.conn[i];
+    gen = c->gen;
+    ofl_fill(c, 0, sizeof(*c));
+    c->gen = gen;
+    ofl_copy(&c->cfg, &dt->cfg.conn, sizeof(c->cfg));
+    c->t_state = now;
+    c->t_last_tx = now;
+    c->proto = 6;
+    dt->conn_live++;
+    return c;
 }
 
-/* Returns an entry to FREE; its id dies (the generation moves on). */
+/* Returns an entry (no notice pending) to FREE; its id dies (the
+ * generation moves on). */
 static void dt_conn_release(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
     /* Generations skip 0 (0 names no connection) when they wrap. */
     uint32_t gen = c->gen == OFL_U32_MAX ? 1 : c->gen + 1;
 
-    if (c->state == OFL_DT_CONN_CONNECTING && dt->connecting != 0)
+    if (c->state == OFL_DT_CONN_CONNECTING)
         dt->connecting--;
-    if (c->cn_pending && dt->cn_pending != 0)
-        dt->cn_pending--;
     ofl_fill(c, 0, sizeof(*c));
     c->gen = gen;
-    if (dt->conn_live != 0)
-        dt->conn_live--;
+    dt->conn_live--;
 }
 
-/* Makes c's completion or arrival notice pending (FIG. 10). */
+/* Makes the completion or arrival notice of c (which has none pending:
+ * it was CONNECTING or is new) pending (FIG. 10). */
 static void dt_cn_pend(struct ofl_dt *dt, struct ofl_dt_conn *c, uint8_t kind,
                        uint8_t status, uint64_t now)
 {
-    if (c->cn_pending == 0) {
-        if (dt->cn_pending == 0)
-            dt->cn_t_first = now;
-        dt->cn_pending++;
-    }
+    if (dt->cn_pending == 0)
+        dt->cn_t_first = now;
+    dt->cn_pending++;
     c->cn_pending = kind;
     c->cn_status = status;
     c->pat_matched = 0;
@@ -7545,6 +7576,45 @@ static void dt_store_val(uint8_t *v, uint32_t size, uint64_t x)
         ofl_store_be64(v, x);
     else
         ofl_store_be32(v, (uint32_t)x);
+}
+
+/* The integer field of attribute a in obj (struct ofl_dt or ofl_dt_conn as
+ * a's scope says): read and written through its own type. */
+static uint64_t dt_field_get(const void *obj, const struct dt_attr_def *a)
+{
+    const void *f = (const uint8_t *)obj + a->off;
+
+    switch (a->width) {
+    case 1:
+        return *(const uint8_t *)f;
+    case 2:
+        return *(const uint16_t *)f;
+    case 4:
+        return *(const uint32_t *)f;
+    default:
+        return *(const uint64_t *)f;
+    }
+}
+
+/* Stores v (checked to fit) into the field of a in obj. */
+static void dt_field_set(void *obj, const struct dt_attr_def *a, uint64_t v)
+{
+    void *f = (uint8_t *)obj + a->off;
+
+    switch (a->width) {
+    case 1:
+        *(uint8_t *)f = (uint8_t)v;
+        break;
+    case 2:
+        *(uint16_t *)f = (uint16_t)v;
+        break;
+    case 4:
+        *(uint32_t *)f = (uint32_t)v;
+        break;
+    default:
+        *(uint64_t *)f = v;
+        break;
+    }
 }
 
 /* A live listener id, for the GROUP attribute. */
@@ -7603,131 +7673,52 @@ static enum ofl_err dt_attr_check(const struct ofl_dt *dt,
     return OFL_OK;
 }
 
-/* Writes the value of adapter attribute attr (checked) into out. */
-static void dt_adapter_get(const struct ofl_dt *dt, uint16_t attr, uint8_t *out)
+/* Writes the value of adapter attribute a (checked) into out. */
+static void dt_adapter_get(const struct ofl_dt *dt, const struct dt_attr_def *a,
+                           uint8_t *out)
 {
-    const struct ofl_dt_config *c = &dt->cfg;
-    uint64_t v = 0;
-    uint32_t size = ofl_dt_attr_size(attr);
-
-    switch (attr) {
-    case OFL_DT_ATTR_CN_CRITERIA: v = c->cn_criteria; break;
-    case OFL_DT_ATTR_CN_COUNT: v = c->cn_count; break;
-    case OFL_DT_ATTR_CN_TIME: v = c->cn_time; break;
-    case OFL_DT_ATTR_CN_MAX_DELAY: v = c->cn_max_delay; break;
-    case OFL_DT_ATTR_CN_PATTERN:
-        out[0] = c->cn_pattern_len;
-        ofl_copy(out + 1, c->cn_pattern, OFL_DT_PATTERN_MAX);
+    if (a->id == OFL_DT_ATTR_CN_PATTERN) {
+        out[0] = dt->cfg.cn_pattern_len;
+        ofl_copy(out + 1, dt->cfg.cn_pattern, OFL_DT_PATTERN_MAX);
         return;
-    case OFL_DT_ATTR_CONNECT_TIMEOUT: v = c->connect_timeout; break;
-    case OFL_DT_ATTR_REPORT_PERIOD: v = c->report_period; break;
-    case OFL_DT_ATTR_BT_CRITERIA: v = c->bt_criteria; break;
-    case OFL_DT_ATTR_BT_COUNT: v = c->bt_count; break;
-    case OFL_DT_ATTR_BT_BYTES: v = c->bt_bytes; break;
-    case OFL_DT_ATTR_BT_TIME: v = c->bt_time; break;
-    case OFL_DT_ATTR_BT_MAX_DELAY: v = c->bt_max_delay; break;
-    case OFL_DT_ATTR_STARVE_TIME: v = c->starve_time; break;
-    case OFL_DT_ATTR_MERGE_MAX: v = c->merge_max; break;
-    case OFL_DT_ATTR_OUT_WARN: v = c->out_warn; break;
-    case OFL_DT_ATTR_CONN_COUNT: v = dt->conn_live; break;
-    default: break;
     }
-    dt_store_val(out, size, v);
+    dt_store_val(out, a->size, dt_field_get(dt, a));
 }
 
-/* Applies adapter attribute attr from value (checked). */
-static void dt_adapter_set(struct ofl_dt *dt, uint16_t attr,
+/* Applies adapter attribute a from value (checked). */
+static void dt_adapter_set(struct ofl_dt *dt, const struct dt_attr_def *a,
                            const uint8_t *value)
 {
-    struct ofl_dt_config *c = &dt->cfg;
-    uint32_t size = ofl_dt_attr_size(attr);
-    uint64_t v;
-
-    if (attr == OFL_DT_ATTR_CN_PATTERN) {
-        c->cn_pattern_len = value[0];
-        ofl_copy(c->cn_pattern, value + 1, OFL_DT_PATTERN_MAX);
+    if (a->id == OFL_DT_ATTR_CN_PATTERN) {
+        dt->cfg.cn_pattern_len = value[0];
+        ofl_copy(dt->cfg.cn_pattern, value + 1, OFL_DT_PATTERN_MAX);
         return;
     }
-    v = dt_load_val(value, size);
-    switch (attr) {
-    case OFL_DT_ATTR_CN_CRITERIA: c->cn_criteria = (uint32_t)v; break;
-    case OFL_DT_ATTR_CN_COUNT: c->cn_count = (uint32_t)v; break;
-    case OFL_DT_ATTR_CN_TIME: c->cn_time = v; break;
-    case OFL_DT_ATTR_CN_MAX_DELAY: c->cn_max_delay = v; break;
-    case OFL_DT_ATTR_CONNECT_TIMEOUT: c->connect_timeout = v; break;
-    case OFL_DT_ATTR_REPORT_PERIOD: c->report_period = v; break;
-    case OFL_DT_ATTR_BT_CRITERIA: c->bt_criteria = (uint32_t)v; break;
-    case OFL_DT_ATTR_BT_COUNT: c->bt_count = (uint32_t)v; break;
-    case OFL_DT_ATTR_BT_BYTES: c->bt_bytes = (uint32_t)v; break;
-    case OFL_DT_ATTR_BT_TIME: c->bt_time = v; break;
-    case OFL_DT_ATTR_BT_MAX_DELAY: c->bt_max_delay = v; break;
-    case OFL_DT_ATTR_STARVE_TIME: c->starve_time = v; break;
-    case OFL_DT_ATTR_MERGE_MAX: c->merge_max = (uint32_t)v; break;
-    case OFL_DT_ATTR_OUT_WARN: c->out_warn = (uint32_t)v; break;
-    default: break;
-    }
+    dt_field_set(dt, a, dt_load_val(value, a->size));
 }
 
-/* Writes the value of connection attribute attr (checked) into out. */
-static void dt_conn_get(const struct ofl_dt_conn *c, uint16_t attr,
-                        uint8_t *out)
+/* Writes the value of connection attribute a (checked) into out. */
+static void dt_conn_get(const struct ofl_dt_conn *c,
+                        const struct dt_attr_def *a, uint8_t *out)
 {
-    uint64_t v = 0;
-    uint32_t size = ofl_dt_attr_size(attr);
-
-    switch (attr) {
-    case OFL_DT_ATTR_NOTIFY_MODE: v = c->cfg.notify_mode; break;
-    case OFL_DT_ATTR_NOTIFY_DELAY: v = c->cfg.notify_delay; break;
-    case OFL_DT_ATTR_NOTIFY_BYTES: v = c->cfg.notify_bytes; break;
-    case OFL_DT_ATTR_NOTIFY_MAX: v = c->cfg.notify_max; break;
-    case OFL_DT_ATTR_PRIORITY: v = c->cfg.priority; break;
-    case OFL_DT_ATTR_WAIT_LIMIT: v = c->cfg.wait_limit; break;
-    case OFL_DT_ATTR_HIST_WINDOW: v = c->cfg.hist_window; break;
-    case OFL_DT_ATTR_HIST_THRESHOLD: v = c->cfg.hist_threshold; break;
-    case OFL_DT_ATTR_GROUP: v = c->group; break;
-    case OFL_DT_ATTR_STATE: v = c->state; break;
-    case OFL_DT_ATTR_RX_TOTAL: v = c->rx_total; break;
-    case OFL_DT_ATTR_TX_TOTAL: v = c->tx_total; break;
-    case OFL_DT_ATTR_PROTOCOL: v = c->proto; break;
-    case OFL_DT_ATTR_LOCAL_PORT: v = c->lport; break;
-    case OFL_DT_ATTR_BACKLOG: v = c->backlog; break;
-    case OFL_DT_ATTR_REMOTE:
+    if (a->id == OFL_DT_ATTR_REMOTE) {
         ofl_copy(out, c->raddr, 16);
         ofl_store_be16(out + 16, c->rport);
         return;
-    default: break;
     }
-    dt_store_val(out, size, v);
+    dt_store_val(out, a->size, dt_field_get(c, a));
 }
 
-/* Applies a connection or endpoint attribute (checked) to c. */
-static void dt_conn_set(struct ofl_dt_conn *c, uint16_t attr,
+/* Applies a connection or endpoint attribute a (checked) to c. */
+static void dt_conn_set(struct ofl_dt_conn *c, const struct dt_attr_def *a,
                         const uint8_t *value)
 {
-    uint32_t size = ofl_dt_attr_size(attr);
-    uint64_t v;
-
-    if (attr == OFL_DT_ATTR_REMOTE) {
+    if (a->id == OFL_DT_ATTR_REMOTE) {
         ofl_copy(c->raddr, value, 16);
         c->rport = ofl_load_be16(value + 16);
         return;
     }
-    v = dt_load_val(value, size);
-    switch (attr) {
-    case OFL_DT_ATTR_NOTIFY_MODE: c->cfg.notify_mode = (uint8_t)v; break;
-    case OFL_DT_ATTR_NOTIFY_DELAY: c->cfg.notify_delay = v; break;
-    case OFL_DT_ATTR_NOTIFY_BYTES: c->cfg.notify_bytes = (uint32_t)v; break;
-    case OFL_DT_ATTR_NOTIFY_MAX: c->cfg.notify_max = v; break;
-    case OFL_DT_ATTR_PRIORITY: c->cfg.priority = (uint8_t)v; break;
-    case OFL_DT_ATTR_WAIT_LIMIT: c->cfg.wait_limit = v; break;
-    case OFL_DT_ATTR_HIST_WINDOW: c->cfg.hist_window = (uint8_t)v; break;
-    case OFL_DT_ATTR_HIST_THRESHOLD: c->cfg.hist_threshold = (uint8_t)v; break;
-    case OFL_DT_ATTR_GROUP: c->group = v; break;
-    case OFL_DT_ATTR_PROTOCOL: c->proto = (uint8_t)v; break;
-    case OFL_DT_ATTR_LOCAL_PORT: c->lport = (uint16_t)v; break;
-    case OFL_DT_ATTR_BACKLOG: c->backlog = (uint32_t)v; break;
-    default: break;
-    }
+    dt_field_set(c, a, dt_load_val(value, a->size));
 }
 
 /* ---- adapter: send cache (the modify bit) --------------------------------- */
@@ -7801,7 +7792,8 @@ static void dt_ring_put(uint8_t *ring, uint32_t size, uint32_t pos,
     uint32_t off = pos & (size - 1), first = dt_min32(len, size - off);
 
     ofl_copy(ring + off, src, first);
-    ofl_copy(ring, src + first, len - first);
+    if (first < len)
+        ofl_copy(ring, src + first, len - first);
 }
 
 /* DMA-reads host [pa, pa + len) into ring at counter pos. */
@@ -7830,18 +7822,18 @@ static enum ofl_err dt_ring_dma_out(const struct ofl_dt *dt,
     return err;
 }
 
-/* Copies len bytes from ring src (counter spos) into ring dst (dpos). */
-static void dt_ring_copy(uint8_t *dst, uint32_t dsize, uint32_t dpos,
-                         const uint8_t *src, uint32_t ssize, uint32_t spos,
-                         uint32_t len)
+/* Copies len bytes from ring src (counter spos) into ring dst (dpos), both
+ * of size bytes. */
+static void dt_ring_copy(uint8_t *dst, uint32_t dpos, const uint8_t *src,
+                         uint32_t spos, uint32_t size, uint32_t len)
 {
     uint32_t so, dof, n;
 
     /* Each step ends at a wrap of one ring: at most three steps. */
     while (len != 0) {
-        so = spos & (ssize - 1);
-        dof = dpos & (dsize - 1);
-        n = dt_min32(len, dt_min32(ssize - so, dsize - dof));
+        so = spos & (size - 1);
+        dof = dpos & (size - 1);
+        n = dt_min32(len, dt_min32(size - so, size - dof));
         ofl_copy(dst + dof, src + so, n);
         spos += n;
         dpos += n;
@@ -7890,13 +7882,16 @@ static uint8_t dt_status_of(enum ofl_err e)
 /*
  * Answers request d with a refusal: its response type, status from err,
  * the request's tag and (where the response type has them) its buffer
- * and connection. The caller reserved one slot.
+ * and connection. Returns DT_DONE, or DT_WAIT (nothing done) when the
+ * output table has no room for it.
  */
-static OFL_NOINLINE void dt_refuse(struct ofl_dt *dt, const struct ofl_dt_desc *d,
-                      enum ofl_err err)
+static OFL_NOINLINE int dt_refuse(struct ofl_dt *dt,
+                                  const struct ofl_dt_desc *d, enum ofl_err err)
 {
     struct ofl_dt_desc r;
 
+    if (!dt_reserve(dt, 1))
+        return DT_WAIT;
     dt->stats.bad_requests++;
     dt_desc_zero(&r);
     r.type = ofl_dt_response_to(d->type);
@@ -7932,10 +7927,11 @@ static OFL_NOINLINE void dt_refuse(struct ofl_dt *dt, const struct ofl_dt_desc *
         break;
     }
     (void)dt_emit(dt, &r);
+    return DT_DONE;
 }
 
 /* A buffer send (FIG. 11, 16): listed in the bulk transfer list. */
-static OFL_NOINLINE int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
+static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                        uint64_t now)
 {
     struct ofl_dt_conn *c;
@@ -7954,12 +7950,8 @@ static OFL_NOINLINE int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc 
         err = OFL_E_DT_CONN_STATE;
     else if (d->len > dt->mem.tx_size)
         err = OFL_E_DT_BAD_FIELD; /* could never fit a transmit ring */
-    if (err != OFL_OK) {
-        if (!dt_reserve(dt, 1))
-            return DT_WAIT;
-        dt_refuse(dt, d, err);
-        return DT_DONE;
-    }
+    if (err != OFL_OK)
+        return dt_refuse(dt, d, err);
     x = &dt->mem.xfer[dt->xfer_count++];
     x->base = d->base;
     x->len = d->len;
@@ -8009,12 +8001,8 @@ static OFL_NOINLINE int dt_req_avail(struct ofl_dt *dt, const struct ofl_dt_desc
         err = OFL_E_DT_BUSY;
     if (err == OFL_OK && dt->rbuf_free == 0)
         err = OFL_E_DT_NO_BUFFER;
-    if (err != OFL_OK) {
-        if (!dt_reserve(dt, 1))
-            return DT_WAIT;
-        dt_refuse(dt, d, err);
-        return DT_DONE;
-    }
+    if (err != OFL_OK)
+        return dt_refuse(dt, d, err);
     b = dt_rbuf_alloc(dt);
     b->base = d->base;
     b->len = d->len;
@@ -8065,6 +8053,26 @@ static enum ofl_err dt_ctrl_read(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 }
 
 /*
+ * The tuple at *off of the control scratch, advancing *off past it. The
+ * scratch passed dt_ctrl_read (exactly d->number tuples filling d->len
+ * bytes, each inside) and only the adapter writes it, so no bound is
+ * checked again here.
+ */
+static void dt_ctrl_tuple(const struct ofl_dt *dt, size_t *off,
+                          struct ofl_dt_tuple *t)
+{
+    const uint8_t *p = dt->mem.ctrl + *off;
+    uint16_t h = ofl_load_be16(p);
+
+    t->attr = (uint16_t)(h & OFL_DT_ATTR_ID_MASK);
+    t->set = (h & OFL_DT_ATTR_SET) != 0;
+    t->len = ofl_load_be32(p + 2);
+    t->value_off = (uint32_t)(*off + OFL_DT_TUPLE_HDR);
+    t->value = p + OFL_DT_TUPLE_HDR;
+    *off += OFL_DT_TUPLE_HDR + (size_t)t->len;
+}
+
+/*
  * Checks every tuple of a connect (listen = false) or listen request in
  * the scratch. *remotes gets the number of REMOTE tuples.
  */
@@ -8079,9 +8087,8 @@ static enum ofl_err dt_endpoint_check(const struct ofl_dt *dt,
     enum ofl_err err;
 
     for (i = 0; i < d->number; i++) {
-        err = ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t);
-        if (err == OFL_OK)
-            err = dt_attr_check(dt, &t, DT_SC_E);
+        dt_ctrl_tuple(dt, &off, &t);
+        err = dt_attr_check(dt, &t, DT_SC_E);
         if (err != OFL_OK)
             return err;
         if (t.attr == OFL_DT_ATTR_REMOTE) {
@@ -8111,11 +8118,10 @@ static void dt_endpoint_apply(struct ofl_dt *dt, const struct ofl_dt_desc *d,
     uint32_t i, k = 0;
 
     for (i = 0; i < d->number; i++) {
-        if (ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t) != OFL_OK)
-            return; /* checked before: cannot happen */
+        dt_ctrl_tuple(dt, &off, &t);
         if (t.attr == OFL_DT_ATTR_REMOTE && k++ != remote)
             continue;
-        dt_conn_set(c, t.attr, t.value);
+        dt_conn_set(c, dt_attr_find(t.attr), t.value); /* known: checked */
     }
 }
 
@@ -8135,14 +8141,10 @@ static OFL_NOINLINE int dt_req_connect(struct ofl_dt *dt, const struct ofl_dt_de
         err = dt_endpoint_check(dt, d, false, &remotes);
     if (err == OFL_OK && remotes > dt->mem.conn_cap - dt->conn_live)
         err = OFL_E_DT_NO_CONN;
-    if (err != OFL_OK) {
-        dt_refuse(dt, d, err);
-        return DT_DONE;
-    }
+    if (err != OFL_OK)
+        return dt_refuse(dt, d, err);
     for (i = 0; i < remotes; i++) {
-        c = dt_conn_alloc(dt, now);
-        if (c == NULL)
-            break; /* counted free above: cannot happen */
+        c = dt_conn_alloc(dt, now); /* not NULL: counted free above */
         dt_endpoint_apply(dt, d, c, i);
         c->state = OFL_DT_CONN_CONNECTING;
         c->actions = OFL_DT_ACT_CONNECT;
@@ -8169,10 +8171,8 @@ static OFL_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_des
     c = err == OFL_OK ? dt_conn_alloc(dt, now) : NULL;
     if (err == OFL_OK && c == NULL)
         err = OFL_E_DT_NO_CONN;
-    if (err != OFL_OK) {
-        dt_refuse(dt, d, err);
-        return DT_DONE;
-    }
+    if (err != OFL_OK)
+        return dt_refuse(dt, d, err);
     dt_endpoint_apply(dt, d, c, 0);
     /* One listener per protocol and port. */
     for (i = 0; i < dt->mem.conn_cap; i++) {
@@ -8180,8 +8180,7 @@ static OFL_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_des
         if (o != c && o->state == OFL_DT_CONN_LISTENING &&
             o->proto == c->proto && o->lport == c->lport) {
             dt_conn_release(dt, c);
-            dt_refuse(dt, d, OFL_E_DT_CONN_STATE);
-            return DT_DONE;
+            return dt_refuse(dt, d, OFL_E_DT_CONN_STATE); /* room reserved */
         }
     }
     c->state = OFL_DT_CONN_LISTENING;
@@ -8203,25 +8202,27 @@ static void dt_xfer_copy(struct ofl_dt_xfer *d, const struct ofl_dt_xfer *s)
     d->flags = s->flags;
 }
 
-/* Removes the listed sends of entry index idx, answering each with status
- * (cancelled by tag when tag_only: only those with that tag). Returns how
- * many. The caller reserved the room. */
+/* Removes the listed sends of entry index idx (or, when by_tag, those with
+ * that tag), answering each with status. Returns how many. The caller
+ * reserved the room. */
 static uint32_t dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_tag,
-                             uint32_t tag, uint8_t status, bool emit)
+                             uint32_t tag, uint8_t status)
 {
     uint32_t i, k = 0, n = 0;
     struct ofl_dt_xfer *x;
     struct ofl_dt_conn *c;
+    struct ofl_dt_desc r;
 
     for (i = 0; i < dt->xfer_count; i++) {
         x = &dt->mem.xfer[i];
         if (by_tag ? x->tag == tag : x->conn == idx) {
             c = &dt->mem.conn[x->conn];
-            if (emit)
-                (void)dt_emit_sent(dt, dt_conn_id(dt, c), x->base, x->len,
-                                   x->tag, 1, status);
-            if (c->xfer_n != 0)
-                c->xfer_n--;
+            dt_rsp_sent(dt, x, &r);
+            r.status = status;
+            r.number = 1;
+            r.len = x->len;
+            (void)dt_emit(dt, &r);
+            c->xfer_n--;
             dt->bt_bytes_listed -= x->len;
             n++;
             continue;
@@ -8234,14 +8235,13 @@ static uint32_t dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_tag,
     return n;
 }
 
-/* Number of listed sends of entry idx, or with tag when by_tag. */
-static uint32_t dt_xfer_count(const struct ofl_dt *dt, uint32_t idx,
-                              bool by_tag, uint32_t tag)
+/* Number of listed sends with tag. */
+static uint32_t dt_xfer_count_tag(const struct ofl_dt *dt, uint32_t tag)
 {
     uint32_t i, n = 0;
 
     for (i = 0; i < dt->xfer_count; i++)
-        if (by_tag ? dt->mem.xfer[i].tag == tag : dt->mem.xfer[i].conn == idx)
+        if (dt->mem.xfer[i].tag == tag)
             n++;
     return n;
 }
@@ -8253,11 +8253,15 @@ static void dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
 {
     uint32_t guard;
     struct ofl_dt_rbuf *b;
+    struct ofl_dt_desc r;
 
     for (guard = 0; guard < dt->mem.rbuf_cap && c->buf_head != 0; guard++) {
         b = dt_rbuf(dt, c->buf_head);
-        (void)dt_emit_recv(dt, dt_conn_id(dt, c), b->base, b->fill, 0, b->tag,
-                           OFL_DT_F_FINAL, 0, status);
+        dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, status, b->tag, dt_conn_id(dt, c));
+        r.flags = OFL_DT_F_FINAL;
+        r.base = b->base;
+        r.aux = b->fill;
+        (void)dt_emit(dt, &r);
         dt_rbuf_pop(dt, c);
     }
 }
@@ -8274,7 +8278,7 @@ static void dt_listener_close(struct ofl_dt *dt, struct ofl_dt_conn *l,
                               uint8_t status)
 {
     dt_rbuf_flush(dt, l, status);
-    (void)dt_xfer_drop(dt, dt_conn_index(dt, l), false, 0, status, true);
+    (void)dt_xfer_drop(dt, dt_conn_index(dt, l), false, 0, status);
     dt_conn_release(dt, l);
 }
 
@@ -8298,10 +8302,8 @@ static OFL_NOINLINE int dt_req_terminate(struct ofl_dt *dt, const struct ofl_dt_
         c->term_tag = d->tag;
         return DT_DONE;
     }
-    if (!dt_reserve(dt, 1))
-        return DT_WAIT;
-    dt_refuse(dt, d, c == NULL ? OFL_E_DT_CONN_UNKNOWN : OFL_E_DT_CONN_STATE);
-    return DT_DONE;
+    return dt_refuse(dt, d,
+                     c == NULL ? OFL_E_DT_CONN_UNKNOWN : OFL_E_DT_CONN_STATE);
 }
 
 /* Is c a pending connect or listen that a cancellation matches? */
@@ -8322,18 +8324,14 @@ static OFL_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_des
     uint32_t i, need = 1, n = 0, lo = 0, hi = dt->mem.conn_cap;
 
     if (!by_tag) {
-        if (c == NULL || !dt_cancel_match(c, false, 0)) {
-            if (!dt_reserve(dt, 1))
-                return DT_WAIT;
-            dt_refuse(dt, d, OFL_E_DT_NOT_FOUND);
-            return DT_DONE;
-        }
+        if (c == NULL || !dt_cancel_match(c, false, 0))
+            return dt_refuse(dt, d, OFL_E_DT_NOT_FOUND);
         lo = dt_conn_index(dt, c);
         hi = lo + 1;
     }
     /* Count first: all or nothing. */
     if (by_tag)
-        need += dt_xfer_count(dt, 0, true, d->aux);
+        need += dt_xfer_count_tag(dt, d->aux);
     for (i = lo; i < hi; i++) {
         c = &dt->mem.conn[i];
         if (!dt_cancel_match(c, by_tag, d->aux))
@@ -8344,7 +8342,7 @@ static OFL_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_des
     if (!dt_reserve(dt, need))
         return DT_WAIT;
     if (by_tag)
-        n = dt_xfer_drop(dt, 0, true, d->aux, OFL_DT_ST_CANCELLED, true);
+        n = dt_xfer_drop(dt, 0, true, d->aux, OFL_DT_ST_CANCELLED);
     for (i = lo; i < hi; i++) {
         c = &dt->mem.conn[i];
         if (!dt_cancel_match(c, by_tag, d->aux))
@@ -8385,6 +8383,7 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
     struct ofl_dt_conn *c = NULL;
     struct ofl_dt_tuple t;
     struct ofl_dt_desc r;
+    const struct dt_attr_def *a;
     size_t off = 0;
     uint32_t i;
     enum ofl_err err = OFL_OK;
@@ -8402,30 +8401,27 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
     if (err == OFL_OK)
         err = dt_ctrl_read(dt, d);
     for (i = 0; err == OFL_OK && i < d->number; i++) {
-        err = ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t);
-        if (err == OFL_OK)
-            err = dt_attr_check(dt, &t, adapter ? DT_SC_A : DT_SC_C);
+        dt_ctrl_tuple(dt, &off, &t);
+        err = dt_attr_check(dt, &t, adapter ? DT_SC_A : DT_SC_C);
     }
-    if (err != OFL_OK) {
-        dt_refuse(dt, d, err);
-        return DT_DONE;
-    }
+    if (err != OFL_OK)
+        return dt_refuse(dt, d, err);
     off = 0;
     for (i = 0; i < d->number; i++) {
         uint8_t old[OFL_DT_REMOTE_SIZE]; /* the largest value */
 
-        if (ofl_dt_tuple_next(dt->mem.ctrl, d->len, &off, &t) != OFL_OK)
-            break; /* checked above: cannot happen */
+        dt_ctrl_tuple(dt, &off, &t);
+        a = dt_attr_find(t.attr); /* known: checked above */
         v = dt->mem.ctrl + t.value_off;
         if (adapter)
-            dt_adapter_get(dt, t.attr, old);
+            dt_adapter_get(dt, a, old);
         else
-            dt_conn_get(c, t.attr, old);
+            dt_conn_get(c, a, old);
         if (t.set) {
             if (adapter)
-                dt_adapter_set(dt, t.attr, v);
+                dt_adapter_set(dt, a, v);
             else
-                dt_conn_set(c, t.attr, v);
+                dt_conn_set(c, a, v);
         }
         ofl_copy(v, old, t.len);
     }
@@ -8438,56 +8434,55 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
 }
 
 /*
- * Handles one raw input descriptor. Returns DT_DONE when it was consumed,
- * DT_WAIT when it must stay for later (no room).
+ * Handles one input descriptor raw other than a well-formed buffer send
+ * (ofl_dt_process lists those itself): *d holds what dt_decode made of it
+ * and err its verdict. Returns DT_DONE when it was consumed, DT_WAIT when
+ * it must stay for later (no room).
  */
-static OFL_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw, uint64_t now)
+static OFL_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw,
+                                   struct ofl_dt_desc *d, enum ofl_err err,
+                                   uint64_t now)
 {
-    struct ofl_dt_desc d;
-    enum ofl_err err = ofl_dt_desc_decode(raw, OFL_DT_DESC_SIZE, &d);
+    uint8_t type;
 
-    if (err == OFL_OK && !ofl_dt_is_request(d.type))
+    if (err == OFL_OK && !ofl_dt_is_request(d->type))
         err = OFL_E_DT_BAD_TYPE;
     if (err != OFL_OK) {
-        uint8_t type = (uint8_t)((raw[0] >> OFL_DT_TYPE_SHIFT) &
-                                 OFL_DT_TYPE_MASK);
-
+        type = (uint8_t)((raw[0] >> OFL_DT_TYPE_SHIFT) & OFL_DT_TYPE_MASK);
         if (!ofl_dt_is_request(type)) {
             dt->stats.bad_requests++; /* nothing to answer with */
             return DT_DONE;
         }
-        if (!dt_reserve(dt, 1))
-            return DT_WAIT;
-        dt_desc_zero(&d);
-        d.type = type;
-        d.tag = ofl_load_be32(raw + DT_OFF_TAG);
-        dt_refuse(dt, &d, err);
-        return DT_DONE;
+        dt_desc_zero(d);
+        d->type = type;
+        d->tag = ofl_load_be32(raw + DT_OFF_TAG);
+        return dt_refuse(dt, d, err);
     }
-    switch (d.type) {
-    case OFL_DT_REQ_BUF_SEND:
-        return dt_req_send(dt, &d, now);
+    switch (d->type) {
     case OFL_DT_REQ_BUF_AVAIL:
-        return dt_req_avail(dt, &d, now);
+        return dt_req_avail(dt, d, now);
     case OFL_DT_REQ_CONNECT:
-        return dt_req_connect(dt, &d, now);
+        return dt_req_connect(dt, d, now);
     case OFL_DT_REQ_LISTEN:
-        return dt_req_listen(dt, &d, now);
+        return dt_req_listen(dt, d, now);
     case OFL_DT_REQ_TERMINATE:
-        return dt_req_terminate(dt, &d);
+        return dt_req_terminate(dt, d);
     case OFL_DT_REQ_CANCEL:
-        return dt_req_cancel(dt, &d);
-    default:
-        return dt_req_attr(dt, &d);
+        return dt_req_cancel(dt, d);
+    default: /* the two attribute controls */
+        return dt_req_attr(dt, d);
     }
 }
 
 enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
                             uint32_t *consumed)
 {
+    struct ofl_dt_desc d;
     uint32_t total = 0, mask, off, n, c, k, guard;
     uint64_t pa;
-    enum ofl_err err = OFL_OK;
+    enum ofl_err err = OFL_OK, derr;
+    const uint8_t *raw;
+    int done;
 
     if (consumed != NULL)
         *consumed = 0;
@@ -8506,12 +8501,19 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
             break;
         dt->stats.batches_in++;
         for (c = 0; c < n; c++) {
-            const uint8_t *raw = dt->mem.in_stage + (size_t)c * OFL_DT_DESC_SIZE;
-
-            if (!(raw[0] & OFL_DT_OWNER) || dt_request(dt, raw, now) == DT_WAIT)
+            raw = dt->mem.in_stage + (size_t)c * OFL_DT_DESC_SIZE;
+            if (!(raw[0] & OFL_DT_OWNER))
                 break;
-            dt->stats.requests++;
+            /* The hot path: a well-formed buffer send is listed here. */
+            derr = dt_decode(raw, &d);
+            if (derr == OFL_OK && d.type == OFL_DT_REQ_BUF_SEND)
+                done = dt_req_send(dt, &d, now);
+            else
+                done = dt_request(dt, raw, &d, derr, now);
+            if (done == DT_WAIT)
+                break;
         }
+        dt->stats.requests += c;
         if (c != 0) {
             /* Hand the consumed run back: the same bytes with the owner
              * bits clear (one DMA for the run). */
@@ -8627,8 +8629,7 @@ static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
     }
     (void)dt_emit(dt, &r);
     c->cn_pending = 0;
-    if (dt->cn_pending != 0)
-        dt->cn_pending--;
+    dt->cn_pending--;
     if (c->state == OFL_DT_CONN_FAILED)
         dt_conn_release(dt, c);
 }
@@ -8637,9 +8638,16 @@ static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
 static void dt_note_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
     struct ofl_dt_note *n = &c->note;
+    struct ofl_dt_desc r;
 
-    (void)dt_emit_recv(dt, dt_conn_id(dt, c), n->base, n->off, n->len, n->tag,
-                       n->final ? OFL_DT_F_FINAL : 0, n->count, OFL_DT_ST_OK);
+    dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, OFL_DT_ST_OK, n->tag,
+                dt_conn_id(dt, c));
+    r.flags = n->final ? OFL_DT_F_FINAL : 0;
+    r.number = n->count;
+    r.base = n->base;
+    r.len = n->len;
+    r.aux = n->off;
+    (void)dt_emit(dt, &r);
     n->open = 0;
 }
 
@@ -8647,6 +8655,7 @@ enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now)
 {
     struct ofl_dt_conn *c;
     struct ofl_dt_rbuf *p;
+    struct ofl_dt_desc r;
     uint32_t need;
 
     (void)now;
@@ -8667,15 +8676,15 @@ enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now)
         dt_note_emit(dt, c);
     p = dt_rbuf(dt, c->peek);
     if (p != NULL) {
-        (void)dt_emit_recv(dt, id, p->base, 0, 0, p->tag,
-                           OFL_DT_F_FINAL | OFL_DT_F_PEEK, 0,
-                           OFL_DT_ST_FLUSHED);
+        dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, OFL_DT_ST_FLUSHED, p->tag, id);
+        r.flags = OFL_DT_F_FINAL | OFL_DT_F_PEEK;
+        r.base = p->base;
+        (void)dt_emit(dt, &r);
         dt_rbuf_release(dt, p);
         c->peek = 0;
     }
     dt_rbuf_flush(dt, c, OFL_DT_ST_FLUSHED);
-    (void)dt_xfer_drop(dt, dt_conn_index(dt, c), false, 0, OFL_DT_ST_FLUSHED,
-                       true);
+    (void)dt_xfer_drop(dt, dt_conn_index(dt, c), false, 0, OFL_DT_ST_FLUSHED);
     (void)dt_emit_simple(dt, OFL_DT_RSP_TERMINATE, OFL_DT_ST_OK,
                          c->state == OFL_DT_CONN_CLOSING ? c->term_tag : 0, id,
                          0);
@@ -8699,7 +8708,7 @@ static bool dt_pattern_feed(const struct ofl_dt *dt, struct ofl_dt_conn *c,
     uint32_t plen = dt->cfg.cn_pattern_len, i, k, j, m;
     bool found = false;
 
-    if (plen == 0 || plen > OFL_DT_PATTERN_MAX)
+    if (plen == 0) /* an empty pattern never matches */
         return false;
     k = dt_min32(c->pat_matched, plen - 1);
     for (i = 0; i < len; i++) {
@@ -8843,8 +8852,9 @@ static OFL_NOINLINE void dt_cn_run(struct ofl_dt *dt, uint64_t now)
             return; /* the rest go out when the host frees slots */
         dt_cn_emit(dt, c);
     }
-    if (dt->cn_pending == 0)
-        dt->cn_trigger = 0; /* consumed by the notices it released */
+    /* Every notice went out (none stays unfound: the count is exact), so
+     * the DATA or PATTERN event is consumed. */
+    dt->cn_trigger = 0;
 }
 
 /* Periodic connection state reports (seed: "a connection attribute
@@ -8887,8 +8897,6 @@ static OFL_NOINLINE void dt_report_run(struct ofl_dt *dt, uint64_t now)
 
 /* ---- adapter: the bulk transfer list (FIG. 15, 16) ------------------------- */
 
-#define DT_XF_DONE 0x80u /* xfer flags: transferred, to be removed */
-
 /* Starved: nothing transmitted for cfg.starve_time (FIG. 15). */
 static bool dt_tx_starved(const struct ofl_dt *dt, const struct ofl_dt_conn *c,
                           uint64_t now)
@@ -8916,15 +8924,18 @@ static bool dt_xfer_before(const struct ofl_dt *dt, const struct ofl_dt_xfer *a,
     return ofl_sn_lt(ca->xfer_first, cb->xfer_first);
 }
 
-/* Stable insertion sort of the list: O(n^2) in xfer_cap (<= 1024). */
+/* Stable insertion sort of the list: O(n^2) in xfer_cap (<= 1024). A
+ * connection's requests always stand in arrival order, so a pair of one
+ * connection is in place without a comparison (the common case). */
 static OFL_NOINLINE void dt_xfer_sort(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer, x;
     uint32_t i, j;
 
     for (i = 1; i < dt->xfer_count; i++) {
-        if (!dt_xfer_before(dt, &e[i], &e[i - 1], now))
-            continue; /* already in place (the common case) */
+        if (e[i].conn == e[i - 1].conn ||
+            !dt_xfer_before(dt, &e[i], &e[i - 1], now))
+            continue;
         dt_xfer_copy(&x, &e[i]);
         for (j = i; j > 0 && dt_xfer_before(dt, &x, &e[j - 1], now); j--)
             dt_xfer_copy(&e[j], &e[j - 1]);
@@ -8938,82 +8949,95 @@ static uint32_t dt_tx_room(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
     return dt->mem.tx_size - (c->tx_tail - c->tx_head);
 }
 
-/* Is m a member that a group send through listener l reaches? */
-static bool dt_member(const struct ofl_dt *dt, const struct ofl_dt_conn *m,
-                      uint64_t lid)
+/* Is m a member that a group send through listener lid reaches? */
+static bool dt_member(const struct ofl_dt_conn *m, uint64_t lid)
 {
-    (void)dt;
     return m->state == OFL_DT_CONN_ESTABLISHED && m->group == lid;
 }
 
 /*
- * Moves host [base, base + len) into the transmit ring of c, or of every
- * member of listener c. Returns DT_WAIT (nothing done) when a ring lacks
- * room, else DT_DONE with *status.
+ * Moves host [base, base + len) into the transmit ring of c (the caller
+ * checked the room): from the send cache when may_cache (the modify bit is
+ * clear) and a cached copy covers the range, else by DMA, keeping a copy.
+ * Returns OFL_DT_ST_OK, or OFL_DT_ST_DMA (nothing moved).
  */
-static OFL_NOINLINE int dt_xfer_do(struct ofl_dt *dt, struct ofl_dt_conn *c,
-                                  uint64_t base, uint32_t len, bool may_cache,
-                                  uint8_t *status)
+/* The DMA half of dt_xfer_in: reads the range into c's ring at its tail
+ * and keeps a copy in the send cache. */
+static OFL_NOINLINE enum ofl_err dt_xfer_dma(struct ofl_dt *dt,
+                                             struct ofl_dt_conn *c,
+                                             uint64_t base, uint32_t len)
+{
+    uint8_t *ring = dt_tx_ring(dt, c);
+    enum ofl_err err = dt_ring_dma_in(dt, ring, dt->mem.tx_size, c->tx_tail,
+                                      base, len);
+
+    if (err == OFL_OK)
+        dt_cache_store(dt, base, len, ring, dt->mem.tx_size, c->tx_tail);
+    return err;
+}
+
+static DT_HOT uint8_t dt_xfer_in(struct ofl_dt *dt, struct ofl_dt_conn *c,
+                          uint64_t base, uint32_t len, bool may_cache)
+{
+    int32_t slot = may_cache ? dt_cache_lookup(dt, base, len) : -1;
+
+    if (slot >= 0) {
+        dt_ring_put(dt_tx_ring(dt, c), dt->mem.tx_size, c->tx_tail,
+                    dt_cache_data(dt, (uint32_t)slot) +
+                        (base - dt->mem.cache[slot].base),
+                    len);
+        dt->mem.cache[slot].stamp = ++dt->cache_stamp;
+        dt->stats.dma_skipped++;
+    } else if (dt_xfer_dma(dt, c, base, len) != OFL_OK) {
+        return OFL_DT_ST_DMA;
+    }
+    c->tx_tail += len;
+    c->actions |= OFL_DT_ACT_TX;
+    return OFL_DT_ST_OK;
+}
+
+/*
+ * A group send through listener l: every member's transmit ring gets the
+ * data, read once from the host into the first member and copied from
+ * there. DT_WAIT (nothing done) when a member's ring lacks room, else
+ * DT_DONE with *status.
+ */
+static OFL_NOINLINE int dt_xfer_group(struct ofl_dt *dt, struct ofl_dt_conn *l,
+                                     uint64_t base, uint32_t len,
+                                     bool may_cache, uint8_t *status)
 {
     struct ofl_dt_conn *first = NULL, *m;
-    uint64_t lid = dt_conn_id(dt, c);
-    uint32_t i, lo = 0, hi = 0;
-    int32_t slot;
-    enum ofl_err err = OFL_OK;
-    bool group = c->state == OFL_DT_CONN_LISTENING;
+    uint64_t lid = dt_conn_id(dt, l);
+    uint32_t i;
 
-    *status = OFL_DT_ST_OK;
-    if (group) {
-        hi = dt->mem.conn_cap;
-        for (i = 0; i < hi; i++) {
-            m = &dt->mem.conn[i];
-            if (dt_member(dt, m, lid) && dt_tx_room(dt, m) < len)
-                return DT_WAIT;
-        }
-    } else {
-        if (dt_tx_room(dt, c) < len)
-            return DT_WAIT;
-        lo = dt_conn_index(dt, c);
-        hi = lo + 1;
-    }
-    for (i = lo; i < hi; i++) {
+    for (i = 0; i < dt->mem.conn_cap; i++) {
         m = &dt->mem.conn[i];
-        if (group && !dt_member(dt, m, lid))
+        if (dt_member(m, lid) && dt_tx_room(dt, m) < len)
+            return DT_WAIT;
+    }
+    *status = OFL_DT_ST_OK;
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        m = &dt->mem.conn[i];
+        if (!dt_member(m, lid))
             continue; /* the listener itself transmits nothing */
-        if (first != NULL) {
-            /* Read once from the host, copied locally to each member. */
-            dt_ring_copy(dt_tx_ring(dt, m), dt->mem.tx_size, m->tx_tail,
-                         dt_tx_ring(dt, first), dt->mem.tx_size,
-                         first->tx_tail - len, len);
-        } else {
-            slot = may_cache ? dt_cache_lookup(dt, base, len) : -1;
-            if (slot >= 0) {
-                /* The modify bit is clear: the adapter's copy is current. */
-                dt_ring_put(dt_tx_ring(dt, m), dt->mem.tx_size, m->tx_tail,
-                            dt_cache_data(dt, (uint32_t)slot) +
-                                (base - dt->mem.cache[slot].base),
-                            len);
-                dt->mem.cache[slot].stamp = ++dt->cache_stamp;
-                dt->stats.dma_skipped++;
-            } else {
-                err = dt_ring_dma_in(dt, dt_tx_ring(dt, m), dt->mem.tx_size,
-                                     m->tx_tail, base, len);
-                if (err != OFL_OK) {
-                    *status = OFL_DT_ST_DMA;
-                    return DT_DONE;
-                }
-                dt_cache_store(dt, base, len, dt_tx_ring(dt, m),
-                               dt->mem.tx_size, m->tx_tail);
-            }
+        if (first == NULL) {
+            *status = dt_xfer_in(dt, m, base, len, may_cache);
+            if (*status != OFL_DT_ST_OK)
+                break;
             first = m;
+            continue;
         }
+        dt_ring_copy(dt_tx_ring(dt, m), m->tx_tail, dt_tx_ring(dt, first),
+                     first->tx_tail - len, dt->mem.tx_size, len);
         m->tx_tail += len;
         m->actions |= OFL_DT_ACT_TX;
     }
     return DT_DONE;
 }
 
-/* Recounts per-connection list state and the criteria inputs. */
+/* Recounts per-connection list state and the criteria inputs (after a run
+ * removed entries; the list keeps each connection's requests in arrival
+ * order, so the first one seen is its oldest). */
 static void dt_xfer_recount(struct ofl_dt *dt)
 {
     uint32_t i;
@@ -9027,7 +9051,7 @@ static void dt_xfer_recount(struct ofl_dt *dt)
     for (i = 0; i < dt->xfer_count; i++) {
         x = &dt->mem.xfer[i];
         c = &dt->mem.conn[x->conn];
-        if (c->xfer_n++ == 0 || ofl_sn_lt(x->seq, c->xfer_first))
+        if (c->xfer_n++ == 0)
             c->xfer_first = x->seq;
         dt->bt_bytes_listed += x->len;
         if (x->flags & OFL_DT_F_ASAP)
@@ -9059,17 +9083,24 @@ static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
            (cfg->bt_max_delay != 0 && age >= cfg->bt_max_delay);
 }
 
-/* Runs the list when its criterion holds: order, merge, transfer, answer. */
+/*
+ * Runs the list when its criterion holds: order, merge, transfer, answer.
+ * A connection's requests for adjacent ranges merge into one transfer and
+ * one response (at most 255, cfg.merge_max bytes); a connection whose ring
+ * lacks room keeps all its requests, in order.
+ */
 static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer;
     struct ofl_dt_conn *c;
-    uint32_t i, j, k, total;
-    uint8_t status, modify;
+    struct ofl_dt_desc r;
+    uint32_t i, j, k = 0, total, merge_max = dt->cfg.merge_max;
+    uint8_t status = OFL_DT_ST_OK, modify;
 
     if (dt->xfer_count == 0 || !dt_bt_met(dt, now))
         return;
     dt_xfer_sort(dt, now);
+    /* Answered requests leave the list; the others move up to e[k]. */
     for (i = 0; i < dt->xfer_count; i = j) {
         c = &dt->mem.conn[e[i].conn];
         total = e[i].len;
@@ -9079,32 +9110,40 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
                         e[j].conn == e[i].conn &&
                         e[j].base > e[j - 1].base &&
                         e[j].base - e[j - 1].base == e[j - 1].len &&
-                        total <= dt->cfg.merge_max &&
-                        e[j].len <= dt->cfg.merge_max - total;
+                        e[j].len <= merge_max - dt_min32(total, merge_max);
              j++) {
             total += e[j].len;
             modify |= e[j].flags & OFL_DT_F_MODIFY;
         }
         if (!dt_reserve(dt, 1))
             break; /* the rest waits for output room */
-        if (dt_xfer_do(dt, c, e[i].base, total, modify == 0, &status) ==
-            DT_WAIT) {
-            /* Its ring is full: keep all its requests, in order. */
-            while (j < dt->xfer_count && e[j].conn == e[i].conn)
-                j++;
+        if (c->state == OFL_DT_CONN_LISTENING) {
+            if (dt_xfer_group(dt, c, e[i].base, total, modify == 0, &status) ==
+                DT_WAIT)
+                j = i; /* keep all its requests */
+            else
+                c->t_last_tx = now; /* a group send transmits at once */
+        } else if (dt_tx_room(dt, c) < total) {
+            j = i;
+        } else {
+            status = dt_xfer_in(dt, c, e[i].base, total, modify == 0);
+        }
+        if (j == i) {
+            /* Its ring is full: all its requests stay, in order. */
+            for (; j < dt->xfer_count && e[j].conn == e[i].conn; j++)
+                dt_xfer_copy(&e[k++], &e[j]);
             continue;
         }
-        if (c->state == OFL_DT_CONN_LISTENING)
-            c->t_last_tx = now; /* a group send transmits at once */
-        (void)dt_emit_sent(dt, dt_conn_id(dt, c), e[i].base, total, e[i].tag,
-                           (uint8_t)(j - i), status);
+        dt_rsp_sent(dt, &e[i], &r);
+        r.status = status;
+        r.number = (uint8_t)(j - i);
+        r.len = total;
+        (void)dt_emit(dt, &r);
         dt->stats.merged += j - i - 1;
-        for (k = i; k < j; k++)
-            e[k].flags |= DT_XF_DONE;
+        c->xfer_n -= j - i; /* so that it is 0 when none stay listed */
     }
-    for (i = 0, k = 0; i < dt->xfer_count; i++)
-        if (!(e[i].flags & DT_XF_DONE))
-            dt_xfer_copy(&e[k++], &e[i]);
+    for (; i < dt->xfer_count; i++)
+        dt_xfer_copy(&e[k++], &e[i]);
     dt->xfer_count = k;
     dt_xfer_recount(dt);
 }
@@ -9148,8 +9187,6 @@ static struct ofl_dt_rbuf *dt_bulk_pick(const struct ofl_dt *dt, uint32_t need,
     bool best_fits = false, fits;
 
     *prev = 0;
-    if (dt->mem.rbuf == NULL) /* no receive buffers configured */
-        return NULL;
     for (guard = 0; guard < dt->mem.rbuf_cap && ref != 0; guard++) {
         b = &dt->mem.rbuf[ref - 1];
         fits = b->len >= need;
@@ -9182,23 +9219,29 @@ static bool dt_rx_live(const struct ofl_dt_conn *c)
            c->rx_tail != c->rx_head;
 }
 
-/* Serves c's peek buffer: a copy of the first staged bytes. */
-static enum ofl_err dt_rx_peek(struct ofl_dt *dt, struct ofl_dt_conn *c)
+/* Serves c's peek buffer: a copy of the first staged bytes (none, status
+ * DMA, when the port fails). The caller reserved one slot. */
+static void dt_rx_peek(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
     struct ofl_dt_rbuf *p = dt_rbuf(dt, c->peek);
     uint32_t n = dt_min32(p->len, c->rx_tail - c->rx_head);
-    enum ofl_err err;
+    struct ofl_dt_desc r;
 
-    err = dt_ring_dma_out(dt, dt_rx_ring(dt, c), dt->mem.rx_size, c->rx_head,
-                          p->base, n);
+    dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, OFL_DT_ST_OK, p->tag,
+                dt_conn_id(dt, c));
+    r.flags = OFL_DT_F_FINAL | OFL_DT_F_PEEK;
+    r.number = 1;
+    r.base = p->base;
+    r.len = n;
+    if (dt_ring_dma_out(dt, dt_rx_ring(dt, c), dt->mem.rx_size, c->rx_head,
+                        p->base, n) != OFL_OK) {
+        r.len = 0;
+        r.status = OFL_DT_ST_DMA;
+    }
     dt_cache_invalidate(dt, p->base, n);
-    (void)dt_emit_recv(dt, dt_conn_id(dt, c), p->base, 0,
-                       err == OFL_OK ? n : 0, p->tag,
-                       OFL_DT_F_FINAL | OFL_DT_F_PEEK, 1,
-                       err == OFL_OK ? OFL_DT_ST_OK : OFL_DT_ST_DMA);
+    (void)dt_emit(dt, &r);
     dt_rbuf_release(dt, p);
     c->peek = 0;
-    return OFL_OK;
 }
 
 /* Places c's staged bytes into host buffers until none are left, no
@@ -9207,9 +9250,9 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
                                uint64_t now)
 {
     struct ofl_dt_rbuf *b;
-    struct ofl_dt_conn *l;
+    struct ofl_dt_conn *fifo, *l;
     struct ofl_dt_note *note = &c->note;
-    uint32_t guard, staged, n, prev, d;
+    uint32_t guard, staged, n, prev, d, ref;
     bool hit, waited, contiguous;
     enum ofl_err err;
 
@@ -9220,28 +9263,35 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         if (c->peek != 0) {
             if (!dt_reserve(dt, 1))
                 break;
-            (void)dt_rx_peek(dt, c);
+            dt_rx_peek(dt, c);
             continue;
         }
-        l = NULL;
-        b = dt_rbuf(dt, c->buf_head);
-        if (b != NULL && b->skip != 0) {
+        /* The buffer: c's own, else one its group shares, else bulk. */
+        fifo = c;
+        ref = c->buf_head;
+        if (ref != 0 && dt->mem.rbuf[ref - 1].skip != 0) {
             /* Read with an offset: the skipped bytes are consumed. */
+            b = &dt->mem.rbuf[ref - 1];
             d = dt_min32(b->skip, staged);
             c->rx_head += d;
             b->skip -= d;
             continue;
         }
-        hit = true;
+        if (ref == 0) {
+            /* A group is a listener id: LISTENING until its entry is
+             * freed, after which the id finds nothing. */
+            l = dt_conn_find(dt, c->group);
+            if (l != NULL) {
+                fifo = l;
+                ref = l->buf_head;
+            }
+        }
+        hit = ref != 0;
         waited = false;
         prev = 0;
-        if (b == NULL) {
-            l = dt_conn_find(dt, c->group);
-            if (l != NULL && l->state == OFL_DT_CONN_LISTENING)
-                b = dt_rbuf(dt, l->buf_head);
-        }
-        if (b == NULL) {
-            hit = false;
+        if (hit) {
+            b = &dt->mem.rbuf[ref - 1];
+        } else {
             waited = dt_rx_waits(c);
             if (waited && now - c->t_rx_first < c->cfg.wait_limit)
                 break; /* wait for the host to post one */
@@ -9296,7 +9346,7 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
                 dt->stats.waited++;
         } else if (b->fill == b->len) {
             note->final = 1;
-            dt_rbuf_pop(dt, l != NULL && b->kind == DT_RB_SHARED ? l : c);
+            dt_rbuf_pop(dt, fifo);
         }
     }
     return OFL_OK;

@@ -345,7 +345,7 @@ static void test_host_ring(void)
 {
     _Alignas(64) static uint8_t in[4 * 32], out[4 * 32];
     struct ofl_dt_host h;
-    struct ofl_sim sim;
+    static struct ofl_sim sim;
     struct ofl_dt_desc d = sample(OFL_DT_REQ_CANCEL), e[4];
     uint32_t n, i;
 
@@ -2091,6 +2091,1328 @@ static void test_more_refusals(void)
     rig_done(r);
 }
 
+/* ---- arguments, configuration and memory checks ------------------------------ */
+
+/* Every argument check of the codec, tuple and host functions, each with
+ * a passing twin. */
+static void test_api_arguments(void)
+{
+    _Alignas(64) static uint8_t in[4 * 32], out[4 * 32];
+    struct ofl_dt_desc d = sample(OFL_DT_REQ_CANCEL), e[4];
+    struct ofl_dt_host h, zero;
+    struct ofl_dt_tuple t;
+    static struct ofl_sim sim;
+    struct ofl_port p;
+    uint8_t b[32], v[4] = {1, 2, 3, 4};
+    size_t off;
+    uint32_t n;
+
+    ofl_sim_init(&sim);
+    CHECK(ofl_dt_is_response(OFL_DT_RSP_ADAPTER_ATTR));
+    CHECK(!ofl_dt_is_response(OFL_DT_RSP_ADAPTER_ATTR + 1));
+    CHECK(!ofl_dt_is_response(OFL_DT_REQ_ADAPTER_ATTR));
+    CHECK_ERR(ofl_dt_desc_encode(&d, NULL, 32), OFL_E_ARG);
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    CHECK_ERR(ofl_dt_desc_decode(b, 32, NULL), OFL_E_ARG);
+    CHECK_OK(ofl_dt_desc_decode(b, 32, &e[0]));
+    /* Tuples. */
+    off = 0;
+    CHECK_ERR(ofl_dt_tuple_put(NULL, 32, &off, true, 1, v, 4), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tuple_put(b, 32, NULL, true, 1, v, 4), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tuple_put(b, 32, &off, true, 0, v, 4), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tuple_put(b, 32, &off, true, 0x8000, v, 4), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tuple_put(b, 32, &off, true, 1, NULL, 4), OFL_E_ARG);
+    off = 33;
+    CHECK_ERR(ofl_dt_tuple_put(b, 32, &off, true, 1, v, 4), OFL_E_SIZE);
+    off = 28; /* not even a header fits */
+    CHECK_ERR(ofl_dt_tuple_put(b, 32, &off, true, 1, v, 4), OFL_E_SIZE);
+    off = 24; /* a header fits, its value does not */
+    CHECK_ERR(ofl_dt_tuple_put(b, 32, &off, true, 1, v, 4), OFL_E_SIZE);
+    CHECK_EQ(off, 24);
+    off = 26; /* both just fit */
+    CHECK_OK(ofl_dt_tuple_put(b, 32, &off, true, 1, v, 0));
+    CHECK_EQ(off, 32);
+    off = 0;
+    CHECK_OK(ofl_dt_tuple_put(b, 32, &off, true, 0x7FFF, v, 4));
+    CHECK_OK(ofl_dt_tuple_put(b, 32, &off, false, 2, NULL, 4));
+    CHECK_EQ(off, 20);
+    CHECK_OK(ofl_dt_tuple_put(b, 32, &off, true, 3, NULL, 0));
+    CHECK_EQ(off, 26);
+    off = 20;
+    CHECK_EQ(ofl_load_be32(b + 16), 0); /* a get reserves zero bytes */
+    off = 0;
+    CHECK_ERR(ofl_dt_tuple_next(NULL, 20, &off, &t), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tuple_next(b, 20, NULL, &t), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tuple_next(b, 20, &off, NULL), OFL_E_ARG);
+    off = 21; /* past the end */
+    CHECK_ERR(ofl_dt_tuple_next(b, 20, &off, &t), OFL_E_DT_TUPLE_TRUNCATED);
+    off = 0;
+    CHECK_OK(ofl_dt_tuple_next(b, 20, &off, &t));
+    CHECK(t.attr == 0x7FFF && t.set && t.len == 4 && t.value_off == 6);
+    CHECK_ERR(ofl_dt_tuples_check(NULL, 5, 0), OFL_E_ARG);
+    CHECK_OK(ofl_dt_tuples_check(NULL, 0, 0));
+    CHECK_ERR(ofl_dt_tuples_check(NULL, 0, 1), OFL_E_DT_TUPLE_TRUNCATED);
+    CHECK_OK(ofl_dt_tuples_check(b, 20, 2));
+    /* Host side. */
+    CHECK_ERR(ofl_dt_host_init(NULL, in, 4, out, 4, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_init(&h, NULL, 4, out, 4, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_init(&h, in, 4, NULL, 4, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_init(&h, in, 4, out + 16, 4, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_init(&h, in, OFL_DT_MAX_SLOTS * 2, out, 4, NULL),
+              OFL_E_ARG);
+    p = sim.port;
+    p.version = 0;
+    CHECK_ERR(ofl_dt_host_init(&h, in, 4, out, 4, &p), OFL_E_PORT_VERSION);
+    CHECK_OK(ofl_dt_host_init(&h, in, 4, out, 4, NULL)); /* no port: fine */
+    memset(&zero, 0, sizeof(zero)); /* never initialised */
+    CHECK_ERR(ofl_dt_host_post_batch(NULL, &d, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_post_batch(&zero, &d, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_post_batch(&h, NULL, 1), OFL_E_ARG);
+    CHECK_OK(ofl_dt_host_post_batch(&h, NULL, 0));
+    e[0] = e[1] = e[2] = e[3] = d;
+    CHECK_ERR(ofl_dt_host_post_batch(&h, e, 5), OFL_E_DT_FULL);
+    CHECK_ERR(ofl_dt_host_post(&h, NULL), OFL_E_ARG);
+    CHECK_EQ(h.in_tail, 0);
+    CHECK_ERR(ofl_dt_host_poll_batch(NULL, e, 1, &n), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_poll_batch(&zero, e, 1, &n), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_poll_batch(&h, NULL, 1, &n), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_poll_batch(&h, e, 1, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_host_poll_batch(&h, e, 1, &n), OFL_E_DT_EMPTY);
+    /* Two malformed responses in one batch: the first error is kept. */
+    memset(out, 0, sizeof(out));
+    out[0] = OFL_DT_OWNER | 1;                          /* reserved bits */
+    out[32] = OFL_DT_OWNER | (OFL_DT_REQ_CANCEL << 2); /* a request */
+    CHECK_ERR(ofl_dt_host_poll_batch(&h, e, 4, &n), OFL_E_DT_RESERVED);
+    CHECK_EQ(n, 2);
+    CHECK_EQ(h.bad, 2);
+    CHECK(e[0].type == 0 && e[1].type == 0);
+    /* Doorbells need a port with the hook. */
+    CHECK_ERR(ofl_dt_host_kick(&h), OFL_E_PORT_HOOK); /* no port */
+    p = sim.port;
+    p.doorbell = NULL;
+    CHECK_OK(ofl_dt_host_init(&h, in, 4, out, 4, &p));
+    CHECK_ERR(ofl_dt_host_kick(&h), OFL_E_PORT_HOOK);
+    CHECK_EQ(sim.nevents, 0);
+}
+
+/* Every range of ofl_dt_config_check, tripped one at a time. */
+static void test_config_ranges(void)
+{
+    struct ofl_dt_config c, base;
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    unsigned i;
+
+    CHECK(r != NULL);
+    ofl_dt_config_default(NULL); /* does nothing */
+    ofl_dt_config_default(&base);
+    CHECK_OK(ofl_dt_config_check(&base, 64));
+    CHECK_ERR(ofl_dt_config_check(NULL, 64), OFL_E_ARG);
+    for (i = 0; i < 13; i++) {
+        c = base;
+        switch (i) {
+        case 0: c.bt_criteria = OFL_DT_BT_ALL + 1; break;
+        case 1: c.cn_count = 0; break;
+        case 2: c.bt_count = 0; break;
+        case 3: c.bt_bytes = 0; break;
+        case 4: c.merge_max = 0; break;
+        case 5: c.out_warn = 64; break;
+        case 6: c.cn_pattern_len = OFL_DT_PATTERN_MAX + 1; break;
+        case 7: c.conn.notify_mode = OFL_DT_NOTIFY_ADAPTIVE + 1; break;
+        case 8: c.conn.notify_bytes = 0; break;
+        case 9: c.conn.priority = 8; break;
+        case 10: c.conn.hist_window = 33; break;
+        case 11: c.conn.hist_threshold = 101; break;
+        default: c.cn_criteria = OFL_DT_CN_ALL + 1; break;
+        }
+        CHECK_ERR(ofl_dt_config_check(&c, 64), OFL_E_ARG);
+        CHECK_ERR(ofl_dt_configure(&r->dt, &c), OFL_E_ARG);
+    }
+    /* The bounds themselves pass. */
+    c = base;
+    c.bt_criteria = OFL_DT_BT_ALL;
+    c.cn_criteria = OFL_DT_CN_ALL;
+    c.out_warn = 63;
+    c.cn_pattern_len = OFL_DT_PATTERN_MAX;
+    memset(c.cn_pattern, 'x', OFL_DT_PATTERN_MAX);
+    c.conn.notify_mode = OFL_DT_NOTIFY_ADAPTIVE;
+    c.conn.priority = 7;
+    c.conn.hist_window = 32;
+    c.conn.hist_threshold = 100;
+    CHECK_OK(ofl_dt_config_check(&c, 64));
+    CHECK_ERR(ofl_dt_configure(NULL, &c), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_configure(&r->dt, NULL), OFL_E_ARG);
+    CHECK_OK(ofl_dt_configure(&r->dt, &c));
+    CHECK_EQ(r->dt.cfg.out_warn, 63);
+    rig_done(r);
+}
+
+/* Every check of ofl_dt_init on the caller memory, one at a time. */
+static void test_init_memory(void)
+{
+    static struct ofl_dt dt;
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_mem m;
+    struct ofl_port p;
+    unsigned i;
+
+    CHECK(r != NULL);
+    for (i = 0; i < 31; i++) {
+        m = r->mem;
+        switch (i) {
+        case 0: m.out_slots = 3; break;
+        case 1: m.in_pa += 16; break;
+        case 2: m.in_stage = NULL; break;
+        case 3: m.out_stage = NULL; break;
+        case 4: m.in_batch = 0; break;
+        case 5: m.out_batch = 0; break;
+        case 6: m.in_batch = m.in_slots + 1; break;
+        case 7: m.out_batch = m.out_slots + 1; break;
+        case 8: m.conn = NULL; break;
+        case 9: m.conn_cap = 0; break;
+        case 10: m.conn_cap = (1u << 24) + 1; break;
+        case 11: m.conn_data = NULL; break;
+        case 12: m.rx_size = 8; break;
+        case 13: m.rx_size = 48; break; /* not a power of two */
+        case 14: m.tx_size = 8; break;
+        case 15: m.rx_size = 1u << 31; break;
+        case 16: m.tx_size = 1u << 31; break;
+        case 17: m.rbuf = NULL; break;
+        case 18: m.rbuf_cap = 0; break;
+        case 19: m.rbuf_cap = (1u << 24) + 1; break;
+        case 20: m.xfer = NULL; break;
+        case 21: m.xfer_cap = 0; break;
+        case 22: m.cache = NULL; break;
+        case 23: m.cache_slot_size = 0; break;
+        case 24: m.cache_slots = 257; break;
+        case 25: m.ctrl = NULL; break;
+        case 26: m.in_pa = ~0ull - 31; break; /* the table would wrap */
+        case 27: m.in_slots = 1; break;
+        case 28: m.tx_size = 24; break;
+        case 29: m.conn_cap = 0; m.conn = NULL; break;
+        default: m.host_hi = m.host_lo - 1; break;
+        }
+        CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    }
+    m = r->mem;
+    CHECK_ERR(ofl_dt_init(NULL, &m, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_init(&dt, NULL, &r->cfg, &r->sim.port, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_init(&dt, &m, NULL, &r->sim.port, 0), OFL_E_ARG);
+    p = r->sim.port;
+    p.version = 0;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &p, 0), OFL_E_PORT_VERSION);
+    p = r->sim.port;
+    p.dma_read = NULL;
+    CHECK_ERR(ofl_dt_init(&dt, &m, &r->cfg, &p, 0), OFL_E_PORT_HOOK);
+    /* The limits themselves pass. */
+    m.rx_size = 16;
+    m.in_batch = m.in_slots;
+    m.out_batch = m.out_slots;
+    m.cache_slots = 0;
+    m.cache = NULL;
+    m.cache_data = NULL;
+    CHECK_OK(ofl_dt_init(&dt, &m, &r->cfg, &r->sim.port, 0));
+    rig_done(r);
+}
+
+/* ---- the output table under a failing port or without room ----------------- */
+
+/* A flush that fails between its two runs keeps the rest staged, in order;
+ * a reclaim that cannot read learns nothing; a stage that cannot be
+ * flushed loses the response it cannot hold (counted); overflow with
+ * irq_overflow NONE raises nothing. */
+static void test_output_port_failures(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    struct ofl_dt_desc d;
+    uint32_t i, n;
+    uint8_t *b;
+    uint64_t id;
+
+    ofl_dt_config_default(&c);
+    c.irq_response = OFL_DT_IRQ_NONE;
+    r = dt_rig_new(&c, 8);
+    CHECK(r != NULL);
+    for (i = 0; i < 6; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        d.tag = 100 + i;
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 6);
+    for (i = 0; i < 4; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        d.tag = 200 + i;
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(ofl_dt_process(&r->dt, 0, 100, &n));
+    CHECK_EQ(n, 4);
+    CHECK_EQ(r->dt.out_staged, 4);
+    r->sim.fail_dma_countdown = 2; /* slots 6, 7 written; the wrap fails */
+    CHECK_ERR(ofl_dt_flush(&r->dt), OFL_E_PORT_DMA);
+    CHECK_EQ(r->dt.out_staged, 2);
+    CHECK_EQ(r->dt.out_tail, 8);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 200 && rsp[1].tag == 201);
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 202 && rsp[1].tag == 203);
+    CHECK_EQ(r->dt.stats.responses, 10);
+    /* The host read everything; a reclaim whose read fails sees none of
+     * it, the next one all of it. */
+    n = r->dt.out_tail - r->dt.out_head;
+    CHECK(n != 0);
+    r->sim.fail_dma_countdown = 1;
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 8 - n);
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 8);
+    rig_done(r);
+
+    /* One descriptor per stage: a cancellation answers the send it drops
+     * and itself; the stage holding the first cannot be flushed, so the
+     * second is lost. */
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_COUNT;
+    c.bt_count = 100;
+    r = dt_rig_new_sized(&c, 8, 1);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_send(r, id, b, 16, 0, 7));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(r->dt.xfer_count, 1);
+    d = mk(OFL_DT_REQ_CANCEL);
+    d.aux = 7;
+    d.tag = 8;
+    CHECK_OK(dt_rig_post(r, &d));
+    r->sim.fail_dma_countdown = 2; /* the input read passes, the flush fails */
+    CHECK_OK(ofl_dt_process(&r->dt, 2, 10, &n));
+    CHECK_EQ(n, 1);
+    CHECK_EQ(r->dt.stats.lost, 1);
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 7 && rsp[0].status == OFL_DT_ST_CANCELLED);
+    CHECK_EQ(r->dt.xfer_count, 0);
+    rig_done(r);
+
+    /* Overflow danger with no vector: noted, nothing raised. */
+    ofl_dt_config_default(&c);
+    c.out_warn = 6;
+    c.irq_overflow = OFL_DT_IRQ_NONE;
+    c.irq_response = OFL_DT_IRQ_NONE;
+    r = dt_rig_new(&c, 8);
+    CHECK(r != NULL);
+    for (i = 0; i < 3; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(r->dt.warned, 1);
+    CHECK_EQ(r->dt.stats.irq_overflow, 0);
+    CHECK_EQ(r->sim.nevents, 0);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    rig_done(r);
+}
+
+/* Fills the output table with responses the host does not read yet. */
+static void out_fill(struct dt_rig *r, uint64_t now)
+{
+    struct ofl_dt_desc d;
+    uint32_t n = ofl_dt_out_room(&r->dt), i;
+
+    for (i = 0; i < n; i++) {
+        d = mk(OFL_DT_REQ_CANCEL);
+        d.aux = 0xF111;
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, now));
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 0);
+}
+
+/* Reads the fill-up responses back, lets the waiting request go and
+ * returns how many responses it got (in rsp[]). */
+static uint32_t out_drain(struct dt_rig *r, uint32_t filled, uint64_t now)
+{
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), filled);
+    CHECK_OK(dt_rig_poll(r, now));
+    return dt_rig_take(r, rsp, NRSP);
+}
+
+/* With the output table full every request that must answer at once
+ * stays in the input table, and goes when the host has read. */
+static void test_output_full_requests(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 8);
+    struct ofl_dt_desc d;
+    uint8_t t[64];
+    size_t off;
+    uint32_t n, filled, k;
+    uint64_t l, id;
+
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    id = dt_rig_connect(r, 1, 0);
+    CHECK(l != 0 && id != 0);
+    for (k = 0; k < 8; k++) {
+        filled = ofl_dt_out_room(&r->dt);
+        out_fill(r, 1);
+        off = 0;
+        switch (k) {
+        case 0: /* connect */
+            dt_tup_remote(t, &off, 9, 99);
+            CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 1,
+                                 40, NULL));
+            break;
+        case 1: /* listen */
+            dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 81);
+            CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1,
+                                 41, NULL));
+            break;
+        case 2: /* adapter attribute */
+            dt_tup_u32(t, &off, false, OFL_DT_ATTR_CONN_COUNT, 0);
+            CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t,
+                                 (uint32_t)off, 1, 42, NULL));
+            break;
+        case 3: /* connection attribute */
+            dt_tup_u32(t, &off, false, OFL_DT_ATTR_STATE, 0);
+            CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off,
+                                 1, 43, NULL));
+            break;
+        case 4: /* a malformed request, refused */
+            memset(r->in_table + (r->host.in_tail & 7) * 32, 0, 32);
+            r->in_table[(r->host.in_tail & 7) * 32] =
+                OFL_DT_OWNER | (OFL_DT_REQ_TERMINATE << 2);
+            ofl_store_be32(r->in_table + (r->host.in_tail & 7) * 32 + 4, 44);
+            r->host.in_tail++;
+            break;
+        case 5: /* a send for no connection, refused */
+            CHECK_OK(dt_rig_send(r, id + 1, t, 4, 0, 45));
+            break;
+        case 6: /* a cancellation of a connection with nothing pending */
+            d = mk(OFL_DT_REQ_CANCEL);
+            d.conn = id;
+            d.tag = 46;
+            CHECK_OK(dt_rig_post(r, &d));
+            break;
+        default: /* termination of a listener */
+            d = mk(OFL_DT_REQ_TERMINATE);
+            d.conn = l;
+            d.tag = 47;
+            CHECK_OK(dt_rig_post(r, &d));
+            break;
+        }
+        CHECK_OK(ofl_dt_process(&r->dt, 2, 10, &n));
+        CHECK_EQ(n, 0);
+        if (k == 0) {
+            /* A connect is answered when it completes: consumed now. */
+            CHECK_EQ(out_drain(r, filled, 3), 0);
+            CHECK_EQ(r->dt.connecting, 1);
+            continue;
+        }
+        CHECK_EQ(out_drain(r, filled, 3), 1);
+        CHECK_EQ(rsp[0].tag, 40 + k);
+    }
+    CHECK_EQ(rsp[0].type, OFL_DT_RSP_TERMINATE);
+    rig_done(r);
+}
+
+/* Every service step with the output table full: notices, the transfer
+ * list, a peek, a placement that must report first, a due note. Nothing
+ * is lost; each goes on once the host has read. */
+static void test_output_full_service(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    static const uint8_t addr[16] = {0};
+    uint64_t l, a, b, id;
+    uint32_t filled;
+    uint8_t *x, *y, *p, *s;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = OFL_DT_CN_COUNT;
+    c.cn_count = 2;
+    c.bt_criteria = OFL_DT_BT_COUNT;
+    c.bt_count = 100;
+    c.conn.notify_mode = OFL_DT_NOTIFY_TIME;
+    c.conn.notify_delay = 10;
+    c.irq_response = OFL_DT_IRQ_NONE;
+    r = dt_rig_new(&c, 8);
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &a));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* one of two: held */
+    /* Notices: the count is met but there is no room. */
+    filled = ofl_dt_out_room(&r->dt);
+    out_fill(r, 1);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 2, 1, &b));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(r->dt.cn_pending, 2);
+    CHECK_EQ(out_drain(r, filled, 2), 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_ARRIVAL && rsp[0].conn == a);
+    CHECK(rsp[1].type == OFL_DT_RSP_CONN_ARRIVAL && rsp[1].conn == b);
+    CHECK_EQ(r->dt.cn_pending, 0);
+    /* The transfer list: its criterion met, no room for the answer. */
+    s = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_send(r, a, s, 16, 0, 30));
+    CHECK_OK(dt_rig_poll(r, 3));
+    filled = ofl_dt_out_room(&r->dt);
+    out_fill(r, 3);
+    c.bt_criteria = 0;
+    CHECK_OK(ofl_dt_configure(&r->dt, &c));
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(r->dt.xfer_count, 1);
+    CHECK_EQ(r->conn[(uint32_t)a - 1].tx_tail, 0);
+    CHECK_EQ(out_drain(r, filled, 5), 1);
+    CHECK(rsp[0].tag == 30 && rsp[0].status == OFL_DT_ST_OK);
+    /* A peek with no room for its answer: the data waits staged. */
+    p = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, a, p, 4, OFL_DT_F_PEEK, 0, 31));
+    CHECK_OK(dt_rig_poll(r, 6));
+    filled = ofl_dt_out_room(&r->dt);
+    out_fill(r, 6);
+    rx(r, a, "peek", 7);
+    CHECK_OK(dt_rig_poll(r, 7));
+    CHECK(r->conn[(uint32_t)a - 1].peek != 0);
+    CHECK_EQ(out_drain(r, filled, 8), 1);
+    CHECK(rsp[0].tag == 31 && rsp[0].len == 4 && memcmp(p, "peek", 4) == 0);
+    /* A full buffer's note must go out before the next buffer is used;
+     * with no room the rest waits, and so does the due note. */
+    id = a;
+    x = dt_rig_alloc(r, 16);
+    y = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, id, x, 4, 0, 0, 32)); /* takes "peek" */
+    CHECK_OK(dt_rig_poll(r, 9));
+    CHECK_OK(dt_rig_poll(r, 19));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_OK(dt_rig_avail(r, id, x, 4, 0, 0, 32));
+    CHECK_OK(dt_rig_avail(r, id, y, 8, 0, 0, 33));
+    CHECK_OK(dt_rig_poll(r, 9));
+    filled = ofl_dt_out_room(&r->dt);
+    out_fill(r, 9);
+    rx(r, id, "abcdef", 10);
+    CHECK_OK(dt_rig_poll(r, 10));
+    CHECK(memcmp(x, "abcd", 4) == 0);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].rx_tail - r->conn[(uint32_t)id - 1].rx_head,
+             2);
+    CHECK(r->conn[(uint32_t)id - 1].note.open && r->conn[(uint32_t)id - 1].note.final);
+    CHECK_EQ(out_drain(r, filled, 11), 1);
+    CHECK(rsp[0].tag == 32 && rsp[0].len == 4 && (rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK(memcmp(y, "ef", 2) == 0);
+    CHECK_OK(dt_rig_poll(r, 21)); /* y's note is due after 10 */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 33 && rsp[0].len == 2 && !(rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK_EQ(r->dt.stats.lost, 0);
+    rig_done(r);
+}
+
+/* ---- connections: closing, full table, firmware events ---------------------- */
+
+/* Closing a connection with everything open at once: its arrival notice,
+ * an open receive range, an outstanding peek, a partly and an un-filled
+ * buffer, a listed send; all reported in that order, then the
+ * termination response. Only ESTABLISHED or CLOSING entries close. */
+static void test_closed_everything(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    static const uint8_t addr[16] = {0};
+    uint64_t l, id, k;
+    uint8_t *a, *b, *p, *s;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = OFL_DT_CN_COUNT;
+    c.cn_count = 5;
+    c.bt_criteria = OFL_DT_BT_COUNT;
+    c.bt_count = 100;
+    c.conn.notify_mode = OFL_DT_NOTIFY_TIME;
+    c.conn.notify_delay = 100;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &id));
+    a = dt_rig_alloc(r, 16);
+    b = dt_rig_alloc(r, 16);
+    p = dt_rig_alloc(r, 16);
+    s = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, id, a, 16, 0, 0, 21));
+    CHECK_OK(dt_rig_poll(r, 1));
+    rx(r, id, "hello", 2);
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_OK(dt_rig_avail(r, id, p, 8, OFL_DT_F_PEEK, 0, 22));
+    CHECK_OK(dt_rig_avail(r, id, b, 16, 0, 0, 24));
+    CHECK_OK(dt_rig_send(r, id, s, 8, 0, 23));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* all of it still held */
+    CHECK_ERR(ofl_dt_conn_closed(NULL, id, 4), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_closed(&r->dt, l, 4), OFL_E_DT_CONN_STATE);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, id, 4));
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 7);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_ARRIVAL && rsp[0].conn == id);
+    CHECK(rsp[1].type == OFL_DT_RSP_BUF_RECV && rsp[1].tag == 21 &&
+          rsp[1].aux == 0 && rsp[1].len == 5 && rsp[1].status == OFL_DT_ST_OK);
+    CHECK(rsp[2].tag == 22 && rsp[2].status == OFL_DT_ST_FLUSHED &&
+          rsp[2].flags == (OFL_DT_F_FINAL | OFL_DT_F_PEEK));
+    CHECK(rsp[3].tag == 21 && rsp[3].aux == 5 && rsp[3].len == 0 &&
+          rsp[3].status == OFL_DT_ST_FLUSHED);
+    CHECK(rsp[4].tag == 24 && rsp[4].aux == 0 && rsp[4].status == OFL_DT_ST_FLUSHED);
+    CHECK(rsp[5].type == OFL_DT_RSP_BUF_AVAIL && rsp[5].tag == 23 &&
+          rsp[5].status == OFL_DT_ST_FLUSHED);
+    CHECK(rsp[6].type == OFL_DT_RSP_TERMINATE && rsp[6].tag == 0 &&
+          rsp[6].conn == id);
+    CHECK_EQ(r->dt.cn_pending, 0);
+    CHECK_EQ(r->dt.xfer_count, 0);
+    CHECK_EQ(r->dt.conn_live, 1); /* the listener */
+    /* A connect still in progress does not close either. */
+    open_n(r, 1, &k, 5);
+    CHECK_ERR(ofl_dt_conn_closed(&r->dt, k, 5), OFL_E_DT_CONN_STATE);
+    rig_done(r);
+}
+
+/* A finished send leaves nothing counted against its connection: closing
+ * it needs one slot only (regression: the count stayed, so the close
+ * asked for a slot too many). */
+static void test_closed_after_send(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 2);
+    uint64_t id;
+    uint8_t *s;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    s = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_send(r, id, s, 8, 0, 5));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(r->conn[(uint32_t)id - 1].xfer_n, 0);
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 1); /* the send's answer is unread */
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, id, 2));
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 5 && rsp[1].type == OFL_DT_RSP_TERMINATE);
+    rig_done(r);
+}
+
+/* The connection table full: the last free entry is found, then connects,
+ * listens and arrivals are refused. Generations wrap past 0. */
+static void test_conn_table_full(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    static const uint8_t addr[16] = {0};
+    uint64_t ids[DT_RIG_CONNS], l, x;
+    uint8_t t[64];
+    size_t off = 0;
+
+    CHECK(r != NULL);
+    open_n(r, DT_RIG_CONNS - 1, ids, 0);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK_EQ((uint32_t)l, DT_RIG_CONNS); /* the last entry */
+    CHECK_EQ(r->dt.conn_live, DT_RIG_CONNS);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 81);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 9, NULL));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 9 && rsp[0].status == OFL_DT_ST_NO_RESOURCE);
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 1, &x), OFL_E_DT_NO_CONN);
+    rig_done(r);
+
+    /* An entry whose generation is at its end: the next one is 1, not 0. */
+    r = dt_rig_new(NULL, 0);
+    CHECK(r != NULL);
+    r->conn[0].gen = 0xFFFFFFFFu;
+    open_n(r, 1, ids, 0);
+    CHECK_EQ(ids[0], 0xFFFFFFFF00000001ull);
+    CHECK_OK(ofl_dt_conn_failed(&r->dt, ids[0], OFL_DT_ST_FAILED, 1));
+    CHECK_OK(dt_rig_poll(r, 1)); /* the notice out, the entry freed */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_EQ(r->conn[0].gen, 1);
+    CHECK_ERR(ofl_dt_conn_query(&r->dt, ids[0], NULL), OFL_E_ARG);
+    rig_done(r);
+}
+
+/* The argument and state checks of the firmware-side functions. */
+static void test_firmware_arguments(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    static const uint8_t addr[16] = {0};
+    struct ofl_dt_conn_info info;
+    const uint8_t *p;
+    uint64_t id, k, x;
+    uint32_t n, cursor = 0;
+    uint8_t act;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    open_n(r, 1, &k, 0); /* CONNECTING */
+    CHECK_ERR(ofl_dt_conn_established(NULL, k, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_failed(NULL, k, OFL_DT_ST_FAILED, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_failed(&r->dt, k, OFL_DT_ST_OK, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_failed(&r->dt, k + 1, OFL_DT_ST_FAILED, 0),
+              OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_conn_arrive(NULL, id, addr, 1, 0, &x), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, id, NULL, 1, 0, &x), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, id, addr, 1, 0, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_rx(NULL, id, addr, 1, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_rx(&r->dt, k, addr, 1, 0), OFL_E_DT_CONN_STATE);
+    CHECK_OK(ofl_dt_rx(&r->dt, id, addr, 1, 0));
+    CHECK_ERR(ofl_dt_tx_peek(NULL, id, &p, &n), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tx_peek(&r->dt, id, NULL, &n), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tx_peek(&r->dt, id, &p, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tx_peek(&r->dt, id + 2, &p, &n), OFL_E_DT_CONN_UNKNOWN);
+    CHECK_OK(ofl_dt_tx_peek(&r->dt, id, &p, &n));
+    CHECK_EQ(n, 0);
+    CHECK_ERR(ofl_dt_tx_consume(NULL, id, 0, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_tx_consume(&r->dt, id, 1, 0), OFL_E_DT_TX_RANGE);
+    CHECK_ERR(ofl_dt_next_action(NULL, &cursor, &x, &act), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, NULL, &act), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &x, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_conn_query(NULL, id, &info), OFL_E_ARG);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, k, &info));
+    CHECK_EQ(info.state, OFL_DT_CONN_CONNECTING);
+    rig_done(r);
+}
+
+/* ---- receives: edges ----------------------------------------------------------- */
+
+/* Staged data and its placement across the end of the staging ring. */
+static void test_rx_ring_wrap(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    static uint8_t data[DT_RIG_RX];
+    uint8_t *a, *b;
+    uint64_t id;
+    uint32_t i;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    for (i = 0; i < sizeof(data); i++)
+        data[i] = (uint8_t)(i * 7 + 1);
+    a = dt_rig_alloc(r, 4000);
+    b = dt_rig_alloc(r, 200);
+    CHECK_OK(dt_rig_avail(r, id, a, 4000, 0, 0, 1));
+    CHECK_OK(ofl_dt_rx(&r->dt, id, data, 4000, 0));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(memcmp(a, data, 4000) == 0);
+    /* 200 more: 96 to the end of the ring, 104 from its start. */
+    CHECK_OK(ofl_dt_rx(&r->dt, id, data + 3000, 200, 1));
+    CHECK_EQ(r->conn[(uint32_t)id - 1].rx_tail, 4200);
+    CHECK_OK(dt_rig_avail(r, id, b, 200, 0, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 2 && rsp[0].len == 200);
+    CHECK(memcmp(b, data + 3000, 200) == 0);
+    rig_done(r);
+}
+
+/* A long run of placements into one buffer: the combined count saturates
+ * at 255 (the field's width) while the length keeps counting; a history
+ * of 32 placements, all hits, makes the connection wait. */
+static void test_rx_long_run(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    uint8_t *own, *bulk;
+    uint64_t id;
+    uint32_t i;
+
+    ofl_dt_config_default(&c);
+    c.conn.notify_mode = OFL_DT_NOTIFY_BYTES;
+    c.conn.notify_bytes = 1000;
+    c.conn.wait_limit = 5;
+    c.conn.hist_window = 32;
+    c.conn.hist_threshold = 100;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    own = dt_rig_alloc(r, 256);
+    CHECK_OK(dt_rig_avail(r, id, own, 256, 0, 0, 1));
+    for (i = 0; i < 256; i++) {
+        uint8_t byte = (uint8_t)i;
+
+        CHECK_OK(ofl_dt_rx(&r->dt, id, &byte, 1, i));
+        CHECK_OK(dt_rig_poll(r, i));
+    }
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 1 && rsp[0].len == 256 && rsp[0].number == 255 &&
+          (rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK(own[0] == 0 && own[255] == 255);
+    CHECK_EQ(r->dt.stats.combined, 255);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].hist_n, 32);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].hist, 0xFFFFFFFFu);
+    /* 32 of 32 found a buffer: it waits for one before taking bulk. */
+    bulk = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_avail(r, 0, bulk, 64, 0, 0, 2));
+    rx(r, id, "x", 300);
+    CHECK_OK(dt_rig_poll(r, 304));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 305));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 2 && rsp[0].len == 1);
+    CHECK_EQ(r->dt.stats.waited, 1);
+    rig_done(r);
+}
+
+/* Placement order: a starved receiver before a higher priority one. */
+static void test_rx_starved_first(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    uint8_t t[32], *b1, *b2;
+    size_t off = 0;
+    uint64_t hi, lo;
+
+    ofl_dt_config_default(&c);
+    c.starve_time = 10;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    hi = dt_rig_connect(r, 1, 0);
+    lo = dt_rig_connect(r, 2, 0);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 7);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, hi, t, (uint32_t)off, 1, 0,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    b1 = dt_rig_alloc(r, 16);
+    b2 = dt_rig_alloc(r, 16);
+    rx(r, lo, "low", 0);
+    rx(r, hi, "high", 4);
+    CHECK_OK(dt_rig_avail(r, 0, b1, 16, 0, 0, 1));
+    CHECK_OK(dt_rig_poll(r, 5)); /* nobody starved: priority 7 first */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].conn == hi && rsp[0].tag == 1);
+    rx(r, hi, "again", 20);
+    CHECK_OK(dt_rig_avail(r, 0, b2, 16, 0, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 20)); /* "low" waited 20 >= 10: starved */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].conn == lo && rsp[0].tag == 2 && memcmp(b2, "low", 3) == 0);
+    rig_done(r);
+}
+
+/* A full buffer's note waits behind the connection's pending arrival
+ * notice, and so does the placement into the next buffer. */
+static void test_rx_note_after_notice(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    static const uint8_t addr[16] = {0};
+    uint8_t *x, *y;
+    uint64_t l, id;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = OFL_DT_CN_COUNT;
+    c.cn_count = 5;
+    c.cn_max_delay = 100;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &id));
+    x = dt_rig_alloc(r, 16);
+    y = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, id, x, 4, 0, 0, 1));
+    CHECK_OK(dt_rig_avail(r, id, y, 8, 0, 0, 2));
+    rx(r, id, "abcdef", 1);
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK(memcmp(x, "abcd", 4) == 0 && y[0] == 0);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].rx_tail - r->conn[(uint32_t)id - 1].rx_head,
+             2);
+    CHECK_OK(dt_rig_poll(r, 100)); /* the maximum delay releases it */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_ARRIVAL && rsp[0].conn == id);
+    CHECK(rsp[1].tag == 1 && rsp[1].len == 4);
+    CHECK_OK(dt_rig_poll(r, 101));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 2 && rsp[0].len == 2 && memcmp(y, "ef", 2) == 0);
+    rig_done(r);
+}
+
+/* Two buffers at the same address one after the other: their ranges are
+ * not one (different buffers), so two responses. */
+static void test_rx_same_address(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint64_t id;
+    uint8_t *x;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    x = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, id, x, 4, 0, 0, 1));
+    CHECK_OK(dt_rig_avail(r, id, x, 4, 0, 0, 2));
+    rx(r, id, "abcdef", 1);
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 1 && rsp[0].aux == 0 && rsp[0].len == 4 &&
+          (rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK(rsp[1].tag == 2 && rsp[1].aux == 0 && rsp[1].len == 2);
+    CHECK(memcmp(x, "efcd", 4) == 0);
+    rig_done(r);
+}
+
+/* Best fit over a list that visits every case: larger and smaller
+ * non-fitting ones before a fit, larger and smaller fits after it, a
+ * non-fitting one after a fit. */
+static void test_rx_bulk_pick_order(void)
+{
+    static const uint32_t sizes[] = {10, 80, 150, 100, 40, 20, 30};
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    static char data[61];
+    uint8_t *b;
+    uint64_t id;
+    uint32_t i;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    /* Posted last is looked at first: 30 20 40 100 150 80 10. */
+    for (i = 0; i < 7; i++) {
+        b = dt_rig_alloc(r, sizes[i]);
+        CHECK_OK(dt_rig_avail(r, 0, b, sizes[i], 0, 0, sizes[i]));
+    }
+    memset(data, 'p', 60);
+    rx(r, id, data, 0);
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 80 && rsp[0].len == 60);
+    rig_done(r);
+}
+
+/* The port fails under receive placement: a peek is answered with DMA
+ * status and nothing; a placement stops the service with the error and
+ * is retried later; ofl_dt_poll returns the first error of its steps. */
+static void test_rx_port_failures(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_desc d;
+    uint8_t *p, *b;
+    uint64_t id;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    p = dt_rig_alloc(r, 16);
+    b = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, id, p, 8, OFL_DT_F_PEEK, 0, 1));
+    CHECK_OK(dt_rig_avail(r, id, b, 8, 0, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 0));
+    rx(r, id, "data", 1);
+    r->sim.fail_dma_countdown = 1; /* the peek's copy; the data stays */
+    CHECK_OK(ofl_dt_service(&r->dt, 1));
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_DMA &&
+          rsp[0].len == 0 && p[0] == 0);
+    CHECK(rsp[1].tag == 2 && rsp[1].len == 4 && memcmp(b, "data", 4) == 0);
+    rx(r, id, "more", 2); /* the rest of b */
+    r->sim.fail_dma_countdown = 1; /* the placement */
+    CHECK_ERR(ofl_dt_service(&r->dt, 2), OFL_E_PORT_DMA);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].rx_tail - r->conn[(uint32_t)id - 1].rx_head,
+             4);
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 2 && rsp[0].aux == 4 && rsp[0].len == 4 &&
+          (rsp[0].flags & OFL_DT_F_FINAL) && memcmp(b, "datamore", 8) == 0);
+    /* ofl_dt_poll: the input read fails, service and flush still run. */
+    d = mk(OFL_DT_REQ_CANCEL);
+    CHECK_OK(dt_rig_post(r, &d));
+    r->sim.fail_dma_countdown = 1;
+    CHECK_ERR(dt_rig_poll(r, 3), OFL_E_PORT_DMA);
+    /* Only the flush fails: its error. */
+    r->sim.fail_dma_countdown = 3; /* read, write back, flush */
+    CHECK_ERR(dt_rig_poll(r, 4), OFL_E_PORT_DMA);
+    CHECK_EQ(r->dt.out_staged, 1);
+    CHECK_OK(dt_rig_poll(r, 5));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_CANCEL);
+    rig_done(r);
+}
+
+/* An empty completion pattern never matches: only the maximum delay
+ * releases the notice. Periodic reports include closing connections. */
+static void test_cn_empty_pattern_reports(void)
+{
+    struct ofl_dt_config c;
+    struct ofl_dt_desc d;
+    struct dt_rig *r;
+    uint64_t ids[1];
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = OFL_DT_CN_PATTERN;
+    c.cn_max_delay = 50;
+    c.report_period = 100;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    open_n(r, 1, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+    rx(r, ids[0], "GET /", 2);
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(r->dt.cn_trigger, 0);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 51));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_COMPLETE);
+    d = mk(OFL_DT_REQ_TERMINATE);
+    d.conn = ids[0];
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 60));
+    CHECK_OK(dt_rig_poll(r, 100));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_CONN_ATTR && rsp[0].conn == ids[0] &&
+          rsp[0].number == OFL_DT_CONN_CLOSING && rsp[0].len == 5);
+    rig_done(r);
+}
+
+/* ---- sends: edges ------------------------------------------------------------ */
+
+/* The port fails under a send and under a group send: answered with DMA
+ * status, nothing transmitted. A group send waits while a member's ring
+ * lacks room. An ASAP send that does not fit keeps the list urgent; a
+ * connection's non-adjacent sends wait together behind a full ring. */
+static void test_send_edges(void)
+{
+    struct dt_rig *r = bt_rig(OFL_DT_BT_COUNT, 100, 1, 0, 0);
+    static const uint8_t addr[16] = {0};
+    static uint8_t out[DT_RIG_TX];
+    uint64_t l, m1, m2, id, other;
+    uint8_t *b;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    other = dt_rig_connect(r, 2, 0);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &m1));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 2, 0, &m2));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    b = dt_rig_alloc(r, DT_RIG_TX);
+    memset(b, 'b', DT_RIG_TX);
+    /* The host cannot be read: a single send, then a group send. */
+    CHECK_OK(dt_rig_send(r, id, b, 8, OFL_DT_F_ASAP | OFL_DT_F_MODIFY, 1));
+    r->sim.fail_dma_countdown = 3; /* table read, write back, the data */
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_OK(dt_rig_send(r, l, b, 8, OFL_DT_F_ASAP | OFL_DT_F_MODIFY, 2));
+    r->sim.fail_dma_countdown = 3;
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_DMA);
+    CHECK(rsp[1].tag == 2 && rsp[1].status == OFL_DT_ST_DMA && rsp[1].conn == l);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].tx_tail, 0);
+    CHECK_EQ(r->conn[(uint32_t)m1 - 1].tx_tail + r->conn[(uint32_t)m2 - 1].tx_tail,
+             0);
+    CHECK_EQ(r->conn[(uint32_t)l - 1].xfer_n, 0);
+    /* m2's ring is nearly full: the group send waits for it. */
+    CHECK_OK(dt_rig_send(r, m2, b, DT_RIG_TX - 4, OFL_DT_F_ASAP, 3));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_OK(dt_rig_send(r, l, b, 8, OFL_DT_F_ASAP, 4));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 3);
+    CHECK_EQ(r->dt.xfer_count, 1);
+    CHECK_EQ(r->conn[(uint32_t)m1 - 1].tx_tail, 0); /* all or none */
+    CHECK_EQ(tx_drain(r, m2, out, sizeof(out), 4), DT_RIG_TX - 4);
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 4 && rsp[0].status == OFL_DT_ST_OK);
+    CHECK_EQ(tx_drain(r, m1, out, sizeof(out), 5), 8);
+    CHECK_EQ(tx_drain(r, m2, out, sizeof(out), 5), 8);
+    /* id's ring nearly full: an ASAP send that does not fit stays, and
+     * keeps the list running for others; two more of id, not adjacent,
+     * wait behind it in order. */
+    CHECK_OK(dt_rig_send(r, id, b, DT_RIG_TX - 4, OFL_DT_F_ASAP, 5));
+    CHECK_OK(dt_rig_poll(r, 6));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_OK(dt_rig_send(r, id, b, 8, OFL_DT_F_ASAP, 6));
+    CHECK_OK(dt_rig_send(r, id, b + 100, 8, 0, 7));
+    CHECK_OK(dt_rig_send(r, id, b + 50, 8, 0, 8));
+    CHECK_OK(dt_rig_poll(r, 7));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_EQ(r->dt.xfer_count, 3);
+    CHECK_EQ(r->dt.bt_asap, 1);
+    CHECK_OK(dt_rig_send(r, other, b, 8, 0, 9)); /* not ASAP, count unmet */
+    CHECK_OK(dt_rig_poll(r, 8));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 9 && rsp[0].conn == other);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 9), DT_RIG_TX - 4);
+    CHECK_OK(dt_rig_poll(r, 9));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
+    CHECK(rsp[0].tag == 6 && rsp[1].tag == 7 && rsp[2].tag == 8);
+    CHECK(rsp[0].number == 1 && rsp[1].number == 1);
+    CHECK_EQ(r->dt.bt_asap, 0);
+    rig_done(r);
+}
+
+/* The time criterion counts from the oldest listed request, wherever the
+ * ordering put it. */
+static void test_send_oldest_listed(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    static uint8_t out[DT_RIG_TX];
+    uint8_t t[32], *b;
+    size_t off = 0;
+    uint64_t lo, hi;
+
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_BYTES;
+    c.bt_bytes = 100;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    lo = dt_rig_connect(r, 1, 0);
+    hi = dt_rig_connect(r, 2, 0);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 7);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, hi, t, (uint32_t)off, 1, 0,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    b = dt_rig_alloc(r, DT_RIG_TX);
+    /* Both rings full, so a run orders the list and keeps it. */
+    CHECK_OK(dt_rig_send(r, lo, b, DT_RIG_TX, OFL_DT_F_ASAP, 1));
+    CHECK_OK(dt_rig_send(r, hi, b, DT_RIG_TX, OFL_DT_F_ASAP, 2));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK_OK(dt_rig_send(r, lo, b, 60, 0, 3));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_OK(dt_rig_send(r, hi, b, 60, 0, 4));
+    CHECK_OK(dt_rig_poll(r, 2)); /* 120 bytes: a run, priority 7 first */
+    CHECK_EQ(r->dt.xfer_count, 2);
+    CHECK_EQ(r->xfer[0].tag, 4); /* listed at 2, before the one of 1 */
+    /* From now on only time counts: 50 after the oldest. */
+    c.bt_criteria = OFL_DT_BT_TIME;
+    c.bt_time = 50;
+    CHECK_OK(ofl_dt_configure(&r->dt, &c));
+    CHECK_EQ(tx_drain(r, lo, out, sizeof(out), 3), DT_RIG_TX);
+    CHECK_EQ(tx_drain(r, hi, out, sizeof(out), 3), DT_RIG_TX);
+    CHECK_OK(dt_rig_send(r, lo, b + 60, 60, 0, 5)); /* listed last, at 40 */
+    CHECK_OK(dt_rig_poll(r, 40));
+    CHECK_OK(dt_rig_poll(r, 50));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 51)); /* 50 after the one listed at 1 */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 4 && rsp[0].number == 1);
+    CHECK(rsp[1].tag == 3 && rsp[1].number == 2 && rsp[1].len == 120);
+    rig_done(r);
+}
+
+/* Without a send cache every send is read from the host. */
+static void test_send_no_cache(void)
+{
+    struct dt_rig *r = bt_rig(0, 1, 1, 0, 0);
+    struct ofl_dt_mem m;
+    uint64_t id;
+    uint8_t *b;
+
+    CHECK(r != NULL);
+    m = r->mem;
+    m.cache_slots = 0;
+    CHECK_OK(ofl_dt_init(&r->dt, &m, &r->cfg, &r->sim.port, 0));
+    r->mem = m;
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_send(r, id, b, 16, 0, 1));
+    CHECK_OK(dt_rig_send(r, id, b, 16, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK_EQ(r->dt.stats.dma_skipped, 0);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].tx_tail, 32);
+    rig_done(r);
+}
+
+/* One response answers at most 255 merged requests (its number field). */
+static void test_send_merge_limit(void)
+{
+    static struct ofl_dt_xfer big[300];
+    struct ofl_dt_config c;
+    struct ofl_dt_mem m;
+    struct dt_rig *r;
+    uint8_t *b;
+    uint32_t i, n;
+
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_COUNT;
+    c.bt_count = 300;
+    r = dt_rig_new_sized(&c, 256, 64);
+    CHECK(r != NULL);
+    m = r->mem;
+    m.xfer = big;
+    m.xfer_cap = 300;
+    CHECK_OK(ofl_dt_init(&r->dt, &m, &c, &r->sim.port, 0));
+    r->mem = m;
+    (void)dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, DT_RIG_TX);
+    for (i = 0; i < DT_RIG_TX; i++)
+        b[i] = (uint8_t)(i / 16);
+    for (i = 0; i < 256; i++)
+        CHECK_OK(dt_rig_send(r, 1ull << 32 | 1, b + 16 * i, 16, 0, 1000 + i));
+    CHECK_OK(ofl_dt_process(&r->dt, 1, 1000, &n));
+    CHECK_EQ(n, 256);
+    CHECK_EQ(r->dt.xfer_count, 256);
+    c.bt_criteria = 0;
+    CHECK_OK(ofl_dt_configure(&r->dt, &c));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 1000 && rsp[0].number == 255 && rsp[0].len == 255 * 16);
+    CHECK(rsp[1].tag == 1255 && rsp[1].number == 1 && rsp[1].len == 16);
+    CHECK_EQ(r->dt.stats.merged, 254);
+    CHECK_EQ(r->conn[0].tx_tail, DT_RIG_TX);
+    rig_done(r);
+}
+
+/* Attribute values checked against the adapter's state, a connection
+ * whose connect failed, and a control buffer that cannot be written back
+ * or an input run that cannot be handed back. */
+static void test_attr_edges(void)
+{
+    struct ofl_dt_config c;
+    struct ofl_dt_desc d;
+    struct dt_rig *r;
+    uint8_t t[64], *cb;
+    uint64_t l, id, k[1];
+    uint32_t n;
+    size_t off;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = OFL_DT_CN_COUNT;
+    c.cn_count = 5;
+    c.cn_max_delay = 100;
+    r = dt_rig_new(&c, 8);
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    open_n(r, 1, &id, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, id, 0));
+    open_n(r, 1, k, 0);
+    CHECK_OK(ofl_dt_conn_failed(&r->dt, k[0], OFL_DT_ST_FAILED, 0));
+    off = 0; /* the listener's port: a 16-bit field */
+    dt_tup_u32(t, &off, false, OFL_DT_ATTR_LOCAL_PORT, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, l, t, (uint32_t)off, 1, 1,
+                         &cb));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(ofl_load_be32(cb + 6), 80);
+    off = 0; /* a group must be a listener ... */
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_GROUP, id);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off, 1, 2,
+                         NULL));
+    off = 0; /* ... that exists ... */
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_GROUP, l + (1ull << 32));
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off, 1, 2,
+                         NULL));
+    off = 0; /* ... or none */
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_GROUP, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off, 1, 3,
+                         NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 8);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 4,
+                         NULL));
+    off = 0; /* the entry of a failed connect, its notice not yet out */
+    dt_tup_u32(t, &off, false, OFL_DT_ATTR_STATE, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, k[0], t, (uint32_t)off, 1, 5,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 6);
+    CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_OK);
+    CHECK(rsp[1].tag == 2 && rsp[1].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[2].tag == 2 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[3].tag == 3 && rsp[3].status == OFL_DT_ST_OK);
+    CHECK(rsp[4].tag == 4 && rsp[4].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[5].tag == 5 && rsp[5].status == OFL_DT_ST_BAD_CONN);
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 7);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 6,
+                         NULL));
+    r->sim.fail_dma_countdown = 3; /* table, control buffer, write back */
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 6 && rsp[0].status == OFL_DT_ST_DMA);
+    CHECK_EQ(r->dt.cfg.out_warn, 7); /* applied all the same */
+    d = mk(OFL_DT_REQ_CANCEL);
+    CHECK_OK(dt_rig_post(r, &d));
+    r->sim.fail_dma_countdown = 2; /* the run cannot be handed back */
+    CHECK_ERR(ofl_dt_process(&r->dt, 4, 10, &n), OFL_E_PORT_DMA);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(r->dt.in_head, r->host.in_tail);
+    rig_done(r);
+}
+
+/* Buffer checks: past the end of the host range, just below a table with
+ * the whole address space allowed, a peek through a listener, the
+ * adaptive clock with a host whose time goes backwards, a listen on port
+ * 0, a listen whose control buffer is out of range, data of length 0 and
+ * data on a closing connection. */
+static void test_buffer_edges(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_desc d;
+    uint8_t t[64], *b, *end;
+    uint64_t id, l;
+    size_t off = 0;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    l = dt_rig_listen(r, 80, 0);
+    end = r->arena + DT_RIG_ARENA;
+    CHECK_OK(dt_rig_avail(r, 0, end - 8, 8, 0, 0, 1));  /* the last bytes */
+    CHECK_OK(dt_rig_avail(r, 0, end - 8, 9, 0, 0, 2));  /* one past */
+    CHECK_OK(dt_rig_avail(r, l, end - 8, 8, OFL_DT_F_PEEK, 0, 3));
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 4, NULL));
+    d = mk(OFL_DT_REQ_LISTEN);
+    d.base = dt_rig_pa(end - 8);
+    d.len = 16;
+    d.number = 1;
+    d.tag = 5;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 4);
+    CHECK(rsp[0].tag == 2 && rsp[0].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[1].tag == 3 && rsp[1].status == OFL_DT_ST_BAD_DESC &&
+          (rsp[1].flags & OFL_DT_F_PEEK));
+    CHECK(rsp[2].tag == 4 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[3].tag == 5 && rsp[3].status == OFL_DT_ST_BAD_DESC);
+    /* The whole address space allowed: right below the input table is
+     * fine, one byte into it is not. */
+    r->dt.mem.host_lo = 0;
+    r->dt.mem.host_hi = ~0ull;
+    d = mk(OFL_DT_REQ_BUF_AVAIL);
+    d.base = dt_rig_pa(r->in_table) - 32;
+    d.len = 32;
+    d.tag = 6;
+    CHECK_OK(dt_rig_post(r, &d));
+    d.len = 33;
+    d.tag = 7;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 7 && rsp[0].status == OFL_DT_ST_BAD_DESC);
+    r->dt.mem.host_lo = r->mem.host_lo;
+    r->dt.mem.host_hi = r->mem.host_hi;
+    /* Adaptive posting clock: a post at 5, at 10 (interval 5), at 0 (the
+     * clock went back: the longest interval), then at 3. */
+    b = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_avail(r, id, b, 8, 0, 0, 8));
+    CHECK_OK(dt_rig_poll(r, 5));
+    CHECK_OK(dt_rig_avail(r, id, b + 8, 8, 0, 0, 9));
+    CHECK_OK(dt_rig_poll(r, 10));
+    CHECK_EQ(r->conn[(uint32_t)id - 1].post_ewma, 5);
+    CHECK_OK(dt_rig_avail(r, id, b + 16, 8, 0, 0, 10));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(r->conn[(uint32_t)id - 1].post_ewma, 5 - 0 + 0x1FFFFFFFu);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].t_last_post, 0);
+    CHECK_OK(dt_rig_avail(r, id, b + 24, 8, 0, 0, 11));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(r->conn[(uint32_t)id - 1].t_last_post, 3);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].post_ewma,
+             (5u + 0x1FFFFFFFu) - ((5u + 0x1FFFFFFFu) >> 3) + (3u >> 3));
+    /* Data: nothing is fine; a closing connection still takes it. */
+    CHECK_OK(ofl_dt_rx(&r->dt, id, NULL, 0, 4));
+    d = mk(OFL_DT_REQ_TERMINATE);
+    d.conn = id;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 4));
+    rx(r, id, "late", 5);
+    CHECK_OK(dt_rig_poll(r, 5));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 8 && rsp[0].len == 4 && memcmp(b, "late", 4) == 0);
+    rig_done(r);
+}
+
 OFL_SUITE(dt)
 {
     test_codec_roundtrip();
@@ -2131,4 +3453,28 @@ OFL_SUITE(dt)
     test_output_overflow();
     test_actions_and_query();
     test_more_refusals();
+    test_api_arguments();
+    test_config_ranges();
+    test_init_memory();
+    test_output_port_failures();
+    test_output_full_requests();
+    test_output_full_service();
+    test_closed_everything();
+    test_closed_after_send();
+    test_conn_table_full();
+    test_firmware_arguments();
+    test_rx_ring_wrap();
+    test_rx_long_run();
+    test_rx_starved_first();
+    test_rx_note_after_notice();
+    test_rx_same_address();
+    test_rx_bulk_pick_order();
+    test_rx_port_failures();
+    test_cn_empty_pattern_reports();
+    test_send_edges();
+    test_send_oldest_listed();
+    test_send_merge_limit();
+    test_send_no_cache();
+    test_attr_edges();
+    test_buffer_edges();
 }

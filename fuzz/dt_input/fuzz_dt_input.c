@@ -206,7 +206,8 @@ static void setup(struct fuzz_in *in)
 /* The adapter's counters agree with its tables. */
 static void audit(void)
 {
-    unsigned i, live = 0, connecting = 0, pending = 0;
+    unsigned i, j, live = 0, connecting = 0, pending = 0, listed;
+    uint64_t bytes = 0;
 
     FUZZ_ASSERT(sim.violations == 0);
     FUZZ_ASSERT(host.bad == 0); /* every response it wrote decodes */
@@ -226,7 +227,13 @@ static void audit(void)
         FUZZ_ASSERT(c->rx_tail - c->rx_head <= 256);
         FUZZ_ASSERT(c->tx_tail - c->tx_head <= 256);
         FUZZ_ASSERT(c->cfg.priority <= 7);
+        for (j = 0, listed = 0; j < dt.xfer_count; j++)
+            listed += dt.mem.xfer[j].conn == i;
+        FUZZ_ASSERT(listed == c->xfer_n);
     }
+    for (j = 0; j < dt.xfer_count; j++)
+        bytes += dt.mem.xfer[j].len;
+    FUZZ_ASSERT(bytes == dt.bt_bytes_listed);
     FUZZ_ASSERT(live == dt.conn_live);
     FUZZ_ASSERT(connecting == dt.connecting);
     FUZZ_ASSERT(pending == dt.cn_pending);
