@@ -36,6 +36,8 @@ static int qr_transmit(void *ctx, const uint8_t *data, uint32_t len,
             return 1; /* the wire is full: try again later */
         memcpy(s->out->buf + s->out->len, data, len);
         s->out->len += len;
+        if (s->out->nchunk < QR_CHUNKS)
+            s->out->chunk[s->out->nchunk++] = s->out->len;
     }
     if (flags & OFL_QP_TX_CLOSE) {
         s->closes++;
@@ -64,6 +66,22 @@ static enum ofl_err qr_segment(struct ofl_qp *qp, struct qr_wire *w,
     return err;
 }
 
+/* The length of the segment that starts at stream byte off: to the end of
+ * its transmission (when the wire still knows the boundaries), at most
+ * mss. */
+static uint32_t qr_seg_len(const struct qr_wire *w, uint32_t off, uint32_t len)
+{
+    uint32_t end = len, i;
+
+    if (!w->cut_used)
+        for (i = 0; i < w->nchunk; i++)
+            if (w->chunk[i] > off) {
+                end = w->chunk[i] < len ? w->chunk[i] : len;
+                break;
+            }
+    return end - off < w->mss ? end - off : w->mss;
+}
+
 enum ofl_err qr_deliver(struct qr_rig *r, struct qr_side *from)
 {
     struct qr_wire *w = from->out;
@@ -87,13 +105,14 @@ enum ofl_err qr_deliver(struct qr_rig *r, struct qr_side *from)
         memmove(buf + at, buf + at + k, len - at - k);
         len -= k;
         w->cut_at = -1;
+        w->cut_used = 1; /* the boundaries no longer hold */
     }
     while (off < len) {
-        uint32_t n = len - off < w->mss ? len - off : w->mss;
+        uint32_t n = qr_seg_len(w, off, len);
         uint32_t n2 = 0;
 
         if (w->reorder && off + n < len) {
-            n2 = len - off - n < w->mss ? len - off - n : w->mss;
+            n2 = qr_seg_len(w, off + n, len);
             /* The later segment first (ahead of a hole), then both. */
             err = qr_segment(qp, w, buf + off + n, w->seq + off + n, n2);
             if (first == OFL_OK)
@@ -111,6 +130,8 @@ enum ofl_err qr_deliver(struct qr_rig *r, struct qr_side *from)
     }
     w->seq += len;
     w->len = 0;
+    w->nchunk = 0;
+    w->cut_used = 0;
     return first;
 }
 
@@ -307,6 +328,7 @@ struct qr_rig *qr_new(const struct qr_opts *o)
     if (r->o.service == OFL_QP_SVC_ISCSI) {
         qr_wire_init(&r->ab, wa, QR_ISN_AB, r->o.mss ? r->o.mss : emss);
         qr_wire_init(&r->ba, wb, QR_ISN_BA, r->o.mss ? r->o.mss : emss);
+        r->a.direct_seq = r->ab.seq;
         if (qr_side_init(&r->a, &r->o, 1, &r->ab, &r->b) != 0 ||
             ofl_qp_establish(&r->a.qp, NULL, emss, QR_ISN_BA, wnd) != OFL_OK)
             goto fail;
@@ -405,8 +427,9 @@ int qr_pump(struct qr_rig *r, uint64_t now)
             (void)qr_process(&r->b, now);
         if (r->ab.len == 0 && r->ba.len == 0)
             break;
-        if (r->o.service != OFL_QP_SVC_ISCSI)
-            (void)qr_deliver(r, &r->a);
+        if (r->o.service == OFL_QP_SVC_ISCSI)
+            break; /* the test plays the target */
+        (void)qr_deliver(r, &r->a);
         (void)qr_deliver(r, &r->b);
         if (r->ab.delivered + r->ba.delivered == before)
             break;
@@ -442,6 +465,8 @@ void qr_inject(struct qr_side *from, const void *p, uint32_t n)
     if (from->out->len + n <= QR_WIRE) {
         memcpy(from->out->buf + from->out->len, p, n);
         from->out->len += n;
+        if (from->out->nchunk < QR_CHUNKS)
+            from->out->chunk[from->out->nchunk++] = from->out->len;
     }
 }
 

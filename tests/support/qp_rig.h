@@ -26,6 +26,7 @@
 #define QR_WIRE (256u * 1024u) /* bytes a direction may hold */
 #define QR_OT 8
 #define QR_OOO 8
+#define QR_CHUNKS 4096
 #define QR_ISN_AB 1000u
 #define QR_ISN_BA 0xFFFFF000u /* wraps 2^32 early on */
 
@@ -44,7 +45,13 @@ struct qr_wire {
     long corrupt_at;      /* flip a bit of this stream byte (-1: none) */
     long cut_at;          /* drop cut_len bytes from this byte on */
     uint32_t cut_len;
+    int cut_used;
     uint32_t delivered;   /* segments handed to the receiver */
+    uint32_t chunk[QR_CHUNKS]; /* where each transmission ended: a
+                                  transmission is one segment (RFC 5044
+                                  §6: an FPDU per segment), cut further
+                                  at mss */
+    uint32_t nchunk;
 };
 
 struct qr_side {
@@ -82,7 +89,8 @@ struct qr_opts {
     bool markers;          /* both directions */
     bool crc;
     uint32_t emss;         /* 0: 1460 */
-    uint32_t mss;          /* wire segment size, 0: emss */
+    uint32_t mss;          /* wire segment size, 0: emss (transmissions
+                              are segments of their own anyway) */
     uint8_t sq_reg;        /* FIG. 11 enabled */
     uint8_t reg_option;    /* 1 (default) or 2 */
     bool host_rings;       /* rings fetched by DMA */
