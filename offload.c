@@ -64,15 +64,24 @@ const char *ofl_strerror(enum ofl_err e)
 
 /*
  * Both move 16 or 8 bytes per step on targets where unaligned word access is
- * cheap: the byte-order helpers then compile to single moves (a pair of
- * 8-byte loads before the stores may merge into one 16-byte move). Nothing
- * here can become a library call: a fixed-size __builtin_memcpy would be a
- * memcpy call under strict alignment (RV64 -Os) and at -O0. Other targets,
- * and the tail, go byte by byte. dst and src MUST NOT overlap.
+ * cheap: through an unaligned may_alias word with GCC and clang, else
+ * through the byte-order helpers (which compilers usually merge into single
+ * moves). Nothing here can become a library call: a fixed-size
+ * __builtin_memcpy would be a memcpy call under strict alignment (RV64 -Os)
+ * and at -O0. Other targets, and the tail, go byte by byte. dst and src
+ * MUST NOT overlap.
  */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
     defined(__s390x__) || defined(__powerpc64__)
 #define OFL_WORD_MOVES 1
+#endif
+
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__)
+/* An unaligned word that may alias anything: one load or store on these
+ * targets at every optimisation level. (GCC 12 does not merge the byte
+ * stores of the byte-order helpers when two words are in flight, nor at
+ * -O1 or -O3: it then moves byte by byte with shifts.) */
+typedef uint64_t __attribute__((__may_alias__, __aligned__(1))) ofl_word;
 #endif
 
 static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src, size_t n)
@@ -80,7 +89,16 @@ static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src
     uint8_t *d = (uint8_t *)dst;
     const uint8_t *s = (const uint8_t *)src;
 
-#if defined(OFL_WORD_MOVES)
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__)
+    for (; n >= 16; n -= 16, d += 16, s += 16) {
+        ofl_word a = ((const ofl_word *)s)[0], b = ((const ofl_word *)s)[1];
+
+        ((ofl_word *)d)[0] = a;
+        ((ofl_word *)d)[1] = b;
+    }
+    for (; n >= 8; n -= 8, d += 8, s += 8)
+        *(ofl_word *)d = *(const ofl_word *)s;
+#elif defined(OFL_WORD_MOVES)
     for (; n >= 16; n -= 16, d += 16, s += 16) {
         uint64_t a = ofl_load_le64(s), b = ofl_load_le64(s + 8);
 
@@ -5450,8 +5468,14 @@ static enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
     const uint8_t *h = c->hdr;
     enum ofl_err err;
 
-    ofl_fill(t, 0, sizeof(*t));
-    ofl_fill(c->hdr, 0, sizeof(c->hdr));
+    t->to = 0;
+    t->len = 0;
+    t->got = 0;
+    t->stag = 0;
+    t->status = OFL_WC_SUCCESS;
+    t->wr_id = 0;
+    t->opcode = 0;
+    t->flags = 0;
     c->idx = qp->sq.ci;
     c->active = 1;
     c->phase = 0;
@@ -5558,32 +5582,38 @@ static enum ofl_err qp_msg_begin(struct ofl_qp *qp, uint8_t opcode,
  */
 static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done)
 {
-    struct ofl_ddp_seg s;
+    struct ofl_ddp_seg *s = &qp->cur.seg;
+    /* What ofl_ddp_seg_next moves, kept to undo a refused transmission
+     * (struct ofl_ddp_seg documents these fields). */
+    const uint32_t off0 = s->off;
+    const uint64_t to0 = s->next.to;
     uint32_t off, n, hl, si = qp->cur.sge_i, so = qp->cur.sge_off;
     uint8_t *dst;
     enum ofl_err err;
 
-    ofl_copy(&s, &qp->cur.seg, sizeof(s));
     *done = false;
-    if (!ofl_ddp_seg_next(&s, &qp->msg.ddp, &off, &n)) {
+    if (!ofl_ddp_seg_next(s, &qp->msg.ddp, &off, &n)) {
         *done = true;
         return OFL_OK;
     }
     err = qp_hdr_build(qp, &hl);
-    if (err != OFL_OK)
+    if (err == OFL_OK) {
+        dst = qp_payload_at(qp, hl);
+        err = qp_gather(qp, dst, n, &si, &so);
+        if (err == OFL_OK)
+            err = qp_fpdu_send(qp, hl, dst, n,
+                               s->done ? 0u : OFL_QP_TX_MORE);
+    }
+    if (err != OFL_OK) {
+        s->off = off0;
+        s->next.to = to0;
+        s->done = false;
         return err;
-    dst = qp_payload_at(qp, hl);
-    err = qp_gather(qp, dst, n, &si, &so);
-    if (err != OFL_OK)
-        return err;
-    err = qp_fpdu_send(qp, hl, dst, n, s.done ? 0u : OFL_QP_TX_MORE);
-    if (err != OFL_OK)
-        return err;
-    ofl_copy(&qp->cur.seg, &s, sizeof(s));
+    }
     qp->cur.sge_i = si;
     qp->cur.sge_off = so;
     qp->cur.sent = 1;
-    *done = s.done;
+    *done = s->done;
     return OFL_OK;
 }
 
