@@ -4738,6 +4738,10 @@ static enum ofl_err qp_op_rules(uint32_t opcode, uint32_t num_sge,
         if (total == 0)
             return OFL_E_QP_WR; /* a command without data: ISCSI_PDU */
         break;
+    case OFL_QP_OP_ISCSI_PDU:
+        if (total > 0xFFFFFFu)
+            return OFL_E_QP_WR; /* DataSegmentLength has 24 bits */
+        break;
     default:
         break;
     }
@@ -5244,7 +5248,7 @@ static enum ofl_err qp_scatter(struct ofl_qp *qp, const struct ofl_qp_sge *sge,
         n -= k;
         off = 0;
     }
-    return n == 0 ? OFL_OK : OFL_E_DDP_TOO_LONG;
+    return OFL_OK; /* the callers checked that n bytes fit */
 }
 
 /* Gathers n bytes of the current send WQE from its data segments, from
@@ -5254,12 +5258,12 @@ static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
 {
     enum ofl_err err;
 
-    while (n != 0) {
+    /* n never exceeds what the segments hold: the message total is
+     * their sum. */
+    while (n != 0 && *si < qp->cur.num_sge) {
         const struct ofl_qp_sge *s;
         uint32_t k;
 
-        if (*si >= qp->cur.num_sge)
-            return OFL_E_QP_WQE;
         s = &qp->sq_sge[*si];
         if (*so >= s->len) {
             (*si)++;
@@ -5479,6 +5483,7 @@ static enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
     c->idx = qp->sq.ci;
     c->active = 1;
     c->phase = 0;
+    c->begun = 0;
     c->sent = 0;
     c->sge_i = 0;
     c->sge_off = 0;
@@ -5625,14 +5630,14 @@ static OFL_NOINLINE enum ofl_err qp_run_message(struct ofl_qp *qp, uint8_t opcod
     bool done;
 
     *finished = false;
-    if (qp->cur.phase == 0) {
+    if (!qp->cur.begun) {
         err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
         if (err != OFL_OK)
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
         err = qp_msg_begin(qp, opcode, tagged);
         if (err != OFL_OK) /* a TO that wraps: a local length error */
             return qp_sq_fail(qp, err, OFL_WC_LOC_LEN_ERR);
-        qp->cur.phase = 1;
+        qp->cur.begun = 1;
     }
     err = qp_msg_segment(qp, &done);
     if (err == OFL_E_QP_TX_BLOCKED)
@@ -5676,11 +5681,11 @@ static OFL_NOINLINE enum ofl_err qp_run_request(struct ofl_qp *qp, bool atomic)
 
     if (qp->ord_count >= qp->ord)
         return OFL_OK; /* ORD reached: wait for a response */
-    if (qp->cur.phase == 0) {
+    if (!qp->cur.begun) {
         err = qp_sges_check(qp, OFL_TPT_LOCAL_WRITE);
         if (err != OFL_OK)
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
-        qp->cur.phase = 1;
+        qp->cur.begun = 1;
     }
     if (atomic) {
         struct ofl_rdmap_atomic_req *a = &qp->msg.u.atomic_req;
@@ -5868,7 +5873,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_run(struct ofl_qp *qp, uint64_t now, bool
     bool finished = false;
     enum ofl_err err = OFL_OK;
 
-    if (c->phase == 0 && (c->hdr[QPW_FLAGS] & OFL_QP_WR_FENCE) &&
+    if (!c->begun && c->phase == 0 && (c->hdr[QPW_FLAGS] & OFL_QP_WR_FENCE) &&
         qp->ord_count != 0)
         return OFL_OK; /* fenced behind outstanding Reads / Atomics */
     switch (op) {
@@ -5888,10 +5893,10 @@ static OFL_NOINLINE enum ofl_err qp_sq_run(struct ofl_qp *qp, uint64_t now, bool
         err = qp_run_message(qp, OFL_RDMAP_WRITE, true, &finished);
         break;
     case OFL_QP_OP_WRITE_IMM:
-        if (c->phase < 2) {
+        if (c->phase == 0) {
             err = qp_run_message(qp, OFL_RDMAP_WRITE, true, &finished);
-            if (err == OFL_OK && finished) {
-                c->phase = 2;
+            if (finished) {
+                c->phase = 1;
                 finished = false;
             }
         } else {
@@ -5928,9 +5933,9 @@ static OFL_NOINLINE enum ofl_err qp_sq_run(struct ofl_qp *qp, uint64_t now, bool
     case OFL_QP_OP_DELAY: {
         uint64_t ticks = ofl_load_le64(c->hdr + QPW_TO);
 
-        if (c->phase == 0) {
+        if (!c->begun) {
             c->until = now + ticks < now ? ~(uint64_t)0 : now + ticks;
-            c->phase = 1;
+            c->begun = 1;
         }
         if (now < c->until)
             return OFL_OK;
@@ -5944,28 +5949,20 @@ static OFL_NOINLINE enum ofl_err qp_sq_run(struct ofl_qp *qp, uint64_t now, bool
             *progress = true;
             if (err != OFL_OK)
                 return qp_sq_reg_fail(qp, err);
-            c->phase = 3; /* registered; the Send starts from phase 0 */
+            c->phase = 1; /* registered: the Send's segments may use it */
         }
-        if (c->phase == 3)
-            c->phase = 0;
         err = qp_run_message(qp, (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED)
                                      ? OFL_RDMAP_SEND_SE
                                      : OFL_RDMAP_SEND,
                              false, &finished);
-        if (c->active && c->phase == 0)
-            c->phase = 3; /* still to start (refused transmission) */
         break;
     case OFL_QP_OP_ISCSI_CMD:
         err = qp_iscsi_cmd(qp);
         *progress = true;
         return err;
-    case OFL_QP_OP_ISCSI_PDU:
+    default: /* OFL_QP_OP_ISCSI_PDU: qp_sq_fetch let nothing else in */
         err = qp_iscsi_pdu(qp, &finished);
         break;
-    default: /* qp_sq_fetch let nothing else through */
-        err = qp_sq_fail(qp, OFL_E_QP_WQE, OFL_WC_LOC_QP_OP_ERR);
-        *progress = true;
-        return err;
     }
     if (finished && c->active)
         qp_cur_done(qp, OFL_WC_SUCCESS);
@@ -7030,13 +7027,13 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
     enum ofl_err err;
 
     *finished = false;
-    if (qp->cur.phase == 0) {
+    if (!qp->cur.begun) {
         err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
         if (err != OFL_OK)
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
-        if (n > qp->tx_cap - OFL_ISCSI_BHS_LEN - 3u || n > 0xFFFFFFu)
+        if (n > qp->tx_cap - OFL_ISCSI_BHS_LEN - 3u)
             return qp_sq_fail(qp, OFL_E_SIZE, OFL_WC_LOC_LEN_ERR);
-        qp->cur.phase = 1;
+        qp->cur.begun = 1;
     }
     ofl_copy(qp->tx_buf, qp->cur.hdr + QPW_EXT, OFL_ISCSI_BHS_LEN);
     qp_store_be24(qp->tx_buf + 5, n);

@@ -2611,10 +2611,14 @@ struct ofl_qp_sq_cur {
     uint32_t sge_i;           /* gather cursor: data segment */
     uint32_t sge_off;         /* and offset in it */
     uint8_t active;           /* a WQE is fetched */
-    uint8_t phase;            /* 0 local step / first message, 1 second
-                                 message (WRITE_IMM, REG_SEND) */
+    uint8_t phase;            /* 0 first step; 1 the second (WRITE_IMM:
+                                 the Immediate Data; REG_SEND, ISCSI_CMD:
+                                 registered, the message) */
+    uint8_t begun;            /* the message or request is checked and
+                                 started */
     uint8_t sent;             /* bytes of it reached the wire */
     uint8_t num_sge;
+    uint8_t reserved[3];
 };
 
 /* The Send being received on queue 0 (adapter side). */

@@ -76,11 +76,6 @@ static bool reach(struct qr_rig *r, enum ofl_qp_state st)
     case OFL_QP_ERROR:
         return ofl_qp_modify(qp, OFL_QP_ERROR) == OFL_OK;
     case OFL_QP_TERMINATE: { /* a Write to an STag b does not have */
-        uint8_t x[8] = {0};
-
-        qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, NULL, 0, 0);
-        wr.remote_stag = 0x4242;
-        (void)x;
         {
             uint8_t *p = qr_alloc(&r->b, 16, false);
             uint32_t l = qr_reg(&r->b, p, 16, OFL_TPT_LOCAL_READ, 0);
@@ -544,8 +539,11 @@ static void test_doorbell(void)
     CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
     CHECK_EQ(c[0].status, OFL_WC_LOC_QP_OP_ERR);
     CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+    qr_free(r);
     /* A caller-memory ring ignores doorbells. */
-    CHECK_OK(ofl_qp_doorbell(&r->b.qp, OFL_QP_RING_SQ, 0));
+    r = qr_new(NULL);
+    CHECK_OK(ofl_qp_doorbell(&r->b.qp, OFL_QP_RING_SQ, 7));
+    CHECK_EQ(r->b.qp.sq.db_pi, 0);
     qr_free(r);
 }
 

@@ -67,7 +67,7 @@ static enum ofl_err data_in(struct target *t, uint32_t itt, uint32_t off,
                             const uint8_t *data, uint32_t n, bool status,
                             uint32_t seg)
 {
-    uint8_t pdu[48 + 9000];
+    static uint8_t pdu[48 + 9000];
     uint32_t pad = (0u - n) & 3u;
 
     bhs_init(pdu, 0x25, (uint8_t)(status ? 0x81 : 0x00), itt, n);
@@ -157,7 +157,7 @@ static void test_read_command(void)
     uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
     uint32_t stag = 0, id;
     struct ofl_qp_sge bufs[2];
-    uint8_t bhs[48 * 4], data[8192 * 4], payload[6000];
+    static uint8_t bhs[48 * 4], data[8192 * 4], payload[6000];
     uint32_t dl[4], i;
     struct ofl_cqe c[4];
     struct ofl_tpt_info info;
@@ -186,7 +186,7 @@ static void test_read_command(void)
     CHECK_OK(data_in(&t, stag, 0, payload, 4000, false, 1460));
     CHECK_OK(data_in(&t, stag, 4000, payload + 4000, 2000, false, 7));
     {
-        uint8_t got[6000];
+        static uint8_t got[6000];
 
         memcpy(got, buf + 96, 4096 - 96);
         memcpy(got + 4096 - 96, buf + 4096, 6000 - (4096 - 96));
@@ -283,7 +283,7 @@ static void test_invalid(void)
     uint32_t lresp = qr_reg(&r->a, resp, 1024, LW, 0);
     uint32_t stag = 0, i;
     struct ofl_qp_sge bufs[1];
-    uint8_t bhs[48 * 2], data[8192 * 2], payload[64];
+    static uint8_t bhs[48 * 2], data[8192 * 2], payload[64];
     uint32_t dl[2];
     struct ofl_cqe c[8];
 
@@ -363,7 +363,7 @@ static void test_reg_fail(void)
         struct ofl_qp_sge bufs[1];
         struct ofl_qp_wr wr;
         struct ofl_cqe c[4];
-        uint8_t bhs[48], data[8192];
+        static uint8_t bhs[48], data[8192];
         uint32_t dl;
 
         bufs[0].addr = ofl_sim_pa(buf);
@@ -401,7 +401,7 @@ static void test_pdu(void)
     uint32_t ld = qr_reg(&r->a, d, 64, LR, 0);
     struct ofl_qp_wr wr;
     struct ofl_qp_sge sge;
-    uint8_t bhs[48 * 2], data[8192 * 2];
+    static uint8_t bhs[48 * 2], data[8192 * 2];
     uint32_t dl[2];
 
     memcpy(d, "ping!", 5);
@@ -422,6 +422,129 @@ static void test_pdu(void)
     qr_free(r);
 }
 
+/* The rest of the iSCSI paths: refused transmissions, DMA failures, the
+ * inbound queue full, a PDU too large, check g for Data-In. */
+static void test_iscsi_edges(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 1};
+    uint8_t *buf = qr_alloc(&r->a, 8192, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t stag = 0, i;
+    struct ofl_qp_sge bufs[1];
+    static uint8_t bhs[48 * 16], data[8192 * 16], payload[64];
+    uint32_t dl[16];
+    struct ofl_cqe c[16];
+
+    memset(payload, 0x11, sizeof(payload));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 8000;
+    /* a write command, its PDU refused once */
+    (void)command(r, 0x20, stag, bufs, 1);
+    r->a.refuse = 1;
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_QP_TX_BLOCKED);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 1);
+    /* check g: Data-In for a write command goes to the receive queue */
+    for (i = 0; i < 12; i++)
+        CHECK_OK(qr_post_recv(&r->a, 100 + i, resp, 256, lresp));
+    CHECK_OK(data_in(&t, stag, 0, payload, 16, false, 1460));
+    CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    /* nine R2Ts with IRD 8: the ninth goes to the receive queue; an R2T
+     * with a data segment has it skipped */
+    for (i = 0; i < 9; i++) {
+        uint8_t p[48 + 4];
+
+        bhs_init(p, 0x31, 0x80, stag, i == 0 ? 4 : 0);
+        ofl_store_be32(p + 20, i);
+        ofl_store_be32(p + 40, 0);
+        ofl_store_be32(p + 44, 10);
+        memset(p + 48, 0, 4);
+        CHECK_OK(to_init(r, p, i == 0 ? 52 : 48, 52));
+    }
+    CHECK_EQ(r->a.qp.irq_count, 8);
+    CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    /* Data-Out: the first refused, the rest go */
+    r->a.refuse = 1;
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_QP_TX_BLOCKED);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 8);
+    CHECK_EQ(ofl_load_be32(bhs + 20), 0); /* TTT of the first R2T */
+    /* a PDU too large for the transmit buffer: LOC_LEN_ERR, SQE */
+    {
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge s;
+        uint8_t *big = qr_alloc(&r->a, 30000, false);
+        uint32_t lb = qr_reg(&r->a, big, 30000, LR, 0);
+
+        qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 50, &s, big, 30000, lb);
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+        qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 51, &s, big, 0x1000000u, lb);
+        CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_WR);
+        CHECK_OK(qr_process(&r->a, 0));
+        CHECK(qr_poll(&r->a, true, c, 16) >= 1);
+        CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+    }
+    qr_free(r);
+    /* DMA failures: reading Data-Out data, placing Data-In, copying to a
+     * receive WQE; and a final Data-In with no receive WQE */
+    for (i = 0; i < 4; i++) {
+        r = irig(1);
+        t.r = r;
+        buf = qr_alloc(&r->a, 8192, true);
+        resp = qr_alloc(&r->a, 256, false);
+        lresp = qr_reg(&r->a, resp, 256, LW, 0);
+        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+        bufs[0].addr = ofl_sim_pa(buf);
+        bufs[0].len = 4000;
+        (void)command(r, i == 0 ? 0x20 : 0x40, stag, bufs, 1);
+        CHECK_OK(qr_process(&r->a, 0));
+        (void)sent_pdus(r, bhs, data, dl, 16);
+        if (i != 3)
+            CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+        if (i == 0) {
+            CHECK_OK(r2t(&t, stag, 1, 0, 100));
+            r->a.sim.fail_dma_countdown = 1;
+            CHECK_ERR(qr_process(&r->a, 0), OFL_E_PORT_DMA);
+        } else if (i == 1) {
+            r->a.sim.fail_dma_countdown = 1;
+            CHECK_ERR(data_in(&t, stag, 0, payload, 16, false, 1460),
+                      OFL_E_PORT_DMA);
+        } else if (i == 2) {
+            r->a.sim.fail_dma_countdown = 2; /* the WQE, then the copy */
+            CHECK_ERR(data_in(&t, stag + 1, 0, payload, 16, false, 1460),
+                      OFL_E_PORT_DMA);
+        } else {
+            CHECK_ERR(data_in(&t, stag, 0, payload, 16, true, 1460),
+                      OFL_E_QP_RQ_EMPTY);
+        }
+        CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+        qr_free(r);
+    }
+    /* a receive WQE whose segment fails its checks: the stream is reset;
+     * the bytes after the failing PDU in the same segment are not taken */
+    r = irig(1);
+    t.r = r;
+    resp = qr_alloc(&r->a, 256, false);
+    lresp = qr_reg(&r->a, resp, 256, LR, 0); /* no local write */
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    {
+        uint8_t two[96];
+
+        bhs_init(two, 0x20, 0x80, 0xFFFFFFFFu, 0);
+        bhs_init(two + 48, 0x20, 0x80, 0xFFFFFFFFu, 0);
+        CHECK_ERR(to_init(r, two, 96, 96), OFL_E_TPT_ACCESS);
+    }
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+    qr_free(r);
+}
+
 OFL_SUITE(qp_iscsi)
 {
     test_read_command();
@@ -429,4 +552,5 @@ OFL_SUITE(qp_iscsi)
     test_invalid();
     test_reg_fail();
     test_pdu();
+    test_iscsi_edges();
 }

@@ -99,7 +99,7 @@ static void test_sge_lists(void)
     struct ofl_qp_wr wr;
     struct ofl_qp_recv_wr rw;
     struct ofl_cqe c[2];
-    uint8_t want[7000];
+    static uint8_t want[7000];
     static const uint32_t glen[4] = {1000, 1, 3000, 2999};
     static const uint32_t goff[4] = {8000, 4000, 10, 5000};
     static const uint32_t slen[3] = {3, 4000, 6997};

@@ -376,10 +376,10 @@ int ofl_posix_tcp_connect(const char *host, uint16_t port)
     return fd;
 }
 
-static int px_send_all(int fd, const uint8_t *p, size_t n)
+static int px_send_all(int fd, const uint8_t *p, size_t n, int more)
 {
     while (n != 0) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
 
         if (k < 0 && errno == EINTR)
             continue;
@@ -448,7 +448,7 @@ enum ofl_err ofl_posix_mpa_connect(struct ofl_posix_conn *c, int fd,
         err = ofl_mpa_hs_request(&hs, frame, sizeof(frame), &len);
     if (err != OFL_OK)
         return err;
-    if (px_send_all(fd, frame, len) != 0)
+    if (px_send_all(fd, frame, len, 0) != 0)
         return OFL_E_PORT_DMA;
     err = px_mpa_read(c, &hs, timeout_ms);
     if (err != OFL_OK)
@@ -475,7 +475,7 @@ enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
     if (err != OFL_OK)
         return err;
     err = ofl_mpa_hs_accept(&hs, frame, sizeof(frame), &len);
-    if (len != 0 && px_send_all(fd, frame, len) != 0)
+    if (len != 0 && px_send_all(fd, frame, len, 0) != 0)
         return OFL_E_PORT_DMA;
     if (err != OFL_OK)
         return err;
@@ -493,7 +493,8 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
         (void)shutdown(c->fd, SHUT_RDWR);
         return 0;
     }
-    if (len != 0 && px_send_all(c->fd, data, len) != 0)
+    if (len != 0 &&
+        px_send_all(c->fd, data, len, (flags & OFL_QP_TX_MORE) != 0) != 0)
         return -1;
     c->tx_sn += len;
     if (flags & OFL_QP_TX_CLOSE)
