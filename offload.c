@@ -4931,7 +4931,7 @@ uint32_t ofl_qp_rq_outstanding(const struct ofl_qp *qp)
     return qp != NULL ? qp->rq.pi - qp->rq.cc : 0;
 }
 
-/* ---- completions and flushing ---------------------------------------------- */
+/* ---- completions and flushing -------------------------------------------- */
 
 /* Emits the completions that became due, in posting order (FIG. 4). */
 static void qp_sq_complete(struct ofl_qp *qp)
@@ -5049,7 +5049,7 @@ static void qp_flush_all(struct ofl_qp *qp)
     qp_rq_flush(qp);
 }
 
-/* ---- transitions ------------------------------------------------------------ */
+/* ---- transitions --------------------------------------------------------- */
 
 /* Applies event ev along the table and performs the entry actions. */
 static enum ofl_err qp_event(struct ofl_qp *qp, enum ofl_qp_event ev)
@@ -5166,7 +5166,7 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
     return qp_event(qp, OFL_QP_EV_ESTABLISH);
 }
 
-/* ---- moving bytes through the TPT ------------------------------------------ */
+/* ---- moving bytes through the TPT ---------------------------------------- */
 
 /*
  * Copies between buf and [to, to + n) of stag (already checked) through
@@ -5298,7 +5298,7 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
     return OFL_OK;
 }
 
-/* ---- transmitting ------------------------------------------------------------- */
+/* ---- transmitting -------------------------------------------------------- */
 
 static enum ofl_err qp_xmit(struct ofl_qp *qp, const uint8_t *p, uint32_t n,
                             uint32_t flags)
@@ -5461,7 +5461,7 @@ static struct ofl_term_cause qp_cause(uint8_t layer, uint8_t etype,
     return c;
 }
 
-/* ---- the send queue ---------------------------------------------------------- */
+/* ---- the send queue ------------------------------------------------------ */
 
 /* Fetches and checks the next send WQE into qp->cur and starts tracking it.
  * On a malformed WQE it is still tracked (to complete with an error). */
@@ -5548,7 +5548,8 @@ static enum ofl_err qp_sq_reg_fail(struct ofl_qp *qp, enum ofl_err err)
 {
     qp_cur_done(qp, (uint8_t)ofl_tpt_wc_status(err));
     if (qp->attr.reg_option == OFL_QP_REG_OPTION1) {
-        if (qp_event(qp, OFL_QP_EV_REG_ERROR) == OFL_OK && ofl_sn_lt(qp->sq.flush_to, qp->sq.db_pi))
+        if (qp_event(qp, OFL_QP_EV_REG_ERROR) == OFL_OK &&
+            ofl_sn_lt(qp->sq.flush_to, qp->sq.db_pi))
             qp->sq.flush_to = qp->sq.db_pi;
         return OFL_OK;
     }
@@ -5623,8 +5624,8 @@ static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done)
 }
 
 /* Runs the current data message (Send family, Write) one segment on. */
-static OFL_NOINLINE enum ofl_err qp_run_message(struct ofl_qp *qp, uint8_t opcode,
-                                   bool tagged, bool *finished)
+static OFL_NOINLINE enum ofl_err
+qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
 {
     enum ofl_err err;
     bool done;
@@ -5725,7 +5726,8 @@ static OFL_NOINLINE enum ofl_err qp_run_request(struct ofl_qp *qp, bool atomic)
     return OFL_OK;
 }
 
-/* Immediate Data of WRITE_IMM (RFC 7306 §?): queue 0, after the Write. */
+/* The Immediate Data message of WRITE_IMM (RFC 7306): queue 0, after
+ * the Write. */
 static enum ofl_err qp_run_imm(struct ofl_qp *qp)
 {
     uint8_t sol = qp->cur.hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED;
@@ -5770,7 +5772,8 @@ static enum ofl_err qp_phys_pages(struct ofl_qp *qp,
             (i + 1u < n && ((pa + len) & mask) != 0))
             return OFL_E_TPT_BAD_DESC;
         total += len;
-        pages += ((pa + len - 1u) >> d->page_shift) - (pa >> d->page_shift) + 1u;
+        pages += ((pa + len - 1u) >> d->page_shift) -
+                 (pa >> d->page_shift) + 1u;
     }
     if (pages > tpt->att_capacity || d->att_base > tpt->att_capacity - pages)
         return OFL_E_TPT_ATT_RANGE;
@@ -5859,13 +5862,15 @@ static void qp_run_bind(struct ofl_qp *qp)
 }
 
 static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp);
-static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished);
+static OFL_NOINLINE enum ofl_err
+qp_iscsi_pdu(struct ofl_qp *qp, bool *finished);
 
 /*
  * Carries the current WQE one step on: one transmission, or one local
  * operation. *progress tells whether anything happened.
  */
-static OFL_NOINLINE enum ofl_err qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
+static OFL_NOINLINE enum ofl_err
+qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
 {
     struct ofl_qp_sq_cur *c = &qp->cur;
     uint8_t op = c->hdr[QPW_OPCODE];
@@ -5995,7 +6000,7 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress)
     return qp_sq_run(qp, now, progress);
 }
 
-/* ---- answering inbound requests --------------------------------------------- */
+/* ---- answering inbound requests ------------------------------------------ */
 
 static void qp_irq_pop(struct ofl_qp *qp)
 {
@@ -6008,7 +6013,8 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_data_out(struct ofl_qp *qp,
 
 /* One Read Response segment of the oldest Read Request (RFC 5040 §4.5):
  * the source is checked again (FIG. 18A a-f) as each segment is read. */
-static OFL_NOINLINE enum ofl_err qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
+static OFL_NOINLINE enum ofl_err
+qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
 {
     struct ofl_ddp_hdr *h = &qp->msg.ddp;
     struct ofl_tpt_remote a;
@@ -6143,7 +6149,7 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
     return err;
 }
 
-/* ---- receiving: the stream ------------------------------------------------------ */
+/* ---- receiving: the stream ----------------------------------------------- */
 
 /* One ULPDU being handled: where it is and the DDP SN of its last byte. */
 struct qp_rxd {
@@ -6745,7 +6751,8 @@ static enum ofl_err qp_rx_term(struct ofl_qp *qp)
 }
 
 /* One whole ULPDU received in order. */
-static OFL_NOINLINE enum ofl_err qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
+static OFL_NOINLINE enum ofl_err
+qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     struct ofl_term_cause cause;
     enum ofl_err err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
@@ -6778,8 +6785,8 @@ static OFL_NOINLINE enum ofl_err qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_
  * past each ULPDU's last byte before the ULPDU is handled (its DDP SN is
  * then NEXT), and over the pad and CRC after.
  */
-static OFL_NOINLINE enum ofl_err qp_rx_stream(struct ofl_qp *qp, const uint8_t *p,
-                                 uint32_t len)
+static OFL_NOINLINE enum ofl_err
+qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
 {
     while (len != 0) {
         struct ofl_mpa_fpdu f;
@@ -6819,7 +6826,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_stream(struct ofl_qp *qp, const uint8_t *
     return OFL_OK;
 }
 
-/* ---- receiving ahead of a hole ------------------------------------------------- */
+/* ---- receiving ahead of a hole ------------------------------------------- */
 
 /*
  * One complete FPDU found ahead of a hole: an RDMA Write whose header lies
@@ -6828,8 +6835,9 @@ static OFL_NOINLINE enum ofl_err qp_rx_stream(struct ofl_qp *qp, const uint8_t *
  * run by run between the markers. Anything else waits for the in-order
  * stream, which also reports any error.
  */
-static OFL_NOINLINE void qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
-                         const struct ofl_mpa_found *f)
+static OFL_NOINLINE void
+qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
+             const struct ofl_mpa_found *f)
 {
     uint32_t pos = seg->seq + f->off - qp->rx_base;
     const uint8_t *wire = seg->data + f->off, *p;
@@ -6875,7 +6883,8 @@ static OFL_NOINLINE void qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg
     qp->stats.ooo_placed++;
 }
 
-static OFL_NOINLINE enum ofl_err qp_rx_ooo(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
+static OFL_NOINLINE enum ofl_err
+qp_rx_ooo(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
 {
     struct ofl_mpa_segment s;
     struct ofl_mpa_found found[4];
@@ -6895,8 +6904,8 @@ static OFL_NOINLINE enum ofl_err qp_rx_ooo(struct ofl_qp *qp, const struct ofl_q
     return OFL_OK;
 }
 
-static OFL_NOINLINE enum ofl_err qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p,
-                                    uint32_t len);
+static OFL_NOINLINE enum ofl_err
+qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len);
 
 enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
 {
@@ -6930,7 +6939,7 @@ enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
     return qp_rx_stream(qp, p, len);
 }
 
-/* ---- iSCSI 1.0 (seed 000 FIG. 17A/17B; RFC 3720 §10) ---------------------------- */
+/* ---- iSCSI 1.0 (seed 000 FIG. 17A/17B; RFC 3720 §10) --------------------- */
 
 #define ISCSI_OP_NOP_OUT 0x00
 #define ISCSI_OP_DATA_OUT 0x05
@@ -7051,7 +7060,8 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
 
 /* One Data-Out PDU answering the oldest R2T (RFC 3720 §10.7): up to the
  * target's MaxRecvDataSegmentLength, read from the command's buffers. */
-static OFL_NOINLINE enum ofl_err qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
+static OFL_NOINLINE enum ofl_err
+qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
 {
     uint8_t *b = qp->tx_buf;
     uint32_t n = qp_min32(r->len - r->done, qp->attr.iscsi_max_data);
@@ -7153,7 +7163,8 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
     case ISCSI_OP_R2T:
         if (qp->irq_count < qp->attr.ird &&
             qp_iscsi_check(qp, x->itt, ofl_load_be32(b + 40),
-                           ofl_load_be32(b + 44), OFL_TPT_REMOTE_READ) == OFL_OK) {
+                           ofl_load_be32(b + 44),
+                           OFL_TPT_REMOTE_READ) == OFL_OK) {
             struct ofl_qp_inreq *r = qp_irq_push(qp, OFL_QP_IN_R2T);
 
             r->to_a = ofl_load_be64(b + 8);
@@ -7258,8 +7269,8 @@ static enum ofl_err qp_iscsi_end(struct ofl_qp *qp)
 
 /* The in-order iSCSI byte stream: BHS, AHS, data segment and pad of one PDU
  * after another (no digests). Bounded by len. */
-static OFL_NOINLINE enum ofl_err qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p,
-                                    uint32_t len)
+static OFL_NOINLINE enum ofl_err
+qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
 {
     struct ofl_qp_iscsi_rx *x = &qp->irx;
     enum ofl_err err;
@@ -7308,7 +7319,7 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_stream(struct ofl_qp *qp, const uint8_
     return OFL_OK;
 }
 
-/* ---- demultiplexing by quintuple (FIG. 16) ------------------------------------- */
+/* ---- demultiplexing by quintuple (FIG. 16) ------------------------------- */
 
 static uint32_t qp_fnv(uint32_t h, const uint8_t *p, uint32_t n)
 {
