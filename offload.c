@@ -5756,9 +5756,8 @@ static enum ofl_err qp_phys_pages(struct ofl_qp *qp,
                                   struct ofl_tpt_region_desc *d)
 {
     const struct ofl_tpt *tpt = qp->attr.tpt;
-    uint64_t mask, total = 0, pages = 0, w[8];
-    uint32_t i, k = 0, slot = d->att_base;
-    enum ofl_err err;
+    uint64_t mask, total = 0, pages = 0;
+    uint32_t i, slot = d->att_base;
 
     if (d->page_shift < OFL_TPT_PAGE_SHIFT_MIN ||
         d->page_shift > OFL_TPT_PAGE_SHIFT_MAX || n == 0)
@@ -5777,29 +5776,18 @@ static enum ofl_err qp_phys_pages(struct ofl_qp *qp,
     }
     if (pages > tpt->att_capacity || d->att_base > tpt->att_capacity - pages)
         return OFL_E_TPT_ATT_RANGE;
+    /* One page word at a time (bounded by pages <= att_capacity); the
+     * words were checked above, so none is refused. */
     for (i = 0; i < n; i++) {
-        uint64_t page = sge[i].addr & ~mask;
-        uint64_t end = sge[i].addr + sge[i].len - 1u;
+        uint64_t first = sge[i].addr >> d->page_shift;
+        uint64_t last = (sge[i].addr + sge[i].len - 1u) >> d->page_shift;
+        uint64_t p;
 
-        /* Bounded by pages <= att_capacity in total. */
-        for (; page <= (end & ~mask) && page >= (sge[i].addr & ~mask);
-             page += mask + 1u) {
-            w[k++] = page | OFL_TPT_ATT_PRESENT;
-            if (k == 8) {
-                err = ofl_tpt_att_write(qp->attr.tpt, slot, w, k);
-                if (err != OFL_OK)
-                    return err;
-                slot += k;
-                k = 0;
-            }
-            if (page + mask + 1u < page)
-                break; /* the last page of the address space */
+        for (p = first; p <= last; p++) {
+            uint64_t word = (p << d->page_shift) | OFL_TPT_ATT_PRESENT;
+
+            (void)ofl_tpt_att_write(qp->attr.tpt, slot++, &word, 1);
         }
-    }
-    if (k != 0) {
-        err = ofl_tpt_att_write(qp->attr.tpt, slot, w, k);
-        if (err != OFL_OK)
-            return err;
     }
     d->len = total;
     d->fpo = (uint32_t)(sge[0].addr & mask);
