@@ -2511,8 +2511,10 @@ struct ofl_qp_swqe {
     uint8_t state;    /* 0 not started, 1 in flight, 2 done */
 };
 
-/* An inbound request (the IRD queue of FIG. 18A steps 1804-1806, in
- * arrival order). */
+/* An inbound request (the inbound read queue of FIG. 18A steps
+ * 1804-1806, IRD slots in arrival order; each request must carry the next
+ * MSN of its queue, so while only Reads arrive the Read with MSN m sits in
+ * slot (m - 1) mod IRD). */
 struct ofl_qp_inreq {
     uint64_t to_a;    /* READ: sink TO; ATOMIC: original value; R2T: LUN */
     uint64_t to_b;    /* READ: source TO; R2T: buffer offset */
