@@ -2130,9 +2130,11 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * local checks before any byte of it reached the wire (the stream is still
  * consistent); REG_ERR a send-queue registration failed under option 1 of
  * seed 000 FIG. 11; FATAL the engine detected a violation or a local
- * failure that breaks the stream, sent a Terminate (iWARP) and asked the
- * LLP to close; TERM_RX a Terminate arrived; LLP_CLOSED / LLP_LOST the
- * connection closed gracefully / was reset (ofl_qp_llp_event).
+ * failure that breaks the stream, sent a Terminate (iWARP; an iSCSI stream
+ * is reset instead) and asked the LLP to close; TERM_RX a Terminate
+ * arrived; LLP_CLOSED / LLP_LOST the connection closed gracefully / was
+ * reset (ofl_qp_llp_event). Option 2 of FIG. 11 is FATAL followed at once
+ * by MOD_ERROR: the Terminate goes out and every other WQE is flushed.
  *
  * What entering a state does:
  *   ERROR      every outstanding WQE, send and receive, completes in order
@@ -2141,7 +2143,7 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *              callback with OFL_QP_TX_ABORT).
  *   SQE        the failing WQE completed with its status; every later send
  *              WQE is flushed; receives and inbound requests continue;
- *              MOD_RTS resumes.
+ *              MOD_RTS resumes (what was posted before it is flushed).
  *   SQD        MOD_SQD: no new send WQE starts; when nothing is in flight
  *              the OFL_QP_EVT_SQ_DRAINED event is raised. REG_ERR (FIG. 11
  *              option 1): the registration WQE completed with its error,
@@ -2168,6 +2170,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *
  *   violation                             cause             local WQE
  *   MPA CRC, marker, ULPDU too long       2/0/02 2/0/03 1/0/00  -
+ *   a DMA failing while placing or
+ *         reading for a response          0/0/00            -
  *   DDP/RDMAP header malformed            ofl_wire_term_cause    -
  *   Send: MSN beyond the posted receives  1/2/02            -
  *   Send: MSN behind or out of order      1/2/03            -
@@ -2176,12 +2180,14 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   Send: receive data segment fails
  *         its local checks (FIG. 15)      0/0/00            receive: LOC_PROT_ERR
  *   Send with Invalidate: STag refused    0/1/09 or 0/2/09  receive: REM_INV_REQ_ERR
- *   Write / Read Response: remote checks  ofl_tpt_term_cause(PLACE)  read: LOC_PROT_ERR
+ *   Write / Read Response: remote checks  ofl_tpt_term_cause(PLACE)
+ *                                         read: ofl_tpt_wc_status
  *   tagged segment on a spent one-touch   1/1/00 (Table D row 3)    -
  *   Read Response not matching the
  *         outstanding read (STag, TO)     1/1/00, 1/1/01    read: BAD_RESP_ERR
  *   Read / Atomic Response unexpected     0/2/06            -
- *   Read Request: no inbound read slot    1/2/02            -
+ *   Read / Atomic Request: no inbound
+ *         slot (IRD), or the MSN skips   1/2/02, 1/2/03    -
  *   Read Request: source STag (18A a-f)   ofl_tpt_term_cause(RDMAP)  -
  *   Atomic Request: target checks         ofl_tpt_term_cause(RDMAP)  -
  *   Atomic Request: target not 8-aligned  0/1/01            -
@@ -2287,7 +2293,10 @@ enum ofl_qp_opcode {
     OFL_QP_OP_ISCSI_PDU,       /* any other iSCSI PDU the consumer built */
     /* completion-only opcodes */
     OFL_QP_OP_RECV,            /* a Send was received */
-    OFL_QP_OP_RECV_IMM,        /* RFC 7306 Immediate Data was received */
+    OFL_QP_OP_RECV_IMM,        /* RFC 7306 Immediate Data was received:
+                                  it consumed a receive WQE (queue 0 and
+                                  its MSN), placed nothing, and its 8
+                                  bytes are in the CQE's imm */
     OFL_QP_OP_ISCSI_RESP,      /* iSCSI: a response for command wc.imm */
     OFL_QP_OP_ISCSI_RECV       /* iSCSI: a PDU for the consumer */
 };
@@ -2317,7 +2326,10 @@ struct ofl_qp_sge {
  *   ATOMIC_*         sge (one 8-byte result buffer), remote_stag,
  *                    remote_to (8-byte aligned), atomic[0..3] = RFC 7306
  *                    Add/Swap Data, Add/Swap Mask, Compare Data, Compare
- *                    Mask (Fetch and Add with mask 0 is a plain add)
+ *                    Mask (Fetch and Add with mask 0 is a plain add; a set
+ *                    Add Mask bit ends a field: no carry out of it). Target
+ *                    and result are little-endian 64-bit words in host
+ *                    memory, on both sides
  *   BIND             stag (window), bind.*; va 0 and len 0 unbind
  *   FAST_REG         stag (allocated region, next key), reg; with sge the
  *                    physical buffers whose pages the engine writes into
@@ -2331,6 +2343,9 @@ struct ofl_qp_sge {
  *                    reg.att_base and reg.page_shift, sge: the command's
  *                    data buffers as physical buffers
  *   ISCSI_PDU        bhs (DataSegmentLength is set from the sge total), sge
+ * iSCSI mode sends no immediate or unsolicited data (InitialR2T=Yes,
+ * ImmediateData=No) and uses no header or data digests; the engine writes
+ * ExpStatSN into every PDU it sends from the StatSN it saw last.
  */
 struct ofl_qp_wr {
     uint64_t wr_id;
