@@ -729,6 +729,79 @@ static void test_input_args(void)
     qr_free(r);
 }
 
+/* The struct-argument entry points the qp section added to tpt and wire
+ * (no internal call with more than six arguments): same results as the
+ * functions they stand for. */
+static void test_struct_entry_points(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_tpt_remote a;
+    struct ofl_tpt_bind_args b;
+    struct ofl_tpt_sgl sgl;
+    struct ofl_tpt_piece pc[2];
+    struct ofl_mpa_ulpdu u;
+    struct ofl_mpa_segment s;
+    struct ofl_mpa_found found[2];
+    uint8_t out[64], trailer[7], prefix[2], hdr[4] = {1, 2, 3, 4};
+    uint8_t *buf = qr_alloc(&r->b, 4096, true);
+    uint32_t reg = qr_reg(&r->b, buf, 4096,
+                          OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE |
+                              OFL_TPT_BIND_WINDOW, 0);
+    uint32_t n = 0, bound = 0;
+    size_t len = 0;
+    uint16_t ul = 0;
+
+    memset(&a, 0, sizeof(a));
+    a.stag = reg;
+    a.pd = 7;
+    a.qp = 2;
+    a.to = (uint64_t)(uintptr_t)buf;
+    a.len = 100;
+    a.need = OFL_TPT_REMOTE_WRITE;
+    sgl.piece = pc;
+    sgl.cap = 2;
+    CHECK_OK(ofl_tpt_check_access(&r->b.tpt, &a));
+    CHECK_OK(ofl_tpt_check_translate_access(&r->b.tpt, &a, &sgl));
+    CHECK_EQ(sgl.bytes, 100);
+    a.len = 5000;
+    CHECK_ERR(ofl_tpt_check_access(&r->b.tpt, &a), OFL_E_TPT_BOUNDS);
+    CHECK_ERR(ofl_tpt_check_access(&r->b.tpt, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_check_translate_access(&r->b.tpt, NULL, &sgl),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_bind_window(&r->b.tpt, NULL, &bound), OFL_E_ARG);
+    memset(&b, 0, sizeof(b));
+    CHECK_OK(ofl_tpt_alloc(&r->b.tpt, OFL_TPT_WINDOW, 7, 0, &b.stag));
+    b.region_stag = reg;
+    b.pd = 7;
+    b.va = (uint64_t)(uintptr_t)buf;
+    b.len = 10;
+    b.access = OFL_TPT_REMOTE_WRITE;
+    CHECK_OK(ofl_tpt_bind_window(&r->b.tpt, &b, &bound));
+    CHECK_EQ(bound, b.stag);
+    u.hdr = hdr;
+    u.hdr_len = 4;
+    u.payload = NULL;
+    u.payload_len = 0;
+    CHECK_OK(ofl_mpa_fpdu_buildv(&r->a.qp.tx, &u, out, sizeof(out), &len));
+    CHECK_EQ(len, 12);
+    CHECK_OK(ofl_mpa_fpdu_framev(&r->a.qp.tx, &u, prefix, trailer, &len));
+    CHECK_ERR(ofl_mpa_fpdu_buildv(&r->a.qp.tx, NULL, out, sizeof(out), &len),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_framev(&r->a.qp.tx, NULL, prefix, trailer, &len),
+              OFL_E_ARG);
+    CHECK_OK(ofl_mpa_fpdu_check(&r->b.qp.rx, 0, out, 12, &ul));
+    CHECK_EQ(ul, 4);
+    CHECK_ERR(ofl_mpa_fpdu_check(NULL, 0, out, 12, &ul), OFL_E_ARG);
+    s.base = 0;
+    s.seq = 0;
+    s.data = out;
+    s.len = 12;
+    CHECK_OK(ofl_mpa_locate_segment(&s, found, 2, &n));
+    CHECK_EQ(n, 0); /* no markers in this stream */
+    CHECK_ERR(ofl_mpa_locate_segment(NULL, found, 2, &n), OFL_E_ARG);
+    qr_free(r);
+}
+
 OFL_SUITE(qp)
 {
     test_table();
@@ -741,4 +814,5 @@ OFL_SUITE(qp)
     test_cq();
     test_demux();
     test_input_args();
+    test_struct_entry_points();
 }
