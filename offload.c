@@ -1641,19 +1641,11 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
     return tpt_rights(e->access, need);                /* f, g */
 }
 
-/* A remote access as one value, so internal calls need no stack arguments
- * on any ABI (-fstack-usage then reports every frame as static). */
-struct tpt_access {
-    uint64_t to;
-    uint64_t len;
-    uint32_t stag;
-    uint32_t pd;
-    uint32_t qp;
-    uint8_t need;
-};
-
+/* A remote access is one value (struct ofl_tpt_remote), so internal calls
+ * need no stack arguments on any ABI (-fstack-usage then reports every
+ * frame as static). */
 static enum ofl_err tpt_check_remote(const struct ofl_tpt *tpt,
-                                     const struct tpt_access *a)
+                                     const struct ofl_tpt_remote *a)
 {
     struct ofl_tpt_entry *e;
     enum ofl_err err = tpt_find_valid(tpt, a->stag, &e); /* a, d */
@@ -1682,7 +1674,7 @@ enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
                                   uint32_t pd, uint32_t qp, uint64_t to,
                                   uint64_t len, uint8_t need)
 {
-    struct tpt_access a;
+    struct ofl_tpt_remote a;
 
     a.to = to;
     a.len = len;
@@ -1691,6 +1683,14 @@ enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
     a.qp = qp;
     a.need = need;
     return tpt_check_remote(tpt, &a);
+}
+
+enum ofl_err ofl_tpt_check_access(const struct ofl_tpt *tpt,
+                                  const struct ofl_tpt_remote *a)
+{
+    if (a == NULL)
+        return OFL_E_ARG;
+    return tpt_check_remote(tpt, a);
 }
 
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
@@ -1717,8 +1717,40 @@ enum ofl_err ofl_tpt_bind(struct ofl_tpt *tpt, uint32_t stag,
                           uint64_t va, uint64_t len, uint8_t access,
                           uint8_t flags, uint32_t *bound_stag)
 {
+    struct ofl_tpt_bind_args b;
+
+    b.va = va;
+    b.len = len;
+    b.stag = stag;
+    b.region_stag = region_stag;
+    b.pd = pd;
+    b.qp = qp;
+    b.access = access;
+    b.flags = flags;
+    return ofl_tpt_bind_window(tpt, &b, bound_stag);
+}
+
+enum ofl_err ofl_tpt_bind_window(struct ofl_tpt *tpt,
+                                 const struct ofl_tpt_bind_args *b,
+                                 uint32_t *bound_stag)
+{
     struct ofl_tpt_entry *w, *r;
-    enum ofl_err err = tpt_find(tpt, stag, &w);
+    uint32_t stag, region_stag, pd, qp;
+    uint64_t va, len;
+    uint8_t access, flags;
+    enum ofl_err err;
+
+    if (b == NULL)
+        return OFL_E_ARG;
+    stag = b->stag;
+    region_stag = b->region_stag;
+    pd = b->pd;
+    qp = b->qp;
+    va = b->va;
+    len = b->len;
+    access = b->access;
+    flags = b->flags;
+    err = tpt_find(tpt, stag, &w);
 
     if (err != OFL_OK)
         return err;
@@ -2095,7 +2127,7 @@ static enum ofl_err tpt_translate_direct(const struct ofl_tpt *tpt,
  * fast path stays a small function. */
 static OFL_NOINLINE enum ofl_err
 tpt_check_translate_precise(const struct ofl_tpt *tpt,
-                            const struct tpt_access *a,
+                            const struct ofl_tpt_remote *a,
                             struct ofl_tpt_sgl *sgl)
 {
     enum ofl_err err;
@@ -2116,9 +2148,35 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                      uint64_t len, uint8_t need,
                                      struct ofl_tpt_sgl *sgl)
 {
+    struct ofl_tpt_remote a;
+
+    a.to = to;
+    a.len = len;
+    a.stag = stag;
+    a.pd = pd;
+    a.qp = qp;
+    a.need = need;
+    return ofl_tpt_check_translate_access(tpt, &a, sgl);
+}
+
+enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,
+                                            const struct ofl_tpt_remote *a,
+                                            struct ofl_tpt_sgl *sgl)
+{
     const struct ofl_tpt_entry *e, *r;
-    const uint32_t index = ofl_stag_index(stag);
-    uint64_t base, off;
+    uint32_t index, stag, pd, qp;
+    uint64_t base, off, to, len;
+    uint8_t need;
+
+    if (a == NULL)
+        return OFL_E_ARG;
+    stag = a->stag;
+    pd = a->pd;
+    qp = a->qp;
+    to = a->to;
+    len = a->len;
+    need = a->need;
+    index = ofl_stag_index(stag);
 
     /*
      * Fast path: one conjunction of every condition of FIG. 18A a-f for the
@@ -2153,17 +2211,8 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
     }
     if (r->att_kind == OFL_TPT_ATT_DIRECT)
         return tpt_translate_direct(tpt, r, off, to, len, sgl);
-precise : {
-    struct tpt_access a;
-
-    a.to = to;
-    a.len = len;
-    a.stag = stag;
-    a.pd = pd;
-    a.qp = qp;
-    a.need = need;
-    return tpt_check_translate_precise(tpt, &a, sgl);
-}
+precise:
+    return tpt_check_translate_precise(tpt, a, sgl);
 }
 
 /* Writes the page word of the page holding `to`: pa | present, or 0. */
@@ -3208,10 +3257,31 @@ enum ofl_err ofl_mpa_fpdu_build(struct ofl_mpa_tx *tx, const uint8_t *hdr,
                                 size_t payload_len, uint8_t *out, size_t cap,
                                 size_t *len)
 {
+    struct ofl_mpa_ulpdu u;
+
+    u.hdr = hdr;
+    u.hdr_len = hdr_len;
+    u.payload = payload;
+    u.payload_len = payload_len;
+    return ofl_mpa_fpdu_buildv(tx, &u, out, cap, len);
+}
+
+enum ofl_err ofl_mpa_fpdu_buildv(struct ofl_mpa_tx *tx,
+                                 const struct ofl_mpa_ulpdu *u, uint8_t *out,
+                                 size_t cap, size_t *len)
+{
     struct mpa_emit e;
     uint8_t field[OFL_MPA_HDR_LEN];
     uint32_t ulpdu, wire, pad;
+    const uint8_t *hdr, *payload;
+    size_t hdr_len, payload_len;
 
+    if (u == NULL)
+        return OFL_E_ARG;
+    hdr = u->hdr;
+    hdr_len = u->hdr_len;
+    payload = u->payload;
+    payload_len = u->payload_len;
     if (tx == NULL || out == NULL || len == NULL ||
         (hdr == NULL && hdr_len != 0) || (payload == NULL && payload_len != 0))
         return OFL_E_ARG;
@@ -3254,8 +3324,30 @@ enum ofl_err ofl_mpa_fpdu_frame(struct ofl_mpa_tx *tx, const uint8_t *hdr,
                                 size_t payload_len, uint8_t prefix[2],
                                 uint8_t trailer[7], size_t *trailer_len)
 {
-    uint32_t ulpdu, pad, crc = OFL_CRC32C_INIT;
+    struct ofl_mpa_ulpdu u;
 
+    u.hdr = hdr;
+    u.hdr_len = hdr_len;
+    u.payload = payload;
+    u.payload_len = payload_len;
+    return ofl_mpa_fpdu_framev(tx, &u, prefix, trailer, trailer_len);
+}
+
+enum ofl_err ofl_mpa_fpdu_framev(struct ofl_mpa_tx *tx,
+                                 const struct ofl_mpa_ulpdu *u,
+                                 uint8_t prefix[2], uint8_t trailer[7],
+                                 size_t *trailer_len)
+{
+    uint32_t ulpdu, pad, crc = OFL_CRC32C_INIT;
+    const uint8_t *hdr, *payload;
+    size_t hdr_len, payload_len;
+
+    if (u == NULL)
+        return OFL_E_ARG;
+    hdr = u->hdr;
+    hdr_len = u->hdr_len;
+    payload = u->payload;
+    payload_len = u->payload_len;
     if (tx == NULL || prefix == NULL || trailer == NULL ||
         trailer_len == NULL || tx->markers ||
         (hdr == NULL && hdr_len != 0) || (payload == NULL && payload_len != 0))
@@ -3513,11 +3605,25 @@ enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
 
 /* ---- out-of-order location and zero-copy access ------------------------- */
 
-enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
-                                 const uint8_t *wire, size_t wire_len,
-                                 const struct ofl_port *port,
-                                 uint16_t *ulpdu_len)
+/* Where an FPDU starts and how its stream is framed (ofl_mpa_fpdu_verify's
+ * arguments as one value: internal calls then pass at most six). */
+struct mpa_frame {
+    const struct ofl_port *port;
+    uint32_t pos;
+    uint8_t how; /* MPA_FRAME_MARKERS | MPA_FRAME_CRC (one field, so that
+                    GCC's IPA-SRA cannot split it into a seventh argument) */
+};
+#define MPA_FRAME_MARKERS 1u
+#define MPA_FRAME_CRC 2u
+
+static enum ofl_err mpa_fpdu_verify(const struct mpa_frame *fr,
+                                    const uint8_t *wire, size_t wire_len,
+                                    uint16_t *ulpdu_len)
 {
+    const uint32_t pos = fr->pos;
+    const bool markers = (fr->how & MPA_FRAME_MARKERS) != 0;
+    const bool crc = (fr->how & MPA_FRAME_CRC) != 0;
+    const struct ofl_port *port = fr->port;
     uint32_t hdr_w, ulpdu, content, count, k;
 
     if (wire == NULL || ulpdu_len == NULL)
@@ -3543,6 +3649,35 @@ enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
         return OFL_E_MPA_CRC;
     *ulpdu_len = (uint16_t)ulpdu;
     return OFL_OK;
+}
+
+enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
+                                 const uint8_t *wire, size_t wire_len,
+                                 const struct ofl_port *port,
+                                 uint16_t *ulpdu_len)
+{
+    struct mpa_frame fr;
+
+    fr.port = port;
+    fr.pos = pos;
+    fr.how = (uint8_t)((markers ? MPA_FRAME_MARKERS : 0u) |
+                       (crc ? MPA_FRAME_CRC : 0u));
+    return mpa_fpdu_verify(&fr, wire, wire_len, ulpdu_len);
+}
+
+enum ofl_err ofl_mpa_fpdu_check(const struct ofl_mpa_rx *rx, uint32_t pos,
+                                const uint8_t *wire, size_t wire_len,
+                                uint16_t *ulpdu_len)
+{
+    struct mpa_frame fr;
+
+    if (rx == NULL)
+        return OFL_E_ARG;
+    fr.port = rx->port;
+    fr.pos = pos;
+    fr.how = (uint8_t)((rx->markers ? MPA_FRAME_MARKERS : 0u) |
+                       (rx->crc ? MPA_FRAME_CRC : 0u));
+    return mpa_fpdu_verify(&fr, wire, wire_len, ulpdu_len);
 }
 
 uint32_t ofl_mpa_fpdu_piece(uint32_t pos, bool markers, const uint8_t *wire,
@@ -3598,9 +3733,29 @@ enum ofl_err ofl_mpa_locate(uint32_t base, uint32_t seq, const uint8_t *seg,
                             size_t len, struct ofl_mpa_found *found,
                             uint32_t cap, uint32_t *count)
 {
-    uint32_t p0 = seq - base, n = 0;
-    int64_t k, s = -1, h = -1;
+    struct ofl_mpa_segment s;
 
+    s.base = base;
+    s.seq = seq;
+    s.data = seg;
+    s.len = len;
+    return ofl_mpa_locate_segment(&s, found, cap, count);
+}
+
+enum ofl_err ofl_mpa_locate_segment(const struct ofl_mpa_segment *sg,
+                                    struct ofl_mpa_found *found, uint32_t cap,
+                                    uint32_t *count)
+{
+    uint32_t p0, n = 0;
+    int64_t k, s = -1, h = -1;
+    const uint8_t *seg;
+    size_t len;
+
+    if (sg == NULL)
+        return OFL_E_ARG;
+    p0 = sg->seq - sg->base;
+    seg = sg->data;
+    len = sg->len;
     if ((seg == NULL && len != 0) || (found == NULL && cap != 0) ||
         count == NULL)
         return OFL_E_ARG;
@@ -4074,6 +4229,3201 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 /* qp                                                                       */
 /* ======================================================================== */
 #if OFL_ENABLE_QP
+/*
+ * Layout of a WQE in its ring slot (little-endian, explicit offsets; the
+ * adapter side re-checks every field, see ofl_qp_post_send):
+ *
+ *   send WQE                          receive WQE
+ *   0  opcode u8                      0  wr_id u64
+ *   1  flags u8                       8  num_sge u8
+ *   2  num_sge u8                     16 data segments
+ *   4  stag u32
+ *   8  wr_id u64
+ *   16 remote TO u64 (BIND, REG: va; DELAY: ticks; ISCSI_CMD: command ID)
+ *   24 remote STag u32 (BIND: region; REG, ISCSI_CMD: ATT base)
+ *   28 u32: REG att_count; BIND access | flags << 8; ISCSI_CMD page shift
+ *   32 48 bytes: WRITE_IMM imm; atomics the four operands; BIND, REG len
+ *      (REG: 40 fpo u32, 44 page_shift, 45 att_kind, 46 access, 47 flags);
+ *      ISCSI_*: the BHS
+ *   80 data segments: addr u64, len u32, stag u32
+ */
+#define QPW_OPCODE 0
+#define QPW_FLAGS 1
+#define QPW_NSGE 2
+#define QPW_STAG 4
+#define QPW_WRID 8
+#define QPW_TO 16
+#define QPW_RSTAG 24
+#define QPW_B32 28
+#define QPW_EXT 32
+#define QPR_WRID 0
+#define QPR_NSGE 8
+
+#define QP_TRACK_IDLE 0
+#define QP_TRACK_FLIGHT 1
+#define QP_TRACK_DONE 2
+#define QP_WR_FLAGS \
+    (OFL_QP_WR_SIGNALED | OFL_QP_WR_SOLICITED | OFL_QP_WR_FENCE)
+#define QP_MSG_MAX 0x80000000u /* message totals stay below 2^31 */
+#define QP_BIT(s) (1u << (s))
+#define QP_POST_SEND_OK                                                  \
+    (QP_BIT(OFL_QP_RTS) | QP_BIT(OFL_QP_SQD) | QP_BIT(OFL_QP_SQE) |      \
+     QP_BIT(OFL_QP_ERROR) | QP_BIT(OFL_QP_TERMINATE))
+#define QP_POST_RECV_OK                                                  \
+    (QP_BIT(OFL_QP_INIT) | QP_BIT(OFL_QP_RTR) | QP_BIT(OFL_QP_RTS) |     \
+     QP_BIT(OFL_QP_SQD) | QP_BIT(OFL_QP_SQE) | QP_BIT(OFL_QP_CLOSING) |  \
+     QP_BIT(OFL_QP_ERROR) | QP_BIT(OFL_QP_TERMINATE))
+#define QP_RX_OK                                                         \
+    (QP_BIT(OFL_QP_RTS) | QP_BIT(OFL_QP_SQD) | QP_BIT(OFL_QP_SQE) |      \
+     QP_BIT(OFL_QP_CLOSING))
+#define QP_IRQ_OK QP_RX_OK /* states that answer inbound requests */
+
+/* ---- the state table ---------------------------------------------------- */
+
+#define QS_RESET OFL_QP_RESET
+#define QS_INIT OFL_QP_INIT
+#define QS_RTR OFL_QP_RTR
+#define QS_RTS OFL_QP_RTS
+#define QS_SQD OFL_QP_SQD
+#define QS_SQE OFL_QP_SQE
+#define QS_ERR OFL_QP_ERROR
+#define QS_TRM OFL_QP_TERMINATE
+#define QS_CLS OFL_QP_CLOSING
+#define QS_NO OFL_QP_STATES
+
+/* Rows: states; columns: enum ofl_qp_event (the table in offload.h). */
+static const uint8_t qp_table[OFL_QP_STATES][OFL_QP_EVENTS] = {
+    /* RESET */
+    {QS_RESET, QS_INIT, QS_NO, QS_NO, QS_NO, QS_ERR, QS_NO, QS_NO, QS_NO,
+     QS_NO, QS_NO, QS_NO, QS_NO, QS_NO},
+    /* INIT */
+    {QS_RESET, QS_INIT, QS_RTR, QS_NO, QS_NO, QS_ERR, QS_NO, QS_RTS, QS_NO,
+     QS_NO, QS_NO, QS_NO, QS_NO, QS_NO},
+    /* RTR */
+    {QS_RESET, QS_NO, QS_NO, QS_RTS, QS_NO, QS_ERR, QS_NO, QS_RTS, QS_NO,
+     QS_NO, QS_NO, QS_NO, QS_NO, QS_NO},
+    /* RTS */
+    {QS_RESET, QS_NO, QS_NO, QS_RTS, QS_SQD, QS_ERR, QS_CLS, QS_NO, QS_SQE,
+     QS_SQD, QS_TRM, QS_ERR, QS_ERR, QS_ERR},
+    /* SQD */
+    {QS_RESET, QS_NO, QS_NO, QS_RTS, QS_SQD, QS_ERR, QS_CLS, QS_NO, QS_SQE,
+     QS_SQD, QS_TRM, QS_ERR, QS_ERR, QS_ERR},
+    /* SQE */
+    {QS_RESET, QS_NO, QS_NO, QS_RTS, QS_NO, QS_ERR, QS_NO, QS_NO, QS_SQE,
+     QS_SQE, QS_TRM, QS_ERR, QS_ERR, QS_ERR},
+    /* ERROR */
+    {QS_RESET, QS_NO, QS_NO, QS_NO, QS_NO, QS_ERR, QS_NO, QS_NO, QS_ERR,
+     QS_ERR, QS_ERR, QS_ERR, QS_ERR, QS_ERR},
+    /* TERMINATE */
+    {QS_RESET, QS_NO, QS_NO, QS_NO, QS_NO, QS_ERR, QS_NO, QS_NO, QS_TRM,
+     QS_TRM, QS_TRM, QS_ERR, QS_ERR, QS_ERR},
+    /* CLOSING */
+    {QS_RESET, QS_NO, QS_NO, QS_NO, QS_NO, QS_ERR, QS_CLS, QS_NO, QS_ERR,
+     QS_ERR, QS_TRM, QS_ERR, QS_RESET, QS_ERR}};
+
+enum ofl_qp_state ofl_qp_state_next(enum ofl_qp_state from,
+                                    enum ofl_qp_event ev)
+{
+    if ((uint32_t)from >= OFL_QP_STATES || (uint32_t)ev >= OFL_QP_EVENTS)
+        return OFL_QP_STATES;
+    return (enum ofl_qp_state)qp_table[from][ev];
+}
+
+const char *ofl_qp_state_name(enum ofl_qp_state s)
+{
+    static const char *const names[OFL_QP_STATES] = {
+        "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERROR", "TERMINATE",
+        "CLOSING"};
+
+    return (uint32_t)s < OFL_QP_STATES ? names[s] : "?";
+}
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static bool qp_pow2(uint32_t v)
+{
+    return v != 0 && (v & (v - 1u)) == 0;
+}
+
+static bool qp_state_in(const struct ofl_qp *qp, uint32_t mask)
+{
+    return (QP_BIT(qp->state) & mask) != 0;
+}
+
+static uint32_t qp_min32(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Slot size for max_sge data segments: the smallest power of two >= the
+ * WQE, at least 32 bytes. Bounded by OFL_QP_WQE_MAX. */
+static uint32_t qp_stride(uint32_t max_sge, bool send)
+{
+    uint32_t need = (send ? OFL_QP_SQ_HDR : OFL_QP_RQ_HDR) +
+                    max_sge * OFL_QP_SGE_LEN;
+    uint32_t s = 32;
+
+    while (s < need)
+        s <<= 1;
+    return s;
+}
+
+uint32_t ofl_qp_ring_size(uint32_t depth, uint32_t max_sge, bool send)
+{
+    if (!qp_pow2(depth) || depth > 0x10000u ||
+        max_sge > (send ? OFL_QP_SQ_SGE_MAX : OFL_QP_RQ_SGE_MAX))
+        return 0;
+    return depth * qp_stride(max_sge, send);
+}
+
+uint32_t ofl_qp_tx_need(uint16_t mulpdu, bool markers)
+{
+    /* Length + ULPDU + pad + CRC, and a marker per 508 content bytes plus
+     * one: every FPDU built at this MULPDU fits, wherever it starts. */
+    uint32_t content = ((OFL_MPA_HDR_LEN + (uint32_t)mulpdu + 3u) & ~3u) +
+                       OFL_MPA_CRC_LEN;
+
+    if (!markers)
+        return content;
+    return content + OFL_MPA_MARKER_LEN *
+                         (content / (OFL_MPA_MARKER_INTERVAL -
+                                     OFL_MPA_MARKER_LEN) + 1u);
+}
+
+/* Raises asynchronous events through the port. */
+static void qp_raise(struct ofl_qp *qp, uint32_t evt)
+{
+    qp->events |= evt;
+    if (qp->attr.port != NULL)
+        (void)ofl_port_notify(qp->attr.port, qp->attr.event_vector);
+}
+
+/* ---- completion queues --------------------------------------------------- */
+
+enum ofl_err ofl_cq_init(struct ofl_cq *cq, struct ofl_cqe *ring, uint32_t cap,
+                         const struct ofl_port *port, uint32_t vector)
+{
+    if (cq == NULL || ring == NULL || !qp_pow2(cap) || cap > (1u << 24))
+        return OFL_E_ARG;
+    ofl_fill(cq, 0, sizeof(*cq));
+    cq->ring = ring;
+    cq->cap = cap;
+    cq->port = port;
+    cq->vector = vector;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
+                         uint32_t *n)
+{
+    uint32_t k = 0;
+
+    if (cq == NULL || n == NULL || (out == NULL && max != 0))
+        return OFL_E_ARG;
+    ofl_port_barrier(cq->port, OFL_BARRIER_ACQUIRE);
+    while (k < max && cq->ci != cq->pi) {
+        ofl_copy(&out[k], &cq->ring[cq->ci & (cq->cap - 1u)], sizeof(*out));
+        cq->ci++;
+        k++;
+    }
+    *n = k;
+    return cq->overrun && cq->ci == cq->pi ? OFL_E_QP_CQ_OVERRUN : OFL_OK;
+}
+
+enum ofl_err ofl_cq_arm(struct ofl_cq *cq, enum ofl_cq_arm arm)
+{
+    if (cq == NULL || (uint32_t)arm > OFL_CQ_ARM_ANY)
+        return OFL_E_ARG;
+    cq->arm = (uint8_t)arm;
+    return OFL_OK;
+}
+
+uint32_t ofl_cq_count(const struct ofl_cq *cq)
+{
+    return cq != NULL ? cq->pi - cq->ci : 0;
+}
+
+/* The next CQE slot of cq, or NULL when the CQ is full (overrun: the CQE
+ * is lost, the CQ and the QP say so). */
+static struct ofl_cqe *qp_cqe(struct ofl_qp *qp, struct ofl_cq *cq)
+{
+    struct ofl_cqe *e;
+
+    if (cq->pi - cq->ci >= cq->cap) {
+        if (!cq->overrun)
+            qp_raise(qp, OFL_QP_EVT_CQ_OVERRUN);
+        cq->overrun = 1;
+        return NULL;
+    }
+    e = &cq->ring[cq->pi & (cq->cap - 1u)];
+    e->imm = 0;
+    e->stag = 0;
+    e->flags = 0;
+    e->reserved = 0;
+    e->qpn = qp->attr.qpn;
+    return e;
+}
+
+/* Publishes the CQE qp_cqe returned and raises the armed event. */
+static void qp_cqe_commit(struct ofl_cq *cq, const struct ofl_cqe *e)
+{
+    ofl_port_barrier(cq->port, OFL_BARRIER_RELEASE);
+    cq->pi++;
+    if (cq->arm == OFL_CQ_ARM_ANY ||
+        (cq->arm == OFL_CQ_ARM_SOLICITED &&
+         ((e->flags & OFL_CQE_SOLICITED) || e->status != OFL_WC_SUCCESS))) {
+        cq->arm = OFL_CQ_ARM_NONE;
+        if (cq->port != NULL)
+            (void)ofl_port_notify(cq->port, cq->vector);
+    }
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static enum ofl_err qp_wq_init(struct ofl_qp_wq *wq, void *ring,
+                               uint64_t ring_pa, uint32_t depth,
+                               uint32_t max_sge, bool send)
+{
+    if (ring == NULL || ofl_qp_ring_size(depth, max_sge, send) == 0)
+        return OFL_E_ARG;
+    ofl_fill(wq, 0, sizeof(*wq));
+    wq->ring = (uint8_t *)ring;
+    wq->ring_pa = ring_pa;
+    wq->depth = depth;
+    wq->stride = qp_stride(max_sge, send);
+    wq->max_sge = max_sge;
+    return OFL_OK;
+}
+
+static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
+{
+    if (a->service != OFL_QP_SVC_IWARP && a->service != OFL_QP_SVC_ISCSI)
+        return OFL_E_QP_SERVICE;
+    if (a->tpt == NULL || a->send_cq == NULL || a->recv_cq == NULL ||
+        a->transmit == NULL || a->ord == 0 || !qp_pow2(a->ird) ||
+        (a->reg_option != OFL_QP_REG_OPTION1 &&
+         a->reg_option != OFL_QP_REG_OPTION2) ||
+        a->sq_reg > 1 ||
+        (a->service == OFL_QP_SVC_ISCSI && a->iscsi_max_data < 512))
+        return OFL_E_ARG;
+    return OFL_OK;
+}
+
+static enum ofl_err qp_mem_check(const struct ofl_qp_attr *a,
+                                 const struct ofl_qp_mem *m)
+{
+    if (m->sq_track == NULL || m->irq == NULL || m->ord_ring == NULL ||
+        m->tx_buf == NULL || m->rx_buf == NULL ||
+        (m->sq_sge == NULL && m->sq_max_sge != 0) ||
+        (m->rq_sge == NULL && m->rq_max_sge != 0) ||
+        (m->ot_pending == NULL && m->ot_cap != 0) ||
+        (m->ooo == NULL && m->ooo_cap != 0) || m->sq_host > 1 ||
+        m->rq_host > 1)
+        return OFL_E_ARG;
+    /* A ring in host memory is announced by doorbells and read by DMA. */
+    if ((m->sq_host || m->rq_host) &&
+        (a->port == NULL || a->port->dma_read == NULL))
+        return OFL_E_ARG;
+    if (a->service == OFL_QP_SVC_ISCSI &&
+        (m->rx_cap < OFL_ISCSI_BHS_LEN + 1020u ||
+         m->tx_cap < OFL_ISCSI_BHS_LEN + a->iscsi_max_data))
+        return OFL_E_SIZE;
+    return OFL_OK;
+}
+
+/* Back to the state of a fresh QP (RESET): indices, streams, counters. */
+static void qp_reset_state(struct ofl_qp *qp)
+{
+    uint32_t i;
+
+    qp->sq.pi = qp->sq.db_pi = qp->sq.ci = qp->sq.cc = qp->sq.flush_to = 0;
+    qp->rq.pi = qp->rq.db_pi = qp->rq.ci = qp->rq.cc = qp->rq.flush_to = 0;
+    qp->sq.flush_all = 0;
+    for (i = 0; i < qp->sq.depth; i++)
+        qp->sq_track[i].state = QP_TRACK_IDLE;
+    qp->established = 0;
+    qp->llp_closed = 0;
+    qp->close_sent = 0;
+    qp->term_pending = 0;
+    qp->drained_sent = 0;
+    qp->err = OFL_OK;
+    qp->ooo_count = 0;
+    qp->ord_head = qp->ord_count = 0;
+    qp->irq_head = qp->irq_count = 0;
+    for (i = 0; i < 5; i++) {
+        qp->msn_tx[i] = 1; /* RFC 5041 §5.1: the first MSN is 1 */
+        qp->msn_rx[i] = 1;
+    }
+    ofl_fill(&qp->cur, 0, sizeof(qp->cur));
+    ofl_fill(&qp->rcur, 0, sizeof(qp->rcur));
+    ofl_fill(&qp->irx, 0, sizeof(qp->irx));
+    ofl_fill(&qp->term_tx, 0, sizeof(qp->term_tx));
+    ofl_fill(&qp->term_rx, 0, sizeof(qp->term_rx));
+    qp->iscsi_cmd_seq = 1;
+    qp->iscsi_exp_statsn = 0;
+}
+
+enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
+                           const struct ofl_qp_mem *mem)
+{
+    enum ofl_err err;
+
+    if (qp == NULL || attr == NULL || mem == NULL)
+        return OFL_E_ARG;
+    err = qp_attr_check(attr);
+    if (err == OFL_OK)
+        err = qp_mem_check(attr, mem);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(qp, 0, sizeof(*qp));
+    if (qp_wq_init(&qp->sq, mem->sq_ring, mem->sq_ring_pa, mem->sq_depth,
+                   mem->sq_max_sge, true) != OFL_OK ||
+        qp_wq_init(&qp->rq, mem->rq_ring, mem->rq_ring_pa, mem->rq_depth,
+                   mem->rq_max_sge, false) != OFL_OK)
+        return OFL_E_ARG;
+    ofl_copy(&qp->attr, attr, sizeof(qp->attr));
+    qp->sq.host = mem->sq_host;
+    qp->rq.host = mem->rq_host;
+    qp->sq.db = attr->sq_db;
+    qp->rq.db = attr->rq_db;
+    qp->sq_track = mem->sq_track;
+    qp->sq_sge = mem->sq_sge;
+    qp->rq_sge = mem->rq_sge;
+    qp->irq = mem->irq;
+    qp->ord_ring = mem->ord_ring;
+    qp->tx_buf = mem->tx_buf;
+    qp->tx_cap = mem->tx_cap;
+    qp->tx_stage = mem->tx_stage;
+    qp->rx_buf = mem->rx_buf;
+    qp->rx_cap = mem->rx_cap;
+    qp->ooo = mem->ooo;
+    qp->ooo_cap = mem->ooo_cap;
+    qp->ot_pending = mem->ot_pending;
+    qp->ot_cap = mem->ot_cap;
+    qp->ord = attr->ord;
+    qp->state = OFL_QP_RESET;
+    qp_reset_state(qp);
+    return OFL_OK;
+}
+
+/* ---- fetching WQEs ------------------------------------------------------- */
+
+/* Copies n bytes at offset off of WQE index idx of wq into dst: by DMA
+ * when the ring lives in host memory. */
+static enum ofl_err qp_wq_read(const struct ofl_qp *qp,
+                               const struct ofl_qp_wq *wq, uint32_t idx,
+                               uint32_t off, void *dst, uint32_t n)
+{
+    uint32_t at = (idx & (wq->depth - 1u)) * wq->stride + off;
+
+    if (wq->host)
+        return ofl_port_dma_read(qp->attr.port, wq->ring_pa + at, dst, n);
+    ofl_copy(dst, wq->ring + at, n);
+    return OFL_OK;
+}
+
+/* Decodes the n data segments of WQE idx of wq into the queue's segment
+ * array, checking that the total stays below 2^31 (*total). */
+static enum ofl_err qp_sge_fetch(const struct ofl_qp *qp,
+                                 const struct ofl_qp_wq *wq, uint32_t idx,
+                                 uint32_t n, uint32_t *total)
+{
+    const bool send = wq == &qp->sq;
+    const uint32_t base = send ? OFL_QP_SQ_HDR : OFL_QP_RQ_HDR;
+    struct ofl_qp_sge *sge = send ? qp->sq_sge : qp->rq_sge;
+    uint8_t b[OFL_QP_SGE_LEN];
+    uint32_t i;
+    uint64_t sum = 0;
+    enum ofl_err err;
+
+    for (i = 0; i < n; i++) {
+        err = qp_wq_read(qp, wq, idx, base + i * OFL_QP_SGE_LEN, b, sizeof(b));
+        if (err != OFL_OK)
+            return err;
+        sge[i].addr = ofl_load_le64(b);
+        sge[i].len = ofl_load_le32(b + 8);
+        sge[i].stag = ofl_load_le32(b + 12);
+        sum += sge[i].len;
+    }
+    if (sum >= QP_MSG_MAX)
+        return OFL_E_QP_WQE;
+    *total = (uint32_t)sum;
+    return OFL_OK;
+}
+
+/* ---- work request rules (post time and fetch time) ----------------------- */
+
+/* Opcode, flags and SGE count for this QP. */
+static enum ofl_err qp_op_check(const struct ofl_qp *qp, uint32_t opcode,
+                                uint32_t flags, uint32_t num_sge)
+{
+    bool iscsi = qp->attr.service == OFL_QP_SVC_ISCSI;
+
+    switch (opcode) {
+    case OFL_QP_OP_SEND:
+    case OFL_QP_OP_SEND_INV:
+    case OFL_QP_OP_WRITE:
+    case OFL_QP_OP_WRITE_IMM:
+    case OFL_QP_OP_READ:
+    case OFL_QP_OP_ATOMIC_FADD:
+    case OFL_QP_OP_ATOMIC_CSWAP:
+    case OFL_QP_OP_BIND:
+        if (iscsi)
+            return OFL_E_QP_OPCODE;
+        break;
+    case OFL_QP_OP_REG_SEND:
+        if (iscsi || !qp->attr.sq_reg)
+            return OFL_E_QP_OPCODE;
+        break;
+    case OFL_QP_OP_FAST_REG:
+        if (!qp->attr.sq_reg)
+            return OFL_E_QP_OPCODE;
+        break;
+    case OFL_QP_OP_LOCAL_INV:
+    case OFL_QP_OP_DELAY:
+        break;
+    case OFL_QP_OP_ISCSI_CMD:
+    case OFL_QP_OP_ISCSI_PDU:
+        if (!iscsi)
+            return OFL_E_QP_OPCODE;
+        break;
+    default:
+        return OFL_E_QP_OPCODE;
+    }
+    if ((flags & ~(uint32_t)QP_WR_FLAGS) != 0)
+        return OFL_E_QP_WR;
+    if (num_sge > qp->sq.max_sge)
+        return OFL_E_QP_SGE;
+    return OFL_OK;
+}
+
+/* Rules that depend on the data segments and remote fields. */
+static enum ofl_err qp_op_rules(uint32_t opcode, uint32_t num_sge,
+                                const struct ofl_qp_sge *sge, uint64_t to,
+                                uint32_t total)
+{
+    switch (opcode) {
+    case OFL_QP_OP_READ:
+        if (num_sge > 1)
+            return OFL_E_QP_WR; /* RFC 5040: one Data Sink STag */
+        break;
+    case OFL_QP_OP_ATOMIC_FADD:
+    case OFL_QP_OP_ATOMIC_CSWAP:
+        if (num_sge != 1 || sge[0].len != 8 || (to & 7u) != 0)
+            return OFL_E_QP_WR;
+        break;
+    case OFL_QP_OP_ISCSI_CMD:
+        if (total == 0)
+            return OFL_E_QP_WR; /* a command without data: ISCSI_PDU */
+        break;
+    case OFL_QP_OP_ISCSI_PDU:
+        if (total > 0xFFFFFFu)
+            return OFL_E_QP_WR; /* DataSegmentLength has 24 bits */
+        break;
+    default:
+        break;
+    }
+    return OFL_OK;
+}
+
+/* ---- posting (verbs side) ---------------------------------------------- */
+
+static void qp_put_sges(uint8_t *p, const struct ofl_qp_sge *sge, uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++, p += OFL_QP_SGE_LEN) {
+        ofl_store_le64(p, sge[i].addr);
+        ofl_store_le32(p + 8, sge[i].len);
+        ofl_store_le32(p + 12, sge[i].stag);
+    }
+}
+
+/* Writes the opcode-specific words of a send WQE. */
+static void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr, uint32_t id)
+{
+    uint8_t *x = w + QPW_EXT;
+    uint64_t to = wr->remote_to;
+    uint32_t rstag = wr->remote_stag, b32 = 0;
+
+    switch (wr->opcode) {
+    case OFL_QP_OP_WRITE_IMM:
+        ofl_store_le64(x, wr->imm);
+        break;
+    case OFL_QP_OP_ATOMIC_FADD:
+    case OFL_QP_OP_ATOMIC_CSWAP:
+        ofl_store_le64(x, wr->atomic[0]);
+        ofl_store_le64(x + 8, wr->atomic[1]);
+        ofl_store_le64(x + 16, wr->atomic[2]);
+        ofl_store_le64(x + 24, wr->atomic[3]);
+        break;
+    case OFL_QP_OP_BIND:
+        to = wr->bind.va;
+        rstag = wr->bind.region_stag;
+        b32 = wr->bind.access | ((uint32_t)wr->bind.flags << 8);
+        ofl_store_le64(x, wr->bind.len);
+        break;
+    case OFL_QP_OP_FAST_REG:
+    case OFL_QP_OP_REG_SEND:
+        to = wr->reg.va;
+        rstag = wr->reg.att_base;
+        b32 = wr->reg.att_count;
+        ofl_store_le64(x, wr->reg.len);
+        ofl_store_le32(x + 8, wr->reg.fpo);
+        x[12] = wr->reg.page_shift;
+        x[13] = wr->reg.att_kind;
+        x[14] = wr->reg.access;
+        x[15] = wr->reg.flags;
+        break;
+    case OFL_QP_OP_DELAY:
+        to = wr->imm;
+        break;
+    case OFL_QP_OP_ISCSI_CMD:
+        to = id;
+        rstag = wr->reg.att_base;
+        b32 = wr->reg.page_shift;
+        ofl_copy(x, wr->bhs, OFL_ISCSI_BHS_LEN);
+        break;
+    case OFL_QP_OP_ISCSI_PDU:
+        ofl_copy(x, wr->bhs, OFL_ISCSI_BHS_LEN);
+        break;
+    default:
+        break;
+    }
+    ofl_store_le64(w + QPW_TO, to);
+    ofl_store_le32(w + QPW_RSTAG, rstag);
+    ofl_store_le32(w + QPW_B32, b32);
+}
+
+/* Publishes a posted WQE: the producer index, and the doorbell. */
+static void qp_publish(struct ofl_qp *qp, struct ofl_qp_wq *wq)
+{
+    ofl_port_barrier(qp->attr.port, OFL_BARRIER_RELEASE);
+    wq->pi++;
+    if (!wq->host)
+        wq->db_pi = wq->pi;
+    if (qp->attr.port != NULL)
+        (void)ofl_port_doorbell(qp->attr.port, wq->db, wq->pi);
+}
+
+enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
+                              uint32_t *out)
+{
+    uint8_t *w;
+    uint64_t sum = 0;
+    uint32_t i, id;
+    enum ofl_err err;
+
+    if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
+        return OFL_E_ARG;
+    if (!qp_state_in(qp, QP_POST_SEND_OK))
+        return OFL_E_QP_STATE;
+    err = qp_op_check(qp, wr->opcode, wr->flags, wr->num_sge);
+    if (err != OFL_OK)
+        return err;
+    for (i = 0; i < wr->num_sge; i++)
+        sum += wr->sge[i].len;
+    if (sum >= QP_MSG_MAX)
+        return OFL_E_QP_WR;
+    err = qp_op_rules(wr->opcode, wr->num_sge, wr->sge, wr->remote_to,
+                      (uint32_t)sum);
+    if (err != OFL_OK)
+        return err;
+    if (qp->sq.pi - qp->sq.cc >= qp->sq.depth)
+        return OFL_E_QP_SQ_FULL;
+    id = qp->sq.pi;
+    if (wr->opcode == OFL_QP_OP_ISCSI_CMD)
+        id = qp->iscsi_cmd_seq++;
+    w = qp->sq.ring + (qp->sq.pi & (qp->sq.depth - 1u)) * qp->sq.stride;
+    w[QPW_OPCODE] = wr->opcode;
+    w[QPW_FLAGS] = wr->flags;
+    w[QPW_NSGE] = (uint8_t)wr->num_sge;
+    w[3] = 0;
+    ofl_store_le32(w + QPW_STAG, wr->stag);
+    ofl_store_le64(w + QPW_WRID, wr->wr_id);
+    qp_put_send(w, wr, id);
+    qp_put_sges(w + OFL_QP_SQ_HDR, wr->sge, wr->num_sge);
+    qp_publish(qp, &qp->sq);
+    if (out != NULL) {
+        if (wr->opcode == OFL_QP_OP_FAST_REG ||
+            wr->opcode == OFL_QP_OP_REG_SEND)
+            id = wr->stag;
+        *out = id;
+    }
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
+                              const struct ofl_qp_recv_wr *wr)
+{
+    uint8_t *w;
+    uint64_t sum = 0;
+    uint32_t i;
+
+    if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
+        return OFL_E_ARG;
+    if (!qp_state_in(qp, QP_POST_RECV_OK))
+        return OFL_E_QP_STATE;
+    if (wr->num_sge > qp->rq.max_sge)
+        return OFL_E_QP_SGE;
+    for (i = 0; i < wr->num_sge; i++)
+        sum += wr->sge[i].len;
+    if (sum >= QP_MSG_MAX)
+        return OFL_E_QP_WR;
+    if (qp->rq.pi - qp->rq.cc >= qp->rq.depth)
+        return OFL_E_QP_RQ_FULL;
+    w = qp->rq.ring + (qp->rq.pi & (qp->rq.depth - 1u)) * qp->rq.stride;
+    ofl_store_le64(w + QPR_WRID, wr->wr_id);
+    ofl_fill(w + QPR_NSGE, 0, 8);
+    w[QPR_NSGE] = (uint8_t)wr->num_sge;
+    qp_put_sges(w + OFL_QP_RQ_HDR, wr->sge, wr->num_sge);
+    qp_publish(qp, &qp->rq);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
+                             uint32_t value)
+{
+    struct ofl_qp_wq *wq;
+
+    if (qp == NULL || (ring != OFL_QP_RING_SQ && ring != OFL_QP_RING_RQ))
+        return OFL_E_ARG;
+    wq = ring == OFL_QP_RING_SQ ? &qp->sq : &qp->rq;
+    if (!wq->host)
+        return OFL_OK;
+    /* A doorbell may only move forward and never past a full ring. */
+    if (value - wq->cc > wq->depth || value - wq->db_pi > wq->depth ||
+        ofl_sn_lt(value, wq->db_pi))
+        return OFL_E_QP_DOORBELL;
+    wq->db_pi = value;
+    return OFL_OK;
+}
+
+uint32_t ofl_qp_sq_outstanding(const struct ofl_qp *qp)
+{
+    return qp != NULL ? qp->sq.pi - qp->sq.cc : 0;
+}
+
+uint32_t ofl_qp_rq_outstanding(const struct ofl_qp *qp)
+{
+    return qp != NULL ? qp->rq.pi - qp->rq.cc : 0;
+}
+
+/* ---- completions and flushing -------------------------------------------- */
+
+/* Emits the completions that became due, in posting order (FIG. 4). */
+static void qp_sq_complete(struct ofl_qp *qp)
+{
+    struct ofl_qp_wq *sq = &qp->sq;
+
+    while (sq->cc != sq->ci) {
+        struct ofl_qp_swqe *t = &qp->sq_track[sq->cc & (sq->depth - 1u)];
+
+        if (t->state != QP_TRACK_DONE)
+            break;
+        if ((t->flags & OFL_QP_WR_SIGNALED) || t->status != OFL_WC_SUCCESS) {
+            struct ofl_cqe *e = qp_cqe(qp, qp->attr.send_cq);
+
+            if (e != NULL) {
+                e->wr_id = t->wr_id;
+                e->byte_len = t->len;
+                e->opcode = t->opcode;
+                e->status = t->status;
+                if (t->opcode == OFL_QP_OP_BIND ||
+                    t->opcode == OFL_QP_OP_FAST_REG ||
+                    t->opcode == OFL_QP_OP_REG_SEND)
+                    e->stag = t->stag;
+                qp_cqe_commit(qp->attr.send_cq, e);
+            }
+        }
+        t->state = QP_TRACK_IDLE;
+        sq->cc++;
+    }
+}
+
+/* Marks tracked WQE idx done with status. */
+static void qp_swqe_done(struct ofl_qp *qp, uint32_t idx, uint8_t status)
+{
+    struct ofl_qp_swqe *t = &qp->sq_track[idx & (qp->sq.depth - 1u)];
+
+    t->state = QP_TRACK_DONE;
+    t->status = status;
+}
+
+/* Takes the next unstarted send WQE out of the ring as flushed. */
+static void qp_sq_flush_one(struct ofl_qp *qp)
+{
+    struct ofl_qp_swqe *t = &qp->sq_track[qp->sq.ci & (qp->sq.depth - 1u)];
+    uint8_t b[QPW_TO];
+
+    ofl_fill(t, 0, sizeof(*t));
+    if (qp_wq_read(qp, &qp->sq, qp->sq.ci, 0, b, sizeof(b)) == OFL_OK) {
+        t->opcode = b[QPW_OPCODE];
+        t->wr_id = ofl_load_le64(b + QPW_WRID);
+    }
+    t->state = QP_TRACK_DONE;
+    t->status = OFL_WC_WR_FLUSH_ERR;
+    qp->sq.ci++;
+}
+
+/* Completes receive WQE idx (the next one) with status; the rest of the
+ * CQE is the caller's. Returns the CQE or NULL (overrun). */
+static struct ofl_cqe *qp_rq_complete(struct ofl_qp *qp, uint64_t wr_id,
+                                      uint8_t opcode, uint8_t status)
+{
+    struct ofl_cqe *e = qp_cqe(qp, qp->attr.recv_cq);
+
+    qp->rq.ci++;
+    qp->rq.cc = qp->rq.ci;
+    if (e != NULL) {
+        e->wr_id = wr_id;
+        e->opcode = opcode;
+        e->status = status;
+        e->byte_len = 0;
+    }
+    return e;
+}
+
+/* Flushes every receive WQE the adapter knows of (the one being filled
+ * first). */
+static void qp_rq_flush(struct ofl_qp *qp)
+{
+    while (qp->rq.ci != qp->rq.db_pi) {
+        uint8_t b[8];
+        uint64_t wr_id = 0;
+        struct ofl_cqe *e;
+
+        if (qp->rcur.active)
+            wr_id = qp->rcur.wr_id;
+        else if (qp_wq_read(qp, &qp->rq, qp->rq.ci, QPR_WRID, b, 8) == OFL_OK)
+            wr_id = ofl_load_le64(b);
+        qp->rcur.active = 0;
+        e = qp_rq_complete(qp, wr_id, OFL_QP_OP_RECV, OFL_WC_WR_FLUSH_ERR);
+        if (e != NULL)
+            qp_cqe_commit(qp->attr.recv_cq, e);
+    }
+    qp->rcur.active = 0;
+}
+
+/* ERROR: every send WQE in flight or waiting, then every receive. */
+static void qp_flush_all(struct ofl_qp *qp)
+{
+    uint32_t i;
+
+    for (i = qp->sq.cc; i != qp->sq.ci; i++) {
+        struct ofl_qp_swqe *t = &qp->sq_track[i & (qp->sq.depth - 1u)];
+
+        if (t->state != QP_TRACK_DONE) {
+            t->state = QP_TRACK_DONE;
+            t->status = OFL_WC_WR_FLUSH_ERR;
+        }
+    }
+    qp->cur.active = 0;
+    qp->ord_count = 0;
+    qp->irq_count = 0;
+    while (qp->sq.ci != qp->sq.db_pi)
+        qp_sq_flush_one(qp);
+    qp_sq_complete(qp);
+    qp_rq_flush(qp);
+}
+
+/* ---- transitions --------------------------------------------------------- */
+
+/* Applies event ev along the table and performs the entry actions. */
+static enum ofl_err qp_event(struct ofl_qp *qp, enum ofl_qp_event ev)
+{
+    enum ofl_qp_state to = ofl_qp_state_next((enum ofl_qp_state)qp->state, ev);
+    uint8_t from = qp->state;
+
+    if (to == OFL_QP_STATES)
+        return OFL_E_QP_TRANSITION;
+    /* CLOSING ends in RESET only when nothing is left (table note ''). */
+    if (ev == OFL_QP_EV_LLP_CLOSED && to == OFL_QP_RESET &&
+        (qp->sq.db_pi != qp->sq.cc || qp->rq.db_pi != qp->rq.ci))
+        to = OFL_QP_ERROR;
+    qp->state = (uint8_t)to;
+    switch (to) {
+    case OFL_QP_ERROR:
+        if (qp->established && !qp->llp_closed) {
+            qp->llp_closed = 1;
+            (void)qp->attr.transmit(qp->attr.transmit_ctx, NULL, 0,
+                                    OFL_QP_TX_ABORT);
+        }
+        qp_flush_all(qp);
+        break;
+    case OFL_QP_RESET:
+        qp_reset_state(qp);
+        break;
+    case OFL_QP_SQD:
+        if (ev == OFL_QP_EV_MOD_SQD && from != OFL_QP_SQD)
+            qp->drained_sent = 0;
+        break;
+    case OFL_QP_RTS:
+        /* Leaving SQE: what was posted before is flushed, later WQEs run. */
+        if (from == OFL_QP_SQE) {
+            qp->sq.flush_all = 0;
+            qp->sq.flush_to = qp->sq.db_pi;
+        }
+        break;
+    case OFL_QP_CLOSING:
+        break;
+    default:
+        break;
+    }
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_modify(struct ofl_qp *qp, enum ofl_qp_state to)
+{
+    static const uint8_t ev_of[OFL_QP_STATES] = {
+        OFL_QP_EV_MOD_RESET, OFL_QP_EV_MOD_INIT, OFL_QP_EV_MOD_RTR,
+        OFL_QP_EV_MOD_RTS, OFL_QP_EV_MOD_SQD, OFL_QP_EVENTS,
+        OFL_QP_EV_MOD_ERROR, OFL_QP_EVENTS, OFL_QP_EV_MOD_CLOSING};
+
+    if (qp == NULL || (uint32_t)to >= OFL_QP_STATES)
+        return OFL_E_ARG;
+    if (ev_of[to] == OFL_QP_EVENTS)
+        return OFL_E_QP_TRANSITION; /* SQE and TERMINATE are not asked for */
+    /* RTR -> RTS by MOD_RTS is for a service without a stream. */
+    if (to == OFL_QP_RTS && qp->state == OFL_QP_RTR)
+        return OFL_E_QP_STATE;
+    return qp_event(qp, (enum ofl_qp_event)ev_of[to]);
+}
+
+enum ofl_err ofl_qp_llp_event(struct ofl_qp *qp, bool lost)
+{
+    enum ofl_err err;
+
+    if (qp == NULL)
+        return OFL_E_ARG;
+    qp->llp_closed = 1;
+    err = qp_event(qp, lost ? OFL_QP_EV_LLP_LOST : OFL_QP_EV_LLP_CLOSED);
+    if (err == OFL_OK)
+        qp_raise(qp, OFL_QP_EVT_CLOSED);
+    return err;
+}
+
+enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
+                              uint32_t emss, uint32_t rx_sn, uint32_t rcv_wnd)
+{
+    struct ofl_mpa_params none;
+    enum ofl_err err;
+
+    if (qp == NULL || rcv_wnd == 0 || rcv_wnd > OFL_SEQ_WND_MAX ||
+        (p == NULL && qp->attr.service == OFL_QP_SVC_IWARP))
+        return OFL_E_ARG;
+    if (ofl_qp_state_next((enum ofl_qp_state)qp->state,
+                          OFL_QP_EV_ESTABLISH) == OFL_QP_STATES)
+        return OFL_E_QP_TRANSITION;
+    if (qp->attr.service == OFL_QP_SVC_ISCSI) {
+        ofl_fill(&none, 0, sizeof(none));
+        p = &none;
+    } else {
+        err = ofl_mpa_tx_init(&qp->tx, p, emss, qp->attr.port);
+        if (err != OFL_OK)
+            return err;
+        if (qp->tx.mulpdu < OFL_RDMAP_HDR_MAX)
+            return OFL_E_ARG; /* every control message fits one FPDU */
+        if (qp->tx_cap < ofl_qp_tx_need(qp->tx.mulpdu, p->markers_tx) ||
+            (p->markers_tx && qp->tx_stage == NULL))
+            return OFL_E_SIZE;
+        err = ofl_mpa_rx_init(&qp->rx, p, qp->rx_buf, qp->rx_cap,
+                              qp->attr.port);
+        if (err != OFL_OK)
+            return err;
+    }
+    err = ofl_seq_init(&qp->seq, rx_sn, rcv_wnd, qp->ot_pending, qp->ot_cap);
+    if (err != OFL_OK)
+        return err;
+    ofl_copy(&qp->mpa, p, sizeof(qp->mpa));
+    qp->rx_base = rx_sn;
+    qp->ord = qp->attr.ord;
+    if (p->enhanced && p->ord < qp->ord)
+        qp->ord = p->ord == 0 ? 1u : p->ord;
+    qp->established = 1;
+    return qp_event(qp, OFL_QP_EV_ESTABLISH);
+}
+
+/* ---- moving bytes through the TPT ---------------------------------------- */
+
+/*
+ * Copies between buf and [to, to + n) of stag (already checked) through
+ * the translation and the port: DMA write when write, else DMA read. Each
+ * round translates up to OFL_QP_PIECES pieces and covers at least one
+ * byte, so the loop is bounded by n.
+ */
+static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
+                               uint8_t *buf, uint32_t n, bool write)
+{
+    struct ofl_tpt_sgl sgl;
+    uint32_t done = 0, i;
+    enum ofl_err err, derr;
+
+    sgl.piece = qp->piece;
+    sgl.cap = OFL_QP_PIECES;
+    while (done < n) {
+        err = ofl_tpt_translate(qp->attr.tpt, stag, to + done, n - done, &sgl);
+        if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL)
+            return err;
+        if (sgl.bytes == 0)
+            return OFL_E_TPT_SGL_FULL;
+        for (i = 0; i < sgl.count; i++) {
+            derr = write ? ofl_port_dma_write(qp->attr.port, qp->piece[i].pa,
+                                              buf + done, qp->piece[i].len)
+                         : ofl_port_dma_read(qp->attr.port, qp->piece[i].pa,
+                                             buf + done, qp->piece[i].len);
+            if (derr != OFL_OK)
+                return derr;
+            done += qp->piece[i].len;
+        }
+    }
+    return OFL_OK;
+}
+
+/* Writes the pieces of a translation that covers n bytes from src. */
+static enum ofl_err qp_dma_pieces(struct ofl_qp *qp,
+                                  const struct ofl_tpt_sgl *sgl,
+                                  const uint8_t *src)
+{
+    uint32_t i, done = 0;
+    enum ofl_err err;
+
+    for (i = 0; i < sgl->count; i++) {
+        err = ofl_port_dma_write(qp->attr.port, sgl->piece[i].pa, src + done,
+                                 sgl->piece[i].len);
+        if (err != OFL_OK)
+            return err;
+        done += sgl->piece[i].len;
+    }
+    return OFL_OK;
+}
+
+/*
+ * Scatters n bytes of src over the data segments sge[0 .. num) starting at
+ * message offset off (a receive WQE, or the result buffer of an atomic).
+ * The segments were checked when the WQE was fetched (FIG. 15).
+ */
+static enum ofl_err qp_scatter(struct ofl_qp *qp, const struct ofl_qp_sge *sge,
+                               uint32_t num, uint32_t off, const uint8_t *src,
+                               uint32_t n)
+{
+    uint32_t i;
+    enum ofl_err err;
+
+    for (i = 0; i < num && n != 0; i++) {
+        uint32_t k;
+
+        if (off >= sge[i].len) {
+            off -= sge[i].len;
+            continue;
+        }
+        k = qp_min32(n, sge[i].len - off);
+        err = qp_dma_tpt(qp, sge[i].stag, sge[i].addr + off, (uint8_t *)src,
+                         k, true);
+        if (err != OFL_OK)
+            return err;
+        src += k;
+        n -= k;
+        off = 0;
+    }
+    return OFL_OK; /* the callers checked that n bytes fit */
+}
+
+/* Gathers n bytes of the current send WQE from its data segments, from
+ * the cursor (*si, *so) on, into dst. */
+static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
+                              uint32_t *si, uint32_t *so)
+{
+    enum ofl_err err;
+
+    /* n never exceeds what the segments hold: the message total is
+     * their sum. */
+    while (n != 0 && *si < qp->cur.num_sge) {
+        const struct ofl_qp_sge *s;
+        uint32_t k;
+
+        s = &qp->sq_sge[*si];
+        if (*so >= s->len) {
+            (*si)++;
+            *so = 0;
+            continue;
+        }
+        k = qp_min32(n, s->len - *so);
+        err = qp_dma_tpt(qp, s->stag, s->addr + *so, dst, k, false);
+        if (err != OFL_OK)
+            return err;
+        dst += k;
+        n -= k;
+        *so += k;
+    }
+    return OFL_OK;
+}
+
+/* FIG. 15 a-f for every data segment of the current send WQE. */
+static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
+{
+    uint32_t i;
+    enum ofl_err err;
+
+    for (i = 0; i < qp->cur.num_sge; i++) {
+        const struct ofl_qp_sge *s = &qp->sq_sge[i];
+
+        err = ofl_tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+                                  s->len, need);
+        if (err != OFL_OK)
+            return err;
+    }
+    return OFL_OK;
+}
+
+/* ---- transmitting -------------------------------------------------------- */
+
+static enum ofl_err qp_xmit(struct ofl_qp *qp, const uint8_t *p, uint32_t n,
+                            uint32_t flags)
+{
+    if (qp->attr.transmit(qp->attr.transmit_ctx, p, n, flags) != 0) {
+        qp->stats.tx_blocked++;
+        return OFL_E_QP_TX_BLOCKED;
+    }
+    qp->stats.tx_fpdus++;
+    qp->stats.tx_bytes += n;
+    return OFL_OK;
+}
+
+/* Where the payload of the next FPDU goes: in place behind the header
+ * when no markers are sent, else the staging buffer. */
+static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
+{
+    return qp->tx.markers ? qp->tx_stage : qp->tx_buf + OFL_MPA_HDR_LEN + hl;
+}
+
+/*
+ * Frames the ULPDU qp->hdr[0 .. hl) + payload[0 .. n) (payload from
+ * qp_payload_at) as one FPDU and transmits it. Without markers the FPDU is
+ * built in place (one DMA copy of the payload, one CRC pass); with markers
+ * ofl_mpa_fpdu_buildv copies it in. A refused transmission leaves the
+ * stream position where it was.
+ */
+static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
+                                 const uint8_t *payload, uint32_t n,
+                                 uint32_t flags)
+{
+    struct ofl_mpa_ulpdu u;
+    uint32_t pos = qp->tx.pos;
+    size_t len;
+    enum ofl_err err;
+
+    u.hdr_len = hl;
+    u.payload = n != 0 ? payload : NULL;
+    u.payload_len = n;
+    if (!qp->tx.markers) {
+        uint8_t *b = qp->tx_buf, trailer[7];
+        size_t tl;
+
+        ofl_copy(b + OFL_MPA_HDR_LEN, qp->hdr, hl);
+        u.hdr = b + OFL_MPA_HDR_LEN;
+        err = ofl_mpa_fpdu_framev(&qp->tx, &u, b, trailer, &tl);
+        if (err != OFL_OK)
+            return err;
+        ofl_copy(b + OFL_MPA_HDR_LEN + hl + n, trailer, tl);
+        len = OFL_MPA_HDR_LEN + hl + n + tl;
+    } else {
+        u.hdr = qp->hdr;
+        err = ofl_mpa_fpdu_buildv(&qp->tx, &u, qp->tx_buf, qp->tx_cap, &len);
+        if (err != OFL_OK)
+            return err;
+    }
+    err = qp_xmit(qp, qp->tx_buf, (uint32_t)len, flags);
+    if (err != OFL_OK)
+        qp->tx.pos = pos;
+    return err;
+}
+
+/* Builds qp->msg's header into qp->hdr; *hl its length. */
+static enum ofl_err qp_hdr_build(struct ofl_qp *qp, uint32_t *hl)
+{
+    size_t n = 0;
+    enum ofl_err err = ofl_rdmap_build(&qp->msg, qp->hdr, sizeof(qp->hdr), &n);
+
+    *hl = (uint32_t)n;
+    return err;
+}
+
+/* Sets qp->msg.ddp to an untagged one-segment message on queue qn. */
+static void qp_msg_control(struct ofl_qp *qp, uint8_t opcode, uint32_t qn)
+{
+    struct ofl_ddp_hdr *h = &qp->msg.ddp;
+
+    ofl_fill(h, 0, sizeof(*h));
+    h->last = 1;
+    h->opcode = opcode;
+    h->qn = qn;
+    h->msn = qp->msn_tx[qn];
+}
+
+/* Sends the one-FPDU control message in qp->msg (no payload). */
+static enum ofl_err qp_control_send(struct ofl_qp *qp, uint32_t flags)
+{
+    uint32_t hl;
+    enum ofl_err err = qp_hdr_build(qp, &hl);
+
+    if (err != OFL_OK)
+        return err;
+    return qp_fpdu_send(qp, hl, NULL, 0, flags);
+}
+
+/* Sends the pending Terminate (RFC 5040 §5.? and §7): queue 2, then the
+ * LLP closes. */
+static enum ofl_err qp_term_send(struct ofl_qp *qp)
+{
+    enum ofl_err err;
+
+    qp_msg_control(qp, OFL_RDMAP_TERMINATE, OFL_DDP_QN_TERMINATE);
+    ofl_copy(&qp->msg.u.term, &qp->term_tx_msg, sizeof(qp->msg.u.term));
+    err = qp_control_send(qp, OFL_QP_TX_CLOSE);
+    if (err == OFL_OK) {
+        qp->term_pending = 0;
+        qp->msn_tx[OFL_DDP_QN_TERMINATE]++;
+        qp->llp_closed = 1;
+    }
+    return err;
+}
+
+/*
+ * A violation or a local failure that breaks the stream: Terminate with
+ * cause (the terminated header taken from ulpdu when it has one), QP to
+ * TERMINATE, event raised. Returns err.
+ */
+static enum ofl_err qp_fatal(struct ofl_qp *qp, enum ofl_err err,
+                             struct ofl_term_cause cause, const uint8_t *ulpdu,
+                             size_t len)
+{
+    if (qp->state == OFL_QP_TERMINATE || qp->state == OFL_QP_ERROR)
+        return err;
+    qp->err = (uint16_t)err;
+    qp->term_tx = cause;
+    if (qp->attr.service == OFL_QP_SVC_IWARP && qp->established) {
+        ofl_rdmap_term_fill(&qp->term_tx_msg, cause, ulpdu, len);
+        qp->term_pending = 1;
+        (void)qp_term_send(qp);
+    } else if (qp->established && !qp->llp_closed) {
+        qp->llp_closed = 1; /* iSCSI: no Terminate, the stream is reset */
+        (void)qp->attr.transmit(qp->attr.transmit_ctx, NULL, 0,
+                                OFL_QP_TX_ABORT);
+    }
+    (void)qp_event(qp, OFL_QP_EV_FATAL);
+    qp_raise(qp, OFL_QP_EVT_FATAL);
+    qp_sq_complete(qp); /* the WQE concerned, when it is the oldest */
+    return err;
+}
+
+/* RDMAP local catastrophic error (RFC 5040 §7.2, 0/0/00). */
+static struct ofl_term_cause qp_local_cause(void)
+{
+    struct ofl_term_cause c;
+
+    c.layer = OFL_TERM_LAYER_RDMAP;
+    c.etype = OFL_TERM_RDMAP_LOCAL_CATASTROPHIC;
+    c.ecode = 0;
+    return c;
+}
+
+static struct ofl_term_cause qp_cause(uint8_t layer, uint8_t etype,
+                                      uint8_t ecode)
+{
+    struct ofl_term_cause c;
+
+    c.layer = layer;
+    c.etype = etype;
+    c.ecode = ecode;
+    return c;
+}
+
+/* ---- the send queue ------------------------------------------------------ */
+
+/* Fetches and checks the next send WQE into qp->cur and starts tracking it.
+ * On a malformed WQE it is still tracked (to complete with an error). */
+static enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
+{
+    struct ofl_qp_sq_cur *c = &qp->cur;
+    struct ofl_qp_swqe *t = &qp->sq_track[qp->sq.ci & (qp->sq.depth - 1u)];
+    const uint8_t *h = c->hdr;
+    enum ofl_err err;
+
+    t->to = 0;
+    t->len = 0;
+    t->got = 0;
+    t->stag = 0;
+    t->status = OFL_WC_SUCCESS;
+    t->wr_id = 0;
+    t->opcode = 0;
+    t->flags = 0;
+    c->idx = qp->sq.ci;
+    c->active = 1;
+    c->phase = 0;
+    c->begun = 0;
+    c->sent = 0;
+    c->sge_i = 0;
+    c->sge_off = 0;
+    c->until = 0;
+    c->total = 0;
+    c->num_sge = 0;
+    t->state = QP_TRACK_FLIGHT;
+    qp->sq.ci++;
+    err = qp_wq_read(qp, &qp->sq, c->idx, 0, c->hdr, OFL_QP_SQ_HDR);
+    if (err != OFL_OK)
+        return err;
+    t->wr_id = ofl_load_le64(h + QPW_WRID);
+    t->opcode = h[QPW_OPCODE];
+    t->flags = h[QPW_FLAGS];
+    err = qp_op_check(qp, h[QPW_OPCODE], h[QPW_FLAGS], h[QPW_NSGE]);
+    if (err != OFL_OK)
+        return OFL_E_QP_WQE;
+    c->num_sge = h[QPW_NSGE];
+    err = qp_sge_fetch(qp, &qp->sq, c->idx, c->num_sge, &c->total);
+    if (err == OFL_OK)
+        err = qp_op_rules(h[QPW_OPCODE], c->num_sge, qp->sq_sge,
+                          ofl_load_le64(h + QPW_TO), c->total);
+    if (err != OFL_OK)
+        return err == OFL_E_PORT_DMA ? err : OFL_E_QP_WQE;
+    t->len = c->total;
+    return OFL_OK;
+}
+
+/* Completes the current WQE with status and drops it. */
+static void qp_cur_done(struct ofl_qp *qp, uint8_t status)
+{
+    qp_swqe_done(qp, qp->cur.idx, status);
+    qp->cur.active = 0;
+}
+
+/*
+ * The current WQE failed locally with err: it completes with status; if
+ * none of its bytes went out the stream is intact and only the SQ stops
+ * (SQ_ERR -> SQE, the WQEs behind it flushed), else the stream is broken
+ * (FATAL, Terminate "local catastrophic").
+ */
+static enum ofl_err qp_sq_fail(struct ofl_qp *qp, enum ofl_err err,
+                               uint8_t status)
+{
+    bool sent = qp->cur.sent != 0;
+
+    qp_cur_done(qp, status);
+    if (sent)
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    if (qp_event(qp, OFL_QP_EV_SQ_ERROR) == OFL_OK)
+        qp->sq.flush_all = 1;
+    return OFL_OK;
+}
+
+/*
+ * A send-queue registration failed (seed 000 FIG. 11, FIG. 17A): option 1
+ * moves the QP to SQD and flushes the WQEs posted behind it (receives,
+ * inbound requests and WQEs before it continue); option 2 sends a
+ * Terminate and moves the QP to ERROR (everything else flushed).
+ */
+static enum ofl_err qp_sq_reg_fail(struct ofl_qp *qp, enum ofl_err err)
+{
+    qp_cur_done(qp, (uint8_t)ofl_tpt_wc_status(err));
+    if (qp->attr.reg_option == OFL_QP_REG_OPTION1) {
+        if (qp_event(qp, OFL_QP_EV_REG_ERROR) == OFL_OK &&
+            ofl_sn_lt(qp->sq.flush_to, qp->sq.db_pi))
+            qp->sq.flush_to = qp->sq.db_pi;
+        return OFL_OK;
+    }
+    (void)qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    (void)qp_event(qp, OFL_QP_EV_MOD_ERROR);
+    return err;
+}
+
+/* Starts the message of the current WQE (template of the segmenter). */
+static enum ofl_err qp_msg_begin(struct ofl_qp *qp, uint8_t opcode,
+                                 bool tagged)
+{
+    struct ofl_ddp_hdr *h = &qp->msg.ddp;
+    const uint8_t *w = qp->cur.hdr;
+
+    ofl_fill(h, 0, sizeof(*h));
+    h->opcode = opcode;
+    h->tagged = tagged;
+    if (tagged) {
+        h->stag = ofl_load_le32(w + QPW_RSTAG);
+        h->to = ofl_load_le64(w + QPW_TO);
+    } else {
+        h->qn = OFL_DDP_QN_SEND;
+        h->msn = qp->msn_tx[OFL_DDP_QN_SEND];
+        h->inv_stag = ofl_load_le32(w + QPW_STAG);
+    }
+    qp->cur.sge_i = 0;
+    qp->cur.sge_off = 0;
+    return ofl_ddp_seg_init(&qp->cur.seg, h, qp->cur.total, qp->tx.mulpdu);
+}
+
+/*
+ * Sends the next segment of the current message. The segmenter and the
+ * gather cursor move only when the transmission was taken. *done tells
+ * when the last segment went.
+ */
+static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done)
+{
+    struct ofl_ddp_seg *s = &qp->cur.seg;
+    /* What ofl_ddp_seg_next moves, kept to undo a refused transmission
+     * (struct ofl_ddp_seg documents these fields). */
+    const uint32_t off0 = s->off;
+    const uint64_t to0 = s->next.to;
+    uint32_t off, n, hl, si = qp->cur.sge_i, so = qp->cur.sge_off;
+    uint8_t *dst;
+    enum ofl_err err;
+
+    *done = false;
+    if (!ofl_ddp_seg_next(s, &qp->msg.ddp, &off, &n)) {
+        *done = true;
+        return OFL_OK;
+    }
+    err = qp_hdr_build(qp, &hl);
+    if (err == OFL_OK) {
+        dst = qp_payload_at(qp, hl);
+        err = qp_gather(qp, dst, n, &si, &so);
+        if (err == OFL_OK)
+            err = qp_fpdu_send(qp, hl, dst, n,
+                               s->done ? 0u : OFL_QP_TX_MORE);
+    }
+    if (err != OFL_OK) {
+        s->off = off0;
+        s->next.to = to0;
+        s->done = false;
+        return err;
+    }
+    qp->cur.sge_i = si;
+    qp->cur.sge_off = so;
+    qp->cur.sent = 1;
+    *done = s->done;
+    return OFL_OK;
+}
+
+/* Runs the current data message (Send family, Write) one segment on. */
+static OFL_NOINLINE enum ofl_err
+qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
+{
+    enum ofl_err err;
+    bool done;
+
+    *finished = false;
+    if (!qp->cur.begun) {
+        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
+        if (err != OFL_OK)
+            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+        err = qp_msg_begin(qp, opcode, tagged);
+        if (err != OFL_OK) /* a TO that wraps: a local length error */
+            return qp_sq_fail(qp, err, OFL_WC_LOC_LEN_ERR);
+        qp->cur.begun = 1;
+    }
+    err = qp_msg_segment(qp, &done);
+    if (err == OFL_E_QP_TX_BLOCKED)
+        return err;
+    if (err != OFL_OK)
+        return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+    if (done) {
+        if (!tagged)
+            qp->msn_tx[OFL_DDP_QN_SEND]++;
+        *finished = true;
+    }
+    return OFL_OK;
+}
+
+/* Appends SQ index idx to the outstanding Reads and Atomics. */
+static void qp_ord_push(struct ofl_qp *qp, uint32_t idx)
+{
+    uint32_t at = qp->ord_head + qp->ord_count;
+
+    if (at >= qp->attr.ord)
+        at -= qp->attr.ord;
+    qp->ord_ring[at] = idx;
+    qp->ord_count++;
+}
+
+static void qp_ord_pop(struct ofl_qp *qp)
+{
+    qp->ord_head = qp->ord_head + 1u == qp->attr.ord ? 0 : qp->ord_head + 1u;
+    qp->ord_count--;
+}
+
+/* RDMA Read Request or Atomic Request of the current WQE (RFC 5040 §4.4,
+ * RFC 7306): one FPDU, then the WQE waits for its response. */
+static OFL_NOINLINE enum ofl_err qp_run_request(struct ofl_qp *qp, bool atomic)
+{
+    struct ofl_qp_swqe *t = &qp->sq_track[qp->cur.idx & (qp->sq.depth - 1u)];
+    const uint8_t *w = qp->cur.hdr;
+    const struct ofl_qp_sge *s = qp->cur.num_sge ? &qp->sq_sge[0] : NULL;
+    uint32_t qn = atomic ? OFL_DDP_QN_ATOMIC_REQ : OFL_DDP_QN_READ_REQ;
+    enum ofl_err err;
+
+    if (qp->ord_count >= qp->ord)
+        return OFL_OK; /* ORD reached: wait for a response */
+    if (!qp->cur.begun) {
+        err = qp_sges_check(qp, OFL_TPT_LOCAL_WRITE);
+        if (err != OFL_OK)
+            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+        qp->cur.begun = 1;
+    }
+    if (atomic) {
+        struct ofl_rdmap_atomic_req *a = &qp->msg.u.atomic_req;
+
+        qp_msg_control(qp, OFL_RDMAP_ATOMIC_REQ, qn);
+        a->op = w[QPW_OPCODE] == OFL_QP_OP_ATOMIC_FADD ? OFL_RDMAP_FETCH_ADD
+                                                         : OFL_RDMAP_CMP_SWAP;
+        a->req_id = qp->cur.idx;
+        a->stag = ofl_load_le32(w + QPW_RSTAG);
+        a->to = ofl_load_le64(w + QPW_TO);
+        a->add_swap = ofl_load_le64(w + QPW_EXT);
+        a->add_swap_mask = ofl_load_le64(w + QPW_EXT + 8);
+        a->compare = ofl_load_le64(w + QPW_EXT + 16);
+        a->compare_mask = ofl_load_le64(w + QPW_EXT + 24);
+    } else {
+        struct ofl_rdmap_read_req *r = &qp->msg.u.read_req;
+
+        qp_msg_control(qp, OFL_RDMAP_READ_REQ, qn);
+        r->sink_stag = s != NULL ? s->stag : 0;
+        r->sink_to = s != NULL ? s->addr : 0;
+        r->size = qp->cur.total;
+        r->src_stag = ofl_load_le32(w + QPW_RSTAG);
+        r->src_to = ofl_load_le64(w + QPW_TO);
+    }
+    err = qp_control_send(qp, 0);
+    if (err == OFL_E_QP_TX_BLOCKED)
+        return err;
+    if (err != OFL_OK)
+        return qp_sq_fail(qp, err, OFL_WC_LOC_QP_OP_ERR);
+    qp->msn_tx[qn]++;
+    t->to = s != NULL ? s->addr : 0;
+    t->stag = s != NULL ? s->stag : 0;
+    t->len = atomic ? 8u : qp->cur.total;
+    t->got = 0;
+    qp_ord_push(qp, qp->cur.idx);
+    qp->cur.active = 0; /* in flight until its response */
+    return OFL_OK;
+}
+
+/* The Immediate Data message of WRITE_IMM (RFC 7306): queue 0, after
+ * the Write. */
+static enum ofl_err qp_run_imm(struct ofl_qp *qp)
+{
+    uint8_t sol = qp->cur.hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED;
+    enum ofl_err err;
+
+    qp_msg_control(qp, sol ? OFL_RDMAP_IMM_SE : OFL_RDMAP_IMM,
+                   OFL_DDP_QN_SEND);
+    ofl_store_be64(qp->msg.u.imm, ofl_load_le64(qp->cur.hdr + QPW_EXT));
+    err = qp_control_send(qp, 0);
+    if (err == OFL_E_QP_TX_BLOCKED)
+        return err;
+    if (err != OFL_OK)
+        return qp_sq_fail(qp, err, OFL_WC_LOC_QP_OP_ERR);
+    qp->msn_tx[OFL_DDP_QN_SEND]++;
+    return OFL_OK;
+}
+
+/*
+ * Writes the page words of physical buffers sge[0 .. n) into the ATT from
+ * d->att_base, with the rules of ofl_tpt_reg_phys (only the first buffer
+ * may start, only the last may end, inside a page), and completes d: len,
+ * fpo, att_count, direct ATT. Nothing is written unless every buffer passed.
+ */
+static enum ofl_err qp_phys_pages(struct ofl_qp *qp,
+                                  const struct ofl_qp_sge *sge, uint32_t n,
+                                  struct ofl_tpt_region_desc *d)
+{
+    const struct ofl_tpt *tpt = qp->attr.tpt;
+    uint64_t mask, total = 0, pages = 0;
+    uint32_t i, slot = d->att_base;
+
+    if (d->page_shift < OFL_TPT_PAGE_SHIFT_MIN ||
+        d->page_shift > OFL_TPT_PAGE_SHIFT_MAX || n == 0)
+        return OFL_E_TPT_BAD_DESC;
+    mask = ((uint64_t)1 << d->page_shift) - 1u;
+    for (i = 0; i < n; i++) {
+        uint64_t pa = sge[i].addr, len = sge[i].len;
+
+        if (len == 0 || pa > ~(uint64_t)0 - (len - 1u) ||
+            (i > 0 && (pa & mask) != 0) ||
+            (i + 1u < n && ((pa + len) & mask) != 0))
+            return OFL_E_TPT_BAD_DESC;
+        total += len;
+        pages += ((pa + len - 1u) >> d->page_shift) -
+                 (pa >> d->page_shift) + 1u;
+    }
+    if (pages > tpt->att_capacity || d->att_base > tpt->att_capacity - pages)
+        return OFL_E_TPT_ATT_RANGE;
+    /* One page word at a time (bounded by pages <= att_capacity); the
+     * words were checked above, so none is refused. */
+    for (i = 0; i < n; i++) {
+        uint64_t first = sge[i].addr >> d->page_shift;
+        uint64_t last = (sge[i].addr + sge[i].len - 1u) >> d->page_shift;
+        uint64_t p;
+
+        for (p = first; p <= last; p++) {
+            uint64_t word = (p << d->page_shift) | OFL_TPT_ATT_PRESENT;
+
+            (void)ofl_tpt_att_write(qp->attr.tpt, slot++, &word, 1);
+        }
+    }
+    d->len = total;
+    d->fpo = (uint32_t)(sge[0].addr & mask);
+    d->att_count = (uint32_t)pages;
+    d->att_kind = OFL_TPT_ATT_DIRECT;
+    return OFL_OK;
+}
+
+/* The registration of FAST_REG / REG_SEND (FIG. 11 step 1168). */
+static OFL_NOINLINE enum ofl_err qp_run_register(struct ofl_qp *qp, bool phys)
+{
+    struct ofl_tpt_region_desc d;
+    const uint8_t *w = qp->cur.hdr, *x = qp->cur.hdr + QPW_EXT;
+    uint32_t stag = ofl_load_le32(w + QPW_STAG);
+    enum ofl_err err = OFL_OK;
+
+    d.va = ofl_load_le64(w + QPW_TO);
+    d.att_base = ofl_load_le32(w + QPW_RSTAG);
+    d.att_count = ofl_load_le32(w + QPW_B32);
+    d.len = ofl_load_le64(x);
+    d.fpo = ofl_load_le32(x + 8);
+    d.page_shift = x[12];
+    d.att_kind = x[13];
+    d.access = x[14];
+    d.flags = x[15];
+    if (phys && qp->cur.num_sge != 0)
+        err = qp_phys_pages(qp, qp->sq_sge, qp->cur.num_sge, &d);
+    if (err == OFL_OK)
+        err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);
+    if (err == OFL_OK)
+        qp->sq_track[qp->cur.idx & (qp->sq.depth - 1u)].stag = stag;
+    return err;
+}
+
+/* Bind / unbind of a memory window (FIG. 15 g). */
+static void qp_run_bind(struct ofl_qp *qp)
+{
+    struct ofl_tpt_bind_args b;
+    const uint8_t *w = qp->cur.hdr;
+    uint32_t bound = 0, b32 = ofl_load_le32(w + QPW_B32);
+    enum ofl_err err;
+
+    b.va = ofl_load_le64(w + QPW_TO);
+    b.len = ofl_load_le64(w + QPW_EXT);
+    b.stag = ofl_load_le32(w + QPW_STAG);
+    b.region_stag = ofl_load_le32(w + QPW_RSTAG);
+    b.pd = qp->attr.pd;
+    b.qp = qp->attr.qpn;
+    b.access = (uint8_t)b32;
+    b.flags = (uint8_t)(b32 >> 8);
+    err = ofl_tpt_bind_window(qp->attr.tpt, &b, &bound);
+    if (err != OFL_OK) {
+        (void)qp_sq_fail(qp, err, err == OFL_E_ARG
+                                      ? OFL_WC_MW_BIND_ERR
+                                      : (uint8_t)ofl_tpt_wc_status(err));
+        return;
+    }
+    qp->sq_track[qp->cur.idx & (qp->sq.depth - 1u)].stag = bound;
+    qp_cur_done(qp, OFL_WC_SUCCESS);
+}
+
+static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp);
+static OFL_NOINLINE enum ofl_err
+qp_iscsi_pdu(struct ofl_qp *qp, bool *finished);
+
+/*
+ * Carries the current WQE one step on: one transmission, or one local
+ * operation. *progress tells whether anything happened.
+ */
+static OFL_NOINLINE enum ofl_err
+qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
+{
+    struct ofl_qp_sq_cur *c = &qp->cur;
+    uint8_t op = c->hdr[QPW_OPCODE];
+    uint32_t before = qp->stats.tx_fpdus;
+    bool finished = false;
+    enum ofl_err err = OFL_OK;
+
+    if (!c->begun && c->phase == 0 && (c->hdr[QPW_FLAGS] & OFL_QP_WR_FENCE) &&
+        qp->ord_count != 0)
+        return OFL_OK; /* fenced behind outstanding Reads / Atomics */
+    switch (op) {
+    case OFL_QP_OP_SEND:
+        err = qp_run_message(qp, (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED)
+                                     ? OFL_RDMAP_SEND_SE
+                                     : OFL_RDMAP_SEND,
+                             false, &finished);
+        break;
+    case OFL_QP_OP_SEND_INV:
+        err = qp_run_message(qp, (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED)
+                                     ? OFL_RDMAP_SEND_SE_INV
+                                     : OFL_RDMAP_SEND_INV,
+                             false, &finished);
+        break;
+    case OFL_QP_OP_WRITE:
+        err = qp_run_message(qp, OFL_RDMAP_WRITE, true, &finished);
+        break;
+    case OFL_QP_OP_WRITE_IMM:
+        if (c->phase == 0) {
+            err = qp_run_message(qp, OFL_RDMAP_WRITE, true, &finished);
+            if (finished) {
+                c->phase = 1;
+                finished = false;
+            }
+        } else {
+            err = qp_run_imm(qp);
+            finished = err == OFL_OK && c->active;
+        }
+        break;
+    case OFL_QP_OP_READ:
+    case OFL_QP_OP_ATOMIC_FADD:
+    case OFL_QP_OP_ATOMIC_CSWAP:
+        err = qp_run_request(qp, op != OFL_QP_OP_READ);
+        *progress = !c->active || qp->stats.tx_fpdus != before;
+        return err;
+    case OFL_QP_OP_BIND:
+        qp_run_bind(qp);
+        *progress = true;
+        return OFL_OK;
+    case OFL_QP_OP_FAST_REG:
+        err = qp_run_register(qp, true);
+        *progress = true;
+        if (err != OFL_OK)
+            return qp_sq_reg_fail(qp, err);
+        qp_cur_done(qp, OFL_WC_SUCCESS);
+        return OFL_OK;
+    case OFL_QP_OP_LOCAL_INV:
+        err = ofl_tpt_invalidate_local(qp->attr.tpt,
+                                       ofl_load_le32(c->hdr + QPW_STAG),
+                                       qp->attr.pd);
+        *progress = true;
+        if (err != OFL_OK)
+            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+        qp_cur_done(qp, OFL_WC_SUCCESS);
+        return OFL_OK;
+    case OFL_QP_OP_DELAY: {
+        uint64_t ticks = ofl_load_le64(c->hdr + QPW_TO);
+
+        if (!c->begun) {
+            c->until = now + ticks < now ? ~(uint64_t)0 : now + ticks;
+            c->begun = 1;
+        }
+        if (now < c->until)
+            return OFL_OK;
+        qp_cur_done(qp, OFL_WC_SUCCESS);
+        *progress = true;
+        return OFL_OK;
+    }
+    case OFL_QP_OP_REG_SEND:
+        if (c->phase == 0) {
+            err = qp_run_register(qp, false);
+            *progress = true;
+            if (err != OFL_OK)
+                return qp_sq_reg_fail(qp, err);
+            c->phase = 1; /* registered: the Send's segments may use it */
+        }
+        err = qp_run_message(qp, (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED)
+                                     ? OFL_RDMAP_SEND_SE
+                                     : OFL_RDMAP_SEND,
+                             false, &finished);
+        break;
+    case OFL_QP_OP_ISCSI_CMD:
+        err = qp_iscsi_cmd(qp);
+        *progress = true;
+        return err;
+    default: /* OFL_QP_OP_ISCSI_PDU: qp_sq_fetch let nothing else in */
+        err = qp_iscsi_pdu(qp, &finished);
+        break;
+    }
+    if (finished && c->active)
+        qp_cur_done(qp, OFL_WC_SUCCESS);
+    *progress = *progress || qp->stats.tx_fpdus != before || !c->active;
+    return err;
+}
+
+/* One step of the send queue: flush, fetch or carry on the current WQE. */
+static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress)
+{
+    enum ofl_err err;
+
+    *progress = false;
+    if (!qp->cur.active) {
+        if (qp->sq.ci == qp->sq.db_pi)
+            return OFL_OK;
+        if (qp->sq.flush_all || ofl_sn_lt(qp->sq.ci, qp->sq.flush_to)) {
+            qp_sq_flush_one(qp);
+            *progress = true;
+            return OFL_OK;
+        }
+        if (qp->state != OFL_QP_RTS && qp->state != OFL_QP_CLOSING)
+            return OFL_OK; /* SQD: nothing new starts */
+        err = qp_sq_fetch(qp);
+        if (err != OFL_OK) {
+            *progress = true;
+            return qp_sq_fail(qp, err, OFL_WC_LOC_QP_OP_ERR);
+        }
+    }
+    return qp_sq_run(qp, now, progress);
+}
+
+/* ---- answering inbound requests ------------------------------------------ */
+
+static void qp_irq_pop(struct ofl_qp *qp)
+{
+    qp->irq_head = (qp->irq_head + 1u) & (qp->attr.ird - 1u);
+    qp->irq_count--;
+}
+
+static OFL_NOINLINE enum ofl_err qp_iscsi_data_out(struct ofl_qp *qp,
+                                      struct ofl_qp_inreq *r);
+
+/* One Read Response segment of the oldest Read Request (RFC 5040 §4.5):
+ * the source is checked again (FIG. 18A a-f) as each segment is read. */
+static OFL_NOINLINE enum ofl_err
+qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
+{
+    struct ofl_ddp_hdr *h = &qp->msg.ddp;
+    struct ofl_tpt_remote a;
+    struct ofl_tpt_sgl sgl;
+    uint32_t n = qp_min32(r->len - r->done,
+                          (uint32_t)qp->tx.mulpdu - OFL_DDP_TAGGED_HDR_LEN);
+    uint32_t hl, i, got = 0;
+    uint8_t *dst;
+    enum ofl_err err;
+
+    ofl_fill(h, 0, sizeof(*h));
+    h->tagged = 1;
+    h->opcode = OFL_RDMAP_READ_RESP;
+    h->last = r->done + n == r->len;
+    h->stag = r->stag_a;
+    h->to = r->to_a + r->done;
+    err = qp_hdr_build(qp, &hl);
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    dst = qp_payload_at(qp, hl);
+    a.to = r->to_b + r->done;
+    a.len = n;
+    a.stag = r->stag_b;
+    a.pd = qp->attr.pd;
+    a.qp = qp->attr.qpn;
+    a.need = OFL_TPT_REMOTE_READ;
+    sgl.piece = qp->piece;
+    sgl.cap = OFL_QP_PIECES;
+    if (n != 0) {
+        err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
+        if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL)
+            return qp_fatal(qp, err,
+                            ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP), NULL,
+                            0);
+        for (i = 0; i < sgl.count && err != OFL_E_PORT_DMA; i++) {
+            if (ofl_port_dma_read(qp->attr.port, qp->piece[i].pa, dst + got,
+                                  qp->piece[i].len) != OFL_OK)
+                err = OFL_E_PORT_DMA;
+            got += qp->piece[i].len;
+        }
+        if (err == OFL_E_TPT_SGL_FULL)
+            err = qp_dma_tpt(qp, a.stag, a.to + got, dst + got, n - got,
+                             false);
+        if (err != OFL_OK)
+            return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
+    err = qp_fpdu_send(qp, hl, dst, n, h->last ? 0u : OFL_QP_TX_MORE);
+    if (err != OFL_OK)
+        return err;
+    r->done += n;
+    if (h->last)
+        qp_irq_pop(qp);
+    return OFL_OK;
+}
+
+/* One transmission for the oldest inbound request. */
+static OFL_NOINLINE enum ofl_err qp_irq_step(struct ofl_qp *qp)
+{
+    struct ofl_qp_inreq *r = &qp->irq[qp->irq_head];
+    enum ofl_err err;
+
+    switch (r->kind) {
+    case OFL_QP_IN_READ:
+        return qp_read_resp_step(qp, r);
+    case OFL_QP_IN_ATOMIC:
+        qp_msg_control(qp, OFL_RDMAP_ATOMIC_RESP, OFL_DDP_QN_ATOMIC_RESP);
+        qp->msg.u.atomic_resp.req_id = r->id;
+        qp->msg.u.atomic_resp.orig = r->to_a;
+        err = qp_control_send(qp, 0);
+        if (err == OFL_OK) {
+            qp->msn_tx[OFL_DDP_QN_ATOMIC_RESP]++;
+            qp_irq_pop(qp);
+        }
+        return err;
+    default:
+        return qp_iscsi_data_out(qp, r);
+    }
+}
+
+/* Raises the SQ-drained event and the graceful close when due. */
+static void qp_sq_idle_checks(struct ofl_qp *qp)
+{
+    bool idle = !qp->cur.active && qp->ord_count == 0 &&
+                qp->sq.cc == qp->sq.ci;
+
+    if (qp->state == OFL_QP_SQD && idle && !qp->drained_sent) {
+        qp->drained_sent = 1;
+        qp_raise(qp, OFL_QP_EVT_SQ_DRAINED);
+    }
+    if (qp->state == OFL_QP_CLOSING && idle && qp->sq.ci == qp->sq.db_pi &&
+        qp->irq_count == 0 && !qp->close_sent) {
+        if (qp->attr.transmit(qp->attr.transmit_ctx, NULL, 0,
+                              OFL_QP_TX_CLOSE) == 0)
+            qp->close_sent = 1;
+    }
+}
+
+enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
+{
+    enum ofl_err err = OFL_OK;
+    uint32_t step;
+    bool progress;
+
+    if (qp == NULL)
+        return OFL_E_ARG;
+    if (qp->state == OFL_QP_ERROR) {
+        qp_flush_all(qp);
+        return OFL_OK;
+    }
+    if (qp->term_pending) {
+        err = qp_term_send(qp);
+        if (err != OFL_OK)
+            return err;
+    }
+    if (!qp_state_in(qp, QP_IRQ_OK))
+        return OFL_OK;
+    for (step = 0; step < budget; step++) {
+        if (qp->irq_count != 0) {
+            err = qp_irq_step(qp);
+        } else {
+            err = qp_sq_step(qp, now, &progress);
+            if (err == OFL_OK && !progress)
+                break;
+        }
+        if (err != OFL_OK || !qp_state_in(qp, QP_IRQ_OK))
+            break;
+    }
+    if (qp->state != OFL_QP_ERROR) {
+        qp_sq_complete(qp);
+        qp_sq_idle_checks(qp);
+    }
+    return err;
+}
+
+/* ---- receiving: the stream ----------------------------------------------- */
+
+/* One ULPDU being handled: where it is and the DDP SN of its last byte. */
+struct qp_rxd {
+    const uint8_t *ulpdu;
+    uint32_t len;
+    uint32_t sn;
+};
+
+/* Wire offset of ULPDU byte k inside an FPDU that starts at stream
+ * position start (RFC 5044 §4: a marker at every multiple of 512). */
+static uint32_t qp_ulpdu_wire_off(const struct ofl_qp *qp, uint32_t start,
+                                  uint32_t k)
+{
+    uint32_t c = OFL_MPA_HDR_LEN + k, f;
+
+    if (!qp->rx.markers)
+        return c;
+    f = (0u - start) & (OFL_MPA_MARKER_INTERVAL - 1u);
+    if (c < f)
+        return c;
+    return c + OFL_MPA_MARKER_LEN *
+                   ((c - f) / (OFL_MPA_MARKER_INTERVAL - OFL_MPA_MARKER_LEN) +
+                    1u);
+}
+
+/* RCV.NXT moves over n in-order bytes (in steps the window allows), and
+ * the deferred one-touch invalidations that became due are carried out. */
+static void qp_advance(struct ofl_qp *qp, uint32_t n)
+{
+    while (n != 0) {
+        uint32_t k = qp_min32(n, qp->seq.wnd);
+
+        (void)ofl_seq_advance(&qp->seq, k, NULL);
+        n -= k;
+    }
+    if (qp->seq.pending_count != 0)
+        (void)ofl_seq_retire(&qp->seq, qp->attr.tpt, NULL);
+}
+
+/* Is sn (the first SN of an FPDU) one placed out of order? Takes it out of
+ * the list; entries the stream has passed are dropped on the way. */
+static bool qp_ooo_take(struct ofl_qp *qp, uint32_t sn)
+{
+    uint32_t i = 0;
+    bool found = false;
+
+    while (i < qp->ooo_count) {
+        if (qp->ooo[i] == sn || ofl_sn_lt(qp->ooo[i], qp->seq.nxt)) {
+            found = found || qp->ooo[i] == sn;
+            qp->ooo[i] = qp->ooo[--qp->ooo_count];
+            continue;
+        }
+        i++;
+    }
+    return found;
+}
+
+static bool qp_ooo_has(const struct ofl_qp *qp, uint32_t sn)
+{
+    uint32_t i;
+
+    for (i = 0; i < qp->ooo_count; i++)
+        if (qp->ooo[i] == sn)
+            return true;
+    return false;
+}
+
+/* The local WQE concerned by a violation while receiving a Send. */
+static void qp_rcur_fail(struct ofl_qp *qp, uint8_t status)
+{
+    struct ofl_cqe *e;
+
+    if (!qp->rcur.active)
+        return;
+    qp->rcur.active = 0;
+    e = qp_rq_complete(qp, qp->rcur.wr_id, OFL_QP_OP_RECV, status);
+    if (e != NULL)
+        qp_cqe_commit(qp->attr.recv_cq, e);
+}
+
+/*
+ * Fetches the next receive WQE into qp->rcur and checks each of its data
+ * segments for local write (FIG. 15: "RQ WRs require local write access").
+ * On failure *status is the completion status for it.
+ */
+static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
+{
+    uint8_t b[OFL_QP_RQ_HDR];
+    uint32_t i, total = 0;
+    enum ofl_err err;
+
+    qp->rcur.idx = qp->rq.ci;
+    qp->rcur.active = 1;
+    qp->rcur.got = 0;
+    qp->rcur.num_sge = 0;
+    qp->rcur.total = 0;
+    qp->rcur.wr_id = 0;
+    *status = OFL_WC_LOC_QP_OP_ERR;
+    err = qp_wq_read(qp, &qp->rq, qp->rq.ci, 0, b, sizeof(b));
+    if (err != OFL_OK)
+        return err;
+    qp->rcur.wr_id = ofl_load_le64(b + QPR_WRID);
+    if (b[QPR_NSGE] > qp->rq.max_sge)
+        return OFL_E_QP_WQE;
+    err = qp_sge_fetch(qp, &qp->rq, qp->rq.ci, b[QPR_NSGE], &total);
+    if (err != OFL_OK)
+        return err == OFL_E_PORT_DMA ? err : OFL_E_QP_WQE;
+    for (i = 0; i < b[QPR_NSGE]; i++) {
+        const struct ofl_qp_sge *s = &qp->rq_sge[i];
+
+        err = ofl_tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+                                  s->len, OFL_TPT_LOCAL_WRITE);
+        if (err != OFL_OK) {
+            *status = (uint8_t)ofl_tpt_wc_status(err);
+            return err;
+        }
+    }
+    qp->rcur.num_sge = b[QPR_NSGE];
+    qp->rcur.total = total;
+    return OFL_OK;
+}
+
+/* A new message on queue 0 (Send or Immediate Data): MSN in order and a
+ * receive WQE posted for it (RFC 5041 §7.2), then the WQE fetched. */
+static enum ofl_err qp_rx_new_message(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    uint32_t msn = qp->msg.ddp.msn;
+    uint8_t status;
+    enum ofl_err err = ofl_ddp_msn_check(qp->msn_rx[OFL_DDP_QN_SEND],
+                                         qp->rq.db_pi - qp->rq.ci, msn);
+
+    if (err == OFL_OK && msn != qp->msn_rx[OFL_DDP_QN_SEND])
+        err = OFL_E_DDP_MSN_RANGE; /* one message at a time, in order */
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, ofl_wire_term_cause(err, false), d->ulpdu,
+                        d->len);
+    err = qp_rq_fetch(qp, &status);
+    if (err != OFL_OK) {
+        qp_rcur_fail(qp, status);
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
+    return OFL_OK;
+}
+
+/* Send, Send with SE, with Invalidate (RFC 5040 §4.3, §6.10; seed 000
+ * claims 1, 10, 11: the peer deregisters an STag with its message). */
+static enum ofl_err qp_rx_send(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    const struct ofl_ddp_hdr *h = &qp->msg.ddp;
+    uint32_t n = qp->msg.payload_len;
+    struct ofl_cqe *e;
+    uint8_t flags = 0;
+    enum ofl_err err;
+
+    if (!qp->rcur.active) {
+        err = qp_rx_new_message(qp, d);
+        if (err != OFL_OK)
+            return err;
+    } else if (h->msn != qp->msn_rx[OFL_DDP_QN_SEND]) {
+        return qp_fatal(qp, OFL_E_DDP_MSN_RANGE,
+                        ofl_wire_term_cause(OFL_E_DDP_MSN_RANGE, false),
+                        d->ulpdu, d->len);
+    }
+    err = ofl_ddp_untagged_check(h->mo, n, qp->rcur.total);
+    if (err != OFL_OK) {
+        qp_rcur_fail(qp, OFL_WC_LOC_LEN_ERR);
+        return qp_fatal(qp, err, ofl_wire_term_cause(err, false), d->ulpdu,
+                        d->len);
+    }
+    err = qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, h->mo,
+                     qp->msg.payload, n);
+    if (err != OFL_OK) {
+        qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
+    if (h->mo + n > qp->rcur.got)
+        qp->rcur.got = h->mo + n;
+    if (!h->last)
+        return OFL_OK;
+    if (h->opcode == OFL_RDMAP_SEND_SE || h->opcode == OFL_RDMAP_SEND_SE_INV)
+        flags |= OFL_CQE_SOLICITED;
+    if (h->opcode == OFL_RDMAP_SEND_INV || h->opcode == OFL_RDMAP_SEND_SE_INV) {
+        err = ofl_tpt_invalidate_remote(qp->attr.tpt, h->inv_stag,
+                                        qp->attr.pd, qp->attr.qpn);
+        if (err != OFL_OK) {
+            qp_rcur_fail(qp, OFL_WC_REM_INV_REQ_ERR);
+            return qp_fatal(qp, err,
+                            ofl_tpt_term_cause(err, OFL_TPT_USE_INVALIDATE),
+                            d->ulpdu, d->len);
+        }
+        flags |= OFL_CQE_INV;
+    }
+    qp->rcur.active = 0;
+    qp->msn_rx[OFL_DDP_QN_SEND]++;
+    e = qp_rq_complete(qp, qp->rcur.wr_id, OFL_QP_OP_RECV, OFL_WC_SUCCESS);
+    if (e != NULL) {
+        e->byte_len = h->mo + n;
+        e->flags = flags;
+        e->stag = (flags & OFL_CQE_INV) ? h->inv_stag : 0;
+        qp_cqe_commit(qp->attr.recv_cq, e);
+    }
+    return OFL_OK;
+}
+
+/* RFC 7306 Immediate Data: consumes a receive WQE, delivered in its CQE. */
+static enum ofl_err qp_rx_imm(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    struct ofl_cqe *e;
+    enum ofl_err err;
+
+    if (qp->rcur.active) /* a Send on queue 0 is not finished */
+        return qp_fatal(qp, OFL_E_DDP_MSN_RANGE,
+                        ofl_wire_term_cause(OFL_E_DDP_MSN_RANGE, false),
+                        d->ulpdu, d->len);
+    err = qp_rx_new_message(qp, d);
+    if (err != OFL_OK)
+        return err;
+    qp->rcur.active = 0;
+    qp->msn_rx[OFL_DDP_QN_SEND]++;
+    e = qp_rq_complete(qp, qp->rcur.wr_id, OFL_QP_OP_RECV_IMM,
+                       OFL_WC_SUCCESS);
+    if (e != NULL) {
+        e->imm = ofl_load_be64(qp->msg.u.imm);
+        e->flags = OFL_CQE_IMM;
+        if (qp->msg.ddp.opcode == OFL_RDMAP_IMM_SE)
+            e->flags |= OFL_CQE_SOLICITED;
+        qp_cqe_commit(qp->attr.recv_cq, e);
+    }
+    return OFL_OK;
+}
+
+/* Copies src to the pieces of a translation, then the rest of n (when the
+ * translation was cut at OFL_QP_PIECES) through further translations. */
+static enum ofl_err qp_place_rest(struct ofl_qp *qp,
+                                  const struct ofl_tpt_sgl *sgl, uint32_t stag,
+                                  uint64_t to, const uint8_t *src, uint32_t n)
+{
+    enum ofl_err err = qp_dma_pieces(qp, sgl, src);
+    uint32_t done = (uint32_t)sgl->bytes;
+
+    if (err != OFL_OK || done >= n)
+        return err;
+    return qp_dma_tpt(qp, stag, to + done, (uint8_t *)src + done, n - done,
+                      true);
+}
+
+/*
+ * A tagged segment in order (RDMA Write, Read Response): the remote checks
+ * (FIG. 18A a-f), the one-touch decision (FIG. 18B Table D; in order the
+ * segment's DDP SN is NEXT, so rows 1-4), then the placement by DMA.
+ * Returns OFL_OK (placed, or a zero-length segment: nothing to check or
+ * place), else the error and *cause.
+ */
+static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
+                                    struct ofl_term_cause *cause)
+{
+    const struct ofl_ddp_hdr *h = &qp->msg.ddp;
+    uint32_t n = qp->msg.payload_len;
+    struct ofl_tpt_remote a;
+    struct ofl_tpt_sgl sgl;
+    struct ofl_tpt_info info;
+    struct ofl_seq_ot ot;
+    enum ofl_err err;
+
+    ot.invalidate = false;
+    if (n == 0)
+        return OFL_OK;
+    a.to = h->to;
+    a.len = n;
+    a.stag = h->stag;
+    a.pd = qp->attr.pd;
+    a.qp = qp->attr.qpn;
+    a.need = OFL_TPT_REMOTE_WRITE;
+    sgl.piece = qp->piece;
+    sgl.cap = OFL_QP_PIECES;
+    err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
+    if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL) {
+        *cause = ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE);
+        return err;
+    }
+    if (h->last && ofl_tpt_query(qp->attr.tpt, h->stag, &info) == OFL_OK &&
+        (info.flags & OFL_TPT_F_ONE_TOUCH)) {
+        ot = ofl_seq_one_touch(true, true,
+                               (info.flags & OFL_TPT_F_TOUCHED) != 0, d->sn,
+                               qp->seq.nxt, qp->seq.wnd);
+        if (ot.terminate) {
+            (void)ofl_tpt_expire(qp->attr.tpt, h->stag);
+            *cause = ot.cause;
+            return OFL_E_TPT_NOT_VALID; /* row 3: the touch is spent */
+        }
+        if (!ot.place)
+            return OFL_OK; /* row 6 (not in order; kept for safety) */
+    }
+    err = qp_place_rest(qp, &sgl, h->stag, h->to, qp->msg.payload, n);
+    if (err != OFL_OK) {
+        *cause = qp_local_cause();
+        return err;
+    }
+    if (ot.invalidate) /* row 4: placed, then the entry is spent */
+        (void)ofl_tpt_expire(qp->attr.tpt, h->stag);
+    else
+        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, h->last);
+    return OFL_OK;
+}
+
+static enum ofl_err qp_rx_write(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    struct ofl_term_cause cause;
+    enum ofl_err err = qp_place_tagged(qp, d, &cause);
+
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, cause, d->ulpdu, d->len);
+    return OFL_OK;
+}
+
+/* A response that no request of ours expects (RFC 5040 §7.2: remote
+ * operation error, unexpected opcode). */
+static enum ofl_err qp_rx_unexpected(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    return qp_fatal(qp, OFL_E_QP_UNEXPECTED,
+                    qp_cause(OFL_TERM_LAYER_RDMAP,
+                             OFL_TERM_RDMAP_REMOTE_OPERATION,
+                             OFL_TERM_RDMAP_UNEXPECTED_OPCODE),
+                    d->ulpdu, d->len);
+}
+
+/* The oldest outstanding Read or Atomic, when it is of the kind asked. */
+static struct ofl_qp_swqe *qp_ord_head(struct ofl_qp *qp, bool atomic)
+{
+    struct ofl_qp_swqe *t;
+
+    if (qp->ord_count == 0)
+        return NULL;
+    t = &qp->sq_track[qp->ord_ring[qp->ord_head] & (qp->sq.depth - 1u)];
+    if ((t->opcode == OFL_QP_OP_READ) == atomic)
+        return NULL;
+    return t;
+}
+
+/* A Read Response segment for the oldest outstanding Read (RFC 5040 §4.5:
+ * responses come in request order). */
+static enum ofl_err qp_rx_read_resp(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    const struct ofl_ddp_hdr *h = &qp->msg.ddp;
+    struct ofl_qp_swqe *t = qp_ord_head(qp, false);
+    uint32_t n = qp->msg.payload_len;
+    struct ofl_term_cause cause;
+    enum ofl_err err;
+
+    if (t == NULL)
+        return qp_rx_unexpected(qp, d);
+    if (h->stag != t->stag) {
+        t->state = QP_TRACK_DONE;
+        t->status = OFL_WC_BAD_RESP_ERR;
+        return qp_fatal(qp, OFL_E_QP_RESP_MISMATCH,
+                        qp_cause(OFL_TERM_LAYER_DDP, OFL_TERM_DDP_TAGGED,
+                                 OFL_TERM_DDP_T_INVALID_STAG),
+                        d->ulpdu, d->len);
+    }
+    if (h->to != t->to + t->got || n > t->len - t->got ||
+        (h->last && t->got + n != t->len)) {
+        t->state = QP_TRACK_DONE;
+        t->status = OFL_WC_BAD_RESP_ERR;
+        return qp_fatal(qp, OFL_E_QP_RESP_MISMATCH,
+                        qp_cause(OFL_TERM_LAYER_DDP, OFL_TERM_DDP_TAGGED,
+                                 OFL_TERM_DDP_T_BASE_BOUNDS),
+                        d->ulpdu, d->len);
+    }
+    err = qp_place_tagged(qp, d, &cause);
+    if (err != OFL_OK) {
+        t->state = QP_TRACK_DONE;
+        t->status = (uint8_t)ofl_tpt_wc_status(err);
+        return qp_fatal(qp, err, cause, d->ulpdu, d->len);
+    }
+    t->got += n;
+    if (h->last) {
+        t->state = QP_TRACK_DONE;
+        t->status = OFL_WC_SUCCESS;
+        qp_ord_pop(qp);
+        qp_sq_complete(qp);
+    }
+    return OFL_OK;
+}
+
+/* An inbound request's MSN on queue qn, against the free inbound slots
+ * (FIG. 18A steps 1804-1806). */
+static enum ofl_err qp_rx_irq_msn(struct ofl_qp *qp, uint32_t qn,
+                                  const struct qp_rxd *d)
+{
+    uint32_t msn = qp->msg.ddp.msn;
+    enum ofl_err err = ofl_ddp_msn_check(qp->msn_rx[qn],
+                                         qp->attr.ird - qp->irq_count, msn);
+
+    if (err == OFL_OK && msn != qp->msn_rx[qn])
+        err = OFL_E_DDP_MSN_RANGE;
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, ofl_wire_term_cause(err, false), d->ulpdu,
+                        d->len);
+    return OFL_OK;
+}
+
+/* The slot for a new inbound request (room checked by qp_rx_irq_msn). */
+static struct ofl_qp_inreq *qp_irq_push(struct ofl_qp *qp, uint8_t kind)
+{
+    struct ofl_qp_inreq *r =
+        &qp->irq[(qp->irq_head + qp->irq_count) & (qp->attr.ird - 1u)];
+
+    ofl_fill(r, 0, sizeof(*r));
+    r->kind = kind;
+    qp->irq_count++;
+    return r;
+}
+
+/* RDMA Read Request (FIG. 18A 1800-1812): queued by MSN, source STag
+ * checked a-f (remote read right included), answered by ofl_qp_process. */
+static enum ofl_err qp_rx_read_req(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    const struct ofl_rdmap_read_req *q = &qp->msg.u.read_req;
+    struct ofl_qp_inreq *r;
+    struct ofl_tpt_remote a;
+    enum ofl_err err = qp_rx_irq_msn(qp, OFL_DDP_QN_READ_REQ, d);
+
+    if (err != OFL_OK)
+        return err;
+    if (q->size != 0) {
+        a.to = q->src_to;
+        a.len = q->size;
+        a.stag = q->src_stag;
+        a.pd = qp->attr.pd;
+        a.qp = qp->attr.qpn;
+        a.need = OFL_TPT_REMOTE_READ;
+        err = ofl_tpt_check_access(qp->attr.tpt, &a);
+        if (err != OFL_OK)
+            return qp_fatal(qp, err,
+                            ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP),
+                            d->ulpdu, d->len);
+    }
+    r = qp_irq_push(qp, OFL_QP_IN_READ);
+    r->stag_a = q->sink_stag;
+    r->to_a = q->sink_to;
+    r->stag_b = q->src_stag;
+    r->to_b = q->src_to;
+    r->len = q->size;
+    r->msn = qp->msg.ddp.msn;
+    qp->msn_rx[OFL_DDP_QN_READ_REQ]++;
+    return OFL_OK;
+}
+
+/* RFC 7306 Fetch and Add with an Add Mask: a set mask bit ends a field, so
+ * no carry crosses it. Bounded by 64. */
+static uint64_t qp_masked_add(uint64_t a, uint64_t b, uint64_t mask)
+{
+    uint64_t r = 0, carry = 0;
+    uint32_t i;
+
+    if (mask == 0)
+        return a + b;
+    for (i = 0; i < 64; i++) {
+        uint64_t s = ((a >> i) & 1u) + ((b >> i) & 1u) + carry;
+
+        r |= (s & 1u) << i;
+        carry = ((mask >> i) & 1u) ? 0u : s >> 1;
+    }
+    return r;
+}
+
+/* The value an atomic leaves in memory (RFC 7306). */
+static uint64_t qp_atomic_new(const struct ofl_rdmap_atomic_req *q,
+                              uint64_t orig)
+{
+    switch (q->op) {
+    case OFL_RDMAP_FETCH_ADD:
+        return qp_masked_add(orig, q->add_swap, q->add_swap_mask);
+    case OFL_RDMAP_SWAP:
+        return (orig & ~q->add_swap_mask) | (q->add_swap & q->add_swap_mask);
+    default: /* OFL_RDMAP_CMP_SWAP */
+        if (((orig ^ q->compare) & q->compare_mask) != 0)
+            return orig;
+        return (orig & ~q->add_swap_mask) | (q->add_swap & q->add_swap_mask);
+    }
+}
+
+/*
+ * Atomic Request (RFC 7306): queue 3 by MSN against the inbound slots, an
+ * 8-byte aligned target that passes FIG. 18A a-f with remote atomic, then
+ * read, modify, write (little-endian 64-bit word), and the response queued.
+ */
+static enum ofl_err qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    const struct ofl_rdmap_atomic_req *q = &qp->msg.u.atomic_req;
+    struct ofl_qp_inreq *r;
+    struct ofl_tpt_remote a;
+    uint8_t v[8];
+    uint64_t orig;
+    enum ofl_err err = qp_rx_irq_msn(qp, OFL_DDP_QN_ATOMIC_REQ, d);
+
+    if (err != OFL_OK)
+        return err;
+    if ((q->to & 7u) != 0)
+        return qp_fatal(qp, OFL_E_QP_ATOMIC_ALIGN,
+                        qp_cause(OFL_TERM_LAYER_RDMAP,
+                                 OFL_TERM_RDMAP_REMOTE_PROTECTION,
+                                 OFL_TERM_RDMAP_BASE_BOUNDS),
+                        d->ulpdu, d->len);
+    a.to = q->to;
+    a.len = 8;
+    a.stag = q->stag;
+    a.pd = qp->attr.pd;
+    a.qp = qp->attr.qpn;
+    a.need = OFL_TPT_REMOTE_ATOMIC;
+    err = ofl_tpt_check_access(qp->attr.tpt, &a);
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP),
+                        d->ulpdu, d->len);
+    err = qp_dma_tpt(qp, q->stag, q->to, v, 8, false);
+    if (err == OFL_OK) {
+        orig = ofl_load_le64(v);
+        ofl_store_le64(v, qp_atomic_new(q, orig));
+        err = qp_dma_tpt(qp, q->stag, q->to, v, 8, true);
+    }
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    r = qp_irq_push(qp, OFL_QP_IN_ATOMIC);
+    r->id = q->req_id;
+    r->to_a = orig;
+    r->msn = qp->msg.ddp.msn;
+    qp->msn_rx[OFL_DDP_QN_ATOMIC_REQ]++;
+    return OFL_OK;
+}
+
+/* Atomic Response for the oldest outstanding Atomic: the original value
+ * goes to its result buffer. */
+static enum ofl_err qp_rx_atomic_resp(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    struct ofl_qp_swqe *t = qp_ord_head(qp, true);
+    uint8_t v[8];
+    enum ofl_err err;
+
+    if (t == NULL || qp->msg.u.atomic_resp.req_id != qp->ord_ring[qp->ord_head])
+        return qp_rx_unexpected(qp, d);
+    if (qp->msg.ddp.msn != qp->msn_rx[OFL_DDP_QN_ATOMIC_RESP])
+        return qp_fatal(qp, OFL_E_DDP_MSN_RANGE,
+                        ofl_wire_term_cause(OFL_E_DDP_MSN_RANGE, false),
+                        d->ulpdu, d->len);
+    ofl_store_le64(v, qp->msg.u.atomic_resp.orig);
+    err = qp_dma_tpt(qp, t->stag, t->to, v, 8, true);
+    t->state = QP_TRACK_DONE;
+    t->status = err == OFL_OK ? OFL_WC_SUCCESS
+                              : (uint8_t)ofl_tpt_wc_status(err);
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    qp->msn_rx[OFL_DDP_QN_ATOMIC_RESP]++;
+    qp_ord_pop(qp);
+    qp_sq_complete(qp);
+    return OFL_OK;
+}
+
+enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause)
+{
+    switch (cause.layer) {
+    case OFL_TERM_LAYER_RDMAP:
+        if (cause.etype == OFL_TERM_RDMAP_REMOTE_PROTECTION)
+            return OFL_WC_REM_ACCESS_ERR;
+        if (cause.etype == OFL_TERM_RDMAP_REMOTE_OPERATION)
+            return OFL_WC_REM_OP_ERR;
+        return OFL_WC_FATAL_ERR;
+    case OFL_TERM_LAYER_DDP:
+        if (cause.etype == OFL_TERM_DDP_TAGGED)
+            return OFL_WC_REM_ACCESS_ERR;
+        if (cause.etype == OFL_TERM_DDP_UNTAGGED)
+            return OFL_WC_REM_INV_REQ_ERR;
+        return OFL_WC_FATAL_ERR;
+    case OFL_TERM_LAYER_MPA:
+        return OFL_WC_FATAL_ERR;
+    default:
+        return OFL_WC_GENERAL_ERR;
+    }
+}
+
+/* A Terminate from the peer (queue 2): the oldest send WQE in flight
+ * takes the status its cause maps to, the QP goes to ERROR. */
+static enum ofl_err qp_rx_term(struct ofl_qp *qp)
+{
+    uint32_t i;
+
+    ofl_copy(&qp->term_rx, &qp->msg.u.term.cause, sizeof(qp->term_rx));
+    for (i = qp->sq.cc; i != qp->sq.ci; i++) {
+        struct ofl_qp_swqe *t = &qp->sq_track[i & (qp->sq.depth - 1u)];
+
+        if (t->state != QP_TRACK_DONE) {
+            t->state = QP_TRACK_DONE;
+            t->status = (uint8_t)ofl_qp_term_status(qp->term_rx);
+            break;
+        }
+    }
+    qp_raise(qp, OFL_QP_EVT_TERM_RX);
+    (void)qp_event(qp, OFL_QP_EV_TERM_RX);
+    return OFL_OK;
+}
+
+/* One whole ULPDU received in order. */
+static OFL_NOINLINE enum ofl_err
+qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
+{
+    struct ofl_term_cause cause;
+    enum ofl_err err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
+
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, cause, d->ulpdu, d->len);
+    switch (qp->msg.ddp.opcode) {
+    case OFL_RDMAP_WRITE:
+        return qp_rx_write(qp, d);
+    case OFL_RDMAP_READ_RESP:
+        return qp_rx_read_resp(qp, d);
+    case OFL_RDMAP_READ_REQ:
+        return qp_rx_read_req(qp, d);
+    case OFL_RDMAP_TERMINATE:
+        return qp_rx_term(qp);
+    case OFL_RDMAP_IMM:
+    case OFL_RDMAP_IMM_SE:
+        return qp_rx_imm(qp, d);
+    case OFL_RDMAP_ATOMIC_REQ:
+        return qp_rx_atomic(qp, d);
+    case OFL_RDMAP_ATOMIC_RESP:
+        return qp_rx_atomic_resp(qp, d);
+    default: /* the four Sends */
+        return qp_rx_send(qp, d);
+    }
+}
+
+/*
+ * In-order stream bytes through the MPA receiver. RCV.NXT moves to one
+ * past each ULPDU's last byte before the ULPDU is handled (its DDP SN is
+ * then NEXT), and over the pad and CRC after.
+ */
+static OFL_NOINLINE enum ofl_err
+qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
+{
+    while (len != 0) {
+        struct ofl_mpa_fpdu f;
+        struct qp_rxd d;
+        size_t used = 0;
+        uint32_t head, start_sn;
+        enum ofl_err err = ofl_mpa_rx_feed(&qp->rx, p, len, &used, &f);
+
+        qp->stats.rx_bytes += used;
+        if (err != OFL_OK) {
+            qp_advance(qp, (uint32_t)used);
+            return qp_fatal(qp, err, qp->rx.cause, NULL, 0);
+        }
+        if (f.ulpdu == NULL) {
+            qp_advance(qp, (uint32_t)used);
+            return OFL_OK;
+        }
+        qp->stats.rx_fpdus++;
+        d.ulpdu = f.ulpdu;
+        d.len = f.len;
+        d.sn = qp->rx_base + f.start +
+               qp_ulpdu_wire_off(qp, f.start, f.len != 0 ? f.len - 1u : 0u);
+        head = qp_min32(d.sn + 1u - qp->seq.nxt, (uint32_t)used);
+        qp_advance(qp, head);
+        start_sn = qp->rx_base + f.start;
+        err = OFL_OK;
+        if (qp->ooo_count == 0 || !qp_ooo_take(qp, start_sn))
+            err = qp_rx_ulpdu(qp, &d);
+        qp_advance(qp, (uint32_t)used - head);
+        if (err != OFL_OK)
+            return err;
+        if (!qp_state_in(qp, QP_RX_OK))
+            return OFL_OK; /* a Terminate arrived: nothing more is taken */
+        p += used;
+        len -= (uint32_t)used;
+    }
+    return OFL_OK;
+}
+
+/* ---- receiving ahead of a hole ------------------------------------------- */
+
+/*
+ * One complete FPDU found ahead of a hole: an RDMA Write whose header lies
+ * whole before any marker is checked (CRC, markers, FIG. 18A a-f, Table D
+ * with its DDP SN in the window: row 5 defers the invalidation) and placed
+ * run by run between the markers. Anything else waits for the in-order
+ * stream, which also reports any error.
+ */
+static OFL_NOINLINE void
+qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
+             const struct ofl_mpa_found *f)
+{
+    uint32_t pos = seg->seq + f->off - qp->rx_base;
+    const uint8_t *wire = seg->data + f->off, *p;
+    struct ofl_tpt_remote a;
+    struct ofl_seq_ot ot;
+    uint16_t ulen;
+    uint32_t off, run, sn;
+    const struct ofl_ddp_hdr *h = &qp->msg.ddp;
+
+    if (qp->ooo_count >= qp->ooo_cap ||
+        qp_ooo_has(qp, seg->seq + f->off) ||
+        ofl_mpa_fpdu_check(&qp->rx, pos, wire, f->wire_len, &ulen) != OFL_OK)
+        return;
+    run = ofl_mpa_fpdu_piece(pos, true, wire, ulen, 0, &p);
+    if (run < OFL_DDP_TAGGED_HDR_LEN || (p[0] & 0x80) == 0 ||
+        ofl_rdmap_parse(p, OFL_DDP_TAGGED_HDR_LEN, &qp->msg, NULL) != OFL_OK ||
+        h->opcode != OFL_RDMAP_WRITE || ulen == OFL_DDP_TAGGED_HDR_LEN)
+        return;
+    a.to = h->to;
+    a.len = ulen - OFL_DDP_TAGGED_HDR_LEN;
+    a.stag = h->stag;
+    a.pd = qp->attr.pd;
+    a.qp = qp->attr.qpn;
+    a.need = OFL_TPT_REMOTE_WRITE;
+    if (ofl_tpt_check_access(qp->attr.tpt, &a) != OFL_OK)
+        return;
+    sn = qp->rx_base + pos + qp_ulpdu_wire_off(qp, pos, ulen - 1u);
+    if (h->last) {
+        if (ofl_seq_one_touch_apply(&qp->seq, qp->attr.tpt, h->stag, true, sn,
+                                    &ot) != OFL_OK ||
+            !ot.place)
+            return;
+    }
+    for (off = OFL_DDP_TAGGED_HDR_LEN; off < ulen; off += run) {
+        run = ofl_mpa_fpdu_piece(pos, true, wire, ulen, off, &p);
+        if (run == 0 ||
+            qp_dma_tpt(qp, a.stag, a.to + (off - OFL_DDP_TAGGED_HDR_LEN),
+                       (uint8_t *)p, run, true) != OFL_OK)
+            return;
+    }
+    (void)ofl_tpt_note_use(qp->attr.tpt, a.stag, h->last);
+    qp->ooo[qp->ooo_count++] = seg->seq + f->off;
+    qp->stats.ooo_placed++;
+}
+
+static OFL_NOINLINE enum ofl_err
+qp_rx_ooo(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
+{
+    struct ofl_mpa_segment s;
+    struct ofl_mpa_found found[4];
+    uint32_t n = 0, i;
+
+    if (!qp->rx.markers || qp->ooo_cap == 0)
+        return OFL_OK; /* no way to find FPDUs: TCP delivers them later */
+    s.base = qp->rx_base;
+    s.seq = seg->seq;
+    s.data = seg->data;
+    s.len = seg->len;
+    if (ofl_mpa_locate_segment(&s, found, 4, &n) != OFL_OK)
+        return OFL_OK;
+    for (i = 0; i < n; i++)
+        if (found[i].complete)
+            qp_ooo_place(qp, seg, &found[i]);
+    return OFL_OK;
+}
+
+static OFL_NOINLINE enum ofl_err
+qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len);
+
+enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
+{
+    const uint8_t *p;
+    uint32_t d, len;
+
+    if (qp == NULL || seg == NULL || (seg->data == NULL && seg->len != 0))
+        return OFL_E_ARG;
+    if (!qp_state_in(qp, QP_RX_OK) || !qp->established)
+        return OFL_E_QP_STATE;
+    p = seg->data;
+    len = seg->len;
+    d = seg->seq - qp->seq.nxt;
+    if (d >= 0x80000000u) { /* starts behind RCV.NXT: drop what we have */
+        uint32_t skip = qp->seq.nxt - seg->seq;
+
+        if (skip >= len) {
+            qp->stats.dup_bytes += len;
+            return OFL_OK;
+        }
+        qp->stats.dup_bytes += skip;
+        p += skip;
+        len -= skip;
+    } else if (d != 0) {
+        if (d >= qp->seq.wnd || qp->attr.service != OFL_QP_SVC_IWARP)
+            return OFL_OK; /* beyond the window, or nothing to place early */
+        return qp_rx_ooo(qp, seg);
+    }
+    if (qp->attr.service == OFL_QP_SVC_ISCSI)
+        return qp_iscsi_stream(qp, p, len);
+    return qp_rx_stream(qp, p, len);
+}
+
+/* ---- iSCSI 1.0 (seed 000 FIG. 17A/17B; RFC 3720 §10) --------------------- */
+
+#define ISCSI_OP_NOP_OUT 0x00
+#define ISCSI_OP_DATA_OUT 0x05
+#define ISCSI_OP_SCSI_RESP 0x21
+#define ISCSI_OP_DATA_IN 0x25
+#define ISCSI_OP_R2T 0x31
+#define ISCSI_F_FINAL 0x80
+#define ISCSI_F_READ 0x40   /* SCSI Command: R */
+#define ISCSI_F_WRITE 0x20  /* SCSI Command: W */
+#define ISCSI_F_STATUS 0x01 /* Data-In: S */
+#define ISCSI_KIND_READ 1u  /* command kinds kept in the entry's VA */
+#define ISCSI_KIND_WRITE 2u
+
+/* What the data segment of the PDU being received is for. */
+#define IRX_DROP 0  /* nothing (or no data) */
+#define IRX_PLACE 1 /* Data-In: into the command's buffers */
+#define IRX_RQ 2    /* the whole PDU to a receive WQE */
+#define IRX_RESP 3  /* a response: to a receive WQE, then deregister */
+
+static void qp_store_be24(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 16);
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)v;
+}
+
+static uint32_t qp_load_be24(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
+}
+
+/* Transmits an iSCSI PDU built in tx_buf: BHS + n data bytes + pad. */
+static enum ofl_err qp_iscsi_xmit(struct ofl_qp *qp, uint32_t n)
+{
+    uint32_t pad = (0u - n) & 3u;
+
+    ofl_fill(qp->tx_buf + OFL_ISCSI_BHS_LEN + n, 0, pad);
+    return qp_xmit(qp, qp->tx_buf, OFL_ISCSI_BHS_LEN + n + pad, 0);
+}
+
+/*
+ * The SCSI Command of an ISCSI_CMD WQE (FIG. 17A step 1736): the data
+ * buffers become an iSCSI TPT entry on the WQE's STag (its VA holds the
+ * command kind and ID, access by direction); a failure takes the
+ * registration error option. Then the Command PDU goes out with the STag
+ * as its Initiator Task Tag.
+ */
+static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
+{
+    const uint8_t *w = qp->cur.hdr, *bhs = qp->cur.hdr + QPW_EXT;
+    uint32_t stag = ofl_load_le32(w + QPW_STAG);
+    enum ofl_err err;
+
+    if (qp->cur.phase == 0) {
+        struct ofl_tpt_region_desc d;
+        uint64_t kind = 0;
+
+        ofl_fill(&d, 0, sizeof(d));
+        d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE;
+        if (bhs[1] & ISCSI_F_READ) {
+            kind |= ISCSI_KIND_READ;
+            d.access |= OFL_TPT_REMOTE_WRITE; /* Data-In writes */
+        }
+        if (bhs[1] & ISCSI_F_WRITE) {
+            kind |= ISCSI_KIND_WRITE;
+            d.access |= OFL_TPT_REMOTE_READ; /* R2T reads */
+        }
+        d.va = (kind << 32) | (uint32_t)ofl_load_le64(w + QPW_TO);
+        d.att_base = ofl_load_le32(w + QPW_RSTAG);
+        d.page_shift = (uint8_t)ofl_load_le32(w + QPW_B32);
+        err = qp_phys_pages(qp, qp->sq_sge, qp->cur.num_sge, &d);
+        if (err == OFL_OK)
+            err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);
+        if (err != OFL_OK)
+            return qp_sq_reg_fail(qp, err);
+        qp->cur.phase = 1;
+    }
+    ofl_copy(qp->tx_buf, bhs, OFL_ISCSI_BHS_LEN);
+    ofl_store_be32(qp->tx_buf + 16, stag);
+    ofl_store_be32(qp->tx_buf + 28, qp->iscsi_exp_statsn);
+    qp_store_be24(qp->tx_buf + 5, 0);
+    err = qp_iscsi_xmit(qp, 0);
+    if (err != OFL_OK)
+        return err;
+    qp->cur.sent = 1;
+    qp_cur_done(qp, OFL_WC_SUCCESS);
+    return OFL_OK;
+}
+
+/* Any other initiator PDU: the consumer's BHS with its data segment. */
+static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
+{
+    uint32_t n = qp->cur.total, si = 0, so = 0;
+    enum ofl_err err;
+
+    *finished = false;
+    if (!qp->cur.begun) {
+        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
+        if (err != OFL_OK)
+            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+        if (n > qp->tx_cap - OFL_ISCSI_BHS_LEN - 3u)
+            return qp_sq_fail(qp, OFL_E_SIZE, OFL_WC_LOC_LEN_ERR);
+        qp->cur.begun = 1;
+    }
+    ofl_copy(qp->tx_buf, qp->cur.hdr + QPW_EXT, OFL_ISCSI_BHS_LEN);
+    qp_store_be24(qp->tx_buf + 5, n);
+    ofl_store_be32(qp->tx_buf + 28, qp->iscsi_exp_statsn);
+    err = qp_gather(qp, qp->tx_buf + OFL_ISCSI_BHS_LEN, n, &si, &so);
+    if (err != OFL_OK)
+        return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+    err = qp_iscsi_xmit(qp, n);
+    if (err == OFL_OK) {
+        qp->cur.sent = 1;
+        *finished = true;
+    }
+    return err;
+}
+
+/* One Data-Out PDU answering the oldest R2T (RFC 3720 §10.7): up to the
+ * target's MaxRecvDataSegmentLength, read from the command's buffers. */
+static OFL_NOINLINE enum ofl_err
+qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
+{
+    uint8_t *b = qp->tx_buf;
+    uint32_t n = qp_min32(r->len - r->done, qp->attr.iscsi_max_data);
+    bool last = r->done + n == r->len;
+    enum ofl_err err;
+
+    ofl_fill(b, 0, OFL_ISCSI_BHS_LEN);
+    b[0] = ISCSI_OP_DATA_OUT;
+    b[1] = last ? ISCSI_F_FINAL : 0;
+    qp_store_be24(b + 5, n);
+    ofl_store_be64(b + 8, r->to_a);           /* LUN */
+    ofl_store_be32(b + 16, r->stag_b);        /* Initiator Task Tag */
+    ofl_store_be32(b + 20, r->stag_a);        /* Target Transfer Tag */
+    ofl_store_be32(b + 28, qp->iscsi_exp_statsn);
+    ofl_store_be32(b + 36, r->id);            /* DataSN */
+    ofl_store_be32(b + 40, (uint32_t)(r->to_b + r->done)); /* offset */
+    err = qp_dma_tpt(qp, r->stag_b, r->to_b + r->done, b + OFL_ISCSI_BHS_LEN,
+                     n, false);
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    err = qp_iscsi_xmit(qp, n);
+    if (err != OFL_OK)
+        return err;
+    r->done += n;
+    r->id++;
+    if (last)
+        qp_irq_pop(qp);
+    return OFL_OK;
+}
+
+/*
+ * FIG. 17B checks a-g of an Initiator Task Tag: a-f through the TPT
+ * (ofl_tpt_check_iscsi), g the command kind kept in the entry's VA.
+ * *cmd_id receives the command ID.
+ */
+static enum ofl_err qp_iscsi_check(struct ofl_qp *qp, uint32_t itt,
+                                   uint32_t off, uint32_t len, uint8_t need)
+{
+    struct ofl_tpt_info info;
+    uint32_t kind = need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
+                    : need == OFL_TPT_REMOTE_WRITE ? ISCSI_KIND_READ
+                                                   : 3u;
+    enum ofl_err err = ofl_tpt_check_iscsi(qp->attr.tpt, itt, qp->attr.pd,
+                                           off, len, need);
+
+    if (err == OFL_OK)
+        err = ofl_tpt_query(qp->attr.tpt, itt, &info);
+    if (err != OFL_OK)
+        return err;
+    if (((uint32_t)(info.va >> 32) & kind) == 0)
+        return OFL_E_QP_ISCSI_TASK; /* g: R2T for a read, Data-In for a write */
+    qp->irx.cmd_id = (uint32_t)info.va;
+    return OFL_OK;
+}
+
+/* A receive WQE for the PDU in rx_buf: fetched, and the header copied to
+ * its start. */
+static enum ofl_err qp_iscsi_to_rq(struct ofl_qp *qp)
+{
+    uint8_t status;
+    enum ofl_err err;
+
+    if (qp->rq.ci == qp->rq.db_pi)
+        return qp_fatal(qp, OFL_E_QP_RQ_EMPTY, qp_local_cause(), NULL, 0);
+    err = qp_rq_fetch(qp, &status);
+    if (err != OFL_OK) {
+        qp_rcur_fail(qp, status);
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
+    qp->rcur.got = qp_min32(qp->irx.hdr_len, qp->rcur.total);
+    return qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, 0, qp->rx_buf,
+                      qp->rcur.got);
+}
+
+/* The BHS (and AHS) of a PDU is in rx_buf: what to do with it. */
+static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
+{
+    struct ofl_qp_iscsi_rx *x = &qp->irx;
+    const uint8_t *b = qp->rx_buf;
+    enum ofl_err err = OFL_OK;
+
+    x->opcode = b[0] & 0x3Fu;
+    x->data_len = qp_load_be24(b + 5);
+    x->itt = ofl_load_be32(b + 16);
+    x->final = 0;
+    x->mode = IRX_RQ;
+    switch (x->opcode) {
+    case ISCSI_OP_DATA_IN:
+        x->offset = ofl_load_be32(b + 40);
+        x->final = (b[1] & ISCSI_F_STATUS) != 0;
+        if (x->final)
+            qp->iscsi_exp_statsn = ofl_load_be32(b + 24) + 1u;
+        if (qp_iscsi_check(qp, x->itt, x->offset, x->data_len,
+                           OFL_TPT_REMOTE_WRITE) == OFL_OK) {
+            x->mode = IRX_PLACE;
+            return OFL_OK;
+        }
+        break;
+    case ISCSI_OP_R2T:
+        if (qp->irq_count < qp->attr.ird &&
+            qp_iscsi_check(qp, x->itt, ofl_load_be32(b + 40),
+                           ofl_load_be32(b + 44),
+                           OFL_TPT_REMOTE_READ) == OFL_OK) {
+            struct ofl_qp_inreq *r = qp_irq_push(qp, OFL_QP_IN_R2T);
+
+            r->to_a = ofl_load_be64(b + 8);
+            r->stag_b = x->itt;
+            r->stag_a = ofl_load_be32(b + 20);
+            r->to_b = ofl_load_be32(b + 40);
+            r->len = ofl_load_be32(b + 44);
+            x->mode = IRX_DROP; /* answered by Data-Out, nothing to hand over */
+            return OFL_OK;
+        }
+        break;
+    case ISCSI_OP_SCSI_RESP:
+        qp->iscsi_exp_statsn = ofl_load_be32(b + 24) + 1u;
+        if (qp_iscsi_check(qp, x->itt, 0, 0, 0) != OFL_OK) {
+            x->mode = IRX_DROP; /* FIG. 17A step 1768: dropped */
+            return OFL_OK;
+        }
+        x->mode = IRX_RESP;
+        break;
+    default:
+        break;
+    }
+    if (x->mode == IRX_RQ)
+        x->cmd_id = 0;
+    err = qp_iscsi_to_rq(qp);
+    if (err != OFL_OK)
+        return err;
+    return OFL_OK;
+}
+
+/* Data segment bytes [at, at + n) of the PDU being received. */
+static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
+                                  uint32_t at, uint32_t n)
+{
+    struct ofl_qp_iscsi_rx *x = &qp->irx;
+    enum ofl_err err;
+
+    if (n == 0 || x->mode == IRX_DROP)
+        return OFL_OK;
+    if (x->mode == IRX_PLACE) {
+        err = qp_dma_tpt(qp, x->itt, (uint64_t)x->offset + at, (uint8_t *)p, n,
+                         true);
+        return err == OFL_OK ? OFL_OK
+                             : qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
+    /* To the receive WQE behind the header; what does not fit is cut. */
+    at += x->hdr_len;
+    if (at >= qp->rcur.total)
+        return OFL_OK;
+    n = qp_min32(n, qp->rcur.total - at);
+    err = qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, at, p, n);
+    if (err != OFL_OK) {
+        qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
+    qp->rcur.got = at + n;
+    return OFL_OK;
+}
+
+/* The PDU is complete: completions, and the end of a command (FIG. 17A
+ * step 1768: the entry deregistered, the response with the command ID). */
+static enum ofl_err qp_iscsi_end(struct ofl_qp *qp)
+{
+    struct ofl_qp_iscsi_rx *x = &qp->irx;
+    uint32_t total = x->hdr_len + x->data_len;
+    struct ofl_cqe *e;
+    uint8_t opcode = OFL_QP_OP_ISCSI_RECV, flags = 0;
+    enum ofl_err err;
+
+    if (x->mode == IRX_DROP)
+        return OFL_OK;
+    if (x->mode == IRX_PLACE) {
+        if (!x->final)
+            return OFL_OK;
+        /* Data-In with status ends the command like a response. */
+        err = qp_iscsi_to_rq(qp);
+        if (err != OFL_OK)
+            return err;
+        total = x->hdr_len;
+        x->mode = IRX_RESP;
+    }
+    if (x->mode == IRX_RESP) {
+        opcode = OFL_QP_OP_ISCSI_RESP;
+        (void)ofl_tpt_dereg(qp->attr.tpt, x->itt, qp->attr.pd);
+    } else if (x->opcode == ISCSI_OP_DATA_IN || x->opcode == ISCSI_OP_R2T) {
+        flags = OFL_CQE_ISCSI_CHECK; /* failed FIG. 17B a-g */
+    }
+    qp->rcur.active = 0;
+    e = qp_rq_complete(qp, qp->rcur.wr_id, opcode,
+                       total > qp->rcur.total ? OFL_WC_LOC_LEN_ERR
+                                              : OFL_WC_SUCCESS);
+    if (e != NULL) {
+        e->byte_len = qp_min32(total, qp->rcur.total);
+        e->imm = x->cmd_id;
+        e->flags = flags;
+        if (x->mode == IRX_RESP)
+            e->flags |= OFL_CQE_IMM;
+        qp_cqe_commit(qp->attr.recv_cq, e);
+    }
+    return OFL_OK;
+}
+
+/* The in-order iSCSI byte stream: BHS, AHS, data segment and pad of one PDU
+ * after another (no digests). Bounded by len. */
+static OFL_NOINLINE enum ofl_err
+qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
+{
+    struct ofl_qp_iscsi_rx *x = &qp->irx;
+    enum ofl_err err;
+
+    while (len != 0) {
+        uint32_t k;
+
+        if (x->hdr_len == 0 || x->got < x->hdr_len) {
+            k = qp_min32(len, (x->hdr_len == 0 ? OFL_ISCSI_BHS_LEN
+                                               : x->hdr_len) - x->got);
+            ofl_copy(qp->rx_buf + x->got, p, k);
+            x->got += k;
+            if (x->hdr_len == 0 && x->got == OFL_ISCSI_BHS_LEN)
+                x->hdr_len = OFL_ISCSI_BHS_LEN + 4u * qp->rx_buf[4];
+            err = OFL_OK;
+            if (x->got == x->hdr_len) {
+                x->data_got = 0;
+                err = qp_iscsi_header(qp);
+                if (err == OFL_OK && x->data_len == 0) {
+                    err = qp_iscsi_end(qp);
+                    x->got = x->hdr_len = 0;
+                }
+            }
+        } else {
+            uint32_t padded = (x->data_len + 3u) & ~3u;
+            uint32_t at = x->data_got, dn;
+
+            k = qp_min32(len, padded - at);
+            dn = at < x->data_len ? qp_min32(k, x->data_len - at) : 0;
+            err = qp_iscsi_data(qp, p, at, dn);
+            x->data_got += k;
+            if (err == OFL_OK && x->data_got == padded) {
+                err = qp_iscsi_end(qp);
+                x->got = x->hdr_len = 0;
+            }
+        }
+        qp_advance(qp, k);
+        qp->stats.rx_bytes += k;
+        if (err != OFL_OK)
+            return err;
+        if (!qp_state_in(qp, QP_RX_OK))
+            return OFL_OK;
+        p += k;
+        len -= k;
+    }
+    return OFL_OK;
+}
+
+/* ---- demultiplexing by quintuple (FIG. 16) ------------------------------- */
+
+static uint32_t qp_fnv(uint32_t h, const uint8_t *p, uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++)
+        h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+static uint32_t qp_tuple_hash(const struct ofl_qp_tuple *t)
+{
+    uint8_t b[6];
+
+    b[0] = t->transport;
+    b[1] = t->family;
+    ofl_store_be16(b + 2, t->src_port);
+    ofl_store_be16(b + 4, t->dst_port);
+    return qp_fnv(qp_fnv(qp_fnv(2166136261u, b, 6), t->src_addr, 16),
+                  t->dst_addr, 16);
+}
+
+static bool qp_tuple_eq(const struct ofl_qp_tuple *a,
+                        const struct ofl_qp_tuple *b)
+{
+    uint32_t i;
+
+    if (a->transport != b->transport || a->family != b->family ||
+        a->src_port != b->src_port || a->dst_port != b->dst_port)
+        return false;
+    for (i = 0; i < 16; i++)
+        if (a->src_addr[i] != b->src_addr[i] ||
+            a->dst_addr[i] != b->dst_addr[i])
+            return false;
+    return true;
+}
+
+enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
+                               uint32_t cap)
+{
+    uint32_t i;
+
+    if (d == NULL || slots == NULL || !qp_pow2(cap))
+        return OFL_E_ARG;
+    for (i = 0; i < cap; i++)
+        slots[i] = NULL;
+    d->slot = slots;
+    d->cap = cap;
+    d->count = 0;
+    return OFL_OK;
+}
+
+/* The slot holding tuple t, or cap when absent. At most cap probes. */
+static uint32_t qp_demux_slot(const struct ofl_qp_demux *d,
+                              const struct ofl_qp_tuple *t)
+{
+    uint32_t i, at = qp_tuple_hash(t) & (d->cap - 1u);
+
+    for (i = 0; i < d->cap; i++, at = (at + 1u) & (d->cap - 1u)) {
+        if (d->slot[at] == NULL)
+            break;
+        if (qp_tuple_eq(&d->slot[at]->attr.tuple, t))
+            return at;
+    }
+    return d->cap;
+}
+
+enum ofl_err ofl_qp_demux_add(struct ofl_qp_demux *d, struct ofl_qp *qp)
+{
+    uint32_t at;
+
+    if (d == NULL || qp == NULL)
+        return OFL_E_ARG;
+    if (qp_demux_slot(d, &qp->attr.tuple) != d->cap)
+        return OFL_E_QP_TUPLE_BUSY;
+    if (d->count == d->cap)
+        return OFL_E_QP_DEMUX_FULL;
+    at = qp_tuple_hash(&qp->attr.tuple) & (d->cap - 1u);
+    while (d->slot[at] != NULL) /* a free slot exists: count < cap */
+        at = (at + 1u) & (d->cap - 1u);
+    d->slot[at] = qp;
+    d->count++;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_demux_remove(struct ofl_qp_demux *d, struct ofl_qp *qp)
+{
+    uint32_t hole, j, i;
+
+    if (d == NULL || qp == NULL)
+        return OFL_E_ARG;
+    hole = qp_demux_slot(d, &qp->attr.tuple);
+    if (hole == d->cap || d->slot[hole] != qp)
+        return OFL_E_QP_NO_CONTEXT;
+    d->slot[hole] = NULL;
+    d->count--;
+    /* Backward shift: pull later members of the probe run into the hole
+     * when their home lies at or before it (cyclically). */
+    j = hole;
+    for (i = 1; i < d->cap; i++) {
+        uint32_t home;
+
+        j = (j + 1u) & (d->cap - 1u);
+        if (d->slot[j] == NULL)
+            break;
+        home = qp_tuple_hash(&d->slot[j]->attr.tuple) & (d->cap - 1u);
+        if (((j - home) & (d->cap - 1u)) >= ((j - hole) & (d->cap - 1u))) {
+            d->slot[hole] = d->slot[j];
+            d->slot[j] = NULL;
+            hole = j;
+        }
+    }
+    return OFL_OK;
+}
+
+struct ofl_qp *ofl_qp_demux_find(const struct ofl_qp_demux *d,
+                                 const struct ofl_qp_tuple *t)
+{
+    uint32_t at;
+
+    if (d == NULL || t == NULL)
+        return NULL;
+    at = qp_demux_slot(d, t);
+    return at == d->cap ? NULL : d->slot[at];
+}
+
+enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
+                                const struct ofl_qp_seg *seg)
+{
+    struct ofl_qp *qp;
+
+    if (d == NULL || seg == NULL)
+        return OFL_E_ARG;
+    qp = ofl_qp_demux_find(d, &seg->tuple);
+    if (qp == NULL)
+        return OFL_E_QP_NO_CONTEXT; /* FIG. 16 step 1620: the NIC path */
+    return ofl_qp_input(qp, seg);
+}
 #endif /* OFL_ENABLE_QP */
 
 /* ======================================================================== */

@@ -219,7 +219,39 @@ uint32_t ofl_version(void);
     X(E_RDMAP_ATOMIC_OP, 0x0334) /* undefined atomic operation code */       \
     X(E_RDMAP_TERM, 0x0335)     /* Terminate header inconsistent with its    \
                                    length or header-control bits */
-#define OFL_ERRORS_QP(X)   /* qp: 0x04xx */
+#define OFL_ERRORS_QP(X) /* qp: 0x04xx */                                \
+    X(E_QP_STATE, 0x0401)       /* not allowed in the QP's current state */ \
+    X(E_QP_TRANSITION, 0x0402)  /* the state table refuses the transition */\
+    X(E_QP_SERVICE, 0x0403)     /* transport service not supported (yet) */ \
+    X(E_QP_SQ_FULL, 0x0404)     /* no free send WQE slot */                 \
+    X(E_QP_RQ_FULL, 0x0405)     /* no free receive WQE slot */              \
+    X(E_QP_SGE, 0x0406)         /* more data segments than the queue       \
+                                   allows */                                \
+    X(E_QP_OPCODE, 0x0407)      /* opcode undefined, or not allowed for    \
+                                   this QP's service or options */          \
+    X(E_QP_WR, 0x0408)          /* a work request field breaks its         \
+                                   opcode's rules (flags, one Read sink,   \
+                                   atomic size and alignment, totals) */    \
+    X(E_QP_WQE, 0x0409)         /* a WQE fetched from a ring is malformed */\
+    X(E_QP_DOORBELL, 0x040A)    /* a doorbell moves the producer index     \
+                                   back or past the ring */                 \
+    X(E_QP_CQ_OVERRUN, 0x040B)  /* a CQ was full: a completion was lost */  \
+    X(E_QP_NO_CONTEXT, 0x040C)  /* no QP has the quintuple (FIG. 16: the   \
+                                   segment goes to the NIC path) */         \
+    X(E_QP_TUPLE_BUSY, 0x040D)  /* another QP has that quintuple */         \
+    X(E_QP_DEMUX_FULL, 0x040E)  /* the demultiplexing table is full */      \
+    X(E_QP_TX_BLOCKED, 0x040F)  /* the transmit callback took nothing:     \
+                                   call again later */                      \
+    X(E_QP_UNEXPECTED, 0x0410)  /* a Read or Atomic Response that no      \
+                                   outstanding request expects */           \
+    X(E_QP_RESP_MISMATCH, 0x0411) /* a Read Response's STag, TO or length  \
+                                   differs from the outstanding Read */     \
+    X(E_QP_ATOMIC_ALIGN, 0x0412) /* an atomic target TO not 8-byte         \
+                                   aligned */                               \
+    X(E_QP_RQ_EMPTY, 0x0413)    /* an iSCSI PDU for the receive queue      \
+                                   found no receive WQE */                  \
+    X(E_QP_ISCSI_TASK, 0x0414)  /* the task's command is of the other      \
+                                   kind (FIG. 17B g) */
 #define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
                             reasons of the incoming path, each counted in    \
                             struct ofl_ap_stats */                           \
@@ -1145,6 +1177,44 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                      struct ofl_tpt_sgl *sgl);
 
 /*
+ * The same checks with the access as one value, so that an engine (the qp
+ * section) calls them with at most six arguments: a call with more puts
+ * arguments on the stack, which x86-64 kernel builds at -O0 report as a
+ * dynamic frame. ofl_tpt_check_access is ofl_tpt_check_remote,
+ * ofl_tpt_check_translate_access is ofl_tpt_check_translate; same results.
+ */
+struct ofl_tpt_remote {
+    uint64_t to;
+    uint64_t len;
+    uint32_t stag;
+    uint32_t pd;
+    uint32_t qp;
+    uint8_t need;
+};
+enum ofl_err ofl_tpt_check_access(const struct ofl_tpt *tpt,
+                                  const struct ofl_tpt_remote *a);
+enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,
+                                            const struct ofl_tpt_remote *a,
+                                            struct ofl_tpt_sgl *sgl);
+
+/* ofl_tpt_bind's arguments as one value; ofl_tpt_bind_window(tpt, b, out)
+ * is ofl_tpt_bind(tpt, b->stag, b->region_stag, b->pd, b->qp, b->va,
+ * b->len, b->access, b->flags, out) (same reason as above). */
+struct ofl_tpt_bind_args {
+    uint64_t va;
+    uint64_t len;
+    uint32_t stag;
+    uint32_t region_stag;
+    uint32_t pd;
+    uint32_t qp;
+    uint8_t access;
+    uint8_t flags;
+};
+enum ofl_err ofl_tpt_bind_window(struct ofl_tpt *tpt,
+                                 const struct ofl_tpt_bind_args *b,
+                                 uint32_t *bound_stag);
+
+/*
  * MapLocalPage (seed 001): makes the page of stag that contains to present
  * at physical address pa (aligned to the page size, else OFL_E_ARG). Checks
  * index, key, Valid and that to lies inside the entry (a window maps its
@@ -1751,6 +1821,26 @@ enum ofl_err ofl_mpa_fpdu_frame(struct ofl_mpa_tx *tx, const uint8_t *hdr,
                                 size_t payload_len, uint8_t prefix[2],
                                 uint8_t trailer[7], size_t *trailer_len);
 
+/*
+ * The same two framers with the ULPDU as one value (header and payload),
+ * so that an engine calls them with at most six arguments (a call with
+ * more makes an x86-64 kernel -O0 frame dynamic): ofl_mpa_fpdu_buildv is
+ * ofl_mpa_fpdu_build, ofl_mpa_fpdu_framev is ofl_mpa_fpdu_frame.
+ */
+struct ofl_mpa_ulpdu {
+    const uint8_t *hdr;
+    size_t hdr_len;
+    const uint8_t *payload;
+    size_t payload_len;
+};
+enum ofl_err ofl_mpa_fpdu_buildv(struct ofl_mpa_tx *tx,
+                                 const struct ofl_mpa_ulpdu *u, uint8_t *out,
+                                 size_t cap, size_t *len);
+enum ofl_err ofl_mpa_fpdu_framev(struct ofl_mpa_tx *tx,
+                                 const struct ofl_mpa_ulpdu *u,
+                                 uint8_t prefix[2], uint8_t trailer[7],
+                                 size_t *trailer_len);
+
 /* One received FPDU. */
 struct ofl_mpa_fpdu {
     const uint8_t *ulpdu; /* the ULPDU, markers removed: into the fed data
@@ -1853,6 +1943,17 @@ enum ofl_err ofl_mpa_locate(uint32_t base, uint32_t seq, const uint8_t *seg,
                             size_t len, struct ofl_mpa_found *found,
                             uint32_t cap, uint32_t *count);
 
+/* ofl_mpa_locate with the segment as one value (six-argument rule above). */
+struct ofl_mpa_segment {
+    uint32_t base;       /* SN of the first FPDU octet of the direction */
+    uint32_t seq;        /* SN of data[0] */
+    const uint8_t *data;
+    size_t len;
+};
+enum ofl_err ofl_mpa_locate_segment(const struct ofl_mpa_segment *s,
+                                    struct ofl_mpa_found *found, uint32_t cap,
+                                    uint32_t *count);
+
 /*
  * Checks one whole FPDU wire[0 .. wire_len) that starts at stream position
  * pos: it holds its ULPDU Length (E_TRUNCATED), which agrees with wire_len
@@ -1864,6 +1965,12 @@ enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
                                  const uint8_t *wire, size_t wire_len,
                                  const struct ofl_port *port,
                                  uint16_t *ulpdu_len);
+
+/* ofl_mpa_fpdu_verify with the markers, crc and port of a receiver rx
+ * (six-argument rule above). */
+enum ofl_err ofl_mpa_fpdu_check(const struct ofl_mpa_rx *rx, uint32_t pos,
+                                const uint8_t *wire, size_t wire_len,
+                                uint16_t *ulpdu_len);
 
 /*
  * Zero-copy access to a verified FPDU: the longest run of ULPDU bytes
@@ -2092,7 +2199,787 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 /* qp: queue pairs and completion queues                                    */
 /* ======================================================================== */
 #if OFL_ENABLE_QP
-/* (issue: queue pairs end to end) */
+/*
+ * Queue pairs and completion queues (seed 000 FIG. 4, 11, 15-18 and claims
+ * 1-11; seed 001 "Queue Pairs", "Transport Services", "Remote Memory
+ * Protection"; seed 002 descriptors and doorbells; RFC 5040, RFC 5041,
+ * RFC 7306; the libibverbs semantics of QP states and completions).
+ *
+ * Two sides touch a QP:
+ *   verbs side    ofl_qp_post_send / ofl_qp_post_recv write a work request
+ *                 as a WQE into a ring slot and ring the doorbell through
+ *                 the port; ofl_cq_poll takes completions; ofl_qp_modify
+ *                 moves the state.
+ *   adapter side  ofl_qp_doorbell learns a producer index, ofl_qp_process
+ *                 fetches WQEs (by DMA when a ring lives in host memory),
+ *                 checks every data segment through the TPT (FIG. 15),
+ *                 segments messages into FPDUs at the negotiated MULPDU,
+ *                 reads payload by DMA and hands the bytes to the transmit
+ *                 callback; ofl_qp_input takes the stream's TCP payload
+ *                 (after ofl_qp_demux_input picked the QP by quintuple,
+ *                 FIG. 16) and places, answers and completes.
+ * Both sides may run in one program over one struct ofl_qp (an emulated
+ * device, a test, the posix port) or the verbs side may run on a host that
+ * owns the rings while the adapter side runs in firmware; a WQE read from a
+ * ring is hostile either way and is fully checked before use. Locking is
+ * the caller's: calls on one QP (and on the CQs it shares) are serialised.
+ *
+ * QP states (IBA vol. 1 §10.3 names; TERMINATE and CLOSING are iWARP's,
+ * RDMAC verbs §6.2) and the table ofl_qp_state_next implements. MOD_x is
+ * ofl_qp_modify(qp, x); the other events come from the adapter side. "-"
+ * is refused with OFL_E_QP_TRANSITION and changes nothing.
+ *
+ *  from \ event  RESET INIT RTR RTS  SQD  ERROR CLOSING ESTAB SQ_ERR REG_ERR FATAL TERM_RX LLP_CLOSED LLP_LOST
+ *  RESET         RESET INIT -   -    -    ERROR -       -     -      -       -     -       -          -
+ *  INIT          RESET INIT RTR -    -    ERROR -       RTS   -      -       -     -       -          -
+ *  RTR           RESET -    -   RTS' -    ERROR -       RTS   -      -       -     -       -          -
+ *  RTS           RESET -    -   RTS  SQD  ERROR CLOSING -     SQE    SQD     TERM  ERROR   ERROR      ERROR
+ *  SQD           RESET -    -   RTS  SQD  ERROR CLOSING -     SQE    SQD     TERM  ERROR   ERROR      ERROR
+ *  SQE           RESET -    -   RTS  -    ERROR -       -     SQE    SQE     TERM  ERROR   ERROR      ERROR
+ *  ERROR         RESET -    -   -    -    ERROR -       -     ERROR  ERROR   ERROR ERROR   ERROR      ERROR
+ *  TERMINATE     RESET -    -   -    -    ERROR -       -     TERM   TERM    TERM  ERROR   ERROR      ERROR
+ *  CLOSING       RESET -    -   -    -    ERROR CLOSING -     ERROR  ERROR   TERM  ERROR   RESET''    ERROR
+ *
+ *  ' only for a service without a stream (the datagram kinds to come);
+ *    iWARP and iSCSI QPs reach RTS by ESTAB (ofl_qp_establish).
+ *  '' ERROR instead when a WQE is still outstanding.
+ *
+ * Events: ESTAB the stream is up (MPA done); SQ_ERR a send WQE failed its
+ * local checks before any byte of it reached the wire (the stream is still
+ * consistent); REG_ERR a send-queue registration failed under option 1 of
+ * seed 000 FIG. 11; FATAL the engine detected a violation or a local
+ * failure that breaks the stream, sent a Terminate (iWARP; an iSCSI stream
+ * is reset instead) and asked the LLP to close; TERM_RX a Terminate
+ * arrived; LLP_CLOSED / LLP_LOST the connection closed gracefully / was
+ * reset (ofl_qp_llp_event). Option 2 of FIG. 11 is FATAL followed at once
+ * by MOD_ERROR: the Terminate goes out and every other WQE is flushed.
+ *
+ * What entering a state does:
+ *   ERROR      every outstanding WQE, send and receive, completes in order
+ *              with OFL_WC_WR_FLUSH_ERR (WQEs posted later are flushed by
+ *              ofl_qp_process); a live stream is aborted (transmit
+ *              callback with OFL_QP_TX_ABORT).
+ *   SQE        the failing WQE completed with its status; every later send
+ *              WQE is flushed; receives and inbound requests continue;
+ *              MOD_RTS resumes (what was posted before it is flushed).
+ *   SQD        MOD_SQD: no new send WQE starts; when nothing is in flight
+ *              the OFL_QP_EVT_SQ_DRAINED event is raised. REG_ERR (FIG. 11
+ *              option 1): the registration WQE completed with its error,
+ *              the send WQEs posted behind it are flushed, receives,
+ *              inbound Read Requests, Terminates and the WQEs before it
+ *              continue; MOD_RTS resumes with WQEs posted since.
+ *   TERMINATE  the Terminate went out; nothing is sent or placed any more;
+ *              the WQE the violation concerned completed with its status;
+ *              the rest is flushed when the LLP closes (-> ERROR).
+ *   CLOSING    no new send WQE may be posted; posted ones are carried out,
+ *              then the LLP is asked to close (OFL_QP_TX_CLOSE).
+ *   RESET      everything is discarded without completions (IBA
+ *              semantics); rings and sequence numbers start over.
+ *
+ * Posting per state: send WQEs in RTS, SQD (queued), SQE, ERROR and
+ * TERMINATE (flushed); receive WQEs in INIT, RTR, RTS, SQD, SQE, CLOSING,
+ * ERROR and TERMINATE (flushed in the last two). Anything else is
+ * OFL_E_QP_STATE and queues nothing.
+ *
+ * Inbound violations (iWARP). Each sends exactly one Terminate with the
+ * cause shown (layer/type/code), moves the QP to TERMINATE and completes
+ * the local WQE concerned with the status shown; the other WQEs are
+ * flushed when the LLP closes.
+ *
+ *   violation                             cause             local WQE
+ *   MPA CRC, marker, ULPDU too long       2/0/02 2/0/03 1/0/00  -
+ *   a DMA failing while placing or
+ *         reading for a response          0/0/00            -
+ *   DDP/RDMAP header malformed            ofl_wire_term_cause    -
+ *   Send: MSN beyond the posted receives  1/2/02            -
+ *   Send: MSN behind or out of order      1/2/03            -
+ *   Send: MO beyond the receive buffer    1/2/04            receive: LOC_LEN_ERR
+ *   Send: message longer than the buffer  1/2/05            receive: LOC_LEN_ERR
+ *   Send: receive data segment fails
+ *         its local checks (FIG. 15)      0/0/00            receive: LOC_PROT_ERR
+ *   Send with Invalidate: STag refused    0/1/09 or 0/2/09  receive: REM_INV_REQ_ERR
+ *   Write / Read Response: remote checks  ofl_tpt_term_cause(PLACE)
+ *                                         read: ofl_tpt_wc_status
+ *   tagged segment on a spent one-touch   1/1/00 (Table D row 3)    -
+ *   Read Response not matching the
+ *         outstanding read (STag, TO)     1/1/00, 1/1/01    read: BAD_RESP_ERR
+ *   Read / Atomic Response unexpected     0/2/06            -
+ *   Read / Atomic Request: no inbound
+ *         slot (IRD), or the MSN skips   1/2/02, 1/2/03    -
+ *   Read Request: source STag (18A a-f)   ofl_tpt_term_cause(RDMAP)  -
+ *   Atomic Request: target checks         ofl_tpt_term_cause(RDMAP)  -
+ *   Atomic Request: target not 8-aligned  0/1/01            -
+ *   Terminate received                    (none sent)       oldest in-flight
+ *                                         send WQE: from the cause (remote
+ *                                         protection and DDP tagged:
+ *                                         REM_ACCESS_ERR; DDP untagged:
+ *                                         REM_INV_REQ_ERR; remote operation:
+ *                                         REM_OP_ERR; catastrophic and MPA:
+ *                                         FATAL_ERR), QP -> ERROR.
+ *
+ * Two behaviours that Linux siw lacks and offload keeps: an inbound Read
+ * Request is served only when its source STag grants remote read (FIG. 18A
+ * f), and a Tagged Offset whose access wraps past 2^64 is reported as a TO
+ * wrap (RFC 5040 §7.2, RFC 5041 §7.2), not as a bounds error.
+ *
+ * Sequence space. The engine keeps RCV.NXT of the stream in a struct
+ * ofl_seq. An in-order segment (seq == RCV.NXT) is fed to the MPA receiver;
+ * a segment behind it is trimmed (duplicate bytes are dropped); a segment
+ * ahead of a hole but inside the window is searched for FPDUs with markers
+ * (ofl_mpa_locate_segment) and its complete RDMA Write FPDUs are placed at
+ * once through the remote checks and the one-touch decision (Table D row
+ * 5 for a Last segment); the TCP layer delivers those bytes again in order
+ * later, and the engine recognises the FPDUs it placed (by their first
+ * sequence number) and does not place them twice. The DDP SN of a segment
+ * is the sequence number of the last byte of its ULPDU.
+ *
+ * Completion ordering: send WQEs complete in posting order (a Send after
+ * an RDMA Read completes after the Read's response arrived); an
+ * unsignalled WQE produces no CQE unless it failed or was flushed. A Send,
+ * Write or Immediate Data completes when its last byte was handed to the
+ * transmit callback (RFC 5040 gives no acknowledgement).
+ */
+
+#define OFL_QP_WQE_MAX 256  /* largest WQE slot in bytes */
+#define OFL_QP_SQ_HDR 80    /* fixed part of a send WQE */
+#define OFL_QP_RQ_HDR 16    /* fixed part of a receive WQE */
+#define OFL_QP_SGE_LEN 16   /* one data segment in a WQE */
+#define OFL_QP_SQ_SGE_MAX ((OFL_QP_WQE_MAX - OFL_QP_SQ_HDR) / OFL_QP_SGE_LEN)
+#define OFL_QP_RQ_SGE_MAX ((OFL_QP_WQE_MAX - OFL_QP_RQ_HDR) / OFL_QP_SGE_LEN)
+#define OFL_QP_PIECES 8     /* physical pieces per translation step */
+#define OFL_ISCSI_BHS_LEN 48
+
+enum ofl_qp_state {
+    OFL_QP_RESET = 0,
+    OFL_QP_INIT,
+    OFL_QP_RTR,
+    OFL_QP_RTS,
+    OFL_QP_SQD,
+    OFL_QP_SQE,
+    OFL_QP_ERROR,
+    OFL_QP_TERMINATE,
+    OFL_QP_CLOSING,
+    OFL_QP_STATES
+};
+
+/* The columns of the state table. */
+enum ofl_qp_event {
+    OFL_QP_EV_MOD_RESET = 0,
+    OFL_QP_EV_MOD_INIT,
+    OFL_QP_EV_MOD_RTR,
+    OFL_QP_EV_MOD_RTS,
+    OFL_QP_EV_MOD_SQD,
+    OFL_QP_EV_MOD_ERROR,
+    OFL_QP_EV_MOD_CLOSING,
+    OFL_QP_EV_ESTABLISH,
+    OFL_QP_EV_SQ_ERROR,
+    OFL_QP_EV_REG_ERROR,
+    OFL_QP_EV_FATAL,
+    OFL_QP_EV_TERM_RX,
+    OFL_QP_EV_LLP_CLOSED,
+    OFL_QP_EV_LLP_LOST,
+    OFL_QP_EVENTS
+};
+
+/*
+ * Transport service, fixed at creation (seed 001 "Transport Services").
+ * Values from 16 up are reserved for the connectionless kinds (reliable
+ * datagram with shared end-to-end contexts, unreliable datagram, raw
+ * datagram) and are refused today with OFL_E_QP_SERVICE.
+ */
+enum ofl_qp_service {
+    OFL_QP_SVC_IWARP = 1, /* reliable connection: RDMAP/DDP/MPA over TCP */
+    OFL_QP_SVC_ISCSI = 2  /* iSCSI 1.0 initiator over TCP (FIG. 17A/17B) */
+};
+
+/* Work request and completion opcodes. */
+enum ofl_qp_opcode {
+    OFL_QP_OP_SEND = 1,        /* Send (with SE when OFL_QP_WR_SOLICITED) */
+    OFL_QP_OP_SEND_INV,        /* Send with Invalidate of wr.stag at the peer */
+    OFL_QP_OP_WRITE,           /* RDMA Write */
+    OFL_QP_OP_WRITE_IMM,       /* RDMA Write, then RFC 7306 Immediate Data */
+    OFL_QP_OP_READ,            /* RDMA Read (one sink segment, or none) */
+    OFL_QP_OP_ATOMIC_FADD,     /* RFC 7306 Fetch and Add */
+    OFL_QP_OP_ATOMIC_CSWAP,    /* RFC 7306 Compare and Swap */
+    OFL_QP_OP_BIND,            /* Bind (or unbind) a memory window */
+    OFL_QP_OP_FAST_REG,        /* register a region through the SQ
+                                  (FIG. 11; needs attr.sq_reg) */
+    OFL_QP_OP_LOCAL_INV,       /* Local Invalidate */
+    OFL_QP_OP_DELAY,           /* hold later WQEs for wr.imm ticks (seed 001) */
+    OFL_QP_OP_REG_SEND,        /* register, then Send (seed 000 claim 1) */
+    OFL_QP_OP_ISCSI_CMD,       /* iSCSI command with its data buffers */
+    OFL_QP_OP_ISCSI_PDU,       /* any other iSCSI PDU the consumer built */
+    /* completion-only opcodes */
+    OFL_QP_OP_RECV,            /* a Send was received */
+    OFL_QP_OP_RECV_IMM,        /* RFC 7306 Immediate Data was received:
+                                  it consumed a receive WQE (queue 0 and
+                                  its MSN), placed nothing, and its 8
+                                  bytes are in the CQE's imm */
+    OFL_QP_OP_ISCSI_RESP,      /* iSCSI: a response for command wc.imm */
+    OFL_QP_OP_ISCSI_RECV       /* iSCSI: a PDU for the consumer */
+};
+
+/* Work request flags. */
+enum ofl_qp_wr_flag {
+    OFL_QP_WR_SIGNALED = 0x01,  /* produce a CQE on success */
+    OFL_QP_WR_SOLICITED = 0x02, /* Send / Immediate Data with SE */
+    OFL_QP_WR_FENCE = 0x04      /* start only when no Read or Atomic is
+                                   outstanding */
+};
+
+/* A data segment: STag, VA (TO) and length (FIG. 15). For FAST_REG and
+ * ISCSI_CMD a physical buffer instead: addr = physical address, stag
+ * unused. */
+struct ofl_qp_sge {
+    uint64_t addr;
+    uint32_t len;
+    uint32_t stag;
+};
+
+/*
+ * A send work request. Fields an opcode does not name are ignored.
+ *   SEND, SEND_INV   sge; stag: the STag the peer invalidates (SEND_INV)
+ *   WRITE, WRITE_IMM sge, remote_stag, remote_to; imm (WRITE_IMM)
+ *   READ             sge (0 or 1, the sink), remote_stag, remote_to
+ *   ATOMIC_*         sge (one 8-byte result buffer), remote_stag,
+ *                    remote_to (8-byte aligned), atomic[0..3] = RFC 7306
+ *                    Add/Swap Data, Add/Swap Mask, Compare Data, Compare
+ *                    Mask (Fetch and Add with mask 0 is a plain add; a set
+ *                    Add Mask bit ends a field: no carry out of it). Target
+ *                    and result are little-endian 64-bit words in host
+ *                    memory, on both sides
+ *   BIND             stag (window), bind.*; va 0 and len 0 unbind
+ *   FAST_REG         stag (allocated region, next key), reg; with sge the
+ *                    physical buffers whose pages the engine writes into
+ *                    the ATT at reg.att_base (len, fpo and att_count are
+ *                    derived); without, the ATT slots are already written
+ *   REG_SEND         stag, reg (ATT already written), then sge as a Send
+ *   LOCAL_INV        stag
+ *   DELAY            imm: ticks of the `now` given to ofl_qp_process
+ *   ISCSI_CMD        bhs (the SCSI Command PDU; the engine writes the ITT),
+ *                    stag (an allocated OFL_TPT_ISCSI entry: the ITT),
+ *                    reg.att_base and reg.page_shift, sge: the command's
+ *                    data buffers as physical buffers
+ *   ISCSI_PDU        bhs (DataSegmentLength is set from the sge total), sge
+ * iSCSI mode sends no immediate or unsolicited data (InitialR2T=Yes,
+ * ImmediateData=No) and uses no header or data digests; the engine writes
+ * ExpStatSN into every PDU it sends from the StatSN it saw last.
+ */
+struct ofl_qp_wr {
+    uint64_t wr_id;
+    const struct ofl_qp_sge *sge;
+    uint32_t num_sge;
+    uint8_t opcode;        /* enum ofl_qp_opcode */
+    uint8_t flags;         /* enum ofl_qp_wr_flag */
+    uint32_t stag;
+    uint32_t remote_stag;
+    uint64_t remote_to;
+    uint64_t imm;
+    uint64_t atomic[4];
+    struct ofl_tpt_region_desc reg;
+    struct {
+        uint64_t va;
+        uint64_t len;
+        uint32_t region_stag;
+        uint8_t access;    /* remote rights */
+        uint8_t flags;     /* OFL_TPT_F_ONE_TOUCH, OFL_TPT_F_ONE_SHOT */
+    } bind;
+    uint8_t bhs[OFL_ISCSI_BHS_LEN];
+};
+
+/* A receive work request: a scatter list (FIG. 4 receive WQE). */
+struct ofl_qp_recv_wr {
+    uint64_t wr_id;
+    const struct ofl_qp_sge *sge;
+    uint32_t num_sge;
+};
+
+/* ---- completion queues ------------------------------------------------ */
+
+/* CQE flags. */
+enum ofl_cqe_flag {
+    OFL_CQE_IMM = 0x01,       /* imm is valid */
+    OFL_CQE_INV = 0x02,       /* the peer invalidated stag (Send with Inv.) */
+    OFL_CQE_SOLICITED = 0x04, /* the message carried the SE bit */
+    OFL_CQE_ISCSI_CHECK = 0x08 /* iSCSI: the PDU failed checks a-g of
+                                  FIG. 17B and is handed over as is */
+};
+
+/* A completion (IBA work completion; status as enum ofl_wc_status). */
+struct ofl_cqe {
+    uint64_t wr_id;
+    uint64_t imm;       /* RECV_IMM: the 8 bytes of RFC 7306 Immediate Data
+                           (big-endian on the wire, as a number here);
+                           ISCSI_*: the command ID */
+    uint32_t byte_len;  /* bytes placed (receives, reads) or sent */
+    uint32_t qpn;
+    uint32_t stag;      /* OFL_CQE_INV: the STag the peer invalidated;
+                           BIND: the STag to advertise; FAST_REG,
+                           REG_SEND: the STag registered */
+    uint8_t opcode;     /* enum ofl_qp_opcode */
+    uint8_t status;     /* enum ofl_wc_status */
+    uint8_t flags;      /* enum ofl_cqe_flag */
+    uint8_t reserved;
+};
+
+/* Arming (IBA "request completion notification"). */
+enum ofl_cq_arm {
+    OFL_CQ_ARM_NONE = 0,
+    OFL_CQ_ARM_SOLICITED = 1, /* the next solicited or failed completion */
+    OFL_CQ_ARM_ANY = 2        /* the next completion */
+};
+
+/*
+ * A completion queue shared by any number of QPs (FIG. 4: one point of
+ * completion notification). Caller ring of cap CQEs (a power of two).
+ * When a CQE is added and the CQ is armed for it, the port's notify hook
+ * is called with vector and the CQ disarms. A CQE added to a full CQ is
+ * lost: the CQ becomes overrun for good (IBA CQ overrun) and ofl_cq_poll
+ * reports it. Size a CQ for the depths of the queues that share it.
+ */
+struct ofl_cq {
+    struct ofl_cqe *ring;
+    const struct ofl_port *port;
+    uint32_t cap;
+    uint32_t pi;        /* CQEs produced */
+    uint32_t ci;        /* CQEs consumed */
+    uint32_t vector;
+    uint8_t arm;        /* enum ofl_cq_arm */
+    uint8_t overrun;
+    uint8_t reserved[2];
+};
+
+/* Initialises cq over ring[cap] (cap a power of two, 1 .. 2^24). port may
+ * be NULL (no notification). */
+enum ofl_err ofl_cq_init(struct ofl_cq *cq, struct ofl_cqe *ring, uint32_t cap,
+                         const struct ofl_port *port, uint32_t vector);
+
+/* Takes up to max CQEs into out[] in completion order; *n receives how
+ * many. OFL_E_QP_CQ_OVERRUN once a CQE was lost (after the ones present
+ * were taken). */
+enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
+                         uint32_t *n);
+
+/* Arms the CQ (enum ofl_cq_arm): the next matching CQE raises the event. */
+enum ofl_err ofl_cq_arm(struct ofl_cq *cq, enum ofl_cq_arm arm);
+
+/* CQEs waiting in cq. */
+uint32_t ofl_cq_count(const struct ofl_cq *cq);
+
+/* ---- queue pairs ------------------------------------------------------- */
+
+/* The TCP quintuple of FIG. 16 (transport type, destination and source
+ * port, destination and source address) as it appears on a segment that
+ * arrives for the QP: src is the peer. */
+struct ofl_qp_tuple {
+    uint8_t transport;     /* IP protocol number: 6 TCP (17 UDP, 132 SCTP) */
+    uint8_t family;        /* 4 or 6 */
+    uint16_t src_port;
+    uint16_t dst_port;
+    uint8_t src_addr[16];  /* IPv4: the first 4 bytes, the rest zero */
+    uint8_t dst_addr[16];
+};
+
+/* The payload of one inbound TCP segment. */
+struct ofl_qp_seg {
+    struct ofl_qp_tuple tuple; /* read by ofl_qp_demux_input only */
+    uint32_t seq;              /* sequence number of data[0] */
+    const uint8_t *data;
+    uint32_t len;
+};
+
+/* Transmit flags. */
+enum ofl_qp_tx_flag {
+    OFL_QP_TX_MORE = 0x1,  /* more bytes of the same message follow */
+    OFL_QP_TX_CLOSE = 0x2, /* close the stream after these bytes (graceful) */
+    OFL_QP_TX_ABORT = 0x4  /* reset the stream now (len is 0) */
+};
+
+/*
+ * The transmit callback: hands data[0 .. len) to the lower layer as stream
+ * bytes (one FPDU or one iSCSI PDU per call; a datagram service would hand
+ * one datagram). Returns 0 when it took all of them, non-zero when it took
+ * none: the engine keeps its place and tries again in a later
+ * ofl_qp_process (the segment is rebuilt). The bytes are valid only during
+ * the call. It MUST NOT call back into the QP.
+ */
+typedef int (*ofl_qp_transmit_fn)(void *ctx, const uint8_t *data,
+                                  uint32_t len, uint32_t flags);
+
+/* Asynchronous events, collected in qp->events and announced through the
+ * port's notify hook with attr.event_vector. */
+enum ofl_qp_evt {
+    OFL_QP_EVT_SQ_DRAINED = 0x01, /* SQD reached with nothing in flight */
+    OFL_QP_EVT_TERM_RX = 0x02,    /* a Terminate arrived (qp->term_rx) */
+    OFL_QP_EVT_FATAL = 0x04,      /* the QP terminated the stream
+                                     (qp->term_tx, qp->err) */
+    OFL_QP_EVT_CLOSED = 0x08,     /* the LLP closed */
+    OFL_QP_EVT_CQ_OVERRUN = 0x10  /* a CQ lost a completion of this QP */
+};
+
+/* Send-queue registration error semantics (seed 000 FIG. 11, FIG. 17A). */
+enum ofl_qp_reg_option {
+    OFL_QP_REG_OPTION1 = 1, /* reactive: SQD, flush the WQEs behind */
+    OFL_QP_REG_OPTION2 = 2  /* anticipatory: Terminate, ERROR, flush all */
+};
+
+/* Inbound request kinds (struct ofl_qp_inreq.kind). */
+enum ofl_qp_inreq_kind {
+    OFL_QP_IN_READ = 1,   /* RDMA Read Request: Read Responses to send */
+    OFL_QP_IN_ATOMIC = 2, /* executed Atomic Request: its response */
+    OFL_QP_IN_R2T = 3     /* iSCSI R2T: Data-Out PDUs to send */
+};
+
+/* Adapter state of one send WQE between its fetch and its completion. */
+struct ofl_qp_swqe {
+    uint64_t wr_id;
+    uint64_t to;      /* READ: sink TO; ATOMIC: result VA */
+    uint32_t len;     /* bytes sent or requested */
+    uint32_t got;     /* READ: response bytes placed */
+    uint32_t stag;    /* READ: sink STag; ATOMIC: result STag; BIND,
+                         FAST_REG, REG_SEND: the STag for the CQE */
+    uint8_t opcode;   /* enum ofl_qp_opcode */
+    uint8_t flags;    /* enum ofl_qp_wr_flag */
+    uint8_t status;   /* enum ofl_wc_status once done */
+    uint8_t state;    /* 0 not started, 1 in flight, 2 done */
+};
+
+/* An inbound request (the inbound read queue of FIG. 18A steps
+ * 1804-1806, IRD slots in arrival order; each request must carry the next
+ * MSN of its queue, so while only Reads arrive the Read with MSN m sits in
+ * slot (m - 1) mod IRD). */
+struct ofl_qp_inreq {
+    uint64_t to_a;    /* READ: sink TO; ATOMIC: original value; R2T: LUN */
+    uint64_t to_b;    /* READ: source TO; R2T: buffer offset */
+    uint32_t stag_a;  /* READ: sink STag; R2T: Target Transfer Tag */
+    uint32_t stag_b;  /* READ: source STag; R2T: Initiator Task Tag */
+    uint32_t len;     /* READ: size; R2T: desired data transfer length */
+    uint32_t done;    /* bytes answered so far */
+    uint32_t id;      /* ATOMIC: request identifier; R2T: next DataSN */
+    uint32_t msn;     /* MSN of the request */
+    uint8_t kind;     /* enum ofl_qp_inreq_kind */
+    uint8_t reserved[7];
+};
+
+/* Creation attributes of a QP. */
+struct ofl_qp_attr {
+    uint32_t qpn;
+    uint32_t pd;              /* protection domain (FIG. 15 c, 18A c) */
+    uint8_t service;          /* enum ofl_qp_service */
+    uint8_t sq_reg;           /* FIG. 11 step 1144: send-queue based
+                                 registration enabled */
+    uint8_t reg_option;       /* enum ofl_qp_reg_option */
+    uint8_t reserved;
+    uint16_t ord;             /* outbound Reads and Atomics outstanding at
+                                 most (fixed at creation), >= 1 */
+    uint16_t ird;             /* inbound requests held, a power of two */
+    uint32_t event_vector;    /* for the port's notify hook */
+    uint32_t sq_db, rq_db;    /* doorbell ids rung by the post calls */
+    uint32_t iscsi_max_data;  /* iSCSI: the target's MaxRecvDataSegmentLength
+                                 (largest Data-Out data), >= 512 */
+    struct ofl_tpt *tpt;      /* the adapter's TPT */
+    const struct ofl_port *port;
+    struct ofl_cq *send_cq;
+    struct ofl_cq *recv_cq;
+    ofl_qp_transmit_fn transmit;
+    void *transmit_ctx;
+    struct ofl_qp_tuple tuple; /* how inbound segments find the QP */
+};
+
+/* Caller memory for one QP: rings, their adapter state and buffers. */
+struct ofl_qp_mem {
+    void *sq_ring;            /* verbs view: ofl_qp_ring_size(depth, sge,
+                                 true) bytes */
+    uint64_t sq_ring_pa;      /* adapter view when sq_host */
+    uint32_t sq_depth;        /* power of two, 1 .. 2^16 */
+    uint32_t sq_max_sge;      /* 0 .. OFL_QP_SQ_SGE_MAX */
+    void *rq_ring;
+    uint64_t rq_ring_pa;
+    uint32_t rq_depth;
+    uint32_t rq_max_sge;      /* 0 .. OFL_QP_RQ_SGE_MAX */
+    uint8_t sq_host;          /* ring in host memory: WQEs fetched by DMA */
+    uint8_t rq_host;
+    struct ofl_qp_swqe *sq_track;   /* sq_depth entries */
+    struct ofl_qp_sge *sq_sge;      /* sq_max_sge entries (may be NULL if 0) */
+    struct ofl_qp_sge *rq_sge;      /* rq_max_sge entries (may be NULL if 0) */
+    struct ofl_qp_inreq *irq;       /* attr.ird entries */
+    uint32_t *ord_ring;             /* attr.ord entries */
+    uint8_t *tx_buf;                /* FPDU / PDU under construction */
+    uint32_t tx_cap;                /* >= the largest FPDU (MULPDU + 8 +
+                                       markers: ofl_qp_tx_need) */
+    uint8_t *tx_stage;              /* payload staging when markers are
+                                       sent (MULPDU bytes), else NULL */
+    uint8_t *rx_buf;                /* MPA receive buffer (a split ULPDU);
+                                       iSCSI: BHS + AHS */
+    uint32_t rx_cap;                /* >= the peer's MULPDU; iSCSI >= 1068 */
+    struct ofl_seq_pending *ot_pending; /* deferred one-touch invalidations */
+    uint32_t ot_cap;
+    uint32_t *ooo;                  /* FPDUs placed out of order (first SN) */
+    uint32_t ooo_cap;
+};
+
+/* One work queue. */
+struct ofl_qp_wq {
+    uint8_t *ring;
+    uint64_t ring_pa;
+    uint32_t depth;
+    uint32_t stride;    /* bytes per WQE slot, a power of two */
+    uint32_t max_sge;
+    uint32_t pi;        /* verbs: WQEs posted */
+    uint32_t db_pi;     /* adapter: producer index learnt */
+    uint32_t ci;        /* adapter: next WQE to start */
+    uint32_t cc;        /* WQEs completed: slots the verbs side may reuse */
+    uint32_t flush_to;  /* SQ: flush WQEs before this index (SQD, SQE) */
+    uint32_t db;
+    uint8_t host;
+    uint8_t flush_all;  /* SQ: flush every WQE (SQE) */
+    uint8_t reserved[2];
+};
+
+/* The send WQE being carried out (adapter side). */
+struct ofl_qp_sq_cur {
+    struct ofl_ddp_seg seg;   /* segmenter of the message in flight */
+    uint8_t hdr[OFL_QP_SQ_HDR]; /* the fetched WQE header, checked */
+    uint64_t until;           /* DELAY: resume time */
+    uint32_t idx;             /* SQ index */
+    uint32_t total;           /* message bytes */
+    uint32_t sge_i;           /* gather cursor: data segment */
+    uint32_t sge_off;         /* and offset in it */
+    uint8_t active;           /* a WQE is fetched */
+    uint8_t phase;            /* 0 first step; 1 the second (WRITE_IMM:
+                                 the Immediate Data; REG_SEND, ISCSI_CMD:
+                                 registered, the message) */
+    uint8_t begun;            /* the message or request is checked and
+                                 started */
+    uint8_t sent;             /* bytes of it reached the wire */
+    uint8_t num_sge;
+    uint8_t reserved[3];
+};
+
+/* The Send being received on queue 0 (adapter side). */
+struct ofl_qp_rx_cur {
+    uint64_t wr_id;
+    uint32_t idx;        /* RQ index */
+    uint32_t total;      /* bytes the receive WQE holds */
+    uint32_t got;        /* bytes placed (MO + length of the last) */
+    uint8_t active;
+    uint8_t num_sge;
+    uint8_t reserved[2];
+};
+
+/* iSCSI receive state (one PDU at a time). */
+struct ofl_qp_iscsi_rx {
+    uint32_t got;        /* header bytes in rx_buf */
+    uint32_t hdr_len;    /* 48 + AHS */
+    uint32_t data_len;   /* DataSegmentLength */
+    uint32_t data_got;   /* data and pad bytes consumed */
+    uint32_t itt;
+    uint32_t offset;     /* Data-In: buffer offset */
+    uint32_t cmd_id;
+    uint8_t mode;        /* what the data segment is for */
+    uint8_t opcode;
+    uint8_t final;       /* Data-In with status (S) */
+    uint8_t reserved;
+};
+
+/* Counters (informational). */
+struct ofl_qp_stats {
+    uint64_t tx_fpdus, rx_fpdus;
+    uint64_t tx_bytes, rx_bytes;
+    uint64_t ooo_placed;   /* FPDUs placed ahead of a hole */
+    uint64_t dup_bytes;    /* duplicate bytes dropped */
+    uint64_t tx_blocked;   /* transmit callback refusals */
+};
+
+/*
+ * The QP context. Caller memory; the fields are documented for inspection,
+ * but only ofl_qp_ functions change them.
+ */
+struct ofl_qp {
+    struct ofl_qp_attr attr;
+    struct ofl_qp_wq sq, rq;
+    struct ofl_qp_swqe *sq_track;
+    struct ofl_qp_sge *sq_sge, *rq_sge;
+    struct ofl_qp_inreq *irq;
+    uint32_t *ord_ring;
+    uint8_t *tx_buf, *tx_stage, *rx_buf;
+    uint32_t tx_cap, rx_cap;
+    uint32_t *ooo;
+    uint32_t ooo_cap;
+    struct ofl_seq_pending *ot_pending;
+    uint32_t ot_cap;
+
+    uint8_t state;            /* enum ofl_qp_state */
+    uint8_t established;      /* the stream is up */
+    uint8_t llp_closed;       /* the LLP closed or was asked to */
+    uint8_t close_sent;       /* CLOSING: close requested */
+    uint8_t term_pending;     /* a Terminate waits for the transmit */
+    uint8_t drained_sent;     /* SQD event raised */
+    uint16_t err;             /* enum ofl_err of the violation (FATAL) */
+    uint32_t events;          /* enum ofl_qp_evt bits raised so far */
+
+    /* the stream */
+    struct ofl_mpa_params mpa;
+    struct ofl_mpa_tx tx;
+    struct ofl_mpa_rx rx;
+    struct ofl_seq seq;       /* RCV.NXT, one-touch deferrals */
+    uint32_t rx_base;         /* SN of the first FPDU byte received */
+    uint32_t ooo_count;
+    uint32_t ord;             /* effective ORD */
+    uint32_t ord_head, ord_count; /* outstanding Reads and Atomics */
+    uint32_t irq_head, irq_count; /* inbound requests */
+    uint32_t msn_tx[5];       /* next MSN sent per queue (QN 0..4) */
+    uint32_t msn_rx[5];       /* next MSN expected per queue */
+    struct ofl_rdmap_term term_tx_msg; /* the Terminate sent (or pending) */
+    struct ofl_term_cause term_tx;  /* cause we sent */
+    struct ofl_term_cause term_rx;  /* cause the peer sent */
+
+    struct ofl_qp_sq_cur cur;
+    struct ofl_qp_rx_cur rcur;
+    struct ofl_qp_iscsi_rx irx;
+    uint32_t iscsi_cmd_seq;   /* next command ID */
+    uint32_t iscsi_exp_statsn;
+
+    struct ofl_rdmap_msg msg; /* scratch: the message parsed or built */
+    struct ofl_tpt_piece piece[OFL_QP_PIECES]; /* scratch: translation */
+    uint8_t hdr[OFL_RDMAP_HDR_MAX];            /* scratch: a header */
+    struct ofl_qp_stats stats;
+};
+
+/* Bytes of a ring of depth WQEs with max_sge data segments (send or
+ * receive), 0 when out of range. */
+uint32_t ofl_qp_ring_size(uint32_t depth, uint32_t max_sge, bool send);
+
+/* tx_cap a stream with this MULPDU needs (markers counted). */
+uint32_t ofl_qp_tx_need(uint16_t mulpdu, bool markers);
+
+/* The state table above: the next state for event ev in state from, or
+ * OFL_QP_STATES when the table refuses it. Pure. */
+enum ofl_qp_state ofl_qp_state_next(enum ofl_qp_state from,
+                                    enum ofl_qp_event ev);
+
+/* "RESET", "RTS", ...; "?" for a value outside the enum. */
+const char *ofl_qp_state_name(enum ofl_qp_state s);
+
+/*
+ * Creates qp in RESET over mem. Checks attr (service, pd, ORD >= 1, IRD a
+ * power of two, CQs and TPT present, transmit present, reg_option 1 or 2)
+ * and mem (depths powers of two, SGE limits, every array present for the
+ * sizes given) -> OFL_E_ARG / OFL_E_QP_SERVICE. The CQs record nothing:
+ * sizing them is the caller's (struct ofl_cq).
+ */
+enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
+                           const struct ofl_qp_mem *mem);
+
+/* Consumer transition (ofl_qp_modify(qp, OFL_QP_RTS) ...) along the table;
+ * OFL_E_QP_TRANSITION when the table refuses it, OFL_E_QP_STATE for RTR ->
+ * RTS on a stream service. Performs the entry actions listed above. */
+enum ofl_err ofl_qp_modify(struct ofl_qp *qp, enum ofl_qp_state to);
+
+/*
+ * The stream is up (INIT or RTR -> RTS, event ESTAB): p are the negotiated
+ * MPA parameters (ignored for iSCSI), emss the effective MSS for the
+ * MULPDU, rx_sn the sequence number of the first byte the peer sends after
+ * the MPA exchange, rcv_wnd the receive window for the one-touch decision
+ * (1 .. OFL_SEQ_WND_MAX). ORD becomes min(attr.ord, p->ord) when the RFC
+ * 6581 block was exchanged (at least 1). Checks that the MULPDU holds the
+ * longest control message, OFL_RDMAP_HDR_MAX (OFL_E_ARG), that tx_cap holds
+ * an FPDU at that MULPDU (OFL_E_SIZE) and that markers sent have a staging
+ * buffer (OFL_E_SIZE).
+ */
+enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
+                              uint32_t emss, uint32_t rx_sn, uint32_t rcv_wnd);
+
+/*
+ * Verbs side: checks wr against the QP (state, opcode for this service and
+ * options, flags, SGE count, per-opcode rules: one sink for READ, one
+ * 8-byte result for atomics and an 8-byte aligned remote TO, totals below
+ * 2^31), writes the WQE into the next slot (OFL_E_QP_SQ_FULL when none is
+ * free) and rings attr.sq_db with the new producer index. On any error
+ * nothing is queued. *out (may be NULL) receives the STag now usable by
+ * later WQEs of the same SQ (FAST_REG, REG_SEND: FIG. 11 "returns the STag
+ * at once"), the command ID (ISCSI_CMD) or the WQE index (others).
+ */
+enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
+                              uint32_t *out);
+
+/* Verbs side: checks and queues a receive WQE (state, SGE count, total
+ * below 2^31, ring room) and rings attr.rq_db. */
+enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
+                              const struct ofl_qp_recv_wr *wr);
+
+/* Which ring a doorbell names. */
+enum ofl_qp_ring {
+    OFL_QP_RING_SQ = 0,
+    OFL_QP_RING_RQ = 1
+};
+
+/*
+ * Adapter side: a doorbell announced producer index value for a ring in
+ * host memory. A value that moves backwards or claims more WQEs than the
+ * ring holds is refused (OFL_E_QP_DOORBELL) and ignored. For rings in
+ * caller memory the post calls publish the index themselves.
+ */
+enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
+                             uint32_t value);
+
+/*
+ * Adapter side: does up to budget transmissions (FPDUs or PDUs) at time
+ * now: inbound requests first (Read Responses, Atomic Responses, Data-Out),
+ * then send WQEs in order (ORD and FENCE honoured, DELAY held until now),
+ * then the completions that became due; in ERROR it flushes what was
+ * posted. Returns OFL_OK, OFL_E_QP_TX_BLOCKED when the transmit callback
+ * refused (call again later), or the error that moved the QP to TERMINATE.
+ */
+enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget);
+
+/*
+ * Adapter side: one inbound TCP segment of this QP's stream (see
+ * "Sequence space"). Returns OFL_OK (also for duplicates and segments held
+ * for later), OFL_E_QP_STATE when the QP takes no input in its state, or
+ * the error of a violation after the Terminate went out.
+ */
+enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg);
+
+/* The LLP reports the connection closed (graceful, lost = false) or reset
+ * or lost (lost = true): events LLP_CLOSED / LLP_LOST. */
+enum ofl_err ofl_qp_llp_event(struct ofl_qp *qp, bool lost);
+
+/* Send WQEs posted and not yet completed, receive WQEs likewise. */
+uint32_t ofl_qp_sq_outstanding(const struct ofl_qp *qp);
+uint32_t ofl_qp_rq_outstanding(const struct ofl_qp *qp);
+
+/* The completion status a received Terminate cause gives the oldest
+ * in-flight send WQE (table above). */
+enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause);
+
+/* ---- demultiplexing (FIG. 16) ----------------------------------------- */
+
+/*
+ * QPs by quintuple: an open-addressed hash table over a caller array of
+ * cap slots (a power of two). Lookups probe at most cap slots.
+ */
+struct ofl_qp_demux {
+    struct ofl_qp **slot;
+    uint32_t cap;
+    uint32_t count;
+};
+
+enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
+                               uint32_t cap);
+/* Adds qp under qp->attr.tuple: OFL_E_QP_TUPLE_BUSY if that quintuple is
+ * taken, OFL_E_QP_DEMUX_FULL when the table is full. */
+enum ofl_err ofl_qp_demux_add(struct ofl_qp_demux *d, struct ofl_qp *qp);
+/* Removes qp (OFL_E_QP_NO_CONTEXT if absent). */
+enum ofl_err ofl_qp_demux_remove(struct ofl_qp_demux *d, struct ofl_qp *qp);
+/* The QP of a quintuple, or NULL. */
+struct ofl_qp *ofl_qp_demux_find(const struct ofl_qp_demux *d,
+                                 const struct ofl_qp_tuple *t);
+/* FIG. 16 step 1620: OFL_E_QP_NO_CONTEXT when no QP has seg's quintuple
+ * (the segment belongs to the host's ordinary NIC path), else
+ * ofl_qp_input of that QP. */
+enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
+                                const struct ofl_qp_seg *seg);
 #endif /* OFL_ENABLE_QP */
 
 /* ======================================================================== */

@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 #include "ofl_posix.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
+
+#if OFL_ENABLE_QP
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#endif
 
 #if defined(OFL_POSIX_HAVE_ISAL)
 #include <isa-l/crc.h>
@@ -285,3 +297,262 @@ void ofl_posix_init(struct ofl_posix *px)
         px->crc_name = "isa-l";
     }
 }
+
+/* ---- TCP as the wire of a QP ---------------------------------------------- */
+
+#if OFL_ENABLE_QP
+int ofl_posix_tcp_listen(const char *host, uint16_t port,
+                         uint16_t *bound_port)
+{
+    struct sockaddr_in a;
+    socklen_t al = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+    if (fd < 0)
+        return -1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (host != NULL && inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+        close(fd);
+        return -1;
+    }
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+        listen(fd, 4) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+        close(fd);
+        return -1;
+    }
+    if (bound_port != NULL)
+        *bound_port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void px_nodelay(int fd)
+{
+    int one = 1;
+
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int ofl_posix_tcp_accept(int lfd)
+{
+    int fd;
+
+    do
+        fd = accept(lfd, NULL, NULL);
+    while (fd < 0 && errno == EINTR);
+    if (fd >= 0)
+        px_nodelay(fd);
+    return fd;
+}
+
+int ofl_posix_tcp_connect(const char *host, uint16_t port)
+{
+    struct addrinfo hints, *res = NULL, *ai;
+    char ps[8];
+    int fd = -1;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(ps, sizeof(ps), "%u", (unsigned)port);
+    if (getaddrinfo(host, ps, &hints, &res) != 0)
+        return -1;
+    for (ai = res; ai != NULL; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+        if (fd < 0)
+            continue;
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+            break;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd >= 0)
+        px_nodelay(fd);
+    return fd;
+}
+
+static int px_send_all(int fd, const uint8_t *p, size_t n, int more)
+{
+    while (n != 0) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
+
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Reads into c->rx until the handshake took a whole frame. */
+static enum ofl_err px_mpa_read(struct ofl_posix_conn *c,
+                                struct ofl_mpa_hs *hs, int timeout_ms)
+{
+    size_t have = 0;
+
+    for (;;) {
+        struct pollfd pf;
+        size_t used = 0;
+        ssize_t k;
+        enum ofl_err err;
+
+        pf.fd = c->fd;
+        pf.events = POLLIN;
+        if (poll(&pf, 1, timeout_ms) <= 0)
+            return OFL_E_PORT_DMA;
+        k = recv(c->fd, c->rx + have, sizeof(c->rx) - have, 0);
+        if (k <= 0)
+            return OFL_E_PORT_DMA;
+        have += (size_t)k;
+        err = ofl_mpa_hs_recv(hs, c->rx, have, &used);
+        if (err != OFL_OK)
+            return err;
+        if (hs->state != OFL_MPA_HS_AWAIT_REPLY &&
+            hs->state != OFL_MPA_HS_AWAIT_REQUEST) {
+            /* What followed the frame in the same read is stream data. */
+            memmove(c->rx, c->rx + used, have - used);
+            c->early = (uint32_t)(have - used);
+            return OFL_OK;
+        }
+        /* Incomplete: the handshake kept the bytes; read more after. */
+        memmove(c->rx, c->rx + used, have - used);
+        have -= used;
+    }
+}
+
+static void px_conn_init(struct ofl_posix_conn *c, int fd)
+{
+    memset(c, 0, sizeof(*c));
+    c->fd = fd;
+}
+
+enum ofl_err ofl_posix_mpa_connect(struct ofl_posix_conn *c, int fd,
+                                   const struct ofl_mpa_cfg *cfg,
+                                   int timeout_ms)
+{
+    struct ofl_mpa_hs hs;
+    uint8_t frame[OFL_MPA_RR_MAX];
+    size_t len = 0;
+    enum ofl_err err;
+
+    px_conn_init(c, fd);
+    err = ofl_mpa_hs_init(&hs, cfg, true);
+    if (err == OFL_OK)
+        err = ofl_mpa_hs_request(&hs, frame, sizeof(frame), &len);
+    if (err != OFL_OK)
+        return err;
+    if (px_send_all(fd, frame, len, 0) != 0)
+        return OFL_E_PORT_DMA;
+    err = px_mpa_read(c, &hs, timeout_ms);
+    if (err != OFL_OK)
+        return err;
+    if (hs.state != OFL_MPA_HS_DONE)
+        return hs.err ? (enum ofl_err)hs.err : OFL_E_MPA_STATE;
+    c->params = hs.params;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
+                                  const struct ofl_mpa_cfg *cfg,
+                                  int timeout_ms)
+{
+    struct ofl_mpa_hs hs;
+    uint8_t frame[OFL_MPA_RR_MAX];
+    size_t len = 0;
+    enum ofl_err err;
+
+    px_conn_init(c, fd);
+    err = ofl_mpa_hs_init(&hs, cfg, false);
+    if (err == OFL_OK)
+        err = px_mpa_read(c, &hs, timeout_ms);
+    if (err != OFL_OK)
+        return err;
+    err = ofl_mpa_hs_accept(&hs, frame, sizeof(frame), &len);
+    if (len != 0 && px_send_all(fd, frame, len, 0) != 0)
+        return OFL_E_PORT_DMA;
+    if (err != OFL_OK)
+        return err;
+    c->params = hs.params;
+    return OFL_OK;
+}
+
+int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
+                       uint32_t flags)
+{
+    struct ofl_posix_conn *c = ctx;
+
+    c->tx_calls++;
+    if (flags & OFL_QP_TX_ABORT) {
+        (void)shutdown(c->fd, SHUT_RDWR);
+        return 0;
+    }
+    if (len != 0 &&
+        px_send_all(c->fd, data, len, (flags & OFL_QP_TX_MORE) != 0) != 0)
+        return -1;
+    c->tx_sn += len;
+    if (flags & OFL_QP_TX_CLOSE)
+        (void)shutdown(c->fd, SHUT_WR);
+    return 0;
+}
+
+static void px_feed(struct ofl_posix_conn *c, struct ofl_qp *qp,
+                    const uint8_t *p, uint32_t n)
+{
+    struct ofl_qp_seg seg;
+
+    memset(&seg, 0, sizeof(seg));
+    seg.seq = c->rx_sn;
+    seg.data = p;
+    seg.len = n;
+    (void)ofl_qp_input(qp, &seg);
+    c->rx_sn += n;
+}
+
+long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
+                    int timeout_ms)
+{
+    struct pollfd pf;
+    ssize_t k;
+
+    if (c->eof)
+        return -1;
+    if (c->early != 0) {
+        uint32_t n = c->early;
+
+        c->early = 0;
+        px_feed(c, qp, c->rx, n);
+        return (long)n;
+    }
+    pf.fd = c->fd;
+    pf.events = POLLIN;
+    if (poll(&pf, 1, timeout_ms) <= 0)
+        return 0;
+    do
+        k = recv(c->fd, c->rx, sizeof(c->rx), MSG_DONTWAIT);
+    while (k < 0 && errno == EINTR);
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 0;
+    c->rx_calls++;
+    if (k <= 0) {
+        c->eof = 1;
+        (void)ofl_qp_llp_event(qp, k < 0);
+        return -1;
+    }
+    px_feed(c, qp, c->rx, (uint32_t)k);
+    return (long)k;
+}
+
+void ofl_posix_close(struct ofl_posix_conn *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}
+#endif

@@ -39,4 +39,63 @@ ofl_posix_crc_fn ofl_posix_crc32c_cpu(void);
 /* ISA-L's CRC32c behind the same contract, or NULL when not built with it. */
 ofl_posix_crc_fn ofl_posix_crc32c_isal(void);
 
+#if OFL_ENABLE_QP
+/*
+ * TCP as the wire of a QP: a connected socket, the MPA negotiation at
+ * connect (RFC 5044 §7.1, RFC 6581 through ofl_mpa_hs_*), the transmit
+ * callback (ofl_posix_transmit, ctx = the connection) and the receive feed
+ * (ofl_posix_poll: what the socket has goes to ofl_qp_input). Sequence
+ * numbers are the stream's own: 0 is the first byte after the peer's MPA
+ * frame. The socket is blocking for sends, and polled for receives.
+ */
+#define OFL_POSIX_RX_BUF 65536
+
+struct ofl_posix_conn {
+    int fd;
+    int eof;                       /* the peer closed (or reset) */
+    uint32_t rx_sn;                /* SN of the next byte to feed */
+    uint32_t tx_sn;                /* bytes sent after the MPA frame */
+    struct ofl_mpa_params params;  /* negotiated */
+    uint32_t early;                /* bytes after the peer's MPA frame that
+                                      arrived with it (fed first) */
+    uint8_t rx[OFL_POSIX_RX_BUF];
+    unsigned long tx_calls, rx_calls;
+};
+
+/* A listening socket on host:port (host NULL: any; port 0: ephemeral,
+ * *bound_port receives it). Returns the fd or -1. */
+int ofl_posix_tcp_listen(const char *host, uint16_t port,
+                         uint16_t *bound_port);
+/* Accepts one connection (blocking): the fd or -1. */
+int ofl_posix_tcp_accept(int lfd);
+/* Connects to host:port (blocking, TCP_NODELAY): the fd or -1. */
+int ofl_posix_tcp_connect(const char *host, uint16_t port);
+
+/* MPA as initiator over connected fd: sends the Request, reads the Reply
+ * (timeout_ms), fills c. OFL_OK, an MPA error (rejected, bad frame), or
+ * OFL_E_PORT_DMA for a socket failure or timeout. */
+enum ofl_err ofl_posix_mpa_connect(struct ofl_posix_conn *c, int fd,
+                                   const struct ofl_mpa_cfg *cfg,
+                                   int timeout_ms);
+/* MPA as responder: reads the Request, accepts, sends the Reply. */
+enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
+                                  const struct ofl_mpa_cfg *cfg,
+                                  int timeout_ms);
+
+/* The transmit callback (ofl_qp_transmit_fn): ctx is the connection. Sends
+ * every byte (blocking); OFL_QP_TX_CLOSE shuts the sending side down,
+ * OFL_QP_TX_ABORT resets the connection. Returns non-zero on failure. */
+int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
+                       uint32_t flags);
+
+/* Waits up to timeout_ms for bytes, feeds what arrived to qp (the peer's
+ * early bytes first); at EOF reports the LLP closed to qp (once). Returns
+ * the bytes fed (0 on timeout), or -1 after EOF or an error. */
+long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
+                    int timeout_ms);
+
+/* Closes the socket. */
+void ofl_posix_close(struct ofl_posix_conn *c);
+#endif
+
 #endif

@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * ofl-rping: two iWARP engines over real TCP (the posix port).
+ *
+ * A server and a client connect over TCP, negotiate MPA (revision 2, CRC,
+ * the RFC 6581 IRD/ORD block), and exchange buffer descriptions with
+ * Sends. The client then RDMA-writes a pattern into the server's buffer
+ * (a type 2 window), reads it back with an RDMA Read, runs an atomic
+ * Fetch-and-Add and a Compare-and-Swap on the server's counter, and sends a
+ * Send with Invalidate naming the server's window; the server checks every
+ * byte it received, the counter and that its window is now invalid, and
+ * writes its own pattern into the client's buffer. Finally the client
+ * measures round trips of 64-byte Sends (latency, messages per second) and
+ * the throughput of 64 KiB RDMA Writes. Any mismatch makes the program exit
+ * non-zero.
+ *
+ *   ofl-rping --server [-p PORT]           wait for one client
+ *   ofl-rping --client HOST [-p PORT]      run the exchange against it
+ *   ofl-rping --loopback [-n N]            both, as two threads on 127.0.0.1
+ *   ofl-rping --demo                       --loopback with the default N
+ */
+#include "offload.h"
+#include "ports/posix/ofl_posix.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PD 1u
+#define DEPTH 64u
+#define SGE 2u
+#define IRD 8u
+#define ORD 8u
+#define EMSS 8960u /* FPDUs up to a jumbo frame's payload */
+#define TXCAP 9200u
+#define RXCAP 65536u
+#define BUF (64u * 1024u) /* the RDMA buffer of each side */
+#define MSG 64u           /* control and ping messages */
+#define TIMEOUT_MS 10000
+
+/* One engine with everything it needs, in one page-aligned allocation. */
+struct node {
+    const char *name;
+    struct ofl_posix px;
+    struct ofl_posix_conn conn;
+    struct ofl_tpt tpt;
+    struct ofl_tpt_entry entry[64];
+    uint64_t att[256];
+    uint32_t att_next;
+    struct ofl_cq scq, rcq;
+    struct ofl_cqe scqe[256], rcqe[256];
+    struct ofl_qp qp;
+    struct ofl_qp_swqe track[DEPTH];
+    struct ofl_qp_sge sq_sge[SGE], rq_sge[SGE];
+    struct ofl_qp_inreq irq[IRD];
+    uint32_t ord_ring[ORD];
+    struct ofl_seq_pending ot[4];
+    uint8_t tx_buf[TXCAP], rx_buf[RXCAP];
+    _Alignas(4096) uint8_t sq_ring[DEPTH * 128];
+    _Alignas(4096) uint8_t rq_ring[DEPTH * 64];
+    _Alignas(4096) uint8_t buf[BUF];     /* RDMA target / source */
+    _Alignas(4096) uint8_t local[BUF];   /* Read sink, Write source */
+    _Alignas(4096) uint8_t msgs[DEPTH * MSG]; /* receive buffers */
+    _Alignas(64) uint8_t out[4 * MSG];   /* send buffers */
+    _Alignas(64) uint8_t counter[8];     /* the atomic target */
+    _Alignas(64) uint8_t result[8];      /* atomic results */
+    uint32_t l_buf, l_local, l_msgs, l_out, l_counter, l_result;
+    uint32_t w_buf, w_counter;           /* windows advertised */
+    uint32_t rq_next;                    /* next receive buffer */
+    unsigned errors;
+    /* the peer's description */
+    uint32_t p_buf, p_counter;
+    uint64_t p_buf_va, p_counter_va;
+    uint32_t pings, p_pings;             /* ping count (client's) */
+};
+
+static unsigned long iterations = 2000;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void fail(struct node *n, const char *what)
+{
+    fprintf(stderr, "%s: %s\n", n->name, what);
+    n->errors++;
+}
+
+static uint64_t va(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
+/* Registers [p, p + len) (posix port: the physical address is the
+ * pointer). */
+static uint32_t reg(struct node *n, void *p, uint32_t len, uint8_t access)
+{
+    struct ofl_tpt_region_desc d;
+    struct ofl_tpt_pbuf b;
+    uint32_t stag = 0;
+
+    memset(&d, 0, sizeof(d));
+    d.va = va(p);
+    d.page_shift = 12;
+    d.access = access;
+    d.att_base = n->att_next;
+    b.pa = va(p);
+    b.len = len;
+    if (ofl_tpt_reg_phys(&n->tpt, PD, &d, &b, 1, &stag) != OFL_OK) {
+        fail(n, "registration");
+        return 0;
+    }
+    n->att_next += (uint32_t)(((b.pa + len - 1) >> 12) - (b.pa >> 12) + 1);
+    return stag;
+}
+
+static int node_init(struct node *n, const char *name)
+{
+    struct ofl_qp_attr a;
+    struct ofl_qp_mem m;
+
+    n->name = name;
+    ofl_posix_init(&n->px);
+    if (ofl_tpt_init(&n->tpt, n->entry, 64, n->att, 256, &n->px.port,
+                     OFL_TPT_POLICY_STANDARD) != OFL_OK ||
+        ofl_cq_init(&n->scq, n->scqe, 256, &n->px.port, 1) != OFL_OK ||
+        ofl_cq_init(&n->rcq, n->rcqe, 256, &n->px.port, 2) != OFL_OK)
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.qpn = 1;
+    a.pd = PD;
+    a.service = OFL_QP_SVC_IWARP;
+    a.reg_option = OFL_QP_REG_OPTION1;
+    a.ord = ORD;
+    a.ird = IRD;
+    a.tpt = &n->tpt;
+    a.port = &n->px.port;
+    a.send_cq = &n->scq;
+    a.recv_cq = &n->rcq;
+    a.transmit = ofl_posix_transmit;
+    a.transmit_ctx = &n->conn;
+    memset(&m, 0, sizeof(m));
+    m.sq_ring = n->sq_ring;
+    m.sq_depth = DEPTH;
+    m.sq_max_sge = SGE;
+    m.rq_ring = n->rq_ring;
+    m.rq_depth = DEPTH;
+    m.rq_max_sge = SGE;
+    m.sq_track = n->track;
+    m.sq_sge = n->sq_sge;
+    m.rq_sge = n->rq_sge;
+    m.irq = n->irq;
+    m.ord_ring = n->ord_ring;
+    m.tx_buf = n->tx_buf;
+    m.tx_cap = TXCAP;
+    m.rx_buf = n->rx_buf;
+    m.rx_cap = RXCAP;
+    m.ot_pending = n->ot;
+    m.ot_cap = 4;
+    if (ofl_qp_ring_size(DEPTH, SGE, true) > sizeof(n->sq_ring) ||
+        ofl_qp_ring_size(DEPTH, SGE, false) > sizeof(n->rq_ring) ||
+        ofl_qp_create(&n->qp, &a, &m) != OFL_OK ||
+        ofl_qp_modify(&n->qp, OFL_QP_INIT) != OFL_OK)
+        return -1;
+    n->l_buf = reg(n, n->buf, BUF,
+                   OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+                       OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_READ |
+                       OFL_TPT_BIND_WINDOW);
+    n->l_local = reg(n, n->local, BUF,
+                     OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+                         OFL_TPT_REMOTE_WRITE);
+    n->l_msgs = reg(n, n->msgs, sizeof(n->msgs), OFL_TPT_LOCAL_WRITE);
+    n->l_out = reg(n, n->out, sizeof(n->out), OFL_TPT_LOCAL_READ);
+    n->l_counter = reg(n, n->counter, 8,
+                       OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+                           OFL_TPT_REMOTE_ATOMIC | OFL_TPT_BIND_WINDOW);
+    n->l_result = reg(n, n->result, 8, OFL_TPT_LOCAL_WRITE);
+    return n->errors ? -1 : 0;
+}
+
+/* One round of the engine: send what is due, take what arrived. */
+static int pump(struct node *n, int timeout_ms)
+{
+    long k;
+
+    (void)ofl_qp_process(&n->qp, now_ns(), 64);
+    k = ofl_posix_poll(&n->conn, &n->qp, timeout_ms);
+    (void)ofl_qp_process(&n->qp, now_ns(), 64);
+    return k < 0 ? -1 : 0;
+}
+
+/* Waits for one CQE on the send or receive CQ. */
+static int wait_cqe(struct node *n, bool send, struct ofl_cqe *e)
+{
+    uint64_t end = now_ns() + (uint64_t)TIMEOUT_MS * 1000000ull;
+    uint32_t got = 0;
+
+    for (;;) {
+        (void)ofl_cq_poll(send ? &n->scq : &n->rcq, e, 1, &got);
+        if (got == 1) {
+            if (e->status != OFL_WC_SUCCESS) {
+                fprintf(stderr, "%s: completion wr_id %llu status %u\n",
+                        n->name, (unsigned long long)e->wr_id, e->status);
+                n->errors++;
+                return -1;
+            }
+            return 0;
+        }
+        if (now_ns() > end || n->qp.state != OFL_QP_RTS) {
+            fprintf(stderr, "%s: no completion (QP %s, %s)\n", n->name,
+                    ofl_qp_state_name((enum ofl_qp_state)n->qp.state),
+                    ofl_strerror((enum ofl_err)n->qp.err));
+            n->errors++;
+            return -1;
+        }
+        if (pump(n, 1) != 0 && n->qp.state != OFL_QP_RTS)
+            continue;
+    }
+}
+
+static void post_recv(struct node *n)
+{
+    struct ofl_qp_recv_wr wr;
+    struct ofl_qp_sge sge;
+    uint32_t i = n->rq_next++ % DEPTH;
+
+    sge.addr = va(n->msgs + i * MSG);
+    sge.len = MSG;
+    sge.stag = n->l_msgs;
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = i;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    if (ofl_qp_post_recv(&n->qp, &wr) != OFL_OK)
+        fail(n, "post_recv");
+}
+
+/* Posts a send WR with one data segment from out[slot] (len bytes). */
+static void post(struct node *n, struct ofl_qp_wr *wr, uint32_t slot,
+                 uint32_t len)
+{
+    struct ofl_qp_sge sge;
+
+    sge.addr = va(n->out + slot * MSG);
+    sge.len = len;
+    sge.stag = n->l_out;
+    if (len != 0) {
+        wr->sge = &sge;
+        wr->num_sge = 1;
+    }
+    wr->flags |= OFL_QP_WR_SIGNALED;
+    if (ofl_qp_post_send(&n->qp, wr, NULL) != OFL_OK)
+        fail(n, "post_send");
+}
+
+static void pattern(uint8_t *p, uint32_t len, uint32_t seed)
+{
+    uint32_t i, x = seed;
+
+    for (i = 0; i < len; i++) {
+        x = x * 1103515245u + 12345u;
+        p[i] = (uint8_t)(x >> 16);
+    }
+}
+
+/* The description of a side: its buffer and counter windows. */
+static void describe(struct node *n, uint8_t *m)
+{
+    memset(m, 0, MSG);
+    ofl_store_be32(m, 0x44455343u); /* "DESC" */
+    ofl_store_be32(m + 4, n->w_buf);
+    ofl_store_be64(m + 8, va(n->buf));
+    ofl_store_be32(m + 16, n->w_counter);
+    ofl_store_be64(m + 20, va(n->counter));
+    ofl_store_be32(m + 28, n->pings);
+}
+
+static int learn(struct node *n, const uint8_t *m)
+{
+    if (ofl_load_be32(m) != 0x44455343u)
+        return -1;
+    n->p_buf = ofl_load_be32(m + 4);
+    n->p_buf_va = ofl_load_be64(m + 8);
+    n->p_counter = ofl_load_be32(m + 16);
+    n->p_counter_va = ofl_load_be64(m + 20);
+    n->p_pings = ofl_load_be32(m + 28);
+    return 0;
+}
+
+/* Binds the windows a side advertises: a type 2 window over its buffer
+ * (remote read and write; the peer invalidates it at the end) and one over
+ * its counter (remote atomic). */
+static void advertise(struct node *n)
+{
+    uint32_t w = 0;
+
+    if (ofl_tpt_alloc(&n->tpt, OFL_TPT_WINDOW, PD, OFL_TPT_F_TYPE2, &w) !=
+            OFL_OK ||
+        ofl_tpt_bind(&n->tpt, w, n->l_buf, PD, 1, va(n->buf), BUF,
+                     OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE, 0,
+                     &n->w_buf) != OFL_OK)
+        fail(n, "window over the buffer");
+    if (ofl_tpt_alloc(&n->tpt, OFL_TPT_WINDOW, PD, 0, &w) != OFL_OK ||
+        ofl_tpt_bind(&n->tpt, w, n->l_counter, PD, 1, va(n->counter), 8,
+                     OFL_TPT_REMOTE_ATOMIC, 0, &n->w_counter) != OFL_OK)
+        fail(n, "window over the counter");
+}
+
+/* Connection: TCP, MPA, the QP established. */
+static int connect_node(struct node *n, int fd, bool initiator)
+{
+    struct ofl_mpa_cfg cfg;
+    enum ofl_err err;
+    uint32_t i;
+
+    if (fd < 0) {
+        fail(n, "TCP connection");
+        return -1;
+    }
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.rev = 2;
+    cfg.crc = true;
+    cfg.enhanced = true;
+    cfg.ird = IRD;
+    cfg.ord = ORD;
+    err = initiator ? ofl_posix_mpa_connect(&n->conn, fd, &cfg, TIMEOUT_MS)
+                    : ofl_posix_mpa_accept(&n->conn, fd, &cfg, TIMEOUT_MS);
+    if (err != OFL_OK) {
+        fprintf(stderr, "%s: MPA: %s\n", n->name, ofl_strerror(err));
+        n->errors++;
+        return -1;
+    }
+    err = ofl_qp_establish(&n->qp, &n->conn.params, EMSS, 0, 1u << 24);
+    if (err != OFL_OK) {
+        fprintf(stderr, "%s: establish: %s\n", n->name, ofl_strerror(err));
+        n->errors++;
+        return -1;
+    }
+    printf("%s: MPA rev %u, CRC %s, markers %s/%s, ORD %u, MULPDU %u, "
+           "CRC32c %s\n",
+           n->name, n->conn.params.rev, n->conn.params.crc ? "on" : "off",
+           n->conn.params.markers_tx ? "on" : "off",
+           n->conn.params.markers_rx ? "on" : "off", n->qp.ord,
+           n->qp.tx.mulpdu, n->px.crc_name);
+    for (i = 0; i < DEPTH; i++)
+        post_recv(n);
+    advertise(n);
+    return 0;
+}
+
+/* Exchange of descriptions: each side sends its own, takes the peer's. */
+static int exchange(struct node *n)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_cqe e;
+
+    describe(n, n->out);
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_SEND;
+    wr.wr_id = 1;
+    post(n, &wr, 0, MSG);
+    if (wait_cqe(n, true, &e) != 0 || wait_cqe(n, false, &e) != 0 ||
+        learn(n, n->msgs + e.wr_id * MSG) != 0) {
+        fail(n, "description exchange");
+        return -1;
+    }
+    post_recv(n);
+    return 0;
+}
+
+static int server(struct node *n, int fd)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge s;
+    struct ofl_cqe e;
+    struct ofl_tpt_info info;
+    static _Thread_local uint8_t want[BUF];
+    unsigned long i, pings;
+
+    ofl_store_le64(n->counter, 1000);
+    if (connect_node(n, fd, false) != 0 || exchange(n) != 0)
+        return -1;
+    pings = n->p_pings;
+    /* echo the pings */
+    for (i = 0; i < pings; i++) {
+        if (wait_cqe(n, false, &e) != 0)
+            return -1;
+        memcpy(n->out + MSG, n->msgs + e.wr_id * MSG, MSG);
+        post_recv(n);
+        memset(&wr, 0, sizeof(wr));
+        wr.opcode = OFL_QP_OP_SEND;
+        post(n, &wr, 1, MSG);
+        if (wait_cqe(n, true, &e) != 0)
+            return -1;
+    }
+    /* the client's Writes, Read and atomics need nothing from us; its
+     * Send with Invalidate ends them */
+    if (wait_cqe(n, false, &e) != 0)
+        return -1;
+    post_recv(n);
+    if (!(e.flags & OFL_CQE_INV) || e.stag != n->w_buf)
+        fail(n, "the Send with Invalidate did not name our window");
+    if (ofl_tpt_query(&n->tpt, n->w_buf, &info) != OFL_OK ||
+        info.state != OFL_TPT_INVALID)
+        fail(n, "our window is still valid after the remote invalidation");
+    pattern(want, BUF, 1);
+    if (memcmp(n->buf, want, BUF) != 0)
+        fail(n, "RDMA Write data differs");
+    if (ofl_load_le64(n->counter) != 77)
+        fail(n, "atomic counter differs");
+    if (n->errors == 0)
+        printf("%s: Write data, atomics and the remote invalidation "
+               "verified\n", n->name);
+    /* our pattern into the client's buffer, then the verdict */
+    pattern(n->local, BUF, 2);
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_WRITE;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.remote_stag = n->p_buf;
+    wr.remote_to = n->p_buf_va;
+    s.addr = va(n->local);
+    s.len = BUF;
+    s.stag = n->l_local;
+    wr.sge = &s;
+    wr.num_sge = 1;
+    if (ofl_qp_post_send(&n->qp, &wr, NULL) != OFL_OK)
+        fail(n, "post write");
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_SEND;
+    ofl_store_be32(n->out, n->errors);
+    post(n, &wr, 0, 4);
+    if (wait_cqe(n, true, &e) != 0 || wait_cqe(n, true, &e) != 0)
+        return -1;
+    /* the client's last word */
+    if (wait_cqe(n, false, &e) != 0)
+        return -1;
+    return n->errors ? -1 : 0;
+}
+
+/* Posts a Write of the whole local buffer into the peer's buffer. */
+static enum ofl_err post_big_write(struct node *n, uint64_t wr_id)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge s;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_WRITE;
+    wr.wr_id = wr_id;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.remote_stag = n->p_buf;
+    wr.remote_to = n->p_buf_va;
+    s.addr = va(n->local);
+    s.len = BUF;
+    s.stag = n->l_local;
+    wr.sge = &s;
+    wr.num_sge = 1;
+    return ofl_qp_post_send(&n->qp, &wr, NULL);
+}
+
+static int client(struct node *n, int fd)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge s;
+    struct ofl_cqe e;
+    static _Thread_local uint8_t want[BUF];
+    uint64_t t0, t1;
+    unsigned long i, writes = iterations / 8 + 16, posted, done;
+
+    n->pings = iterations;
+    if (connect_node(n, fd, true) != 0 || exchange(n) != 0)
+        return -1;
+    /* latency: ping-pong of 64-byte Sends */
+    t0 = now_ns();
+    for (i = 0; i < iterations; i++) {
+        memset(&wr, 0, sizeof(wr));
+        wr.opcode = OFL_QP_OP_SEND;
+        memset(n->out + 2 * MSG, (int)(i & 0xFF), MSG);
+        post(n, &wr, 2, MSG);
+        if (wait_cqe(n, true, &e) != 0 || wait_cqe(n, false, &e) != 0)
+            return -1;
+        if (memcmp(n->msgs + e.wr_id * MSG, n->out + 2 * MSG, MSG) != 0)
+            fail(n, "echo differs");
+        post_recv(n);
+    }
+    t1 = now_ns();
+    printf("%s: %lu round trips of %u-byte Sends: latency %.1f us (half a "
+           "round trip), %.0f messages/s\n",
+           n->name, iterations, MSG,
+           (double)(t1 - t0) / (double)(iterations ? iterations : 1) /
+               2000.0,
+           2.0 * (double)iterations * 1e9 / (double)(t1 - t0 + 1));
+    /* throughput: 64 KiB RDMA Writes, eight in flight */
+    pattern(n->local, BUF, 1);
+    t0 = now_ns();
+    for (posted = done = 0; done < writes;) {
+        while (posted < writes && posted - done < 8)
+            if (post_big_write(n, posted++) != OFL_OK)
+                return -1;
+        if (wait_cqe(n, true, &e) != 0)
+            return -1;
+        done++;
+    }
+    t1 = now_ns();
+    printf("%s: %lu RDMA Writes of %u bytes: %.0f MB/s\n", n->name, writes,
+           BUF, (double)writes * BUF * 1e3 / (double)(t1 - t0 + 1));
+    /* RDMA Read back and verify */
+    memset(n->buf, 0, BUF);
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_READ;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.remote_stag = n->p_buf;
+    wr.remote_to = n->p_buf_va;
+    s.addr = va(n->buf);
+    s.len = BUF;
+    s.stag = n->l_buf;
+    wr.sge = &s;
+    wr.num_sge = 1;
+    if (ofl_qp_post_send(&n->qp, &wr, NULL) != OFL_OK ||
+        wait_cqe(n, true, &e) != 0)
+        return -1;
+    if (memcmp(n->buf, n->local, BUF) != 0)
+        fail(n, "RDMA Read returned other bytes");
+    else
+        printf("%s: RDMA Write + Read of %u bytes verified\n", n->name, BUF);
+    /* Fetch-and-Add 1000 + 5, then Compare-and-Swap 1005 -> 77 */
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_ATOMIC_FADD;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.remote_stag = n->p_counter;
+    wr.remote_to = n->p_counter_va;
+    wr.atomic[0] = 5;
+    s.addr = va(n->result);
+    s.len = 8;
+    s.stag = n->l_result;
+    wr.sge = &s;
+    wr.num_sge = 1;
+    if (ofl_qp_post_send(&n->qp, &wr, NULL) != OFL_OK ||
+        wait_cqe(n, true, &e) != 0)
+        return -1;
+    if (ofl_load_le64(n->result) != 1000)
+        fail(n, "Fetch-and-Add returned another value");
+    wr.opcode = OFL_QP_OP_ATOMIC_CSWAP;
+    wr.atomic[0] = 77;
+    wr.atomic[1] = ~0ull;
+    wr.atomic[2] = 1005;
+    wr.atomic[3] = ~0ull;
+    if (ofl_qp_post_send(&n->qp, &wr, NULL) != OFL_OK ||
+        wait_cqe(n, true, &e) != 0)
+        return -1;
+    if (ofl_load_le64(n->result) != 1005)
+        fail(n, "Compare-and-Swap returned another value");
+    else
+        printf("%s: Fetch-and-Add and Compare-and-Swap verified\n", n->name);
+    /* Send with Invalidate of the server's window */
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_SEND_INV;
+    wr.stag = n->p_buf;
+    memcpy(n->out, "invalidate", 10);
+    post(n, &wr, 0, 10);
+    if (wait_cqe(n, true, &e) != 0)
+        return -1;
+    /* the server's verdict, after its Write into our buffer */
+    if (wait_cqe(n, false, &e) != 0)
+        return -1;
+    post_recv(n);
+    if (ofl_load_be32(n->msgs + e.wr_id * MSG) != 0)
+        fail(n, "the server found mismatches");
+    pattern(want, BUF, 2);
+    if (memcmp(n->buf, want, BUF) != 0)
+        fail(n, "the server's RDMA Write differs");
+    else
+        printf("%s: the server's RDMA Write verified\n", n->name);
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_SEND;
+    post(n, &wr, 3, 4);
+    if (wait_cqe(n, true, &e) != 0)
+        return -1;
+    return n->errors ? -1 : 0;
+}
+
+struct run {
+    struct node *n;
+    int fd;
+    int rc;
+    bool is_server;
+};
+
+static void *run_thread(void *p)
+{
+    struct run *r = p;
+
+    r->rc = r->is_server ? server(r->n, r->fd) : client(r->n, r->fd);
+    return NULL;
+}
+
+static struct node *node_new(const char *name)
+{
+    size_t size = (sizeof(struct node) + 4095u) & ~(size_t)4095u;
+    struct node *n = aligned_alloc(4096, size);
+
+    if (n == NULL)
+        return NULL;
+    memset(n, 0, sizeof(*n));
+    if (node_init(n, name) != 0) {
+        free(n);
+        return NULL;
+    }
+    return n;
+}
+
+static int loopback(void)
+{
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port);
+    struct node *sn = node_new("server"), *cn = node_new("client");
+    struct run rs, rc;
+    pthread_t ts;
+    int rcode = 1;
+
+    if (lfd < 0 || sn == NULL || cn == NULL) {
+        fprintf(stderr, "setup failed\n");
+        return 1;
+    }
+    printf("loopback on 127.0.0.1:%u\n", port);
+    rc.n = cn;
+    rc.is_server = false;
+    rc.fd = ofl_posix_tcp_connect("127.0.0.1", port);
+    rs.n = sn;
+    rs.is_server = true;
+    rs.fd = ofl_posix_tcp_accept(lfd);
+    if (pthread_create(&ts, NULL, run_thread, &rs) == 0) {
+        run_thread(&rc);
+        pthread_join(ts, NULL);
+        rcode = rs.rc != 0 || rc.rc != 0;
+    }
+    ofl_posix_close(&sn->conn);
+    ofl_posix_close(&cn->conn);
+    close(lfd);
+    printf("%s\n", rcode ? "FAILED" : "ok: every byte verified");
+    free(sn);
+    free(cn);
+    return rcode;
+}
+
+int main(int argc, char **argv)
+{
+    const char *host = NULL;
+    uint16_t port = 18515;
+    int mode = 0, i;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--server") == 0)
+            mode = 1;
+        else if (strcmp(argv[i], "--client") == 0 && i + 1 < argc) {
+            mode = 2;
+            host = argv[++i];
+        } else if (strcmp(argv[i], "--loopback") == 0 ||
+                   strcmp(argv[i], "--demo") == 0)
+            mode = 3;
+        else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
+            port = (uint16_t)atoi(argv[++i]);
+        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+            iterations = strtoul(argv[++i], NULL, 0);
+        else {
+            fprintf(stderr,
+                    "usage: %s --server [-p PORT] | --client HOST [-p PORT] "
+                    "| --loopback [-n N] | --demo\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (mode == 3)
+        return loopback();
+    if (mode == 1) {
+        int lfd = ofl_posix_tcp_listen(NULL, port, NULL);
+        struct node *n = node_new("server");
+        int rc;
+
+        if (lfd < 0 || n == NULL)
+            return 1;
+        printf("server: waiting on port %u\n", port);
+        rc = server(n, ofl_posix_tcp_accept(lfd));
+        printf("%s\n", rc ? "FAILED" : "ok");
+        return rc ? 1 : 0;
+    }
+    if (mode == 2) {
+        struct node *n = node_new("client");
+        int rc;
+
+        if (n == NULL)
+            return 1;
+        rc = client(n, ofl_posix_tcp_connect(host, port));
+        printf("%s\n", rc ? "FAILED" : "ok: every byte verified");
+        return rc ? 1 : 0;
+    }
+    fprintf(stderr, "usage: %s --server | --client HOST | --loopback | "
+                    "--demo\n",
+            argv[0]);
+    return 2;
+}

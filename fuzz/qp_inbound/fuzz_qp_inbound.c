@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * fuzz/qp_inbound: hostile inbound byte streams against an established
+ * iWARP QP (or an iSCSI one) with registered regions and windows (one-touch,
+ * one-shot, type 2, read-only, atomic), posted receives, and Reads and
+ * Atomics of its own outstanding, so that responses have something to
+ * match.
+ *
+ * Input: byte 0 the configuration (bit 0 markers, 1 CRC, 2 iSCSI, 3 rings in
+ * host memory, 4 windows-only policy, 5 registration option 2), then
+ * events, each a type byte and its operands:
+ *   0x00 L16 bytes   TCP payload in order (seq = RCV.NXT)
+ *   0x01 D16 L16 b   TCP payload at RCV.NXT + (int16_t)D (ahead of a hole
+ *                    or behind: duplicates)
+ *   0x02 K M ...     one FPDU built by the harness with the QP's framing
+ *                    (markers, CRC) from fields: opcode K, then STag
+ *                    selector, TO offset, MSN, MO, length, flags (so that
+ *                    the fuzzer reaches past the framing)
+ *   0x03 B           ofl_qp_process with budget B
+ *   0x04             post a receive
+ *   0x05 X           an LLP event (X & 1: lost)
+ *   0x06 O           post a send WR of kind O (Read, Atomic, Send, Write)
+ * (any other type: its value mod 7).
+ *
+ * Invariants after every event: the sim guard never fired (it traps), the
+ * ring counters are ordered (cc <= ci <= db_pi <= pi), inbound and
+ * outbound queues within IRD/ORD, every completion names a WQE that was
+ * posted and not yet completed (by wr_id), no more receive completions than
+ * receives posted, MSNs never move backwards, the state is a state.
+ */
+#include "fuzz.h"
+#include "offload.h"
+#include "ports/sim/ofl_sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DEPTH 16u
+#define SGE 2u
+#define IRD 4u
+#define ORD 4u
+#define MEM (64u * 1024u)
+#define NSTAG 8
+
+struct ctx {
+    struct ofl_sim sim;
+    struct ofl_tpt tpt;
+    struct ofl_tpt_entry entry[32];
+    uint64_t att[64];
+    struct ofl_cq scq, rcq;
+    struct ofl_cqe scqe[64], rcqe[64];
+    struct ofl_qp qp;
+    struct ofl_qp_swqe track[DEPTH];
+    struct ofl_qp_sge sq_sge[SGE], rq_sge[SGE];
+    struct ofl_qp_inreq irq[IRD];
+    uint32_t ord_ring[ORD];
+    struct ofl_seq_pending ot[2];
+    uint32_t ooo[2];
+    uint8_t tx_buf[2048], tx_stage[2048], rx_buf[4096];
+    _Alignas(4096) uint8_t sq_ring[DEPTH * 128];
+    _Alignas(4096) uint8_t rq_ring[DEPTH * 64];
+    _Alignas(4096) uint8_t mem[MEM];
+    struct ofl_mpa_tx peer;    /* frames the harness's FPDUs */
+    uint32_t stag[NSTAG];
+    uint64_t sva[NSTAG];
+    uint32_t att_next;
+    uint64_t next_send_id, next_recv_id;
+    uint64_t send_done, recv_done;  /* completions seen */
+    uint64_t recvs_posted, sends_posted;
+    uint32_t msn_rx[5];
+    unsigned long tx_bytes;
+};
+
+static struct ctx *g;
+
+static int sink(void *ctx, const uint8_t *data, uint32_t len, uint32_t flags)
+{
+    struct ctx *c = ctx;
+
+    (void)data;
+    (void)flags;
+    c->tx_bytes += len;
+    return 0;
+}
+
+static uint32_t reg(struct ctx *c, uint32_t off, uint32_t len, uint8_t access,
+                    uint8_t flags)
+{
+    struct ofl_tpt_region_desc d;
+    struct ofl_tpt_pbuf b;
+    uint32_t stag = 0;
+
+    memset(&d, 0, sizeof(d));
+    d.va = 0x10000000ull + off;
+    d.page_shift = 12;
+    d.access = access;
+    d.flags = flags;
+    d.att_base = c->att_next;
+    b.pa = ofl_sim_pa(c->mem + off);
+    b.len = len;
+    if (ofl_tpt_reg_phys(&c->tpt, 1, &d, &b, 1, &stag) == OFL_OK)
+        c->att_next += (len + 4095u) / 4096u + 1u;
+    return stag;
+}
+
+static uint32_t window(struct ctx *c, uint32_t region, uint32_t off,
+                       uint32_t len, uint8_t access, uint8_t flags,
+                       bool type2)
+{
+    uint32_t w = 0, bound = 0;
+
+    if (ofl_tpt_alloc(&c->tpt, OFL_TPT_WINDOW, 1, type2 ? OFL_TPT_F_TYPE2 : 0,
+                      &w) != OFL_OK ||
+        ofl_tpt_bind(&c->tpt, w, region, 1, 9, 0x10000000ull + off, len,
+                     access, flags, &bound) != OFL_OK)
+        return 0;
+    return bound;
+}
+
+static void post_recv(struct ctx *c)
+{
+    struct ofl_qp_recv_wr wr;
+    struct ofl_qp_sge sge;
+
+    sge.addr = 0x10000000ull + 32768 + (c->next_recv_id % 8) * 512;
+    sge.len = 512;
+    sge.stag = c->stag[0];
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = c->next_recv_id;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    if (ofl_qp_post_recv(&c->qp, &wr) == OFL_OK) {
+        c->next_recv_id++;
+        c->recvs_posted++;
+        if (c->qp.rq.host)
+            (void)ofl_qp_doorbell(&c->qp, OFL_QP_RING_RQ, c->qp.rq.pi);
+    }
+}
+
+static void post_send(struct ctx *c, uint8_t kind)
+{
+    static const uint8_t ops[4] = {OFL_QP_OP_READ, OFL_QP_OP_ATOMIC_FADD,
+                                   OFL_QP_OP_SEND, OFL_QP_OP_WRITE};
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = c->qp.attr.service == OFL_QP_SVC_ISCSI
+                    ? OFL_QP_OP_ISCSI_PDU
+                    : ops[kind & 3];
+    wr.wr_id = c->next_send_id;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    sge.addr = 0x10000000ull + 40960 + (kind & 0x30) * 8;
+    sge.len = wr.opcode == OFL_QP_OP_ATOMIC_FADD ? 8 : 64;
+    sge.stag = c->stag[0];
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    wr.remote_stag = 0x1234;
+    wr.remote_to = 0x5000;
+    if (ofl_qp_post_send(&c->qp, &wr, NULL) == OFL_OK) {
+        c->next_send_id++;
+        c->sends_posted++;
+        if (c->qp.sq.host)
+            (void)ofl_qp_doorbell(&c->qp, OFL_QP_RING_SQ, c->qp.sq.pi);
+    }
+}
+
+static int setup(struct ctx *c, uint8_t cfgb)
+{
+    struct ofl_qp_attr a;
+    struct ofl_qp_mem m;
+    struct ofl_mpa_params p;
+    int i;
+
+    ofl_sim_init(&c->sim);
+    c->sim.trap_violations = true;
+    ofl_sim_allow(&c->sim, c->mem, MEM, OFL_SIM_RW);
+    ofl_sim_allow(&c->sim, c->sq_ring, sizeof(c->sq_ring), OFL_SIM_READ);
+    ofl_sim_allow(&c->sim, c->rq_ring, sizeof(c->rq_ring), OFL_SIM_READ);
+    if (ofl_tpt_init(&c->tpt, c->entry, 32, c->att, 64, &c->sim.port,
+                     (cfgb & 0x10) ? OFL_TPT_POLICY_WINDOWS_ONLY
+                                   : OFL_TPT_POLICY_STANDARD) != OFL_OK ||
+        ofl_cq_init(&c->scq, c->scqe, 64, &c->sim.port, 1) != OFL_OK ||
+        ofl_cq_init(&c->rcq, c->rcqe, 64, &c->sim.port, 2) != OFL_OK)
+        return -1;
+    /* regions and windows of every kind */
+    c->stag[0] = reg(c, 0, MEM, 0x3F, 0);
+    c->stag[1] = reg(c, 4096, 8192,
+                     OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE |
+                         OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_ATOMIC,
+                     OFL_TPT_F_INVALIDATABLE);
+    c->stag[2] = window(c, c->stag[0], 16384, 4096,
+                        OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_READ,
+                        OFL_TPT_F_ONE_TOUCH, false);
+    c->stag[3] = window(c, c->stag[0], 20480, 4096, OFL_TPT_REMOTE_READ,
+                        OFL_TPT_F_ONE_SHOT, true);
+    c->stag[4] = window(c, c->stag[0], 24576, 100, OFL_TPT_REMOTE_ATOMIC, 0,
+                        false);
+    c->stag[5] = window(c, c->stag[0], 28672, 4096, OFL_TPT_REMOTE_WRITE, 0,
+                        true);
+    c->stag[6] = 0;
+    c->stag[7] = c->stag[1] + 1; /* a stale key */
+    for (i = 0; i < NSTAG; i++)
+        c->sva[i] = 0x10000000ull + (i == 2 ? 16384 : i == 3 ? 20480
+                                       : i == 4 ? 24576
+                                       : i == 5 ? 28672
+                                       : i == 1 ? 4096 : 0);
+    memset(&a, 0, sizeof(a));
+    a.qpn = 9;
+    a.pd = 1;
+    a.service = (cfgb & 4) ? OFL_QP_SVC_ISCSI : OFL_QP_SVC_IWARP;
+    a.sq_reg = 1;
+    a.reg_option = (cfgb & 0x20) ? 2 : 1;
+    a.ord = ORD;
+    a.ird = IRD;
+    a.iscsi_max_data = 1024;
+    a.tpt = &c->tpt;
+    a.port = &c->sim.port;
+    a.send_cq = &c->scq;
+    a.recv_cq = &c->rcq;
+    a.transmit = sink;
+    a.transmit_ctx = c;
+    memset(&m, 0, sizeof(m));
+    m.sq_ring = c->sq_ring;
+    m.sq_ring_pa = ofl_sim_pa(c->sq_ring);
+    m.sq_depth = DEPTH;
+    m.sq_max_sge = SGE;
+    m.rq_ring = c->rq_ring;
+    m.rq_ring_pa = ofl_sim_pa(c->rq_ring);
+    m.rq_depth = DEPTH;
+    m.rq_max_sge = SGE;
+    m.sq_host = (cfgb & 8) != 0;
+    m.rq_host = (cfgb & 8) != 0;
+    m.sq_track = c->track;
+    m.sq_sge = c->sq_sge;
+    m.rq_sge = c->rq_sge;
+    m.irq = c->irq;
+    m.ord_ring = c->ord_ring;
+    m.tx_buf = c->tx_buf;
+    m.tx_cap = sizeof(c->tx_buf);
+    m.tx_stage = c->tx_stage;
+    m.rx_buf = c->rx_buf;
+    m.rx_cap = sizeof(c->rx_buf);
+    m.ot_pending = c->ot;
+    m.ot_cap = 2;
+    m.ooo = c->ooo;
+    m.ooo_cap = 2;
+    if (ofl_qp_create(&c->qp, &a, &m) != OFL_OK ||
+        ofl_qp_modify(&c->qp, OFL_QP_INIT) != OFL_OK)
+        return -1;
+    memset(&p, 0, sizeof(p));
+    p.rev = 2;
+    p.crc = (cfgb & 2) != 0;
+    p.markers_rx = (cfgb & 1) != 0;
+    p.markers_tx = (cfgb & 1) != 0;
+    p.enhanced = true;
+    p.ird = IRD;
+    p.ord = ORD;
+    if (ofl_qp_establish(&c->qp, &p, 1460, 1000, 1u << 16) != OFL_OK)
+        return -1;
+    if (ofl_mpa_tx_init(&c->peer, &p, 1460, NULL) != OFL_OK)
+        return -1;
+    for (i = 0; i < 6; i++)
+        post_recv(c);
+    /* Reads and Atomics of our own in flight */
+    post_send(c, 0);
+    post_send(c, 1);
+    post_send(c, 0);
+    (void)ofl_qp_process(&c->qp, 0, 16);
+    memset(c->msn_rx, 0, sizeof(c->msn_rx));
+    return 0;
+}
+
+/* Feeds bytes at RCV.NXT + delta. */
+static void feed(struct ctx *c, const uint8_t *p, uint32_t n, int32_t delta)
+{
+    struct ofl_qp_seg s;
+
+    memset(&s, 0, sizeof(s));
+    s.seq = c->qp.seq.nxt + (uint32_t)delta;
+    s.data = p;
+    s.len = n;
+    (void)ofl_qp_input(&c->qp, &s);
+}
+
+/* An FPDU from fields: the fuzzer picks the meaning, the framing is right. */
+static void fpdu(struct ctx *c, struct fuzz_in *in)
+{
+    static uint8_t payload[1500], out[2048];
+    struct ofl_rdmap_msg m;
+    uint8_t hdr[OFL_RDMAP_HDR_MAX], k = fuzz_u8(in), sel = fuzz_u8(in);
+    uint16_t n = (uint16_t)(fuzz_u16(in) % 1400u);
+    size_t hl = 0, len = 0;
+    uint32_t i;
+
+    memset(&m, 0, sizeof(m));
+    m.ddp.opcode = k & 0x0F;
+    m.ddp.tagged = m.ddp.opcode == OFL_RDMAP_WRITE ||
+                   m.ddp.opcode == OFL_RDMAP_READ_RESP;
+    m.ddp.last = (k & 0x10) == 0;
+    m.ddp.stag = c->stag[sel % NSTAG];
+    m.ddp.to = c->sva[sel % NSTAG] + (uint64_t)(int16_t)fuzz_u16(in);
+    m.ddp.qn = fuzz_u8(in) % 5;
+    m.ddp.msn = c->msn_rx[m.ddp.qn] + 1u + (uint32_t)(int8_t)fuzz_u8(in);
+    m.ddp.mo = fuzz_u16(in);
+    m.ddp.inv_stag = c->stag[fuzz_u8(in) % NSTAG];
+    m.u.read_req.src_stag = c->stag[(sel >> 3) % NSTAG];
+    m.u.read_req.src_to = c->sva[(sel >> 3) % NSTAG] + fuzz_u16(in);
+    m.u.read_req.size = fuzz_u16(in);
+    m.u.read_req.sink_stag = 0x4242;
+    if (m.ddp.opcode == OFL_RDMAP_ATOMIC_REQ) {
+        m.u.atomic_req.op = fuzz_u8(in) % 3;
+        m.u.atomic_req.stag = m.ddp.stag;
+        m.u.atomic_req.to = m.ddp.to;
+        m.u.atomic_req.add_swap = fuzz_u64(in);
+        m.u.atomic_req.add_swap_mask = fuzz_u64(in);
+    }
+    if (m.ddp.opcode == OFL_RDMAP_ATOMIC_RESP)
+        m.u.atomic_resp.req_id = fuzz_u8(in);
+    if (m.ddp.opcode == OFL_RDMAP_TERMINATE)
+        m.u.term.cause.ecode = fuzz_u8(in);
+    if (m.ddp.opcode == OFL_RDMAP_READ_REQ || m.ddp.opcode == OFL_RDMAP_TERMINATE ||
+        m.ddp.opcode >= OFL_RDMAP_IMM)
+        n = 0;
+    for (i = 0; i < n; i++)
+        payload[i] = (uint8_t)(i * 7 + k);
+    if (ofl_rdmap_build(&m, hdr, sizeof(hdr), &hl) != OFL_OK)
+        return;
+    if (ofl_mpa_fpdu_build(&c->peer, hdr, hl, payload, n, out, sizeof(out),
+                           &len) != OFL_OK)
+        return;
+    feed(c, out, (uint32_t)len, 0);
+}
+
+/* The invariants after each event. */
+static void check(struct ctx *c)
+{
+    const struct ofl_qp *qp = &c->qp;
+    struct ofl_cqe e[8];
+    uint32_t n, i, q;
+
+    FUZZ_ASSERT(c->sim.violations == 0);
+    FUZZ_ASSERT(qp->state < OFL_QP_STATES);
+    FUZZ_ASSERT(qp->sq.ci - qp->sq.cc <= qp->sq.db_pi - qp->sq.cc);
+    FUZZ_ASSERT(qp->sq.db_pi - qp->sq.cc <= qp->sq.pi - qp->sq.cc);
+    FUZZ_ASSERT(qp->sq.pi - qp->sq.cc <= DEPTH);
+    FUZZ_ASSERT(qp->rq.ci - qp->rq.cc <= qp->rq.db_pi - qp->rq.cc);
+    FUZZ_ASSERT(qp->rq.pi - qp->rq.cc <= DEPTH);
+    FUZZ_ASSERT(qp->irq_count <= IRD);
+    FUZZ_ASSERT(qp->ord_count <= ORD);
+    FUZZ_ASSERT(qp->ooo_count <= 2);
+    for (q = 0; q < 5; q++) {
+        FUZZ_ASSERT(qp->msn_rx[q] - 1u >= c->msn_rx[q]); /* no move back */
+        c->msn_rx[q] = qp->msn_rx[q] - 1u;
+    }
+    do {
+        (void)ofl_cq_poll(&c->scq, e, 8, &n);
+        for (i = 0; i < n; i++) {
+            /* in posting order, each posted WQE once */
+            FUZZ_ASSERT(e[i].wr_id == c->send_done);
+            c->send_done++;
+            FUZZ_ASSERT(c->send_done <= c->sends_posted);
+        }
+    } while (n != 0);
+    do {
+        (void)ofl_cq_poll(&c->rcq, e, 8, &n);
+        for (i = 0; i < n; i++) {
+            FUZZ_ASSERT(e[i].wr_id == c->recv_done);
+            c->recv_done++;
+            FUZZ_ASSERT(c->recv_done <= c->recvs_posted);
+            FUZZ_ASSERT(e[i].byte_len <= 512);
+        }
+    } while (n != 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in;
+    unsigned events = 0;
+
+    if (g == NULL) {
+        g = aligned_alloc(4096, (sizeof(*g) + 4095u) & ~(size_t)4095u);
+        if (g == NULL)
+            return 0;
+    }
+    memset(g, 0, sizeof(*g));
+    in.p = data;
+    in.n = size;
+    if (setup(g, fuzz_u8(&in)) != 0)
+        return 0;
+    check(g);
+    while (in.n != 0 && events++ < 256) {
+        uint8_t t = fuzz_u8(&in) % 7;
+        const uint8_t *p;
+        size_t k;
+
+        switch (t) {
+        case 0:
+            k = fuzz_take(&in, &p, fuzz_u16(&in) % 4096u);
+            feed(g, p, (uint32_t)k, 0);
+            break;
+        case 1: {
+            int32_t d = (int16_t)fuzz_u16(&in);
+
+            k = fuzz_take(&in, &p, fuzz_u16(&in) % 4096u);
+            feed(g, p, (uint32_t)k, d);
+            break;
+        }
+        case 2:
+            fpdu(g, &in);
+            break;
+        case 3:
+            (void)ofl_qp_process(&g->qp, events, fuzz_u8(&in));
+            break;
+        case 4:
+            post_recv(g);
+            break;
+        case 5:
+            (void)ofl_qp_llp_event(&g->qp, fuzz_u8(&in) & 1);
+            break;
+        default:
+            post_send(g, fuzz_u8(&in));
+            break;
+        }
+        check(g);
+    }
+    return 0;
+}

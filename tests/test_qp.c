@@ -1,0 +1,818 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* qp: the state table, creation, posting and its checks, doorbells,
+ * completion queues, demultiplexing by quintuple. */
+#include "test.h"
+#include "support/qp_rig.h"
+
+#include <stdlib.h>
+
+#define N OFL_QP_STATES
+#define RS OFL_QP_RESET
+#define IN OFL_QP_INIT
+#define RR OFL_QP_RTR
+#define RT OFL_QP_RTS
+#define SD OFL_QP_SQD
+#define SE OFL_QP_SQE
+#define ER OFL_QP_ERROR
+#define TM OFL_QP_TERMINATE
+#define CL OFL_QP_CLOSING
+
+/* The table of offload.h, restated: rows states, columns events. */
+static const uint8_t expect_table[OFL_QP_STATES][OFL_QP_EVENTS] = {
+    {RS, IN, N, N, N, ER, N, N, N, N, N, N, N, N},
+    {RS, IN, RR, N, N, ER, N, RT, N, N, N, N, N, N},
+    {RS, N, N, RT, N, ER, N, RT, N, N, N, N, N, N},
+    {RS, N, N, RT, SD, ER, CL, N, SE, SD, TM, ER, ER, ER},
+    {RS, N, N, RT, SD, ER, CL, N, SE, SD, TM, ER, ER, ER},
+    {RS, N, N, RT, N, ER, N, N, SE, SE, TM, ER, ER, ER},
+    {RS, N, N, N, N, ER, N, N, ER, ER, ER, ER, ER, ER},
+    {RS, N, N, N, N, ER, N, N, TM, TM, TM, ER, ER, ER},
+    {RS, N, N, N, N, ER, CL, N, ER, ER, TM, ER, RS, ER}};
+
+static void test_table(void)
+{
+    unsigned s, e, bad = 0;
+
+    for (s = 0; s < OFL_QP_STATES; s++)
+        for (e = 0; e < OFL_QP_EVENTS; e++)
+            if (ofl_qp_state_next((enum ofl_qp_state)s,
+                                  (enum ofl_qp_event)e) != expect_table[s][e])
+                bad++;
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(ofl_qp_state_next(OFL_QP_STATES, OFL_QP_EV_MOD_RESET),
+             OFL_QP_STATES);
+    CHECK_EQ(ofl_qp_state_next(OFL_QP_RTS, OFL_QP_EVENTS), OFL_QP_STATES);
+    CHECK(strcmp(ofl_qp_state_name(OFL_QP_RTS), "RTS") == 0);
+    CHECK(strcmp(ofl_qp_state_name(OFL_QP_CLOSING), "CLOSING") == 0);
+    CHECK(strcmp(ofl_qp_state_name(OFL_QP_STATES), "?") == 0);
+    CHECK(strcmp(ofl_strerror(OFL_E_QP_TRANSITION), "OFL_E_QP_TRANSITION") ==
+          0);
+}
+
+/* Drives side a of a fresh rig into state st through the API. */
+static bool reach(struct qr_rig *r, enum ofl_qp_state st)
+{
+    struct ofl_qp *qp = &r->a.qp;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    switch (st) {
+    case OFL_QP_RESET:
+        return ofl_qp_modify(qp, OFL_QP_RESET) == OFL_OK;
+    case OFL_QP_INIT:
+        return ofl_qp_modify(qp, OFL_QP_RESET) == OFL_OK &&
+               ofl_qp_modify(qp, OFL_QP_INIT) == OFL_OK;
+    case OFL_QP_RTR:
+        return reach(r, OFL_QP_INIT) &&
+               ofl_qp_modify(qp, OFL_QP_RTR) == OFL_OK;
+    case OFL_QP_RTS:
+        return qp->state == OFL_QP_RTS;
+    case OFL_QP_SQD:
+        return ofl_qp_modify(qp, OFL_QP_SQD) == OFL_OK;
+    case OFL_QP_SQE: /* a Send whose data segment names no STag */
+        qr_wr(&wr, OFL_QP_OP_SEND, 1, &sge, r->a.mem, 8, 0x999);
+        return qr_post_send(&r->a, &wr) == OFL_OK &&
+               qr_process(&r->a, 0) == OFL_OK && qp->state == OFL_QP_SQE;
+    case OFL_QP_ERROR:
+        return ofl_qp_modify(qp, OFL_QP_ERROR) == OFL_OK;
+    case OFL_QP_TERMINATE: { /* a Write to an STag b does not have */
+        {
+            uint8_t *p = qr_alloc(&r->b, 16, false);
+            uint32_t l = qr_reg(&r->b, p, 16, OFL_TPT_LOCAL_READ, 0);
+
+            qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, p, 16, l);
+            wr.remote_stag = 0x4242;
+            if (qr_post_send(&r->b, &wr) != OFL_OK)
+                return false;
+        }
+        qr_pump(r, 0);
+        return qp->state == OFL_QP_TERMINATE;
+    }
+    case OFL_QP_CLOSING:
+        return ofl_qp_modify(qp, OFL_QP_CLOSING) == OFL_OK;
+    default:
+        return false;
+    }
+}
+
+/* Every consumer transition from every state, through ofl_qp_modify. */
+static void test_modify_all(void)
+{
+    static const uint8_t mod_ev[OFL_QP_STATES] = {
+        OFL_QP_EV_MOD_RESET, OFL_QP_EV_MOD_INIT, OFL_QP_EV_MOD_RTR,
+        OFL_QP_EV_MOD_RTS, OFL_QP_EV_MOD_SQD, 0xFF, OFL_QP_EV_MOD_ERROR,
+        0xFF, OFL_QP_EV_MOD_CLOSING};
+    unsigned from, to, bad = 0, tried = 0;
+
+    for (from = 0; from < OFL_QP_STATES; from++) {
+        for (to = 0; to < OFL_QP_STATES; to++) {
+            struct qr_rig *r = qr_new(NULL);
+            enum ofl_err err, want;
+            uint8_t next;
+
+            if (r == NULL || !reach(r, (enum ofl_qp_state)from)) {
+                bad++;
+                qr_free(r);
+                continue;
+            }
+            tried++;
+            err = ofl_qp_modify(&r->a.qp, (enum ofl_qp_state)to);
+            next = mod_ev[to] == 0xFF ? N : expect_table[from][mod_ev[to]];
+            want = next == N ? OFL_E_QP_TRANSITION : OFL_OK;
+            if (from == OFL_QP_RTR && to == OFL_QP_RTS)
+                want = OFL_E_QP_STATE; /* a stream service needs ESTAB */
+            if (err != want) {
+                printf("modify %s -> %s: %s\n",
+                       ofl_qp_state_name((enum ofl_qp_state)from),
+                       ofl_qp_state_name((enum ofl_qp_state)to),
+                       ofl_strerror(err));
+                bad++;
+            } else if (err == OFL_OK && r->a.qp.state != next) {
+                bad++;
+            } else if (err != OFL_OK && r->a.qp.state != from) {
+                bad++;
+            }
+            qr_free(r);
+        }
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(tried, OFL_QP_STATES * OFL_QP_STATES);
+    CHECK_ERR(ofl_qp_modify(NULL, OFL_QP_RTS), OFL_E_ARG);
+}
+
+/* The adapter events in the states where they can happen. */
+static void test_events(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+
+    /* LLP events. */
+    CHECK_OK(ofl_qp_llp_event(&r->a.qp, true));
+    CHECK_EQ(r->a.qp.state, OFL_QP_ERROR);
+    CHECK(r->a.qp.events & OFL_QP_EVT_CLOSED);
+    CHECK_ERR(ofl_qp_llp_event(NULL, true), OFL_E_ARG);
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RESET));
+    CHECK_ERR(ofl_qp_llp_event(&r->a.qp, false), OFL_E_QP_TRANSITION);
+    qr_free(r);
+    /* CLOSING -> RESET when the LLP closes and nothing is left. */
+    r = qr_new(NULL);
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_CLOSING));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.closes, 1);
+    CHECK(r->ab.closed);
+    CHECK_OK(qr_process(&r->a, 0)); /* asked once */
+    CHECK_EQ(r->a.closes, 1);
+    CHECK_OK(ofl_qp_llp_event(&r->a.qp, false));
+    CHECK_EQ(r->a.qp.state, OFL_QP_RESET);
+    qr_free(r);
+    /* ... and ERROR with a receive WQE still posted (flushed). */
+    r = qr_new(NULL);
+    CHECK_OK(qr_post_recv(&r->a, 5, NULL, 0, 0));
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_CLOSING));
+    CHECK_OK(ofl_qp_llp_event(&r->a.qp, false));
+    CHECK_EQ(r->a.qp.state, OFL_QP_ERROR);
+    {
+        struct ofl_cqe c[2];
+
+        CHECK_EQ(qr_poll(&r->a, false, c, 2), 1);
+        CHECK_EQ(c[0].status, OFL_WC_WR_FLUSH_ERR);
+        CHECK_EQ(c[0].wr_id, 5);
+    }
+    qr_free(r);
+    /* Establishing twice is refused by the table. */
+    r = qr_new(NULL);
+    CHECK_ERR(ofl_qp_establish(&r->a.qp, &r->pa, 1460, 0, 1000),
+              OFL_E_QP_TRANSITION);
+    qr_free(r);
+}
+
+/* ---- creation ----------------------------------------------------------- */
+
+static void test_create(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct qr_side *s = &r->a;
+    struct ofl_qp *qp = malloc(sizeof(*qp));
+    struct ofl_qp_attr a;
+    struct ofl_qp_mem m;
+
+    CHECK(qp != NULL);
+    CHECK_OK(ofl_qp_create(qp, &s->attr, &s->qmem));
+    CHECK_EQ(qp->state, OFL_QP_RESET);
+    CHECK_EQ(qp->sq.stride, 256);
+    CHECK_EQ(qp->rq.stride, 128);
+    CHECK_ERR(ofl_qp_create(NULL, &s->attr, &s->qmem), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_create(qp, NULL, &s->qmem), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_create(qp, &s->attr, NULL), OFL_E_ARG);
+#define TRY_ATTR(stmt, want)                                                 \
+    do {                                                                     \
+        a = s->attr;                                                         \
+        stmt;                                                                \
+        CHECK_ERR(ofl_qp_create(qp, &a, &s->qmem), want);                    \
+    } while (0)
+    TRY_ATTR(a.service = 0, OFL_E_QP_SERVICE);
+    TRY_ATTR(a.service = 16, OFL_E_QP_SERVICE); /* datagram kinds: later */
+    TRY_ATTR(a.tpt = NULL, OFL_E_ARG);
+    TRY_ATTR(a.send_cq = NULL, OFL_E_ARG);
+    TRY_ATTR(a.recv_cq = NULL, OFL_E_ARG);
+    TRY_ATTR(a.transmit = NULL, OFL_E_ARG);
+    TRY_ATTR(a.ord = 0, OFL_E_ARG);
+    TRY_ATTR(a.ird = 3, OFL_E_ARG);
+    TRY_ATTR(a.ird = 0, OFL_E_ARG);
+    TRY_ATTR(a.reg_option = 0, OFL_E_ARG);
+    TRY_ATTR(a.reg_option = 3, OFL_E_ARG);
+    TRY_ATTR(a.sq_reg = 2, OFL_E_ARG);
+    TRY_ATTR((a.service = OFL_QP_SVC_ISCSI, a.iscsi_max_data = 100),
+             OFL_E_ARG);
+    TRY_ATTR((a.service = OFL_QP_SVC_ISCSI, a.iscsi_max_data = 512), OFL_OK);
+    TRY_ATTR(a.reg_option = 2, OFL_OK);
+#define TRY_MEM(stmt, want)                                                  \
+    do {                                                                     \
+        m = s->qmem;                                                         \
+        stmt;                                                                \
+        CHECK_ERR(ofl_qp_create(qp, &s->attr, &m), want);                    \
+    } while (0)
+    TRY_MEM(m.sq_track = NULL, OFL_E_ARG);
+    TRY_MEM(m.irq = NULL, OFL_E_ARG);
+    TRY_MEM(m.ord_ring = NULL, OFL_E_ARG);
+    TRY_MEM(m.tx_buf = NULL, OFL_E_ARG);
+    TRY_MEM(m.rx_buf = NULL, OFL_E_ARG);
+    TRY_MEM(m.sq_sge = NULL, OFL_E_ARG);
+    TRY_MEM((m.sq_sge = NULL, m.sq_max_sge = 0), OFL_OK);
+    TRY_MEM(m.rq_sge = NULL, OFL_E_ARG);
+    TRY_MEM((m.rq_sge = NULL, m.rq_max_sge = 0), OFL_OK);
+    TRY_MEM(m.ot_pending = NULL, OFL_E_ARG);
+    TRY_MEM((m.ot_pending = NULL, m.ot_cap = 0), OFL_OK);
+    TRY_MEM(m.ooo = NULL, OFL_E_ARG);
+    TRY_MEM((m.ooo = NULL, m.ooo_cap = 0), OFL_OK);
+    TRY_MEM(m.sq_host = 2, OFL_E_ARG);
+    TRY_MEM(m.rq_host = 2, OFL_E_ARG);
+    TRY_MEM(m.sq_depth = 3, OFL_E_ARG);
+    TRY_MEM(m.sq_depth = 0, OFL_E_ARG);
+    TRY_MEM(m.rq_depth = 1u << 17, OFL_E_ARG);
+    TRY_MEM(m.sq_max_sge = OFL_QP_SQ_SGE_MAX + 1, OFL_E_ARG);
+    TRY_MEM(m.rq_max_sge = OFL_QP_RQ_SGE_MAX + 1, OFL_E_ARG);
+    TRY_MEM(m.sq_ring = NULL, OFL_E_ARG);
+    TRY_MEM(m.rq_ring = NULL, OFL_E_ARG);
+    TRY_MEM(m.sq_host = 1, OFL_OK);
+    /* A ring in host memory needs DMA. */
+    {
+        struct ofl_port nodma = s->sim.port;
+
+        nodma.dma_read = NULL;
+        a = s->attr;
+        a.port = &nodma;
+        m = s->qmem;
+        m.rq_host = 1;
+        CHECK_ERR(ofl_qp_create(qp, &a, &m), OFL_E_ARG);
+        a.port = NULL;
+        CHECK_ERR(ofl_qp_create(qp, &a, &m), OFL_E_ARG);
+    }
+    /* iSCSI buffers. */
+    a = s->attr;
+    a.service = OFL_QP_SVC_ISCSI;
+    m = s->qmem;
+    m.rx_cap = 1000;
+    CHECK_ERR(ofl_qp_create(qp, &a, &m), OFL_E_SIZE);
+    m = s->qmem;
+    m.tx_cap = 48 + 8000;
+    CHECK_ERR(ofl_qp_create(qp, &a, &m), OFL_E_SIZE);
+    CHECK_EQ(ofl_qp_ring_size(64, 4, true), 64 * 256);
+    CHECK_EQ(ofl_qp_ring_size(64, 0, false), 64 * 32);
+    CHECK_EQ(ofl_qp_ring_size(64, 15, false), 64 * 256);
+    CHECK_EQ(ofl_qp_ring_size(3, 1, true), 0);
+    CHECK_EQ(ofl_qp_ring_size(64, 12, true), 0);
+    CHECK_EQ(ofl_qp_tx_need(1454, false), 1460);
+    CHECK(ofl_qp_tx_need(1454, true) >= 1460 + 4 * 3);
+    free(qp);
+    qr_free(r);
+}
+
+/* establish: arguments, buffer sizes, negotiated ORD. */
+static void test_establish(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_qp *qp = malloc(sizeof(*qp));
+    struct ofl_mpa_params p = r->pa;
+    struct ofl_qp_mem m = r->a.qmem;
+    struct ofl_qp_attr a = r->a.attr;
+
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    CHECK_ERR(ofl_qp_establish(qp, &p, 1460, 0, 1000), OFL_E_QP_TRANSITION);
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    CHECK_ERR(ofl_qp_establish(NULL, &p, 1460, 0, 1000), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_establish(qp, NULL, 1460, 0, 1000), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_establish(qp, &p, 1460, 0, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_establish(qp, &p, 1460, 0, OFL_SEQ_WND_MAX + 1),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_qp_establish(qp, &p, 10, 0, 1000), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_establish(qp, &p, 75, 0, 1000), OFL_E_ARG);
+    /* tx buffer too small for the MULPDU */
+    m.tx_cap = 1000;
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    CHECK_ERR(ofl_qp_establish(qp, &p, 1460, 0, 1000), OFL_E_SIZE);
+    CHECK_OK(ofl_qp_establish(qp, &p, 900, 0, 1000));
+    /* markers sent need the staging buffer */
+    m = r->a.qmem;
+    m.tx_stage = NULL;
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    p.markers_tx = true;
+    CHECK_ERR(ofl_qp_establish(qp, &p, 1460, 0, 1000), OFL_E_SIZE);
+    p.markers_tx = false;
+    /* rx buffer of zero bytes: the MPA receiver refuses */
+    m = r->a.qmem;
+    m.rx_cap = 0;
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    CHECK_ERR(ofl_qp_establish(qp, &p, 1460, 0, 1000), OFL_E_ARG);
+    /* ORD from the RFC 6581 block: the lower one, at least 1 */
+    m = r->a.qmem;
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_RTR));
+    CHECK_ERR(ofl_qp_modify(qp, OFL_QP_RTR), OFL_E_QP_TRANSITION);
+    p.enhanced = true;
+    p.ord = 2;
+    CHECK_OK(ofl_qp_establish(qp, &p, 1460, 0, 1000));
+    CHECK_EQ(qp->ord, 2);
+    CHECK_EQ(qp->state, OFL_QP_RTS);
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    p.ord = 0;
+    CHECK_OK(ofl_qp_establish(qp, &p, 1460, 0, 1000));
+    CHECK_EQ(qp->ord, 1);
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    p.ord = 100;
+    CHECK_OK(ofl_qp_establish(qp, &p, 1460, 0, 1000));
+    CHECK_EQ(qp->ord, a.ord);
+    free(qp);
+    qr_free(r);
+}
+
+/* ---- posting --------------------------------------------------------------- */
+
+static void test_post_checks(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_qp *qp = &r->a.qp;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge[6];
+    struct ofl_qp_recv_wr rw;
+    uint32_t out = 0, i;
+    uint8_t *p = qr_alloc(&r->a, 64, false);
+
+    memset(sge, 0, sizeof(sge));
+    for (i = 0; i < 6; i++) {
+        sge[i].addr = (uint64_t)(uintptr_t)p;
+        sge[i].len = 8;
+        sge[i].stag = 0x100;
+    }
+    qr_wr(&wr, OFL_QP_OP_SEND, 9, &sge[0], p, 8, 0x100);
+    CHECK_ERR(ofl_qp_post_send(NULL, &wr, &out), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_post_send(qp, NULL, &out), OFL_E_ARG);
+    wr.sge = NULL;
+    CHECK_ERR(ofl_qp_post_send(qp, &wr, &out), OFL_E_ARG);
+    wr.sge = sge;
+    CHECK_OK(ofl_qp_post_send(qp, &wr, &out));
+    CHECK_EQ(out, 0);
+    CHECK_OK(ofl_qp_post_send(qp, &wr, NULL));
+    /* the doorbell: id 10 with the new producer index */
+    CHECK(r->a.sim.nevents >= 2);
+    CHECK_EQ(r->a.sim.event[r->a.sim.nevents - 1].a, 10);
+    CHECK_EQ(r->a.sim.event[r->a.sim.nevents - 1].b, 2);
+    /* opcode rules */
+#define TRY_WR(stmt, want)                                                   \
+    do {                                                                     \
+        uint32_t pi_ = qp->sq.pi;                                            \
+        qr_wr(&wr, OFL_QP_OP_SEND, 9, &sge[0], p, 8, 0x100);                 \
+        stmt;                                                                \
+        CHECK_ERR(ofl_qp_post_send(qp, &wr, &out), want);                    \
+        CHECK_EQ(qp->sq.pi, pi_ + ((want) == OFL_OK));                       \
+    } while (0)
+    TRY_WR(wr.opcode = 0, OFL_E_QP_OPCODE);
+    TRY_WR(wr.opcode = OFL_QP_OP_RECV, OFL_E_QP_OPCODE);
+    TRY_WR(wr.opcode = OFL_QP_OP_ISCSI_CMD, OFL_E_QP_OPCODE);
+    TRY_WR(wr.opcode = OFL_QP_OP_ISCSI_PDU, OFL_E_QP_OPCODE);
+    TRY_WR(wr.opcode = OFL_QP_OP_FAST_REG, OFL_E_QP_OPCODE); /* sq_reg off */
+    TRY_WR(wr.opcode = OFL_QP_OP_REG_SEND, OFL_E_QP_OPCODE);
+    TRY_WR(wr.flags = 0x80, OFL_E_QP_WR);
+    TRY_WR(wr.flags = OFL_QP_WR_FENCE | OFL_QP_WR_SOLICITED, OFL_OK);
+    TRY_WR((wr.num_sge = 5), OFL_E_QP_SGE);
+    TRY_WR((wr.num_sge = 4), OFL_OK);
+    TRY_WR((wr.opcode = OFL_QP_OP_READ, wr.num_sge = 2), OFL_E_QP_WR);
+    TRY_WR((wr.opcode = OFL_QP_OP_READ, wr.num_sge = 0), OFL_OK);
+    TRY_WR((wr.opcode = OFL_QP_OP_ATOMIC_FADD), OFL_OK);
+    TRY_WR((wr.opcode = OFL_QP_OP_ATOMIC_FADD, wr.remote_to = 4),
+           OFL_E_QP_WR);
+    TRY_WR((wr.opcode = OFL_QP_OP_ATOMIC_CSWAP, sge[0].len = 4), OFL_E_QP_WR);
+    sge[0].len = 8;
+    TRY_WR((wr.opcode = OFL_QP_OP_ATOMIC_CSWAP, wr.num_sge = 2), OFL_E_QP_WR);
+    TRY_WR((sge[0].len = 0x7FFFFFFFu, sge[1].len = 1, wr.num_sge = 2),
+           OFL_E_QP_WR);
+    TRY_WR((sge[0].len = 0x7FFFFFFEu, sge[1].len = 1, wr.num_sge = 2),
+           OFL_OK);
+    sge[0].len = sge[1].len = 8;
+    TRY_WR(wr.opcode = OFL_QP_OP_WRITE_IMM, OFL_OK);
+    TRY_WR(wr.opcode = OFL_QP_OP_BIND, OFL_OK);
+    TRY_WR(wr.opcode = OFL_QP_OP_LOCAL_INV, OFL_OK);
+    TRY_WR(wr.opcode = OFL_QP_OP_DELAY, OFL_OK);
+    TRY_WR(wr.opcode = OFL_QP_OP_SEND_INV, OFL_OK);
+    CHECK_EQ(qp->sq.pi, 12);
+    /* ring full: depth 64, nothing completed yet */
+    qr_wr(&wr, OFL_QP_OP_SEND, 9, &sge[0], p, 8, 0x100);
+    while (qp->sq.pi - qp->sq.cc < qp->sq.depth)
+        CHECK_OK(ofl_qp_post_send(qp, &wr, NULL));
+    CHECK_ERR(ofl_qp_post_send(qp, &wr, NULL), OFL_E_QP_SQ_FULL);
+    /* state */
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_RESET));
+    CHECK_ERR(ofl_qp_post_send(qp, &wr, NULL), OFL_E_QP_STATE);
+    CHECK_ERR(qr_post_recv(&r->a, 1, NULL, 0, 0), OFL_E_QP_STATE);
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    CHECK_ERR(ofl_qp_post_send(qp, &wr, NULL), OFL_E_QP_STATE);
+    CHECK_OK(qr_post_recv(&r->a, 1, NULL, 0, 0));
+    /* receive checks */
+    memset(&rw, 0, sizeof(rw));
+    rw.sge = sge;
+    rw.num_sge = 5;
+    CHECK_ERR(ofl_qp_post_recv(qp, &rw), OFL_E_QP_SGE);
+    CHECK_ERR(ofl_qp_post_recv(NULL, &rw), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_post_recv(qp, NULL), OFL_E_ARG);
+    rw.sge = NULL;
+    CHECK_ERR(ofl_qp_post_recv(qp, &rw), OFL_E_ARG);
+    rw.sge = sge;
+    rw.num_sge = 2;
+    sge[0].len = 0x7FFFFFFFu;
+    sge[1].len = 1;
+    CHECK_ERR(ofl_qp_post_recv(qp, &rw), OFL_E_QP_WR);
+    sge[1].len = 0;
+    CHECK_OK(ofl_qp_post_recv(qp, &rw));
+    while (qp->rq.pi - qp->rq.cc < qp->rq.depth)
+        CHECK_OK(ofl_qp_post_recv(qp, &rw));
+    CHECK_ERR(ofl_qp_post_recv(qp, &rw), OFL_E_QP_RQ_FULL);
+    CHECK_EQ(ofl_qp_rq_outstanding(qp), 64);
+    CHECK_EQ(ofl_qp_sq_outstanding(qp), 0);
+    CHECK_EQ(ofl_qp_rq_outstanding(NULL), 0);
+    CHECK_EQ(ofl_qp_sq_outstanding(NULL), 0);
+    /* CLOSING: no new sends */
+    qr_free(r);
+    r = qr_new(NULL);
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_CLOSING));
+    qr_wr(&wr, OFL_QP_OP_SEND, 9, &sge[0], NULL, 0, 0);
+    CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_STATE);
+    CHECK_OK(qr_post_recv(&r->a, 1, NULL, 0, 0));
+    qr_free(r);
+    /* FAST_REG / REG_SEND with sq_reg; iSCSI opcodes on an iSCSI QP */
+    {
+        struct qr_opts o;
+
+        memset(&o, 0, sizeof(o));
+        o.sq_reg = 1;
+        r = qr_new(&o);
+        qr_wr(&wr, OFL_QP_OP_FAST_REG, 9, &sge[0], NULL, 0, 0);
+        wr.stag = 0x1234;
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &out));
+        CHECK_EQ(out, 0x1234); /* FIG. 11: the STag at once */
+        wr.opcode = OFL_QP_OP_REG_SEND;
+        wr.stag = 0x5678;
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &out));
+        CHECK_EQ(out, 0x5678);
+        qr_free(r);
+        o.service = OFL_QP_SVC_ISCSI;
+        r = qr_new(&o);
+        CHECK(r != NULL);
+        qr_wr(&wr, OFL_QP_OP_SEND, 9, &sge[0], NULL, 0, 0);
+        CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_OPCODE);
+        wr.opcode = OFL_QP_OP_REG_SEND;
+        CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_OPCODE);
+        wr.opcode = OFL_QP_OP_ISCSI_CMD; /* a command without data */
+        CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_WR);
+        wr.opcode = OFL_QP_OP_ISCSI_PDU;
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &out));
+        CHECK_EQ(out, 0);
+        p = qr_alloc(&r->a, 64, false);
+        qr_wr(&wr, OFL_QP_OP_ISCSI_CMD, 9, &sge[0], p, 8, 0);
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &out));
+        CHECK_EQ(out, 1); /* the first command ID */
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &out));
+        CHECK_EQ(out, 2);
+        qr_free(r);
+    }
+}
+
+/* Doorbells of rings in host memory. */
+static void test_doorbell(void)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+
+    memset(&o, 0, sizeof(o));
+    o.host_rings = true;
+    r = qr_new(&o);
+    CHECK_ERR(ofl_qp_doorbell(NULL, OFL_QP_RING_SQ, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_doorbell(&r->a.qp, (enum ofl_qp_ring)2, 0), OFL_E_ARG);
+    qr_wr(&wr, OFL_QP_OP_DELAY, 1, &sge, NULL, 0, 0);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    CHECK_EQ(r->a.qp.sq.db_pi, 0); /* not before the doorbell */
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 0);
+    CHECK_ERR(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 65), OFL_E_QP_DOORBELL);
+    CHECK_ERR(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 0xFFFFFFFFu),
+              OFL_E_QP_DOORBELL);
+    CHECK_OK(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 1));
+    CHECK_ERR(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 0), OFL_E_QP_DOORBELL);
+    CHECK_OK(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 2));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 2); /* fetched by DMA */
+    CHECK_EQ(r->a.sim.violations, 0);
+    CHECK(r->a.sim.dma_reads >= 2);
+    /* A DMA failure fetching a WQE: the WQE fails, the QP goes to SQE. */
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    CHECK_OK(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 3));
+    r->a.sim.fail_dma_countdown = 1;
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_QP_OP_ERR);
+    CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+    qr_free(r);
+    /* A caller-memory ring ignores doorbells. */
+    r = qr_new(NULL);
+    CHECK_OK(ofl_qp_doorbell(&r->b.qp, OFL_QP_RING_SQ, 7));
+    CHECK_EQ(r->b.qp.sq.db_pi, 0);
+    qr_free(r);
+}
+
+/* ---- completion queues --------------------------------------------------- */
+
+static void test_cq(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_cq cq;
+    struct ofl_cqe ring[4], out[8];
+    uint32_t n = 9;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    unsigned long notes;
+
+    CHECK_ERR(ofl_cq_init(NULL, ring, 4, NULL, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_cq_init(&cq, NULL, 4, NULL, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_cq_init(&cq, ring, 3, NULL, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_cq_init(&cq, ring, 0, NULL, 0), OFL_E_ARG);
+    CHECK_OK(ofl_cq_init(&cq, ring, 4, NULL, 0));
+    CHECK_OK(ofl_cq_poll(&cq, out, 8, &n));
+    CHECK_EQ(n, 0);
+    CHECK_ERR(ofl_cq_poll(NULL, out, 8, &n), OFL_E_ARG);
+    CHECK_ERR(ofl_cq_poll(&cq, NULL, 8, &n), OFL_E_ARG);
+    CHECK_ERR(ofl_cq_poll(&cq, out, 8, NULL), OFL_E_ARG);
+    CHECK_OK(ofl_cq_poll(&cq, NULL, 0, &n));
+    CHECK_ERR(ofl_cq_arm(NULL, OFL_CQ_ARM_ANY), OFL_E_ARG);
+    CHECK_ERR(ofl_cq_arm(&cq, (enum ofl_cq_arm)3), OFL_E_ARG);
+    CHECK_EQ(ofl_cq_count(NULL), 0);
+    /* Arming: ANY fires on the next CQE, once. */
+    qr_wr(&wr, OFL_QP_OP_DELAY, 1, &sge, NULL, 0, 0);
+    CHECK_OK(ofl_cq_arm(&r->a.scq, OFL_CQ_ARM_ANY));
+    notes = r->a.sim.nevents;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(ofl_cq_count(&r->a.scq), 2);
+    {
+        unsigned i, k = 0;
+
+        for (i = (unsigned)notes; i < r->a.sim.nevents; i++)
+            k += r->a.sim.event[i].kind == OFL_SIM_EV_NOTIFY &&
+                 r->a.sim.event[i].a == 1;
+        CHECK_EQ(k, 1);
+    }
+    CHECK_EQ(r->a.scq.arm, OFL_CQ_ARM_NONE);
+    /* SOLICITED: not for a plain success... */
+    CHECK_OK(ofl_cq_arm(&r->a.scq, OFL_CQ_ARM_SOLICITED));
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.scq.arm, OFL_CQ_ARM_SOLICITED);
+    /* ... but for a failed completion. */
+    qr_wr(&wr, OFL_QP_OP_LOCAL_INV, 1, &sge, NULL, 0, 0);
+    wr.stag = 0x777;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.scq.arm, OFL_CQ_ARM_NONE);
+    CHECK_OK(ofl_cq_poll(&r->a.scq, out, 8, &n));
+    CHECK_EQ(n, 4);
+    CHECK_EQ(out[3].status, OFL_WC_LOC_PROT_ERR);
+    qr_free(r);
+    /* Overrun: a CQ of 4 for more completions: lost, reported, sticky. */
+    r = qr_new(NULL);
+    CHECK_OK(ofl_cq_init(&r->a.scq, ring, 4, NULL, 0));
+    qr_wr(&wr, OFL_QP_OP_DELAY, 1, &sge, NULL, 0, 0);
+    for (n = 0; n < 6; n++)
+        CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK(r->a.qp.events & OFL_QP_EVT_CQ_OVERRUN);
+    CHECK_OK(ofl_cq_poll(&r->a.scq, out, 2, &n));
+    CHECK_EQ(n, 2);
+    CHECK_ERR(ofl_cq_poll(&r->a.scq, out, 8, &n), OFL_E_QP_CQ_OVERRUN);
+    CHECK_EQ(n, 2);
+    qr_free(r);
+}
+
+/* ---- demultiplexing ---------------------------------------------------------- */
+
+static void test_demux(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_qp_demux d;
+    struct ofl_qp *slots[8];
+    static struct ofl_qp qps[12];
+    struct ofl_qp_seg seg;
+    unsigned i, found = 0;
+
+    CHECK_ERR(ofl_qp_demux_init(NULL, slots, 8), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_demux_init(&d, NULL, 8), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_demux_init(&d, slots, 6), OFL_E_ARG);
+    CHECK_OK(ofl_qp_demux_init(&d, slots, 8));
+    for (i = 0; i < 12; i++) {
+        memset(&qps[i], 0, sizeof(qps[i]));
+        qps[i].attr.tuple.transport = 6;
+        qps[i].attr.tuple.family = 4;
+        qps[i].attr.tuple.src_port = (uint16_t)(1000 + i);
+        qps[i].attr.tuple.dst_port = 80;
+        qps[i].attr.tuple.src_addr[0] = 10;
+        qps[i].attr.tuple.src_addr[3] = (uint8_t)i;
+    }
+    for (i = 0; i < 8; i++)
+        CHECK_OK(ofl_qp_demux_add(&d, &qps[i]));
+    CHECK_ERR(ofl_qp_demux_add(&d, &qps[8]), OFL_E_QP_DEMUX_FULL);
+    CHECK_ERR(ofl_qp_demux_add(&d, &qps[3]), OFL_E_QP_TUPLE_BUSY);
+    CHECK_ERR(ofl_qp_demux_add(NULL, &qps[3]), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_demux_add(&d, NULL), OFL_E_ARG);
+    for (i = 0; i < 8; i++)
+        found += ofl_qp_demux_find(&d, &qps[i].attr.tuple) == &qps[i];
+    CHECK_EQ(found, 8);
+    CHECK(ofl_qp_demux_find(&d, &qps[9].attr.tuple) == NULL);
+    CHECK(ofl_qp_demux_find(NULL, &qps[9].attr.tuple) == NULL);
+    CHECK(ofl_qp_demux_find(&d, NULL) == NULL);
+    /* Removal keeps every other member findable (backward shift). */
+    for (i = 0; i < 8; i += 2)
+        CHECK_OK(ofl_qp_demux_remove(&d, &qps[i]));
+    CHECK_ERR(ofl_qp_demux_remove(&d, &qps[0]), OFL_E_QP_NO_CONTEXT);
+    CHECK_ERR(ofl_qp_demux_remove(NULL, &qps[0]), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_demux_remove(&d, NULL), OFL_E_ARG);
+    found = 0;
+    for (i = 1; i < 8; i += 2)
+        found += ofl_qp_demux_find(&d, &qps[i].attr.tuple) == &qps[i];
+    CHECK_EQ(found, 4);
+    CHECK_EQ(d.count, 4);
+    /* A removed QP whose tuple is held by another: not found. */
+    qps[10].attr.tuple = qps[1].attr.tuple;
+    CHECK_ERR(ofl_qp_demux_remove(&d, &qps[10]), OFL_E_QP_NO_CONTEXT);
+    /* Many add/remove rounds with every slot used. */
+    for (i = 0; i < 200; i++) {
+        struct ofl_qp *q = &qps[(i * 5) % 12];
+
+        if (ofl_qp_demux_find(&d, &q->attr.tuple) == q)
+            CHECK_OK(ofl_qp_demux_remove(&d, q));
+        else if (d.count < 8 &&
+                 ofl_qp_demux_find(&d, &q->attr.tuple) == NULL)
+            CHECK_OK(ofl_qp_demux_add(&d, q));
+    }
+    found = 0;
+    for (i = 0; i < 12; i++) {
+        struct ofl_qp *q = ofl_qp_demux_find(&d, &qps[i].attr.tuple);
+
+        found += q == &qps[i];
+    }
+    CHECK_EQ(found, d.count);
+    /* Input: the NIC path without a context, the QP with one. */
+    CHECK_OK(ofl_qp_demux_init(&d, slots, 8));
+    memset(&seg, 0, sizeof(seg));
+    seg.tuple = r->b.attr.tuple;
+    seg.seq = r->b.qp.seq.nxt;
+    CHECK_ERR(ofl_qp_demux_input(&d, &seg), OFL_E_QP_NO_CONTEXT);
+    CHECK_OK(ofl_qp_demux_add(&d, &r->b.qp));
+    CHECK_OK(ofl_qp_demux_input(&d, &seg));
+    CHECK_ERR(ofl_qp_demux_input(NULL, &seg), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_demux_input(&d, NULL), OFL_E_ARG);
+    seg.tuple.dst_addr[15] = 1;
+    CHECK_ERR(ofl_qp_demux_input(&d, &seg), OFL_E_QP_NO_CONTEXT);
+    seg.tuple = r->b.attr.tuple;
+    seg.tuple.family = 6;
+    CHECK_ERR(ofl_qp_demux_input(&d, &seg), OFL_E_QP_NO_CONTEXT);
+    qr_free(r);
+}
+
+/* Input arguments and states. */
+static void test_input_args(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_qp_seg seg;
+
+    memset(&seg, 0, sizeof(seg));
+    CHECK_ERR(ofl_qp_input(NULL, &seg), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_input(&r->a.qp, NULL), OFL_E_ARG);
+    seg.len = 4;
+    CHECK_ERR(ofl_qp_input(&r->a.qp, &seg), OFL_E_ARG);
+    seg.len = 0;
+    CHECK_OK(ofl_qp_input(&r->a.qp, &seg));
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_ERROR));
+    CHECK_ERR(ofl_qp_input(&r->a.qp, &seg), OFL_E_QP_STATE);
+    CHECK_ERR(ofl_qp_process(NULL, 0, 1), OFL_E_ARG);
+    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 1));
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RESET));
+    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 1));
+    CHECK_ERR(ofl_qp_input(&r->a.qp, &seg), OFL_E_QP_STATE);
+    CHECK_EQ(ofl_qp_term_status(r->a.qp.term_rx), OFL_WC_FATAL_ERR);
+    qr_free(r);
+}
+
+/* The struct-argument entry points the qp section added to tpt and wire
+ * (no internal call with more than six arguments): same results as the
+ * functions they stand for. */
+static void test_struct_entry_points(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_tpt_remote a;
+    struct ofl_tpt_bind_args b;
+    struct ofl_tpt_sgl sgl;
+    struct ofl_tpt_piece pc[2];
+    struct ofl_mpa_ulpdu u;
+    struct ofl_mpa_segment s;
+    struct ofl_mpa_found found[2];
+    uint8_t out[64], trailer[7], prefix[2], hdr[4] = {1, 2, 3, 4};
+    uint8_t *buf = qr_alloc(&r->b, 4096, true);
+    uint32_t reg = qr_reg(&r->b, buf, 4096,
+                          OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE |
+                              OFL_TPT_BIND_WINDOW, 0);
+    uint32_t n = 0, bound = 0;
+    size_t len = 0;
+    uint16_t ul = 0;
+
+    memset(&a, 0, sizeof(a));
+    a.stag = reg;
+    a.pd = 7;
+    a.qp = 2;
+    a.to = (uint64_t)(uintptr_t)buf;
+    a.len = 100;
+    a.need = OFL_TPT_REMOTE_WRITE;
+    sgl.piece = pc;
+    sgl.cap = 2;
+    CHECK_OK(ofl_tpt_check_access(&r->b.tpt, &a));
+    CHECK_OK(ofl_tpt_check_translate_access(&r->b.tpt, &a, &sgl));
+    CHECK_EQ(sgl.bytes, 100);
+    a.len = 5000;
+    CHECK_ERR(ofl_tpt_check_access(&r->b.tpt, &a), OFL_E_TPT_BOUNDS);
+    CHECK_ERR(ofl_tpt_check_access(&r->b.tpt, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_check_translate_access(&r->b.tpt, NULL, &sgl),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_bind_window(&r->b.tpt, NULL, &bound), OFL_E_ARG);
+    memset(&b, 0, sizeof(b));
+    CHECK_OK(ofl_tpt_alloc(&r->b.tpt, OFL_TPT_WINDOW, 7, 0, &b.stag));
+    b.region_stag = reg;
+    b.pd = 7;
+    b.va = (uint64_t)(uintptr_t)buf;
+    b.len = 10;
+    b.access = OFL_TPT_REMOTE_WRITE;
+    CHECK_OK(ofl_tpt_bind_window(&r->b.tpt, &b, &bound));
+    CHECK_EQ(bound, b.stag);
+    u.hdr = hdr;
+    u.hdr_len = 4;
+    u.payload = NULL;
+    u.payload_len = 0;
+    CHECK_OK(ofl_mpa_fpdu_buildv(&r->a.qp.tx, &u, out, sizeof(out), &len));
+    CHECK_EQ(len, 12);
+    CHECK_OK(ofl_mpa_fpdu_framev(&r->a.qp.tx, &u, prefix, trailer, &len));
+    CHECK_ERR(ofl_mpa_fpdu_buildv(&r->a.qp.tx, NULL, out, sizeof(out), &len),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_framev(&r->a.qp.tx, NULL, prefix, trailer, &len),
+              OFL_E_ARG);
+    CHECK_OK(ofl_mpa_fpdu_check(&r->b.qp.rx, 0, out, 12, &ul));
+    CHECK_EQ(ul, 4);
+    CHECK_ERR(ofl_mpa_fpdu_check(NULL, 0, out, 12, &ul), OFL_E_ARG);
+    s.base = 0;
+    s.seq = 0;
+    s.data = out;
+    s.len = 12;
+    CHECK_OK(ofl_mpa_locate_segment(&s, found, 2, &n));
+    CHECK_EQ(n, 0); /* no markers in this stream */
+    CHECK_ERR(ofl_mpa_locate_segment(NULL, found, 2, &n), OFL_E_ARG);
+    qr_free(r);
+}
+
+OFL_SUITE(qp)
+{
+    test_table();
+    test_modify_all();
+    test_events();
+    test_create();
+    test_establish();
+    test_post_checks();
+    test_doorbell();
+    test_cq();
+    test_demux();
+    test_input_args();
+    test_struct_entry_points();
+}

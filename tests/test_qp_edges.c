@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* qp: the edges - hostile WQEs in host memory, translations of many
+ * pieces, DMA failures and refused transmissions in every answering path,
+ * the ORD ring wrapping, out-of-order segments the engine must leave to
+ * the in-order stream, and the rest of the iSCSI checks. */
+#include "test.h"
+#include "support/qp_rig.h"
+
+#define LR OFL_TPT_LOCAL_READ
+#define LW OFL_TPT_LOCAL_WRITE
+#define RR OFL_TPT_REMOTE_READ
+#define RW OFL_TPT_REMOTE_WRITE
+#define RA OFL_TPT_REMOTE_ATOMIC
+#define BW OFL_TPT_BIND_WINDOW
+
+static uint64_t va(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
+static struct qr_rig *rig_o(bool markers, bool host, uint16_t ord)
+{
+    struct qr_opts o;
+
+    memset(&o, 0, sizeof(o));
+    o.crc = true;
+    o.markers = markers;
+    o.host_rings = host;
+    o.ord = ord;
+    o.sq_reg = 1;
+    return qr_new(&o);
+}
+
+/* A region over `pages` pages of the arena registered in reverse order:
+ * every page a piece of its own. */
+static uint32_t reg_scattered(struct qr_side *s, uint8_t *base, uint32_t pages,
+                              uint8_t access)
+{
+    struct ofl_tpt_region_desc d;
+    uint64_t list[16];
+    uint32_t i, stag = 0;
+
+    memset(&d, 0, sizeof(d));
+    d.va = 0x40000000ull;
+    d.len = (uint64_t)pages * 4096u;
+    d.page_shift = 12;
+    d.access = access;
+    d.att_base = s->att_next;
+    for (i = 0; i < pages; i++)
+        list[i] = ofl_sim_pa(base + (pages - 1 - i) * 4096u);
+    if (ofl_tpt_reg_pages(&s->tpt, 7, &d, list, pages, &stag) != OFL_OK)
+        return 0;
+    s->att_next += pages;
+    return stag;
+}
+
+/* Writes, Reads and their responses through translations of more pieces
+ * than one step holds. */
+static void test_many_pieces(void)
+{
+    struct qr_rig *r = rig_o(false, false, 0);
+    uint8_t *src = qr_alloc(&r->a, 12 * 4096, true);
+    uint8_t *dst = qr_alloc(&r->b, 12 * 4096, true);
+    uint8_t *back = qr_alloc(&r->a, 12 * 4096, true);
+    uint32_t ls = reg_scattered(&r->a, src, 12, LR);
+    uint32_t ld = reg_scattered(&r->b, dst, 12, LW | RW | LR | RR);
+    uint32_t lb = reg_scattered(&r->a, back, 12, LW | RW);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+    uint32_t i;
+
+    CHECK(ls && ld && lb);
+    for (i = 0; i < 12 * 4096; i++)
+        src[i] = (uint8_t)(i * 5 + 3);
+    /* a Write of 11 pages + into 12 scattered pages, one FPDU at a time */
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, NULL, 0, 0);
+    sge.addr = 0x40000000ull + 100;
+    sge.len = 11 * 4096;
+    sge.stag = ls;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    wr.remote_stag = ld;
+    wr.remote_to = 0x40000000ull + 300;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    /* the bytes as the two page orders say: src page k holds VA page
+     * 11 - k; compare through the VAs */
+    {
+        uint32_t bad = 0, vaoff;
+
+        for (vaoff = 0; vaoff < 11 * 4096; vaoff++) {
+            uint32_t s_at = 100 + vaoff, d_at = 300 + vaoff;
+            uint8_t sv = src[(11 - s_at / 4096) * 4096 + s_at % 4096];
+            uint8_t dv = dst[(11 - d_at / 4096) * 4096 + d_at % 4096];
+
+            bad += sv != dv;
+        }
+        CHECK_EQ(bad, 0);
+    }
+    /* a Read of the same: the response's source over many pieces */
+    qr_wr(&wr, OFL_QP_OP_READ, 2, &sge, NULL, 0, 0);
+    sge.addr = 0x40000000ull;
+    sge.len = 12 * 4096;
+    sge.stag = lb;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    wr.remote_stag = ld;
+    wr.remote_to = 0x40000000ull;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK(memcmp(back, dst, 12 * 4096) == 0); /* same page order */
+    CHECK_EQ(r->a.sim.violations + r->b.sim.violations, 0);
+    qr_free(r);
+}
+
+/* WQEs the host wrote into its rings, checked again by the adapter. */
+static void test_hostile_wqes(void)
+{
+    struct qr_rig *r = rig_o(false, true, 0);
+    uint8_t *buf = qr_alloc(&r->b, 64, false);
+    uint32_t lb = qr_reg(&r->b, buf, 64, LW, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[8];
+    uint8_t *slot;
+
+    /* a send WQE whose opcode was changed after posting */
+    qr_wr(&wr, OFL_QP_OP_DELAY, 1, &sge, NULL, 0, 0);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    r->a.sq_ring[0] = 0xEE;
+    /* one whose segment lengths add up past 2^31 */
+    qr_wr(&wr, OFL_QP_OP_SEND, 2, &sge, buf, 16, 0);
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RTS) == OFL_OK ? OFL_OK : OFL_OK);
+    qr_process(&r->a, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_QP_OP_ERR);
+    CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RTS));
+    {
+        struct ofl_qp_sge two[2];
+
+        two[0].addr = two[1].addr = va(buf);
+        two[0].len = 0x40000000u;
+        two[1].len = 0x3FFFFFFFu;
+        two[0].stag = two[1].stag = lb;
+        qr_wr(&wr, OFL_QP_OP_SEND, 3, &sge, NULL, 0, 0);
+        wr.sge = two;
+        wr.num_sge = 2;
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        slot = r->a.sq_ring + (r->a.qp.sq.pi - 1) * 256;
+        ofl_store_le32(slot + 80 + 16 + 8, 0x40000001u); /* now >= 2^31 */
+    }
+    qr_process(&r->a, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 3);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_QP_OP_ERR);
+    /* a receive WQE claiming more segments than the queue allows */
+    CHECK_OK(qr_post_recv(&r->b, 4, buf, 64, lb));
+    r->b.rq_ring[8] = 9;
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RTS));
+    qr_wr(&wr, OFL_QP_OP_SEND, 5, &sge, NULL, 0, 0);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->b.qp.err, OFL_E_QP_WQE);
+    CHECK_EQ(qr_poll(&r->b, false, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_QP_OP_ERR);
+    qr_free(r);
+    /* a receive WQE whose segments add up past 2^31 */
+    r = rig_o(false, true, 0);
+    buf = qr_alloc(&r->b, 64, false);
+    lb = qr_reg(&r->b, buf, 64, LW, 0);
+    CHECK_OK(qr_post_recv(&r->b, 4, buf, 64, lb));
+    ofl_store_le32(r->b.rq_ring + 16 + 8, 0x80000000u);
+    qr_wr(&wr, OFL_QP_OP_SEND, 5, &sge, NULL, 0, 0);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(r->b.qp.err, OFL_E_QP_WQE);
+    qr_free(r);
+    /* a DMA failure reading a send WQE's segments */
+    r = rig_o(false, true, 0);
+    buf = qr_alloc(&r->a, 64, false);
+    lb = qr_reg(&r->a, buf, 64, LR, 0);
+    qr_wr(&wr, OFL_QP_OP_SEND, 6, &sge, buf, 8, lb);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    r->a.sim.fail_dma_countdown = 2; /* the header, then the segment */
+    qr_process(&r->a, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_QP_OP_ERR);
+    qr_free(r);
+}
+
+/* The outstanding-request ring wraps; a Read sink that fails FIG. 15. */
+static void test_ord(void)
+{
+    struct qr_rig *r = rig_o(false, false, 2);
+    uint8_t *src = qr_alloc(&r->b, 64, false);
+    uint8_t *dst = qr_alloc(&r->a, 256, false);
+    uint32_t lsrc = qr_reg(&r->b, src, 64, LR | RR, 0);
+    uint32_t ld = qr_reg(&r->a, dst, 256, LW | RW, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[8];
+    unsigned i, got = 0;
+
+    memset(src, 0x33, 64);
+    for (i = 0; i < 5; i++) {
+        qr_wr(&wr, OFL_QP_OP_READ, i, &sge, dst + 40 * i, 40, ld);
+        wr.remote_stag = lsrc;
+        wr.remote_to = va(src);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+    }
+    /* one request, one response at a time: the ring wraps */
+    for (i = 0; i < 20; i++) {
+        CHECK_OK(ofl_qp_process(&r->a.qp, 0, 1));
+        (void)qr_deliver(r, &r->a);
+        CHECK_OK(ofl_qp_process(&r->b.qp, 0, 1));
+        (void)qr_deliver(r, &r->b);
+        got += qr_poll(&r->a, true, c, 8);
+    }
+    CHECK_EQ(got, 5);
+    CHECK_EQ(dst[199], 0x33);
+    /* a Read whose sink segment fails its local checks: SQE */
+    qr_wr(&wr, OFL_QP_OP_READ, 9, &sge, dst, 40, ld + 1);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+    CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+    qr_free(r);
+}
+
+/* Phys buffer rules of FAST_REG (FIG. 11) and of the ATT room. */
+static void test_phys(void)
+{
+    struct qr_rig *r = rig_o(false, false, 0);
+    uint8_t *buf = qr_alloc(&r->a, 12 * 4096, true);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge, ph[3];
+    struct ofl_cqe c[4];
+    struct ofl_tpt_info info;
+    uint32_t fr = 0, k;
+    static const struct {
+        uint64_t off0, len0, off1, len1;
+        uint8_t shift;
+        uint32_t att_base;
+        uint8_t status;
+    } cases[] = {
+        {0, 4096, 4096, 9 * 4096, 12, 700, OFL_WC_SUCCESS}, /* 10 pages */
+        {0, 4000, 4096, 4096, 12, 700, OFL_WC_LOC_QP_OP_ERR}, /* ends early */
+        {0, 4096, 4100, 4096, 12, 700, OFL_WC_LOC_QP_OP_ERR}, /* starts late */
+        {0, 0, 4096, 4096, 12, 700, OFL_WC_LOC_QP_OP_ERR},  /* empty */
+        {0, 4096, 4096, 4096, 11, 700, OFL_WC_LOC_QP_OP_ERR}, /* page size */
+        {0, 4096, 4096, 4096, 12, QR_ATT - 1, 0xFF}, /* no ATT room */
+    };
+
+    for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 7, 0, &fr));
+        ph[0].addr = ofl_sim_pa(buf) + cases[k].off0;
+        ph[0].len = (uint32_t)cases[k].len0;
+        ph[1].addr = ofl_sim_pa(buf) + cases[k].off1;
+        ph[1].len = (uint32_t)cases[k].len1;
+        qr_wr(&wr, OFL_QP_OP_FAST_REG, k, &sge, NULL, 0, 0);
+        wr.sge = ph;
+        wr.num_sge = 2;
+        wr.stag = fr;
+        wr.reg.va = 0x5000;
+        wr.reg.att_base = cases[k].att_base;
+        wr.reg.page_shift = cases[k].shift;
+        wr.reg.access = LR;
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+        if (cases[k].status == 0xFF)
+            CHECK(c[0].status != OFL_WC_SUCCESS);
+        else
+            CHECK_EQ(c[0].status, cases[k].status);
+        if (k == 0) {
+            CHECK_OK(ofl_tpt_query(&r->a.tpt, fr, &info));
+            CHECK_EQ(info.len, 10 * 4096);
+        } else {
+            /* option 1: SQD; back to RTS for the next case */
+            CHECK_EQ(r->a.qp.state, OFL_QP_SQD);
+            CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RTS));
+        }
+    }
+    qr_free(r);
+}
+
+/* Answering paths hit by DMA failures and refused transmissions. */
+static void test_answer_failures(void)
+{
+    struct qr_rig *r;
+    uint8_t *src, *dst, *w, *res;
+    uint32_t lsrc, ld, lw, lres;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+
+    /* DMA failure reading a Read Response's source: 0/0/00 */
+    r = rig_o(false, false, 0);
+    src = qr_alloc(&r->b, 64, false);
+    dst = qr_alloc(&r->a, 64, false);
+    lsrc = qr_reg(&r->b, src, 64, LR | RR, 0);
+    ld = qr_reg(&r->a, dst, 64, LW | RW, 0);
+    qr_wr(&wr, OFL_QP_OP_READ, 1, &sge, dst, 64, ld);
+    wr.remote_stag = lsrc;
+    wr.remote_to = va(src);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    (void)qr_deliver(r, &r->a);
+    r->b.sim.fail_dma_countdown = 1;
+    CHECK_ERR(qr_process(&r->b, 0), OFL_E_PORT_DMA);
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->b.qp.term_tx.etype, 0);
+    qr_free(r);
+    /* refused transmissions of a Read Response and an Atomic Response */
+    r = rig_o(false, false, 0);
+    src = qr_alloc(&r->b, 64, false);
+    dst = qr_alloc(&r->a, 64, false);
+    w = qr_alloc(&r->b, 8, false);
+    res = qr_alloc(&r->a, 8, false);
+    lsrc = qr_reg(&r->b, src, 64, LR | RR, 0);
+    ld = qr_reg(&r->a, dst, 64, LW | RW, 0);
+    lw = qr_reg(&r->b, w, 8, LW | RA, 0);
+    lres = qr_reg(&r->a, res, 8, LW, 0);
+    qr_wr(&wr, OFL_QP_OP_READ, 1, &sge, dst, 64, ld);
+    wr.remote_stag = lsrc;
+    wr.remote_to = va(src);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_wr(&wr, OFL_QP_OP_ATOMIC_FADD, 2, &sge, res, 8, lres);
+    wr.remote_stag = lw;
+    wr.remote_to = va(w);
+    wr.atomic[0] = 1;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    (void)qr_deliver(r, &r->a);
+    r->b.refuse = 1;
+    CHECK_ERR(qr_process(&r->b, 0), OFL_E_QP_TX_BLOCKED);
+    CHECK_EQ(r->b.qp.irq_count, 2);
+    CHECK_OK(ofl_qp_process(&r->b.qp, 0, 1)); /* the Read Response */
+    r->b.refuse = 1;
+    CHECK_ERR(qr_process(&r->b, 0), OFL_E_QP_TX_BLOCKED);
+    CHECK_EQ(r->b.qp.irq_count, 1);
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 2);
+    CHECK_EQ(w[0], 1);
+    /* an Atomic Response whose result buffer cannot be written */
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    (void)qr_deliver(r, &r->a);
+    CHECK_OK(qr_process(&r->b, 0));
+    r->a.sim.fail_dma_countdown = 1;
+    (void)qr_deliver(r, &r->b);
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_ACCESS_ERR);
+    qr_free(r);
+    /* a Send whose placement DMA fails: 0/0/00, the receive LOC_ACCESS */
+    r = rig_o(false, false, 0);
+    dst = qr_alloc(&r->b, 64, false);
+    ld = qr_reg(&r->b, dst, 64, LW, 0);
+    CHECK_OK(qr_post_recv(&r->b, 7, dst, 64, ld));
+    src = qr_alloc(&r->a, 64, false);
+    lsrc = qr_reg(&r->a, src, 64, LR, 0);
+    qr_wr(&wr, OFL_QP_OP_SEND, 3, &sge, src, 10, lsrc);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    r->b.sim.fail_dma_countdown = 1;
+    (void)qr_deliver(r, &r->a);
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(qr_poll(&r->b, false, c, 4), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_ACCESS_ERR);
+    qr_free(r);
+    /* Immediate Data without a receive: 1/2/02 */
+    r = rig_o(false, false, 0);
+    qr_wr(&wr, OFL_QP_OP_WRITE_IMM, 4, &sge, NULL, 0, 0);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->b.qp.err, OFL_E_DDP_MSN_NO_BUFFER);
+    qr_free(r);
+    /* CLOSING: the close request refused once, then taken */
+    r = rig_o(false, false, 0);
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_CLOSING));
+    r->a.refuse = 1;
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.close_sent, 0);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.close_sent, 1);
+    qr_free(r);
+}
+
+/* Responses and requests at the edges of their queues. */
+static void test_queue_edges(void)
+{
+    struct qr_rig *r;
+    struct ofl_rdmap_msg m;
+    static uint8_t f[4096];
+    uint32_t len;
+    uint8_t *res, *dst;
+    uint32_t lres, ld;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    /* a Read Response while the oldest request is an Atomic: 0/2/06 */
+    r = rig_o(false, false, 0);
+    res = qr_alloc(&r->b, 8, false);
+    lres = qr_reg(&r->b, res, 8, LW, 0);
+    qr_wr(&wr, OFL_QP_OP_ATOMIC_FADD, 1, &sge, res, 8, lres);
+    CHECK_OK(qr_post_send(&r->b, &wr));
+    CHECK_OK(qr_process(&r->b, 0));
+    r->ba.len = 0;
+    r->ba.nchunk = 0;
+    memset(&m, 0, sizeof(m));
+    m.ddp.tagged = 1;
+    m.ddp.last = 1;
+    m.ddp.opcode = OFL_RDMAP_READ_RESP;
+    len = qr_fpdu(&r->a, &m, f, 4, f + 1024, 3000);
+    qr_inject(&r->a, f + 1024, len);
+    (void)qr_deliver(r, &r->a);
+    CHECK_EQ(r->b.qp.err, OFL_E_QP_UNEXPECTED);
+    qr_free(r);
+    /* a Read Response segment longer than what is still expected */
+    r = rig_o(false, false, 0);
+    dst = qr_alloc(&r->b, 64, false);
+    ld = qr_reg(&r->b, dst, 64, LW | RW, 0);
+    qr_wr(&wr, OFL_QP_OP_READ, 1, &sge, dst, 8, ld);
+    CHECK_OK(qr_post_send(&r->b, &wr));
+    CHECK_OK(qr_process(&r->b, 0));
+    r->ba.len = 0;
+    r->ba.nchunk = 0;
+    m.ddp.last = 0;
+    m.ddp.stag = ld;
+    m.ddp.to = va(dst);
+    len = qr_fpdu(&r->a, &m, f, 9, f + 1024, 3000);
+    qr_inject(&r->a, f + 1024, len);
+    (void)qr_deliver(r, &r->a);
+    CHECK_EQ(r->b.qp.err, OFL_E_QP_RESP_MISMATCH);
+    qr_free(r);
+    /* a Read Request whose MSN skips one while slots are free: 1/2/03 */
+    r = rig_o(false, false, 0);
+    memset(&m, 0, sizeof(m));
+    m.ddp.opcode = OFL_RDMAP_READ_REQ;
+    m.ddp.last = 1;
+    m.ddp.qn = 1;
+    m.ddp.msn = 2;
+    len = qr_fpdu(&r->a, &m, NULL, 0, f, sizeof(f));
+    qr_inject(&r->a, f, len);
+    (void)qr_deliver(r, &r->a);
+    CHECK_EQ(r->b.qp.err, OFL_E_DDP_MSN_RANGE);
+    qr_free(r);
+    /* a Terminate with nothing in flight: ERROR, nothing but flushes */
+    r = rig_o(false, false, 0);
+    CHECK_OK(qr_post_recv(&r->b, 1, NULL, 0, 0));
+    memset(&m, 0, sizeof(m));
+    m.ddp.opcode = OFL_RDMAP_TERMINATE;
+    m.ddp.last = 1;
+    m.ddp.qn = 2;
+    m.ddp.msn = 1;
+    m.u.term.cause.layer = 2;
+    m.u.term.cause.ecode = 1;
+    len = qr_fpdu(&r->a, &m, NULL, 0, f, sizeof(f));
+    qr_inject(&r->a, f, len);
+    (void)qr_deliver(r, &r->a);
+    CHECK_EQ(r->b.qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->b.qp.term_rx.layer, 2);
+    qr_free(r);
+    /* a touched one-touch entry hit in order: Table D row 3 */
+    r = rig_o(false, false, 0);
+    dst = qr_alloc(&r->b, 64, false);
+    ld = qr_reg(&r->b, dst, 64, LW | RW | BW, 0);
+    {
+        uint32_t win = qr_window(&r->b, ld, dst, 64, RW, OFL_TPT_F_ONE_TOUCH,
+                                 false);
+        uint8_t *src = qr_alloc(&r->a, 8, false);
+        uint32_t ls = qr_reg(&r->a, src, 8, LR, 0);
+        struct ofl_tpt_info info;
+
+        CHECK_OK(ofl_tpt_set_touched(&r->b.tpt, win, 5));
+        qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 8, ls);
+        wr.remote_stag = win;
+        wr.remote_to = va(dst);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+        CHECK_EQ(r->b.qp.term_tx.layer, 1);
+        CHECK_EQ(r->b.qp.term_tx.ecode, 0);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+        CHECK_EQ(info.state, OFL_TPT_INVALID);
+    }
+    qr_free(r);
+}
+
+/* Out-of-order segments the engine leaves to the in-order stream. */
+static void test_ooo_edges(void)
+{
+    struct qr_rig *r = rig_o(true, false, 0);
+    uint8_t *src = qr_alloc(&r->a, 40000, false);
+    uint8_t *dst = qr_alloc(&r->b, 40000, true);
+    uint8_t *rb = qr_alloc(&r->b, 4096, false);
+    uint32_t ls = qr_reg(&r->a, src, 40000, LR, 0);
+    uint32_t ld = qr_reg(&r->b, dst, 40000, LW | RW, 0);
+    uint32_t lr = qr_reg(&r->b, rb, 4096, LW, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_qp_seg seg;
+    struct qr_wire *w = &r->ab;
+    uint32_t i;
+
+    for (i = 0; i < 40000; i++)
+        src[i] = (uint8_t)i;
+    /* many Write FPDUs ahead of a hole: more than the list holds; a Send,
+     * a zero-length Write and a Write to a bad STag among them */
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 40000, ls);
+    wr.remote_stag = ld;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_post_recv(&r->b, 1, rb, 4096, lr));
+    qr_wr(&wr, OFL_QP_OP_SEND, 2, &sge, src, 100, ls);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_wr(&wr, OFL_QP_OP_WRITE, 3, &sge, NULL, 0, 0);
+    wr.remote_stag = ld;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK(w->nchunk > 10);
+    memset(&seg, 0, sizeof(seg));
+    for (i = 1; i < w->nchunk; i++) { /* each FPDU its own segment */
+        seg.seq = w->seq + w->chunk[i - 1];
+        seg.data = w->buf + w->chunk[i - 1];
+        seg.len = w->chunk[i] - w->chunk[i - 1];
+        CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    }
+    CHECK_EQ(r->b.qp.ooo_count, QR_OOO); /* the list filled up */
+    /* the same segments again: nothing placed twice */
+    seg.seq = w->seq + w->chunk[0];
+    seg.data = w->buf + w->chunk[0];
+    seg.len = w->chunk[1] - w->chunk[0];
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO);
+    /* now everything in order, overlapping what came (a partial dup) */
+    seg.seq = w->seq;
+    seg.data = w->buf;
+    seg.len = w->chunk[0] + 10;
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    seg.seq = w->seq + w->chunk[0];
+    seg.data = w->buf + w->chunk[0];
+    seg.len = w->len - w->chunk[0];
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    CHECK_EQ(r->b.qp.stats.dup_bytes, 10);
+    CHECK(memcmp(dst, src, 40000) == 0);
+    CHECK(memcmp(rb, src, 100) == 0);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->b.qp.ooo_count, 0);
+    w->seq += w->len;
+    w->len = 0;
+    w->nchunk = 0;
+    /* a Write to an STag b lacks, ahead of a hole: skipped; a segment
+     * whose marker lies: skipped; in order the Write terminates */
+    qr_wr(&wr, OFL_QP_OP_WRITE, 4, &sge, src, 3000, ls);
+    wr.remote_stag = 0x7700;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    seg.seq = w->seq + w->chunk[0];
+    seg.data = w->buf + w->chunk[0];
+    seg.len = w->len - w->chunk[0];
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    {
+        static uint8_t bad[4096];
+
+        memcpy(bad, seg.data, seg.len);
+        for (i = 0; i < seg.len; i++)
+            if (((seg.seq + i - r->b.qp.rx_base) & 511u) == 0 &&
+                i + 3 < seg.len)
+                bad[i + 3] ^= 0x40;
+        seg.data = bad;
+        CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    }
+    CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO);
+    (void)qr_deliver(r, &r->a);
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+    qr_free(r);
+}
+
+OFL_SUITE(qp_edges)
+{
+    test_many_pieces();
+    test_hostile_wqes();
+    test_ord();
+    test_phys();
+    test_answer_failures();
+    test_queue_edges();
+    test_ooo_edges();
+}

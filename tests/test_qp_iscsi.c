@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* qp in iSCSI 1.0 mode (seed 000 FIG. 17A/17B): a command registers its
+ * buffers as an iSCSI TPT entry whose ITT goes on the wire; Data-In and R2T
+ * are checked a-g and placed / answered with Data-Out; the response ends
+ * the command (deregistered, completed with the command ID); anything
+ * invalid goes to the receive queue. The test plays the target. */
+#include "test.h"
+#include "support/qp_rig.h"
+
+#define LW OFL_TPT_LOCAL_WRITE
+#define LR OFL_TPT_LOCAL_READ
+
+struct target {
+    struct qr_rig *r;
+    uint32_t statsn;
+};
+
+static struct qr_rig *irig(uint8_t reg_option)
+{
+    struct qr_opts o;
+
+    memset(&o, 0, sizeof(o));
+    o.service = OFL_QP_SVC_ISCSI;
+    o.reg_option = reg_option;
+    return qr_new(&o);
+}
+
+/* Bytes from the target to the initiator, in segments of seg bytes. */
+static enum ofl_err to_init(struct qr_rig *r, const uint8_t *p, uint32_t n,
+                            uint32_t seg)
+{
+    enum ofl_err first = OFL_OK;
+    uint32_t off = 0;
+
+    while (off < n) {
+        struct ofl_qp_seg s;
+        uint32_t k = n - off < seg ? n - off : seg;
+        enum ofl_err err;
+
+        memset(&s, 0, sizeof(s));
+        s.seq = r->ba.seq;
+        s.data = p + off;
+        s.len = k;
+        err = ofl_qp_input(&r->a.qp, &s);
+        if (first == OFL_OK)
+            first = err;
+        r->ba.seq += k;
+        off += k;
+    }
+    return first;
+}
+
+static void bhs_init(uint8_t *b, uint8_t op, uint8_t flags, uint32_t itt,
+                     uint32_t dsl)
+{
+    memset(b, 0, 48);
+    b[0] = op;
+    b[1] = flags;
+    b[5] = (uint8_t)(dsl >> 16);
+    b[6] = (uint8_t)(dsl >> 8);
+    b[7] = (uint8_t)dsl;
+    ofl_store_be32(b + 16, itt);
+}
+
+/* A Data-In PDU with n data bytes at offset off (S: status included). */
+static enum ofl_err data_in(struct target *t, uint32_t itt, uint32_t off,
+                            const uint8_t *data, uint32_t n, bool status,
+                            uint32_t seg)
+{
+    static uint8_t pdu[48 + 9000];
+    uint32_t pad = (0u - n) & 3u;
+
+    bhs_init(pdu, 0x25, (uint8_t)(status ? 0x81 : 0x00), itt, n);
+    ofl_store_be32(pdu + 24, t->statsn);
+    if (status)
+        t->statsn++;
+    ofl_store_be32(pdu + 40, off);
+    memcpy(pdu + 48, data, n);
+    memset(pdu + 48 + n, 0, pad);
+    return to_init(t->r, pdu, 48 + n + pad, seg);
+}
+
+static enum ofl_err response(struct target *t, uint32_t itt, uint32_t seg)
+{
+    uint8_t pdu[48];
+
+    bhs_init(pdu, 0x21, 0x80, itt, 0);
+    ofl_store_be32(pdu + 24, t->statsn++);
+    return to_init(t->r, pdu, 48, seg);
+}
+
+static enum ofl_err r2t(struct target *t, uint32_t itt, uint32_t ttt,
+                        uint32_t off, uint32_t len)
+{
+    uint8_t pdu[48];
+
+    bhs_init(pdu, 0x31, 0x80, itt, 0);
+    memset(pdu + 8, 0xA5, 8); /* LUN */
+    ofl_store_be32(pdu + 20, ttt);
+    ofl_store_be32(pdu + 24, t->statsn);
+    ofl_store_be32(pdu + 40, off);
+    ofl_store_be32(pdu + 44, len);
+    return to_init(t->r, pdu, 48, 48);
+}
+
+/* Posts a SCSI command (R or W) over bufs; returns the command ID. */
+static uint32_t command(struct qr_rig *r, uint8_t rw, uint32_t stag,
+                        struct ofl_qp_sge *bufs, uint32_t n)
+{
+    struct ofl_qp_wr wr;
+    uint32_t id = 0;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_ISCSI_CMD;
+    wr.wr_id = 77;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.stag = stag;
+    wr.sge = bufs;
+    wr.num_sge = n;
+    wr.reg.att_base = 600;
+    wr.reg.page_shift = 12;
+    bhs_init(wr.bhs, 0x01, (uint8_t)(0x80 | rw), 0xFFFFFFFFu, 0);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &id));
+    return id;
+}
+
+/* The PDUs a sent: calls back with each BHS and its data. */
+static int sent_pdus(struct qr_rig *r, uint8_t *bhs_out, uint8_t *data_out,
+                     uint32_t *data_len, int max)
+{
+    struct qr_wire *w = &r->ab;
+    uint32_t off = 0, dl;
+    int k = 0;
+
+    while (off + 48 <= w->len && k < max) {
+        const uint8_t *b = w->buf + off;
+
+        dl = ((uint32_t)b[5] << 16) | ((uint32_t)b[6] << 8) | b[7];
+        memcpy(bhs_out + 48 * k, b, 48);
+        memcpy(data_out + 8192 * k, b + 48, dl < 8192 ? dl : 8192);
+        data_len[k] = dl;
+        off += 48 + ((dl + 3u) & ~3u);
+        k++;
+    }
+    w->seq += w->len;
+    w->len = 0;
+    w->nchunk = 0;
+    return k;
+}
+
+static void test_read_command(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 100};
+    uint8_t *buf = qr_alloc(&r->a, 3 * 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t stag = 0, id;
+    struct ofl_qp_sge bufs[2];
+    static uint8_t bhs[48 * 4], data[8192 * 4], payload[6000];
+    uint32_t dl[4], i;
+    struct ofl_cqe c[4];
+    struct ofl_tpt_info info;
+
+    for (i = 0; i < sizeof(payload); i++)
+        payload[i] = (uint8_t)(i * 7 + 1);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf + 96);
+    bufs[0].len = 4096 - 96;
+    bufs[1].addr = ofl_sim_pa(buf + 4096);
+    bufs[1].len = 6000 - (4096 - 96);
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    id = command(r, 0x40, stag, bufs, 2);
+    CHECK_EQ(id, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+    CHECK_EQ(bhs[0], 0x01);
+    CHECK_EQ(ofl_load_be32(bhs + 16), stag); /* ITT = the iSCSI STag */
+    CHECK_EQ(dl[0], 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_CMD);
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, stag, &info));
+    CHECK_EQ(info.type, OFL_TPT_ISCSI);
+    CHECK_EQ(info.len, 6000);
+    /* Data-In in two PDUs, the second split into 7-byte segments */
+    CHECK_OK(data_in(&t, stag, 0, payload, 4000, false, 1460));
+    CHECK_OK(data_in(&t, stag, 4000, payload + 4000, 2000, false, 7));
+    {
+        static uint8_t got[6000];
+
+        memcpy(got, buf + 96, 4096 - 96);
+        memcpy(got + 4096 - 96, buf + 4096, 6000 - (4096 - 96));
+        CHECK(memcmp(got, payload, 6000) == 0);
+    }
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
+    /* the response: the receive WQE with the command ID, the entry gone */
+    CHECK_OK(response(&t, stag, 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_EQ(c[0].imm, id);
+    CHECK_EQ(c[0].flags, OFL_CQE_IMM);
+    CHECK_EQ(c[0].byte_len, 48);
+    CHECK_EQ(resp[0], 0x21);
+    CHECK_ERR(ofl_tpt_query(&r->a.tpt, stag, &info), OFL_E_TPT_INVALID_STAG);
+    CHECK_EQ(r->a.qp.iscsi_exp_statsn, 101);
+    CHECK_EQ(r->a.sim.violations, 0);
+    /* a second read command ends with status in its Data-In (S bit) */
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    CHECK_OK(qr_post_recv(&r->a, 2, resp, 256, lresp));
+    id = command(r, 0x40, stag, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+    CHECK_EQ(ofl_load_be32(bhs + 28), 101); /* ExpStatSN */
+    CHECK_OK(data_in(&t, stag, 0, payload, 100, true, 1460));
+    CHECK(memcmp(buf + 96, payload, 100) == 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_EQ(c[0].imm, id);
+    CHECK_EQ(c[0].byte_len, 48); /* the header; the data was placed */
+    CHECK_ERR(ofl_tpt_query(&r->a.tpt, stag, &info), OFL_E_TPT_INVALID_STAG);
+    qr_free(r);
+}
+
+static void test_write_command(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 5};
+    uint8_t *buf = qr_alloc(&r->a, 3 * 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t stag = 0, id, i;
+    struct ofl_qp_sge bufs[1];
+    static uint8_t bhs[48 * 8], data[8192 * 8];
+    uint32_t dl[8];
+    struct ofl_cqe c[4];
+    int n;
+
+    r->a.qp.attr.iscsi_max_data = 4000;
+    for (i = 0; i < 10000; i++)
+        buf[i] = (uint8_t)(i ^ 0x5A);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 10000;
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    id = command(r, 0x20, stag, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 8), 1);
+    /* R2T for 9000 bytes from offset 500: Data-Out of 4000, 4000, 1000 */
+    CHECK_OK(r2t(&t, stag, 0xCAFE, 500, 9000));
+    CHECK_EQ(r->a.qp.irq_count, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    n = sent_pdus(r, bhs, data, dl, 8);
+    CHECK_EQ(n, 3);
+    for (i = 0; i < 3 && (int)i < n; i++) {
+        const uint8_t *b = bhs + 48 * i;
+
+        CHECK_EQ(b[0], 0x05);
+        CHECK_EQ(b[1], i == 2 ? 0x80 : 0x00);
+        CHECK_EQ(ofl_load_be32(b + 16), stag);
+        CHECK_EQ(ofl_load_be32(b + 20), 0xCAFE);
+        CHECK_EQ(ofl_load_be32(b + 36), i); /* DataSN */
+        CHECK_EQ(ofl_load_be32(b + 40), 500 + 4000 * i);
+        CHECK_EQ(b[8], 0xA5); /* the LUN of the R2T */
+        CHECK_EQ(dl[i], i == 2 ? 1000 : 4000);
+        CHECK(memcmp(data + 8192 * i, buf + 500 + 4000 * i, dl[i]) == 0);
+    }
+    CHECK_OK(response(&t, stag, 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].imm, id);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
+/* Checks a-g: invalid Data-In and R2T go to the receive queue as they are
+ * (flagged), nothing placed; a response with a bad ITT is dropped. */
+static void test_invalid(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 1};
+    uint8_t *buf = qr_alloc(&r->a, 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 1024, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 1024, LW, 0);
+    uint32_t stag = 0, i;
+    struct ofl_qp_sge bufs[1];
+    static uint8_t bhs[48 * 2], data[8192 * 2], payload[64];
+    uint32_t dl[2];
+    struct ofl_cqe c[8];
+
+    memset(payload, 0x77, sizeof(payload));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 1000;
+    (void)command(r, 0x40, stag, bufs, 1); /* a read */
+    CHECK_OK(qr_process(&r->a, 0));
+    (void)sent_pdus(r, bhs, data, dl, 2);
+    for (i = 0; i < 6; i++)
+        CHECK_OK(qr_post_recv(&r->a, 10 + i, resp, 1024, lresp));
+    /* d: a stale instance of the tag */
+    CHECK_OK(data_in(&t, stag + 1, 0, payload, 64, false, 1460));
+    /* e: beyond the entry */
+    CHECK_OK(data_in(&t, stag, 990, payload, 64, false, 1460));
+    /* g: an R2T for a read command */
+    CHECK_OK(r2t(&t, stag, 1, 0, 10));
+    /* a NOP-In: not a data transfer, the consumer's */
+    {
+        uint8_t nop[48 + 8];
+
+        bhs_init(nop, 0x20, 0x80, 0xFFFFFFFFu, 5);
+        memcpy(nop + 48, "hello\0\0\0", 8);
+        CHECK_OK(to_init(r, nop, sizeof(nop), 20));
+    }
+    /* a response with a bad ITT: dropped */
+    CHECK_OK(response(&t, stag ^ 0x100, 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 8), 4);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RECV);
+    CHECK_EQ(c[0].byte_len, 48 + 64);
+    CHECK_EQ(c[1].flags, OFL_CQE_ISCSI_CHECK);
+    CHECK_EQ(c[2].flags, OFL_CQE_ISCSI_CHECK);
+    CHECK_EQ(c[2].byte_len, 48);
+    CHECK_EQ(c[3].flags, 0);
+    CHECK_EQ(c[3].byte_len, 48 + 5);
+    CHECK(memcmp(resp + 48, "hello", 5) == 0);
+    for (i = 0; i < 1000; i++)
+        if (buf[i] != 0)
+            break;
+    CHECK_EQ(i, 1000); /* nothing placed */
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    /* a PDU with AHS, larger than the receive WQE: cut, LOC_LEN_ERR */
+    {
+        uint8_t p[48 + 8 + 40];
+
+        bhs_init(p, 0x24, 0x80, 0xFFFFFFFFu, 40);
+        p[4] = 2; /* 8 bytes of AHS */
+        memset(p + 48, 0xAB, 48);
+        CHECK_OK(qr_post_recv(&r->a, 30, resp, 60, lresp));
+        /* resp WQEs 14 and 15 are still posted: use them up first */
+        CHECK_OK(to_init(r, p, sizeof(p), 3));
+        CHECK_OK(to_init(r, p, sizeof(p), 3));
+        CHECK_OK(to_init(r, p, sizeof(p), 3));
+        CHECK_EQ(qr_poll(&r->a, false, c, 8), 3);
+        CHECK_EQ(c[0].byte_len, 96);
+        CHECK_EQ(c[2].wr_id, 30);
+        CHECK_EQ(c[2].status, OFL_WC_LOC_LEN_ERR);
+        CHECK_EQ(c[2].byte_len, 60);
+    }
+    /* no receive WQE left: the stream is reset */
+    CHECK_ERR(response(&t, stag, 48), OFL_E_QP_RQ_EMPTY);
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->a.aborts, 1);
+    qr_free(r);
+}
+
+/* FIG. 17A: an iSCSI command whose registration fails, option 1 and 2. */
+static void test_reg_fail(void)
+{
+    int opt;
+
+    for (opt = 1; opt <= 2; opt++) {
+        struct qr_rig *r = irig((uint8_t)opt);
+        uint8_t *buf = qr_alloc(&r->a, 4096, true);
+        struct ofl_qp_sge bufs[1];
+        struct ofl_qp_wr wr;
+        struct ofl_cqe c[4];
+        static uint8_t bhs[48], data[8192];
+        uint32_t dl;
+
+        bufs[0].addr = ofl_sim_pa(buf);
+        bufs[0].len = 100;
+        (void)command(r, 0x40, 0x4400, bufs, 1); /* no such entry */
+        memset(&wr, 0, sizeof(wr));
+        wr.opcode = OFL_QP_OP_ISCSI_PDU;
+        wr.flags = OFL_QP_WR_SIGNALED;
+        bhs_init(wr.bhs, 0x00, 0x80, 0xFFFFFFFFu, 0);
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+        CHECK_OK(qr_post_recv(&r->a, 5, NULL, 0, 0));
+        (void)qr_process(&r->a, 0);
+        CHECK_EQ(qr_poll(&r->a, true, c, 4), 2);
+        CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+        CHECK_EQ(c[1].status, OFL_WC_WR_FLUSH_ERR);
+        CHECK_EQ(sent_pdus(r, bhs, data, &dl, 1), 0);
+        if (opt == 1) {
+            CHECK_EQ(r->a.qp.state, OFL_QP_SQD);
+            CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
+        } else {
+            CHECK_EQ(r->a.qp.state, OFL_QP_ERROR);
+            CHECK_EQ(r->a.aborts, 1); /* the iSCSI stream is reset */
+            CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+            CHECK_EQ(c[0].status, OFL_WC_WR_FLUSH_ERR);
+        }
+        qr_free(r);
+    }
+}
+
+/* Other initiator PDUs: the consumer's BHS, DataSegmentLength set. */
+static void test_pdu(void)
+{
+    struct qr_rig *r = irig(1);
+    uint8_t *d = qr_alloc(&r->a, 64, false);
+    uint32_t ld = qr_reg(&r->a, d, 64, LR, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    static uint8_t bhs[48 * 2], data[8192 * 2];
+    uint32_t dl[2];
+
+    memcpy(d, "ping!", 5);
+    qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 1, &sge, d, 5, ld);
+    bhs_init(wr.bhs, 0x00, 0x80, 0x1234, 999);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 2), 1);
+    CHECK_EQ(dl[0], 5);
+    CHECK_EQ(ofl_load_be32(bhs + 16), 0x1234);
+    CHECK(memcmp(data, "ping!", 5) == 0);
+    CHECK_EQ(r->ab.seq - QR_ISN_AB, 48 + 8); /* padded to 4 */
+    /* a data segment the TPT refuses: SQE */
+    qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 2, &sge, d, 5, ld + 1);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+    qr_free(r);
+}
+
+/* The rest of the iSCSI paths: refused transmissions, DMA failures, the
+ * inbound queue full, a PDU too large, check g for Data-In. */
+static void test_iscsi_edges(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 1};
+    uint8_t *buf = qr_alloc(&r->a, 8192, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t stag = 0, i;
+    struct ofl_qp_sge bufs[1];
+    static uint8_t bhs[48 * 16], data[8192 * 16], payload[64];
+    uint32_t dl[16];
+    struct ofl_cqe c[16];
+
+    memset(payload, 0x11, sizeof(payload));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 8000;
+    /* a write command, its PDU refused once */
+    (void)command(r, 0x20, stag, bufs, 1);
+    r->a.refuse = 1;
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_QP_TX_BLOCKED);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 1);
+    /* check g: Data-In for a write command goes to the receive queue */
+    for (i = 0; i < 12; i++)
+        CHECK_OK(qr_post_recv(&r->a, 100 + i, resp, 256, lresp));
+    CHECK_OK(data_in(&t, stag, 0, payload, 16, false, 1460));
+    CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    /* nine R2Ts with IRD 8: the ninth goes to the receive queue; an R2T
+     * with a data segment has it skipped */
+    for (i = 0; i < 9; i++) {
+        uint8_t p[48 + 4];
+
+        bhs_init(p, 0x31, 0x80, stag, i == 0 ? 4 : 0);
+        ofl_store_be32(p + 20, i);
+        ofl_store_be32(p + 40, 0);
+        ofl_store_be32(p + 44, 10);
+        memset(p + 48, 0, 4);
+        CHECK_OK(to_init(r, p, i == 0 ? 52 : 48, 52));
+    }
+    CHECK_EQ(r->a.qp.irq_count, 8);
+    CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    /* Data-Out: the first refused, the rest go */
+    r->a.refuse = 1;
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_QP_TX_BLOCKED);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 8);
+    CHECK_EQ(ofl_load_be32(bhs + 20), 0); /* TTT of the first R2T */
+    /* a PDU too large for the transmit buffer: LOC_LEN_ERR, SQE */
+    {
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge s;
+        uint8_t *big = qr_alloc(&r->a, 30000, false);
+        uint32_t lb = qr_reg(&r->a, big, 30000, LR, 0);
+
+        qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 50, &s, big, 30000, lb);
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+        qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 51, &s, big, 0x1000000u, lb);
+        CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_WR);
+        CHECK_OK(qr_process(&r->a, 0));
+        CHECK(qr_poll(&r->a, true, c, 16) >= 1);
+        CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+    }
+    qr_free(r);
+    /* DMA failures: reading Data-Out data, placing Data-In, copying to a
+     * receive WQE; and a final Data-In with no receive WQE */
+    for (i = 0; i < 4; i++) {
+        r = irig(1);
+        t.r = r;
+        buf = qr_alloc(&r->a, 8192, true);
+        resp = qr_alloc(&r->a, 256, false);
+        lresp = qr_reg(&r->a, resp, 256, LW, 0);
+        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+        bufs[0].addr = ofl_sim_pa(buf);
+        bufs[0].len = 4000;
+        (void)command(r, i == 0 ? 0x20 : 0x40, stag, bufs, 1);
+        CHECK_OK(qr_process(&r->a, 0));
+        (void)sent_pdus(r, bhs, data, dl, 16);
+        if (i != 3)
+            CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+        if (i == 0) {
+            CHECK_OK(r2t(&t, stag, 1, 0, 100));
+            r->a.sim.fail_dma_countdown = 1;
+            CHECK_ERR(qr_process(&r->a, 0), OFL_E_PORT_DMA);
+        } else if (i == 1) {
+            r->a.sim.fail_dma_countdown = 1;
+            CHECK_ERR(data_in(&t, stag, 0, payload, 16, false, 1460),
+                      OFL_E_PORT_DMA);
+        } else if (i == 2) {
+            r->a.sim.fail_dma_countdown = 2; /* the WQE, then the copy */
+            CHECK_ERR(data_in(&t, stag + 1, 0, payload, 16, false, 1460),
+                      OFL_E_PORT_DMA);
+        } else {
+            CHECK_ERR(data_in(&t, stag, 0, payload, 16, true, 1460),
+                      OFL_E_QP_RQ_EMPTY);
+        }
+        CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+        qr_free(r);
+    }
+    /* a receive WQE whose segment fails its checks: the stream is reset;
+     * the bytes after the failing PDU in the same segment are not taken */
+    r = irig(1);
+    t.r = r;
+    resp = qr_alloc(&r->a, 256, false);
+    lresp = qr_reg(&r->a, resp, 256, LR, 0); /* no local write */
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    {
+        uint8_t two[96];
+
+        bhs_init(two, 0x20, 0x80, 0xFFFFFFFFu, 0);
+        bhs_init(two + 48, 0x20, 0x80, 0xFFFFFFFFu, 0);
+        CHECK_ERR(to_init(r, two, 96, 96), OFL_E_TPT_ACCESS);
+    }
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+    qr_free(r);
+}
+
+OFL_SUITE(qp_iscsi)
+{
+    test_read_command();
+    test_write_command();
+    test_invalid();
+    test_reg_fail();
+    test_pdu();
+    test_iscsi_edges();
+}

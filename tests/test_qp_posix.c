@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* qp over real TCP: the posix port's sockets as the wire, MPA negotiated at
+ * connect, the transmit callback and the receive feed; MPA failures.
+ * ofl-test-needs: posix */
+#include "test.h"
+#include "support/qp_rig.h"
+#include "ports/posix/ofl_posix.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct acceptor {
+    int lfd;
+    struct ofl_posix_conn *conn;
+    struct ofl_mpa_cfg cfg;
+    enum ofl_err err;
+    int garbage;   /* answer with bytes that are no MPA frame */
+};
+
+static void *accept_thread(void *p)
+{
+    struct acceptor *a = p;
+    int fd = ofl_posix_tcp_accept(a->lfd);
+
+    if (a->garbage) {
+        static const uint8_t junk[32] = "NOT AN MPA FRAME AT ALL........";
+        char buf[600];
+
+        (void)recv(fd, buf, sizeof(buf), 0);
+        (void)send(fd, junk, sizeof(junk), 0);
+        sleep(1);
+        close(fd);
+        return NULL;
+    }
+    a->err = ofl_posix_mpa_accept(a->conn, fd, &a->cfg, 5000);
+    return NULL;
+}
+
+static void cfg_init(struct ofl_mpa_cfg *c, bool markers)
+{
+    memset(c, 0, sizeof(*c));
+    c->rev = 2;
+    c->crc = true;
+    c->markers = markers;
+    c->enhanced = true;
+    c->ird = 8;
+    c->ord = 8;
+}
+
+/* Re-creates side s's QP over the TCP connection c. */
+static int rebind(struct qr_side *s, struct ofl_posix_conn *c)
+{
+    s->attr.transmit = ofl_posix_transmit;
+    s->attr.transmit_ctx = c;
+    if (ofl_qp_create(&s->qp, &s->attr, &s->qmem) != OFL_OK ||
+        ofl_qp_modify(&s->qp, OFL_QP_INIT) != OFL_OK ||
+        ofl_qp_establish(&s->qp, &c->params, 1460, 0, 1u << 20) != OFL_OK)
+        return -1;
+    return 0;
+}
+
+static void pump2(struct qr_side *a, struct ofl_posix_conn *ca,
+                  struct qr_side *b, struct ofl_posix_conn *cb, int rounds)
+{
+    int i;
+
+    for (i = 0; i < rounds; i++) {
+        (void)ofl_qp_process(&a->qp, 0, 64);
+        (void)ofl_qp_process(&b->qp, 0, 64);
+        (void)ofl_posix_poll(ca, &a->qp, 1);
+        (void)ofl_posix_poll(cb, &b->qp, 1);
+    }
+}
+
+static void test_tcp(bool markers)
+{
+    struct qr_rig *r = qr_new(NULL);
+    static struct ofl_posix_conn ca, cb;
+    struct acceptor acc;
+    pthread_t th;
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), fd;
+    uint8_t *src, *dst, *back;
+    uint32_t ls, ld, lb, i;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+
+    CHECK(lfd >= 0 && port != 0);
+    memset(&acc, 0, sizeof(acc));
+    acc.lfd = lfd;
+    acc.conn = &cb;
+    cfg_init(&acc.cfg, markers);
+    CHECK(pthread_create(&th, NULL, accept_thread, &acc) == 0);
+    fd = ofl_posix_tcp_connect("127.0.0.1", port);
+    CHECK(fd >= 0);
+    {
+        struct ofl_mpa_cfg cfg;
+
+        cfg_init(&cfg, markers);
+        CHECK_OK(ofl_posix_mpa_connect(&ca, fd, &cfg, 5000));
+    }
+    pthread_join(th, NULL);
+    CHECK_OK(acc.err);
+    CHECK(ca.params.crc && cb.params.crc);
+    CHECK_EQ(ca.params.markers_tx, markers);
+    CHECK_EQ(cb.params.markers_rx, markers);
+    CHECK_EQ(rebind(&r->a, &ca), 0);
+    CHECK_EQ(rebind(&r->b, &cb), 0);
+    src = qr_alloc(&r->a, 20000, false);
+    back = qr_alloc(&r->a, 20000, false);
+    dst = qr_alloc(&r->b, 20000, false);
+    ls = qr_reg(&r->a, src, 20000, OFL_TPT_LOCAL_READ, 0);
+    lb = qr_reg(&r->a, back, 20000,
+                OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE, 0);
+    ld = qr_reg(&r->b, dst, 20000,
+                OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE |
+                    OFL_TPT_LOCAL_READ | OFL_TPT_REMOTE_READ,
+                0);
+    for (i = 0; i < 20000; i++)
+        src[i] = (uint8_t)(i * 3 + 1);
+    CHECK_OK(qr_post_recv(&r->b, 1, dst, 20000, ld));
+    qr_wr(&wr, OFL_QP_OP_SEND, 1, &sge, src, 20000, ls);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    pump2(&r->a, &ca, &r->b, &cb, 50);
+    CHECK_EQ(qr_poll(&r->b, false, c, 4), 1);
+    CHECK_EQ(c[0].byte_len, 20000);
+    CHECK(memcmp(src, dst, 20000) == 0);
+    qr_wr(&wr, OFL_QP_OP_READ, 2, &sge, back, 20000, lb);
+    wr.remote_stag = ld;
+    wr.remote_to = (uint64_t)(uintptr_t)dst;
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    pump2(&r->a, &ca, &r->b, &cb, 50);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 2);
+    CHECK_EQ(c[1].status, OFL_WC_SUCCESS);
+    CHECK(memcmp(back, src, 20000) == 0);
+    CHECK_EQ(r->a.sim.violations + r->b.sim.violations, 0);
+    /* a graceful close: the peer sees EOF, its QP takes the event */
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_CLOSING));
+    pump2(&r->a, &ca, &r->b, &cb, 5);
+    CHECK(cb.eof);
+    CHECK_EQ(r->b.qp.state, OFL_QP_ERROR); /* its receive was flushed */
+    CHECK_EQ(ofl_posix_poll(&cb, &r->b.qp, 0), -1);
+    ofl_posix_close(&ca);
+    ofl_posix_close(&cb);
+    close(lfd);
+    qr_free(r);
+}
+
+static void test_mpa_failures(void)
+{
+    struct ofl_mpa_cfg cfg;
+    static struct ofl_posix_conn c;
+    struct acceptor acc;
+    pthread_t th;
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), fd;
+
+    cfg_init(&cfg, false);
+    /* garbage instead of a Reply */
+    memset(&acc, 0, sizeof(acc));
+    acc.lfd = lfd;
+    acc.garbage = 1;
+    CHECK(pthread_create(&th, NULL, accept_thread, &acc) == 0);
+    fd = ofl_posix_tcp_connect("127.0.0.1", port);
+    CHECK_ERR(ofl_posix_mpa_connect(&c, fd, &cfg, 5000), OFL_E_MPA_KEY);
+    pthread_join(th, NULL);
+    close(fd);
+    /* nobody answers: a timeout */
+    fd = ofl_posix_tcp_connect("127.0.0.1", port);
+    CHECK_ERR(ofl_posix_mpa_connect(&c, fd, &cfg, 50), OFL_E_PORT_DMA);
+    close(fd);
+    close(lfd);
+    CHECK_EQ(ofl_posix_tcp_connect("127.0.0.1", 1), -1);
+    CHECK_EQ(ofl_posix_tcp_listen("not an address", 0, NULL), -1);
+    CHECK_ERR(ofl_posix_mpa_connect(&c, -1, &cfg, 10), OFL_E_PORT_DMA);
+    cfg.rev = 9;
+    CHECK_ERR(ofl_posix_mpa_connect(&c, -1, &cfg, 10), OFL_E_ARG);
+}
+
+OFL_SUITE(qp_posix)
+{
+    test_tcp(false);
+    test_tcp(true);
+    test_mpa_failures();
+}
