@@ -6457,7 +6457,8 @@ static struct ofl_qp_swqe *qp_ord_head(struct ofl_qp *qp, bool atomic)
 
 /* A Read Response segment for the oldest outstanding Read (RFC 5040 §4.5:
  * responses come in request order). */
-static enum ofl_err qp_rx_read_resp(struct ofl_qp *qp, const struct qp_rxd *d)
+static OFL_NOINLINE enum ofl_err
+qp_rx_read_resp(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
     struct ofl_qp_swqe *t = qp_ord_head(qp, false);
@@ -6531,7 +6532,8 @@ static struct ofl_qp_inreq *qp_irq_push(struct ofl_qp *qp, uint8_t kind)
 
 /* RDMA Read Request (FIG. 18A 1800-1812): queued by MSN, source STag
  * checked a-f (remote read right included), answered by ofl_qp_process. */
-static enum ofl_err qp_rx_read_req(struct ofl_qp *qp, const struct qp_rxd *d)
+static OFL_NOINLINE enum ofl_err
+qp_rx_read_req(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     const struct ofl_rdmap_read_req *q = &qp->msg.u.read_req;
     struct ofl_qp_inreq *r;
@@ -6603,7 +6605,8 @@ static uint64_t qp_atomic_new(const struct ofl_rdmap_atomic_req *q,
  * 8-byte aligned target that passes FIG. 18A a-f with remote atomic, then
  * read, modify, write (little-endian 64-bit word), and the response queued.
  */
-static enum ofl_err qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
+static OFL_NOINLINE enum ofl_err
+qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     const struct ofl_rdmap_atomic_req *q = &qp->msg.u.atomic_req;
     struct ofl_qp_inreq *r;
@@ -6648,7 +6651,8 @@ static enum ofl_err qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
 
 /* Atomic Response for the oldest outstanding Atomic: the original value
  * goes to its result buffer. */
-static enum ofl_err qp_rx_atomic_resp(struct ofl_qp *qp, const struct qp_rxd *d)
+static OFL_NOINLINE enum ofl_err
+qp_rx_atomic_resp(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     struct ofl_qp_swqe *t = qp_ord_head(qp, true);
     uint8_t v[8];
@@ -6697,7 +6701,8 @@ enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause)
 
 /* A Terminate from the peer (queue 2): the oldest send WQE in flight
  * takes the status its cause maps to, the QP goes to ERROR. */
-static enum ofl_err qp_rx_term(struct ofl_qp *qp)
+static OFL_NOINLINE enum ofl_err
+qp_rx_term(struct ofl_qp *qp)
 {
     uint32_t i;
 
