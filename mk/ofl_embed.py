@@ -554,13 +554,22 @@ def cmd_fuzz_campaign(hours, bindir, harnesses):
             pa = subprocess.Popen(afl, stdout=al, stderr=subprocess.STDOUT,
                                   env=env)
             pl = subprocess.Popen(lf, stdout=ll, stderr=subprocess.STDOUT)
-            for p in (pa, pl):
-                try:
-                    p.wait(timeout=secs + 300)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-        took = int(time.time() - t0)
+            # Each engine's own wall time: libFuzzer stops at its first
+            # crash or timeout, and the table must not credit it with the
+            # time AFL++ went on running.
+            ended = {}
+            while len(ended) < 2:
+                for name, p in (('afl', pa), ('lf', pl)):
+                    if name not in ended and p.poll() is not None:
+                        ended[name] = time.time()
+                if time.time() - t0 > secs + 300:
+                    for name, p in (('afl', pa), ('lf', pl)):
+                        if name not in ended:
+                            p.kill()
+                            p.wait()
+                            ended[name] = time.time()
+                time.sleep(1)
+        took = int(ended['lf'] - t0)
         st = lf_stats(os.path.join(out, 'libfuzzer.log'))
         crashes = [n for n in os.listdir(artifacts)
                    if n.startswith(('crash-', 'leak-', 'oom-'))]
