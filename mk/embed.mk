@@ -9,7 +9,7 @@
 # offload.c and the OFL_ENABLE_* macros of offload.h.
 
 .PHONY: test-cortexm size-cortexm test-configs test-be test-kmod \
-        test-kmod-boot analyze coverage fuzz-campaign
+        test-kmod-boot analyze coverage fuzz-campaign readme-figures
 
 PYTHON ?= python3
 
@@ -287,3 +287,14 @@ $(FC_BUILD)/%.libfuzzer: fuzz/%/fuzz_$$*.c $(FC_DEPS)
 FC_BINS := $(foreach f,$(FUZZERS),$(FC_BUILD)/$(f).afl $(FC_BUILD)/$(f).cmplog $(FC_BUILD)/$(f).libfuzzer)
 fuzz-campaign: $(FC_BINS)
 	@$(PYTHON) mk/ofl_embed.py fuzz-campaign $(HOURS) $(FC_BUILD) $(FUZZERS)
+
+# Rewrites the README's measured tables (code size per section, largest
+# frames, coverage per section) from fresh runs of the three commands.
+readme-figures:
+	@mkdir -p build
+	$(MAKE) --no-print-directory size-cortexm > build/figures-size.txt
+	$(MAKE) --no-print-directory analyze > build/figures-frames.txt
+	$(MAKE) --no-print-directory coverage > build/figures-coverage.txt
+	@$(PYTHON) mk/ofl_embed.py splice README.md size build/figures-size.txt
+	@$(PYTHON) mk/ofl_embed.py splice README.md frames build/figures-frames.txt
+	@$(PYTHON) mk/ofl_embed.py splice README.md coverage build/figures-coverage.txt

@@ -599,6 +599,33 @@ def cmd_fuzz_campaign(hours, bindir, harnesses):
     return cmd_fuzz_summary(rundir, os.path.join('fuzz', 'README.md'), hours)
 
 
+def cmd_splice(readme, name, path):
+    """Replaces the block between <!-- figures:NAME:begin --> and
+    <!-- figures:NAME:end --> in readme with the table rows (lines that
+    start with '|') and the 'with ...' / 'limits:' notes of path."""
+    with open(path, encoding='utf-8', errors='replace') as f:
+        keep = [ln.rstrip('\n') for ln in f
+                if ln.startswith('|') or ln.startswith('with -D')]
+    if not keep:
+        print('splice: no table in %s' % path)
+        return 1
+    with open(readme, encoding='utf-8') as f:
+        text = f.read()
+    pat = re.compile(r'(<!-- figures:%s:begin -->\n).*?(<!-- figures:%s:end -->)'
+                     % (re.escape(name), re.escape(name)), re.S)
+    if not pat.search(text):
+        print('splice: no figures:%s markers in %s' % (name, readme))
+        return 1
+    # Blank lines around the rows: a Markdown table must not run into the
+    # HTML comments that delimit it.
+    text = pat.sub(lambda m: m.group(1) + '\n' + '\n'.join(keep) + '\n\n' +
+                   m.group(2), text)
+    with open(readme, 'w', encoding='utf-8') as f:
+        f.write(text)
+    print('splice: %s <- %s (%d lines)' % (name, path, len(keep)))
+    return 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -617,6 +644,8 @@ def main(argv):
         return cmd_coverage(args[0], *(float(a) for a in args[1:3]))
     if cmd == 'fuzz-campaign':
         return cmd_fuzz_campaign(args[0], args[1], args[2:])
+    if cmd == 'splice':
+        return cmd_splice(args[0], args[1], args[2])
     if cmd == 'fuzz-summary':
         return cmd_fuzz_summary(args[0], args[1], args[2])
     print(__doc__)
