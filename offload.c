@@ -7620,12 +7620,18 @@ enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a)
         a->window > 0x8000u || a->slot_size <= OFL_DG_HDR_LEN ||
         a->buf == NULL || a->slot == NULL || a->transmit == NULL)
         return OFL_E_ARG;
-    ofl_fill(ee, 0, sizeof(*ee));
-    ofl_copy(&ee->attr, a, sizeof(ee->attr));
-    for (i = 0; i < a->window; i++)
-        ofl_fill(&a->slot[i], 0, sizeof(a->slot[i]));
-    ee->snd_una = ee->snd_nxt = ee->rtx_next = a->snd_isn;
-    ee->rcv_nxt = a->rcv_isn;
+    /* a may be &ee->attr (set up again after ERROR): copy it first. */
+    if (a != &ee->attr)
+        ofl_copy(&ee->attr, a, sizeof(ee->attr));
+    ofl_fill(&ee->stats, 0, sizeof(ee->stats));
+    ee->ack_pending = 0;
+    ee->reserved[0] = ee->reserved[1] = 0;
+    ee->retries = 0;
+    ee->deadline = 0;
+    for (i = 0; i < ee->attr.window; i++)
+        ofl_fill(&ee->attr.slot[i], 0, sizeof(ee->attr.slot[i]));
+    ee->snd_una = ee->snd_nxt = ee->rtx_next = ee->attr.snd_isn;
+    ee->rcv_nxt = ee->attr.rcv_isn;
     ee->state = OFL_EE_RTS;
     return OFL_OK;
 }
