@@ -7641,6 +7641,14 @@ uint32_t ofl_ee_outstanding(const struct ofl_ee *ee)
     return ee != NULL ? ee->snd_nxt - ee->snd_una : 0;
 }
 
+/* now + the EE's timeout, saturating (the caller's clock may be anywhere). */
+static uint64_t qp_ee_deadline(const struct ofl_ee *ee, uint64_t now)
+{
+    uint64_t d = now + ee->attr.timeout;
+
+    return d < now ? ~(uint64_t)0 : d;
+}
+
 static uint8_t *qp_ee_frame(const struct ofl_ee *ee, uint32_t sn)
 {
     return ee->attr.buf +
@@ -7712,7 +7720,7 @@ static enum ofl_err qp_ee_ack(struct ofl_ee *ee, uint32_t a, uint64_t now)
         return OFL_OK;
     qp_ee_release(ee, a + 1u, OFL_WC_SUCCESS);
     ee->retries = 0;
-    ee->deadline = now + ee->attr.timeout;
+    ee->deadline = qp_ee_deadline(ee, now);
     return OFL_OK;
 }
 
@@ -7735,7 +7743,7 @@ enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now)
         }
         ee->retries++;
         ee->rtx_next = ee->snd_una;
-        ee->deadline = now + ee->attr.timeout;
+        ee->deadline = qp_ee_deadline(ee, now);
     }
     for (i = 0; i < ee->attr.window && ee->rtx_next != ee->snd_nxt; i++) {
         const struct ofl_ee_slot *sl =
@@ -7882,7 +7890,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         sl->len = hl + c->total;
         sl->complete = qp->attr.acked;
         if (ee->snd_nxt == ee->snd_una)
-            ee->deadline = now + ee->attr.timeout;
+            ee->deadline = qp_ee_deadline(ee, now);
         if (ee->rtx_next == ee->snd_nxt)
             ee->rtx_next++;
         ee->snd_nxt++;

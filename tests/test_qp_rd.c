@@ -512,6 +512,58 @@ static void test_ord(void)
     dgr_free(r);
 }
 
+/* The EE window is shared: when it is full every QP sending through it
+ * holds, and the acknowledgement frees room for them all. */
+static void test_window(void)
+{
+    struct dgr_rig *r = dgr_new(2);
+    struct dgr_qp_opts o;
+    struct ofl_ee *ee0;
+    struct ofl_cqe c[16];
+    uint8_t *src;
+    int q, i;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    memset(&o, 0, sizeof(o));
+    o.service = OFL_QP_SVC_RD;
+    o.acked = 1;
+    o.ord = 8;
+    for (q = 0; q < 2; q++) {
+        o.qpn = (uint32_t)q + 1;
+        CHECK(dgr_qp_add(r, 0, &o, NULL) == q);
+    }
+    o.qpn = 7;
+    CHECK(dgr_qp_add(r, 1, &o, NULL) == 0);
+    ee0 = &r->n[0].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    post_recvs(r, 1, 0, 12);
+    for (i = 0; i < 6; i++)
+        CHECK_OK(dgr_send(r, 0, 0, 110u + (unsigned)i, src, 4, 0, 0, 7, SIG));
+    for (i = 0; i < 4; i++)
+        CHECK_OK(dgr_send(r, 0, 1, 120u + (unsigned)i, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 16));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 16));
+    CHECK_EQ(ofl_ee_outstanding(ee0), DGR_WIN); /* 6 + 2, then full */
+    CHECK_EQ(r->wire.n, DGR_WIN);
+    CHECK_EQ(r->n[0].q[1].qp.ord_count, 2);
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 16));
+    CHECK_EQ(r->wire.n, DGR_WIN); /* still held */
+    dgr_pump(r, 0);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 16), 10);
+    CHECK_EQ(dgr_poll(&r->n[1], false, c, 16), 10);
+    CHECK_EQ(r->n[0].ee[0].stats.tx_frames, 10);
+    /* a deadline never wraps the caller's clock */
+    CHECK_OK(dgr_send(r, 0, 0, 130, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, ~(uint64_t)0 - 2, 16));
+    CHECK_EQ(ee0->deadline, ~(uint64_t)0);
+    CHECK_OK(ofl_ee_tick(ee0, ~(uint64_t)0 - 1));
+    CHECK_EQ(ee0->stats.rtx_frames, 0);
+    dgr_free(r);
+}
+
 /* A QP reset while its frames wait in the EE: the late acknowledgement
  * touches none of its (new) WQEs. */
 static void test_reset_epoch(void)
@@ -659,6 +711,7 @@ OFL_SUITE(qp_rd)
     test_ack_checks();
     test_post_dest();
     test_ord();
+    test_window();
     test_reset_epoch();
     test_state_count();
 }
