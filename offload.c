@@ -6698,7 +6698,8 @@ static uint64_t qp_atomic_new(const struct ofl_rdmap_atomic_req *q,
  * 8-byte aligned target that passes FIG. 18A a-f with remote atomic, then
  * read, modify, write (little-endian 64-bit word), and the response queued.
  */
-static enum ofl_err qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
+static OFL_NOINLINE enum ofl_err qp_rx_atomic(struct ofl_qp *qp,
+                                              const struct qp_rxd *d)
 {
     const struct ofl_rdmap_atomic_req *q = &qp->msg.u.atomic_req;
     struct ofl_qp_inreq *r;
@@ -7585,7 +7586,7 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
         return OFL_E_QP_DG_RESERVED;
     if ((size_t)t.len != len - OFL_DG_HDR_LEN)
         return OFL_E_QP_DG_LENGTH;
-    *h = t;
+    ofl_copy(h, &t, sizeof(t));
     return OFL_OK;
 }
 
@@ -7706,9 +7707,13 @@ static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
 /* An acknowledgement of sequence number a (the table in offload.h). */
 static enum ofl_err qp_ee_ack(struct ofl_ee *ee, uint32_t a, uint64_t now)
 {
-    uint32_t out = ee->snd_nxt - ee->snd_una;
-    uint32_t d = a - ee->snd_una + 1u; /* frames it newly covers */
+    uint32_t out = ee->snd_nxt - ee->snd_una, d;
 
+    if (a == ee->snd_una - 1u) { /* covers nothing new: a repeat */
+        ee->stats.acks_rx++;
+        return OFL_OK;
+    }
+    d = a - ee->snd_una + 1u; /* frames it newly covers */
     if (d > out) {
         if (!ofl_sn_lt(a, ee->snd_una))
             return OFL_E_QP_EE_ACK; /* covers a frame never sent */
@@ -7716,8 +7721,6 @@ static enum ofl_err qp_ee_ack(struct ofl_ee *ee, uint32_t a, uint64_t now)
         return OFL_OK;
     }
     ee->stats.acks_rx++;
-    if (d == 0)
-        return OFL_OK;
     qp_ee_release(ee, a + 1u, OFL_WC_SUCCESS);
     ee->retries = 0;
     ee->deadline = qp_ee_deadline(ee, now);
