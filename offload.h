@@ -2382,7 +2382,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * an RDMA Read completes after the Read's response arrived); an
  * unsignalled WQE produces no CQE unless it failed or was flushed. A Send,
  * Write or Immediate Data completes when its last byte was handed to the
- * transmit callback (RFC 5040 gives no acknowledgement).
+ * transmit callback (RFC 5040 gives no acknowledgement); an RD Send of an
+ * acknowledged QP when its EE acknowledgement returns ("Channel kinds").
  */
 
 #define OFL_QP_WQE_MAX 256  /* largest WQE slot in bytes */
@@ -2661,8 +2662,9 @@ enum ofl_qp_tx_flag {
 
 /*
  * The transmit callback: hands data[0 .. len) to the lower layer as stream
- * bytes (one FPDU or one iSCSI PDU per call; a datagram service would hand
- * one datagram). Returns 0 when it took all of them, non-zero when it took
+ * bytes (one FPDU or one iSCSI PDU per call; a datagram QP hands one whole
+ * frame per call, and an EE context its acknowledgements and
+ * retransmissions through its own callback). Returns 0 when it took all of them, non-zero when it took
  * none: the engine keeps its place and tries again in a later
  * ofl_qp_process (the segment is rebuilt). The bytes are valid only during
  * the call. It MUST NOT call back into the QP.
@@ -3020,7 +3022,9 @@ enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
  * now: inbound requests first (Read Responses, Atomic Responses, Data-Out),
  * then send WQEs in order (ORD and FENCE honoured, DELAY held until now),
  * then the completions that became due; in ERROR it flushes what was
- * posted. Returns OFL_OK, OFL_E_QP_TX_BLOCKED when the transmit callback
+ * posted. A datagram Send is one transmission; an RD Send waits (no
+ * progress) while the QP's ORD or its EE window is full, and is flushed
+ * when its EE context is in ERROR. Returns OFL_OK, OFL_E_QP_TX_BLOCKED when the transmit callback
  * refused (call again later), or the error that moved the QP to TERMINATE.
  */
 enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget);

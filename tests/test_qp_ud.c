@@ -461,8 +461,46 @@ static void test_inbound_checks(void)
     dgr_free(r);
 }
 
+/* A WQE changed in its ring after posting is checked again when fetched:
+ * an RDMA opcode or a message grown past max_dgram stops the SQ (SQE). */
+static void test_hostile_wqe(void)
+{
+    struct dgr_rig *r = ud_pair();
+    struct ofl_cqe c[4];
+    struct dgr_qp *q;
+    uint8_t *src;
+    int k;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    q = &r->n[0].q[0];
+    src = dgr_alloc(&r->n[0], 512);
+    for (k = 0; k < 3; k++) {
+        uint8_t *w = q->sq_ring + (q->qp.sq.pi & (DGR_DEPTH - 1)) *
+                                      q->qp.sq.stride;
+
+        CHECK_OK(dgr_send(r, 0, 0, 200u + (unsigned)k, src, 16, A1, 0, 6,
+                          OFL_QP_WR_SIGNALED));
+        if (k == 0)
+            w[0] = OFL_QP_OP_WRITE; /* opcode */
+        else if (k == 1)
+            w[80 + 9] = 0x01; /* data segment length += 256 */
+        CHECK_OK(ofl_qp_process(&q->qp, 0, 8));
+        CHECK_EQ(dgr_poll(&r->n[0], true, c, 4), 1);
+        CHECK_EQ(c[0].wr_id, 200u + (unsigned)k);
+        CHECK_EQ(c[0].status, k < 2 ? OFL_WC_LOC_QP_OP_ERR : OFL_WC_SUCCESS);
+        CHECK_EQ(q->qp.state, k < 2 ? OFL_QP_SQE : OFL_QP_RTS);
+        CHECK_EQ(r->wire.n, k < 2 ? 0u : 1u);
+        if (k < 2)
+            CHECK_OK(ofl_qp_modify(&q->qp, OFL_QP_RTS));
+    }
+    dgr_free(r);
+}
+
 OFL_SUITE(qp_ud)
 {
+    test_hostile_wqe();
     test_codec();
     test_create();
     test_post_rules();
