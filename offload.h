@@ -3147,9 +3147,10 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *   RTS     frame sent (by a QP)           RTS     kept in a window slot
  *                                                  until acknowledged; QP's
  *                                                  outstanding count + 1
- *   RTS     ack a, snd_una-1 <= a < snd_nxt RTS    slots up to a released;
+ *   RTS     ack a, snd_una <= a < snd_nxt  RTS     slots up to a released;
  *                                                  acked WQEs complete;
  *                                                  retries = 0
+ *   RTS     ack snd_una - 1                RTS     nothing new (a repeat)
  *   RTS     ack before snd_una - 1         RTS     ignored (stale)
  *   RTS     ack at or after snd_nxt        RTS     OFL_E_QP_EE_ACK, nothing
  *   RTS     data sn == rcv_nxt, delivered  RTS     rcv_nxt + 1, ack sn
@@ -3166,6 +3167,10 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *                                                  EE are flushed when
  *                                                  reached
  *   ERROR   anything but ofl_ee_init       ERROR   OFL_E_QP_EE_STATE
+ *
+ * (An unacknowledged QP's Send completed when its frame left; if the EE
+ * fails later that frame is lost without a second completion: the price
+ * of acked = 0, seed 002.)
  *
  * An RD QP holds its next Send (it does not start) while attr.ord of its
  * frames are unacknowledged (seed 001: "The requestor can have multiple
