@@ -4277,6 +4277,12 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
     (QP_BIT(OFL_QP_RTS) | QP_BIT(OFL_QP_SQD) | QP_BIT(OFL_QP_SQE) |      \
      QP_BIT(OFL_QP_CLOSING))
 #define QP_IRQ_OK QP_RX_OK /* states that answer inbound requests */
+#define QP_DG_RX_OK /* states in which a datagram QP takes frames */     \
+    (QP_BIT(OFL_QP_RTR) | QP_BIT(OFL_QP_RTS) | QP_BIT(OFL_QP_SQD) |      \
+     QP_BIT(OFL_QP_SQE))
+#define QPW_DG_ADDR (QPW_EXT + 0) /* datagram SEND: dest.addr u32 */
+#define QPW_DG_EE (QPW_EXT + 4)   /* dest.ee u32 */
+#define QPW_DG_QPN (QPW_EXT + 8)  /* dest.qpn u32 */
 
 /* ---- the state table ---------------------------------------------------- */
 
@@ -4348,6 +4354,24 @@ static bool qp_pow2(uint32_t v)
 static bool qp_state_in(const struct ofl_qp *qp, uint32_t mask)
 {
     return (QP_BIT(qp->state) & mask) != 0;
+}
+
+/* A connectionless service (RD, UD, RAW): no stream. */
+static bool qp_svc_dg(uint32_t service)
+{
+    return service == OFL_QP_SVC_RD || service == OFL_QP_SVC_UD ||
+           service == OFL_QP_SVC_RAW;
+}
+
+static bool qp_is_dg(const struct ofl_qp *qp)
+{
+    return qp_svc_dg(qp->attr.service);
+}
+
+/* Header bytes a datagram QP puts before the payload. */
+static uint32_t qp_dg_hl(uint32_t service)
+{
+    return service == OFL_QP_SVC_RAW ? 0u : OFL_DG_HDR_LEN;
 }
 
 static uint32_t qp_min32(uint32_t a, uint32_t b)
@@ -4460,6 +4484,8 @@ static struct ofl_cqe *qp_cqe(struct ofl_qp *qp, struct ofl_cq *cq)
     e->stag = 0;
     e->flags = 0;
     e->reserved = 0;
+    e->src_addr = 0;
+    e->src_qpn = 0;
     e->qpn = qp->attr.qpn;
     return e;
 }
@@ -4497,8 +4523,16 @@ static enum ofl_err qp_wq_init(struct ofl_qp_wq *wq, void *ring,
 
 static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
 {
-    if (a->service != OFL_QP_SVC_IWARP && a->service != OFL_QP_SVC_ISCSI)
+    if (a->service != OFL_QP_SVC_IWARP && a->service != OFL_QP_SVC_ISCSI &&
+        !qp_svc_dg(a->service))
         return OFL_E_QP_SERVICE;
+    /* Seed 002: only a channel with acknowledgements may wait for them. */
+    if (a->acked > 1 || (a->acked && a->service != OFL_QP_SVC_RD))
+        return OFL_E_QP_ACKED;
+    if (qp_svc_dg(a->service) &&
+        (a->max_dgram == 0 || a->max_dgram > 0xFFFFu ||
+         (a->node == NULL && a->service != OFL_QP_SVC_RAW)))
+        return OFL_E_ARG;
     if (a->tpt == NULL || a->send_cq == NULL || a->recv_cq == NULL ||
         a->transmit == NULL || a->ord == 0 || !qp_pow2(a->ird) ||
         (a->reg_option != OFL_QP_REG_OPTION1 &&
@@ -4512,8 +4546,11 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
 static enum ofl_err qp_mem_check(const struct ofl_qp_attr *a,
                                  const struct ofl_qp_mem *m)
 {
-    if (m->sq_track == NULL || m->irq == NULL || m->ord_ring == NULL ||
-        m->tx_buf == NULL || m->rx_buf == NULL ||
+    const bool dg = qp_svc_dg(a->service);
+
+    if (m->sq_track == NULL || (m->irq == NULL && !dg) ||
+        (m->ord_ring == NULL && !dg) || m->tx_buf == NULL ||
+        (m->rx_buf == NULL && !dg) ||
         (m->sq_sge == NULL && m->sq_max_sge != 0) ||
         (m->rq_sge == NULL && m->rq_max_sge != 0) ||
         (m->ot_pending == NULL && m->ot_cap != 0) ||
@@ -4527,6 +4564,8 @@ static enum ofl_err qp_mem_check(const struct ofl_qp_attr *a,
     if (a->service == OFL_QP_SVC_ISCSI &&
         (m->rx_cap < OFL_ISCSI_BHS_LEN + 1020u ||
          m->tx_cap < OFL_ISCSI_BHS_LEN + a->iscsi_max_data))
+        return OFL_E_SIZE;
+    if (dg && m->tx_cap < qp_dg_hl(a->service) + a->max_dgram)
         return OFL_E_SIZE;
     return OFL_OK;
 }
@@ -4561,6 +4600,7 @@ static void qp_reset_state(struct ofl_qp *qp)
     ofl_fill(&qp->term_rx, 0, sizeof(qp->term_rx));
     qp->iscsi_cmd_seq = 1;
     qp->iscsi_exp_statsn = 0;
+    qp->dg_epoch++; /* frames in EE windows no longer name our WQEs */
 }
 
 enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
@@ -4659,6 +4699,21 @@ static enum ofl_err qp_op_check(const struct ofl_qp *qp, uint32_t opcode,
 {
     bool iscsi = qp->attr.service == OFL_QP_SVC_ISCSI;
 
+    if (qp_is_dg(qp)) {
+        switch (opcode) {
+        case OFL_QP_OP_SEND_INV:
+        case OFL_QP_OP_WRITE:
+        case OFL_QP_OP_WRITE_IMM:
+        case OFL_QP_OP_READ:
+        case OFL_QP_OP_ATOMIC_FADD:
+        case OFL_QP_OP_ATOMIC_CSWAP:
+        case OFL_QP_OP_BIND:
+        case OFL_QP_OP_REG_SEND:
+            return OFL_E_QP_DG_RDMA;
+        default:
+            break;
+        }
+    }
     switch (opcode) {
     case OFL_QP_OP_SEND:
     case OFL_QP_OP_SEND_INV:
@@ -4723,6 +4778,24 @@ static enum ofl_err qp_op_rules(uint32_t opcode, uint32_t num_sge,
     default:
         break;
     }
+    return OFL_OK;
+}
+
+/* Datagram SEND rules (post and fetch time): one frame, and for RD an EE
+ * context in use whose slots hold the frame. */
+static enum ofl_err qp_dg_rules(const struct ofl_qp *qp, uint32_t total,
+                                uint32_t ee)
+{
+    const struct ofl_qp_node *node = qp->attr.node;
+
+    if (total > qp->attr.max_dgram)
+        return OFL_E_QP_DG_TOO_LONG;
+    if (qp->attr.service != OFL_QP_SVC_RD)
+        return OFL_OK;
+    if (ee >= node->ee_cap || node->ee[ee].state == OFL_EE_UNUSED)
+        return OFL_E_QP_DG_DEST;
+    if (OFL_DG_HDR_LEN + total > node->ee[ee].attr.slot_size)
+        return OFL_E_QP_DG_TOO_LONG;
     return OFL_OK;
 }
 
@@ -4827,6 +4900,8 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
         return OFL_E_QP_WR;
     err = qp_op_rules(wr->opcode, wr->num_sge, wr->sge, wr->remote_to,
                       (uint32_t)sum);
+    if (err == OFL_OK && qp_is_dg(qp) && wr->opcode == OFL_QP_OP_SEND)
+        err = qp_dg_rules(qp, (uint32_t)sum, wr->dest.ee);
     if (err != OFL_OK)
         return err;
     if (qp->sq.pi - qp->sq.cc >= qp->sq.depth)
@@ -4842,6 +4917,11 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     ofl_store_le32(w + QPW_STAG, wr->stag);
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, id);
+    if (qp_is_dg(qp) && wr->opcode == OFL_QP_OP_SEND) {
+        ofl_store_le32(w + QPW_DG_ADDR, wr->dest.addr);
+        ofl_store_le32(w + QPW_DG_EE, wr->dest.ee);
+        ofl_store_le32(w + QPW_DG_QPN, wr->dest.qpn);
+    }
     qp_put_sges(w + OFL_QP_SQ_HDR, wr->sge, wr->num_sge);
     qp_publish(qp, &qp->sq);
     if (out != NULL) {
@@ -5021,6 +5101,7 @@ static void qp_flush_all(struct ofl_qp *qp)
     qp->cur.active = 0;
     qp->ord_count = 0;
     qp->irq_count = 0;
+    qp->dg_epoch++;
     while (qp->sq.ci != qp->sq.db_pi)
         qp_sq_flush_one(qp);
     qp_sq_complete(qp);
@@ -5084,8 +5165,11 @@ enum ofl_err ofl_qp_modify(struct ofl_qp *qp, enum ofl_qp_state to)
         return OFL_E_ARG;
     if (ev_of[to] == OFL_QP_EVENTS)
         return OFL_E_QP_TRANSITION; /* SQE and TERMINATE are not asked for */
-    /* RTR -> RTS by MOD_RTS is for a service without a stream. */
-    if (to == OFL_QP_RTS && qp->state == OFL_QP_RTR)
+    /* RTR -> RTS by MOD_RTS is for a service without a stream; CLOSING
+     * closes a stream. */
+    if (to == OFL_QP_RTS && qp->state == OFL_QP_RTR && !qp_is_dg(qp))
+        return OFL_E_QP_STATE;
+    if (to == OFL_QP_CLOSING && qp_is_dg(qp))
         return OFL_E_QP_STATE;
     return qp_event(qp, (enum ofl_qp_event)ev_of[to]);
 }
@@ -5096,6 +5180,8 @@ enum ofl_err ofl_qp_llp_event(struct ofl_qp *qp, bool lost)
 
     if (qp == NULL)
         return OFL_E_ARG;
+    if (qp_is_dg(qp))
+        return OFL_E_QP_SERVICE;
     qp->llp_closed = 1;
     err = qp_event(qp, lost ? OFL_QP_EV_LLP_LOST : OFL_QP_EV_LLP_CLOSED);
     if (err == OFL_OK)
@@ -5112,6 +5198,8 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
     if (qp == NULL || rcv_wnd == 0 || rcv_wnd > OFL_SEQ_WND_MAX ||
         (p == NULL && qp->attr.service == OFL_QP_SVC_IWARP))
         return OFL_E_ARG;
+    if (qp_is_dg(qp))
+        return OFL_E_QP_SERVICE;
     if (ofl_qp_state_next((enum ofl_qp_state)qp->state,
                           OFL_QP_EV_ESTABLISH) == OFL_QP_STATES)
         return OFL_E_QP_TRANSITION;
@@ -5484,6 +5572,8 @@ static enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
     if (err == OFL_OK)
         err = qp_op_rules(h[QPW_OPCODE], c->num_sge, qp->sq_sge,
                           ofl_load_le64(h + QPW_TO), c->total);
+    if (err == OFL_OK && qp_is_dg(qp) && h[QPW_OPCODE] == OFL_QP_OP_SEND)
+        err = qp_dg_rules(qp, c->total, ofl_load_le32(h + QPW_DG_EE));
     if (err != OFL_OK)
         return err == OFL_E_PORT_DMA ? err : OFL_E_QP_WQE;
     t->len = c->total;
@@ -5830,6 +5920,8 @@ static void qp_run_bind(struct ofl_qp *qp)
 static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp);
 static OFL_NOINLINE enum ofl_err
 qp_iscsi_pdu(struct ofl_qp *qp, bool *finished);
+static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
+                                            bool *progress);
 
 /*
  * Carries the current WQE one step on: one transmission, or one local
@@ -5846,7 +5938,10 @@ qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
 
     if (!c->begun && c->phase == 0 && (c->hdr[QPW_FLAGS] & OFL_QP_WR_FENCE) &&
         qp->ord_count != 0)
-        return OFL_OK; /* fenced behind outstanding Reads / Atomics */
+        return OFL_OK; /* fenced behind outstanding Reads / Atomics (RD:
+                          frames not yet acknowledged) */
+    if (op == OFL_QP_OP_SEND && qp_is_dg(qp))
+        return qp_dg_send(qp, now, progress);
     switch (op) {
     case OFL_QP_OP_SEND:
         err = qp_run_message(qp, (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED)
@@ -7429,6 +7524,612 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
         return OFL_E_QP_NO_CONTEXT; /* FIG. 16 step 1620: the NIC path */
     return ofl_qp_input(qp, seg);
 }
+/* ---- channel kinds: datagram services (seed 001, seed 002) ------------- */
+
+/*
+ * Datagram frame header (offload.h "Channel kinds"), big-endian:
+ *   0 version, 1 kind, 2 flags, 3 reserved, 4 dst addr, 8 src addr,
+ *   12 dst QPN, 16 src QPN, 20 EE SN, 24 payload length u16, 26 reserved.
+ */
+#define DGH_VERSION 0
+#define DGH_KIND 1
+#define DGH_FLAGS 2
+#define DGH_RSVD 3
+#define DGH_DST_ADDR 4
+#define DGH_SRC_ADDR 8
+#define DGH_DST_QPN 12
+#define DGH_SRC_QPN 16
+#define DGH_SN 20
+#define DGH_LEN 24
+#define DGH_RSVD2 26
+/* The fixed IPv6 header (RFC 8200 §3): version nibble, payload length,
+ * next header, destination address. */
+#define RAW_PLEN 4
+#define RAW_NEXT 6
+#define RAW_DST 24
+
+/* The rules of the header table that do not depend on the frame length. */
+static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h)
+{
+    if (h->kind < OFL_DG_UD || h->kind > OFL_DG_ACK)
+        return OFL_E_QP_DG_KIND;
+    if ((h->flags & ~(uint32_t)OFL_DG_F_SE) != 0)
+        return OFL_E_QP_DG_RESERVED;
+    if (h->kind == OFL_DG_ACK &&
+        (h->flags != 0 || h->dst_qpn != 0 || h->src_qpn != 0 || h->len != 0))
+        return OFL_E_QP_DG_RESERVED;
+    if (h->kind == OFL_DG_UD && h->sn != 0)
+        return OFL_E_QP_DG_RESERVED;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
+                          struct ofl_dg_hdr *h)
+{
+    struct ofl_dg_hdr t;
+    enum ofl_err err;
+
+    if (h == NULL || (frame == NULL && len != 0))
+        return OFL_E_ARG;
+    if (len < OFL_DG_HDR_LEN)
+        return OFL_E_QP_DG_SHORT;
+    if (frame[DGH_VERSION] != OFL_DG_VERSION)
+        return OFL_E_QP_DG_VERSION;
+    t.kind = frame[DGH_KIND];
+    t.flags = frame[DGH_FLAGS];
+    t.dst_addr = ofl_load_be32(frame + DGH_DST_ADDR);
+    t.src_addr = ofl_load_be32(frame + DGH_SRC_ADDR);
+    t.dst_qpn = ofl_load_be32(frame + DGH_DST_QPN);
+    t.src_qpn = ofl_load_be32(frame + DGH_SRC_QPN);
+    t.sn = ofl_load_be32(frame + DGH_SN);
+    t.len = ofl_load_be16(frame + DGH_LEN);
+    err = qp_dg_hdr_rules(&t);
+    if (err != OFL_OK)
+        return err;
+    if (frame[DGH_RSVD] != 0 || ofl_load_be16(frame + DGH_RSVD2) != 0)
+        return OFL_E_QP_DG_RESERVED;
+    if ((size_t)t.len != len - OFL_DG_HDR_LEN)
+        return OFL_E_QP_DG_LENGTH;
+    ofl_copy(h, &t, sizeof(t));
+    return OFL_OK;
+}
+
+enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
+                          size_t cap)
+{
+    if (h == NULL || out == NULL || qp_dg_hdr_rules(h) != OFL_OK)
+        return OFL_E_ARG;
+    if (cap < OFL_DG_HDR_LEN)
+        return OFL_E_SIZE;
+    out[DGH_VERSION] = OFL_DG_VERSION;
+    out[DGH_KIND] = h->kind;
+    out[DGH_FLAGS] = h->flags;
+    out[DGH_RSVD] = 0;
+    ofl_store_be32(out + DGH_DST_ADDR, h->dst_addr);
+    ofl_store_be32(out + DGH_SRC_ADDR, h->src_addr);
+    ofl_store_be32(out + DGH_DST_QPN, h->dst_qpn);
+    ofl_store_be32(out + DGH_SRC_QPN, h->src_qpn);
+    ofl_store_be32(out + DGH_SN, h->sn);
+    ofl_store_be16(out + DGH_LEN, h->len);
+    ofl_store_be16(out + DGH_RSVD2, 0);
+    return OFL_OK;
+}
+
+/* ---- EE contexts ---------------------------------------------------------- */
+
+enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a)
+{
+    uint32_t i;
+
+    if (ee == NULL || a == NULL || !qp_pow2(a->window) ||
+        a->window > 0x8000u || a->slot_size <= OFL_DG_HDR_LEN ||
+        a->buf == NULL || a->slot == NULL || a->transmit == NULL)
+        return OFL_E_ARG;
+    /* a may be &ee->attr (set up again after ERROR): copy it first. */
+    if (a != &ee->attr)
+        ofl_copy(&ee->attr, a, sizeof(ee->attr));
+    ofl_fill(&ee->stats, 0, sizeof(ee->stats));
+    ee->ack_pending = 0;
+    ee->reserved[0] = ee->reserved[1] = 0;
+    ee->retries = 0;
+    ee->deadline = 0;
+    for (i = 0; i < ee->attr.window; i++)
+        ofl_fill(&ee->attr.slot[i], 0, sizeof(ee->attr.slot[i]));
+    ee->snd_una = ee->snd_nxt = ee->rtx_next = ee->attr.snd_isn;
+    ee->rcv_nxt = ee->attr.rcv_isn;
+    ee->state = OFL_EE_RTS;
+    return OFL_OK;
+}
+
+uint32_t ofl_ee_outstanding(const struct ofl_ee *ee)
+{
+    return ee != NULL ? ee->snd_nxt - ee->snd_una : 0;
+}
+
+/* now + the EE's timeout, saturating (the caller's clock may be anywhere). */
+static uint64_t qp_ee_deadline(const struct ofl_ee *ee, uint64_t now)
+{
+    uint64_t d = now + ee->attr.timeout;
+
+    return d < now ? ~(uint64_t)0 : d;
+}
+
+static uint8_t *qp_ee_frame(const struct ofl_ee *ee, uint32_t sn)
+{
+    return ee->attr.buf +
+           (size_t)(sn & (ee->attr.window - 1u)) * ee->attr.slot_size;
+}
+
+/* Sends the acknowledgement of everything received in order (rcv_nxt - 1);
+ * kept pending when the transmit refuses. */
+static void qp_ee_ack_send(struct ofl_ee *ee)
+{
+    struct ofl_dg_hdr h;
+    uint8_t b[OFL_DG_HDR_LEN];
+
+    ee->ack_pending = 1;
+    ofl_fill(&h, 0, sizeof(h));
+    h.kind = OFL_DG_ACK;
+    h.dst_addr = ee->attr.remote_addr;
+    h.src_addr = ee->attr.local_addr;
+    h.sn = ee->rcv_nxt - 1u;
+    (void)ofl_dg_build(&h, b, sizeof(b));
+    if (ee->attr.transmit(ee->attr.transmit_ctx, b, sizeof(b), 0) == 0) {
+        ee->ack_pending = 0;
+        ee->stats.acks_tx++;
+    }
+}
+
+/* Releases the frames before sequence number upto (at most the window):
+ * their QPs' outstanding counts drop, the WQEs that wait for the
+ * acknowledgement complete with status. A QP flushed or reset since it
+ * sent (epoch) is left alone. */
+static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
+{
+    uint32_t n = upto - ee->snd_una, i;
+
+    for (i = 0; i < n && i < ee->attr.window; i++) {
+        struct ofl_ee_slot *sl =
+            &ee->attr.slot[ee->snd_una & (ee->attr.window - 1u)];
+        struct ofl_qp *qp = sl->qp;
+
+        if (qp != NULL && sl->epoch == qp->dg_epoch) {
+            if (qp->ord_count != 0)
+                qp->ord_count--;
+            if (sl->complete) {
+                qp_swqe_done(qp, sl->wqe, status);
+                qp_sq_complete(qp);
+            }
+        }
+        sl->qp = NULL;
+        ee->snd_una++;
+    }
+    if (ofl_sn_lt(ee->rtx_next, ee->snd_una))
+        ee->rtx_next = ee->snd_una;
+}
+
+/* An acknowledgement of sequence number a (the table in offload.h). */
+static enum ofl_err qp_ee_ack(struct ofl_ee *ee, uint32_t a, uint64_t now)
+{
+    uint32_t out = ee->snd_nxt - ee->snd_una, d;
+
+    if (a == ee->snd_una - 1u) { /* covers nothing new: a repeat */
+        ee->stats.acks_rx++;
+        return OFL_OK;
+    }
+    d = a - ee->snd_una + 1u; /* frames it newly covers */
+    if (d > out) {
+        if (!ofl_sn_lt(a, ee->snd_una))
+            return OFL_E_QP_EE_ACK; /* covers a frame never sent */
+        ee->stats.acks_rx++;        /* stale: an older acknowledgement */
+        return OFL_OK;
+    }
+    ee->stats.acks_rx++;
+    qp_ee_release(ee, a + 1u, OFL_WC_SUCCESS);
+    ee->retries = 0;
+    ee->deadline = qp_ee_deadline(ee, now);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now)
+{
+    uint32_t i;
+
+    if (ee == NULL)
+        return OFL_E_ARG;
+    if (ee->state != OFL_EE_RTS)
+        return OFL_E_QP_EE_STATE;
+    if (ee->ack_pending)
+        qp_ee_ack_send(ee);
+    if (ee->snd_una != ee->snd_nxt && now >= ee->deadline) {
+        if (ee->retries >= ee->attr.retry_limit) {
+            /* Seed 001: the EE state is shared, so is its failure. */
+            qp_ee_release(ee, ee->snd_nxt, OFL_WC_RETRY_EXC_ERR);
+            ee->state = OFL_EE_ERROR;
+            return OFL_E_QP_EE_RETRY;
+        }
+        ee->retries++;
+        ee->rtx_next = ee->snd_una;
+        ee->deadline = qp_ee_deadline(ee, now);
+    }
+    for (i = 0; i < ee->attr.window && ee->rtx_next != ee->snd_nxt; i++) {
+        const struct ofl_ee_slot *sl =
+            &ee->attr.slot[ee->rtx_next & (ee->attr.window - 1u)];
+
+        if (ee->attr.transmit(ee->attr.transmit_ctx,
+                              qp_ee_frame(ee, ee->rtx_next), sl->len, 0) != 0)
+            return OFL_E_QP_TX_BLOCKED;
+        ee->stats.rtx_frames++;
+        ee->rtx_next++;
+    }
+    return OFL_OK;
+}
+
+/* ---- nodes ------------------------------------------------------------------ */
+
+enum ofl_err ofl_qp_node_init(struct ofl_qp_node *node, uint32_t addr,
+                              struct ofl_qp **qps, uint32_t qp_cap,
+                              struct ofl_ee *ee, uint32_t ee_cap)
+{
+    uint32_t i;
+
+    if (node == NULL || qps == NULL || qp_cap == 0 ||
+        (ee == NULL && ee_cap != 0))
+        return OFL_E_ARG;
+    for (i = 0; i < qp_cap; i++)
+        qps[i] = NULL;
+    for (i = 0; i < ee_cap; i++)
+        ofl_fill(&ee[i], 0, sizeof(ee[i]));
+    node->addr = addr;
+    node->qp = qps;
+    node->qp_cap = qp_cap;
+    node->ee = ee;
+    node->ee_cap = ee_cap;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp)
+{
+    if (node == NULL || qp == NULL)
+        return OFL_E_ARG;
+    if (qp->attr.service != OFL_QP_SVC_RD && qp->attr.service != OFL_QP_SVC_UD)
+        return OFL_E_QP_SERVICE;
+    if (qp->attr.node != node || qp->attr.qpn >= node->qp_cap)
+        return OFL_E_ARG;
+    if (node->qp[qp->attr.qpn] != NULL)
+        return OFL_E_QP_QPN_BUSY;
+    node->qp[qp->attr.qpn] = qp;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp)
+{
+    if (node == NULL || qp == NULL)
+        return OFL_E_ARG;
+    if (qp->attr.qpn >= node->qp_cap || node->qp[qp->attr.qpn] != qp)
+        return OFL_E_QP_DG_NO_QP;
+    node->qp[qp->attr.qpn] = NULL;
+    return OFL_OK;
+}
+
+struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr)
+{
+    uint32_t i;
+
+    if (node == NULL)
+        return NULL;
+    for (i = 0; i < node->ee_cap; i++)
+        if (node->ee[i].state != OFL_EE_UNUSED &&
+            node->ee[i].attr.remote_addr == addr)
+            return &node->ee[i];
+    return NULL;
+}
+
+/* ---- sending a datagram ------------------------------------------------------ */
+
+/*
+ * The current WQE is a datagram SEND: checked (FIG. 15), gathered into one
+ * frame (RD: straight into the EE slot it will be kept in), handed to the
+ * transmit callback. An unacknowledged one completes here; an RD frame
+ * stays in its EE window until acknowledged.
+ */
+static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
+                                            bool *progress)
+{
+    struct ofl_qp_sq_cur *c = &qp->cur;
+    const uint32_t svc = qp->attr.service, hl = qp_dg_hl(svc);
+    struct ofl_ee *ee = NULL;
+    struct ofl_dg_hdr h;
+    uint8_t *frame = qp->tx_buf;
+    uint32_t si = 0, so = 0;
+    enum ofl_err err;
+
+    if (!c->begun) {
+        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
+        if (err != OFL_OK) {
+            *progress = true;
+            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+        }
+        c->begun = 1;
+    }
+    if (svc == OFL_QP_SVC_RD) {
+        /* qp_dg_rules checked the index when the WQE was fetched. */
+        ee = &qp->attr.node->ee[ofl_load_le32(c->hdr + QPW_DG_EE)];
+        if (ee->state != OFL_EE_RTS) {
+            qp_cur_done(qp, OFL_WC_WR_FLUSH_ERR); /* the EE failed */
+            *progress = true;
+            return OFL_OK;
+        }
+        if (qp->ord_count >= qp->ord ||
+            ee->snd_nxt - ee->snd_una >= ee->attr.window)
+            return OFL_OK; /* hold: ORD reached or the EE window full */
+        frame = qp_ee_frame(ee, ee->snd_nxt);
+    }
+    err = qp_gather(qp, frame + hl, c->total, &si, &so);
+    if (err != OFL_OK) {
+        *progress = true;
+        return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+    }
+    if (hl != 0) {
+        ofl_fill(&h, 0, sizeof(h));
+        h.kind = svc == OFL_QP_SVC_RD ? OFL_DG_RD : OFL_DG_UD;
+        h.flags = (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED) ? OFL_DG_F_SE : 0;
+        h.len = (uint16_t)c->total;
+        h.dst_addr = ee != NULL ? ee->attr.remote_addr
+                                : ofl_load_le32(c->hdr + QPW_DG_ADDR);
+        h.src_addr = qp->attr.node->addr;
+        h.dst_qpn = ofl_load_le32(c->hdr + QPW_DG_QPN);
+        h.src_qpn = qp->attr.qpn;
+        h.sn = ee != NULL ? ee->snd_nxt : 0;
+        (void)ofl_dg_build(&h, frame, hl);
+    }
+    err = qp_xmit(qp, frame, hl + c->total, 0);
+    if (err != OFL_OK)
+        return err; /* blocked: the WQE stays current, rebuilt next time */
+    *progress = true;
+    if (ee != NULL) {
+        struct ofl_ee_slot *sl =
+            &ee->attr.slot[ee->snd_nxt & (ee->attr.window - 1u)];
+
+        sl->qp = qp;
+        sl->epoch = qp->dg_epoch;
+        sl->wqe = c->idx;
+        sl->len = hl + c->total;
+        sl->complete = qp->attr.acked;
+        if (ee->snd_nxt == ee->snd_una)
+            ee->deadline = qp_ee_deadline(ee, now);
+        if (ee->rtx_next == ee->snd_nxt)
+            ee->rtx_next++;
+        ee->snd_nxt++;
+        ee->stats.tx_frames++;
+        qp->ord_count++;
+        if (qp->attr.acked) {
+            c->active = 0; /* in flight until the acknowledgement */
+            return OFL_OK;
+        }
+    }
+    qp_cur_done(qp, OFL_WC_SUCCESS);
+    return OFL_OK;
+}
+
+/* ---- receiving a datagram ---------------------------------------------------- */
+
+/* Can qp take a frame of n bytes now? (state, size, a receive WQE) */
+static enum ofl_err qp_dg_can_take(const struct ofl_qp *qp, size_t n)
+{
+    if (!qp_state_in(qp, QP_DG_RX_OK))
+        return OFL_E_QP_STATE;
+    if (n > qp->attr.max_dgram)
+        return OFL_E_QP_DG_TOO_LONG;
+    if (qp->rq.ci == qp->rq.db_pi)
+        return OFL_E_QP_RQ_EMPTY;
+    return OFL_OK;
+}
+
+/*
+ * Consumes the next receive WQE of qp for the n bytes at p (all checks
+ * done): placed at offset 0 through the local checks, completed with the
+ * source (h, NULL for raw). A WQE that is malformed, fails its checks or
+ * is too small completes with its error status; the frame is consumed.
+ */
+static OFL_NOINLINE void qp_dg_deliver(struct ofl_qp *qp, const uint8_t *p,
+                                       uint32_t n, const struct ofl_dg_hdr *h)
+{
+    struct ofl_cqe *e;
+    uint8_t status;
+    enum ofl_err err = qp_rq_fetch(qp, &status);
+
+    if (err == OFL_OK && n > qp->rcur.total) {
+        err = OFL_E_QP_DG_TOO_LONG;
+        status = OFL_WC_LOC_LEN_ERR;
+    }
+    if (err == OFL_OK) {
+        err = qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, 0, p, n);
+        if (err != OFL_OK)
+            status = (uint8_t)ofl_tpt_wc_status(err);
+    }
+    qp->rcur.active = 0;
+    e = qp_rq_complete(qp, qp->rcur.wr_id, OFL_QP_OP_RECV,
+                       err == OFL_OK ? (uint8_t)OFL_WC_SUCCESS : status);
+    qp->stats.rx_fpdus++;
+    qp->stats.rx_bytes += n;
+    if (e == NULL)
+        return;
+    e->byte_len = err == OFL_OK ? n : 0;
+    if (h != NULL) {
+        e->flags = OFL_CQE_SRC;
+        if (h->flags & OFL_DG_F_SE)
+            e->flags |= OFL_CQE_SOLICITED;
+        e->src_addr = h->src_addr;
+        e->src_qpn = h->src_qpn;
+    }
+    qp_cqe_commit(qp->attr.recv_cq, e);
+}
+
+enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
+                                size_t len, uint64_t now)
+{
+    struct ofl_dg_hdr h;
+    struct ofl_ee *ee = NULL;
+    struct ofl_qp *qp;
+    enum ofl_err err;
+
+    if (node == NULL || (frame == NULL && len != 0))
+        return OFL_E_ARG;
+    err = ofl_dg_parse(frame, len, &h);
+    if (err != OFL_OK)
+        return err;
+    if (h.dst_addr != node->addr)
+        return OFL_E_QP_DG_NOT_FOR_US;
+    if (h.kind != OFL_DG_UD) {
+        ee = ofl_qp_node_ee(node, h.src_addr);
+        if (ee == NULL)
+            return OFL_E_QP_EE_NONE;
+        if (ee->state != OFL_EE_RTS)
+            return OFL_E_QP_EE_STATE;
+        if (h.kind == OFL_DG_ACK)
+            return qp_ee_ack(ee, h.sn, now);
+        if (ofl_sn_lt(h.sn, ee->rcv_nxt)) { /* delivered before */
+            ee->stats.dup_frames++;
+            qp_ee_ack_send(ee);
+            return OFL_OK;
+        }
+        if (h.sn != ee->rcv_nxt)
+            return OFL_E_QP_EE_SEQ; /* go-back-N: the sender resends */
+    }
+    if (h.dst_qpn >= node->qp_cap || node->qp[h.dst_qpn] == NULL)
+        return OFL_E_QP_DG_NO_QP;
+    qp = node->qp[h.dst_qpn];
+    if (qp->attr.service !=
+        (h.kind == OFL_DG_UD ? OFL_QP_SVC_UD : OFL_QP_SVC_RD))
+        return OFL_E_QP_DG_SERVICE;
+    err = qp_dg_can_take(qp, h.len);
+    if (err != OFL_OK)
+        return err;
+    /* Every check passed: commit. */
+    qp_dg_deliver(qp, frame + OFL_DG_HDR_LEN, h.len, &h);
+    if (ee != NULL) {
+        ee->rcv_nxt++;
+        ee->stats.rx_frames++;
+        qp_ee_ack_send(ee);
+    }
+    return OFL_OK;
+}
+
+/* ---- raw datagrams ------------------------------------------------------------ */
+
+static bool qp_addr16_eq(const uint8_t *a, const uint8_t *b)
+{
+    uint32_t i, d = 0;
+
+    for (i = 0; i < 16; i++)
+        d |= (uint32_t)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+enum ofl_err ofl_qp_steer_init(struct ofl_qp_steer *st,
+                               struct ofl_qp_steer_entry *e, uint32_t cap)
+{
+    uint32_t i;
+
+    if (st == NULL || e == NULL || cap == 0)
+        return OFL_E_ARG;
+    for (i = 0; i < cap; i++)
+        ofl_fill(&e[i], 0, sizeof(e[i]));
+    st->e = e;
+    st->cap = cap;
+    st->count = 0;
+    return OFL_OK;
+}
+
+/* The entry of the pair, or NULL. */
+static struct ofl_qp_steer_entry *qp_steer_at(const struct ofl_qp_steer *st,
+                                              uint8_t nh, const uint8_t *addr)
+{
+    uint32_t i;
+
+    for (i = 0; i < st->cap; i++)
+        if (st->e[i].qp != NULL && st->e[i].next_header == nh &&
+            qp_addr16_eq(st->e[i].addr, addr))
+            return &st->e[i];
+    return NULL;
+}
+
+enum ofl_err ofl_qp_steer_add(struct ofl_qp_steer *st, uint8_t next_header,
+                              const uint8_t addr[16], struct ofl_qp *qp)
+{
+    uint32_t i;
+
+    if (st == NULL || addr == NULL || qp == NULL)
+        return OFL_E_ARG;
+    if (qp->attr.service != OFL_QP_SVC_RAW)
+        return OFL_E_QP_SERVICE;
+    if (qp_steer_at(st, next_header, addr) != NULL)
+        return OFL_E_QP_STEER_BUSY;
+    for (i = 0; i < st->cap; i++) {
+        struct ofl_qp_steer_entry *e = &st->e[i];
+
+        if (e->qp == NULL) {
+            e->qp = qp;
+            e->next_header = next_header;
+            ofl_copy(e->addr, addr, 16);
+            st->count++;
+            return OFL_OK;
+        }
+    }
+    return OFL_E_QP_STEER_FULL;
+}
+
+enum ofl_err ofl_qp_steer_remove(struct ofl_qp_steer *st, uint8_t next_header,
+                                 const uint8_t addr[16])
+{
+    struct ofl_qp_steer_entry *e;
+
+    if (st == NULL || addr == NULL)
+        return OFL_E_ARG;
+    e = qp_steer_at(st, next_header, addr);
+    if (e == NULL)
+        return OFL_E_QP_STEER_NONE;
+    e->qp = NULL;
+    st->count--;
+    return OFL_OK;
+}
+
+struct ofl_qp *ofl_qp_steer_find(const struct ofl_qp_steer *st,
+                                 uint8_t next_header, const uint8_t addr[16])
+{
+    const struct ofl_qp_steer_entry *e;
+
+    if (st == NULL || addr == NULL)
+        return NULL;
+    e = qp_steer_at(st, next_header, addr);
+    return e != NULL ? e->qp : NULL;
+}
+
+enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
+                              const uint8_t *frame, size_t len)
+{
+    struct ofl_qp *qp;
+    enum ofl_err err;
+
+    if (st == NULL || (frame == NULL && len != 0))
+        return OFL_E_ARG;
+    if (len < OFL_RAW_HDR_LEN)
+        return OFL_E_QP_DG_SHORT;
+    if ((frame[0] >> 4) != 6)
+        return OFL_E_QP_RAW_NOT_IPV6;
+    if ((size_t)ofl_load_be16(frame + RAW_PLEN) != len - OFL_RAW_HDR_LEN)
+        return OFL_E_QP_DG_LENGTH;
+    qp = ofl_qp_steer_find(st, frame[RAW_NEXT], frame + RAW_DST);
+    if (qp == NULL)
+        return OFL_E_QP_STEER_NONE;
+    err = qp_dg_can_take(qp, len);
+    if (err != OFL_OK)
+        return err;
+    qp_dg_deliver(qp, frame, (uint32_t)len, NULL);
+    return OFL_OK;
+}
+
 #endif /* OFL_ENABLE_QP */
 
 /* ======================================================================== */

@@ -251,7 +251,48 @@ uint32_t ofl_version(void);
     X(E_QP_RQ_EMPTY, 0x0413)    /* an iSCSI PDU for the receive queue      \
                                    found no receive WQE */                  \
     X(E_QP_ISCSI_TASK, 0x0414)  /* the task's command is of the other      \
-                                   kind (FIG. 17B g) */
+                                   kind (FIG. 17B g) */                     \
+    X(E_QP_DG_RDMA, 0x0415)     /* RDMA Write/Read, atomic, bind or Send   \
+                                   with Invalidate on a datagram QP */      \
+    X(E_QP_DG_TOO_LONG, 0x0416) /* a datagram message larger than one      \
+                                   frame (the QP's max_dgram, or an EE     \
+                                   slot): seed 002 single-cell rule */      \
+    X(E_QP_DG_DEST, 0x0417)     /* a WR's destination names no EE context  \
+                                   in use on the QP's node */               \
+    X(E_QP_DG_SHORT, 0x0418)    /* frame shorter than its header (28 bytes \
+                                   datagram, 40 bytes raw IPv6) */          \
+    X(E_QP_DG_VERSION, 0x0419)  /* datagram header version is not 1 */     \
+    X(E_QP_DG_KIND, 0x041A)     /* datagram header kind undefined */       \
+    X(E_QP_DG_RESERVED, 0x041B) /* a reserved bit or byte, or a field the  \
+                                   kind leaves unused, is not zero */       \
+    X(E_QP_DG_LENGTH, 0x041C)   /* a length field disagrees with the frame \
+                                   length */                                \
+    X(E_QP_DG_NOT_FOR_US, 0x041D) /* destination node address is not this  \
+                                   node's */                                \
+    X(E_QP_DG_NO_QP, 0x041E)    /* no QP with the destination QP number on \
+                                   this node */                             \
+    X(E_QP_DG_SERVICE, 0x041F)  /* the destination QP's service is not the \
+                                   frame's kind (UD frame to an RD QP ...) */\
+    X(E_QP_QPN_BUSY, 0x0420)    /* another QP has that QP number on the    \
+                                   node */                                  \
+    X(E_QP_EE_NONE, 0x0421)     /* no EE context for the source node */    \
+    X(E_QP_EE_STATE, 0x0422)    /* the EE context is not in use or is in   \
+                                   error */                                 \
+    X(E_QP_EE_SEQ, 0x0423)      /* RD frame ahead of the expected sequence \
+                                   number (one was lost): refused */        \
+    X(E_QP_EE_ACK, 0x0424)      /* acknowledgement of a sequence number    \
+                                   never sent */                            \
+    X(E_QP_EE_RETRY, 0x0425)    /* retry limit reached: the EE context     \
+                                   went to error and flushed its frames */  \
+    X(E_QP_ACKED, 0x0426)       /* acknowledged attribute asked of a       \
+                                   service without acknowledgements */      \
+    X(E_QP_RAW_NOT_IPV6, 0x0427) /* raw frame whose version nibble is not  \
+                                   6 */                                     \
+    X(E_QP_STEER_NONE, 0x0428)  /* no steering entry has the raw frame's   \
+                                   next header and destination address */   \
+    X(E_QP_STEER_FULL, 0x0429)  /* the raw steering table is full */       \
+    X(E_QP_STEER_BUSY, 0x042A)  /* that next header and address are        \
+                                   already steered */
 #define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
                             reasons of the incoming path, each counted in    \
                             struct ofl_ap_stats */                           \
@@ -482,7 +523,9 @@ enum ofl_wc_status {
     OFL_WC_REM_ACCESS_ERR,   /* peer refused the access (its STag checks) */
     OFL_WC_REM_OP_ERR,       /* peer could not complete the operation */
     OFL_WC_FATAL_ERR,        /* catastrophic, stream lost */
-    OFL_WC_GENERAL_ERR       /* anything else */
+    OFL_WC_GENERAL_ERR,      /* anything else */
+    OFL_WC_RETRY_EXC_ERR     /* retransmission retries exhausted (a
+                                reliable datagram EE context failed) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -2240,8 +2283,10 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *  TERMINATE     RESET -    -   -    -    ERROR -       -     TERM   TERM    TERM  ERROR   ERROR      ERROR
  *  CLOSING       RESET -    -   -    -    ERROR CLOSING -     ERROR  ERROR   TERM  ERROR   RESET''    ERROR
  *
- *  ' only for a service without a stream (the datagram kinds to come);
- *    iWARP and iSCSI QPs reach RTS by ESTAB (ofl_qp_establish).
+ *  ' only for a service without a stream (the datagram kinds RD, UD and
+ *    RAW); iWARP and iSCSI QPs reach RTS by ESTAB (ofl_qp_establish).
+ *    A datagram QP has no stream: ESTAB, CLOSING and the LLP events are
+ *    refused for it (OFL_E_QP_SERVICE, OFL_E_QP_STATE).
  *  '' ERROR instead when a WQE is still outstanding.
  *
  * Events: ESTAB the stream is up (MPA done); SQ_ERR a send WQE failed its
@@ -2337,7 +2382,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * an RDMA Read completes after the Read's response arrived); an
  * unsignalled WQE produces no CQE unless it failed or was flushed. A Send,
  * Write or Immediate Data completes when its last byte was handed to the
- * transmit callback (RFC 5040 gives no acknowledgement).
+ * transmit callback (RFC 5040 gives no acknowledgement); an RD Send of an
+ * acknowledged QP when its EE acknowledgement returns ("Channel kinds").
  */
 
 #define OFL_QP_WQE_MAX 256  /* largest WQE slot in bytes */
@@ -2382,14 +2428,21 @@ enum ofl_qp_event {
 };
 
 /*
- * Transport service, fixed at creation (seed 001 "Transport Services").
- * Values from 16 up are reserved for the connectionless kinds (reliable
- * datagram with shared end-to-end contexts, unreliable datagram, raw
- * datagram) and are refused today with OFL_E_QP_SERVICE.
+ * Transport service, fixed at creation (seed 001 "Transport Services":
+ * "When a QP is created, the QP is set to provide a selected type of
+ * transport service"). Values 1-15 are the connected kinds, 16 up the
+ * connectionless ones (see "Channel kinds" below); any other value is
+ * refused with OFL_E_QP_SERVICE.
  */
 enum ofl_qp_service {
     OFL_QP_SVC_IWARP = 1, /* reliable connection: RDMAP/DDP/MPA over TCP */
-    OFL_QP_SVC_ISCSI = 2  /* iSCSI 1.0 initiator over TCP (FIG. 17A/17B) */
+    OFL_QP_SVC_ISCSI = 2, /* iSCSI 1.0 initiator over TCP (FIG. 17A/17B) */
+    OFL_QP_SVC_RD = 16,   /* reliable datagram: any QP of any node through
+                             the node's shared EE context */
+    OFL_QP_SVC_UD = 17,   /* unreliable datagram: single frames, no
+                             acknowledgement */
+    OFL_QP_SVC_RAW = 18   /* raw datagram: IPv6 frames untouched, steered
+                             by next header and destination address */
 };
 
 /* Work request and completion opcodes. */
@@ -2485,6 +2538,14 @@ struct ofl_qp_wr {
         uint8_t flags;     /* OFL_TPT_F_ONE_TOUCH, OFL_TPT_F_ONE_SHOT */
     } bind;
     uint8_t bhs[OFL_ISCSI_BHS_LEN];
+    struct {               /* SEND on a datagram QP (seed 002: "the
+                              descriptor ... include a field that
+                              specifies the destination") */
+        uint32_t addr;     /* UD: destination node address */
+        uint32_t ee;       /* RD: index of the EE context in the QP's
+                              node (the remote node) */
+        uint32_t qpn;      /* UD, RD: destination QP number */
+    } dest;
 };
 
 /* A receive work request: a scatter list (FIG. 4 receive WQE). */
@@ -2501,8 +2562,10 @@ enum ofl_cqe_flag {
     OFL_CQE_IMM = 0x01,       /* imm is valid */
     OFL_CQE_INV = 0x02,       /* the peer invalidated stag (Send with Inv.) */
     OFL_CQE_SOLICITED = 0x04, /* the message carried the SE bit */
-    OFL_CQE_ISCSI_CHECK = 0x08 /* iSCSI: the PDU failed checks a-g of
+    OFL_CQE_ISCSI_CHECK = 0x08, /* iSCSI: the PDU failed checks a-g of
                                   FIG. 17B and is handed over as is */
+    OFL_CQE_SRC = 0x10        /* RD, UD receive: src_addr and src_qpn are
+                                 valid */
 };
 
 /* A completion (IBA work completion; status as enum ofl_wc_status). */
@@ -2520,6 +2583,8 @@ struct ofl_cqe {
     uint8_t status;     /* enum ofl_wc_status */
     uint8_t flags;      /* enum ofl_cqe_flag */
     uint8_t reserved;
+    uint32_t src_addr;  /* OFL_CQE_SRC: the sender's node address */
+    uint32_t src_qpn;   /* OFL_CQE_SRC: the sender's QP number */
 };
 
 /* Arming (IBA "request completion notification"). */
@@ -2597,8 +2662,9 @@ enum ofl_qp_tx_flag {
 
 /*
  * The transmit callback: hands data[0 .. len) to the lower layer as stream
- * bytes (one FPDU or one iSCSI PDU per call; a datagram service would hand
- * one datagram). Returns 0 when it took all of them, non-zero when it took
+ * bytes (one FPDU or one iSCSI PDU per call; a datagram QP hands one whole
+ * frame per call, and an EE context its acknowledgements and
+ * retransmissions through its own callback). Returns 0 when it took all of them, non-zero when it took
  * none: the engine keeps its place and tries again in a later
  * ofl_qp_process (the segment is rebuilt). The bytes are valid only during
  * the call. It MUST NOT call back into the QP.
@@ -2661,6 +2727,9 @@ struct ofl_qp_inreq {
     uint8_t reserved[7];
 };
 
+struct ofl_qp_node;
+struct ofl_ee;
+
 /* Creation attributes of a QP. */
 struct ofl_qp_attr {
     uint32_t qpn;
@@ -2669,9 +2738,16 @@ struct ofl_qp_attr {
     uint8_t sq_reg;           /* FIG. 11 step 1144: send-queue based
                                  registration enabled */
     uint8_t reg_option;       /* enum ofl_qp_reg_option */
-    uint8_t reserved;
+    uint8_t acked;            /* seed 002 acknowledge attribute: 1 = a
+                                 send WQE completes when the EE
+                                 acknowledgement covering it returns
+                                 (RD only), 0 = when its frame left */
     uint16_t ord;             /* outbound Reads and Atomics outstanding at
-                                 most (fixed at creation), >= 1 */
+                                 most (fixed at creation), >= 1; RD: the
+                                 frames sent and not yet acknowledged
+                                 (seed 001 "multiple outstanding
+                                 requests ... determined when a QP is
+                                 created") */
     uint16_t ird;             /* inbound requests held, a power of two */
     uint32_t event_vector;    /* for the port's notify hook */
     uint32_t sq_db, rq_db;    /* doorbell ids rung by the post calls */
@@ -2684,6 +2760,11 @@ struct ofl_qp_attr {
     ofl_qp_transmit_fn transmit;
     void *transmit_ctx;
     struct ofl_qp_tuple tuple; /* how inbound segments find the QP */
+    uint32_t max_dgram;       /* datagram kinds: largest message (one
+                                 frame's payload; RAW: the whole frame),
+                                 1 .. 65535 */
+    struct ofl_qp_node *node; /* RD, UD: the node the QP lives on (its
+                                 address and, for RD, EE contexts) */
 };
 
 /* Caller memory for one QP: rings, their adapter state and buffers. */
@@ -2844,6 +2925,9 @@ struct ofl_qp {
     struct ofl_tpt_piece piece[OFL_QP_PIECES]; /* scratch: translation */
     uint8_t hdr[OFL_RDMAP_HDR_MAX];            /* scratch: a header */
     struct ofl_qp_stats stats;
+    uint32_t dg_epoch;        /* RD: bumped when the QP's WQEs are flushed
+                                 or discarded, so that a late EE
+                                 acknowledgement touches none of them */
 };
 
 /* Bytes of a ring of depth WQEs with max_sge data segments (send or
@@ -2866,14 +2950,19 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
  * power of two, CQs and TPT present, transmit present, reg_option 1 or 2)
  * and mem (depths powers of two, SGE limits, every array present for the
  * sizes given) -> OFL_E_ARG / OFL_E_QP_SERVICE. The CQs record nothing:
- * sizing them is the caller's (struct ofl_cq).
+ * sizing them is the caller's (struct ofl_cq). Datagram kinds: max_dgram
+ * 1 .. 65535 and node present for RD and UD (OFL_E_ARG), tx_cap >=
+ * max_dgram plus the 28-byte header (RAW: max_dgram) (OFL_E_SIZE); irq,
+ * ord_ring and rx_buf may be NULL. acked = 1 on any service but RD is
+ * OFL_E_QP_ACKED.
  */
 enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
                            const struct ofl_qp_mem *mem);
 
 /* Consumer transition (ofl_qp_modify(qp, OFL_QP_RTS) ...) along the table;
  * OFL_E_QP_TRANSITION when the table refuses it, OFL_E_QP_STATE for RTR ->
- * RTS on a stream service. Performs the entry actions listed above. */
+ * RTS on a stream service and for CLOSING on a datagram service. Performs
+ * the entry actions listed above. */
 enum ofl_err ofl_qp_modify(struct ofl_qp *qp, enum ofl_qp_state to);
 
 /*
@@ -2885,7 +2974,7 @@ enum ofl_err ofl_qp_modify(struct ofl_qp *qp, enum ofl_qp_state to);
  * 6581 block was exchanged (at least 1). Checks that the MULPDU holds the
  * longest control message, OFL_RDMAP_HDR_MAX (OFL_E_ARG), that tx_cap holds
  * an FPDU at that MULPDU (OFL_E_SIZE) and that markers sent have a staging
- * buffer (OFL_E_SIZE).
+ * buffer (OFL_E_SIZE). A datagram QP has no stream: OFL_E_QP_SERVICE.
  */
 enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
                               uint32_t emss, uint32_t rx_sn, uint32_t rcv_wnd);
@@ -2899,6 +2988,11 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
  * nothing is queued. *out (may be NULL) receives the STag now usable by
  * later WQEs of the same SQ (FAST_REG, REG_SEND: FIG. 11 "returns the STag
  * at once"), the command ID (ISCSI_CMD) or the WQE index (others).
+ * Datagram QPs (see "Channel kinds"): SEND, LOCAL_INV, DELAY and FAST_REG
+ * only (the RDMA family is OFL_E_QP_DG_RDMA), the message at most
+ * max_dgram bytes (OFL_E_QP_DG_TOO_LONG), RD: dest.ee names an EE context
+ * in use whose slots hold the frame (OFL_E_QP_DG_DEST,
+ * OFL_E_QP_DG_TOO_LONG).
  */
 enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
                               uint32_t *out);
@@ -2928,7 +3022,9 @@ enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
  * now: inbound requests first (Read Responses, Atomic Responses, Data-Out),
  * then send WQEs in order (ORD and FENCE honoured, DELAY held until now),
  * then the completions that became due; in ERROR it flushes what was
- * posted. Returns OFL_OK, OFL_E_QP_TX_BLOCKED when the transmit callback
+ * posted. A datagram Send is one transmission; an RD Send waits (no
+ * progress) while the QP's ORD or its EE window is full, and is flushed
+ * when its EE context is in ERROR. Returns OFL_OK, OFL_E_QP_TX_BLOCKED when the transmit callback
  * refused (call again later), or the error that moved the QP to TERMINATE.
  */
 enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget);
@@ -2942,7 +3038,8 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget);
 enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg);
 
 /* The LLP reports the connection closed (graceful, lost = false) or reset
- * or lost (lost = true): events LLP_CLOSED / LLP_LOST. */
+ * or lost (lost = true): events LLP_CLOSED / LLP_LOST. OFL_E_QP_SERVICE
+ * for a datagram QP. */
 enum ofl_err ofl_qp_llp_event(struct ofl_qp *qp, bool lost);
 
 /* Send WQEs posted and not yet completed, receive WQEs likewise. */
@@ -2980,6 +3077,329 @@ struct ofl_qp *ofl_qp_demux_find(const struct ofl_qp_demux *d,
  * ofl_qp_input of that QP. */
 enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
                                 const struct ofl_qp_seg *seg);
+
+/* ---- channel kinds: datagram services (seed 001, seed 002) ------------- */
+
+/*
+ * Channel kinds. Seed 002 describes a channel by two attributes:
+ * connected (the two QPs are bound; iWARP and iSCSI here) or
+ * connectionless (the send descriptor names the destination: "e.g., MAC
+ * address and work queue pair number of destination"), and acknowledged
+ * ("a descriptor is not completed until an acknowledgement is returned")
+ * or not ("the descriptor is completed when the packet is sent onto the
+ * wire"). Seed 001 "Transport Services" gives the connectionless kinds:
+ *
+ *   kind  state it needs           delivery            completion of a Send
+ *   RD    the QP + one EE context  in order, once,     acked = 1: when the EE
+ *         per remote node, shared  retransmitted       ack covering its frame
+ *         by all RD QPs of a node  (go-back-N)         returns; acked = 0:
+ *                                                      when the frame left
+ *   UD    the QP only              at most once,       when the frame left
+ *                                  no retransmission   (the transmit callback
+ *                                                      took it)
+ *   RAW   the QP only; inbound     software's (frames  when the frame left
+ *         frames steered by IPv6   pass untouched)
+ *         next header + dst addr
+ *
+ * Rules every datagram kind shares: a message is one frame ("only single
+ * cell packets can be sent in a connectionless channel", seed 002), at
+ * most attr.max_dgram bytes of payload, checked at post time and again
+ * when the WQE is fetched (OFL_E_QP_DG_TOO_LONG); there is no RDMA, atomic,
+ * bind or Send with Invalidate (OFL_E_QP_DG_RDMA: seed 001 lets RD QPs
+ * accept RDMA, this engine does not yet); QPs go RESET -> INIT -> RTR ->
+ * RTS by ofl_qp_modify, receive in RTR, RTS, SQD and SQE, and a send WQE
+ * that fails its local checks moves the QP to SQE as on a stream.
+ *
+ * Scaling (seed 001): with N nodes of M processes each talking all to
+ * all, reliable connections need M^2 x (N - 1) QPs per node; reliable
+ * datagram needs M QPs + (N - 1) EE contexts, because "the end-to-end
+ * state held in the EE contexts is shared by all the connectionless QPs
+ * communicating between a pair of endnodes".
+ *
+ * Datagram frame (UD and RD; seed 001 "Data Transactions": "the SANIC
+ * hardware adds a transport header and a network header to each frame.
+ * The transport header includes sequence numbers ... The network header
+ * includes the destination ... address"). Big-endian, 28 bytes, then the
+ * payload; it is handed to the transmit callback as one datagram:
+ *
+ *   0  version u8 = 1
+ *   1  kind u8: 1 UD, 2 RD data, 3 RD acknowledgement
+ *   2  flags u8: 0x01 SE (solicited, data kinds only); others reserved 0
+ *   3  reserved u8 = 0
+ *   4  destination node address u32
+ *   8  source node address u32
+ *   12 destination QP number u32 (acknowledgement: 0)
+ *   16 source QP number u32 (acknowledgement: 0)
+ *   20 EE sequence number u32: RD data its own; acknowledgement the
+ *      highest one received in order (it covers every earlier one); UD 0
+ *   24 payload length u16 (acknowledgement: 0); must equal the frame
+ *      length - 28
+ *   26 reserved u16 = 0
+ *
+ * EE contexts (seed 001: they "keep track of sequence numbers,
+ * acknowledgments, and time-out values"). Each side of a node pair owns
+ * one; the sender numbers RD data frames from snd_isn on, the receiver
+ * expects them from rcv_isn on (the caller agrees both at setup).
+ * Sequence numbers compare by RFC 1982 (ofl_sn_lt). States:
+ *
+ *   state   event                          next    action
+ *   UNUSED  ofl_ee_init                    RTS     numbers, window empty
+ *   RTS     frame sent (by a QP)           RTS     kept in a window slot
+ *                                                  until acknowledged; QP's
+ *                                                  outstanding count + 1
+ *   RTS     ack a, snd_una <= a < snd_nxt  RTS     slots up to a released;
+ *                                                  acked WQEs complete;
+ *                                                  retries = 0
+ *   RTS     ack snd_una - 1                RTS     nothing new (a repeat)
+ *   RTS     ack before snd_una - 1         RTS     ignored (stale)
+ *   RTS     ack at or after snd_nxt        RTS     OFL_E_QP_EE_ACK, nothing
+ *   RTS     data sn == rcv_nxt, delivered  RTS     rcv_nxt + 1, ack sn
+ *   RTS     data sn before rcv_nxt         RTS     dropped (duplicate),
+ *                                                  re-acked rcv_nxt - 1
+ *   RTS     data sn after rcv_nxt          RTS     OFL_E_QP_EE_SEQ, nothing
+ *   RTS     tick, deadline passed, retries RTS     go-back-N: every slot
+ *           < retry_limit                          from snd_una again
+ *   RTS     tick, deadline passed, retries ERROR   OFL_E_QP_EE_RETRY; every
+ *           == retry_limit                         WQE waiting for an ack
+ *                                                  completes with
+ *                                                  OFL_WC_RETRY_EXC_ERR;
+ *                                                  queued WQEs naming the
+ *                                                  EE are flushed when
+ *                                                  reached
+ *   ERROR   anything but ofl_ee_init       ERROR   OFL_E_QP_EE_STATE
+ *
+ * (An unacknowledged QP's Send completed when its frame left; if the EE
+ * fails later that frame is lost without a second completion: the price
+ * of acked = 0, seed 002.)
+ *
+ * An RD QP holds its next Send (it does not start) while attr.ord of its
+ * frames are unacknowledged (seed 001: "The requestor can have multiple
+ * outstanding requests ... determined when a QP is created") or while the
+ * EE window is full; FENCE waits until every earlier frame of the QP was
+ * acknowledged. An in-sequence RD frame that its QP cannot take (no QP,
+ * wrong kind or state, no receive WQE, too long) is refused and not
+ * acknowledged: the sender retransmits it (a receive WQE posted meanwhile
+ * takes it). The EE context and every QP that sends through it are
+ * serialised by the caller (one lock per node, say).
+ *
+ * Raw datagrams (seed 001: "a client process can register ... to direct
+ * datagrams for a particular upper level protocol (e.g., TCP and UDP) to
+ * a particular QP. SANIC hardware can demultiplex incoming IPv6 streams
+ * of datagrams based on a next header field as well as the destination
+ * IP address"): a raw Send hands its gathered bytes to the transmit
+ * callback as they are; an inbound frame must be an IPv6 packet (version
+ * 6, 40-byte header, payload length = frame length - 40; the next header
+ * of the fixed header is used, extension headers are not walked) and is
+ * placed whole into the receive WQE of the QP the steering table names.
+ *
+ * Receiving a datagram: the header is checked in full, then the node
+ * address, the EE context and sequence (RD), the QP (number, kind, state,
+ * max_dgram) and a posted receive WQE; only then is anything changed. The
+ * receive WQE is consumed: payload placed at offset 0 through the local
+ * checks (FIG. 15), CQE with OFL_CQE_SRC, src_addr and src_qpn (RD, UD);
+ * a WQE too small completes with OFL_WC_LOC_LEN_ERR, one failing its
+ * checks with the TPT's status (the frame counts as delivered).
+ */
+
+#define OFL_DG_HDR_LEN 28
+#define OFL_DG_VERSION 1
+#define OFL_DG_F_SE 0x01
+#define OFL_RAW_HDR_LEN 40 /* the fixed IPv6 header (RFC 8200 §3) */
+
+/* Datagram header kinds. */
+enum ofl_dg_kind {
+    OFL_DG_UD = 1,
+    OFL_DG_RD = 2,
+    OFL_DG_ACK = 3
+};
+
+/* A datagram header, decoded. */
+struct ofl_dg_hdr {
+    uint8_t kind;        /* enum ofl_dg_kind */
+    uint8_t flags;       /* OFL_DG_F_SE */
+    uint16_t len;        /* payload bytes */
+    uint32_t dst_addr;
+    uint32_t src_addr;
+    uint32_t dst_qpn;
+    uint32_t src_qpn;
+    uint32_t sn;         /* EE sequence number (RD, ACK) */
+};
+
+/* Decodes the header of frame[0 .. len) and checks it against the table
+ * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH. Pure. */
+enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
+                          struct ofl_dg_hdr *h);
+
+/* Encodes h (its kind's unused fields must be zero, h->len the payload
+ * that will follow) into out[0 .. 28): OFL_E_ARG when h breaks the rules
+ * ofl_dg_parse checks, OFL_E_SIZE when cap < 28. */
+enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
+                          size_t cap);
+
+/* EE context states. */
+enum ofl_ee_state {
+    OFL_EE_UNUSED = 0,
+    OFL_EE_RTS = 1,
+    OFL_EE_ERROR = 2
+};
+
+/* One unacknowledged RD frame kept for retransmission. */
+struct ofl_ee_slot {
+    struct ofl_qp *qp;  /* the QP that sent it */
+    uint32_t epoch;     /* qp->dg_epoch when it was sent */
+    uint32_t wqe;       /* its SQ index */
+    uint32_t len;       /* frame bytes in the slot buffer */
+    uint8_t complete;   /* the WQE completes when this frame is acked */
+    uint8_t reserved[3];
+};
+
+/* Setup of an EE context (caller memory). */
+struct ofl_ee_attr {
+    uint32_t local_addr;     /* this node's address */
+    uint32_t remote_addr;    /* the other node's */
+    uint32_t snd_isn;        /* first sequence number sent */
+    uint32_t rcv_isn;        /* first sequence number expected */
+    uint32_t window;         /* frames unacknowledged at most, a power of
+                                two, 1 .. 2^15 */
+    uint32_t slot_size;      /* bytes per retransmission slot, > 28 */
+    uint8_t *buf;            /* window * slot_size bytes */
+    struct ofl_ee_slot *slot; /* window entries */
+    uint64_t timeout;        /* ticks of `now` before a retransmission */
+    uint32_t retry_limit;    /* retransmission rounds before ERROR */
+    ofl_qp_transmit_fn transmit; /* acknowledgements and retransmissions */
+    void *transmit_ctx;
+};
+
+/* Counters (informational). */
+struct ofl_ee_stats {
+    uint64_t tx_frames;      /* RD data frames sent the first time */
+    uint64_t rtx_frames;     /* frames sent again */
+    uint64_t rx_frames;      /* RD data frames delivered */
+    uint64_t dup_frames;     /* duplicates dropped (and re-acked) */
+    uint64_t acks_tx, acks_rx;
+};
+
+/* An end-to-end context: one per remote node, shared by every RD QP of the
+ * node (seed 001 "Transport Services"). Only ofl_ee_ / ofl_qp_ functions
+ * change the fields. */
+struct ofl_ee {
+    struct ofl_ee_attr attr;
+    uint8_t state;           /* enum ofl_ee_state */
+    uint8_t ack_pending;     /* an acknowledgement waits for the transmit */
+    uint8_t reserved[2];
+    uint32_t snd_una;        /* oldest unacknowledged */
+    uint32_t snd_nxt;        /* next to send */
+    uint32_t rtx_next;       /* next to send again (== snd_nxt: none) */
+    uint32_t rcv_nxt;        /* next expected */
+    uint32_t retries;        /* rounds since the last progress */
+    uint64_t deadline;       /* retransmit when now reaches it */
+    struct ofl_ee_stats stats;
+};
+
+/* Initialises ee (RTS, window empty) from a: window a power of two 1 ..
+ * 2^15, slot_size > 28, buf, slot and transmit present (OFL_E_ARG). */
+enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a);
+
+/*
+ * The caller's clock for ee (no clock in the core): sends a pending
+ * acknowledgement, and when frames are unacknowledged at now >= deadline
+ * starts a go-back-N round (retries + 1, deadline = now + timeout) or,
+ * after retry_limit rounds, moves ee to ERROR, completes the WQEs waiting
+ * for its acks with OFL_WC_RETRY_EXC_ERR and returns OFL_E_QP_EE_RETRY.
+ * Sends what is due to be sent again while the transmit takes it
+ * (OFL_E_QP_TX_BLOCKED when it refused: call again). OFL_E_QP_EE_STATE
+ * unless RTS.
+ */
+enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now);
+
+/* Frames of ee sent and not yet acknowledged. */
+uint32_t ofl_ee_outstanding(const struct ofl_ee *ee);
+
+/*
+ * A node: its address, its datagram QPs by QP number (a caller array of
+ * qp_cap slots: QP n sits in slot n) and its EE contexts (ee_cap of them,
+ * one per remote node it talks RD to; each initialised by ofl_ee_init).
+ */
+struct ofl_qp_node {
+    uint32_t addr;
+    struct ofl_qp **qp;
+    uint32_t qp_cap;
+    struct ofl_ee *ee;
+    uint32_t ee_cap;
+};
+
+/* Initialises node (empty directory; every EE context zeroed: UNUSED).
+ * OFL_E_ARG when qps is NULL or qp_cap is 0, or ee is NULL with ee_cap. */
+enum ofl_err ofl_qp_node_init(struct ofl_qp_node *node, uint32_t addr,
+                              struct ofl_qp **qps, uint32_t qp_cap,
+                              struct ofl_ee *ee, uint32_t ee_cap);
+
+/* Enters qp (an RD or UD QP whose attr.node is node) under its QP number:
+ * OFL_E_ARG (other node, qpn >= qp_cap), OFL_E_QP_SERVICE (not RD/UD),
+ * OFL_E_QP_QPN_BUSY (another QP has the number). */
+enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp);
+
+/* Removes qp (OFL_E_QP_DG_NO_QP if it is not there). */
+enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp);
+
+/* The EE context of node whose remote address is addr, or NULL. */
+struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
+
+/*
+ * One received UD or RD frame for node at time now (the checks and their
+ * order are described above). RD data: in sequence and delivered ->
+ * acknowledged at once through the EE's transmit (held for ofl_ee_tick
+ * when refused); a duplicate -> OFL_OK, dropped, re-acknowledged. An
+ * acknowledgement releases the frames it covers. Returns OFL_OK or the
+ * named error of the first check that failed; on an error nothing
+ * changed.
+ */
+enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
+                                size_t len, uint64_t now);
+
+/* A raw steering entry: IPv6 next header + destination address -> QP. */
+struct ofl_qp_steer_entry {
+    struct ofl_qp *qp;       /* NULL: free */
+    uint8_t next_header;
+    uint8_t reserved[3];
+    uint8_t addr[16];
+};
+
+/* The raw steering table: cap caller entries, searched linearly. */
+struct ofl_qp_steer {
+    struct ofl_qp_steer_entry *e;
+    uint32_t cap;
+    uint32_t count;
+};
+
+/* Initialises st over e[cap] (cap >= 1), all free. */
+enum ofl_err ofl_qp_steer_init(struct ofl_qp_steer *st,
+                               struct ofl_qp_steer_entry *e, uint32_t cap);
+
+/* Steers frames with next_header and destination addr[16] to qp (a RAW
+ * QP, else OFL_E_QP_SERVICE): OFL_E_QP_STEER_BUSY when that pair is
+ * steered already, OFL_E_QP_STEER_FULL when no entry is free. */
+enum ofl_err ofl_qp_steer_add(struct ofl_qp_steer *st, uint8_t next_header,
+                              const uint8_t addr[16], struct ofl_qp *qp);
+
+/* Removes the pair (OFL_E_QP_STEER_NONE when it is not steered). */
+enum ofl_err ofl_qp_steer_remove(struct ofl_qp_steer *st, uint8_t next_header,
+                                 const uint8_t addr[16]);
+
+/* The QP steered for the pair, or NULL. */
+struct ofl_qp *ofl_qp_steer_find(const struct ofl_qp_steer *st,
+                                 uint8_t next_header, const uint8_t addr[16]);
+
+/*
+ * One received raw frame: IPv6 checks (OFL_E_QP_DG_SHORT,
+ * OFL_E_QP_RAW_NOT_IPV6, OFL_E_QP_DG_LENGTH), steering
+ * (OFL_E_QP_STEER_NONE), then the QP (state: OFL_E_QP_STATE, max_dgram:
+ * OFL_E_QP_DG_TOO_LONG, a receive WQE: OFL_E_QP_RQ_EMPTY); then the whole
+ * frame is placed into the receive WQE and completes it. On an error
+ * nothing changed.
+ */
+enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
+                              const uint8_t *frame, size_t len);
 #endif /* OFL_ENABLE_QP */
 
 /* ======================================================================== */

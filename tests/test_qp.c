@@ -210,7 +210,9 @@ static void test_create(void)
         CHECK_ERR(ofl_qp_create(qp, &a, &s->qmem), want);                    \
     } while (0)
     TRY_ATTR(a.service = 0, OFL_E_QP_SERVICE);
-    TRY_ATTR(a.service = 16, OFL_E_QP_SERVICE); /* datagram kinds: later */
+    TRY_ATTR(a.service = 15, OFL_E_QP_SERVICE);
+    TRY_ATTR(a.service = 19, OFL_E_QP_SERVICE); /* past the datagram kinds */
+    TRY_ATTR(a.service = OFL_QP_SVC_RD, OFL_E_ARG); /* no node, max_dgram */
     TRY_ATTR(a.tpt = NULL, OFL_E_ARG);
     TRY_ATTR(a.send_cq = NULL, OFL_E_ARG);
     TRY_ATTR(a.recv_cq = NULL, OFL_E_ARG);

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * fuzz/qp_datagram: hostile datagram frames against one node (address 1)
+ * holding a UD QP (number 1), an acknowledged RD QP (2, ORD 4), an
+ * unacknowledged RD QP (3, ORD 2) and a raw QP (4, steered for UDP to
+ * 2001:db8::1), with one EE context toward node 2 (window 4, 3 retries).
+ * Frames it transmits (datagrams, acknowledgements, retransmissions) go
+ * to a sink that remembers the last RD data frame's sequence number.
+ *
+ * Input: byte 0 unused (kept for the configuration of later versions),
+ * then events, each a type byte and its operands:
+ *   0x00 L16 bytes   ofl_qp_dgram_input of the bytes
+ *   0x01 K F Q S L   a datagram built by the harness (so that the fuzzer
+ *                    reaches past the header): kind K (0-3), flags F,
+ *                    destination QP Q (0-7), sequence number S (int8,
+ *                    relative to the EE's rcv_nxt for data, to its snd_una
+ *                    for an acknowledgement), payload length L16 % 600,
+ *                    the destination / source address bit flips in F's
+ *                    upper bits
+ *   0x02 L16 bytes   ofl_qp_raw_input of the bytes
+ *   0x03 N H L16     a raw IPv6 frame built by the harness: next header
+ *                    N, destination H & 1 (steered or not), L payload
+ *   0x04 Q L16 E     post a SEND on QP Q & 3 of L16 % 400 bytes (RD: EE
+ *                    index E)
+ *   0x05 Q           post a receive on QP Q & 3
+ *   0x06 T           ofl_ee_tick at now += T
+ *   0x07 B           ofl_qp_process of every QP with budget B
+ *   0x08 Q S         ofl_qp_modify of QP Q & 3 to state S % 9
+ * (any other type: its value mod 9).
+ *
+ * Invariants after every event: the sim guard never fired (it traps), the
+ * ring counters are ordered, an RD QP has at most ORD frames outstanding,
+ * the EE window is never overfilled and its numbers are ordered, no more
+ * completions than WQEs posted, every receive completion carries a byte
+ * count the receive could hold, the state is a state.
+ */
+#include "fuzz.h"
+#include "offload.h"
+#include "ports/sim/ofl_sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NQP 4u
+#define DEPTH 8u
+#define SGE 2u
+#define MEM (64u * 1024u)
+#define WIN 4u
+#define SLOT 512u
+#define BASE 0x10000000ull
+#define RBUF 256u  /* receive buffers: smaller than max_dgram on purpose */
+
+static const uint8_t ADDR_X[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+                                   0,    0,    0,    0,    0, 0, 0, 1};
+
+struct fqp {
+    struct ofl_qp qp;
+    struct ofl_qp_swqe track[DEPTH];
+    struct ofl_qp_sge sq_sge[SGE], rq_sge[SGE];
+    uint8_t tx_buf[600];
+    uint8_t sq_ring[DEPTH * 128];
+    uint8_t rq_ring[DEPTH * 64];
+    uint64_t sends, recvs;           /* posted */
+    uint64_t send_done, recv_done;   /* completed */
+};
+
+struct ctx {
+    struct ofl_sim sim;
+    struct ofl_tpt tpt;
+    struct ofl_tpt_entry entry[8];
+    uint64_t att[32];
+    struct ofl_cq scq, rcq;
+    struct ofl_cqe scqe[64], rcqe[64];
+    struct fqp q[NQP];
+    struct ofl_qp_node node;
+    struct ofl_qp *slots[8];
+    struct ofl_ee ee[1];
+    uint8_t ee_buf[WIN * SLOT];
+    struct ofl_ee_slot ee_slot[WIN];
+    struct ofl_qp_steer st;
+    struct ofl_qp_steer_entry st_e[2];
+    _Alignas(4096) uint8_t mem[MEM];
+    uint32_t stag;
+    uint64_t now;
+    uint8_t frame[700];
+    unsigned long tx_frames;
+};
+
+static struct ctx *g;
+
+static int sink(void *ctx, const uint8_t *data, uint32_t len, uint32_t flags)
+{
+    struct ctx *c = ctx;
+    struct ofl_dg_hdr h;
+
+    (void)flags;
+    c->tx_frames++;
+    /* What the node sends must be well formed (raw frames are the
+     * caller's bytes: not checked). */
+    if (len >= OFL_DG_HDR_LEN && data[0] == OFL_DG_VERSION)
+        FUZZ_ASSERT(ofl_dg_parse(data, len, &h) == OFL_OK);
+    return 0;
+}
+
+static int setup(struct ctx *c)
+{
+    static const uint8_t svc[NQP] = {OFL_QP_SVC_UD, OFL_QP_SVC_RD,
+                                     OFL_QP_SVC_RD, OFL_QP_SVC_RAW};
+    struct ofl_tpt_region_desc d;
+    struct ofl_tpt_pbuf b;
+    struct ofl_ee_attr ea;
+    uint32_t i;
+
+    ofl_sim_init(&c->sim);
+    c->sim.trap_violations = true;
+    ofl_sim_allow(&c->sim, c->mem, sizeof(c->mem), OFL_SIM_RW);
+    if (ofl_tpt_init(&c->tpt, c->entry, 8, c->att, 32, &c->sim.port,
+                     OFL_TPT_POLICY_STANDARD) != OFL_OK ||
+        ofl_cq_init(&c->scq, c->scqe, 64, &c->sim.port, 1) != OFL_OK ||
+        ofl_cq_init(&c->rcq, c->rcqe, 64, &c->sim.port, 2) != OFL_OK)
+        return -1;
+    memset(&d, 0, sizeof(d));
+    d.va = BASE;
+    d.page_shift = 12;
+    d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE;
+    b.pa = ofl_sim_pa(c->mem);
+    b.len = MEM;
+    if (ofl_tpt_reg_phys(&c->tpt, 1, &d, &b, 1, &c->stag) != OFL_OK)
+        return -1;
+    if (ofl_qp_node_init(&c->node, 1, c->slots, 8, c->ee, 1) != OFL_OK)
+        return -1;
+    memset(&ea, 0, sizeof(ea));
+    ea.local_addr = 1;
+    ea.remote_addr = 2;
+    ea.snd_isn = 0xFFFFFFFEu;
+    ea.rcv_isn = 0x7FFFFFFFu;
+    ea.window = WIN;
+    ea.slot_size = SLOT;
+    ea.buf = c->ee_buf;
+    ea.slot = c->ee_slot;
+    ea.timeout = 4;
+    ea.retry_limit = 3;
+    ea.transmit = sink;
+    ea.transmit_ctx = c;
+    if (ofl_ee_init(&c->ee[0], &ea) != OFL_OK)
+        return -1;
+    for (i = 0; i < NQP; i++) {
+        struct fqp *f = &c->q[i];
+        struct ofl_qp_attr a;
+        struct ofl_qp_mem m;
+
+        memset(&a, 0, sizeof(a));
+        memset(&m, 0, sizeof(m));
+        a.qpn = i + 1;
+        a.pd = 1;
+        a.service = svc[i];
+        a.acked = i == 1;
+        a.reg_option = OFL_QP_REG_OPTION1;
+        a.ord = i == 2 ? 2 : 4;
+        a.ird = 1;
+        a.tpt = &c->tpt;
+        a.port = &c->sim.port;
+        a.send_cq = &c->scq;
+        a.recv_cq = &c->rcq;
+        a.transmit = sink;
+        a.transmit_ctx = c;
+        a.max_dgram = i == 3 ? 600 : 400;
+        a.node = &c->node;
+        m.sq_ring = f->sq_ring;
+        m.sq_depth = DEPTH;
+        m.sq_max_sge = SGE;
+        m.rq_ring = f->rq_ring;
+        m.rq_depth = DEPTH;
+        m.rq_max_sge = SGE;
+        m.sq_track = f->track;
+        m.sq_sge = f->sq_sge;
+        m.rq_sge = f->rq_sge;
+        m.tx_buf = f->tx_buf;
+        m.tx_cap = sizeof(f->tx_buf);
+        if (ofl_qp_create(&f->qp, &a, &m) != OFL_OK ||
+            ofl_qp_modify(&f->qp, OFL_QP_INIT) != OFL_OK ||
+            ofl_qp_modify(&f->qp, OFL_QP_RTR) != OFL_OK ||
+            ofl_qp_modify(&f->qp, OFL_QP_RTS) != OFL_OK)
+            return -1;
+        if (svc[i] != OFL_QP_SVC_RAW &&
+            ofl_qp_node_add(&c->node, &f->qp) != OFL_OK)
+            return -1;
+    }
+    if (ofl_qp_steer_init(&c->st, c->st_e, 2) != OFL_OK ||
+        ofl_qp_steer_add(&c->st, 17, ADDR_X, &c->q[3].qp) != OFL_OK)
+        return -1;
+    return 0;
+}
+
+static void drain(struct ctx *c)
+{
+    struct ofl_cqe e[16];
+    uint32_t n, i;
+
+    do {
+        (void)ofl_cq_poll(&c->scq, e, 16, &n);
+        for (i = 0; i < n; i++) {
+            FUZZ_ASSERT(e[i].qpn >= 1 && e[i].qpn <= NQP);
+            c->q[e[i].qpn - 1].send_done++;
+        }
+    } while (n != 0);
+    do {
+        (void)ofl_cq_poll(&c->rcq, e, 16, &n);
+        for (i = 0; i < n; i++) {
+            FUZZ_ASSERT(e[i].qpn >= 1 && e[i].qpn <= NQP);
+            FUZZ_ASSERT(e[i].byte_len <= RBUF);
+            c->q[e[i].qpn - 1].recv_done++;
+        }
+    } while (n != 0);
+}
+
+static void check(struct ctx *c)
+{
+    const struct ofl_ee *ee = &c->ee[0];
+    uint32_t i;
+
+    drain(c);
+    FUZZ_ASSERT(c->sim.violations == 0);
+    FUZZ_ASSERT(ee->state <= OFL_EE_ERROR);
+    FUZZ_ASSERT(ee->snd_nxt - ee->snd_una <= WIN);
+    FUZZ_ASSERT(ee->rtx_next - ee->snd_una <= ee->snd_nxt - ee->snd_una);
+    for (i = 0; i < NQP; i++) {
+        const struct fqp *f = &c->q[i];
+        const struct ofl_qp *qp = &f->qp;
+
+        FUZZ_ASSERT(qp->state < OFL_QP_STATES);
+        FUZZ_ASSERT(qp->sq.ci - qp->sq.cc <= qp->sq.db_pi - qp->sq.cc);
+        FUZZ_ASSERT(qp->sq.db_pi - qp->sq.cc <= qp->sq.pi - qp->sq.cc);
+        FUZZ_ASSERT(qp->sq.pi - qp->sq.cc <= DEPTH);
+        FUZZ_ASSERT(qp->rq.ci - qp->rq.cc <= qp->rq.db_pi - qp->rq.cc);
+        FUZZ_ASSERT(qp->rq.pi - qp->rq.cc <= DEPTH);
+        FUZZ_ASSERT(qp->ord_count <= qp->ord);
+        FUZZ_ASSERT(f->send_done <= f->sends);
+        FUZZ_ASSERT(f->recv_done <= f->recvs);
+    }
+}
+
+static void post_send(struct ctx *c, uint32_t qi, uint32_t len, uint32_t ee)
+{
+    struct fqp *f = &c->q[qi];
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    memset(&wr, 0, sizeof(wr));
+    sge.addr = BASE + (f->sends % 8) * 512;
+    sge.len = len;
+    sge.stag = c->stag;
+    wr.wr_id = f->sends;
+    wr.opcode = OFL_QP_OP_SEND;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    wr.dest.addr = 2;
+    wr.dest.ee = ee;
+    wr.dest.qpn = 5;
+    if (ofl_qp_post_send(&f->qp, &wr, NULL) == OFL_OK)
+        f->sends++;
+}
+
+static void post_recv(struct ctx *c, uint32_t qi)
+{
+    struct fqp *f = &c->q[qi];
+    struct ofl_qp_recv_wr wr;
+    struct ofl_qp_sge sge;
+
+    sge.addr = BASE + 32768 + (f->recvs % 8) * 1024 + qi * 8192;
+    sge.len = RBUF;
+    sge.stag = c->stag;
+    wr.wr_id = f->recvs;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    if (ofl_qp_post_recv(&f->qp, &wr) == OFL_OK)
+        f->recvs++;
+}
+
+/* A datagram the harness builds from a few fuzzed fields. */
+static void built_dgram(struct ctx *c, struct fuzz_in *in)
+{
+    struct ofl_dg_hdr h;
+    uint8_t kind = fuzz_u8(in) & 3, flags = fuzz_u8(in);
+    uint8_t q = fuzz_u8(in) & 7;
+    int8_t s = (int8_t)fuzz_u8(in);
+    uint32_t len = fuzz_u16(in) % 600u, i;
+
+    memset(&h, 0, sizeof(h));
+    h.kind = kind == 0 ? OFL_DG_RD : kind;
+    h.flags = flags & OFL_DG_F_SE;
+    h.dst_addr = (flags & 0x80) ? 3u : 1u;
+    h.src_addr = (flags & 0x40) ? 4u : 2u;
+    if (h.kind != OFL_DG_ACK) {
+        h.dst_qpn = q;
+        h.src_qpn = 5;
+        h.len = (uint16_t)len;
+    } else {
+        len = 0;
+        h.flags = 0;
+    }
+    if (h.kind == OFL_DG_RD)
+        h.sn = c->ee[0].rcv_nxt + (uint32_t)(int32_t)s;
+    else if (h.kind == OFL_DG_ACK)
+        h.sn = c->ee[0].snd_una + (uint32_t)(int32_t)s;
+    if (ofl_dg_build(&h, c->frame, sizeof(c->frame)) != OFL_OK)
+        return;
+    for (i = 0; i < len; i++)
+        c->frame[OFL_DG_HDR_LEN + i] = (uint8_t)i;
+    (void)ofl_qp_dgram_input(&c->node, c->frame, OFL_DG_HDR_LEN + len, c->now);
+}
+
+static void built_raw(struct ctx *c, struct fuzz_in *in)
+{
+    uint8_t nh = fuzz_u8(in), hsel = fuzz_u8(in);
+    uint32_t len = fuzz_u16(in) % 600u;
+
+    memset(c->frame, 0, OFL_RAW_HDR_LEN);
+    c->frame[0] = 0x60;
+    c->frame[4] = (uint8_t)(len >> 8);
+    c->frame[5] = (uint8_t)len;
+    c->frame[6] = nh;
+    memcpy(c->frame + 24, ADDR_X, 16);
+    if (hsel & 1)
+        c->frame[39] ^= 0x55;
+    memset(c->frame + OFL_RAW_HDR_LEN, 0xAB, len);
+    (void)ofl_qp_raw_input(&c->st, c->frame, OFL_RAW_HDR_LEN + len);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in;
+    unsigned events = 0;
+    uint32_t i;
+
+    if (g == NULL) {
+        g = aligned_alloc(4096, (sizeof(*g) + 4095u) & ~(size_t)4095u);
+        if (g == NULL)
+            return 0;
+    }
+    memset(g, 0, sizeof(*g));
+    in.p = data;
+    in.n = size;
+    (void)fuzz_u8(&in);
+    if (setup(g) != 0)
+        return 0;
+    check(g);
+    while (in.n != 0 && events++ < 256) {
+        uint8_t t = fuzz_u8(&in) % 9;
+        const uint8_t *p;
+        size_t k;
+
+        switch (t) {
+        case 0:
+            k = fuzz_take(&in, &p, fuzz_u16(&in) % 1024u);
+            (void)ofl_qp_dgram_input(&g->node, p, k, g->now);
+            break;
+        case 1:
+            built_dgram(g, &in);
+            break;
+        case 2:
+            k = fuzz_take(&in, &p, fuzz_u16(&in) % 1024u);
+            (void)ofl_qp_raw_input(&g->st, p, k);
+            break;
+        case 3:
+            built_raw(g, &in);
+            break;
+        case 4: {
+            uint8_t q = fuzz_u8(&in) & 3;
+            uint32_t len = fuzz_u16(&in) % 400u;
+
+            post_send(g, q, len, fuzz_u8(&in));
+            break;
+        }
+        case 5:
+            post_recv(g, fuzz_u8(&in) & 3);
+            break;
+        case 6:
+            g->now += fuzz_u8(&in);
+            (void)ofl_ee_tick(&g->ee[0], g->now);
+            break;
+        case 7: {
+            uint8_t b = fuzz_u8(&in);
+
+            for (i = 0; i < NQP; i++)
+                (void)ofl_qp_process(&g->q[i].qp, g->now, b);
+            break;
+        }
+        default: {
+            uint8_t q = fuzz_u8(&in) & 3;
+
+            (void)ofl_qp_modify(&g->q[q].qp,
+                                (enum ofl_qp_state)(fuzz_u8(&in) % 9));
+            break;
+        }
+        }
+        check(g);
+    }
+    return 0;
+}
