@@ -13976,7 +13976,9 @@ enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
     if (conn == NULL || m == NULL || buf == NULL || conn->ctrl == NULL ||
         (ch != OFL_PP_CTRL && ch != OFL_PP_DATA))
         return OFL_E_ARG;
-    if (!pp_conn_live(conn))
+    if (!pp_conn_live(conn) &&
+        !(conn->state == OFL_PP_CLOSED &&
+          m->type == OFL_PP_BUFFER_POOL_FLUSH_REPLY))
         return OFL_E_PP_CONN_STATE;
     err = ofl_pp_msg_encode(m, buf->p, buf->cap, &len);
     if (err != OFL_OK)

@@ -5530,8 +5530,9 @@ enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
                           struct ofl_pp_write *w);
 
 /* Encodes m into buf and posts it as a signalled Send on channel ch
- * (OFL_E_ARG when detached); errors of ofl_pp_msg_encode and
- * ofl_qp_post_send. */
+ * (OFL_E_ARG when detached). READY or FLUSHING; in CLOSED only a
+ * FlushReply (the request that emptied the last pool is still answered).
+ * Errors of ofl_pp_msg_encode and ofl_qp_post_send. */
 enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
                              const struct ofl_pp_msg *m,
                              const struct ofl_pp_buf *buf, uint64_t wr_id);
