@@ -12919,8 +12919,8 @@ static void pp_pool_at(const uint8_t *list, const struct ofl_pp_msg *m,
         d->handle = ofl_load_be32(e + 12);
         d->va = ofl_load_be64(e + 16);
         d->ctx = ofl_load_be64(e + 24);
-    } else {
-        *d = m->u.pool[i];
+    } else if (m != NULL) {
+        ofl_copy(d, &m->u.pool[i], sizeof(*d));
     }
 }
 
@@ -12933,15 +12933,17 @@ static void pp_ref_at(const uint8_t *list, const struct ofl_pp_msg *m,
         r->pool = ofl_load_be32(e);
         r->elem = ofl_load_be32(e + 4);
         r->len = ofl_load_be32(e + 8);
-    } else {
-        *r = m->u.ref[i];
+    } else if (m != NULL) {
+        ofl_copy(r, &m->u.ref[i], sizeof(*r));
     }
 }
 
 static uint32_t pp_flushref_at(const uint8_t *list, const struct ofl_pp_msg *m,
                                uint32_t i)
 {
-    return list != NULL ? ofl_load_be32(list + (size_t)i * 4) : m->u.pool_ref[i];
+    if (list != NULL)
+        return ofl_load_be32(list + (size_t)i * 4);
+    return m != NULL ? m->u.pool_ref[i] : 0;
 }
 
 /* A pool descriptor's own fields (BufferRecvPool). */
@@ -13400,7 +13402,7 @@ enum ofl_err ofl_pp_pools_add(struct ofl_pp_pools *t,
         struct ofl_pp_pool *s = &t->slot[d[i].index];
 
         pp_empty(t, d[i].index);
-        s->d = d[i];
+        ofl_copy(&s->d, &d[i], sizeof(s->d));
         s->state = OFL_PP_POOL_ACTIVE;
         t->active++;
     }
@@ -13507,12 +13509,12 @@ enum ofl_err ofl_pp_pools_pick(const struct ofl_pp_pools *t, uint32_t len,
             s->consumed >= s->d.count)
             continue;
         for (w = 0; w < t->words && (w << 5) < s->d.count; w++) {
-            uint32_t b, free = ~bits[w];
+            uint32_t b;
 
-            for (b = 0; free != 0 && b < 32; b++)
-                if ((free >> b) & 1u) {
-                    if ((w << 5) + b >= s->d.count)
-                        break;
+            if (bits[w] == 0xFFFFFFFFu)
+                continue;
+            for (b = 0; b < 32 && (w << 5) + b < s->d.count; b++)
+                if (((bits[w] >> b) & 1u) == 0) {
                     ref->pool = p;
                     ref->elem = (w << 5) + b;
                     ref->len = len;
@@ -13579,8 +13581,8 @@ enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
     ofl_fill(conn, 0, sizeof(*conn));
     conn->ctrl = cfg->ctrl;
     conn->data = cfg->data;
-    conn->rx = rx;
-    conn->tx = tx;
+    ofl_copy(&conn->rx, &rx, sizeof(rx));
+    ofl_copy(&conn->tx, &tx, sizeof(tx));
     conn->state = OFL_PP_DOWN;
     return OFL_OK;
 }
@@ -13658,7 +13660,7 @@ enum ofl_err ofl_pp_advertise(struct ofl_pp_conn *conn,
     out->type = OFL_PP_BUFFER_RECV_POOL;
     out->count = (uint16_t)n;
     for (i = 0; i < n; i++)
-        out->u.pool[i] = d[i];
+        ofl_copy(&out->u.pool[i], &d[i], sizeof(d[i]));
     return OFL_OK;
 }
 
@@ -13680,7 +13682,7 @@ enum ofl_err ofl_pp_replenish(struct ofl_pp_conn *conn,
     out->type = OFL_PP_BUFFER_RECV_POOL_UPDATE;
     out->count = (uint16_t)n;
     for (i = 0; i < n; i++)
-        out->u.ref[i] = run[i];
+        ofl_copy(&out->u.ref[i], &run[i], sizeof(run[i]));
     return OFL_OK;
 }
 
@@ -13893,10 +13895,10 @@ enum ofl_err ofl_pp_write_prepare(struct ofl_pp_conn *conn, uint32_t pool,
     if (conn == NULL || w == NULL)
         return OFL_E_ARG;
     err = pp_write_check(conn, pool, elem, len, w, true);
-    if (err == OFL_OK)
-        conn->stats.writes_imm += w->kind == OFL_PP_IND_IMM;
-    if (err == OFL_OK)
-        conn->stats.writes_msg += w->kind == OFL_PP_IND_MSG;
+    if (err == OFL_OK && w->kind == OFL_PP_IND_IMM)
+        conn->stats.writes_imm++;
+    else if (err == OFL_OK)
+        conn->stats.writes_msg++;
     return err;
 }
 
@@ -13932,7 +13934,7 @@ enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
     if (conn->data->sq.depth - ofl_qp_sq_outstanding(conn->data) < need)
         return OFL_E_QP_SQ_FULL;
     ofl_fill(&conn->wr, 0, sizeof(conn->wr));
-    conn->sge = req->src;
+    ofl_copy(&conn->sge, &req->src, sizeof(conn->sge));
     conn->wr.remote_stag = w->remote_stag;
     conn->wr.remote_to = w->remote_va;
     conn->wr.imm = w->imm;
