@@ -4991,9 +4991,11 @@ enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
  * writes; flushes still run); ALL_EMPTY the last pool of both tables became
  * EMPTY while FLUSHING (checked by every call that empties a pool); FAIL
  * ofl_pp_conn_fail (a channel's QP left RTS: the caller saw its event).
- * READY allows everything; FLUSHING allows inbound messages except
- * BufferRecvPool, indications, replenishing and flushes; CLOSED and ERROR
- * allow nothing.
+ * READY allows everything. FLUSHING refuses new pools (ofl_pp_advertise,
+ * an inbound BufferRecvPool) and new writes (ofl_pp_write, _prepare) but
+ * takes every other message, indications, replenishing and flushes. CLOSED
+ * and ERROR take nothing (CLOSED still posts the FlushReply that emptied
+ * its last pool).
  *
  * Pool states, per pool slot of a table (struct ofl_pp_pool.state):
  *
@@ -5522,8 +5524,12 @@ enum ofl_err ofl_pp_write_prepare(struct ofl_pp_conn *conn, uint32_t pool,
  * Initiator with QPs: as ofl_pp_write_prepare, then posts on the data
  * channel an RDMA Write with Immediate (OFL_PP_IND_IMM) or an RDMA Write
  * followed by a Send of the BufferRDMAIndicate encoded into req->ind
- * (OFL_PP_IND_MSG). Checks SQ room for both first (OFL_E_QP_SQ_FULL); on
- * any error nothing is posted or consumed.
+ * (OFL_PP_IND_MSG). Checks SQ room for both first (OFL_E_QP_SQ_FULL) and
+ * the room in req->ind (OFL_E_SIZE); on any error before the Write is
+ * posted nothing is posted or consumed. Should the QP refuse the Send after
+ * taking the Write (it cannot for lack of room), the element stays
+ * consumed and the QP's error is returned: the caller sends the
+ * BufferRDMAIndicate itself.
  */
 enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
                           const struct ofl_pp_write_req *req,

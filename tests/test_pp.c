@@ -1027,6 +1027,26 @@ static void test_conn_flush(void)
                   ? OFL_OK : OFL_E_ARG,
               OFL_OK);
     CHECK_OK(ofl_pp_conn_close(&g_unit.c));
+    /* FLUSHING: no new pools either way, no writes; the rest goes on */
+    {
+        struct ofl_pp_pool_desc d = {9, 1, 64, 1, 0x1000, 0};
+        static struct ofl_pp_msg adv;
+
+        CHECK_ERR(ofl_pp_advertise(&g_unit.c, &d, 1, &adv),
+                  OFL_E_PP_CONN_STATE);
+        CHECK_EQ(g_unit.c.rx.slot[9].state, OFL_PP_POOL_EMPTY);
+        memset(&adv, 0, sizeof(adv));
+        adv.type = OFL_PP_BUFFER_RECV_POOL;
+        adv.count = 1;
+        adv.u.pool[0] = d;
+        CHECK_ERR(carry(&g_unit, &g_host, &adv), OFL_E_PP_CONN_STATE);
+        CHECK_EQ(g_host.c.tx.slot[9].state, OFL_PP_POOL_EMPTY);
+        CHECK_ERR(ofl_pp_write_prepare(&g_unit.c, 0, 0, 1, &w),
+                  OFL_E_PP_CONN_STATE);
+        r = (struct ofl_pp_ref){290, 0, 1};
+        CHECK_ERR(ofl_pp_replenish(&g_unit.c, &r, 1, &g_m),
+                  OFL_E_PP_NOT_CONSUMED); /* replenishing is allowed */
+    }
     pool = 290;
     CHECK_OK(ofl_pp_flush(&g_unit.c, true, &pool, 1, 0xD1, &g_m));
     CHECK_OK(carry(&g_unit, &g_host, &g_m));
@@ -1034,6 +1054,16 @@ static void test_conn_flush(void)
     CHECK_EQ(g_unit.c.state, OFL_PP_FLUSHING);
     CHECK_OK(carry_reply(&g_unit));
     CHECK_EQ(g_unit.c.state, OFL_PP_CLOSED);
+    /* CLOSED takes nothing */
+    r = (struct ofl_pp_ref){290, 0, 1};
+    CHECK_ERR(ofl_pp_replenish(&g_unit.c, &r, 1, &g_m), OFL_E_PP_CONN_STATE);
+    CHECK_ERR(ofl_pp_flush(&g_unit.c, true, &pool, 1, 1, &g_m),
+              OFL_E_PP_CONN_STATE);
+    CHECK_ERR(ofl_pp_conn_recv_imm(&g_unit.c, 0x01000001u, &r),
+              OFL_E_PP_CONN_STATE);
+    CHECK_ERR(ofl_pp_post_msg(&g_unit.c, OFL_PP_CTRL, &g_m,
+                              &(struct ofl_pp_buf){g_wire, 0, 64, 0}, 1),
+              OFL_E_ARG); /* detached: nothing to post on */
     CHECK(table_consistent(&g_host.c.tx));
     CHECK(table_consistent(&g_unit.c.rx));
 }
