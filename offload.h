@@ -5612,8 +5612,9 @@ enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r, uint8_t *buf,
                                uint32_t cap, uint32_t cell_size, uint32_t psn);
 
 /*
- * Takes one hostile cell. Checks, in order: length (_TRUNCATED), cell CRC
- * (_CELL_CRC), version, reserved bits, flags and lengths (_CELL_HDR,
+ * Takes one hostile cell. Checks, in order: length (_TRUNCATED, or
+ * _LENGTH above ofl_pp_cell_max), cell CRC (_CELL_CRC), version
+ * (_VERSION), reserved bits (_RESERVED), flags and lengths (_CELL_HDR,
  * _LENGTH), the packet and cell sequence (_CELL_DUP, _CELL_MISSING), the
  * packet length (_CELL_TOO_LONG), and on the last cell the packet CRC
  * (_PACKET_CRC). *done is true when the cell completed a packet, which
