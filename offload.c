@@ -13558,4 +13558,1383 @@ enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
 /* pp                                                                       */
 /* ======================================================================== */
 #if OFL_ENABLE_PP
+/*
+ * The push-push messaging layer (offload.h, pp). Messages are checked in
+ * two passes over the bytes (every check, then the stores), so a refused
+ * message writes nothing; table changes likewise check every entry before
+ * the first bit moves.
+ */
+
+/* ---- messages ----------------------------------------------------------- */
+
+/* Bytes of each type's fixed part, the 4-byte header included (0: an
+ * unknown type). */
+static uint32_t pp_fixed(uint16_t type)
+{
+    switch (type) {
+    case OFL_PP_BUFFER_RECV_POOL:
+    case OFL_PP_BUFFER_RECV_POOL_UPDATE:
+    case OFL_PP_BUFFER_RDMA_INDICATE:
+    case OFL_PP_SEND_DATA:
+        return 8;
+    case OFL_PP_BUFFER_RECV_POOL_GET:
+    case OFL_PP_BUFFER_POOL_FLUSH_REQUEST:
+    case OFL_PP_BUFFER_POOL_FLUSH_REPLY:
+        return 12;
+    case OFL_PP_CFG_UTIL_REQUEST:
+    case OFL_PP_CFG_UTIL_REPLY:
+        return 20;
+    default:
+        return 0;
+    }
+}
+
+/* Bytes per list entry of a type with a counted list (0: none). */
+static uint32_t pp_entry_len(uint16_t type)
+{
+    switch (type) {
+    case OFL_PP_BUFFER_RECV_POOL:
+        return OFL_PP_POOL_DESC_LEN;
+    case OFL_PP_BUFFER_RECV_POOL_UPDATE:
+    case OFL_PP_BUFFER_RDMA_INDICATE:
+        return OFL_PP_REF_LEN;
+    case OFL_PP_BUFFER_POOL_FLUSH_REQUEST:
+        return 4;
+    default:
+        return 0;
+    }
+}
+
+static bool pp_has_data(uint16_t type)
+{
+    return type == OFL_PP_SEND_DATA || type == OFL_PP_CFG_UTIL_REQUEST ||
+           type == OFL_PP_CFG_UTIL_REPLY;
+}
+
+/* Entry i of a message's list: from wire bytes p (the list starts at
+ * list) when p is not NULL, else from m. */
+static void pp_pool_at(const uint8_t *list, const struct ofl_pp_msg *m,
+                       uint32_t i, struct ofl_pp_pool_desc *d)
+{
+    if (list != NULL) {
+        const uint8_t *e = list + (size_t)i * OFL_PP_POOL_DESC_LEN;
+
+        d->index = ofl_load_be32(e);
+        d->count = ofl_load_be32(e + 4);
+        d->size = ofl_load_be32(e + 8);
+        d->handle = ofl_load_be32(e + 12);
+        d->va = ofl_load_be64(e + 16);
+        d->ctx = ofl_load_be64(e + 24);
+    } else if (m != NULL) {
+        ofl_copy(d, &m->u.pool[i], sizeof(*d));
+    }
+}
+
+static void pp_ref_at(const uint8_t *list, const struct ofl_pp_msg *m,
+                      uint32_t i, struct ofl_pp_ref *r)
+{
+    if (list != NULL) {
+        const uint8_t *e = list + (size_t)i * OFL_PP_REF_LEN;
+
+        r->pool = ofl_load_be32(e);
+        r->elem = ofl_load_be32(e + 4);
+        r->len = ofl_load_be32(e + 8);
+    } else if (m != NULL) {
+        ofl_copy(r, &m->u.ref[i], sizeof(*r));
+    }
+}
+
+static uint32_t pp_flushref_at(const uint8_t *list, const struct ofl_pp_msg *m,
+                               uint32_t i)
+{
+    if (list != NULL)
+        return ofl_load_be32(list + (size_t)i * 4);
+    return m != NULL ? m->u.pool_ref[i] : 0;
+}
+
+/* A pool descriptor's own fields (BufferRecvPool). */
+static enum ofl_err pp_check_desc(const struct ofl_pp_pool_desc *d)
+{
+    uint64_t bytes;
+
+    if ((d->index & OFL_PP_POOL_OWNER) != 0 || d->count == 0 || d->size == 0)
+        return OFL_E_PP_FIELD;
+    bytes = (uint64_t)d->count * d->size;
+    if (bytes - 1 > ~d->va) /* va + bytes - 1 wraps 2^64 */
+        return OFL_E_PP_FIELD;
+    return OFL_OK;
+}
+
+/* Runs [a, a + n) and [b, b + m) of 32-bit element numbers overlap. */
+static bool pp_runs_overlap(uint32_t a, uint32_t n, uint32_t b, uint32_t m)
+{
+    return (uint64_t)a < (uint64_t)b + m && (uint64_t)b < (uint64_t)a + n;
+}
+
+/*
+ * The list checks shared by the encoder (list NULL: entries from m) and
+ * the decoder (entries from the wire): each entry's fields, then
+ * duplicates. count is already within 1 .. OFL_PP_MSG_ITEMS.
+ */
+static enum ofl_err pp_check_list(uint16_t type, const uint8_t *list,
+                                  const struct ofl_pp_msg *m, uint32_t count)
+{
+    uint32_t i, j;
+
+    for (i = 0; i < count; i++) {
+        if (type == OFL_PP_BUFFER_RECV_POOL) {
+            struct ofl_pp_pool_desc d;
+            enum ofl_err err;
+
+            pp_pool_at(list, m, i, &d);
+            err = pp_check_desc(&d);
+            if (err != OFL_OK)
+                return err;
+        } else if (type != OFL_PP_BUFFER_POOL_FLUSH_REQUEST) {
+            /* (every 32-bit value is a flush pool reference) */
+            struct ofl_pp_ref r;
+
+            pp_ref_at(list, m, i, &r);
+            if ((r.pool & OFL_PP_POOL_OWNER) != 0 || r.len == 0)
+                return OFL_E_PP_FIELD;
+            if (type == OFL_PP_BUFFER_RECV_POOL_UPDATE &&
+                (uint64_t)r.elem + r.len > 0x100000000ull)
+                return OFL_E_PP_FIELD;
+        }
+    }
+    for (i = 0; i < count; i++)
+        for (j = i + 1; j < count; j++) {
+            bool dup;
+
+            if (type == OFL_PP_BUFFER_RECV_POOL) {
+                struct ofl_pp_pool_desc a, b;
+
+                pp_pool_at(list, m, i, &a);
+                pp_pool_at(list, m, j, &b);
+                dup = a.index == b.index;
+            } else if (type == OFL_PP_BUFFER_POOL_FLUSH_REQUEST) {
+                dup = pp_flushref_at(list, m, i) == pp_flushref_at(list, m, j);
+            } else {
+                struct ofl_pp_ref a, b;
+
+                pp_ref_at(list, m, i, &a);
+                pp_ref_at(list, m, j, &b);
+                if (type == OFL_PP_BUFFER_RECV_POOL_UPDATE)
+                    dup = a.pool == b.pool &&
+                          pp_runs_overlap(a.elem, a.len, b.elem, b.len);
+                else
+                    dup = a.pool == b.pool && a.elem == b.elem;
+            }
+            if (dup)
+                return OFL_E_PP_DUPLICATE;
+        }
+    return OFL_OK;
+}
+
+/* Fixed part (header included) is pp_fixed; a list follows it, or data. */
+size_t ofl_pp_msg_size(const struct ofl_pp_msg *m)
+{
+    uint32_t fixed, elen;
+
+    if (m == NULL)
+        return 0;
+    fixed = pp_fixed(m->type);
+    if (fixed == 0)
+        return 0;
+    elen = pp_entry_len(m->type);
+    if (elen != 0) {
+        if (m->count == 0 || m->count > OFL_PP_MSG_ITEMS)
+            return 0;
+        return (size_t)fixed + (size_t)m->count * elen;
+    }
+    if (pp_has_data(m->type))
+        return (size_t)fixed + m->data_len;
+    return fixed;
+}
+
+enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,
+                               size_t cap, size_t *len)
+{
+    struct ofl_wr w;
+    uint32_t elen, i;
+    size_t n;
+    enum ofl_err err;
+
+    if (m == NULL || len == NULL || (out == NULL && cap != 0))
+        return OFL_E_ARG;
+    if (pp_fixed(m->type) == 0)
+        return OFL_E_PP_TYPE;
+    elen = pp_entry_len(m->type);
+    if (elen != 0) {
+        if (m->count == 0 || m->count > OFL_PP_MSG_ITEMS)
+            return OFL_E_PP_COUNT;
+        err = pp_check_list(m->type, NULL, m, m->count);
+        if (err != OFL_OK)
+            return err;
+    }
+    if (m->type == OFL_PP_BUFFER_RECV_POOL_GET &&
+        (m->elem_count == 0 || m->elem_size == 0))
+        return OFL_E_PP_FIELD;
+    if (m->type == OFL_PP_SEND_DATA && m->data_len == 0)
+        return OFL_E_PP_FIELD;
+    if (pp_has_data(m->type) && m->data_len != 0 && m->data == NULL)
+        return OFL_E_ARG;
+    n = ofl_pp_msg_size(m);
+    if (n > cap)
+        return OFL_E_SIZE;
+    ofl_wr_init(&w, out, cap);
+    ofl_wr_be16(&w, m->type);
+    ofl_wr_be16(&w, OFL_PP_VERSION);
+    switch (m->type) {
+    case OFL_PP_BUFFER_RECV_POOL:
+        ofl_wr_be16(&w, m->count);
+        ofl_wr_be16(&w, 0);
+        for (i = 0; i < m->count; i++) {
+            const struct ofl_pp_pool_desc *d = &m->u.pool[i];
+
+            ofl_wr_be32(&w, d->index);
+            ofl_wr_be32(&w, d->count);
+            ofl_wr_be32(&w, d->size);
+            ofl_wr_be32(&w, d->handle);
+            ofl_wr_be64(&w, d->va);
+            ofl_wr_be64(&w, d->ctx);
+        }
+        break;
+    case OFL_PP_BUFFER_RECV_POOL_UPDATE:
+    case OFL_PP_BUFFER_RDMA_INDICATE:
+        ofl_wr_be16(&w, m->count);
+        ofl_wr_be16(&w, 0);
+        for (i = 0; i < m->count; i++) {
+            ofl_wr_be32(&w, m->u.ref[i].pool);
+            ofl_wr_be32(&w, m->u.ref[i].elem);
+            ofl_wr_be32(&w, m->u.ref[i].len);
+        }
+        break;
+    case OFL_PP_BUFFER_RECV_POOL_GET:
+        ofl_wr_be32(&w, m->elem_count);
+        ofl_wr_be32(&w, m->elem_size);
+        break;
+    case OFL_PP_BUFFER_POOL_FLUSH_REQUEST:
+        ofl_wr_be64(&w, m->ctx);
+        for (i = 0; i < m->count; i++)
+            ofl_wr_be32(&w, m->u.pool_ref[i]);
+        break;
+    case OFL_PP_BUFFER_POOL_FLUSH_REPLY:
+        ofl_wr_be64(&w, m->ctx);
+        break;
+    case OFL_PP_SEND_DATA:
+        ofl_wr_be32(&w, m->data_len);
+        ofl_wr_bytes(&w, m->data, m->data_len);
+        break;
+    default: /* CfgUtil request and reply */
+        ofl_wr_be64(&w, m->ctx);
+        ofl_wr_be16(&w, m->code);
+        ofl_wr_be16(&w, m->type == OFL_PP_CFG_UTIL_REPLY ? m->status : 0);
+        ofl_wr_be32(&w, m->data_len);
+        ofl_wr_bytes(&w, m->data, m->data_len);
+        break;
+    }
+    if (w.bad || w.off != n)
+        return OFL_E_SIZE; /* cannot happen: n was checked against cap */
+    *len = w.off;
+    return OFL_OK;
+}
+
+/* Every structural and field check of a received message; *type and
+ * *count receive what the stores need. Writes nothing else. */
+static enum ofl_err pp_decode_check(const uint8_t *p, size_t len,
+                                    uint16_t *type, uint32_t *count)
+{
+    uint32_t fixed, elen, n = 0, size;
+    uint16_t t;
+
+    if (len < OFL_PP_MSG_HDR)
+        return OFL_E_PP_TRUNCATED;
+    t = ofl_load_be16(p);
+    if (ofl_load_be16(p + 2) != OFL_PP_VERSION)
+        return OFL_E_PP_VERSION;
+    fixed = pp_fixed(t);
+    if (fixed == 0)
+        return OFL_E_PP_TYPE;
+    if (len < fixed)
+        return OFL_E_PP_TRUNCATED;
+    elen = pp_entry_len(t);
+    switch (t) {
+    case OFL_PP_BUFFER_RECV_POOL:
+    case OFL_PP_BUFFER_RECV_POOL_UPDATE:
+    case OFL_PP_BUFFER_RDMA_INDICATE:
+        n = ofl_load_be16(p + 4);
+        if (ofl_load_be16(p + 6) != 0)
+            return OFL_E_PP_RESERVED;
+        if (n == 0 || n > OFL_PP_MSG_ITEMS)
+            return OFL_E_PP_COUNT;
+        if (len - fixed != (size_t)n * elen)
+            return OFL_E_PP_LENGTH;
+        break;
+    case OFL_PP_BUFFER_POOL_FLUSH_REQUEST:
+        if (((len - fixed) & 3) != 0)
+            return OFL_E_PP_LENGTH;
+        if (len - fixed == 0 || len - fixed > (size_t)OFL_PP_MSG_ITEMS * 4)
+            return OFL_E_PP_COUNT;
+        n = (uint32_t)((len - fixed) >> 2);
+        break;
+    case OFL_PP_BUFFER_POOL_FLUSH_REPLY:
+    case OFL_PP_BUFFER_RECV_POOL_GET:
+        if (len != fixed)
+            return OFL_E_PP_LENGTH;
+        if (t == OFL_PP_BUFFER_RECV_POOL_GET &&
+            (ofl_load_be32(p + 4) == 0 || ofl_load_be32(p + 8) == 0))
+            return OFL_E_PP_FIELD;
+        break;
+    case OFL_PP_SEND_DATA:
+        size = ofl_load_be32(p + 4);
+        if (len - fixed != size)
+            return OFL_E_PP_LENGTH;
+        if (size == 0)
+            return OFL_E_PP_FIELD;
+        break;
+    default: /* CfgUtil */
+        if (t == OFL_PP_CFG_UTIL_REQUEST && ofl_load_be16(p + 14) != 0)
+            return OFL_E_PP_RESERVED;
+        if (len - fixed != ofl_load_be32(p + 16))
+            return OFL_E_PP_LENGTH;
+        break;
+    }
+    if (elen != 0) {
+        enum ofl_err err = pp_check_list(t, p + fixed, NULL, n);
+
+        if (err != OFL_OK)
+            return err;
+    }
+    *type = t;
+    *count = n;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_msg_decode(const uint8_t *p, size_t len,
+                               struct ofl_pp_msg *m)
+{
+    uint16_t t = 0;
+    uint32_t n = 0, i, fixed;
+    const uint8_t *list;
+    enum ofl_err err;
+
+    if (m == NULL || (p == NULL && len != 0))
+        return OFL_E_ARG;
+    err = pp_decode_check(p, len, &t, &n);
+    if (err != OFL_OK)
+        return err;
+    fixed = pp_fixed(t);
+    list = p + fixed;
+    ofl_fill(m, 0, sizeof(*m));
+    m->type = t;
+    m->count = (uint16_t)n;
+    switch (t) {
+    case OFL_PP_BUFFER_RECV_POOL:
+        for (i = 0; i < n; i++)
+            pp_pool_at(list, NULL, i, &m->u.pool[i]);
+        break;
+    case OFL_PP_BUFFER_RECV_POOL_UPDATE:
+    case OFL_PP_BUFFER_RDMA_INDICATE:
+        for (i = 0; i < n; i++)
+            pp_ref_at(list, NULL, i, &m->u.ref[i]);
+        break;
+    case OFL_PP_BUFFER_RECV_POOL_GET:
+        m->elem_count = ofl_load_be32(p + 4);
+        m->elem_size = ofl_load_be32(p + 8);
+        break;
+    case OFL_PP_BUFFER_POOL_FLUSH_REQUEST:
+        m->ctx = ofl_load_be64(p + 4);
+        for (i = 0; i < n; i++)
+            m->u.pool_ref[i] = pp_flushref_at(list, NULL, i);
+        break;
+    case OFL_PP_BUFFER_POOL_FLUSH_REPLY:
+        m->ctx = ofl_load_be64(p + 4);
+        break;
+    case OFL_PP_SEND_DATA:
+        m->data_len = ofl_load_be32(p + 4);
+        m->data = list;
+        break;
+    default: /* CfgUtil */
+        m->ctx = ofl_load_be64(p + 4);
+        m->code = ofl_load_be16(p + 12);
+        m->status = t == OFL_PP_CFG_UTIL_REPLY ? ofl_load_be16(p + 14) : 0;
+        m->data_len = ofl_load_be32(p + 16);
+        m->data = m->data_len != 0 ? list : NULL;
+        break;
+    }
+    return OFL_OK;
+}
+
+const char *ofl_pp_type_name(uint16_t type)
+{
+    static const char *const names[] = {
+        "?", "BufferRecvPool", "BufferRecvPoolGet", "BufferRecvPoolUpdate",
+        "BufferPoolFlushRequest", "BufferPoolFlushReply", "SendData",
+        "BufferRDMAIndicate", "CfgUtilRequest", "CfgUtilReply"};
+
+    return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+}
+
+/* ---- transfer indication ----------------------------------------------- */
+
+enum ofl_pp_ind ofl_pp_indication(uint32_t pool, uint32_t elem, uint32_t len,
+                                  uint32_t *imm)
+{
+    if (pool > 0xFF || elem > 0xFF || len == 0 || len > OFL_PP_IMM_LEN_MAX)
+        return OFL_PP_IND_MSG;
+    if (imm != NULL)
+        *imm = (pool << 24) | (elem << 16) | (len & 0xFFFFu);
+    return OFL_PP_IND_IMM;
+}
+
+enum ofl_err ofl_pp_imm_decode(uint64_t imm, struct ofl_pp_ref *ref)
+{
+    uint32_t v = (uint32_t)imm;
+
+    if (ref == NULL)
+        return OFL_E_ARG;
+    if ((imm >> 32) != 0)
+        return OFL_E_PP_RESERVED;
+    ref->pool = v >> 24;
+    ref->elem = (v >> 16) & 0xFFu;
+    ref->len = (v & 0xFFFFu) != 0 ? (v & 0xFFFFu) : OFL_PP_IMM_LEN_MAX;
+    return OFL_OK;
+}
+
+/* ---- pool tables --------------------------------------------------------- */
+
+uint32_t ofl_pp_bitmap_words(uint32_t cap, uint32_t max_elems)
+{
+    uint64_t words;
+
+    if (cap == 0 || max_elems == 0 || cap > (1u << 24) ||
+        max_elems > (1u << 24))
+        return 0;
+    words = (uint64_t)cap * ((max_elems + 31) >> 5);
+    return words > 0xFFFFFFFFull ? 0 : (uint32_t)words;
+}
+
+enum ofl_err ofl_pp_pools_init(struct ofl_pp_pools *t, enum ofl_pp_role role,
+                               const struct ofl_pp_pools_mem *mem)
+{
+    uint32_t need;
+
+    if (t == NULL || mem == NULL || mem->slot == NULL || mem->bits == NULL ||
+        (role != OFL_PP_TARGET && role != OFL_PP_INITIATOR))
+        return OFL_E_ARG;
+    need = ofl_pp_bitmap_words(mem->cap, mem->max_elems);
+    if (need == 0)
+        return OFL_E_ARG;
+    if (mem->nwords < need)
+        return OFL_E_SIZE;
+    ofl_fill(t, 0, sizeof(*t));
+    t->slot = mem->slot;
+    t->bits = mem->bits;
+    t->cap = mem->cap;
+    t->max_elems = mem->max_elems;
+    t->words = (mem->max_elems + 31) >> 5;
+    t->role = (uint8_t)role;
+    ofl_fill(mem->slot, 0, (size_t)mem->cap * sizeof(mem->slot[0]));
+    ofl_fill(mem->bits, 0, (size_t)need * sizeof(mem->bits[0]));
+    return OFL_OK;
+}
+
+static uint32_t *pp_words(const struct ofl_pp_pools *t, uint32_t pool)
+{
+    return t->bits + (size_t)pool * t->words;
+}
+
+static bool pp_bit(const struct ofl_pp_pools *t, uint32_t pool, uint32_t elem)
+{
+    return ((pp_words(t, pool)[elem >> 5] >> (elem & 31)) & 1u) != 0;
+}
+
+static void pp_bit_set(struct ofl_pp_pools *t, uint32_t pool, uint32_t elem,
+                       bool on)
+{
+    uint32_t *w = &pp_words(t, pool)[elem >> 5];
+    uint32_t b = 1u << (elem & 31);
+
+    *w = on ? (*w | b) : (*w & ~b);
+}
+
+/* A pool slot becomes EMPTY: every element forgotten. */
+static void pp_empty(struct ofl_pp_pools *t, uint32_t pool)
+{
+    struct ofl_pp_pool *s = &t->slot[pool];
+
+    if (s->state != OFL_PP_POOL_EMPTY)
+        t->active--;
+    ofl_fill(s, 0, sizeof(*s));
+    ofl_fill(pp_words(t, pool), 0, (size_t)t->words * sizeof(uint32_t));
+}
+
+/* The slot a pool reference names, or the error (range, EMPTY). */
+static enum ofl_err pp_known(const struct ofl_pp_pools *t, uint32_t pool)
+{
+    if (pool >= t->cap)
+        return OFL_E_PP_POOL_INDEX;
+    if (t->slot[pool].state == OFL_PP_POOL_EMPTY)
+        return OFL_E_PP_POOL_UNKNOWN;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_pools_add(struct ofl_pp_pools *t,
+                              const struct ofl_pp_pool_desc *d, uint32_t n)
+{
+    uint32_t i, j;
+
+    if (t == NULL || t->slot == NULL || d == NULL)
+        return OFL_E_ARG;
+    if (n == 0 || n > OFL_PP_MSG_ITEMS)
+        return OFL_E_PP_COUNT;
+    for (i = 0; i < n; i++) {
+        enum ofl_err err = pp_check_desc(&d[i]);
+
+        if (err != OFL_OK)
+            return err;
+        if (d[i].index >= t->cap)
+            return OFL_E_PP_POOL_INDEX;
+        if (t->slot[d[i].index].state != OFL_PP_POOL_EMPTY)
+            return OFL_E_PP_POOL_BUSY;
+        if (d[i].count > t->max_elems)
+            return OFL_E_PP_POOL_TOO_BIG;
+        for (j = 0; j < i; j++)
+            if (d[j].index == d[i].index)
+                return OFL_E_PP_DUPLICATE;
+    }
+    for (i = 0; i < n; i++) {
+        struct ofl_pp_pool *s = &t->slot[d[i].index];
+
+        pp_empty(t, d[i].index);
+        ofl_copy(&s->d, &d[i], sizeof(s->d));
+        s->state = OFL_PP_POOL_ACTIVE;
+        t->active++;
+    }
+    return OFL_OK;
+}
+
+/* Checks (and with commit, applies) n consumptions. */
+static enum ofl_err pp_consume(struct ofl_pp_pools *t,
+                               const struct ofl_pp_ref *ref, uint32_t n,
+                               bool commit)
+{
+    uint32_t i, j;
+
+    if (n == 0 || n > OFL_PP_MSG_ITEMS)
+        return OFL_E_PP_COUNT;
+    for (i = 0; i < n && !commit; i++) {
+        const struct ofl_pp_pool *s;
+        enum ofl_err err = pp_known(t, ref[i].pool);
+
+        if (err != OFL_OK)
+            return err;
+        s = &t->slot[ref[i].pool];
+        if (t->role == OFL_PP_INITIATOR && s->state == OFL_PP_POOL_FLUSHING)
+            return OFL_E_PP_FLUSHING;
+        if (ref[i].elem >= s->d.count)
+            return OFL_E_PP_ELEMENT;
+        if (ref[i].len == 0)
+            return OFL_E_PP_FIELD;
+        if (ref[i].len > s->d.size)
+            return OFL_E_PP_TOO_LONG;
+        if (pp_bit(t, ref[i].pool, ref[i].elem))
+            return OFL_E_PP_CONSUMED;
+        for (j = 0; j < i; j++)
+            if (ref[j].pool == ref[i].pool && ref[j].elem == ref[i].elem)
+                return OFL_E_PP_DUPLICATE;
+    }
+    for (i = 0; i < n && commit; i++) {
+        pp_bit_set(t, ref[i].pool, ref[i].elem, true);
+        t->slot[ref[i].pool].consumed++;
+    }
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_pools_consume(struct ofl_pp_pools *t,
+                                  const struct ofl_pp_ref *ref, uint32_t n)
+{
+    enum ofl_err err;
+
+    if (t == NULL || t->slot == NULL || ref == NULL)
+        return OFL_E_ARG;
+    err = pp_consume(t, ref, n, false);
+    return err != OFL_OK ? err : pp_consume(t, ref, n, true);
+}
+
+enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
+                                  const struct ofl_pp_ref *run, uint32_t n)
+{
+    uint32_t i, j, e;
+
+    if (t == NULL || t->slot == NULL || run == NULL)
+        return OFL_E_ARG;
+    if (n == 0 || n > OFL_PP_MSG_ITEMS)
+        return OFL_E_PP_COUNT;
+    for (i = 0; i < n; i++) {
+        const struct ofl_pp_pool *s;
+        enum ofl_err err = pp_known(t, run[i].pool);
+
+        if (err != OFL_OK)
+            return err;
+        s = &t->slot[run[i].pool];
+        if (run[i].len == 0)
+            return OFL_E_PP_FIELD;
+        if ((uint64_t)run[i].elem + run[i].len > s->d.count)
+            return OFL_E_PP_ELEMENT;
+        for (j = 0; j < i; j++)
+            if (run[j].pool == run[i].pool &&
+                pp_runs_overlap(run[j].elem, run[j].len, run[i].elem,
+                                run[i].len))
+                return OFL_E_PP_DUPLICATE;
+        for (e = 0; e < run[i].len; e++)
+            if (!pp_bit(t, run[i].pool, run[i].elem + e))
+                return OFL_E_PP_NOT_CONSUMED;
+    }
+    for (i = 0; i < n; i++) {
+        for (e = 0; e < run[i].len; e++)
+            pp_bit_set(t, run[i].pool, run[i].elem + e, false);
+        t->slot[run[i].pool].consumed -= run[i].len;
+    }
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_pools_pick(const struct ofl_pp_pools *t, uint32_t len,
+                               struct ofl_pp_ref *ref)
+{
+    uint32_t p, w;
+
+    if (t == NULL || t->slot == NULL || ref == NULL || len == 0)
+        return OFL_E_ARG;
+    for (p = 0; p < t->cap; p++) {
+        const struct ofl_pp_pool *s = &t->slot[p];
+        const uint32_t *bits = pp_words(t, p);
+
+        if (s->state != OFL_PP_POOL_ACTIVE || s->d.size < len ||
+            s->consumed >= s->d.count)
+            continue;
+        for (w = 0; w < t->words && (w << 5) < s->d.count; w++) {
+            uint32_t b;
+
+            if (bits[w] == 0xFFFFFFFFu)
+                continue;
+            for (b = 0; b < 32 && (w << 5) + b < s->d.count; b++)
+                if (((bits[w] >> b) & 1u) == 0) {
+                    ref->pool = p;
+                    ref->elem = (w << 5) + b;
+                    ref->len = len;
+                    return OFL_OK;
+                }
+        }
+    }
+    return OFL_E_PP_EXHAUSTED;
+}
+
+bool ofl_pp_pools_consumed(const struct ofl_pp_pools *t, uint32_t pool,
+                           uint32_t elem)
+{
+    if (t == NULL || pool >= t->cap ||
+        t->slot[pool].state == OFL_PP_POOL_EMPTY ||
+        elem >= t->slot[pool].d.count)
+        return false;
+    return pp_bit(t, pool, elem);
+}
+
+/* ---- the connection ------------------------------------------------------- */
+
+enum ofl_pp_conn_state ofl_pp_conn_next(enum ofl_pp_conn_state from,
+                                        enum ofl_pp_conn_event ev)
+{
+#define PX OFL_PP_STATES
+    static const uint8_t next[OFL_PP_STATES][OFL_PP_EVENTS] = {
+        /* START         CLOSE            ALL_EMPTY      FAIL */
+        {OFL_PP_READY, OFL_PP_CLOSED, PX, OFL_PP_ERROR},       /* DOWN */
+        {PX, OFL_PP_FLUSHING, PX, OFL_PP_ERROR},               /* READY */
+        {PX, OFL_PP_FLUSHING, OFL_PP_CLOSED, OFL_PP_ERROR},    /* FLUSHING */
+        {PX, OFL_PP_CLOSED, PX, OFL_PP_ERROR},                 /* CLOSED */
+        {PX, PX, PX, OFL_PP_ERROR}};                           /* ERROR */
+#undef PX
+
+    if ((uint32_t)from >= OFL_PP_STATES || (uint32_t)ev >= OFL_PP_EVENTS)
+        return OFL_PP_STATES;
+    return (enum ofl_pp_conn_state)next[from][ev];
+}
+
+const char *ofl_pp_conn_state_name(enum ofl_pp_conn_state s)
+{
+    static const char *const names[OFL_PP_STATES] = {
+        "DOWN", "READY", "FLUSHING", "CLOSED", "ERROR"};
+
+    return (uint32_t)s < OFL_PP_STATES ? names[s] : "?";
+}
+
+enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
+                              const struct ofl_pp_conn_cfg *cfg)
+{
+    struct ofl_pp_pools rx, tx;
+    enum ofl_err err;
+
+    if (conn == NULL || cfg == NULL ||
+        (cfg->ctrl == NULL) != (cfg->data == NULL) ||
+        (cfg->ctrl != NULL && cfg->ctrl == cfg->data))
+        return OFL_E_ARG;
+    err = ofl_pp_pools_init(&rx, OFL_PP_TARGET, &cfg->rx);
+    if (err == OFL_OK)
+        err = ofl_pp_pools_init(&tx, OFL_PP_INITIATOR, &cfg->tx);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(conn, 0, sizeof(*conn));
+    conn->ctrl = cfg->ctrl;
+    conn->data = cfg->data;
+    ofl_copy(&conn->rx, &rx, sizeof(rx));
+    ofl_copy(&conn->tx, &tx, sizeof(tx));
+    conn->state = OFL_PP_DOWN;
+    return OFL_OK;
+}
+
+/* Moves conn along the table; OFL_E_PP_CONN_STATE when refused. */
+static enum ofl_err pp_conn_event(struct ofl_pp_conn *conn,
+                                  enum ofl_pp_conn_event ev)
+{
+    enum ofl_pp_conn_state to =
+        ofl_pp_conn_next((enum ofl_pp_conn_state)conn->state, ev);
+
+    if (to == OFL_PP_STATES)
+        return OFL_E_PP_CONN_STATE;
+    conn->state = (uint8_t)to;
+    return OFL_OK;
+}
+
+/* ALL_EMPTY: a FLUSHING connection whose tables are empty is CLOSED. */
+static void pp_conn_settle(struct ofl_pp_conn *conn)
+{
+    if (conn->state == OFL_PP_FLUSHING && conn->rx.active == 0 &&
+        conn->tx.active == 0)
+        (void)pp_conn_event(conn, OFL_PP_EV_ALL_EMPTY);
+}
+
+static bool pp_conn_live(const struct ofl_pp_conn *conn)
+{
+    return conn->state == OFL_PP_READY || conn->state == OFL_PP_FLUSHING;
+}
+
+enum ofl_err ofl_pp_conn_start(struct ofl_pp_conn *conn)
+{
+    if (conn == NULL)
+        return OFL_E_ARG;
+    if (conn->state != OFL_PP_DOWN ||
+        (conn->ctrl != NULL && (conn->ctrl->state != OFL_QP_RTS ||
+                                conn->data->state != OFL_QP_RTS)))
+        return OFL_E_PP_CONN_STATE;
+    return pp_conn_event(conn, OFL_PP_EV_START);
+}
+
+enum ofl_err ofl_pp_conn_close(struct ofl_pp_conn *conn)
+{
+    enum ofl_err err;
+
+    if (conn == NULL)
+        return OFL_E_ARG;
+    err = pp_conn_event(conn, OFL_PP_EV_CLOSE);
+    if (err == OFL_OK)
+        pp_conn_settle(conn);
+    return err;
+}
+
+void ofl_pp_conn_fail(struct ofl_pp_conn *conn)
+{
+    if (conn != NULL)
+        (void)pp_conn_event(conn, OFL_PP_EV_FAIL);
+}
+
+enum ofl_err ofl_pp_advertise(struct ofl_pp_conn *conn,
+                              const struct ofl_pp_pool_desc *d, uint32_t n,
+                              struct ofl_pp_msg *out)
+{
+    enum ofl_err err;
+    uint32_t i;
+
+    if (conn == NULL || out == NULL)
+        return OFL_E_ARG;
+    if (conn->state != OFL_PP_READY)
+        return OFL_E_PP_CONN_STATE;
+    err = ofl_pp_pools_add(&conn->rx, d, n);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(out, 0, sizeof(*out));
+    out->type = OFL_PP_BUFFER_RECV_POOL;
+    out->count = (uint16_t)n;
+    for (i = 0; i < n; i++)
+        ofl_copy(&out->u.pool[i], &d[i], sizeof(d[i]));
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_replenish(struct ofl_pp_conn *conn,
+                              const struct ofl_pp_ref *run, uint32_t n,
+                              struct ofl_pp_msg *out)
+{
+    enum ofl_err err;
+    uint32_t i;
+
+    if (conn == NULL || out == NULL)
+        return OFL_E_ARG;
+    if (!pp_conn_live(conn))
+        return OFL_E_PP_CONN_STATE;
+    err = ofl_pp_pools_release(&conn->rx, run, n);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(out, 0, sizeof(*out));
+    out->type = OFL_PP_BUFFER_RECV_POOL_UPDATE;
+    out->count = (uint16_t)n;
+    for (i = 0; i < n; i++)
+        ofl_copy(&out->u.ref[i], &run[i], sizeof(run[i]));
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
+                          const uint32_t *pool, uint32_t n, uint64_t ctx,
+                          struct ofl_pp_msg *out)
+{
+    struct ofl_pp_pools *t;
+    uint32_t i, j;
+
+    if (conn == NULL || out == NULL || pool == NULL)
+        return OFL_E_ARG;
+    if (!pp_conn_live(conn))
+        return OFL_E_PP_CONN_STATE;
+    if (n == 0 || n > OFL_PP_MSG_ITEMS)
+        return OFL_E_PP_COUNT;
+    t = own ? &conn->rx : &conn->tx;
+    for (i = 0; i < n; i++) {
+        enum ofl_err err = pp_known(t, pool[i]);
+
+        if (err != OFL_OK)
+            return err;
+        if (t->slot[pool[i]].state == OFL_PP_POOL_FLUSHING)
+            return OFL_E_PP_FLUSHING;
+        for (j = 0; j < i; j++)
+            if (pool[j] == pool[i])
+                return OFL_E_PP_DUPLICATE;
+    }
+    ofl_fill(out, 0, sizeof(*out));
+    out->type = OFL_PP_BUFFER_POOL_FLUSH_REQUEST;
+    out->ctx = ctx;
+    out->count = (uint16_t)n;
+    for (i = 0; i < n; i++) {
+        struct ofl_pp_pool *s = &t->slot[pool[i]];
+
+        s->state = OFL_PP_POOL_FLUSHING;
+        s->flush_local = 1;
+        s->flush_ctx = ctx;
+        out->u.pool_ref[i] = own ? (pool[i] | OFL_PP_POOL_OWNER) : pool[i];
+    }
+    return OFL_OK;
+}
+
+/* A FlushRequest from the peer: bit 31 set names the peer's own pool (our
+ * tx table), clear names ours (rx). Checks every reference, then empties. */
+static enum ofl_err pp_flush_peer(struct ofl_pp_conn *conn,
+                                  const struct ofl_pp_msg *m)
+{
+    uint32_t i;
+
+    for (i = 0; i < m->count; i++) {
+        uint32_t ref = m->u.pool_ref[i];
+        struct ofl_pp_pools *t =
+            (ref & OFL_PP_POOL_OWNER) != 0 ? &conn->tx : &conn->rx;
+        enum ofl_err err = pp_known(t, ref & ~OFL_PP_POOL_OWNER);
+
+        if (err != OFL_OK)
+            return err;
+    }
+    for (i = 0; i < m->count; i++) {
+        uint32_t ref = m->u.pool_ref[i];
+
+        pp_empty((ref & OFL_PP_POOL_OWNER) != 0 ? &conn->tx : &conn->rx,
+                 ref & ~OFL_PP_POOL_OWNER);
+    }
+    return OFL_OK;
+}
+
+/* Pools of t this end is flushing under ctx; emptied when commit. */
+static uint32_t pp_flush_done(struct ofl_pp_pools *t, uint64_t ctx,
+                              bool commit)
+{
+    uint32_t p, n = 0;
+
+    for (p = 0; p < t->cap; p++) {
+        const struct ofl_pp_pool *s = &t->slot[p];
+
+        if (s->state == OFL_PP_POOL_FLUSHING && s->flush_local &&
+            s->flush_ctx == ctx) {
+            n++;
+            if (commit)
+                pp_empty(t, p);
+        }
+    }
+    return n;
+}
+
+/* Applies a decoded message to the tables (all or nothing). */
+static enum ofl_err pp_conn_apply(struct ofl_pp_conn *conn,
+                                  const struct ofl_pp_msg *m,
+                                  struct ofl_pp_msg *reply)
+{
+    enum ofl_err err = OFL_OK;
+
+    switch (m->type) {
+    case OFL_PP_BUFFER_RECV_POOL:
+        if (conn->state != OFL_PP_READY)
+            return OFL_E_PP_CONN_STATE;
+        return ofl_pp_pools_add(&conn->tx, m->u.pool, m->count);
+    case OFL_PP_BUFFER_RECV_POOL_UPDATE:
+        return ofl_pp_pools_release(&conn->tx, m->u.ref, m->count);
+    case OFL_PP_BUFFER_RDMA_INDICATE:
+        err = ofl_pp_pools_consume(&conn->rx, m->u.ref, m->count);
+        if (err == OFL_OK)
+            conn->stats.indications_rx += m->count;
+        return err;
+    case OFL_PP_BUFFER_POOL_FLUSH_REQUEST:
+        err = pp_flush_peer(conn, m);
+        if (err == OFL_OK) {
+            ofl_fill(reply, 0, sizeof(*reply));
+            reply->type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
+            reply->ctx = m->ctx;
+        }
+        return err;
+    case OFL_PP_BUFFER_POOL_FLUSH_REPLY:
+        if (pp_flush_done(&conn->rx, m->ctx, false) +
+                pp_flush_done(&conn->tx, m->ctx, false) == 0)
+            return OFL_E_PP_FLUSH_UNKNOWN;
+        (void)pp_flush_done(&conn->rx, m->ctx, true);
+        (void)pp_flush_done(&conn->tx, m->ctx, true);
+        return OFL_OK;
+    default:
+        return OFL_OK;
+    }
+}
+
+enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
+                              size_t len, struct ofl_pp_msg *m,
+                              struct ofl_pp_msg *reply)
+{
+    enum ofl_err err;
+
+    if (conn == NULL || m == NULL || reply == NULL || m == reply)
+        return OFL_E_ARG;
+    reply->type = 0;
+    if (!pp_conn_live(conn))
+        err = OFL_E_PP_CONN_STATE;
+    else
+        err = ofl_pp_msg_decode(p, len, m);
+    if (err == OFL_OK)
+        err = pp_conn_apply(conn, m, reply);
+    if (err != OFL_OK) {
+        conn->stats.msgs_refused++;
+        return err;
+    }
+    conn->stats.msgs_rx++;
+    pp_conn_settle(conn);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_conn_recv_imm(struct ofl_pp_conn *conn, uint64_t imm,
+                                  struct ofl_pp_ref *ref)
+{
+    enum ofl_err err;
+
+    if (conn == NULL || ref == NULL)
+        return OFL_E_ARG;
+    if (!pp_conn_live(conn))
+        return OFL_E_PP_CONN_STATE;
+    err = ofl_pp_imm_decode(imm, ref);
+    if (err == OFL_OK)
+        err = ofl_pp_pools_consume(&conn->rx, ref, 1);
+    if (err == OFL_OK)
+        conn->stats.indications_rx++;
+    return err;
+}
+
+enum ofl_err ofl_pp_pick(const struct ofl_pp_conn *conn, uint32_t len,
+                         struct ofl_pp_ref *ref)
+{
+    if (conn == NULL)
+        return OFL_E_ARG;
+    return ofl_pp_pools_pick(&conn->tx, len, ref);
+}
+
+/* Checks a write into the tx element and fills *w; consumes it when
+ * commit. */
+static enum ofl_err pp_write_check(struct ofl_pp_conn *conn, uint32_t pool,
+                                   uint32_t elem, uint32_t len,
+                                   struct ofl_pp_write *w, bool commit)
+{
+    struct ofl_pp_ref ref;
+    const struct ofl_pp_pool *s;
+    enum ofl_err err;
+
+    if (conn->state != OFL_PP_READY)
+        return OFL_E_PP_CONN_STATE;
+    ref.pool = pool;
+    ref.elem = elem;
+    ref.len = len;
+    err = pp_consume(&conn->tx, &ref, 1, false);
+    if (err != OFL_OK)
+        return err;
+    s = &conn->tx.slot[pool];
+    ofl_fill(w, 0, sizeof(*w));
+    w->remote_va = s->d.va + (uint64_t)elem * s->d.size;
+    w->remote_stag = s->d.handle;
+    w->kind = (uint8_t)ofl_pp_indication(pool, elem, len, &w->imm);
+    if (commit)
+        (void)pp_consume(&conn->tx, &ref, 1, true);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_write_prepare(struct ofl_pp_conn *conn, uint32_t pool,
+                                  uint32_t elem, uint32_t len,
+                                  struct ofl_pp_write *w)
+{
+    enum ofl_err err;
+
+    if (conn == NULL || w == NULL)
+        return OFL_E_ARG;
+    err = pp_write_check(conn, pool, elem, len, w, true);
+    if (err == OFL_OK && w->kind == OFL_PP_IND_IMM)
+        conn->stats.writes_imm++;
+    else if (err == OFL_OK)
+        conn->stats.writes_msg++;
+    return err;
+}
+
+/* Posts a Send of one segment on qp (conn's scratch work request). */
+static enum ofl_err pp_post(struct ofl_pp_conn *conn, struct ofl_qp *qp,
+                            uint8_t opcode, uint64_t wr_id)
+{
+    conn->wr.wr_id = wr_id;
+    conn->wr.opcode = opcode;
+    conn->wr.flags = OFL_QP_WR_SIGNALED;
+    conn->wr.sge = &conn->sge;
+    conn->wr.num_sge = 1;
+    return ofl_qp_post_send(qp, &conn->wr, NULL);
+}
+
+enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
+                          const struct ofl_pp_write_req *req,
+                          struct ofl_pp_write *w)
+{
+    struct ofl_pp_ref ref;
+    uint32_t need;
+    enum ofl_err err;
+
+    if (conn == NULL || req == NULL || w == NULL || conn->data == NULL)
+        return OFL_E_ARG;
+    err = pp_write_check(conn, req->pool, req->elem, req->src.len, w, false);
+    if (err != OFL_OK)
+        return err;
+    need = w->kind == OFL_PP_IND_MSG ? 2 : 1;
+    if (w->kind == OFL_PP_IND_MSG &&
+        (req->ind.p == NULL || req->ind.cap < 8 + OFL_PP_REF_LEN))
+        return OFL_E_SIZE;
+    if (conn->data->sq.depth - ofl_qp_sq_outstanding(conn->data) < need)
+        return OFL_E_QP_SQ_FULL;
+    ofl_fill(&conn->wr, 0, sizeof(conn->wr));
+    ofl_copy(&conn->sge, &req->src, sizeof(conn->sge));
+    conn->wr.remote_stag = w->remote_stag;
+    conn->wr.remote_to = w->remote_va;
+    conn->wr.imm = w->imm;
+    err = pp_post(conn, conn->data,
+                  w->kind == OFL_PP_IND_IMM ? OFL_QP_OP_WRITE_IMM
+                                            : OFL_QP_OP_WRITE,
+                  req->wr_id);
+    if (err != OFL_OK)
+        return err;
+    ref.pool = req->pool;
+    ref.elem = req->elem;
+    ref.len = req->src.len;
+    (void)pp_consume(&conn->tx, &ref, 1, true);
+    if (w->kind == OFL_PP_IND_IMM) {
+        conn->stats.writes_imm++;
+        return OFL_OK;
+    }
+    conn->stats.writes_msg++;
+    /* The BufferRDMAIndicate, right behind the Write on the same stream. */
+    ofl_store_be16(req->ind.p, OFL_PP_BUFFER_RDMA_INDICATE);
+    ofl_store_be16(req->ind.p + 2, OFL_PP_VERSION);
+    ofl_store_be16(req->ind.p + 4, 1);
+    ofl_store_be16(req->ind.p + 6, 0);
+    ofl_store_be32(req->ind.p + 8, req->pool);
+    ofl_store_be32(req->ind.p + 12, req->elem);
+    ofl_store_be32(req->ind.p + 16, req->src.len);
+    ofl_fill(&conn->wr, 0, sizeof(conn->wr));
+    conn->sge.addr = req->ind.va;
+    conn->sge.len = 8 + OFL_PP_REF_LEN;
+    conn->sge.stag = req->ind.stag;
+    return pp_post(conn, conn->data, OFL_QP_OP_SEND, req->wr_id + 1);
+}
+
+enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
+                             const struct ofl_pp_msg *m,
+                             const struct ofl_pp_buf *buf, uint64_t wr_id)
+{
+    size_t len = 0;
+    enum ofl_err err;
+
+    if (conn == NULL || m == NULL || buf == NULL || conn->ctrl == NULL ||
+        (ch != OFL_PP_CTRL && ch != OFL_PP_DATA))
+        return OFL_E_ARG;
+    if (!pp_conn_live(conn) &&
+        !(conn->state == OFL_PP_CLOSED &&
+          m->type == OFL_PP_BUFFER_POOL_FLUSH_REPLY))
+        return OFL_E_PP_CONN_STATE;
+    err = ofl_pp_msg_encode(m, buf->p, buf->cap, &len);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(&conn->wr, 0, sizeof(conn->wr));
+    conn->sge.addr = buf->va;
+    conn->sge.len = (uint32_t)len;
+    conn->sge.stag = buf->stag;
+    return pp_post(conn, ch == OFL_PP_CTRL ? conn->ctrl : conn->data,
+                   OFL_QP_OP_SEND, wr_id);
+}
+
+/* ---- cells ------------------------------------------------------------------ */
+
+/* log2 of a valid cell size (16 .. 4096, a power of two), else 0. */
+static uint32_t pp_cell_shift(uint32_t cell_size)
+{
+    uint32_t s;
+
+    for (s = 4; s <= 12; s++)
+        if (cell_size == (1u << s))
+            return s;
+    return 0;
+}
+
+uint32_t ofl_pp_cell_count(uint32_t cell_size, uint32_t len)
+{
+    uint32_t shift = pp_cell_shift(cell_size);
+    uint64_t cells;
+
+    if (shift == 0 || len == 0)
+        return 0;
+    cells = ((uint64_t)len + cell_size - 1) >> shift;
+    return cells > 65536 ? 0 : (uint32_t)cells;
+}
+
+uint32_t ofl_pp_cell_max(uint32_t cell_size)
+{
+    if (pp_cell_shift(cell_size) == 0)
+        return 0;
+    return OFL_PP_CELL_HDR + OFL_PP_CELL_FIRST + OFL_PP_CELL_IMM + cell_size +
+           2 * OFL_PP_CELL_CRC;
+}
+
+enum ofl_err ofl_pp_cell_build(uint32_t cell_size,
+                               const struct ofl_pp_packet *pkt, uint32_t idx,
+                               uint8_t *out, size_t cap, size_t *len)
+{
+    uint32_t count, shift, payload, size;
+    uint8_t flags = 0;
+    struct ofl_wr w;
+
+    if (pkt == NULL || len == NULL || pkt->data == NULL || out == NULL)
+        return OFL_E_ARG;
+    count = ofl_pp_cell_count(cell_size, pkt->len);
+    if (count == 0 || idx >= count)
+        return OFL_E_ARG;
+    shift = pp_cell_shift(cell_size);
+    if (idx == 0)
+        flags |= OFL_PP_CELL_F_FIRST;
+    if (idx == 0 && pkt->has_imm)
+        flags |= OFL_PP_CELL_F_IMM;
+    if (idx == count - 1)
+        flags |= OFL_PP_CELL_F_LAST;
+    payload = idx == count - 1 ? pkt->len - (idx << shift) : cell_size;
+    size = OFL_PP_CELL_HDR + payload + OFL_PP_CELL_CRC +
+           ((flags & OFL_PP_CELL_F_FIRST) ? OFL_PP_CELL_FIRST : 0) +
+           ((flags & OFL_PP_CELL_F_IMM) ? OFL_PP_CELL_IMM : 0) +
+           ((flags & OFL_PP_CELL_F_LAST) ? OFL_PP_CELL_CRC : 0);
+    if (cap < size)
+        return OFL_E_SIZE;
+    ofl_wr_init(&w, out, cap);
+    ofl_wr_u8(&w, OFL_PP_CELL_VERSION);
+    ofl_wr_u8(&w, flags);
+    ofl_wr_be16(&w, (uint16_t)payload);
+    ofl_wr_be32(&w, pkt->psn);
+    ofl_wr_be16(&w, (uint16_t)idx);
+    ofl_wr_be16(&w, 0);
+    if (flags & OFL_PP_CELL_F_FIRST) {
+        ofl_wr_be64(&w, pkt->va);
+        ofl_wr_be32(&w, pkt->handle);
+        ofl_wr_be32(&w, pkt->len);
+    }
+    if (flags & OFL_PP_CELL_F_IMM)
+        ofl_wr_be32(&w, pkt->imm);
+    ofl_wr_bytes(&w, pkt->data + ((size_t)idx << shift), payload);
+    if (flags & OFL_PP_CELL_F_LAST)
+        ofl_wr_be32(&w, ofl_crc32c(pkt->data, pkt->len));
+    ofl_wr_be32(&w, ofl_crc32c(out, w.off));
+    *len = w.off;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r, uint8_t *buf,
+                               uint32_t cap, uint32_t cell_size, uint32_t psn)
+{
+    uint32_t shift = pp_cell_shift(cell_size);
+
+    if (r == NULL || buf == NULL || cap == 0 || shift == 0)
+        return OFL_E_ARG;
+    ofl_fill(r, 0, sizeof(*r));
+    r->buf = buf;
+    r->cap = cap;
+    r->cell_size = cell_size;
+    r->cell_shift = shift;
+    r->psn = psn;
+    return OFL_OK;
+}
+
+/* Compares a received CRC with the one computed; fuzzing builds skip the
+ * comparison (offload.h, pp). */
+static bool pp_crc_ok(uint32_t computed, const uint8_t *field)
+{
+#if defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+    (void)computed;
+    (void)field;
+    return true;
+#else
+    return computed == ofl_load_be32(field);
+#endif
+}
+
+/* Where psn stands against the packet expected (or open): 0 due, 1
+ * already taken (duplicate), 2 not yet due (a packet missing). */
+static int pp_psn_order(uint32_t psn, uint32_t expected)
+{
+    if (psn == expected)
+        return 0;
+    return ofl_sn_lt(psn, expected) ? 1 : 2;
+}
+
+/* The checks and effects of one cell; ofl_pp_reasm_input abandons the open
+ * packet on every error but a duplicate. */
+static enum ofl_err pp_reasm_cell(struct ofl_pp_reasm *r, const uint8_t *c,
+                                  size_t len, struct ofl_pp_packet *pkt,
+                                  bool *done)
+{
+    uint32_t flags, payload, psn, cno, hdr, total, count, off;
+    const uint8_t *data;
+    int order;
+
+    if (len < OFL_PP_CELL_HDR + OFL_PP_CELL_CRC)
+        return OFL_E_PP_TRUNCATED;
+    if (len > ofl_pp_cell_max(r->cell_size))
+        return OFL_E_PP_LENGTH;
+    if (!pp_crc_ok(ofl_crc32c(c, len - OFL_PP_CELL_CRC),
+                   c + len - OFL_PP_CELL_CRC))
+        return OFL_E_PP_CELL_CRC;
+    if (c[0] != OFL_PP_CELL_VERSION)
+        return OFL_E_PP_VERSION;
+    flags = c[1];
+    if ((flags & ~(uint32_t)(OFL_PP_CELL_F_FIRST | OFL_PP_CELL_F_LAST |
+                             OFL_PP_CELL_F_IMM)) != 0 ||
+        ofl_load_be16(c + 10) != 0)
+        return OFL_E_PP_RESERVED;
+    if ((flags & OFL_PP_CELL_F_IMM) && !(flags & OFL_PP_CELL_F_FIRST))
+        return OFL_E_PP_CELL_HDR;
+    payload = ofl_load_be16(c + 2);
+    hdr = OFL_PP_CELL_HDR +
+          ((flags & OFL_PP_CELL_F_FIRST) ? OFL_PP_CELL_FIRST : 0) +
+          ((flags & OFL_PP_CELL_F_IMM) ? OFL_PP_CELL_IMM : 0);
+    if (len != (size_t)hdr + payload + OFL_PP_CELL_CRC +
+                   ((flags & OFL_PP_CELL_F_LAST) ? OFL_PP_CELL_CRC : 0))
+        return OFL_E_PP_LENGTH;
+    if (payload == 0 || payload > r->cell_size ||
+        (!(flags & OFL_PP_CELL_F_LAST) && payload != r->cell_size))
+        return OFL_E_PP_CELL_HDR;
+    psn = ofl_load_be32(c + 4);
+    cno = ofl_load_be16(c + 8);
+    data = c + hdr;
+    if (flags & OFL_PP_CELL_F_FIRST) {
+        if (cno != 0)
+            return OFL_E_PP_CELL_HDR;
+        order = pp_psn_order(psn, r->psn);
+        if (order == 1 || (order == 0 && r->open))
+            return OFL_E_PP_CELL_DUP;
+        if (order == 2 || r->open)
+            return OFL_E_PP_CELL_MISSING;
+        total = ofl_load_be32(c + 24);
+        count = ofl_pp_cell_count(r->cell_size, total);
+        if (count == 0 || (count == 1) != ((flags & OFL_PP_CELL_F_LAST) != 0) ||
+            (count == 1 && payload != total))
+            return OFL_E_PP_CELL_HDR;
+        if (total > r->cap)
+            return OFL_E_PP_CELL_TOO_LONG;
+        r->total = total;
+        r->got = 0;
+        r->next_cell = 0;
+        r->va = ofl_load_be64(c + 12);
+        r->handle = ofl_load_be32(c + 20);
+        r->has_imm = (flags & OFL_PP_CELL_F_IMM) != 0;
+        r->imm = r->has_imm ? ofl_load_be32(c + 28) : 0;
+        r->crc = OFL_CRC32C_INIT;
+        r->open = 1;
+    } else {
+        order = pp_psn_order(psn, r->psn);
+        if (order == 1 || (order == 0 && r->open && cno < r->next_cell))
+            return OFL_E_PP_CELL_DUP;
+        if (order == 2 || !r->open || cno > r->next_cell)
+            return OFL_E_PP_CELL_MISSING;
+        count = ofl_pp_cell_count(r->cell_size, r->total);
+        if (((flags & OFL_PP_CELL_F_LAST) != 0) != (cno == count - 1) ||
+            ((flags & OFL_PP_CELL_F_LAST) &&
+             r->total - (cno << r->cell_shift) != payload))
+            return OFL_E_PP_CELL_HDR;
+    }
+    off = r->next_cell << r->cell_shift;
+    ofl_copy(r->buf + off, data, payload);
+    r->crc = ofl_crc32c_update(r->crc, data, payload);
+    r->got = off + payload;
+    r->next_cell++;
+    if (!(flags & OFL_PP_CELL_F_LAST))
+        return OFL_OK;
+    if (!pp_crc_ok(ofl_crc32c_final(r->crc), data + payload))
+        return OFL_E_PP_PACKET_CRC;
+    ofl_fill(pkt, 0, sizeof(*pkt));
+    pkt->va = r->va;
+    pkt->data = r->buf;
+    pkt->len = r->total;
+    pkt->handle = r->handle;
+    pkt->psn = r->psn;
+    pkt->imm = r->imm;
+    pkt->has_imm = r->has_imm;
+    r->psn++;
+    r->open = 0;
+    r->packets++;
+    *done = true;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_reasm_input(struct ofl_pp_reasm *r, const uint8_t *cell,
+                                size_t len, struct ofl_pp_packet *pkt,
+                                bool *done)
+{
+    enum ofl_err err;
+
+    if (r == NULL || pkt == NULL || done == NULL || r->buf == NULL ||
+        (cell == NULL && len != 0))
+        return OFL_E_ARG;
+    *done = false;
+    err = pp_reasm_cell(r, cell, len, pkt, done);
+    if (err == OFL_E_PP_CELL_DUP) {
+        r->dups++;
+    } else if (err != OFL_OK && r->open) {
+        r->open = 0;
+        r->dropped++;
+    }
+    return err;
+}
+
 #endif /* OFL_ENABLE_PP */

@@ -404,7 +404,58 @@ uint32_t ofl_version(void);
     X(E_DT_TX_RANGE, 0x0616)    /* transmit consume beyond queued bytes */ \
     X(E_DT_BUSY, 0x0617)        /* a peek is already outstanding on the    \
                                    connection */
-#define OFL_ERRORS_PP(X)   /* pp: 0x07xx */
+#define OFL_ERRORS_PP(X) /* pp: 0x07xx */                                \
+    X(E_PP_TRUNCATED, 0x0701)   /* a message or cell shorter than its      \
+                                   fixed part */                           \
+    X(E_PP_VERSION, 0x0702)     /* protocol or cell version is not          \
+                                   OFL_PP_VERSION / OFL_PP_CELL_VERSION */ \
+    X(E_PP_TYPE, 0x0703)        /* unknown function code */                 \
+    X(E_PP_LENGTH, 0x0704)      /* the length disagrees with the counts or \
+                                   data sizes the message or cell states */\
+    X(E_PP_COUNT, 0x0705)       /* a list count is 0 or above               \
+                                   OFL_PP_MSG_ITEMS */                     \
+    X(E_PP_RESERVED, 0x0706)    /* a reserved field or bit is not zero     \
+                                   (also the upper 32 bits of immediate    \
+                                   data) */                                \
+    X(E_PP_FIELD, 0x0707)       /* a field out of range: zero element      \
+                                   count, size or length, a pool index     \
+                                   with bit 31 set, an address or element  \
+                                   run that wraps */                       \
+    X(E_PP_DUPLICATE, 0x0708)   /* one message names a pool, an element or \
+                                   an element run twice */                 \
+    X(E_PP_POOL_INDEX, 0x0709)  /* pool index beyond the local pool table  \
+                                   */                                      \
+    X(E_PP_POOL_UNKNOWN, 0x070A) /* the pool index names no advertised     \
+                                   pool */                                 \
+    X(E_PP_POOL_BUSY, 0x070B)   /* advertise of a pool index still in use  \
+                                   (not flushed) */                        \
+    X(E_PP_POOL_TOO_BIG, 0x070C) /* more elements than the local table's   \
+                                   max_elems */                            \
+    X(E_PP_ELEMENT, 0x070D)     /* element index beyond the pool's element \
+                                   count */                                \
+    X(E_PP_CONSUMED, 0x070E)    /* RDMA Write into (or indication of) an   \
+                                   element already consumed */             \
+    X(E_PP_NOT_CONSUMED, 0x070F) /* replenish of an element that is free   \
+                                   */                                      \
+    X(E_PP_TOO_LONG, 0x0710)    /* transfer longer than the element size */\
+    X(E_PP_FLUSHING, 0x0711)    /* the pool is being flushed: no new       \
+                                   writes, no second flush */              \
+    X(E_PP_FLUSH_UNKNOWN, 0x0712) /* a FlushReply whose transaction        \
+                                   context matches no flush in progress */ \
+    X(E_PP_EXHAUSTED, 0x0713)   /* no usable pool has a free element large \
+                                   enough: ask with BufferRecvPoolGet */   \
+    X(E_PP_CONN_STATE, 0x0714)  /* not allowed in the connection's state   \
+                                   */                                      \
+    X(E_PP_CELL_MISSING, 0x0720) /* a cell or packet before this one is    \
+                                   missing (lost or reordered) */          \
+    X(E_PP_CELL_DUP, 0x0721)    /* a cell or packet already received */    \
+    X(E_PP_CELL_HDR, 0x0722)    /* cell flags, cell number or payload      \
+                                   length inconsistent with the packet */  \
+    X(E_PP_CELL_CRC, 0x0723)    /* the cell CRC32c differs */              \
+    X(E_PP_PACKET_CRC, 0x0724)  /* the packet CRC32c of the last cell      \
+                                   differs */                              \
+    X(E_PP_CELL_TOO_LONG, 0x0725) /* packet longer than the reassembly     \
+                                   buffer */
 
 #define OFL_ERRORS(X)                                                        \
     OFL_ERRORS_BASE(X) OFL_ERRORS_TPT(X) OFL_ERRORS_SEQ(X)                   \
@@ -5322,7 +5373,676 @@ enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
 /* pp: push-push messaging layer                                            */
 /* ======================================================================== */
 #if OFL_ENABLE_PP
-/* (issue: push-push messaging) */
+/*
+ * The push-push messaging layer of a split-model driver (seed 002, "A
+ * Split Model Driver Using A Push-Push Messaging Protocol", FIG. 5-8 and
+ * "B. Example Messages"). A host module and an I/O-unit module talk over
+ * one connection made of two channels (seed 002 FIG. 6-7):
+ *
+ *   control channel  (channel 0) a QP carrying messages as Sends: buffer
+ *                    management, SendData, CfgUtil
+ *   data channel     (channel 1) a QP carrying RDMA Writes into the
+ *                    peer's advertised pools, each followed by its
+ *                    transfer indication (immediate data or a
+ *                    BufferRDMAIndicate message)
+ *
+ * Each end pushes: nobody asks for data. The end that owns a pool is its
+ * target; the end that RDMA-writes into it is its initiator (seed 002 "the
+ * term initiator is used to identify the node actually performing the RDMA
+ * write"). Both ends are usually both: a connection holds an rx pool table
+ * (pools this end owns, the peer writes into) and a tx pool table (the
+ * peer's pools, this end writes into).
+ *
+ * Connection states (struct ofl_pp_conn; ofl_pp_conn_next implements the
+ * table, "-" is refused with OFL_E_PP_CONN_STATE and changes nothing):
+ *
+ *   state \ event  START     CLOSE      ALL_EMPTY  FAIL
+ *   DOWN           READY'    CLOSED     -          ERROR
+ *   READY          -         FLUSHING'' -          ERROR
+ *   FLUSHING       -         FLUSHING   CLOSED     ERROR
+ *   CLOSED         -         CLOSED     -          ERROR
+ *   ERROR          -         -          -          ERROR
+ *
+ *   '  only when both channels' QPs are in RTS (or the connection is
+ *      detached: both QPs NULL, the caller carries the bytes itself).
+ *   '' and at once CLOSED when every pool of both tables is EMPTY.
+ *
+ * START ofl_pp_conn_start; CLOSE ofl_pp_conn_close (no new pools, no new
+ * writes; flushes still run); ALL_EMPTY the last pool of both tables became
+ * EMPTY while FLUSHING (checked by every call that empties a pool); FAIL
+ * ofl_pp_conn_fail (a channel's QP left RTS: the caller saw its event).
+ * READY allows everything. FLUSHING refuses new pools (ofl_pp_advertise,
+ * an inbound BufferRecvPool) and new writes (ofl_pp_write, _prepare) but
+ * takes every other message, indications, replenishing and flushes. CLOSED
+ * and ERROR take nothing (CLOSED still posts the FlushReply that emptied
+ * its last pool).
+ *
+ * Pool states, per pool slot of a table (struct ofl_pp_pool.state):
+ *
+ *   state \ event  ADVERTISE  FLUSH_LOCAL  FLUSH_PEER  FLUSH_REPLY(ctx)
+ *   EMPTY          ACTIVE     -            -           -
+ *   ACTIVE         -          FLUSHING     EMPTY       -
+ *   FLUSHING       -          -            EMPTY       EMPTY (ctx equal)
+ *
+ * ADVERTISE: target: ofl_pp_advertise (it sends BufferRecvPool);
+ * initiator: a BufferRecvPool arrived. FLUSH_LOCAL: this end sent a
+ * BufferPoolFlushRequest for the pool (ofl_pp_flush). FLUSH_PEER: the
+ * peer's FlushRequest named it; ofl_pp_conn_recv empties the pool and
+ * hands back the BufferPoolFlushReply to send (seed 002 "BufferPoolFlush
+ * Messages": the initiator stops using the pool at once; the target frees
+ * the memory after replying). FLUSH_REPLY: the reply with the request's
+ * transaction context arrived; a target frees (deregisters) the memory
+ * only now, never before. A pool left EMPTY may be advertised again.
+ *
+ * Elements. A pool is an array of count elements of size bytes at
+ * registered address va with memory handle (STag) handle. Each table keeps
+ * one bit per element in caller memory: 1 = consumed, 0 = free, and a
+ * count of consumed elements that always equals the number of set bits.
+ *
+ *   element \ event  WRITE / INDICATION   REPLENISH (BufferRecvPoolUpdate)
+ *   free             consumed             - (OFL_E_PP_NOT_CONSUMED)
+ *   consumed         - (OFL_E_PP_CONSUMED) free
+ *
+ * Initiator: ofl_pp_write refuses an element that is consumed
+ * (OFL_E_PP_CONSUMED), beyond the pool (OFL_E_PP_ELEMENT), in a pool not
+ * advertised (OFL_E_PP_POOL_UNKNOWN) or FLUSHING (OFL_E_PP_FLUSHING), or
+ * shorter than the transfer (OFL_E_PP_TOO_LONG). Target: an indication
+ * (ofl_pp_conn_recv_imm, or a BufferRDMAIndicate) naming such an element is
+ * detected with the same errors; indications into a FLUSHING pool are
+ * accepted (writes in flight before the peer saw the request). Replenish:
+ * ofl_pp_replenish (target) frees elements and builds the
+ * BufferRecvPoolUpdate; its arrival frees them at the initiator. When
+ * every element is consumed the initiator gets OFL_E_PP_EXHAUSTED from
+ * ofl_pp_pick and may send BufferRecvPoolGet (seed 002 "BufferRecvPoolGet").
+ *
+ * Transfer indication (seed 002 "Data Transfer through RDMA Transfer",
+ * FIG. 7 idata (7, 5, 256)). ofl_pp_indication chooses:
+ *
+ *   immediate data  pool <= 255 and element <= 255 and 1 <= len <= 65536:
+ *                   32 bits, big-endian bit order:
+ *                     bits 31..24  pool index
+ *                     bits 23..16  element index
+ *                     bits 15..0   bytes written into the element; 0 means
+ *                                  65536
+ *                   carried in the low 32 bits of the RFC 7306 Immediate
+ *                   Data of an RDMA Write with Immediate (OFL_QP_OP_WRITE_
+ *                   IMM); the upper 32 bits MUST be 0
+ *   message         anything else (pool >= 256, element >= 256, len >
+ *                   65536): a BufferRDMAIndicate with 32-bit fields
+ *
+ * The seed gives the widths (8, 8, 16) and "limited to 256 ... and 64k
+ * (2**16)"; offload fixes the bit positions in the order of FIG. 7's
+ * example, and reads the 16-bit "element size" as the bytes written (in
+ * FIG. 7 the element is written whole, so both are 256). So 65536 fits
+ * (encoded 0) and 65537 takes the message; pool or element 256 takes the
+ * message. Deviation from the seed: a BufferRDMAIndicate travels on the
+ * data channel as a Send right behind its RDMA Write (RFC 5040 orders a
+ * Send after the Writes before it on one stream), not on the control
+ * channel, where it could overtake the data.
+ *
+ * Messages (seed 002 "B. Example Messages"). Every message starts with the
+ * word the seed draws for BufferPoolFlushRequest/Reply: function name (16
+ * bits) then Version No (16 bits), big-endian; then the body below (byte
+ * offsets; all fields big-endian). The seed draws only the flush messages;
+ * the other bodies are offload's, built from the fields the seed's text
+ * names. A message is exactly as long as its counts say (OFL_E_PP_LENGTH
+ * otherwise); lists hold 1 .. OFL_PP_MSG_ITEMS entries.
+ *
+ *   0x0001 BufferRecvPool (target -> initiator; defined here)
+ *          4 count(16)  6 reserved(16) = 0
+ *          8 + 32 i: pool index(32, bit 31 = 0)  element count(32)
+ *                    element size(32)  memory handle(32)
+ *                    registered address(64)  pool context(64)
+ *          count, size >= 1; address + count * size <= 2^64; indices
+ *          distinct
+ *   0x0002 BufferRecvPoolGet (initiator -> target; defined here)
+ *          4 element count(32) >= 1   8 element size(32) >= 1
+ *   0x0003 BufferRecvPoolUpdate (target -> initiator; defined here; the
+ *          seed's paragraph says "the initiator uses" it but also that the
+ *          target replenishes: the owner sends it)
+ *          4 count(16)  6 reserved(16) = 0
+ *          8 + 12 i: pool index(32)  first element(32)  elements(32) >= 1
+ *          runs of one pool do not overlap; first + elements <= 2^32
+ *   0x0004 BufferPoolFlushRequest (either way; seed layout)
+ *          4 transaction context(64)
+ *          12 + 4 i: pool reference(32), to the end of the message
+ *          offload uses bit 31 of the pool reference: 1 = a pool of the
+ *          sender (the target asks), 0 = a pool of the receiver (the
+ *          initiator asks); bits 30..0 are the pool index. Length is
+ *          12 + 4 n, n >= 1
+ *   0x0005 BufferPoolFlushReply (either way; seed layout)
+ *          4 transaction context(64), the request's; length 12
+ *   0x0006 SendData (either way; defined here)
+ *          4 data size(32) >= 1   8 data
+ *   0x0007 BufferRDMAIndicate (initiator -> target; defined here)
+ *          4 count(16)  6 reserved(16) = 0
+ *          8 + 12 i: pool index(32)  element index(32)  bytes written(32)
+ *          >= 1; (pool, element) distinct
+ *   0x0008 CfgUtilRequest (either way; defined here)
+ *          4 transaction context(64)  12 request code(16)
+ *          14 reserved(16) = 0   16 data size(32)   20 data
+ *   0x0009 CfgUtilReply (either way; defined here)
+ *          4 transaction context(64)  12 request code(16)  14 status(16)
+ *          16 data size(32)   20 data
+ *
+ * Cells (seed 002 FIG. 8, and "If the data is larger than a predetermined
+ * size (e.g., 256 bytes) ... segment"). A packet on a cell channel is cut
+ * into cells of cell_size data bytes (a power of two, 16 .. 4096; 256 in
+ * the seed); only the last cell is shorter. Cell layout (offload's; the
+ * seed names the parts, not their bits), big-endian:
+ *
+ *   0    version(8) = OFL_PP_CELL_VERSION
+ *   1    flags(8): 0x01 FIRST, 0x02 LAST, 0x04 IMM (only with FIRST); the
+ *        rest reserved = 0
+ *   2    payload length(16): data bytes in this cell, 1 .. cell_size;
+ *        exactly cell_size unless LAST
+ *   4    packet sequence number(32) (seed: "packet sequence number")
+ *   8    cell number(16), 0 for the first cell (seed: "cell sequence
+ *        number")
+ *   10   reserved(16) = 0
+ *   FIRST only (seed: VA/MH 812, "Middle cells do not include a VA/MH"):
+ *   12   virtual address(64)  20 memory handle(32)  24 packet length(32)
+ *   IMM only:  28 immediate data(32) (seed: immediate data 830)
+ *   then the payload
+ *   LAST only: packet CRC(32): CRC32c of the packet's data bytes (seed:
+ *        packet CRC 820)
+ *   cell CRC(32): CRC32c of every byte of the cell before it (seed: CRC
+ *        816)
+ *
+ * Reassembly (struct ofl_pp_reasm) takes cells in order: packet sequence
+ * numbers consecutive (RFC 1982 arithmetic), cell numbers consecutive from
+ * 0. A cell of a packet or cell not yet due is OFL_E_PP_CELL_MISSING; of
+ * one already taken, OFL_E_PP_CELL_DUP (ignored: the open packet stays);
+ * every other refusal (CRC, header, missing) abandons the open packet, and
+ * the sender must send it again from its first cell. Under
+ * FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION the two CRCs are computed but
+ * not compared.
+ *
+ * Context: a struct ofl_pp_conn (and its tables) is touched by one thread
+ * at a time; the QPs it names follow their own rules.
+ */
+
+#define OFL_PP_VERSION 1        /* protocol version of every message */
+#define OFL_PP_MSG_HDR 4        /* function name(16), Version No(16) */
+#define OFL_PP_MSG_ITEMS 16     /* entries per list in one message */
+#define OFL_PP_POOL_DESC_LEN 32 /* one pool in BufferRecvPool */
+#define OFL_PP_REF_LEN 12       /* one Update run or Indicate entry */
+/* Longest message without data (BufferRecvPool with OFL_PP_MSG_ITEMS). */
+#define OFL_PP_MSG_MAX (8 + OFL_PP_MSG_ITEMS * OFL_PP_POOL_DESC_LEN)
+#define OFL_PP_POOL_OWNER 0x80000000u /* flush pool reference: sender's */
+#define OFL_PP_IMM_LEN_MAX 65536u     /* longest transfer immediate data
+                                         describes */
+
+/* Function names (message types). */
+enum ofl_pp_type {
+    OFL_PP_BUFFER_RECV_POOL = 0x0001,
+    OFL_PP_BUFFER_RECV_POOL_GET = 0x0002,
+    OFL_PP_BUFFER_RECV_POOL_UPDATE = 0x0003,
+    OFL_PP_BUFFER_POOL_FLUSH_REQUEST = 0x0004,
+    OFL_PP_BUFFER_POOL_FLUSH_REPLY = 0x0005,
+    OFL_PP_SEND_DATA = 0x0006,
+    OFL_PP_BUFFER_RDMA_INDICATE = 0x0007,
+    OFL_PP_CFG_UTIL_REQUEST = 0x0008,
+    OFL_PP_CFG_UTIL_REPLY = 0x0009
+};
+
+/* One advertised pool (BufferRecvPool entry; seed 002 "BufferRecvPool
+ * Message": pool index, number of elements, element size, pool context,
+ * registered memory address; the handle from "RDMA Write"). */
+struct ofl_pp_pool_desc {
+    uint32_t index;
+    uint32_t count;    /* elements */
+    uint32_t size;     /* bytes per element */
+    uint32_t handle;   /* memory handle (STag) of the registration */
+    uint64_t va;       /* registered address of element 0 */
+    uint64_t ctx;      /* pool context (implementation-specific) */
+};
+
+/* An element reference: an Indicate entry (pool, elem, len = bytes
+ * written) or an Update run (pool, elem = first, len = elements). */
+struct ofl_pp_ref {
+    uint32_t pool;
+    uint32_t elem;
+    uint32_t len;
+};
+
+/*
+ * A message, decoded or to encode. Fields a type does not use are
+ * ignored by the encoder and zero after decoding.
+ *   BUFFER_RECV_POOL        count, pool[]
+ *   BUFFER_RECV_POOL_GET    elem_count, elem_size
+ *   BUFFER_RECV_POOL_UPDATE count, ref[] (runs)
+ *   FLUSH_REQUEST           ctx, count, pool_ref[] (bit 31: owner)
+ *   FLUSH_REPLY             ctx
+ *   SEND_DATA               data, data_len
+ *   BUFFER_RDMA_INDICATE    count, ref[]
+ *   CFG_UTIL_REQUEST        ctx, code, data, data_len
+ *   CFG_UTIL_REPLY          ctx, code, status, data, data_len
+ * A decoded message's data points into the bytes decoded.
+ */
+struct ofl_pp_msg {
+    uint16_t type;       /* enum ofl_pp_type */
+    uint16_t count;      /* entries in the list */
+    uint16_t code;       /* CfgUtil request code */
+    uint16_t status;     /* CfgUtil reply status */
+    uint32_t elem_count; /* BufferRecvPoolGet */
+    uint32_t elem_size;
+    uint64_t ctx;        /* transaction context */
+    const uint8_t *data;
+    uint32_t data_len;
+    union {
+        struct ofl_pp_pool_desc pool[OFL_PP_MSG_ITEMS];
+        struct ofl_pp_ref ref[OFL_PP_MSG_ITEMS];
+        uint32_t pool_ref[OFL_PP_MSG_ITEMS];
+    } u;
+};
+
+/* Bytes m encodes to (0 when m's type is unknown or a count is out of
+ * range). Pure. */
+size_t ofl_pp_msg_size(const struct ofl_pp_msg *m);
+
+/*
+ * Encodes m into out[0 .. cap): checks m with the rules the decoder
+ * applies (so every encoded message decodes to m) -> the same named
+ * errors, OFL_E_ARG for data NULL with data_len > 0, OFL_E_SIZE when cap
+ * is short. *len receives the length. Nothing is written on error.
+ */
+enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,
+                               size_t cap, size_t *len);
+
+/*
+ * Decodes len hostile bytes into *m: OFL_E_PP_TRUNCATED, _VERSION, _TYPE,
+ * _LENGTH, _COUNT, _RESERVED, _FIELD, _DUPLICATE, checked in that order of
+ * discovery. *m is written only on success; m->data points into p.
+ */
+enum ofl_err ofl_pp_msg_decode(const uint8_t *p, size_t len,
+                               struct ofl_pp_msg *m);
+
+/* "BufferRecvPool", ...; "?" for an unknown type. */
+const char *ofl_pp_type_name(uint16_t type);
+
+/* ---- transfer indication ---------------------------------------------- */
+
+enum ofl_pp_ind {
+    OFL_PP_IND_IMM = 1, /* 32-bit immediate data */
+    OFL_PP_IND_MSG = 2  /* a BufferRDMAIndicate message */
+};
+
+/* Chooses the indication for len bytes written into element elem of pool
+ * (table above); for OFL_PP_IND_IMM *imm receives the 32 bits. Pure. */
+enum ofl_pp_ind ofl_pp_indication(uint32_t pool, uint32_t elem, uint32_t len,
+                                  uint32_t *imm);
+
+/* Decodes received Immediate Data into *ref (len 0 read as 65536):
+ * OFL_E_PP_RESERVED when the upper 32 bits are not zero. */
+enum ofl_err ofl_pp_imm_decode(uint64_t imm, struct ofl_pp_ref *ref);
+
+/* ---- pool tables -------------------------------------------------------- */
+
+enum ofl_pp_pool_state {
+    OFL_PP_POOL_EMPTY = 0,
+    OFL_PP_POOL_ACTIVE = 1,
+    OFL_PP_POOL_FLUSHING = 2
+};
+
+enum ofl_pp_role {
+    OFL_PP_TARGET = 1,    /* the table of pools this end owns (rx) */
+    OFL_PP_INITIATOR = 2  /* the table of the peer's pools (tx) */
+};
+
+/* One pool slot; the slot number is the pool index. */
+struct ofl_pp_pool {
+    struct ofl_pp_pool_desc d;
+    uint64_t flush_ctx;   /* FLUSHING by this end: the request's context */
+    uint32_t consumed;    /* set bits of the pool's bitmap */
+    uint8_t state;        /* enum ofl_pp_pool_state */
+    uint8_t flush_local;  /* FLUSHING because this end asked */
+    uint8_t reserved[2];
+};
+
+/*
+ * A pool table: cap slots (indices 0 .. cap - 1) and one bitmap of
+ * max_elems bits per slot in caller memory (ofl_pp_bitmap_words words).
+ * Sizes are fixed at init.
+ */
+struct ofl_pp_pools {
+    struct ofl_pp_pool *slot;
+    uint32_t *bits;
+    uint32_t cap;
+    uint32_t max_elems;
+    uint32_t words;       /* bitmap words per slot */
+    uint32_t active;      /* slots not EMPTY */
+    uint8_t role;         /* enum ofl_pp_role */
+    uint8_t reserved[3];
+};
+
+/* 32-bit words of bitmap a table of cap slots of max_elems needs; 0 when
+ * out of range (cap or max_elems 0 or above 2^24). Pure. */
+uint32_t ofl_pp_bitmap_words(uint32_t cap, uint32_t max_elems);
+
+/* Caller memory of a pool table. */
+struct ofl_pp_pools_mem {
+    struct ofl_pp_pool *slot; /* cap slots */
+    uint32_t cap;             /* 1 .. 2^24 */
+    uint32_t max_elems;       /* elements per pool, 1 .. 2^24 */
+    uint32_t *bits;           /* nwords words */
+    uint32_t nwords;          /* >= ofl_pp_bitmap_words(cap, max_elems) */
+};
+
+/* Initialises t (every slot EMPTY, every bit clear) over mem; OFL_E_ARG
+ * for a bad role, a NULL array or a size out of range, OFL_E_SIZE when
+ * nwords is short. */
+enum ofl_err ofl_pp_pools_init(struct ofl_pp_pools *t, enum ofl_pp_role role,
+                               const struct ofl_pp_pools_mem *mem);
+
+/*
+ * Checks n descriptors (fields as the decoder, index < cap ->
+ * OFL_E_PP_POOL_INDEX, slot EMPTY -> _POOL_BUSY, count <= max_elems ->
+ * _POOL_TOO_BIG, distinct) and then makes them ACTIVE with every element
+ * free. All or nothing.
+ */
+enum ofl_err ofl_pp_pools_add(struct ofl_pp_pools *t,
+                              const struct ofl_pp_pool_desc *d, uint32_t n);
+
+/*
+ * Consumes n elements (ref: pool, elem, len = bytes written). Checks each
+ * (pool known -> _POOL_INDEX / _POOL_UNKNOWN; an initiator table refuses a
+ * FLUSHING pool -> _FLUSHING; elem < count -> _ELEMENT; len 1 .. size ->
+ * _FIELD / _TOO_LONG; free -> _CONSUMED; distinct -> _DUPLICATE), then
+ * marks all consumed. All or nothing.
+ */
+enum ofl_err ofl_pp_pools_consume(struct ofl_pp_pools *t,
+                                  const struct ofl_pp_ref *ref, uint32_t n);
+
+/* Frees n runs (pool, first element, elements): every element named must
+ * be consumed (_NOT_CONSUMED), runs inside the pool (_ELEMENT), not
+ * overlapping (_DUPLICATE). All or nothing. */
+enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
+                                  const struct ofl_pp_ref *run, uint32_t n);
+
+/* Finds a free element of an ACTIVE pool with size >= len (lowest pool,
+ * then lowest element) into *ref without consuming it;
+ * OFL_E_PP_EXHAUSTED when there is none. */
+enum ofl_err ofl_pp_pools_pick(const struct ofl_pp_pools *t, uint32_t len,
+                               struct ofl_pp_ref *ref);
+
+/* Whether element elem of pool is consumed (false when out of range). */
+bool ofl_pp_pools_consumed(const struct ofl_pp_pools *t, uint32_t pool,
+                           uint32_t elem);
+
+/* ---- the connection ------------------------------------------------------ */
+
+enum ofl_pp_conn_state {
+    OFL_PP_DOWN = 0,
+    OFL_PP_READY,
+    OFL_PP_FLUSHING,
+    OFL_PP_CLOSED,
+    OFL_PP_ERROR,
+    OFL_PP_STATES
+};
+
+enum ofl_pp_conn_event {
+    OFL_PP_EV_START = 0,
+    OFL_PP_EV_CLOSE,
+    OFL_PP_EV_ALL_EMPTY,
+    OFL_PP_EV_FAIL,
+    OFL_PP_EVENTS
+};
+
+/* Which channel a message goes on. */
+enum ofl_pp_channel {
+    OFL_PP_CTRL = 0, /* channel 0: control */
+    OFL_PP_DATA = 1  /* channel 1: RDMA Write data */
+};
+
+/* A registered buffer for a message: p[0 .. cap) at va under stag. */
+struct ofl_pp_buf {
+    uint8_t *p;
+    uint64_t va;
+    uint32_t cap;
+    uint32_t stag;
+};
+
+/* Caller memory of a connection: the two tables' slots and bitmaps. */
+struct ofl_pp_conn_cfg {
+    struct ofl_qp *ctrl;          /* channel 0 QP, or NULL (detached) */
+    struct ofl_qp *data;          /* channel 1 QP, or NULL (detached) */
+    struct ofl_pp_pools_mem rx;   /* pools this end owns (target) */
+    struct ofl_pp_pools_mem tx;   /* the peer's pools (initiator) */
+};
+
+/* Counters (informational). */
+struct ofl_pp_stats {
+    uint64_t msgs_rx, msgs_refused;
+    uint64_t writes_imm, writes_msg;
+    uint64_t indications_rx;
+};
+
+/* One connection: caller memory, changed only by ofl_pp_ functions. */
+struct ofl_pp_conn {
+    struct ofl_qp *ctrl, *data;
+    struct ofl_pp_pools rx, tx;
+    uint8_t state;        /* enum ofl_pp_conn_state */
+    uint8_t reserved[7];
+    struct ofl_pp_stats stats;
+    struct ofl_qp_wr wr;  /* scratch: the work request being posted */
+    struct ofl_qp_sge sge; /* scratch: its data segment */
+};
+
+/* The connection table above: the next state, or OFL_PP_STATES when
+ * refused. Pure. */
+enum ofl_pp_conn_state ofl_pp_conn_next(enum ofl_pp_conn_state from,
+                                        enum ofl_pp_conn_event ev);
+
+/* "DOWN", "READY", ...; "?" outside the enum. */
+const char *ofl_pp_conn_state_name(enum ofl_pp_conn_state s);
+
+/* Initialises conn in DOWN with both tables (OFL_E_ARG: one QP NULL and
+ * the other not, a table missing or too small). */
+enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
+                              const struct ofl_pp_conn_cfg *cfg);
+
+/* START: DOWN -> READY; OFL_E_PP_CONN_STATE unless both QPs are in RTS
+ * (or detached). */
+enum ofl_err ofl_pp_conn_start(struct ofl_pp_conn *conn);
+
+/* CLOSE: READY -> FLUSHING (CLOSED at once when every pool is EMPTY). The
+ * caller then flushes the pools left (ofl_pp_flush). */
+enum ofl_err ofl_pp_conn_close(struct ofl_pp_conn *conn);
+
+/* FAIL: any state -> ERROR (a channel's QP failed). */
+void ofl_pp_conn_fail(struct ofl_pp_conn *conn);
+
+/*
+ * Target: advertises n pools of the rx table (ofl_pp_pools_add) and
+ * builds the BufferRecvPool for them into *out. READY only. All or
+ * nothing.
+ */
+enum ofl_err ofl_pp_advertise(struct ofl_pp_conn *conn,
+                              const struct ofl_pp_pool_desc *d, uint32_t n,
+                              struct ofl_pp_msg *out);
+
+/* Target: frees n runs of the rx table (ofl_pp_pools_release) and builds
+ * the BufferRecvPoolUpdate. READY or FLUSHING. */
+enum ofl_err ofl_pp_replenish(struct ofl_pp_conn *conn,
+                              const struct ofl_pp_ref *run, uint32_t n,
+                              struct ofl_pp_msg *out);
+
+/*
+ * Starts a flush of n pools (pool indices, bit 31 clear): of the rx table
+ * when own (this end is their target), else of the tx table (this end is
+ * their initiator, and stops writing into them at once). Each pool must be
+ * ACTIVE (_POOL_INDEX, _POOL_UNKNOWN, _FLUSHING); all become FLUSHING
+ * with ctx and *out is the BufferPoolFlushRequest. READY or FLUSHING.
+ */
+enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
+                          const uint32_t *pool, uint32_t n, uint64_t ctx,
+                          struct ofl_pp_msg *out);
+
+/*
+ * Takes one received message (hostile bytes, from either channel): decodes
+ * it into *m, checks it against the tables and the state, and applies it,
+ * all or nothing (a refused message changes nothing):
+ *   BufferRecvPool       tx table: pools ACTIVE (READY only)
+ *   BufferRecvPoolUpdate tx table: elements free
+ *   BufferRDMAIndicate   rx table: elements consumed
+ *   FlushRequest         pools of the sender (bit 31) in the tx table,
+ *                        of this end in the rx table, become EMPTY; *reply
+ *                        is the FlushReply to send
+ *   FlushReply           every FLUSHING pool of either table this end
+ *                        asked with ctx becomes EMPTY (_FLUSH_UNKNOWN
+ *                        when none; a reply to crossed requests may be
+ *                        stale and is safe to ignore)
+ *   others               no state; handed to the caller in *m
+ * reply->type is 0 when nothing is to be sent. READY or FLUSHING.
+ */
+enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
+                              size_t len, struct ofl_pp_msg *m,
+                              struct ofl_pp_msg *reply);
+
+/* Target: received RFC 7306 Immediate Data (the CQE's imm) is a transfer
+ * indication: decoded (ofl_pp_imm_decode) and consumed in the rx table
+ * (ofl_pp_pools_consume); *ref says which element holds the data. */
+enum ofl_err ofl_pp_conn_recv_imm(struct ofl_pp_conn *conn, uint64_t imm,
+                                  struct ofl_pp_ref *ref);
+
+/* Initiator: a free element of an ACTIVE tx pool for len bytes
+ * (ofl_pp_pools_pick). */
+enum ofl_err ofl_pp_pick(const struct ofl_pp_conn *conn, uint32_t len,
+                         struct ofl_pp_ref *ref);
+
+/* An RDMA Write to post (ofl_pp_write). */
+struct ofl_pp_write_req {
+    uint32_t pool, elem;     /* the peer's element */
+    struct ofl_qp_sge src;   /* local data: len bytes */
+    struct ofl_pp_buf ind;   /* registered room for a BufferRDMAIndicate
+                                (used only when the message path is
+                                taken: 8 + OFL_PP_REF_LEN bytes) */
+    uint64_t wr_id;          /* of the Write (the indicate Send: wr_id + 1) */
+};
+
+/* What ofl_pp_write (or ofl_pp_write_prepare) did. */
+struct ofl_pp_write {
+    uint64_t remote_va;      /* element address at the peer */
+    uint32_t remote_stag;    /* the pool's memory handle */
+    uint32_t imm;            /* OFL_PP_IND_IMM: the indication */
+    uint8_t kind;            /* enum ofl_pp_ind */
+    uint8_t reserved[7];
+};
+
+/*
+ * Initiator, detached or not: checks a write of len bytes into the tx
+ * element (READY; ofl_pp_pools_consume rules), consumes it and fills *w
+ * (address, handle, the indication ofl_pp_indication chose). The caller
+ * moves the bytes and the indication itself.
+ */
+enum ofl_err ofl_pp_write_prepare(struct ofl_pp_conn *conn, uint32_t pool,
+                                  uint32_t elem, uint32_t len,
+                                  struct ofl_pp_write *w);
+
+/*
+ * Initiator with QPs: as ofl_pp_write_prepare, then posts on the data
+ * channel an RDMA Write with Immediate (OFL_PP_IND_IMM) or an RDMA Write
+ * followed by a Send of the BufferRDMAIndicate encoded into req->ind
+ * (OFL_PP_IND_MSG). Checks SQ room for both first (OFL_E_QP_SQ_FULL) and
+ * the room in req->ind (OFL_E_SIZE); on any error before the Write is
+ * posted nothing is posted or consumed. Should the QP refuse the Send after
+ * taking the Write (it cannot for lack of room), the element stays
+ * consumed and the QP's error is returned: the caller sends the
+ * BufferRDMAIndicate itself.
+ */
+enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
+                          const struct ofl_pp_write_req *req,
+                          struct ofl_pp_write *w);
+
+/* Encodes m into buf and posts it as a signalled Send on channel ch
+ * (OFL_E_ARG when detached). READY or FLUSHING; in CLOSED only a
+ * FlushReply (the request that emptied the last pool is still answered).
+ * Errors of ofl_pp_msg_encode and ofl_qp_post_send. */
+enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
+                             const struct ofl_pp_msg *m,
+                             const struct ofl_pp_buf *buf, uint64_t wr_id);
+
+/* ---- cells (seed 002 FIG. 8) ------------------------------------------- */
+
+#define OFL_PP_CELL_VERSION 1
+#define OFL_PP_CELL_HDR 12       /* every cell */
+#define OFL_PP_CELL_FIRST 16     /* VA, memory handle, packet length */
+#define OFL_PP_CELL_IMM 4
+#define OFL_PP_CELL_CRC 4
+#define OFL_PP_CELL_SIZE 256     /* the seed's cell data size */
+
+enum ofl_pp_cell_flag {
+    OFL_PP_CELL_F_FIRST = 0x01,
+    OFL_PP_CELL_F_LAST = 0x02,
+    OFL_PP_CELL_F_IMM = 0x04
+};
+
+/* A packet to segment, or one reassembled. */
+struct ofl_pp_packet {
+    uint64_t va;          /* destination address (first cell) */
+    const uint8_t *data;  /* reassembled: the reassembly buffer */
+    uint32_t len;         /* 1 .. 2^16 cells of data */
+    uint32_t handle;      /* memory handle (first cell) */
+    uint32_t psn;         /* packet sequence number */
+    uint32_t imm;         /* immediate data when has_imm */
+    uint8_t has_imm;
+    uint8_t reserved[3];
+};
+
+/* Cells a packet of len bytes takes (0 when cell_size is not a power of
+ * two in 16 .. 4096 or len is 0 or needs more than 2^16 cells). Pure. */
+uint32_t ofl_pp_cell_count(uint32_t cell_size, uint32_t len);
+
+/* Bytes of the largest cell of this cell_size (first and last, with
+ * immediate data). Pure. */
+uint32_t ofl_pp_cell_max(uint32_t cell_size);
+
+/*
+ * Builds cell idx (0 .. ofl_pp_cell_count - 1) of pkt into out[0 .. cap),
+ * *len its length. OFL_E_ARG for a bad cell_size, an empty packet or idx
+ * out of range, OFL_E_SIZE when cap is short. Pure.
+ */
+enum ofl_err ofl_pp_cell_build(uint32_t cell_size,
+                               const struct ofl_pp_packet *pkt, uint32_t idx,
+                               uint8_t *out, size_t cap, size_t *len);
+
+/* Reassembly state (caller memory). */
+struct ofl_pp_reasm {
+    uint8_t *buf;
+    uint32_t cap;
+    uint32_t cell_size;
+    uint32_t cell_shift;
+    uint32_t psn;          /* next packet expected */
+    uint32_t total;        /* open packet: its length */
+    uint32_t got;          /* open packet: bytes received */
+    uint32_t next_cell;    /* open packet: next cell number */
+    uint32_t crc;          /* open packet: running packet CRC state */
+    uint32_t handle, imm;
+    uint64_t va;
+    uint8_t open;          /* a packet is being reassembled */
+    uint8_t has_imm;
+    uint8_t reserved[6];
+    uint64_t packets, dropped, dups; /* counters */
+};
+
+/* Initialises r over buf[cap] expecting packet sequence number psn first
+ * (OFL_E_ARG for a bad cell_size or buffer). */
+enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r, uint8_t *buf,
+                               uint32_t cap, uint32_t cell_size, uint32_t psn);
+
+/*
+ * Takes one hostile cell. Checks, in order: length (_TRUNCATED, or
+ * _LENGTH above ofl_pp_cell_max), cell CRC (_CELL_CRC), version
+ * (_VERSION), reserved bits (_RESERVED), flags and lengths (_CELL_HDR,
+ * _LENGTH), the packet and cell sequence (_CELL_DUP, _CELL_MISSING), the
+ * packet length (_CELL_TOO_LONG), and on the last cell the packet CRC
+ * (_PACKET_CRC). *done is true when the cell completed a packet, which
+ * *pkt then describes (data in r->buf, valid until the next call).
+ */
+enum ofl_err ofl_pp_reasm_input(struct ofl_pp_reasm *r, const uint8_t *cell,
+                                size_t len, struct ofl_pp_packet *pkt,
+                                bool *done);
 #endif /* OFL_ENABLE_PP */
 
 #ifdef __cplusplus

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * fuzz_pp_messages: the push-push message decoder and the pool state
+ * machines of two detached connections (a = the I/O unit, b = the host),
+ * driven by hostile bytes.
+ *
+ * Input: a sequence of events (at most MAX_EVENTS), each an opcode byte
+ * and its arguments (missing bytes read as zero):
+ *   0 n(16) bytes   raw message to a (ofl_pp_conn_recv); also decoded
+ *                   alone: an accepted message re-encodes to the same bytes
+ *   1 n(16) bytes   raw message to b
+ *   2 imm(64)       raw immediate data to a (ofl_pp_conn_recv_imm)
+ *   3 idx cnt size  a advertises a pool (index, count 8 bits, size 16
+ *                   bits); the BufferRecvPool goes to b
+ *   4 pool elem len b writes (ofl_pp_write_prepare); its indication (imm or
+ *                   BufferRDMAIndicate) goes to a
+ *   5 pool first n  a replenishes a run; the Update goes to b
+ *   6 who own pool  a flush; the request goes to the peer, the reply back
+ *   7 who           close
+ *   8 len(16)       b picks an element (ofl_pp_pick)
+ *
+ * Invariants after every event: in each of the four tables every pool's
+ * consumed count equals its set bits, no bit is set at or past its element
+ * count or in an EMPTY pool, and `active` counts the pools not EMPTY; a
+ * CLOSED connection holds no pool; a refused call leaves the tables and the
+ * state as they were (no half-applied state). While no raw bytes were
+ * injected (events 0-2), the two ends agree: every message one end builds
+ * is accepted by the other, every indication b produces is accepted by a,
+ * and a pool both ends hold has the same consumed elements on both.
+ */
+#include "fuzz.h"
+#include "offload.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#define CAP 20u
+#define MAXE 300u
+#define WORDS (CAP * ((MAXE + 31) / 32))
+#define MAX_EVENTS 128
+
+struct end {
+    struct ofl_pp_conn c;
+    struct ofl_pp_pool rx_slot[CAP], tx_slot[CAP];
+    uint32_t rx_bits[WORDS], tx_bits[WORDS];
+};
+
+static struct end g_a, g_b;
+static struct end g_snap;
+static struct ofl_pp_msg g_m, g_in, g_reply, g_d;
+static uint8_t g_buf[8192], g_buf2[8192];
+static bool g_clean;
+
+static void end_init(struct end *e)
+{
+    struct ofl_pp_conn_cfg cfg;
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.rx = (struct ofl_pp_pools_mem){e->rx_slot, CAP, MAXE, e->rx_bits,
+                                       WORDS};
+    cfg.tx = (struct ofl_pp_pools_mem){e->tx_slot, CAP, MAXE, e->tx_bits,
+                                       WORDS};
+    FUZZ_ASSERT(ofl_pp_conn_init(&e->c, &cfg) == OFL_OK);
+    FUZZ_ASSERT(ofl_pp_conn_start(&e->c) == OFL_OK);
+}
+
+static void check_table(const struct ofl_pp_pools *t)
+{
+    uint32_t p, e, active = 0;
+
+    for (p = 0; p < t->cap; p++) {
+        const struct ofl_pp_pool *s = &t->slot[p];
+        uint32_t set = 0;
+
+        active += s->state != OFL_PP_POOL_EMPTY;
+        FUZZ_ASSERT(s->state <= OFL_PP_POOL_FLUSHING);
+        FUZZ_ASSERT(s->d.count <= t->max_elems);
+        for (e = 0; e < t->words * 32; e++)
+            if ((t->bits[p * t->words + (e >> 5)] >> (e & 31)) & 1u) {
+                FUZZ_ASSERT(s->state != OFL_PP_POOL_EMPTY);
+                FUZZ_ASSERT(e < s->d.count); /* never both free and used */
+                set++;
+            }
+        FUZZ_ASSERT(set == s->consumed);
+    }
+    FUZZ_ASSERT(active == t->active);
+}
+
+static void check_end(const struct end *e)
+{
+    check_table(&e->c.rx);
+    check_table(&e->c.tx);
+    if (e->c.state == OFL_PP_CLOSED)
+        FUZZ_ASSERT(e->c.rx.active == 0 && e->c.tx.active == 0);
+}
+
+/* b's view of a's pools equals a's own while nothing hostile came in. */
+static void check_agree(void)
+{
+    uint32_t p;
+
+    if (!g_clean)
+        return;
+    for (p = 0; p < CAP; p++) {
+        const struct ofl_pp_pool *o = &g_a.c.rx.slot[p], *v = &g_b.c.tx.slot[p];
+
+        if (o->state == OFL_PP_POOL_EMPTY || v->state == OFL_PP_POOL_EMPTY)
+            continue;
+        FUZZ_ASSERT(memcmp(&o->d, &v->d, sizeof(o->d)) == 0);
+        FUZZ_ASSERT(memcmp(&g_a.c.rx.bits[p * g_a.c.rx.words],
+                           &g_b.c.tx.bits[p * g_b.c.tx.words],
+                           g_a.c.rx.words * 4) == 0);
+    }
+}
+
+static void snap(const struct end *e)
+{
+    memcpy(&g_snap, e, sizeof(g_snap));
+}
+
+/* A refused call changed no table and no state. */
+static void unchanged(const struct end *e, enum ofl_err err)
+{
+    if (err == OFL_OK)
+        return;
+    FUZZ_ASSERT(e->c.state == g_snap.c.state);
+    FUZZ_ASSERT(memcmp(e->rx_slot, g_snap.rx_slot, sizeof(e->rx_slot)) == 0);
+    FUZZ_ASSERT(memcmp(e->tx_slot, g_snap.tx_slot, sizeof(e->tx_slot)) == 0);
+    FUZZ_ASSERT(memcmp(e->rx_bits, g_snap.rx_bits, sizeof(e->rx_bits)) == 0);
+    FUZZ_ASSERT(memcmp(e->tx_bits, g_snap.tx_bits, sizeof(e->tx_bits)) == 0);
+    FUZZ_ASSERT(e->c.rx.active == g_snap.c.rx.active &&
+                e->c.tx.active == g_snap.c.tx.active);
+}
+
+/* Hostile bytes to one end; the decoder alone must round-trip them. */
+static void raw(struct end *e, const uint8_t *p, size_t n)
+{
+    enum ofl_err err = ofl_pp_msg_decode(p, n, &g_d);
+    size_t len = 0;
+
+    if (err == OFL_OK) {
+        FUZZ_ASSERT(ofl_pp_msg_size(&g_d) == n);
+        FUZZ_ASSERT(ofl_pp_msg_encode(&g_d, g_buf2, sizeof(g_buf2), &len) ==
+                    OFL_OK);
+        FUZZ_ASSERT(len == n && memcmp(g_buf2, p, n) == 0);
+    }
+    snap(e);
+    err = ofl_pp_conn_recv(&e->c, p, n, &g_in, &g_reply);
+    unchanged(e, err);
+    if (err == OFL_OK && g_reply.type != 0)
+        FUZZ_ASSERT(ofl_pp_msg_encode(&g_reply, g_buf2, sizeof(g_buf2),
+                                      &len) == OFL_OK);
+}
+
+/* Carries a message one end built to the other; a reply goes back. */
+static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
+{
+    static struct ofl_pp_msg reply;
+    size_t len = 0;
+    enum ofl_err err;
+
+    bool ready = from->c.state == OFL_PP_READY && to->c.state == OFL_PP_READY;
+
+    FUZZ_ASSERT(ofl_pp_msg_encode(m, g_buf, sizeof(g_buf), &len) == OFL_OK);
+    snap(to);
+    err = ofl_pp_conn_recv(&to->c, g_buf, len, &g_in, &g_reply);
+    unchanged(to, err);
+    /* Between two READY ends that saw nothing hostile, every message one
+     * builds is accepted by the other. Once one end closes, a message may
+     * legitimately be refused (an advertisement to a closing peer); the
+     * two views may then differ. */
+    if (g_clean && ready)
+        FUZZ_ASSERT(err == OFL_OK);
+    if (err != OFL_OK)
+        g_clean = false;
+    if (err != OFL_OK || g_reply.type == 0)
+        return;
+    reply = g_reply;
+    FUZZ_ASSERT(ofl_pp_msg_encode(&reply, g_buf, sizeof(g_buf), &len) ==
+                OFL_OK);
+    snap(from);
+    err = ofl_pp_conn_recv(&from->c, g_buf, len, &g_in, &g_reply);
+    unchanged(from, err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_in in = {data, size};
+    int ev;
+
+    end_init(&g_a);
+    end_init(&g_b);
+    g_clean = true;
+    for (ev = 0; ev < MAX_EVENTS && in.n != 0; ev++) {
+        uint8_t op = fuzz_u8(&in);
+        enum ofl_err err;
+
+        switch (op % 9) {
+        case 0:
+        case 1: {
+            const uint8_t *p;
+            size_t n = fuzz_take(&in, &p, fuzz_u16(&in));
+
+            g_clean = false;
+            raw(op % 9 == 0 ? &g_a : &g_b, p, n);
+            break;
+        }
+        case 2: {
+            struct ofl_pp_ref r;
+
+            g_clean = false;
+            snap(&g_a);
+            err = ofl_pp_conn_recv_imm(&g_a.c, fuzz_u64(&in), &r);
+            unchanged(&g_a, err);
+            break;
+        }
+        case 3: {
+            struct ofl_pp_pool_desc d;
+
+            memset(&d, 0, sizeof(d));
+            d.index = fuzz_u8(&in);
+            d.count = fuzz_u16(&in);
+            d.size = fuzz_u32(&in);
+            d.handle = 0x100 + d.index;
+            d.va = fuzz_u64(&in);
+            snap(&g_a);
+            err = ofl_pp_advertise(&g_a.c, &d, 1, &g_m);
+            unchanged(&g_a, err);
+            if (err == OFL_OK)
+                carry(&g_a, &g_b, &g_m);
+            break;
+        }
+        case 4: {
+            struct ofl_pp_write w;
+            uint32_t pool = fuzz_u8(&in), elem = fuzz_u16(&in);
+            uint32_t len = fuzz_u32(&in);
+            struct ofl_pp_ref r;
+
+            snap(&g_b);
+            err = ofl_pp_write_prepare(&g_b.c, pool, elem, len, &w);
+            unchanged(&g_b, err);
+            if (err != OFL_OK)
+                break;
+            FUZZ_ASSERT(w.kind == ofl_pp_indication(pool, elem, len, NULL));
+            if (w.kind == OFL_PP_IND_IMM) {
+                snap(&g_a);
+                err = ofl_pp_conn_recv_imm(&g_a.c, w.imm, &r);
+                unchanged(&g_a, err);
+                if (g_clean && g_a.c.state == OFL_PP_READY)
+                    FUZZ_ASSERT(err == OFL_OK && r.pool == pool &&
+                                r.elem == elem && r.len == len);
+                if (err != OFL_OK)
+                    g_clean = false;
+            } else {
+                memset(&g_m, 0, sizeof(g_m));
+                g_m.type = OFL_PP_BUFFER_RDMA_INDICATE;
+                g_m.count = 1;
+                g_m.u.ref[0] = (struct ofl_pp_ref){pool, elem, len};
+                carry(&g_b, &g_a, &g_m);
+            }
+            break;
+        }
+        case 5: {
+            struct ofl_pp_ref run;
+
+            run.pool = fuzz_u8(&in);
+            run.elem = fuzz_u16(&in);
+            run.len = fuzz_u8(&in);
+            snap(&g_a);
+            err = ofl_pp_replenish(&g_a.c, &run, 1, &g_m);
+            unchanged(&g_a, err);
+            if (err == OFL_OK)
+                carry(&g_a, &g_b, &g_m);
+            break;
+        }
+        case 6: {
+            uint8_t who = fuzz_u8(&in);
+            struct end *e = (who & 1) ? &g_b : &g_a;
+            uint32_t pool = fuzz_u8(&in);
+
+            snap(e);
+            err = ofl_pp_flush(&e->c, (who & 2) != 0, &pool, 1, fuzz_u8(&in),
+                               &g_m);
+            unchanged(e, err);
+            if (err == OFL_OK)
+                carry(e, e == &g_a ? &g_b : &g_a, &g_m);
+            break;
+        }
+        case 7: {
+            struct end *e = (fuzz_u8(&in) & 1) ? &g_b : &g_a;
+
+            snap(e);
+            err = ofl_pp_conn_close(&e->c);
+            unchanged(e, err);
+            break;
+        }
+        default: {
+            struct ofl_pp_ref r;
+            uint32_t len = fuzz_u16(&in);
+
+            if (ofl_pp_pick(&g_b.c, len, &r) == OFL_OK) {
+                const struct ofl_pp_pool *s = &g_b.c.tx.slot[r.pool];
+
+                FUZZ_ASSERT(s->state == OFL_PP_POOL_ACTIVE);
+                FUZZ_ASSERT(r.elem < s->d.count && s->d.size >= len);
+                FUZZ_ASSERT(!ofl_pp_pools_consumed(&g_b.c.tx, r.pool, r.elem));
+            }
+            break;
+        }
+        }
+        check_end(&g_a);
+        check_end(&g_b);
+        check_agree();
+    }
+    return 0;
+}
