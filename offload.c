@@ -8329,7 +8329,24 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
     c->ways = ways;
     c->set_shift = ap_log2(sets);
     c->set_mask = sets - 1;
+    c->front_mask = (size_t)c->set_mask << OFL_AP_CACHE_LINE_SHIFT;
     return OFL_OK;
+}
+
+/* The line size is what ap_cache_front's shift assumes. */
+_Static_assert(sizeof(struct ofl_ap_cache_line) == OFL_AP_CACHE_LINE_BYTES,
+               "ofl_ap_cache_line is not OFL_AP_CACHE_LINE_BYTES");
+
+/* Way 0 of the set of index, i.e. &c->line[index & c->set_mask], as a
+ * byte offset: the shift of index does not depend on the load of the mask
+ * (see offload.h). The wrap of the shift on a 32-bit size_t only drops bits
+ * that front_mask clears. */
+static inline struct ofl_ap_cache_line *
+ap_cache_front(const struct ofl_ap_cache *c, uint32_t index)
+{
+    return (struct ofl_ap_cache_line *)(void *)
+        ((unsigned char *)c->line +
+         (((size_t)index << OFL_AP_CACHE_LINE_SHIFT) & c->front_mask));
 }
 
 /* Way w of the set of index. */
@@ -8500,7 +8517,7 @@ static inline enum ofl_err ap_in_open(struct ofl_ap_nic *nic, uint32_t index,
     const struct ofl_ap_cache *c = &nic->in_cache;
 
     if (c->line != NULL) {
-        struct ofl_ap_cache_line *l = &c->line[index & c->set_mask];
+        struct ofl_ap_cache_line *l = ap_cache_front(c, index);
 
         if (ap_tag_is(l, index)) {
             *ep = &l->e.in;
@@ -8537,7 +8554,7 @@ static inline enum ofl_err ap_out_open(struct ofl_ap_nic *nic, uint32_t index,
     const struct ofl_ap_cache *c = &nic->out_cache;
 
     if (c->line != NULL) {
-        struct ofl_ap_cache_line *l = &c->line[index & c->set_mask];
+        struct ofl_ap_cache_line *l = ap_cache_front(c, index);
 
         if (ap_tag_is(l, index)) {
             *ep = &l->e.out;
