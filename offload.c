@@ -5399,6 +5399,18 @@ static enum ofl_err qp_xmit(struct ofl_qp *qp, const uint8_t *p, uint32_t n,
     return OFL_OK;
 }
 
+/* Where qp_hdr_build puts a header: in place behind the MPA prefix when
+ * the FPDU is built in place (no markers), else qp->hdr. In place saves a
+ * copy per FPDU, and the copy's word loads of the header's just-stored
+ * bytes (which stores cannot forward). The buffer holds any header:
+ * ofl_qp_establish requires MULPDU >= OFL_RDMAP_HDR_MAX (= sizeof qp->hdr)
+ * and tx_cap >= ofl_qp_tx_need(MULPDU), which exceeds the MPA length field
+ * plus MULPDU. */
+static uint8_t *qp_hdr_at(struct ofl_qp *qp)
+{
+    return qp->tx.markers ? qp->hdr : qp->tx_buf + OFL_MPA_HDR_LEN;
+}
+
 /* Where the payload of the next FPDU goes: in place behind the header
  * when no markers are sent, else the staging buffer. */
 static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
@@ -5407,9 +5419,10 @@ static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
 }
 
 /*
- * Frames the ULPDU qp->hdr[0 .. hl) + payload[0 .. n) (payload from
- * qp_payload_at) as one FPDU and transmits it. Without markers the FPDU is
- * built in place (one DMA copy of the payload, one CRC pass); with markers
+ * Frames the ULPDU header[0 .. hl) (from qp_hdr_build, at qp_hdr_at) +
+ * payload[0 .. n) (payload from qp_payload_at) as one FPDU and transmits
+ * it. Without markers the FPDU is built in place (one DMA copy of the
+ * payload, one CRC pass); with markers
  * ofl_mpa_fpdu_buildv copies it in. A refused transmission leaves the
  * stream position where it was.
  */
@@ -5429,8 +5442,7 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
         uint8_t *b = qp->tx_buf, trailer[7];
         size_t tl;
 
-        ofl_copy(b + OFL_MPA_HDR_LEN, qp->hdr, hl);
-        u.hdr = b + OFL_MPA_HDR_LEN;
+        u.hdr = b + OFL_MPA_HDR_LEN; /* built there (qp_hdr_at) */
         err = ofl_mpa_fpdu_framev(&qp->tx, &u, b, trailer, &tl);
         if (err != OFL_OK)
             return err;
@@ -5448,11 +5460,12 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
     return err;
 }
 
-/* Builds qp->msg's header into qp->hdr; *hl its length. */
+/* Builds qp->msg's header at qp_hdr_at; *hl its length. */
 static enum ofl_err qp_hdr_build(struct ofl_qp *qp, uint32_t *hl)
 {
     size_t n = 0;
-    enum ofl_err err = ofl_rdmap_build(&qp->msg, qp->hdr, sizeof(qp->hdr), &n);
+    enum ofl_err err = ofl_rdmap_build(&qp->msg, qp_hdr_at(qp),
+                                       sizeof(qp->hdr), &n);
 
     *hl = (uint32_t)n;
     return err;
