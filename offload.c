@@ -3359,9 +3359,30 @@ enum ofl_err ofl_mpa_fpdu_framev(struct ofl_mpa_tx *tx,
     ofl_store_be16(prefix, (uint16_t)ulpdu);
     ofl_fill(trailer, 0, 7);
     if (tx->crc) {
-        crc = mpa_crc(tx->port, crc, prefix, OFL_MPA_HDR_LEN);
-        crc = mpa_crc(tx->port, crc, hdr, hdr_len);
-        crc = mpa_crc(tx->port, crc, payload, payload_len);
+        /* One CRC call per contiguous stretch: a caller that builds the
+         * FPDU in place (header and payload right behind the prefix, as
+         * the qp engine does) pays one call instead of three; a port's
+         * accelerated CRC has a fixed cost per call. */
+        const uint8_t *run = prefix;
+        size_t run_len = OFL_MPA_HDR_LEN;
+
+        if (hdr_len != 0) {
+            if (hdr != run + run_len) {
+                crc = mpa_crc(tx->port, crc, run, run_len);
+                run = hdr;
+                run_len = 0;
+            }
+            run_len += hdr_len;
+        }
+        if (payload_len != 0) {
+            if (payload != run + run_len) {
+                crc = mpa_crc(tx->port, crc, run, run_len);
+                run = payload;
+                run_len = 0;
+            }
+            run_len += payload_len;
+        }
+        crc = mpa_crc(tx->port, crc, run, run_len);
         crc = mpa_crc(tx->port, crc, trailer, pad);
         ofl_store_le32(trailer + pad, ofl_crc32c_final(crc));
     }
@@ -5378,6 +5399,18 @@ static enum ofl_err qp_xmit(struct ofl_qp *qp, const uint8_t *p, uint32_t n,
     return OFL_OK;
 }
 
+/* Where qp_hdr_build puts a header: in place behind the MPA prefix when
+ * the FPDU is built in place (no markers), else qp->hdr. In place saves a
+ * copy per FPDU, and the copy's word loads of the header's just-stored
+ * bytes (which stores cannot forward). The buffer holds any header:
+ * ofl_qp_establish requires MULPDU >= OFL_RDMAP_HDR_MAX (= sizeof qp->hdr)
+ * and tx_cap >= ofl_qp_tx_need(MULPDU), which exceeds the MPA length field
+ * plus MULPDU. */
+static uint8_t *qp_hdr_at(struct ofl_qp *qp)
+{
+    return qp->tx.markers ? qp->hdr : qp->tx_buf + OFL_MPA_HDR_LEN;
+}
+
 /* Where the payload of the next FPDU goes: in place behind the header
  * when no markers are sent, else the staging buffer. */
 static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
@@ -5386,9 +5419,10 @@ static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
 }
 
 /*
- * Frames the ULPDU qp->hdr[0 .. hl) + payload[0 .. n) (payload from
- * qp_payload_at) as one FPDU and transmits it. Without markers the FPDU is
- * built in place (one DMA copy of the payload, one CRC pass); with markers
+ * Frames the ULPDU header[0 .. hl) (from qp_hdr_build, at qp_hdr_at) +
+ * payload[0 .. n) (payload from qp_payload_at) as one FPDU and transmits
+ * it. Without markers the FPDU is built in place (one DMA copy of the
+ * payload, one CRC pass); with markers
  * ofl_mpa_fpdu_buildv copies it in. A refused transmission leaves the
  * stream position where it was.
  */
@@ -5408,8 +5442,7 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
         uint8_t *b = qp->tx_buf, trailer[7];
         size_t tl;
 
-        ofl_copy(b + OFL_MPA_HDR_LEN, qp->hdr, hl);
-        u.hdr = b + OFL_MPA_HDR_LEN;
+        u.hdr = b + OFL_MPA_HDR_LEN; /* built there (qp_hdr_at) */
         err = ofl_mpa_fpdu_framev(&qp->tx, &u, b, trailer, &tl);
         if (err != OFL_OK)
             return err;
@@ -5427,11 +5460,12 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
     return err;
 }
 
-/* Builds qp->msg's header into qp->hdr; *hl its length. */
+/* Builds qp->msg's header at qp_hdr_at; *hl its length. */
 static enum ofl_err qp_hdr_build(struct ofl_qp *qp, uint32_t *hl)
 {
     size_t n = 0;
-    enum ofl_err err = ofl_rdmap_build(&qp->msg, qp->hdr, sizeof(qp->hdr), &n);
+    enum ofl_err err = ofl_rdmap_build(&qp->msg, qp_hdr_at(qp),
+                                       sizeof(qp->hdr), &n);
 
     *hl = (uint32_t)n;
     return err;
@@ -8329,7 +8363,24 @@ static enum ofl_err ap_cache_init(struct ofl_ap_cache *c,
     c->ways = ways;
     c->set_shift = ap_log2(sets);
     c->set_mask = sets - 1;
+    c->front_mask = (size_t)c->set_mask << OFL_AP_CACHE_LINE_SHIFT;
     return OFL_OK;
+}
+
+/* The line size is what ap_cache_front's shift assumes. */
+_Static_assert(sizeof(struct ofl_ap_cache_line) == OFL_AP_CACHE_LINE_BYTES,
+               "ofl_ap_cache_line is not OFL_AP_CACHE_LINE_BYTES");
+
+/* Way 0 of the set of index, i.e. &c->line[index & c->set_mask], as a
+ * byte offset: the shift of index does not depend on the load of the mask
+ * (see offload.h). The wrap of the shift on a 32-bit size_t only drops bits
+ * that front_mask clears. */
+static inline struct ofl_ap_cache_line *
+ap_cache_front(const struct ofl_ap_cache *c, uint32_t index)
+{
+    return (struct ofl_ap_cache_line *)(void *)
+        ((unsigned char *)c->line +
+         (((size_t)index << OFL_AP_CACHE_LINE_SHIFT) & c->front_mask));
 }
 
 /* Way w of the set of index. */
@@ -8500,7 +8551,7 @@ static inline enum ofl_err ap_in_open(struct ofl_ap_nic *nic, uint32_t index,
     const struct ofl_ap_cache *c = &nic->in_cache;
 
     if (c->line != NULL) {
-        struct ofl_ap_cache_line *l = &c->line[index & c->set_mask];
+        struct ofl_ap_cache_line *l = ap_cache_front(c, index);
 
         if (ap_tag_is(l, index)) {
             *ep = &l->e.in;
@@ -8537,7 +8588,7 @@ static inline enum ofl_err ap_out_open(struct ofl_ap_nic *nic, uint32_t index,
     const struct ofl_ap_cache *c = &nic->out_cache;
 
     if (c->line != NULL) {
-        struct ofl_ap_cache_line *l = &c->line[index & c->set_mask];
+        struct ofl_ap_cache_line *l = ap_cache_front(c, index);
 
         if (ap_tag_is(l, index)) {
             *ep = &l->e.out;

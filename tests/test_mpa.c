@@ -579,6 +579,56 @@ static void test_fpdu_vector(void)
     CHECK_EQ(ofl_load_le32(trailer), 0);
 }
 
+/* ofl_mpa_fpdu_framev runs the CRC over contiguous stretches in one call:
+ * every layout of prefix, header and payload (in place behind the prefix
+ * or apart, either empty) gives the bytes ofl_mpa_fpdu_build gives. */
+static void test_framev_layouts(void)
+{
+    static const uint8_t hdr[18] = {0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
+                                    0, 0, 0, 1, 0, 0, 0, 0};
+    struct ofl_mpa_params p = params(false, true);
+    struct ofl_mpa_tx tx, ref;
+    struct ofl_mpa_ulpdu u;
+    uint8_t buf[64], hsep[18], psep[16], out[64], trailer[7];
+    size_t len = 0, tl = 0;
+    uint32_t layout, hl, n, k;
+
+    for (layout = 0; layout < 4; layout++) {
+        for (hl = 0; hl <= 18; hl += 18) {
+            for (n = 0; n <= 12; n += 3) {
+                /* bit 0: header in place behind the prefix; bit 1:
+                 * payload in place behind the header */
+                uint8_t *h = (layout & 1) ? buf + 2 : hsep;
+                uint8_t *pl = (layout & 2) ? (layout & 1 ? buf + 2 + hl
+                                                         : hsep + hl)
+                                           : psep;
+
+                if (!(layout & 1) && (layout & 2) && hl != 0)
+                    continue; /* hsep has no room behind the header */
+                if (hl == 0 && n == 0)
+                    continue;
+                memset(buf, 0xEE, sizeof(buf));
+                memcpy(h, hdr, hl);
+                for (k = 0; k < n; k++)
+                    pl[k] = (uint8_t)(0x30 + k);
+                CHECK_OK(ofl_mpa_tx_init(&tx, &p, 1460, NULL));
+                CHECK_OK(ofl_mpa_tx_init(&ref, &p, 1460, NULL));
+                CHECK_OK(ofl_mpa_fpdu_build(&ref, hdr, hl, pl, n, out,
+                                            sizeof(out), &len));
+                u.hdr = hl != 0 ? h : NULL;
+                u.hdr_len = hl;
+                u.payload = n != 0 ? pl : NULL;
+                u.payload_len = n;
+                CHECK_OK(ofl_mpa_fpdu_framev(&tx, &u, buf, trailer, &tl));
+                CHECK_EQ(2 + hl + n + tl, len);
+                CHECK(memcmp(buf, out, 2) == 0);
+                CHECK(memcmp(trailer, out + 2 + hl + n, tl) == 0);
+                CHECK_EQ(tx.pos, ref.pos);
+            }
+        }
+    }
+}
+
 static void test_fpdu_build_errors(void)
 {
     static uint8_t big[70000];
@@ -1042,6 +1092,7 @@ OFL_SUITE(mpa)
     test_hs_errors();
     test_mulpdu();
     test_fpdu_vector();
+    test_framev_layouts();
     test_fpdu_build_errors();
     test_rx_markers_layout();
     test_rx_chunkings();
