@@ -13662,8 +13662,8 @@ static bool pp_has_data(uint16_t type)
            type == OFL_PP_CFG_UTIL_REPLY;
 }
 
-/* Entry i of a message's list: from wire bytes p (the list starts at
- * list) when p is not NULL, else from m. */
+/* Entry i of a message's list: from the wire bytes at list when list is
+ * not NULL, else from m (every caller passes one of the two). */
 static void pp_pool_at(const uint8_t *list, const struct ofl_pp_msg *m,
                        uint32_t i, struct ofl_pp_pool_desc *d)
 {
@@ -13676,7 +13676,7 @@ static void pp_pool_at(const uint8_t *list, const struct ofl_pp_msg *m,
         d->handle = ofl_load_be32(e + 12);
         d->va = ofl_load_be64(e + 16);
         d->ctx = ofl_load_be64(e + 24);
-    } else if (m != NULL) {
+    } else {
         ofl_copy(d, &m->u.pool[i], sizeof(*d));
     }
 }
@@ -13690,7 +13690,7 @@ static void pp_ref_at(const uint8_t *list, const struct ofl_pp_msg *m,
         r->pool = ofl_load_be32(e);
         r->elem = ofl_load_be32(e + 4);
         r->len = ofl_load_be32(e + 8);
-    } else if (m != NULL) {
+    } else {
         ofl_copy(r, &m->u.ref[i], sizeof(*r));
     }
 }
@@ -13700,7 +13700,7 @@ static uint32_t pp_flushref_at(const uint8_t *list, const struct ofl_pp_msg *m,
 {
     if (list != NULL)
         return ofl_load_be32(list + (size_t)i * 4);
-    return m != NULL ? m->u.pool_ref[i] : 0;
+    return m->u.pool_ref[i];
 }
 
 /* A pool descriptor's own fields (BufferRecvPool). */
@@ -13782,25 +13782,28 @@ static enum ofl_err pp_check_list(uint16_t type, const uint8_t *list,
     return OFL_OK;
 }
 
-/* Fixed part (header included) is pp_fixed; a list follows it, or data. */
-size_t ofl_pp_msg_size(const struct ofl_pp_msg *m)
+/* Bytes of m's encoding (0: unknown type or list count out of range),
+ * in 64 bits so that fixed + data_len cannot wrap a 32-bit size_t. The
+ * fixed part (header included) is pp_fixed; a list follows it, or data. */
+static uint64_t pp_msg_bytes(const struct ofl_pp_msg *m)
 {
-    uint32_t fixed, elen;
+    uint32_t fixed = pp_fixed(m->type), elen = pp_entry_len(m->type);
 
-    if (m == NULL)
-        return 0;
-    fixed = pp_fixed(m->type);
     if (fixed == 0)
         return 0;
-    elen = pp_entry_len(m->type);
     if (elen != 0) {
         if (m->count == 0 || m->count > OFL_PP_MSG_ITEMS)
             return 0;
-        return (size_t)fixed + (size_t)m->count * elen;
+        return (uint64_t)fixed + (uint64_t)m->count * elen;
     }
     if (pp_has_data(m->type))
-        return (size_t)fixed + m->data_len;
+        return (uint64_t)fixed + m->data_len;
     return fixed;
+}
+
+size_t ofl_pp_msg_size(const struct ofl_pp_msg *m)
+{
+    return m == NULL ? 0 : (size_t)pp_msg_bytes(m);
 }
 
 enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,
@@ -13808,7 +13811,7 @@ enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,
 {
     struct ofl_wr w;
     uint32_t elen, i;
-    size_t n;
+    uint64_t n;
     enum ofl_err err;
 
     if (m == NULL || len == NULL || (out == NULL && cap != 0))
@@ -13830,9 +13833,9 @@ enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,
         return OFL_E_PP_FIELD;
     if (pp_has_data(m->type) && m->data_len != 0 && m->data == NULL)
         return OFL_E_ARG;
-    n = ofl_pp_msg_size(m);
+    n = pp_msg_bytes(m);
     if (n > cap)
-        return OFL_E_SIZE;
+        return OFL_E_SIZE; /* the writer below stays inside out[0 .. n) */
     ofl_wr_init(&w, out, cap);
     ofl_wr_be16(&w, m->type);
     ofl_wr_be16(&w, OFL_PP_VERSION);
@@ -13885,8 +13888,6 @@ enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,
         ofl_wr_bytes(&w, m->data, m->data_len);
         break;
     }
-    if (w.bad || w.off != n)
-        return OFL_E_SIZE; /* cannot happen: n was checked against cap */
     *len = w.off;
     return OFL_OK;
 }
@@ -14254,7 +14255,7 @@ enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
 enum ofl_err ofl_pp_pools_pick(const struct ofl_pp_pools *t, uint32_t len,
                                struct ofl_pp_ref *ref)
 {
-    uint32_t p, w;
+    uint32_t p, e;
 
     if (t == NULL || t->slot == NULL || ref == NULL || len == 0)
         return OFL_E_ARG;
@@ -14262,21 +14263,21 @@ enum ofl_err ofl_pp_pools_pick(const struct ofl_pp_pools *t, uint32_t len,
         const struct ofl_pp_pool *s = &t->slot[p];
         const uint32_t *bits = pp_words(t, p);
 
-        if (s->state != OFL_PP_POOL_ACTIVE || s->d.size < len ||
-            s->consumed >= s->d.count)
+        if (s->state != OFL_PP_POOL_ACTIVE || s->d.size < len)
             continue;
-        for (w = 0; w < t->words && (w << 5) < s->d.count; w++) {
-            uint32_t b;
-
-            if (bits[w] == 0xFFFFFFFFu)
+        /* count <= max_elems bounds the scan; a full word is skipped
+         * whole, a full pool ends the scan */
+        for (e = 0; e < s->d.count; e++) {
+            if ((e & 31) == 0 && bits[e >> 5] == 0xFFFFFFFFu) {
+                e += 31;
                 continue;
-            for (b = 0; b < 32 && (w << 5) + b < s->d.count; b++)
-                if (((bits[w] >> b) & 1u) == 0) {
-                    ref->pool = p;
-                    ref->elem = (w << 5) + b;
-                    ref->len = len;
-                    return OFL_OK;
-                }
+            }
+            if (((bits[e >> 5] >> (e & 31)) & 1u) == 0) {
+                ref->pool = p;
+                ref->elem = e;
+                ref->len = len;
+                return OFL_OK;
+            }
         }
     }
     return OFL_E_PP_EXHAUSTED;
@@ -14508,7 +14509,9 @@ static enum ofl_err pp_flush_peer(struct ofl_pp_conn *conn,
     return OFL_OK;
 }
 
-/* Pools of t this end is flushing under ctx; emptied when commit. */
+/* Pools of t this end is flushing under ctx; emptied when commit. Only
+ * ofl_pp_flush makes a pool FLUSHING (a peer's request empties it at
+ * once), so every FLUSHING pool is one this end asked to flush. */
 static uint32_t pp_flush_done(struct ofl_pp_pools *t, uint64_t ctx,
                               bool commit)
 {
@@ -14517,8 +14520,7 @@ static uint32_t pp_flush_done(struct ofl_pp_pools *t, uint64_t ctx,
     for (p = 0; p < t->cap; p++) {
         const struct ofl_pp_pool *s = &t->slot[p];
 
-        if (s->state == OFL_PP_POOL_FLUSHING && s->flush_local &&
-            s->flush_ctx == ctx) {
+        if (s->state == OFL_PP_POOL_FLUSHING && s->flush_ctx == ctx) {
             n++;
             if (commit)
                 pp_empty(t, p);
@@ -14914,7 +14916,7 @@ static enum ofl_err pp_reasm_cell(struct ofl_pp_reasm *r, const uint8_t *c,
         order = pp_psn_order(psn, r->psn);
         if (order == 1 || (order == 0 && r->open))
             return OFL_E_PP_CELL_DUP;
-        if (order == 2 || r->open)
+        if (order == 2) /* (order 0 with a packet open is a duplicate) */
             return OFL_E_PP_CELL_MISSING;
         total = ofl_load_be32(c + 24);
         count = ofl_pp_cell_count(r->cell_size, total);

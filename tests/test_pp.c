@@ -1330,6 +1330,349 @@ static void test_cells(void)
     (void)n;
 }
 
+/* ---- edges: arguments, list orders, table scans, cell lengths ---------------- */
+
+/* Encoder and decoder edges: NULL and out-of-range arguments, runs listed
+ * last-first, sizes that do not fit. */
+static void test_msg_edges(void)
+{
+    static struct ofl_pp_msg m, d;
+    static uint8_t b[64], out[64];
+    size_t len = 7;
+
+    CHECK_EQ(ofl_pp_msg_size(NULL), 0);
+    memset(&m, 0, sizeof(m));
+    m.type = OFL_PP_BUFFER_RECV_POOL_UPDATE;
+    m.count = OFL_PP_MSG_ITEMS + 1;
+    CHECK_EQ(ofl_pp_msg_size(&m), 0);
+    CHECK_ERR(ofl_pp_msg_encode(&m, out, sizeof(out), &len), OFL_E_PP_COUNT);
+    m.count = 1;
+    m.u.ref[0] = (struct ofl_pp_ref){1, 0, 1};
+    CHECK_EQ(ofl_pp_msg_size(&m), 20);
+    /* out may be NULL only with cap 0, which is short */
+    CHECK_ERR(ofl_pp_msg_encode(&m, NULL, 20, &len), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_msg_encode(&m, NULL, 0, &len), OFL_E_SIZE);
+    CHECK_EQ(len, 7); /* untouched by the refusals */
+    /* Update runs of one pool listed last-first: [5, 9) then [0, 5) */
+    m.count = 2;
+    m.u.ref[0] = (struct ofl_pp_ref){1, 5, 4};
+    m.u.ref[1] = (struct ofl_pp_ref){1, 0, 5};
+    CHECK_OK(ofl_pp_msg_encode(&m, out, sizeof(out), &len));
+    CHECK_EQ(len, 32);
+    CHECK_OK(ofl_pp_msg_decode(out, len, &d));
+    CHECK(d.count == 2 && d.u.ref[0].elem == 5 && d.u.ref[1].len == 5);
+    m.u.ref[1].len = 6; /* [0, 6) reaches into [5, 9) */
+    CHECK_ERR(ofl_pp_msg_encode(&m, out, sizeof(out), &len),
+              OFL_E_PP_DUPLICATE);
+    put32(out + 8 + 12 + 8, 6); /* the same on the wire */
+    CHECK_ERR(dec(out, 32), OFL_E_PP_DUPLICATE);
+    /* BufferRecvPoolGet: an element size of zero */
+    memset(&m, 0, sizeof(m));
+    m.type = OFL_PP_BUFFER_RECV_POOL_GET;
+    m.elem_count = 1;
+    CHECK_ERR(ofl_pp_msg_encode(&m, out, sizeof(out), &len), OFL_E_PP_FIELD);
+    m.elem_size = 1;
+    CHECK_OK(ofl_pp_msg_encode(&m, out, sizeof(out), &len));
+    CHECK_EQ(len, 12);
+    /* CfgUtilReply: data NULL with a length */
+    memset(&m, 0, sizeof(m));
+    m.type = OFL_PP_CFG_UTIL_REPLY;
+    m.data_len = 1;
+    CHECK_ERR(ofl_pp_msg_encode(&m, out, sizeof(out), &len), OFL_E_ARG);
+    /* the largest data length: OFL_E_SIZE (the size is not wrapped), out
+     * untouched */
+    m.type = OFL_PP_SEND_DATA;
+    m.data = b;
+    m.data_len = 0xFFFFFFFFu;
+    memset(out, 0xAA, sizeof(out));
+    len = 7;
+    CHECK_ERR(ofl_pp_msg_encode(&m, out, sizeof(out), &len), OFL_E_SIZE);
+    CHECK(len == 7 && out[0] == 0xAA && out[sizeof(out) - 1] == 0xAA);
+    /* decoder arguments */
+    CHECK_ERR(ofl_pp_msg_decode(NULL, 12, &d), OFL_E_ARG);
+    CHECK_ERR(dec(NULL, 0), OFL_E_PP_TRUNCATED);
+    hdr(b, OFL_PP_BUFFER_POOL_FLUSH_REPLY);
+    CHECK_ERR(ofl_pp_msg_decode(b, 12, NULL), OFL_E_ARG);
+}
+
+/* Table edges: arguments, sizes at the limits, the pick scan across a
+ * full bitmap word and a full pool, runs released last-first. */
+static void test_table_edges(void)
+{
+    struct ofl_pp_pools t, z;
+    struct ofl_pp_pools_mem mem = {g_slot, TCAP, TMAX, g_bits,
+                                   sizeof(g_bits) / sizeof(g_bits[0])};
+    struct ofl_pp_pools_mem bad;
+    struct ofl_pp_pool_desc d = {0, 40, 64, 0x11, 0x1000, 0};
+    struct ofl_pp_ref r[OFL_PP_MSG_ITEMS + 1];
+    uint32_t i;
+
+    CHECK_EQ(ofl_pp_bitmap_words((1u << 24) + 1, 1), 0);
+    CHECK_EQ(ofl_pp_bitmap_words(1u << 24, 32), 1u << 24);
+    CHECK_EQ(ofl_pp_bitmap_words(1u << 24, 1u << 24), 0); /* 2^43 words */
+    CHECK_ERR(ofl_pp_pools_init(&t, OFL_PP_TARGET, NULL), OFL_E_ARG);
+    bad = mem;
+    bad.slot = NULL;
+    CHECK_ERR(ofl_pp_pools_init(&t, OFL_PP_TARGET, &bad), OFL_E_ARG);
+    bad = mem;
+    bad.bits = NULL;
+    CHECK_ERR(ofl_pp_pools_init(&t, OFL_PP_TARGET, &bad), OFL_E_ARG);
+    CHECK_OK(ofl_pp_pools_init(&t, OFL_PP_INITIATOR, &mem));
+    memset(&z, 0, sizeof(z)); /* never initialised: no slots */
+
+    CHECK_ERR(ofl_pp_pools_add(NULL, &d, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_pools_add(&z, &d, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_pools_add(&t, NULL, 1), OFL_E_ARG);
+    CHECK_EQ(t.active, 0);
+    CHECK_OK(ofl_pp_pools_add(&t, &d, 1));
+
+    r[0] = (struct ofl_pp_ref){0, 0, 1};
+    r[1] = (struct ofl_pp_ref){0, 1, 1};
+    CHECK_ERR(ofl_pp_pools_consume(NULL, r, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_pools_consume(&z, r, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_pools_consume(&t, NULL, 1), OFL_E_ARG);
+    for (i = 2; i <= OFL_PP_MSG_ITEMS; i++)
+        r[i] = (struct ofl_pp_ref){0, i, 1};
+    CHECK_ERR(ofl_pp_pools_consume(&t, r, OFL_PP_MSG_ITEMS + 1),
+              OFL_E_PP_COUNT);
+    CHECK_EQ(t.slot[0].consumed, 0);
+    /* two elements of one pool in one call */
+    CHECK_OK(ofl_pp_pools_consume(&t, r, 2));
+    CHECK_EQ(t.slot[0].consumed, 2);
+
+    CHECK_ERR(ofl_pp_pools_release(NULL, r, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_pools_release(&z, r, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_pools_release(&t, NULL, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_pools_release(&t, r, 0), OFL_E_PP_COUNT);
+    CHECK_EQ(t.slot[0].consumed, 2);
+
+    CHECK_ERR(ofl_pp_pools_pick(&z, 1, r), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_pools_pick(&t, 1, NULL), OFL_E_ARG);
+    CHECK(!ofl_pp_pools_consumed(NULL, 0, 0));
+    CHECK(!ofl_pp_pools_consumed(&t, TCAP, 0));
+    CHECK(ofl_pp_pools_consumed(&t, 0, 1));
+
+    /* elements 0 .. 31 consumed: pick skips the full word */
+    for (i = 2; i < 32; i++) {
+        r[0] = (struct ofl_pp_ref){0, i, 1};
+        CHECK_OK(ofl_pp_pools_consume(&t, r, 1));
+    }
+    CHECK_EQ(t.bits[0], 0xFFFFFFFFu);
+    CHECK_OK(ofl_pp_pools_pick(&t, 64, &r[0]));
+    CHECK(r[0].pool == 0 && r[0].elem == 32 && r[0].len == 64);
+    /* 32 .. 39 too: the pool is full, the scan ends at its count */
+    for (i = 32; i < 40; i++) {
+        r[0] = (struct ofl_pp_ref){0, i, 1};
+        CHECK_OK(ofl_pp_pools_consume(&t, r, 1));
+    }
+    CHECK_ERR(ofl_pp_pools_pick(&t, 1, &r[0]), OFL_E_PP_EXHAUSTED);
+    /* runs listed last-first: [10, 15) then [0, 10) */
+    r[0] = (struct ofl_pp_ref){0, 10, 5};
+    r[1] = (struct ofl_pp_ref){0, 0, 11}; /* [0, 11): overlaps */
+    CHECK_ERR(ofl_pp_pools_release(&t, r, 2), OFL_E_PP_DUPLICATE);
+    CHECK_EQ(t.slot[0].consumed, 40);
+    r[1].len = 10;
+    CHECK_OK(ofl_pp_pools_release(&t, r, 2));
+    CHECK_EQ(t.slot[0].consumed, 25);
+    CHECK_OK(ofl_pp_pools_pick(&t, 1, &r[0]));
+    CHECK(r[0].pool == 0 && r[0].elem == 0);
+    CHECK(table_consistent(&t));
+}
+
+/* Connection calls with missing arguments change nothing; the event
+ * table refuses an unknown event; flushes of two pools at once and
+ * replies matching only some of the FLUSHING pools. */
+static void test_conn_edges(void)
+{
+    static struct ofl_pp_write_req req;
+    struct ofl_pp_conn_cfg cfg;
+    struct ofl_pp_pool_desc d[2] = {{1, 2, 64, 1, 0x1000, 0},
+                                    {2, 2, 64, 1, 0x2000, 0}};
+    struct ofl_pp_ref r = {1, 0, 1};
+    struct ofl_pp_write w;
+    uint32_t pools[OFL_PP_MSG_ITEMS + 1] = {1, 2};
+
+    CHECK_EQ(ofl_pp_conn_next(OFL_PP_READY, OFL_PP_EVENTS), OFL_PP_STATES);
+    end_init(&g_host);
+    end_init(&g_unit);
+    memset(&cfg, 0, sizeof(cfg));
+    CHECK_ERR(ofl_pp_conn_init(NULL, &cfg), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_init(&g_host.c, NULL), OFL_E_ARG);
+    CHECK_EQ(g_host.c.state, OFL_PP_READY);
+    CHECK_ERR(ofl_pp_conn_start(NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_close(NULL), OFL_E_ARG);
+    ofl_pp_conn_fail(NULL); /* no connection: nothing to fail */
+    CHECK_ERR(ofl_pp_advertise(NULL, d, 1, &g_m), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_advertise(&g_unit.c, d, 1, NULL), OFL_E_ARG);
+    CHECK_EQ(g_unit.c.rx.active, 0);
+    CHECK_OK(ofl_pp_advertise(&g_unit.c, d, 2, &g_m));
+    CHECK_OK(carry(&g_unit, &g_host, &g_m));
+    CHECK_EQ(g_host.c.tx.active, 2);
+
+    CHECK_ERR(ofl_pp_replenish(NULL, &r, 1, &g_m), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_replenish(&g_unit.c, &r, 1, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_flush(NULL, true, pools, 1, 1, &g_m), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_flush(&g_unit.c, true, pools, 1, 1, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_flush(&g_unit.c, true, NULL, 1, 1, &g_m), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_flush(&g_unit.c, true, pools, OFL_PP_MSG_ITEMS + 1, 1,
+                           &g_m),
+              OFL_E_PP_COUNT);
+    CHECK_EQ(g_unit.c.rx.slot[1].state, OFL_PP_POOL_ACTIVE);
+    CHECK_ERR(ofl_pp_conn_recv(NULL, g_wire, 12, &g_in, &g_reply), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, g_wire, 12, NULL, &g_reply),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, g_wire, 12, &g_in, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, g_wire, 12, &g_in, &g_in),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_recv_imm(NULL, 0x01000001u, &r), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_recv_imm(&g_unit.c, 0x01000001u, NULL), OFL_E_ARG);
+    CHECK(!ofl_pp_pools_consumed(&g_unit.c.rx, 1, 0));
+    CHECK_ERR(ofl_pp_pick(NULL, 1, &r), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_write_prepare(NULL, 1, 0, 1, &w), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_write_prepare(&g_host.c, 1, 0, 1, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_write(NULL, &req, &w), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_write(&g_host.c, NULL, &w), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_write(&g_host.c, &req, NULL), OFL_E_ARG);
+    CHECK(!ofl_pp_pools_consumed(&g_host.c.tx, 1, 0));
+    CHECK_EQ(g_host.c.stats.msgs_refused + g_unit.c.stats.msgs_refused, 0);
+
+    /* the host stops writing into both pools with one request */
+    CHECK_OK(ofl_pp_flush(&g_host.c, false, pools, 2, 0x30, &g_m));
+    CHECK(g_m.count == 2 && g_m.u.pool_ref[0] == 1 && g_m.u.pool_ref[1] == 2);
+    CHECK_EQ(g_host.c.tx.slot[2].state, OFL_PP_POOL_FLUSHING);
+    /* the unit flushes pool 1 under 0x10 and pool 2 under 0x20 */
+    CHECK_OK(ofl_pp_flush(&g_unit.c, true, &pools[0], 1, 0x10, &g_m));
+    CHECK_OK(ofl_pp_flush(&g_unit.c, true, &pools[1], 1, 0x20, &g_m));
+    /* the reply to 0x10 empties pool 1 only */
+    memset(&g_m, 0, sizeof(g_m));
+    g_m.type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
+    g_m.ctx = 0x10;
+    CHECK_OK(carry(&g_host, &g_unit, &g_m));
+    CHECK_EQ(g_unit.c.rx.slot[1].state, OFL_PP_POOL_EMPTY);
+    CHECK_EQ(g_unit.c.rx.slot[2].state, OFL_PP_POOL_FLUSHING);
+    CHECK_EQ(g_unit.c.rx.active, 1);
+    g_m.ctx = 0x20;
+    CHECK_OK(carry(&g_host, &g_unit, &g_m));
+    CHECK_EQ(g_unit.c.rx.slot[2].state, OFL_PP_POOL_EMPTY);
+    CHECK_EQ(g_unit.c.rx.active, 0);
+}
+
+/* Cell edges: arguments, packet lengths a first cell cannot carry, cell
+ * payloads out of range with consistent lengths, a middle cell of a
+ * packet ahead or behind. */
+static void test_cell_edges(void)
+{
+    struct ofl_pp_reasm r, z;
+    struct ofl_pp_packet p, out;
+    size_t len;
+    bool done = true;
+
+    for (len = 0; len < sizeof(g_pkt); len++)
+        g_pkt[len] = (uint8_t)(len * 5 + 1);
+    CHECK_EQ(ofl_pp_cell_max(100), 0);
+    memset(&p, 0, sizeof(p));
+    p.data = g_pkt;
+    p.len = 10;
+    CHECK_ERR(ofl_pp_cell_build(CS, NULL, 0, g_cells[0], 512, &len), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_cell_build(CS, &p, 0, g_cells[0], 512, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_cell_build(CS, &p, 0, NULL, 512, &len), OFL_E_ARG);
+    p.data = NULL;
+    CHECK_ERR(ofl_pp_cell_build(CS, &p, 0, g_cells[0], 512, &len), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_init(NULL, g_rbuf, sizeof(g_rbuf), CS, 0),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_init(&r, g_rbuf, 0, CS, 0), OFL_E_ARG);
+    CHECK_OK(ofl_pp_reasm_init(&r, g_rbuf, sizeof(g_rbuf), CS, 10));
+    memset(&z, 0, sizeof(z)); /* never initialised: no buffer */
+    (void)cut(100, 10, false);
+    CHECK_ERR(ofl_pp_reasm_input(NULL, g_cells[0], g_clen[0], &out, &done),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_input(&r, g_cells[0], g_clen[0], NULL, &done),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_input(&r, g_cells[0], g_clen[0], &out, NULL),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_input(&z, g_cells[0], g_clen[0], &out, &done),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_input(&r, NULL, 5, &out, &done), OFL_E_ARG);
+    CHECK(done); /* untouched by the argument refusals */
+    CHECK_ERR(ofl_pp_reasm_input(&r, NULL, 0, &out, &done),
+              OFL_E_PP_TRUNCATED);
+    CHECK(!done);
+
+    /* a single-cell packet whose length says 0, then 99 (payload 100) */
+    put32(g_cells[0] + 24, 0);
+    reseal(0);
+    CHECK_ERR(feed(&r, 0, &done), OFL_E_PP_CELL_HDR);
+    put32(g_cells[0] + 24, 99);
+    reseal(0);
+    CHECK_ERR(feed(&r, 0, &done), OFL_E_PP_CELL_HDR);
+    put32(g_cells[0] + 24, 100);
+    reseal(0);
+    CHECK_OK(feed(&r, 0, &done));
+    CHECK(done && r.psn == 11 && r.packets == 1);
+
+    /* 700 bytes: cells of 256, 256, 188 */
+    CHECK_EQ(cut(700, 11, false), 3);
+    /* a middle cell of 257 bytes (length consistent): refused, and the
+     * open packet is abandoned */
+    CHECK_OK(feed(&r, 0, &done));
+    put16(g_cells[1] + 2, 257);
+    g_clen[1] += 1;
+    reseal(1);
+    CHECK_ERR(feed(&r, 1, &done), OFL_E_PP_CELL_HDR);
+    CHECK(r.open == 0 && r.dropped == 1);
+    /* a middle cell of 255 bytes */
+    CHECK_EQ(cut(700, 11, false), 3);
+    CHECK_OK(feed(&r, 0, &done));
+    put16(g_cells[1] + 2, 255);
+    g_clen[1] -= 1;
+    reseal(1);
+    CHECK_ERR(feed(&r, 1, &done), OFL_E_PP_CELL_HDR);
+    CHECK_EQ(r.dropped, 2);
+    /* a last cell of 187 bytes where 188 remain */
+    CHECK_EQ(cut(700, 11, false), 3);
+    CHECK_OK(feed(&r, 0, &done));
+    CHECK_OK(feed(&r, 1, &done));
+    put16(g_cells[2] + 2, 187);
+    memmove(g_cells[2] + 12 + 187, g_cells[2] + 12 + 188, 4);
+    g_clen[2] -= 1;
+    reseal(2);
+    CHECK_ERR(feed(&r, 2, &done), OFL_E_PP_CELL_HDR);
+    CHECK_EQ(r.dropped, 3);
+    /* a last cell without payload */
+    CHECK_EQ(cut(700, 11, false), 3);
+    CHECK_OK(feed(&r, 0, &done));
+    CHECK_OK(feed(&r, 1, &done));
+    put16(g_cells[2] + 2, 0);
+    memmove(g_cells[2] + 12, g_cells[2] + 12 + 188, 4);
+    g_clen[2] = 12 + 4 + 4;
+    reseal(2);
+    CHECK_ERR(feed(&r, 2, &done), OFL_E_PP_CELL_HDR);
+    CHECK_EQ(r.dropped, 4);
+    CHECK(r.psn == 11 && r.packets == 1 && !done);
+
+    /* middle cells of the packet after the expected one (missing) and of
+     * the one before (duplicate), with and without a packet open */
+    CHECK_EQ(cut(700, 12, false), 3);
+    CHECK_ERR(feed(&r, 1, &done), OFL_E_PP_CELL_MISSING);
+    CHECK_EQ(cut(700, 10, false), 3);
+    CHECK_ERR(feed(&r, 1, &done), OFL_E_PP_CELL_DUP);
+    CHECK_EQ(cut(700, 11, false), 3);
+    CHECK_OK(feed(&r, 0, &done));
+    CHECK_EQ(cut(700, 12, false), 3);
+    CHECK_ERR(feed(&r, 1, &done), OFL_E_PP_CELL_MISSING);
+    CHECK(r.open == 0 && r.dropped == 5);
+    CHECK_EQ(cut(700, 11, false), 3);
+    CHECK_OK(feed(&r, 0, &done));
+    CHECK_EQ(cut(700, 10, false), 3);
+    CHECK_ERR(feed(&r, 1, &done), OFL_E_PP_CELL_DUP);
+    CHECK_EQ(r.open, 1); /* a duplicate leaves the packet open */
+    CHECK_EQ(cut(700, 11, false), 3);
+    CHECK_OK(feed(&r, 1, &done));
+    CHECK_OK(ofl_pp_reasm_input(&r, g_cells[2], g_clen[2], &out, &done));
+    CHECK(done && out.len == 700 && memcmp(out.data, g_pkt, 700) == 0);
+    CHECK(r.psn == 12 && r.packets == 2 && r.dups == 2);
+}
+
 OFL_SUITE(pp)
 {
     test_round_trips();
@@ -1343,4 +1686,8 @@ OFL_SUITE(pp)
     test_conn_flush();
     test_flush_edges();
     test_cells();
+    test_msg_edges();
+    test_table_edges();
+    test_conn_edges();
+    test_cell_edges();
 }

@@ -294,6 +294,102 @@ static void test_sq_room(void)
     CHECK(!ofl_pp_pools_consumed(&g_h.c.tx, 290, 0));
     req.ind.cap = 19;
     CHECK_ERR(ofl_pp_write(&g_h.c, &req, &w), OFL_E_SIZE);
+    req.ind.cap = 64;
+    req.ind.p = NULL; /* no buffer for the BufferRDMAIndicate */
+    CHECK_ERR(ofl_pp_write(&g_h.c, &req, &w), OFL_E_SIZE);
+    CHECK(!ofl_pp_pools_consumed(&g_h.c.tx, 290, 0));
+out:
+    qr_free(rc);
+    qr_free(rd);
+}
+
+/* Posting edges: arguments, a buffer too short, the data channel, a QP
+ * refusing the Write after every pp check passed, states. */
+static void test_post_edges(void)
+{
+    struct qr_rig *rc = qr_new(NULL), *rd = qr_new(NULL);
+    struct ofl_pp_pool_desc d;
+    struct ofl_pp_write_req req;
+    struct ofl_pp_write w;
+    struct ofl_pp_buf b;
+    struct ofl_pp_conn_cfg cfg;
+    uint8_t *src;
+    uint32_t stag, sq;
+
+    CHECK(rc != NULL && rd != NULL);
+    if (rc == NULL || rd == NULL)
+        goto out;
+    CHECK_EQ(end_setup(&g_h, &rc->a, &rd->a), 0);
+    CHECK_EQ(end_setup(&g_u, &rc->b, &rd->b), 0);
+    b = (struct ofl_pp_buf){g_h.tx, va(g_h.tx), 4096, g_h.tx_stag};
+    memset(&g_m, 0, sizeof(g_m));
+    g_m.type = OFL_PP_SEND_DATA;
+    g_m.data = (const uint8_t *)"to the LAN";
+    g_m.data_len = 10;
+    sq = ofl_qp_sq_outstanding(&rc->a.qp) + ofl_qp_sq_outstanding(&rd->a.qp);
+    CHECK_ERR(ofl_pp_post_msg(NULL, OFL_PP_CTRL, &g_m, &b, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_post_msg(&g_h.c, OFL_PP_CTRL, NULL, &b, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_post_msg(&g_h.c, OFL_PP_CTRL, &g_m, NULL, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_post_msg(&g_h.c, (enum ofl_pp_channel)7, &g_m, &b, 1),
+              OFL_E_ARG);
+    b.cap = 17; /* SendData of 10 bytes needs 18 */
+    CHECK_ERR(ofl_pp_post_msg(&g_h.c, OFL_PP_DATA, &g_m, &b, 1), OFL_E_SIZE);
+    CHECK_EQ(ofl_qp_sq_outstanding(&rc->a.qp) +
+                 ofl_qp_sq_outstanding(&rd->a.qp),
+             sq);
+    /* SendData on the data channel (from data-channel memory) reaches the
+     * unit's data side */
+    src = qr_alloc(&rd->a, 64, false);
+    stag = qr_reg(&rd->a, src, 64, LR, 0);
+    b = (struct ofl_pp_buf){src, va(src), 18, stag};
+    CHECK_OK(ofl_pp_post_msg(&g_h.c, OFL_PP_DATA, &g_m, &b, 1));
+    CHECK_EQ(ofl_qp_sq_outstanding(&rd->a.qp), 1);
+    CHECK_EQ(ofl_qp_sq_outstanding(&rc->a.qp), 0);
+    qr_pump(rd, 0);
+    CHECK_EQ(drain(&g_u, true, NULL, NULL), 1);
+    CHECK(g_in.type == OFL_PP_SEND_DATA && g_in.data_len == 10 &&
+          memcmp(g_in.data, "to the LAN", 10) == 0);
+
+    /* an element of 2^31 bytes: pp allows it, the QP refuses a Write that
+     * long; nothing is consumed or posted */
+    d = (struct ofl_pp_pool_desc){3, 1, 0x80000000u, 0x1234, 0x10000, 0};
+    CHECK_OK(ofl_pp_advertise(&g_u.c, &d, 1, &g_m));
+    CHECK_OK(send_ctrl(&g_u, &g_m));
+    qr_pump(rc, 0);
+    CHECK_EQ(drain(&g_h, false, NULL, NULL), 1);
+    CHECK_EQ(g_h.c.tx.slot[3].state, OFL_PP_POOL_ACTIVE);
+    memset(&req, 0, sizeof(req));
+    req.pool = 3;
+    req.src = (struct ofl_qp_sge){va(src), 0x80000000u, stag};
+    req.ind = (struct ofl_pp_buf){src, va(src), 64, stag};
+    sq = ofl_qp_sq_outstanding(&rd->a.qp);
+    CHECK_ERR(ofl_pp_write(&g_h.c, &req, &w), OFL_E_QP_WR);
+    CHECK(!ofl_pp_pools_consumed(&g_h.c.tx, 3, 0));
+    CHECK_EQ(ofl_qp_sq_outstanding(&rd->a.qp), sq);
+    CHECK_EQ(g_h.c.stats.writes_msg + g_h.c.stats.writes_imm, 0);
+    req.src.len = 64; /* the same element, a length the QP takes */
+    CHECK_OK(ofl_pp_write(&g_h.c, &req, &w));
+    CHECK(ofl_pp_pools_consumed(&g_h.c.tx, 3, 0));
+    CHECK_EQ(ofl_qp_sq_outstanding(&rd->a.qp), sq + 1);
+
+    /* ERROR posts nothing, not even a FlushReply */
+    ofl_pp_conn_fail(&g_h.c);
+    CHECK_EQ(g_h.c.state, OFL_PP_ERROR);
+    memset(&g_m, 0, sizeof(g_m));
+    g_m.type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
+    CHECK_ERR(send_ctrl(&g_h, &g_m), OFL_E_PP_CONN_STATE);
+    /* START needs the control QP in RTS too */
+    CHECK_OK(ofl_qp_modify(&rd->a.qp, OFL_QP_ERROR));
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.ctrl = &rd->a.qp; /* in ERROR */
+    cfg.data = &rc->a.qp; /* in RTS */
+    cfg.rx = (struct ofl_pp_pools_mem){g_h.rx_slot, PCAP, PMAX, g_h.rx_bits,
+                                       PCAP * 2};
+    cfg.tx = (struct ofl_pp_pools_mem){g_h.tx_slot, PCAP, PMAX, g_h.tx_bits,
+                                       PCAP * 2};
+    CHECK_OK(ofl_pp_conn_init(&g_h.c, &cfg));
+    CHECK_ERR(ofl_pp_conn_start(&g_h.c), OFL_E_PP_CONN_STATE);
+    CHECK_EQ(g_h.c.state, OFL_PP_DOWN);
 out:
     qr_free(rc);
     qr_free(rd);
@@ -303,4 +399,5 @@ OFL_SUITE(pp_qp)
 {
     test_pp_over_qps();
     test_sq_room();
+    test_post_edges();
 }
