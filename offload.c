@@ -40,7 +40,7 @@ const char *ofl_strerror(enum ofl_err e)
 }
 
 /*
- * Internal copy and fill. The core may not call memcpy/memset (firmware
+ * Internal copy and fill. The core may not call the C library's copy or fill (firmware
  * without libc), and GCC turns plain byte loops into calls to them
  * (-ftree-loop-distribute-patterns), so that transformation is switched off
  * for these two functions.
@@ -1514,7 +1514,7 @@ enum ofl_err ofl_tpt_reg_pages(struct ofl_tpt *tpt, uint32_t pd,
 
     if (tpt == NULL || desc == NULL || pages == NULL || stag == NULL || n == 0)
         return OFL_E_ARG;
-    /* Not d = *desc: GCC may copy a struct with memcpy (RV64 -Os). */
+    /* Not d = *desc: GCC may copy a struct through a libc call at RV64 -Os. */
     ofl_copy(&d, desc, sizeof(d));
     d.att_count = n;
     d.att_kind = OFL_TPT_ATT_DIRECT;
@@ -8188,7 +8188,7 @@ static bool ap_pow2(uint32_t v)
     return v != 0 && (v & (v - 1)) == 0;
 }
 
-/* One compare of the six XORs: no early exit (and no branch per byte). */
+/* One compare of the six XORs: no early return, no branch per byte. */
 static bool ap_mac_eq(const uint8_t *a, const uint8_t *b)
 {
     return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) |
