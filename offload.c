@@ -42,9 +42,8 @@ const char *ofl_strerror(enum ofl_err e)
 /*
  * Internal copy and fill. The core may not call the C library's copy or
  * fill (firmware without libc), and GCC turns plain byte loops into calls
- * to them
- * (-ftree-loop-distribute-patterns), so that transformation is switched off
- * for these two functions.
+ * to them (-ftree-loop-distribute-patterns), so that transformation is
+ * switched off for these two functions.
  */
 /* Attribute names are spelled __name__: a kernel build defines noinline,
  * unused etc. as macros. */
