@@ -8519,6 +8519,20 @@ static struct ofl_ap_cache_line *ap_cache_fetch(struct ofl_ap_nic *nic,
     return front;
 }
 
+/* Way 0 of index's set if it holds index (the hit path of both tables:
+ * one masked address and one tag compare), else NULL; NULL without a
+ * cache. */
+static inline struct ofl_ap_cache_line *
+ap_cache_hit(const struct ofl_ap_cache *c, uint32_t index)
+{
+    struct ofl_ap_cache_line *l;
+
+    if (c->line == NULL)
+        return NULL;
+    l = ap_cache_front(c, index);
+    return ap_tag_is(l, index) ? l : NULL;
+}
+
 /* The secondary lookup: bounds, the table entry's state, the cache. */
 static enum ofl_err ap_in_open_slow(struct ofl_ap_nic *nic, uint32_t index,
                                     struct ofl_ap_in_entry **ep)
@@ -8548,17 +8562,12 @@ static enum ofl_err ap_in_open_slow(struct ofl_ap_nic *nic, uint32_t index,
 static inline enum ofl_err ap_in_open(struct ofl_ap_nic *nic, uint32_t index,
                                       struct ofl_ap_in_entry **ep)
 {
-    const struct ofl_ap_cache *c = &nic->in_cache;
+    struct ofl_ap_cache_line *l = ap_cache_hit(&nic->in_cache, index);
 
-    if (c->line != NULL) {
-        struct ofl_ap_cache_line *l = ap_cache_front(c, index);
-
-        if (ap_tag_is(l, index)) {
-            *ep = &l->e.in;
-            return OFL_OK;
-        }
-    }
-    return ap_in_open_slow(nic, index, ep);
+    if (l == NULL)
+        return ap_in_open_slow(nic, index, ep);
+    *ep = &l->e.in;
+    return OFL_OK;
 }
 
 /* The outgoing counterpart: index is in the table (ofl_ap_out_decode only
@@ -8585,17 +8594,12 @@ static enum ofl_err ap_out_open_slow(struct ofl_ap_nic *nic, uint32_t index,
 static inline enum ofl_err ap_out_open(struct ofl_ap_nic *nic, uint32_t index,
                                        struct ofl_ap_out_entry **ep)
 {
-    const struct ofl_ap_cache *c = &nic->out_cache;
+    struct ofl_ap_cache_line *l = ap_cache_hit(&nic->out_cache, index);
 
-    if (c->line != NULL) {
-        struct ofl_ap_cache_line *l = ap_cache_front(c, index);
-
-        if (ap_tag_is(l, index)) {
-            *ep = &l->e.out;
-            return OFL_OK;
-        }
-    }
-    return ap_out_open_slow(nic, index, ep);
+    if (l == NULL)
+        return ap_out_open_slow(nic, index, ep);
+    *ep = &l->e.out;
+    return OFL_OK;
 }
 
 /* Drops the line of index (the caller has carried its content over). */
