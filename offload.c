@@ -1156,6 +1156,14 @@ uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
     return ofl_crc32c_update(state, data, len);
 }
 
+/* The finished CRC32c of data[0 .. len) through port's hook (the portable
+ * one without): the whole-buffer CRCs of the ap and pp frames. */
+static inline uint32_t port_crc32c_buf(const struct ofl_port *port,
+                                       const void *data, size_t len)
+{
+    return ofl_crc32c_final(ofl_port_crc32c(port, OFL_CRC32C_INIT, data, len));
+}
+
 void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind)
 {
     if (OFL_PORT_HAS(port, barrier))
@@ -9257,8 +9265,7 @@ enum ofl_err ofl_ap_tx_finish(struct ofl_ap_nic *nic,
         h[1] = (uint8_t)f->records;
         ofl_store_be16(h + 6,
                        (uint16_t)(f->len - OFL_AP_ETH_HDR - OFL_AP_CI_HDR));
-        crc = ofl_crc32c_final(ofl_port_crc32c(nic->port, OFL_CRC32C_INIT, h,
-                                               f->len - OFL_AP_ETH_HDR));
+        crc = port_crc32c_buf(nic->port, h, f->len - OFL_AP_ETH_HDR);
         ofl_store_be32(f->buf + f->len, crc);
         end = f->len + OFL_AP_CI_TRAILER;
         if (end < OFL_AP_ETH_MIN_FRAME) { /* room checked by the first write */
@@ -9453,8 +9460,7 @@ static enum ofl_err ap_ci_check(const struct ofl_ap_nic *nic,
     }
     if (pos != rlen)
         return OFL_E_AP_MALFORMED;
-    crc = ofl_crc32c_final(ofl_port_crc32c(nic->port, OFL_CRC32C_INIT, h,
-                                           OFL_AP_CI_HDR + rlen));
+    crc = port_crc32c_buf(nic->port, h, OFL_AP_CI_HDR + rlen);
     if (crc != ofl_load_be32(h + OFL_AP_CI_HDR + rlen))
         return OFL_E_AP_CRC;
     if (!ap_mac_eq(frame, nic->self.mac) ||
@@ -14788,7 +14794,7 @@ uint32_t ofl_pp_cell_max(uint32_t cell_size)
            2 * OFL_PP_CELL_CRC;
 }
 
-enum ofl_err ofl_pp_cell_build(uint32_t cell_size,
+enum ofl_err ofl_pp_cell_build(const struct ofl_port *port, uint32_t cell_size,
                                const struct ofl_pp_packet *pkt, uint32_t idx,
                                uint8_t *out, size_t cap, size_t *len)
 {
@@ -14831,13 +14837,14 @@ enum ofl_err ofl_pp_cell_build(uint32_t cell_size,
         ofl_wr_be32(&w, pkt->imm);
     ofl_wr_bytes(&w, pkt->data + ((size_t)idx << shift), payload);
     if (flags & OFL_PP_CELL_F_LAST)
-        ofl_wr_be32(&w, ofl_crc32c(pkt->data, pkt->len));
-    ofl_wr_be32(&w, ofl_crc32c(out, w.off));
+        ofl_wr_be32(&w, port_crc32c_buf(port, pkt->data, pkt->len));
+    ofl_wr_be32(&w, port_crc32c_buf(port, out, w.off));
     *len = w.off;
     return OFL_OK;
 }
 
-enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r, uint8_t *buf,
+enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
+                               const struct ofl_port *port, uint8_t *buf,
                                uint32_t cap, uint32_t cell_size, uint32_t psn)
 {
     uint32_t shift = pp_cell_shift(cell_size);
@@ -14850,6 +14857,7 @@ enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r, uint8_t *buf,
     r->cell_size = cell_size;
     r->cell_shift = shift;
     r->psn = psn;
+    r->port = port;
     return OFL_OK;
 }
 
@@ -14889,7 +14897,7 @@ static enum ofl_err pp_reasm_cell(struct ofl_pp_reasm *r, const uint8_t *c,
         return OFL_E_PP_TRUNCATED;
     if (len > ofl_pp_cell_max(r->cell_size))
         return OFL_E_PP_LENGTH;
-    if (!pp_crc_ok(ofl_crc32c(c, len - OFL_PP_CELL_CRC),
+    if (!pp_crc_ok(port_crc32c_buf(r->port, c, len - OFL_PP_CELL_CRC),
                    c + len - OFL_PP_CELL_CRC))
         return OFL_E_PP_CELL_CRC;
     if (c[0] != OFL_PP_CELL_VERSION)
@@ -14952,7 +14960,7 @@ static enum ofl_err pp_reasm_cell(struct ofl_pp_reasm *r, const uint8_t *c,
     }
     off = r->next_cell << r->cell_shift;
     ofl_copy(r->buf + off, data, payload);
-    r->crc = ofl_crc32c_update(r->crc, data, payload);
+    r->crc = ofl_port_crc32c(r->port, r->crc, data, payload);
     r->got = off + payload;
     r->next_cell++;
     if (!(flags & OFL_PP_CELL_F_LAST))

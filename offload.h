@@ -6012,10 +6012,12 @@ uint32_t ofl_pp_cell_max(uint32_t cell_size);
 
 /*
  * Builds cell idx (0 .. ofl_pp_cell_count - 1) of pkt into out[0 .. cap),
- * *len its length. OFL_E_ARG for a bad cell_size, an empty packet or idx
- * out of range, OFL_E_SIZE when cap is short. Pure.
+ * *len its length. The CRCs go through port's CRC32c hook (the portable
+ * one when port is NULL or has none), so a fabric at line rate uses the
+ * CPU's or the adapter's. OFL_E_ARG for a bad cell_size, an empty packet
+ * or idx out of range, OFL_E_SIZE when cap is short. Writes only out.
  */
-enum ofl_err ofl_pp_cell_build(uint32_t cell_size,
+enum ofl_err ofl_pp_cell_build(const struct ofl_port *port, uint32_t cell_size,
                                const struct ofl_pp_packet *pkt, uint32_t idx,
                                uint8_t *out, size_t cap, size_t *len);
 
@@ -6035,12 +6037,15 @@ struct ofl_pp_reasm {
     uint8_t open;          /* a packet is being reassembled */
     uint8_t has_imm;
     uint8_t reserved[6];
+    const struct ofl_port *port; /* its CRC32c hook, or NULL */
     uint64_t packets, dropped, dups; /* counters */
 };
 
-/* Initialises r over buf[cap] expecting packet sequence number psn first
- * (OFL_E_ARG for a bad cell_size or buffer). */
-enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r, uint8_t *buf,
+/* Initialises r over buf[cap] expecting packet sequence number psn first;
+ * cell and packet CRCs are checked through port's CRC32c hook (NULL: the
+ * portable one). OFL_E_ARG for a bad cell_size or buffer. */
+enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
+                               const struct ofl_port *port, uint8_t *buf,
                                uint32_t cap, uint32_t cell_size, uint32_t psn);
 
 /*

@@ -1124,7 +1124,7 @@ static uint32_t cut(uint32_t len, uint32_t psn, bool imm)
     p.has_imm = imm;
     p.imm = 0x07050100u;
     for (i = 0; i < n; i++)
-        if (ofl_pp_cell_build(CS, &p, i, g_cells[i], sizeof(g_cells[i]),
+        if (ofl_pp_cell_build(NULL, CS, &p, i, g_cells[i], sizeof(g_cells[i]),
                               &g_clen[i]) != OFL_OK)
             return 0;
     return n;
@@ -1162,12 +1162,12 @@ static void test_cells(void)
     CHECK_EQ(ofl_pp_cell_count(16, 16u * 65536), 65536);
     CHECK_EQ(ofl_pp_cell_count(16, 16u * 65536 + 1), 0);
     CHECK_EQ(ofl_pp_cell_max(256), 12 + 16 + 4 + 256 + 8);
-    CHECK_ERR(ofl_pp_reasm_init(&r, g_rbuf, sizeof(g_rbuf), 255, 0), OFL_E_ARG);
-    CHECK_ERR(ofl_pp_reasm_init(&r, NULL, 1, 256, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_init(&r, NULL, g_rbuf, sizeof(g_rbuf), 255, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_init(&r, NULL, NULL, 1, 256, 0), OFL_E_ARG);
 
     /* in order: 3 cells (VA/MH and imm in the first only), then one cell,
      * then an exact multiple of the cell size; psn wraps 2^32 */
-    CHECK_OK(ofl_pp_reasm_init(&r, g_rbuf, sizeof(g_rbuf), CS, 0xFFFFFFFFu));
+    CHECK_OK(ofl_pp_reasm_init(&r, NULL, g_rbuf, sizeof(g_rbuf), CS, 0xFFFFFFFFu));
     n = cut(600, 0xFFFFFFFFu, true);
     CHECK_EQ(n, 3);
     CHECK_EQ(g_clen[0], 12 + 16 + 4 + 256 + 4);
@@ -1316,15 +1316,15 @@ static void test_cells(void)
         memset(&p, 0, sizeof(p));
         p.data = g_pkt;
         p.len = 300;
-        CHECK_ERR(ofl_pp_cell_build(CS, &p, 2, g_cells[0], 512, &len),
+        CHECK_ERR(ofl_pp_cell_build(NULL, CS, &p, 2, g_cells[0], 512, &len),
                   OFL_E_ARG);
-        CHECK_ERR(ofl_pp_cell_build(CS, &p, 0, g_cells[0], 12 + 16 + 256 + 3,
+        CHECK_ERR(ofl_pp_cell_build(NULL, CS, &p, 0, g_cells[0], 12 + 16 + 256 + 3,
                                     &len),
                   OFL_E_SIZE);
-        CHECK_OK(ofl_pp_cell_build(CS, &p, 0, g_cells[0], 12 + 16 + 256 + 4,
+        CHECK_OK(ofl_pp_cell_build(NULL, CS, &p, 0, g_cells[0], 12 + 16 + 256 + 4,
                                    &len));
         p.len = 0;
-        CHECK_ERR(ofl_pp_cell_build(CS, &p, 0, g_cells[0], 512, &len),
+        CHECK_ERR(ofl_pp_cell_build(NULL, CS, &p, 0, g_cells[0], 512, &len),
                   OFL_E_ARG);
     }
     (void)n;
@@ -1573,15 +1573,15 @@ static void test_cell_edges(void)
     memset(&p, 0, sizeof(p));
     p.data = g_pkt;
     p.len = 10;
-    CHECK_ERR(ofl_pp_cell_build(CS, NULL, 0, g_cells[0], 512, &len), OFL_E_ARG);
-    CHECK_ERR(ofl_pp_cell_build(CS, &p, 0, g_cells[0], 512, NULL), OFL_E_ARG);
-    CHECK_ERR(ofl_pp_cell_build(CS, &p, 0, NULL, 512, &len), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_cell_build(NULL, CS, NULL, 0, g_cells[0], 512, &len), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_cell_build(NULL, CS, &p, 0, g_cells[0], 512, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_cell_build(NULL, CS, &p, 0, NULL, 512, &len), OFL_E_ARG);
     p.data = NULL;
-    CHECK_ERR(ofl_pp_cell_build(CS, &p, 0, g_cells[0], 512, &len), OFL_E_ARG);
-    CHECK_ERR(ofl_pp_reasm_init(NULL, g_rbuf, sizeof(g_rbuf), CS, 0),
+    CHECK_ERR(ofl_pp_cell_build(NULL, CS, &p, 0, g_cells[0], 512, &len), OFL_E_ARG);
+    CHECK_ERR(ofl_pp_reasm_init(NULL, NULL, g_rbuf, sizeof(g_rbuf), CS, 0),
               OFL_E_ARG);
-    CHECK_ERR(ofl_pp_reasm_init(&r, g_rbuf, 0, CS, 0), OFL_E_ARG);
-    CHECK_OK(ofl_pp_reasm_init(&r, g_rbuf, sizeof(g_rbuf), CS, 10));
+    CHECK_ERR(ofl_pp_reasm_init(&r, NULL, g_rbuf, 0, CS, 0), OFL_E_ARG);
+    CHECK_OK(ofl_pp_reasm_init(&r, NULL, g_rbuf, sizeof(g_rbuf), CS, 10));
     memset(&z, 0, sizeof(z)); /* never initialised: no buffer */
     (void)cut(100, 10, false);
     CHECK_ERR(ofl_pp_reasm_input(NULL, g_cells[0], g_clen[0], &out, &done),
@@ -1673,6 +1673,72 @@ static void test_cell_edges(void)
     CHECK(r.psn == 12 && r.packets == 2 && r.dups == 2);
 }
 
+/* A CRC32c hook that counts its calls and, when told, answers wrong: the
+ * cell functions must compute every CRC through the port they are given. */
+static unsigned g_crc_calls;
+static uint32_t g_crc_flip;
+
+static uint32_t counting_crc(void *ctx, uint32_t state, const void *data,
+                             size_t len)
+{
+    (void)ctx;
+    g_crc_calls++;
+    return ofl_crc32c_update(state, data, len) ^ g_crc_flip;
+}
+
+static void test_cell_port_crc(void)
+{
+    static uint8_t plain[3][CS + 64];
+    struct ofl_port port;
+    struct ofl_pp_reasm r;
+    struct ofl_pp_packet p, out;
+    size_t len[3];
+    uint32_t i;
+    bool done = false;
+
+    memset(&port, 0, sizeof(port));
+    port.version = OFL_PORT_VERSION;
+    port.size = sizeof(port);
+    port.crc32c = counting_crc;
+    for (i = 0; i < sizeof(g_pkt); i++)
+        g_pkt[i] = (uint8_t)(i * 11 + 5);
+    /* Built through the hook: the same bytes as the portable CRC gives,
+     * three cell CRCs and one packet CRC computed by the hook. */
+    CHECK_EQ(cut(600, 40, false), 3);
+    for (i = 0; i < 3; i++) {
+        memcpy(plain[i], g_cells[i], g_clen[i]);
+        len[i] = g_clen[i];
+    }
+    memset(&p, 0, sizeof(p));
+    p.va = 0x123456789000ull;
+    p.handle = 0xBEEF;
+    p.psn = 40;
+    p.data = g_pkt;
+    p.len = 600;
+    g_crc_calls = 0;
+    g_crc_flip = 0;
+    for (i = 0; i < 3; i++) {
+        CHECK_OK(ofl_pp_cell_build(&port, CS, &p, i, g_cells[i],
+                                   sizeof(g_cells[i]), &g_clen[i]));
+        CHECK(g_clen[i] == len[i] && memcmp(g_cells[i], plain[i], len[i]) == 0);
+    }
+    CHECK_EQ(g_crc_calls, 4);
+    /* Checked through the hook: each cell CRC and each payload once into
+     * the packet CRC. */
+    CHECK_OK(ofl_pp_reasm_init(&r, &port, g_rbuf, sizeof(g_rbuf), CS, 40));
+    g_crc_calls = 0;
+    for (i = 0; i < 3; i++)
+        CHECK_OK(ofl_pp_reasm_input(&r, g_cells[i], g_clen[i], &out, &done));
+    CHECK(done && out.len == 600 && memcmp(out.data, g_pkt, 600) == 0);
+    CHECK_EQ(g_crc_calls, 6);
+    /* A hook that disagrees with the cell's CRC: the cell is refused. */
+    CHECK_OK(ofl_pp_reasm_init(&r, &port, g_rbuf, sizeof(g_rbuf), CS, 40));
+    g_crc_flip = 1;
+    CHECK_ERR(ofl_pp_reasm_input(&r, g_cells[0], g_clen[0], &out, &done),
+              OFL_E_PP_CELL_CRC);
+    g_crc_flip = 0;
+}
+
 OFL_SUITE(pp)
 {
     test_round_trips();
@@ -1690,4 +1756,5 @@ OFL_SUITE(pp)
     test_table_edges();
     test_conn_edges();
     test_cell_edges();
+    test_cell_port_crc();
 }

@@ -100,7 +100,7 @@ static size_t build(uint32_t cs, uint32_t len, uint32_t psn, uint32_t idx)
     p.handle = 0xAB;
     p.has_imm = (psn & 1) != 0;
     p.imm = psn;
-    if (ofl_pp_cell_build(cs, &p, idx, g_cell, sizeof(g_cell), &n) != OFL_OK)
+    if (ofl_pp_cell_build(NULL, cs, &p, idx, g_cell, sizeof(g_cell), &n) != OFL_OK)
         return 0;
     FUZZ_ASSERT(n <= ofl_pp_cell_max(cs));
     FUZZ_ASSERT(ofl_load_be32(g_cell + n - 4) == ofl_crc32c(g_cell, n - 4));
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t cs = 16u << (fuzz_u8(&in) & 7);
     int ev;
 
-    FUZZ_ASSERT(ofl_pp_reasm_init(&g_r, g_buf, BUF, cs, 0) == OFL_OK);
+    FUZZ_ASSERT(ofl_pp_reasm_init(&g_r, NULL, g_buf, BUF, cs, 0) == OFL_OK);
     g_clean = false;
     g_ref_len = 0;
     for (ev = 0; ev < MAX_EVENTS && in.n != 0; ev++) {
