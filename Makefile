@@ -184,20 +184,30 @@ build/afl/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) offload.
 	    -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
 	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
 
+# One target per harness, so `make -j2 fuzz FUZZ_SECONDS=N` runs two at a
+# time (AFL_NO_AFFINITY: they do not fight over a core binding). Each one's
+# report is printed in one piece when it ends.
+ifneq ($(FUZZ_SECONDS),)
+fuzz: $(addprefix fuzz-run-,$(FUZZERS))
+else
 fuzz: $(addprefix build/afl/,$(FUZZERS))
-	@set -e; if [ -n "$(FUZZ_SECONDS)" ]; then for f in $(FUZZERS); do \
-	    out=build/afl/out-$$f; rm -rf $$out; \
-	    dict=""; [ -f fuzz/$$f/$$f.dict ] && dict="-x fuzz/$$f/$$f.dict"; \
-	    echo "== afl-fuzz $$f for $(FUZZ_SECONDS)s"; \
-	    $(AFL_ENV) afl-fuzz -V $(FUZZ_SECONDS) -i fuzz/$$f/corpus -o $$out \
-	        $$dict -- build/afl/$$f > $$out.log 2>&1 || { tail -20 $$out.log; exit 1; }; \
-	    crashes=$$(find $$out -path '*crashes/id*' | wc -l); \
-	    hangs=$$(find $$out -path '*hangs/id*' | wc -l); \
-	    execs=$$(awk -F: '/execs_done/ {gsub(/ /,"",$$2); print $$2}' $$out/default/fuzzer_stats); \
-	    echo "   $$f: execs $$execs, crashes $$crashes, hangs $$hangs"; \
-	    if [ "$$crashes" != 0 ] || [ "$$hangs" != 0 ]; then \
-	        ls $$out/default/crashes $$out/default/hangs; exit 1; fi; \
-	done; fi
+endif
+
+# The binaries stay after a run (they are not intermediates).
+.SECONDARY: $(addprefix build/afl/,$(FUZZERS))
+
+fuzz-run-%: build/afl/% FORCE
+	@f=$*; out=build/afl/out-$$f; rm -rf $$out; \
+	 dict=""; [ -f fuzz/$$f/$$f.dict ] && dict="-x fuzz/$$f/$$f.dict"; \
+	 $(AFL_ENV) afl-fuzz -V $(FUZZ_SECONDS) -i fuzz/$$f/corpus -o $$out \
+	     $$dict -- build/afl/$$f > $$out.log 2>&1 || \
+	     { echo "== afl-fuzz $$f for $(FUZZ_SECONDS)s: FAILED"; tail -20 $$out.log; exit 1; }; \
+	 crashes=$$(find $$out -path '*crashes/id*' | wc -l); \
+	 hangs=$$(find $$out -path '*hangs/id*' | wc -l); \
+	 execs=$$(awk -F: '/execs_done/ {gsub(/ /,"",$$2); print $$2}' $$out/default/fuzzer_stats); \
+	 echo "== afl-fuzz $$f for $(FUZZ_SECONDS)s: execs $$execs, crashes $$crashes, hangs $$hangs"; \
+	 if [ "$$crashes" != 0 ] || [ "$$hangs" != 0 ]; then \
+	     ls $$out/default/crashes $$out/default/hangs; exit 1; fi
 
 # ---- install -----------------------------------------------------------------
 
