@@ -13813,7 +13813,9 @@ static uint64_t pp_msg_bytes(const struct ofl_pp_msg *m)
 
 size_t ofl_pp_msg_size(const struct ofl_pp_msg *m)
 {
-    return m == NULL ? 0 : (size_t)pp_msg_bytes(m);
+    uint64_t n = m == NULL ? 0 : pp_msg_bytes(m);
+
+    return n > (uint64_t)OFL_SIZE_MAX ? 0 : (size_t)n; /* 32-bit size_t: no wrap */
 }
 
 enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,

@@ -5649,8 +5649,8 @@ struct ofl_pp_msg {
     } u;
 };
 
-/* Bytes m encodes to (0 when m's type is unknown or a count is out of
- * range). Pure. */
+/* Bytes m encodes to (0 when m's type is unknown, a count is out of
+ * range, or the size does not fit in size_t). Pure. */
 size_t ofl_pp_msg_size(const struct ofl_pp_msg *m);
 
 /*

@@ -1349,6 +1349,16 @@ static void test_msg_edges(void)
     m.count = 1;
     m.u.ref[0] = (struct ofl_pp_ref){1, 0, 1};
     CHECK_EQ(ofl_pp_msg_size(&m), 20);
+    /* A data length near 2^32: the size needs 33 bits, which a 32-bit
+     * size_t (the Cortex-M run) cannot hold, so it is 0 there, not a
+     * wrapped small number. */
+    d.type = OFL_PP_SEND_DATA;
+    d.data_len = 0xFFFFFFFCu; /* + the 8-byte fixed part */
+    if (sizeof(size_t) < 8)
+        CHECK_EQ(ofl_pp_msg_size(&d), 0);
+    else
+        CHECK_EQ(ofl_pp_msg_size(&d), (size_t)0xFFFFFFFCu + 8u);
+    memset(&d, 0, sizeof(d));
     /* out may be NULL only with cap 0, which is short */
     CHECK_ERR(ofl_pp_msg_encode(&m, NULL, 20, &len), OFL_E_ARG);
     CHECK_ERR(ofl_pp_msg_encode(&m, NULL, 0, &len), OFL_E_SIZE);
