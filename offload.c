@@ -3317,8 +3317,7 @@ enum ofl_err ofl_mpa_fpdu_buildv(struct ofl_mpa_tx *tx,
     mpa_emit(&e, NULL, pad);
     mpa_emit_marker_if_due(&e); /* a marker between pad and CRC is inside */
     if (tx->crc)
-        ofl_store_le32(out + e.w, ofl_crc32c_final(mpa_crc(
-                                      tx->port, OFL_CRC32C_INIT, out, e.w)));
+        ofl_store_le32(out + e.w, port_crc32c_buf(tx->port, out, e.w));
     else
         ofl_store_le32(out + e.w, 0);
     e.w += OFL_MPA_CRC_LEN;

@@ -1109,8 +1109,10 @@ static uint8_t g_cells[12][CS + 64];
 static size_t g_clen[12];
 static uint8_t g_rbuf[CS * 8];
 
-/* Cuts a packet of len bytes (psn) into g_cells; returns the count. */
-static uint32_t cut(uint32_t len, uint32_t psn, bool imm)
+/* Cuts a packet of len bytes (psn) into g_cells, its CRCs through port;
+ * returns the count. */
+static uint32_t cut_port(const struct ofl_port *port, uint32_t len,
+                         uint32_t psn, bool imm)
 {
     struct ofl_pp_packet p;
     uint32_t i, n = ofl_pp_cell_count(CS, len);
@@ -1124,10 +1126,16 @@ static uint32_t cut(uint32_t len, uint32_t psn, bool imm)
     p.has_imm = imm;
     p.imm = 0x07050100u;
     for (i = 0; i < n; i++)
-        if (ofl_pp_cell_build(NULL, CS, &p, i, g_cells[i], sizeof(g_cells[i]),
+        if (ofl_pp_cell_build(port, CS, &p, i, g_cells[i], sizeof(g_cells[i]),
                               &g_clen[i]) != OFL_OK)
             return 0;
     return n;
+}
+
+/* The same with the portable CRC. */
+static uint32_t cut(uint32_t len, uint32_t psn, bool imm)
+{
+    return cut_port(NULL, len, psn, imm);
 }
 
 /* Re-seals cell i after an edit: the cell CRC over the bytes before it. */
@@ -1701,7 +1709,7 @@ static void test_cell_port_crc(void)
     static uint8_t plain[3][CS + 64];
     struct ofl_port port;
     struct ofl_pp_reasm r;
-    struct ofl_pp_packet p, out;
+    struct ofl_pp_packet out;
     size_t len[3];
     uint32_t i;
     bool done = false;
@@ -1719,19 +1727,11 @@ static void test_cell_port_crc(void)
         memcpy(plain[i], g_cells[i], g_clen[i]);
         len[i] = g_clen[i];
     }
-    memset(&p, 0, sizeof(p));
-    p.va = 0x123456789000ull;
-    p.handle = 0xBEEF;
-    p.psn = 40;
-    p.data = g_pkt;
-    p.len = 600;
     g_crc_calls = 0;
     g_crc_flip = 0;
-    for (i = 0; i < 3; i++) {
-        CHECK_OK(ofl_pp_cell_build(&port, CS, &p, i, g_cells[i],
-                                   sizeof(g_cells[i]), &g_clen[i]));
+    CHECK_EQ(cut_port(&port, 600, 40, false), 3);
+    for (i = 0; i < 3; i++)
         CHECK(g_clen[i] == len[i] && memcmp(g_cells[i], plain[i], len[i]) == 0);
-    }
     CHECK_EQ(g_crc_calls, 4);
     /* Checked through the hook: each cell CRC and each payload once into
      * the packet CRC. */
