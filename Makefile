@@ -36,7 +36,7 @@ EXAMPLES     := $(patsubst examples/%.c,%,$(sort $(wildcard examples/*.c)))
 CHECK_SCRIPTS := $(sort $(wildcard tests/check_*.sh))
 FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
 
-.PHONY: all lib check check-asan cross bench fuzz demo install clean help \
+.PHONY: all lib check check-asan cross bench bench-count fuzz demo install clean help \
         examples FORCE
 
 all: lib examples
@@ -47,6 +47,7 @@ help:
 	@echo "make check-asan   the same under ASan + UBSan (clang)"
 	@echo "make cross        freestanding core for Cortex-M4, RV64, x86-64 kernel flags"
 	@echo "make bench        benchmarks as ratios to baselines in the same run"
+	@echo "make bench-count  instruction counts (callgrind): ap cache hit vs direct"
 	@echo "make fuzz         AFL++ harnesses; FUZZ_SECONDS=N runs each N seconds"
 	@echo "make demo         runs every example"
 	@echo "make install      PREFIX=$(PREFIX): header, static library, pkg-config"
@@ -156,6 +157,11 @@ $(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(PORT_SRCS) $(PORT_HDRS) \
 
 bench: $(BUILD)/bench
 	$(BUILD)/bench
+
+# Instruction counts under callgrind, where timing is too noisy to decide:
+# the aperture cache's hit path against a direct table lookup (issue 5).
+bench-count:
+	sh tests/check_ap_hit_cost.sh build/callgrind
 
 # ---- examples and demo -------------------------------------------------------
 

@@ -3809,8 +3809,8 @@ struct ofl_ap_out_entry {
  * 1 - misses / lookups, lookups being the records the caller handed in.
  *
  * Why: firmware keeps the full tables in DRAM and the cache in on-chip
- * SRAM (the seed's associative memory). tests/bench/bench_ap.c measures a
- * hit against a direct table lookup.
+ * SRAM (the seed's associative memory). tests/bench/bench_ap.c times a
+ * hit against a direct table lookup; make bench-count counts both.
  */
 #define OFL_AP_CACHE_MAX_WAYS 8u
 #define OFL_AP_CACHE_EMPTY (~(uint64_t)0) /* the tag of an empty line */
