@@ -161,7 +161,7 @@ bench: $(BUILD)/bench
 # Instruction counts under callgrind, where timing is too noisy to decide:
 # the aperture cache's hit path against a direct table lookup (issue 5).
 bench-count:
-	sh tests/check_ap_hit_cost.sh build/callgrind-$(CCNAME)
+	sh tests/bench/count_ap_hit.sh build/callgrind-$(CCNAME)
 
 # ---- examples and demo -------------------------------------------------------
 

@@ -227,7 +227,7 @@ static int compare(struct run *d, struct run *c, double *td, double *tc,
 /*
  * ap_count: the same hot stream, COUNT_PKTS packets through each NIC, in
  * two functions of their own so that an instruction counter can be aimed
- * at each (tests/check_ap_hit_cost.sh runs this under callgrind with
+ * at each (tests/bench/count_ap_hit.sh runs this under callgrind with
  * --toggle-collect). Timing on a shared machine moves by more than the
  * lookup costs; an instruction count does not move at all. The cached
  * NIC is warmed first, so every counted lookup is a hit on way 0. The
@@ -274,7 +274,7 @@ static void ap_count(void)
         nic_cached.nic.in_cache.misses != misses)
         goto fail;
     printf("bench: ap_count ran %u packets with no cache and %u on cache "
-           "hits (tests/check_ap_hit_cost.sh counts their instructions)\n",
+           "hits (tests/bench/count_ap_hit.sh counts their instructions)\n",
            COUNT_PKTS, COUNT_PKTS);
     return;
 fail:

@@ -11,7 +11,7 @@
 # table, same port. It fails when a hit packet costs more instructions than
 # a direct one.
 #
-# Usage: check_ap_hit_cost.sh [BUILD_DIR]   (run by make bench-count [CC=...])
+# Usage: count_ap_hit.sh [BUILD_DIR]   (run by make bench-count [CC=...])
 # The bench is built without AVX-512 (-march=x86-64-v2 on x86-64), which
 # valgrind cannot decode; the counts are of that build.
 
