@@ -250,21 +250,28 @@ static __attribute__((noinline)) void ap_count_hit(struct run *r)
     bench_sink = 2;
 }
 
+/* Both NICs, their tables and both streams, on the plain port. */
+static int setup_both(void)
+{
+    port_plain = nic_direct.sim.port; /* overwritten by setup's init */
+    make_frames(hot_frames, hot_len, HOT, 509); /* 8 sets of their own */
+    make_frames(cold_frames, cold_len, COLD, 1);
+    if (setup(&nic_direct, table_direct, 0, 0) != 0 ||
+        setup(&nic_cached, table_cached, 64, 4) != 0)
+        return -1;
+    port_plain = nic_direct.sim.port;
+    port_plain.ctx = NULL;
+    port_plain.dma_write = copy_write;
+    port_plain.crc32c = NULL;
+    return 0;
+}
+
 static void ap_count(void)
 {
     struct run d = {&nic_direct, hot_frames, hot_len, HOT, 0, OFL_OK, 0};
     struct run c = {&nic_cached, hot_frames, hot_len, HOT, 0, OFL_OK, 0};
     uint32_t misses;
 
-    port_plain = nic_direct.sim.port;
-    make_frames(hot_frames, hot_len, HOT, 509);
-    if (setup(&nic_direct, table_direct, 0, 0) != 0 ||
-        setup(&nic_cached, table_cached, 64, 4) != 0)
-        goto fail;
-    port_plain = nic_direct.sim.port;
-    port_plain.ctx = NULL;
-    port_plain.dma_write = copy_write;
-    port_plain.crc32c = NULL;
     rx_batch(&d, HOT); /* warm both alike */
     rx_batch(&c, HOT);
     misses = nic_cached.nic.in_cache.misses;
@@ -291,20 +298,12 @@ OFL_BENCH(ap)
     double t_hw_direct, t_hw_hit, med, med_cold, med_hw;
     uint32_t misses;
 
+    if (setup_both() != 0)
+        goto fail;
     if (getenv("OFL_BENCH_AP_COUNT") != NULL) {
         ap_count();
         return;
     }
-    port_plain = nic_direct.sim.port; /* overwritten by setup's init */
-    make_frames(hot_frames, hot_len, HOT, 509); /* 8 sets of their own */
-    make_frames(cold_frames, cold_len, COLD, 1);
-    if (setup(&nic_direct, table_direct, 0, 0) != 0 ||
-        setup(&nic_cached, table_cached, 64, 4) != 0)
-        goto fail;
-    port_plain = nic_direct.sim.port;
-    port_plain.ctx = NULL;
-    port_plain.dma_write = copy_write;
-    port_plain.crc32c = NULL;
     t_memcpy = bench_measure(memcpy_batch, NULL);
     /* The cold stream cycles 1024 apertures through 64 lines without
      * restarting: with LRU every lookup misses and evicts. */
