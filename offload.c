@@ -8822,10 +8822,11 @@ static enum ofl_err ap_in_validate(const struct ofl_ap_nic *nic,
                                    uint32_t index)
 {
     bool needs_evq = e->type != OFL_AP_TYPE_CI_DATA ||
-                     (e->flags & OFL_AP_F_NOTIFY) != 0;
+                     (e->flags & (OFL_AP_F_NOTIFY | OFL_AP_F_ERRORS)) != 0;
 
-    /* flags needs no check: ap_in_apply takes only OFL_AP_F_SEQ and
-     * OFL_AP_F_NOTIFY from the caller, and the table holds nothing else. */
+    /* flags needs no check: ap_in_apply takes only OFL_AP_F_SEQ,
+     * OFL_AP_F_NOTIFY and OFL_AP_F_ERRORS from the caller, and the table
+     * holds nothing else. */
     if ((e->state != OFL_AP_CLOSED && e->state != OFL_AP_OPEN) ||
         (e->app_fields & ~(uint32_t)AP_IN_APP_GRANTABLE) != 0 ||
         (e->checks & ~(uint32_t)OFL_AP_CHECK_ALL) != 0 || e->size == 0 ||
@@ -8842,8 +8843,12 @@ static enum ofl_err ap_in_validate(const struct ofl_ap_nic *nic,
             return OFL_E_AP_CONFIG;
         break;
     case OFL_AP_TYPE_IP:
-        /* It serves UDP port udp_base + index and delivers whole frames. */
-        if (e->size > 0xFFFFu || index > 0xFFFFu - nic->udp_base)
+        /* It serves UDP port udp_base + index and delivers whole frames,
+         * which go to the queue's variable ring: a queue without one
+         * would refuse every datagram. (A queue set up again later
+         * without one makes its datagrams fail as OFL_E_AP_DMA.) */
+        if (e->size > 0xFFFFu || index > 0xFFFFu - nic->udp_base ||
+            nic->evq[e->evq].var_words == 0)
             return OFL_E_AP_CONFIG;
         break;
     default:
@@ -8894,9 +8899,11 @@ static void ap_in_apply(struct ofl_ap_in_entry *c,
     }
     if (fields & OFL_AP_IN_STATE)
         c->state = v->state;
-    if (fields & OFL_AP_IN_NOTIFY)
-        c->flags = (uint8_t)((c->flags & ~OFL_AP_F_NOTIFY) |
-                             (v->flags & OFL_AP_F_NOTIFY));
+    if (fields & OFL_AP_IN_NOTIFY) {
+        const uint8_t m = OFL_AP_F_NOTIFY | OFL_AP_F_ERRORS;
+
+        c->flags = (uint8_t)((c->flags & ~m) | (v->flags & m));
+    }
 }
 
 enum ofl_err ofl_ap_in_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
@@ -9342,24 +9349,41 @@ static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
     rec->payload = r + OFL_AP_CI_REC_HDR;
 }
 
-/* Checks (a)-(e), extent and narrowing of one record, then carries it
- * out and commits the aperture's per-packet state. This and the two
- * receive paths below are OFL_NOINLINE (base): each keeps a frame of its
- * own, well under 256 bytes; inlined together they would not be. */
-static OFL_NOINLINE enum ofl_err
-ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
-             uint16_t src_cluster, const struct ap_rec *rec,
-             struct ofl_ap_rx_result *res)
+/* A record addressed to open aperture e (index) was rejected with err.
+ * With OFL_AP_F_ERRORS its port hears of it (seed 004: "error events
+ * associated with the port", claims 3, 13); a full queue loses only the
+ * notice, which the queue counts and tells the OS. An overflow of the
+ * aperture's own queue posts nothing more: the queue has counted it and
+ * told the OS already. Returns err. */
+static enum ofl_err ap_reject(struct ofl_ap_nic *nic,
+                              const struct ofl_ap_in_entry *e, uint32_t index,
+                              enum ofl_err err)
 {
-    struct ofl_ap_in_entry *e;
+    if ((e->flags & OFL_AP_F_ERRORS) && err != OFL_E_EVQ_OVERFLOW) {
+        struct ofl_evq_event ev;
+
+        ev.type = OFL_EVQ_EV_ERROR;
+        ev.flags = 0;
+        ev.a = (uint32_t)err;
+        ev.b = index;
+        (void)ofl_evq_post(&nic->evq[e->evq], &ev, NULL, 0);
+    }
+    return err;
+}
+
+/* Checks (b)-(e), extent and narrowing of one record for open aperture
+ * e, then carries it out and commits the aperture's per-packet state.
+ * This, ap_rx_record and the two receive paths below are OFL_NOINLINE
+ * (base): each keeps a frame of its own, well under 256 bytes; inlined
+ * together they would not be. */
+static OFL_NOINLINE enum ofl_err
+ap_rx_record_open(struct ofl_ap_nic *nic, struct ofl_ap_in_entry *e,
+                  const uint8_t *src_mac, uint16_t src_cluster,
+                  const struct ap_rec *rec, struct ofl_ap_rx_result *res)
+{
     struct ofl_evq_event ev;
     enum ofl_err err;
 
-    res->in_index = rec->in_index;
-    res->len = rec->len;
-    err = ap_in_open(nic, rec->in_index, &e);             /* index, (a) */
-    if (err != OFL_OK)
-        return err;
     if (e->type != (rec->kind == OFL_AP_REC_DATA ? OFL_AP_TYPE_CI_DATA
                                                  : OFL_AP_TYPE_CI_EVENT))
         return OFL_E_AP_TYPE;
@@ -9418,6 +9442,25 @@ ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
         (void)ofl_evq_post(&nic->evq[e->evq], &ev, NULL, 0);
     }
     return OFL_OK;
+}
+
+/* One record: its aperture must exist and be open (a), then the rest;
+ * a rejection after (a) may be told to the aperture's port. */
+static OFL_NOINLINE enum ofl_err
+ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
+             uint16_t src_cluster, const struct ap_rec *rec,
+             struct ofl_ap_rx_result *res)
+{
+    struct ofl_ap_in_entry *e;
+    enum ofl_err err;
+
+    res->in_index = rec->in_index;
+    res->len = rec->len;
+    err = ap_in_open(nic, rec->in_index, &e);             /* index, (a) */
+    if (err != OFL_OK)
+        return err;
+    err = ap_rx_record_open(nic, e, src_mac, src_cluster, rec, res);
+    return err == OFL_OK ? OFL_OK : ap_reject(nic, e, rec->in_index, err);
 }
 
 /* Structure of a CI frame (nothing is applied): header, every record
@@ -9522,22 +9565,24 @@ ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
     if (err != OFL_OK)
         return err;
     if (e->type != OFL_AP_TYPE_IP)
-        return OFL_E_AP_TYPE;
-    if ((e->checks & OFL_AP_CHECK_SRC_MAC) &&                        /* (d) */
-        !ap_mac_eq(u.src.host.mac, e->src_mac))
-        return OFL_E_AP_SRC_MAC;
-    if ((e->checks & OFL_AP_CHECK_SRC_ADDR) &&                       /* (e) */
-        ((u.src.host.ip ^ e->src_ip) & e->src_ip_mask) != 0)
-        return OFL_E_AP_SRC_ADDR;
-    if (used > e->size)
-        return OFL_E_AP_EXTENT;
-    ev.type = OFL_EVQ_EV_DATAGRAM;
-    ev.flags = 0;
-    ev.a = u.src.host.ip;
-    ev.b = (uint32_t)u.src.udp << 16 | u.dst.udp;
-    err = ap_evq_deliver(nic, e->evq, &ev, frame, used);
+        err = OFL_E_AP_TYPE;
+    else if ((e->checks & OFL_AP_CHECK_SRC_MAC) &&                   /* (d) */
+             !ap_mac_eq(u.src.host.mac, e->src_mac))
+        err = OFL_E_AP_SRC_MAC;
+    else if ((e->checks & OFL_AP_CHECK_SRC_ADDR) &&                  /* (e) */
+             ((u.src.host.ip ^ e->src_ip) & e->src_ip_mask) != 0)
+        err = OFL_E_AP_SRC_ADDR;
+    else if (used > e->size)
+        err = OFL_E_AP_EXTENT;
+    if (err == OFL_OK) {
+        ev.type = OFL_EVQ_EV_DATAGRAM;
+        ev.flags = 0;
+        ev.a = u.src.host.ip;
+        ev.b = (uint32_t)u.src.udp << 16 | u.dst.udp;
+        err = ap_evq_deliver(nic, e->evq, &ev, frame, used);
+    }
     if (err != OFL_OK)
-        return err;
+        return ap_reject(nic, e, index, err);
     res->applied = 1;
     nic->stats.rx_frames++;
     nic->stats.rx_records++;

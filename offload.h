@@ -3657,8 +3657,17 @@ enum ofl_ap_check {
 enum ofl_ap_flag {
     OFL_AP_F_SEQ = 0x01,   /* incoming: check (b); outgoing: carry and
                               advance the sequence number (FIG. 12 step 8) */
-    OFL_AP_F_NOTIFY = 0x02 /* incoming data: post a delivery event to the
-                              entry's queue after each accepted write */
+    OFL_AP_F_NOTIFY = 0x02, /* incoming data: post a delivery event to the
+                               entry's queue after each accepted write */
+    OFL_AP_F_ERRORS = 0x04  /* incoming: post an error event (a = the
+                               rejection reason, b = in-index) to the
+                               entry's queue for each record addressed to
+                               this open aperture that is rejected (seed
+                               004: "error events associated with the
+                               port"; claims 3, 13). Records for a closed
+                               or unknown aperture name no port and post
+                               nothing; a full queue loses the notice, not
+                               the rejection */
 };
 
 #define OFL_AP_SIZE_MAX (1u << 30)    /* largest aperture */
@@ -3682,7 +3691,7 @@ enum ofl_ap_in_field {
     OFL_AP_IN_SEQ = 0x010,    /* seq (next expected) and OFL_AP_F_SEQ */
     OFL_AP_IN_NARROW = 0x020, /* narrow_off, narrow_len */
     OFL_AP_IN_STATE = 0x040,  /* state: OPEN or CLOSED */
-    OFL_AP_IN_NOTIFY = 0x080  /* OFL_AP_F_NOTIFY */
+    OFL_AP_IN_NOTIFY = 0x080  /* OFL_AP_F_NOTIFY and OFL_AP_F_ERRORS */
 };
 #define OFL_AP_IN_OS_ONLY (OFL_AP_IN_MAP | OFL_AP_IN_OWNER | OFL_AP_IN_SOURCE)
 #define OFL_AP_IN_ALL 0x0FFu
@@ -3698,7 +3707,9 @@ struct ofl_ap_in_entry {
     uint64_t base;             /* MAP: PCI address of byte 0 (CI data) */
     uint32_t size;             /* MAP: extent in bytes; event: <= 8; IP:
                                   largest datagram frame delivered */
-    uint32_t evq;              /* MAP: queue index (event, IP, NOTIFY) */
+    uint32_t evq;              /* MAP: queue index (event, IP, NOTIFY,
+                                  ERRORS); an IP aperture's queue must
+                                  have a variable ring */
     uint32_t src_ip;           /* SOURCE: expected IPv4 source ... */
     uint32_t src_ip_mask;      /* ... under this netmask (e) */
     uint32_t nonce;            /* NONCE: current check value (c) */

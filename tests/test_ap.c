@@ -1263,6 +1263,20 @@ static void test_event_aperture(void)
     CHECK_EQ(ev.port, 1);
 }
 
+/* Polls queue a empty; the last event (type NONE when there was none). */
+static struct ofl_evq_event drain_last(struct ofl_evq_app *a)
+{
+    static uint8_t data[4096];
+    struct ofl_evq_event ev, last;
+    size_t dl;
+
+    memset(&last, 0, sizeof(last));
+    while (ofl_evq_app_pending(a) != 0 &&
+           ofl_evq_app_poll(a, &ev, data, sizeof(data), &dl) == OFL_OK)
+        last = ev;
+    return last;
+}
+
 static void test_ip_aperture(void)
 {
     static uint8_t buf[256], data[1024];
@@ -1350,6 +1364,24 @@ static void test_ip_aperture(void)
         a.mac[1] = 9;
         IPFRAME(a, b, APFX_UDP_BASE + 4);
         CHECK_ERR(ofl_ap_rx(&fb.nic, buf, len, NULL), OFL_E_AP_SRC_MAC);
+        /* With OFL_AP_F_ERRORS the port hears of the rejection too. */
+        ev = drain_last(&fb.app[0]);
+        CHECK_EQ(ev.type, OFL_EVQ_EV_DATAGRAM);
+        v.flags = OFL_AP_F_ERRORS;
+        CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 4, &v,
+                                   OFL_AP_IN_NOTIFY));
+        CHECK_ERR(ofl_ap_rx(&fb.nic, buf, len, NULL), OFL_E_AP_SRC_MAC);
+        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 1);
+        ev = drain_last(&fb.app[0]);
+        CHECK_EQ(ev.type, OFL_EVQ_EV_ERROR);
+        CHECK_EQ(ev.a, OFL_E_AP_SRC_MAC);
+        CHECK_EQ(ev.b, 4);
+        CHECK_EQ(ev.port, 0);
+        v.flags = 0;
+        CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 4, &v,
+                                   OFL_AP_IN_NOTIFY));
+        CHECK_ERR(ofl_ap_rx(&fb.nic, buf, len, NULL), OFL_E_AP_SRC_MAC);
+        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 0);
         a = apfx_host_a;
         b.ip++;
         IPFRAME(a, b, APFX_UDP_BASE + 4);
@@ -1379,6 +1411,108 @@ static void test_ip_aperture(void)
         }
     }
 #undef IPFRAME
+}
+
+/*
+ * The notices of a CI data aperture: a delivery event per accepted write
+ * (OFL_AP_F_NOTIFY) with what it carries, a full queue that loses the
+ * notice but not the write, and an error event per rejected record
+ * (OFL_AP_F_ERRORS) - none for a record whose aperture is closed, since
+ * no port owns it, and none with the flag off.
+ */
+static void test_notices(void)
+{
+    static uint8_t fr[512];
+    struct apfx_hdr h = {NULL, NULL, -1, -1, 0, false};
+    struct ofl_ap_in_entry v;
+    struct ofl_evq_event ev;
+    struct apfx_rec r;
+    uint32_t i, seq;
+    size_t n;
+
+    pair(NULL, NULL);
+    r = good_rec();
+    n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+    CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL)); /* flag off: no event */
+    CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 0);
+    memset(&v, 0, sizeof(v));
+    v.flags = OFL_AP_F_NOTIFY;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                               OFL_AP_IN_NOTIFY));
+    seq = SEQ_B + 1;
+    r.seq = seq++;
+    r.offset = 100;
+    n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+    CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
+    CHECK(memcmp(fb.mem + 100, "ABCD", 4) == 0);
+    CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 1);
+    ev = drain_last(&fb.app[0]);
+    CHECK_EQ(ev.type, OFL_EVQ_EV_DELIVERY);
+    CHECK_EQ(ev.port, 0);
+    CHECK_EQ(ev.a, 2);     /* the in-index */
+    CHECK_EQ(ev.b, 104);   /* the end offset of the write */
+    /* The queue holds APFX_RING_WORDS / 4 events: past that the writes
+     * still land and advance the aperture; only the notices are lost. */
+    for (i = 0; i < APFX_RING_WORDS / 4 + 2; i++) {
+        r.seq = seq++;
+        r.offset = 200 + 4 * i;
+        n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+        CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
+        CHECK(memcmp(fb.mem + 200 + 4 * i, "ABCD", 4) == 0);
+    }
+    CHECK_EQ(in_seq(&fb, 2), seq);
+    CHECK(fb.evq[0].lost >= 2);
+    CHECK_EQ(fb.evq[0].lost + ofl_evq_app_pending(&fb.app[0]),
+             APFX_RING_WORDS / 4 + 2);
+    ev = drain_last(&fb.app[0]);
+    CHECK_EQ(ev.type, OFL_EVQ_EV_DELIVERY);
+
+    /* Error events. */
+    v.flags = OFL_AP_F_ERRORS;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                               OFL_AP_IN_NOTIFY));
+    r.seq = seq;
+    r.nonce = NONCE_B + 1;
+    n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+    CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, NULL), OFL_E_AP_NONCE);
+    CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 1);
+    ev = drain_last(&fb.app[0]);
+    CHECK_EQ(ev.type, OFL_EVQ_EV_ERROR);
+    CHECK_EQ(ev.a, OFL_E_AP_NONCE);
+    CHECK_EQ(ev.b, 2);
+    r.nonce = NONCE_B;
+    r.offset = 1022; /* 4 bytes at 1022 pass the 1 KiB extent */
+    n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+    CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, NULL), OFL_E_AP_EXTENT);
+    ev = drain_last(&fb.app[0]);
+    CHECK_EQ(ev.type, OFL_EVQ_EV_ERROR);
+    CHECK_EQ(ev.a, OFL_E_AP_EXTENT);
+    r.offset = 8; /* and an accepted record posts nothing */
+    n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+    CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
+    CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 0);
+    /* A closed aperture names no port. */
+    v.state = OFL_AP_CLOSED;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                               OFL_AP_IN_STATE));
+    r.seq = seq + 1;
+    n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+    CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, NULL), OFL_E_AP_INVALID);
+    CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 0);
+    CHECK_EQ(ofl_evq_app_pending(&fb.app[1]), 0);
+    /* Either flag needs a queue inside the NIC's list. */
+    v.state = OFL_AP_OPEN;
+    v.flags = OFL_AP_F_ERRORS;
+    v.type = OFL_AP_TYPE_CI_DATA;
+    v.base = ofl_sim_pa(fb.mem);
+    v.size = 64;
+    v.evq = APFX_NEVQ;
+    CHECK_ERR(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 5, &v,
+                                OFL_AP_IN_ALL),
+              OFL_E_AP_CONFIG);
+    v.flags = 0;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 5, &v,
+                               OFL_AP_IN_ALL));
 }
 
 static void test_udp_parse(void)
@@ -2521,6 +2655,14 @@ static void test_program_edges(void)
     memset(&v, 0, sizeof(v));
     v.type = OFL_AP_TYPE_IP;
     v.size = 1514;
+    /* Datagrams go to the queue's variable ring: a queue without one is
+     * refused when the aperture is programmed, not on every datagram.
+     * (Programming reads only the queue's geometry.) */
+    q.var_words = 0;
+    CHECK_ERR(ofl_ap_in_program(&nic, OFL_AP_PRIV_OS, 0, 15, &v,
+                                OFL_AP_IN_MAP),
+              OFL_E_AP_CONFIG);
+    q.var_words = 64;
     CHECK_OK(ofl_ap_in_program(&nic, OFL_AP_PRIV_OS, 0, 15, &v,
                                OFL_AP_IN_MAP));
     CHECK_ERR(ofl_ap_in_program(&nic, OFL_AP_PRIV_OS, 0, 16, &v,
@@ -3523,6 +3665,7 @@ OFL_SUITE(ap)
     test_evq_overflow();
     test_evq_pointers();
     test_evq_os_path();
+    test_notices();
     test_evq_init();
     test_wq();
     test_conn_handshake();
