@@ -1254,8 +1254,11 @@ static const struct ofl_tpt_entry *tpt_window_region(const struct ofl_tpt *tpt,
     if (w->region == 0 || w->region >= tpt->capacity)
         return NULL;
     r = &tpt->entry[w->region];
+    /* The PD compare holds at bind (FIG. 15 c under the window's PD); it
+     * stays here so that a generation that came round after 2^32 changes
+     * (32 bits) cannot hand the window another PD's registration. */
     if (r->type != OFL_TPT_REGION || r->state != OFL_TPT_VALID ||
-        r->gen != w->region_gen)
+        r->gen != w->region_gen || r->pd != w->pd)
         return NULL;
     return r;
 }
@@ -1635,8 +1638,13 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
                                  uint8_t need)
 {
     struct ofl_tpt_entry *e;
-    enum ofl_err err = tpt_find_valid(tpt, stag, &e);  /* a, d */
+    enum ofl_err err;
 
+    /* An empty need would pass any entry; remote bits are not a local
+     * right to ask for. */
+    if (need == 0 || (need & OFL_TPT_ACCESS_REMOTE) != 0)
+        return OFL_E_ARG;
+    err = tpt_find_valid(tpt, stag, &e);               /* a, d */
     if (err != OFL_OK)
         return err;
     if (e->type != OFL_TPT_REGION)                     /* b */
@@ -1656,8 +1664,13 @@ static enum ofl_err tpt_check_remote(const struct ofl_tpt *tpt,
                                      const struct ofl_tpt_remote *a)
 {
     struct ofl_tpt_entry *e;
-    enum ofl_err err = tpt_find_valid(tpt, a->stag, &e); /* a, d */
+    enum ofl_err err;
 
+    /* An empty need would pass any entry; a local right is not one a
+     * remote peer may ask for. */
+    if (a->need == 0 || (a->need & ~OFL_TPT_ACCESS_REMOTE) != 0)
+        return OFL_E_ARG;
+    err = tpt_find_valid(tpt, a->stag, &e);               /* a, d */
     if (err != OFL_OK)
         return err;
     if (e->type == OFL_TPT_ISCSI ||                       /* b */
@@ -2122,7 +2135,10 @@ static enum ofl_err tpt_translate_direct(const struct ofl_tpt *tpt,
             sgl->piece[count].len = (uint32_t)cur_len;
             count++;
             stored += cur_len;
-        } else if (err != OFL_E_TPT_ATT_CORRUPT) {
+        } else {
+            /* ofl_tpt_translate finds the list full when the page after
+             * this piece's pages arrives, before it reads a later word
+             * that is missing or malformed: so full wins here too. */
             err = OFL_E_TPT_SGL_FULL;
         }
     }
@@ -2199,7 +2215,7 @@ enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,
     base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
     off = to - base;
     if (e->key != ofl_stag_key(stag) || e->state != OFL_TPT_VALID ||
-        e->pd != pd || (e->access & need) != need ||
+        e->pd != pd || (e->access & need) != need || need == 0 ||
         (need & ~OFL_TPT_ACCESS_REMOTE) != 0 || to < base || off > e->len ||
         len > e->len - off || (len != 0 && to > OFL_U64_MAX - (len - 1)))
         goto precise;
@@ -2210,7 +2226,7 @@ enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,
             goto precise;
         r = &tpt->entry[e->region];
         if (r->gen != e->region_gen || r->state != OFL_TPT_VALID ||
-            r->type != OFL_TPT_REGION)
+            r->type != OFL_TPT_REGION || r->pd != e->pd)
             goto precise;
         off = to - ((r->flags & OFL_TPT_F_ZERO_BASED) ? 0 : r->va);
     } else if (e->type != OFL_TPT_REGION ||

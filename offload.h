@@ -890,9 +890,12 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  * each of those verbs, and each window records the generation it was bound
  * under; a window whose region generation moved on is dead: every check and
  * translation through it fails with OFL_E_TPT_REGION_GONE (terminate cause
- * "invalid STag"). This is O(1), needs no back-pointers, and can never let
- * a window reach memory its region no longer owns. A dead window must be
- * bound again or deallocated.
+ * "invalid STag"). This is O(1) and needs no back-pointers. The generation
+ * is 32 bits: after 2^32 such verbs on one index it comes round again, so
+ * the checks also require the region's PD to be the window's - a window
+ * can never reach another PD's memory. (Within one PD, a window that stays
+ * dead across 2^32 re-registrations of its region's index would revive.)
+ * A dead window must be bound again or deallocated.
  *
  * Validation. Local checks (seed 000 FIG. 15 a-g) are for WQE data
  * segments; remote checks (FIG. 18A a-f) for tagged placement and RDMA Read
@@ -1211,8 +1214,9 @@ enum ofl_err ofl_tpt_invalidate_remote(struct ofl_tpt *tpt, uint32_t stag,
  * Local access check (seed 000 FIG. 15 a-g) of a WQE data segment
  * [va, va + len) under pd. need: OFL_TPT_LOCAL_READ for Send and RDMA
  * Write sources, OFL_TPT_LOCAL_WRITE for receive buffers and RDMA Read
- * sinks, OFL_TPT_BIND_WINDOW for a Bind's region. Windows are refused
- * (b). Read-only.
+ * sinks, OFL_TPT_BIND_WINDOW for a Bind's region; a need of none of
+ * them, or with remote bits, is OFL_E_ARG. Windows are refused (b).
+ * Read-only.
  */
 enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
                                  uint32_t pd, uint64_t va, uint64_t len,
@@ -1222,7 +1226,8 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
  * Remote access check (seed 000 FIG. 18A a-f) of [to, to + len) for a
  * stream with protection domain pd on QP qp. need: OFL_TPT_REMOTE_WRITE
  * (RDMA Write, Read Response placement), OFL_TPT_REMOTE_READ (Read Request
- * source), OFL_TPT_REMOTE_ATOMIC. Under OFL_TPT_POLICY_WINDOWS_ONLY a
+ * source), OFL_TPT_REMOTE_ATOMIC; a need of none of them, or with local
+ * bits, is OFL_E_ARG. Under OFL_TPT_POLICY_WINDOWS_ONLY a
  * region is refused (OFL_E_TPT_WRONG_TYPE); iSCSI entries always are. A
  * window of a dead region fails with OFL_E_TPT_REGION_GONE. Read-only.
  */

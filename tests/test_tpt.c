@@ -710,7 +710,7 @@ static void test_check_local(void)
               OFL_E_TPT_NOT_VALID);
     CHECK_OK(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, LR));
     /* b: a region, not a window (nor iSCSI) */
-    CHECK_ERR(ofl_tpt_check_local(&F.t, w, 1, 0x10000, 1, 0),
+    CHECK_ERR(ofl_tpt_check_local(&F.t, w, 1, 0x10000, 1, LR),
               OFL_E_TPT_WRONG_TYPE);
     CHECK_ERR(ofl_tpt_check_local(&F.t, isc, 1, 0, 1, LR),
               OFL_E_TPT_WRONG_TYPE);
@@ -718,8 +718,16 @@ static void test_check_local(void)
     CHECK_ERR(ofl_tpt_check_local(&F.t, r, 2, 0x10000, 1, LR),
               OFL_E_TPT_PD_MISMATCH);
     /* d: key (reported before everything else about the entry) */
-    CHECK_ERR(ofl_tpt_check_local(&F.t, other_key(r), 2, 0, 1, 0xFF),
+    CHECK_ERR(ofl_tpt_check_local(&F.t, other_key(r), 2, 0, 1, LR | LW),
               OFL_E_TPT_KEY_MISMATCH);
+    /* need: at least one local right and no remote one, else the call
+     * is wrong, whatever the entry (before any of a-g). */
+    CHECK_ERR(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, 0), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, LR | RR),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_check_local(&F.t, other_key(r), 1, 0x10000, 1, 0),
+              OFL_E_ARG);
+    CHECK_OK(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, LR | LW));
     CHECK_ERR(ofl_tpt_check_local(&F.t, other_key(inv), 1, 0x10000, 1, LR),
               OFL_E_TPT_KEY_MISMATCH);
     /* e: range, last byte and one past the end, zero length */
@@ -828,6 +836,29 @@ static void test_check_remote(void)
         CHECK_ERR(ofl_tpt_check_remote(&F.t, isc, 1, 0, 0, 1, RR),
                   OFL_E_TPT_WRONG_TYPE);
         CHECK_OK(ofl_tpt_check_remote(&F.t, w1, 1, 0, 0x10100, 0x100, RR));
+        /* need: at least one remote right and no local one, else the
+         * call is wrong, whatever the entry; the fast path agrees. */
+        {
+            struct ofl_tpt_piece pc[2];
+            struct ofl_tpt_sgl sg;
+
+            memset(&sg, 0, sizeof(sg));
+            sg.piece = pc;
+            sg.cap = 2;
+            CHECK_ERR(ofl_tpt_check_remote(&F.t, w1, 1, 0, 0x10100, 1, 0),
+                      OFL_E_ARG);
+            CHECK_ERR(ofl_tpt_check_remote(&F.t, w1, 1, 0, 0x10100, 1,
+                                           RR | LR),
+                      OFL_E_ARG);
+            CHECK_ERR(ofl_tpt_check_translate(&F.t, w1, 1, 0, 0x10100, 1, 0,
+                                              &sg),
+                      OFL_E_ARG);
+            CHECK_ERR(ofl_tpt_check_translate(&F.t, w1, 1, 0, 0x10100, 1, LR,
+                                              &sg),
+                      OFL_E_ARG);
+            CHECK_OK(ofl_tpt_check_translate(&F.t, w1, 1, 0, 0x10100, 1, RR,
+                                             &sg));
+        }
         /* c: PD */
         CHECK_ERR(ofl_tpt_check_remote(&F.t, w1, 2, 0, 0x10100, 1, RR),
                   OFL_E_TPT_PD_MISMATCH);
@@ -1118,6 +1149,36 @@ static void test_region_gone(void)
     CHECK_ERR(ofl_tpt_check_remote(&F.t, w, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_REGION_GONE);
     CHECK_ERR(xlate(w, 0x10000, 1, 1), OFL_E_TPT_REGION_GONE);
+    /* ... nor, in another PD, when the region's 32-bit generation has
+     * come round to the one the window recorded (2^31 re-registrations
+     * of one index; forced here): a window reaches only its own PD's
+     * region. */
+    {
+        struct ofl_tpt_piece pc[2];
+        struct ofl_tpt_sgl sg;
+        uint32_t r3 = 0;
+
+        memset(&sg, 0, sizeof(sg));
+        sg.piece = pc;
+        sg.cap = 2;
+        CHECK_OK(ofl_tpt_dereg(&F.t, r2, 1));
+        CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_REGION, 2, 0, &r3));
+        CHECK_EQ(ofl_stag_index(r3), ofl_stag_index(r));
+        d.access |= RW;
+        CHECK_OK(ofl_tpt_register(&F.t, r3, 2, &d));
+        F.e[ofl_stag_index(r3)].gen = F.e[ofl_stag_index(w)].region_gen;
+        CHECK_ERR(ofl_tpt_check_remote(&F.t, w, 1, 0, 0x10000, 1, RR),
+                  OFL_E_TPT_REGION_GONE);
+        CHECK_ERR(ofl_tpt_check_translate(&F.t, w, 1, 0, 0x10000, 1, RR,
+                                          &sg),
+                  OFL_E_TPT_REGION_GONE);
+        CHECK_ERR(xlate(w, 0x10000, 1, 1), OFL_E_TPT_REGION_GONE);
+        d.access &= (uint8_t)~RW;
+        CHECK_OK(ofl_tpt_dereg(&F.t, r3, 2));
+        CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_REGION, 1, 0, &r2));
+        CHECK_EQ(ofl_stag_index(r2), ofl_stag_index(r));
+        CHECK_OK(ofl_tpt_register(&F.t, r2, 1, &d));
+    }
     /* ... nor does the index coming back as another type. */
     CHECK_OK(ofl_tpt_dereg(&F.t, r2, 1));
     CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_ISCSI, 1, 0, &wiscsi));
@@ -1928,15 +1989,15 @@ static void test_check_translate(void)
 {
     static const uint64_t lens[] = {0, 1, 100, 4095, 4096, 4097, 8192, 0x3000};
     static const uint8_t needs[] = {RW, RR, RA, RR | RW, LR};
-    static const uint32_t caps[] = {1, 2, 8};
+    static const uint32_t caps[] = {0, 1, 2, 8};
     int pol;
 
     ct_mismatch = 0;
     for (pol = 0; pol < 2; pol++) {
         struct ofl_tpt_region_desc d;
-        uint32_t stags[12], ns = 0, r1, r2, r3, r4, dead, k, i, j, c, q;
+        uint32_t stags[13], ns = 0, r1, r2, r3, r4, r5, dead, k, i, j, c, q;
         uint64_t w;
-        uint64_t bases[12];
+        uint64_t bases[13];
 
         fx_init(pol == 0 ? STD : WONLY);
         /* r1: scattered direct pages, remote rights, offset first page. */
@@ -1967,10 +2028,19 @@ static void test_check_translate(void)
         d = mkdesc(0xC0000, 0x4000, 12, 1, LR | LW | RW | RR | BW);
         d.att_kind = OFL_TPT_ATT_INDIRECT1;
         r4 = reg(OFL_TPT_REGION, 1, &d);
+        /* r5: scattered pages with a malformed word at page 2, so that a
+         * short list is full (page 1 does not continue page 0) before
+         * the bad word is read: both paths must say SGL_FULL. */
+        put_pages(24, 3, PG(100), 2 * PSZ);
+        w = PG(104) | PRES | 0x10;
+        F.att[26] = w;
+        d = mkdesc(0xE0000, 0x3000, 24, 3, LR | LW | RW | RR | BW);
+        r5 = reg(OFL_TPT_REGION, 1, &d);
         stags[ns] = r1, bases[ns++] = 0x40000;
         stags[ns] = r2, bases[ns++] = 0;
         stags[ns] = r3, bases[ns++] = 0x80000;
         stags[ns] = r4, bases[ns++] = 0xC0000;
+        stags[ns] = r5, bases[ns++] = 0xE0000;
         /* Windows: type 1 over r1, type 2 (qp 5) over r2, over r4. */
         stags[ns] = win(r1, 1, false, 0, 0x40100, 0x2000, RW | RR, 0);
         bases[ns++] = 0x40100;
@@ -2007,7 +2077,7 @@ static void test_check_translate(void)
                         for (q = 0; q < 3; q++) {
                             ct_compare(stags[k], q == 2 ? 2 : 1,
                                        q == 1 ? 5 : 0, tos[i], lens[j],
-                                       needs[c], caps[(i + j) % 3]);
+                                       needs[c], caps[(i + j) % 4]);
                         }
         }
         CHECK_EQ(F.sim.violations, 0);

@@ -180,8 +180,11 @@ static enum ofl_err m_check_local(uint32_t stag, uint32_t pd, uint64_t va,
                                   uint64_t len, uint8_t need)
 {
     struct m_ent *e = NULL;
-    enum ofl_err err = m_find(stag, &e);
+    enum ofl_err err;
 
+    if (need == 0 || (need & OFL_TPT_ACCESS_REMOTE) != 0)
+        return OFL_E_ARG;
+    err = m_find(stag, &e);
     if (err != OFL_OK)
         return err;
     if (e->state != OFL_TPT_VALID)
@@ -201,8 +204,11 @@ static enum ofl_err m_check_remote(uint32_t stag, uint32_t pd, uint32_t qp,
                                    uint64_t to, uint64_t len, uint8_t need)
 {
     struct m_ent *e = NULL;
-    enum ofl_err err = m_find(stag, &e);
+    enum ofl_err err;
 
+    if (need == 0 || (need & ~OFL_TPT_ACCESS_REMOTE) != 0)
+        return OFL_E_ARG;
+    err = m_find(stag, &e);
     if (err != OFL_OK)
         return err;
     if (e->state != OFL_TPT_VALID)
@@ -1078,6 +1084,41 @@ static enum ofl_err op_life(struct fuzz_in *in, int op)
     return got;
 }
 
+/*
+ * ofl_tpt_check_translate, the fast path of inbound placement with its
+ * own copy of the FIG. 18A checks, must give what check_remote (whose
+ * result is remote_err) followed by ofl_tpt_translate gives: the same
+ * error, pieces, bytes and fault address, for any scatter-list size.
+ */
+static void check_translate_agrees(struct fuzz_in *in, uint32_t stag,
+                                   uint32_t pd, uint32_t qp, uint64_t to,
+                                   uint64_t len, uint8_t need,
+                                   enum ofl_err remote_err)
+{
+    struct ofl_tpt_piece pa[8], pb[8];
+    struct ofl_tpt_sgl a, b;
+    enum ofl_err ea, eb;
+    uint32_t i, cap = fuzz_u8(in) % 9;
+
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    memset(pa, 0, sizeof(pa));
+    memset(pb, 0, sizeof(pb));
+    a.piece = pa;
+    a.cap = cap;
+    b.piece = pb;
+    b.cap = cap;
+    ea = remote_err;
+    if (ea == OFL_OK)
+        ea = ofl_tpt_translate(&g_t, stag, to, len, &a);
+    eb = ofl_tpt_check_translate(&g_t, stag, pd, qp, to, len, need, &b);
+    agree1("check_translate", eb, ea);
+    FUZZ_ASSERT(a.count == b.count && a.bytes == b.bytes);
+    FUZZ_ASSERT(ea != OFL_E_TPT_PAGE_FAULT || a.fault_va == b.fault_va);
+    for (i = 0; i < a.count && i < cap; i++)
+        FUZZ_ASSERT(pa[i].pa == pb[i].pa && pa[i].len == pb[i].len);
+}
+
 static enum ofl_err op_check(struct fuzz_in *in, int op)
 {
     uint32_t stag = pick_stag(in), pd = fuzz_u8(in) % 3, qp = 0;
@@ -1101,6 +1142,7 @@ static enum ofl_err op_check(struct fuzz_in *in, int op)
         need &= OFL_TPT_ACCESS_ALL & ~OFL_TPT_BIND_WINDOW;
         want = m_check_remote(stag, pd, qp, to, len, need);
         got = ofl_tpt_check_remote(&g_t, stag, pd, qp, to, len, need);
+        check_translate_agrees(in, stag, pd, qp, to, len, need, got);
         break;
     default:
         need &= OFL_TPT_ACCESS_ALL & ~OFL_TPT_BIND_WINDOW;
