@@ -12554,6 +12554,42 @@ static OFL_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_des
  * filled and sets applied in order (each set's old value written back in
  * its place), then the buffer is written back and answered.
  */
+/*
+ * The write-back of attribute request d failed after its sets were
+ * applied: they are taken back, so that a request answered with an error
+ * changed nothing. The control buffer holds, at each tuple's value, the
+ * value before that tuple; an attribute set more than once takes back the
+ * one before its first set. Bounded by number^2 tuple steps (<= 255^2).
+ */
+static OFL_NOINLINE void dt_attr_undo(struct ofl_dt *dt, struct ofl_dt_conn *c,
+                                      const struct ofl_dt_desc *d,
+                                      bool adapter)
+{
+    struct ofl_dt_tuple t, p;
+    size_t off = 0, poff;
+    uint32_t i, j;
+    bool first;
+
+    for (i = 0; i < d->number; i++) {
+        dt_ctrl_tuple(dt, &off, &t);
+        if (!t.set)
+            continue;
+        poff = 0;
+        first = true;
+        for (j = 0; j < i && first; j++) {
+            dt_ctrl_tuple(dt, &poff, &p);
+            first = !(p.set && p.attr == t.attr);
+        }
+        if (!first)
+            continue;
+        if (adapter)
+            dt_adapter_set(dt, dt_attr_find(t.attr),
+                           dt->mem.ctrl + t.value_off);
+        else
+            dt_conn_set(c, dt_attr_find(t.attr), dt->mem.ctrl + t.value_off);
+    }
+}
+
 static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 {
     bool adapter = d->type == OFL_DT_REQ_ADAPTER_ATTR;
@@ -12603,6 +12639,8 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
         ofl_copy(v, old, t.len);
     }
     err = ofl_port_dma_write(dt->port, d->base, dt->mem.ctrl, d->len);
+    if (err != OFL_OK)
+        dt_attr_undo(dt, c, d, adapter);
     dt_desc_copy(&r, d);
     r.type = ofl_dt_response_to(d->type);
     r.status = err == OFL_OK ? OFL_DT_ST_OK : OFL_DT_ST_DMA;
@@ -13263,15 +13301,18 @@ static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
 /*
  * Runs the list when its criterion holds: order, merge, transfer, answer.
  * A connection's requests for adjacent ranges merge into one transfer and
- * one response (at most 255, cfg.merge_max bytes); a connection whose ring
- * lacks room keeps all its requests, in order.
+ * one response (at most 255, cfg.merge_max bytes, and never more than a
+ * transmit ring holds: a larger merge would wait for room that can never
+ * come, and with it the whole input table); a connection whose ring lacks
+ * room keeps all its requests, in order.
  */
 static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer;
     struct ofl_dt_conn *c;
     struct ofl_dt_desc r;
-    uint32_t i, j, k = 0, total, merge_max = dt->cfg.merge_max;
+    uint32_t i, j, k = 0, total;
+    uint32_t merge_max = dt_min32(dt->cfg.merge_max, dt->mem.tx_size);
     uint8_t status = OFL_DT_ST_OK, modify;
 
     if (dt->xfer_count == 0 || !dt_bt_met(dt, now))

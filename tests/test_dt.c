@@ -3255,6 +3255,41 @@ static void test_send_merge_limit(void)
     rig_done(r);
 }
 
+/* A merge never exceeds a transmit ring (cfg.merge_max is larger here):
+ * two adjacent sends of 3/4 ring each go one at a time as room frees,
+ * where one merged transfer would have waited for good. */
+static void test_send_merge_ring(void)
+{
+    static uint8_t out[DT_RIG_TX];
+    struct dt_rig *r = bt_rig(OFL_DT_BT_COUNT, 2, 1, 0, 1); /* max delay 1 */
+    const uint32_t part = DT_RIG_TX / 4 * 3;
+    uint64_t id;
+    uint8_t *b;
+
+    CHECK(r != NULL);
+    CHECK(r->dt.cfg.merge_max > DT_RIG_TX);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 2 * part);
+    memset(b, 0x11, part);
+    memset(b + part, 0x22, part);
+    CHECK_OK(dt_rig_send(r, id, b, part, 0, 1));
+    CHECK_OK(dt_rig_send(r, id, b + part, part, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 1 && rsp[0].number == 1 && rsp[0].len == part);
+    CHECK_EQ(r->dt.xfer_count, 1);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 2), part);
+    CHECK(out[0] == 0x11 && out[part - 1] == 0x11);
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 2 && rsp[0].number == 1 && rsp[0].len == part);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 4), part);
+    CHECK(out[0] == 0x22 && out[part - 1] == 0x22);
+    CHECK_EQ(r->dt.xfer_count, 0);
+    CHECK_EQ(r->dt.stats.merged, 0);
+    rig_done(r);
+}
+
 /* Attribute values checked against the adapter's state, a connection
  * whose connect failed, and a control buffer that cannot be written back
  * or an input run that cannot be handed back. */
@@ -3265,7 +3300,7 @@ static void test_attr_edges(void)
     struct dt_rig *r;
     uint8_t t[64], *cb;
     uint64_t l, id, k[1];
-    uint32_t n;
+    uint32_t n, warn;
     size_t off;
 
     ofl_dt_config_default(&c);
@@ -3313,6 +3348,8 @@ static void test_attr_edges(void)
     CHECK(rsp[3].tag == 3 && rsp[3].status == OFL_DT_ST_OK);
     CHECK(rsp[4].tag == 4 && rsp[4].status == OFL_DT_ST_BAD_TUPLE);
     CHECK(rsp[5].tag == 5 && rsp[5].status == OFL_DT_ST_BAD_CONN);
+    warn = r->dt.cfg.out_warn;
+    CHECK(warn != 5 && warn != 6 && warn != 7);
     off = 0;
     dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 7);
     CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 1, 6,
@@ -3321,7 +3358,25 @@ static void test_attr_edges(void)
     CHECK_OK(dt_rig_poll(r, 3));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
     CHECK(rsp[0].tag == 6 && rsp[0].status == OFL_DT_ST_DMA);
-    CHECK_EQ(r->dt.cfg.out_warn, 7); /* applied all the same */
+    CHECK_EQ(r->dt.cfg.out_warn, warn); /* answered DMA: taken back */
+    /* Set twice in one request: the value before the first set returns;
+     * with the write-back working, the last set stays. */
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 5);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 6);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 2, 7,
+                         NULL));
+    r->sim.fail_dma_countdown = 3;
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 7 && rsp[0].status == OFL_DT_ST_DMA);
+    CHECK_EQ(r->dt.cfg.out_warn, warn);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 2, 8,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 5));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 8 && rsp[0].status == OFL_DT_ST_OK);
+    CHECK_EQ(r->dt.cfg.out_warn, 6);
     d = mk(OFL_DT_REQ_CANCEL);
     CHECK_OK(dt_rig_post(r, &d));
     r->sim.fail_dma_countdown = 2; /* the run cannot be handed back */
@@ -3474,6 +3529,7 @@ OFL_SUITE(dt)
     test_send_edges();
     test_send_oldest_listed();
     test_send_merge_limit();
+    test_send_merge_ring();
     test_send_no_cache();
     test_attr_edges();
     test_buffer_edges();
