@@ -4750,8 +4750,9 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * cfg.starve_time first, then by connection priority (7 highest), each
  * connection's requests together in arrival order (the seed's A A A B B B
  * C C C). Consecutive requests of a connection for adjacent physical
- * ranges merge into one DMA (up to cfg.merge_max bytes) and one response
- * whose number says how many it answers. A request without MODIFY whose
+ * ranges merge into one DMA (up to cfg.merge_max bytes, and never more
+ * than a transmit ring holds) and one response whose number says how
+ * many it answers. A request without MODIFY whose
  * range the send cache still holds is copied from the cache, not DMA'd.
  * Taken data lands in the connection's transmit ring (ofl_dt_tx_peek /
  * ofl_dt_tx_consume).
