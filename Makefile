@@ -55,6 +55,7 @@ help:
 	@echo "make size-cortexm code size of offload.o at -Os per section"
 	@echo "make test-configs every OFL_ENABLE_* combination: allowed build, forbidden refused"
 	@echo "make test-be      the test suite big-endian (s390x under qemu-user)"
+	@echo "make test-arm64   the posix port's ARMv8 CRC path, gcc and clang (qemu-user)"
 	@echo "make test-kmod    the self-test kernel module; test-kmod-boot runs it in QEMU"
 	@echo "make analyze      cppcheck, clang --analyze, frame sizes, undefined symbols"
 	@echo "make coverage     line and branch coverage of offload.c per section"

@@ -1132,9 +1132,11 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * stag is the registration's key, owned by the consumer as in IB/iWARP fast
  * registration: the first registration after ofl_tpt_alloc MUST use the key
  * alloc returned (else OFL_E_TPT_KEY_MISMATCH); every re-registration of the
- * same index MUST use a different key (else OFL_E_TPT_KEY_REUSED), so that
- * an STag advertised for an earlier registration can never reach the new
- * one. Then: pd (OFL_E_TPT_PD_MISMATCH), type, state INVALID (a VALID entry
+ * same index MUST use a different key from the one before (else
+ * OFL_E_TPT_KEY_REUSED), so that the STag advertised for the previous
+ * registration cannot reach the new one. Only the previous key is known
+ * here: a consumer that cycles keys (A, B, A) makes an older STag valid
+ * again, as in IB/iWARP, where the key is the consumer's to manage. Then: pd (OFL_E_TPT_PD_MISMATCH), type, state INVALID (a VALID entry
  * checks its key as usual, then OFL_E_TPT_BUSY), desc sane
  * (OFL_E_TPT_BAD_DESC), ATT slots inside the ATT and large enough for
  * fpo + len (OFL_E_TPT_ATT_RANGE), rights combination

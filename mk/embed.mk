@@ -8,7 +8,7 @@
 # tests/test_*.c, harnesses fuzz/*/fuzz_*.c, sections the banner comments of
 # offload.c and the OFL_ENABLE_* macros of offload.h.
 
-.PHONY: test-cortexm size-cortexm test-configs test-be test-kmod \
+.PHONY: test-cortexm size-cortexm test-configs test-be test-arm64 test-kmod \
         test-kmod-boot analyze coverage fuzz-campaign readme-figures
 
 PYTHON ?= python3
@@ -129,6 +129,28 @@ test-be:
 	done; \
 	$(BE_QEMU) $(BE_BUILD)/tests | tee $(BE_BUILD)/run.log; \
 	grep -Eq '^[0-9]+ passed, 0 failed$$' $(BE_BUILD)/run.log
+
+# ---- 2b. arm64: the posix port's CRC32C instructions, gcc and clang ---------
+#
+# The posix port picks the ARMv8 CRC32C instructions on arm64 through each
+# compiler's builtins. Both compilers build the test program for
+# aarch64-linux-gnu (static; the linker's getaddrinfo warning is
+# expected), and qemu-aarch64 runs the suites that touch the CPU path:
+# posix (every CRC path against the portable one) and base.
+A64_GCC   ?= aarch64-linux-gnu-gcc
+A64_CLANG ?= clang --target=aarch64-linux-gnu
+A64_QEMU  ?= qemu-aarch64
+
+test-arm64:
+	$(MAKE) --no-print-directory CC="$(A64_GCC)" BUILD=build/arm64-gcc \
+	    LDFLAGS=-static build/arm64-gcc/tests
+	$(MAKE) --no-print-directory CC="$(A64_CLANG)" BUILD=build/arm64-clang \
+	    LDFLAGS=-static build/arm64-clang/tests
+	@set -e; for b in build/arm64-gcc build/arm64-clang; do \
+	    echo "== $$b/tests posix base, run by $(A64_QEMU)"; \
+	    $(A64_QEMU) $$b/tests posix base | tee $$b/run.log; \
+	    grep -q '^posix port crc32c: armv8-crc$$' $$b/run.log; \
+	    grep -Eq '^[0-9]+ passed, 0 failed$$' $$b/run.log; done
 
 # ---- 3. Linux kernel module --------------------------------------------------
 #

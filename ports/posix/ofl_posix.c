@@ -152,7 +152,20 @@ x86_crc(uint32_t crc, const void *data, size_t len)
 #endif
 
 #if defined(OFL_POSIX_ARM_CRC)
-__attribute__((target("+crc"))) static uint32_t
+/* The CRC32C instructions through each compiler's builtins, in a function
+ * built for the CRC extension (arm_acle.h of clang 14 declares its
+ * intrinsics only when the whole file is). Same instructions either way. */
+#if defined(__clang__)
+#define OFL_POSIX_ARM_CRC_TARGET __attribute__((target("crc")))
+#define ofl_arm_crc32cd __builtin_arm_crc32cd
+#define ofl_arm_crc32cb __builtin_arm_crc32cb
+#else
+#define OFL_POSIX_ARM_CRC_TARGET __attribute__((target("+crc")))
+#define ofl_arm_crc32cd __builtin_aarch64_crc32cx
+#define ofl_arm_crc32cb __builtin_aarch64_crc32cb
+#endif
+
+OFL_POSIX_ARM_CRC_TARGET static uint32_t
 arm_crc(uint32_t crc, const void *data, size_t len)
 {
     const uint8_t *p = data;
@@ -161,12 +174,12 @@ arm_crc(uint32_t crc, const void *data, size_t len)
         uint64_t v;
 
         memcpy(&v, p, 8);
-        crc = __builtin_aarch64_crc32cx(crc, v);
+        crc = ofl_arm_crc32cd(crc, v);
         p += 8;
         len -= 8;
     }
     while (len--)
-        crc = __builtin_aarch64_crc32cb(crc, *p++);
+        crc = ofl_arm_crc32cb(crc, *p++);
     return crc;
 }
 #endif
