@@ -1633,6 +1633,12 @@ static enum ofl_err tpt_rights(uint8_t have, uint8_t need)
     return OFL_OK;
 }
 
+/* The rights a local check may ask for (ofl_tpt_check_local), and those
+ * an iSCSI check may (ofl_tpt_check_iscsi). */
+#define TPT_LOCAL_NEEDS \
+    (OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE | OFL_TPT_BIND_WINDOW)
+#define TPT_ISCSI_NEEDS (OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE)
+
 enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
                                  uint32_t pd, uint64_t va, uint64_t len,
                                  uint8_t need)
@@ -1642,7 +1648,7 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
 
     /* An empty need would pass any entry; remote bits are not a local
      * right to ask for. */
-    if (need == 0 || (need & OFL_TPT_ACCESS_REMOTE) != 0)
+    if (need == 0 || (need & ~TPT_LOCAL_NEEDS) != 0)
         return OFL_E_ARG;
     err = tpt_find_valid(tpt, stag, &e);               /* a, d */
     if (err != OFL_OK)
@@ -1719,8 +1725,11 @@ enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
                                  uint8_t need)
 {
     struct ofl_tpt_entry *e;
-    enum ofl_err err = tpt_find_valid(tpt, itt, &e);   /* a, d */
+    enum ofl_err err;
 
+    if ((need & ~TPT_ISCSI_NEEDS) != 0) /* 0: a SCSI Response, no data */
+        return OFL_E_ARG;
+    err = tpt_find_valid(tpt, itt, &e);                /* a, d */
     if (err != OFL_OK)
         return err;
     if (e->type != OFL_TPT_ISCSI)                      /* b */
@@ -9367,22 +9376,40 @@ static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
 
 /* A record addressed to open aperture e (index) was rejected with err.
  * With OFL_AP_F_ERRORS its port hears of it (seed 004: "error events
- * associated with the port", claims 3, 13); a full queue loses only the
- * notice, which the queue counts and tells the OS. An overflow of the
- * aperture's own queue posts nothing more: the queue has counted it and
- * told the OS already. Returns err. */
+ * associated with the port", claims 3, 13). Any sender can cause one, so
+ * a notice is posted only while at least half the ring is free: a flood
+ * of bad records can neither crowd out real events nor raise an interrupt
+ * per frame through the overflow path. An overflow of the aperture's own
+ * queue posts nothing more: the queue has counted it and told the OS
+ * already. Returns err. */
+static enum ofl_err evq_refresh(struct ofl_evq *q, bool want_irq);
+
+/* Is at least half of q's fixed ring free (RDPTR' read again if not)? */
+static bool ap_evq_half_free(struct ofl_evq *q)
+{
+    if (ofl_evq_space(q) * OFL_EVQ_EVENT_WORDS * 2 >= q->ring_words)
+        return true;
+    (void)evq_refresh(q, false); /* FIG. 8 step 1 with fresh RDPTR' */
+    return ofl_evq_space(q) * OFL_EVQ_EVENT_WORDS * 2 >= q->ring_words;
+}
+
 static enum ofl_err ap_reject(struct ofl_ap_nic *nic,
                               const struct ofl_ap_in_entry *e, uint32_t index,
                               enum ofl_err err)
 {
     if ((e->flags & OFL_AP_F_ERRORS) && err != OFL_E_EVQ_OVERFLOW) {
+        struct ofl_evq *q = &nic->evq[e->evq];
         struct ofl_evq_event ev;
 
+        if (!ap_evq_half_free(q)) {
+            nic->stats.errors_dropped++;
+            return err;
+        }
         ev.type = OFL_EVQ_EV_ERROR;
         ev.flags = 0;
         ev.a = (uint32_t)err;
         ev.b = index;
-        (void)ofl_evq_post(&nic->evq[e->evq], &ev, NULL, 0);
+        (void)ofl_evq_post(q, &ev, NULL, 0);
     }
     return err;
 }
@@ -12550,11 +12577,6 @@ static OFL_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_des
 }
 
 /*
- * Connection or adapter attribute control: every tuple checked, then gets
- * filled and sets applied in order (each set's old value written back in
- * its place), then the buffer is written back and answered.
- */
-/*
  * The write-back of attribute request d failed after its sets were
  * applied: they are taken back, so that a request answered with an error
  * changed nothing. The control buffer holds, at each tuple's value, the
@@ -12590,6 +12612,12 @@ static OFL_NOINLINE void dt_attr_undo(struct ofl_dt *dt, struct ofl_dt_conn *c,
     }
 }
 
+/*
+ * Connection or adapter attribute control: every tuple checked, then gets
+ * filled and sets applied in order (each set's old value written back in
+ * its place), then the buffer is written back and answered; a failed
+ * write-back takes the sets back (dt_attr_undo): OFL_DT_ST_DMA, no change.
+ */
 static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 {
     bool adapter = d->type == OFL_DT_REQ_ADAPTER_ATTR;

@@ -891,10 +891,11 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  * under; a window whose region generation moved on is dead: every check and
  * translation through it fails with OFL_E_TPT_REGION_GONE (terminate cause
  * "invalid STag"). This is O(1) and needs no back-pointers. The generation
- * is 32 bits: after 2^32 such verbs on one index it comes round again, so
+ * is 32 bits: after 2^32 bumps on one index (2^31 re-registrations, each
+ * an invalidate or deregister plus a register) it comes round again, so
  * the checks also require the region's PD to be the window's - a window
  * can never reach another PD's memory. (Within one PD, a window that stays
- * dead across 2^32 re-registrations of its region's index would revive.)
+ * dead across 2^31 re-registrations of its region's index would revive.)
  * A dead window must be bound again or deallocated.
  *
  * Validation. Local checks (seed 000 FIG. 15 a-g) are for WQE data
@@ -1136,7 +1137,8 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * OFL_E_TPT_KEY_REUSED), so that the STag advertised for the previous
  * registration cannot reach the new one. Only the previous key is known
  * here: a consumer that cycles keys (A, B, A) makes an older STag valid
- * again, as in IB/iWARP, where the key is the consumer's to manage. Then: pd (OFL_E_TPT_PD_MISMATCH), type, state INVALID (a VALID entry
+ * again, as in IB/iWARP, where the key is the consumer's to manage.
+ * Then: pd (OFL_E_TPT_PD_MISMATCH), type, state INVALID (a VALID entry
  * checks its key as usual, then OFL_E_TPT_BUSY), desc sane
  * (OFL_E_TPT_BAD_DESC), ATT slots inside the ATT and large enough for
  * fpo + len (OFL_E_TPT_ATT_RANGE), rights combination
@@ -1217,7 +1219,7 @@ enum ofl_err ofl_tpt_invalidate_remote(struct ofl_tpt *tpt, uint32_t stag,
  * [va, va + len) under pd. need: OFL_TPT_LOCAL_READ for Send and RDMA
  * Write sources, OFL_TPT_LOCAL_WRITE for receive buffers and RDMA Read
  * sinks, OFL_TPT_BIND_WINDOW for a Bind's region; a need of none of
- * them, or with remote bits, is OFL_E_ARG. Windows are refused (b).
+ * them, or with any other bit, is OFL_E_ARG. Windows are refused (b).
  * Read-only.
  */
 enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
@@ -1228,8 +1230,8 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
  * Remote access check (seed 000 FIG. 18A a-f) of [to, to + len) for a
  * stream with protection domain pd on QP qp. need: OFL_TPT_REMOTE_WRITE
  * (RDMA Write, Read Response placement), OFL_TPT_REMOTE_READ (Read Request
- * source), OFL_TPT_REMOTE_ATOMIC; a need of none of them, or with local
- * bits, is OFL_E_ARG. Under OFL_TPT_POLICY_WINDOWS_ONLY a
+ * source), OFL_TPT_REMOTE_ATOMIC; a need of none of them, or with any
+ * other bit, is OFL_E_ARG. Under OFL_TPT_POLICY_WINDOWS_ONLY a
  * region is refused (OFL_E_TPT_WRONG_TYPE); iSCSI entries always are. A
  * window of a dead region fails with OFL_E_TPT_REGION_GONE. Read-only.
  */
@@ -1240,7 +1242,8 @@ enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
 /*
  * iSCSI 1.0 check (seed 000 FIG. 17B a-f): the Initiator Task Tag names an
  * OFL_TPT_ISCSI entry; offset + len must lie inside its length; need is
- * OFL_TPT_REMOTE_READ (R2T) or OFL_TPT_REMOTE_WRITE (Data-In). Check g
+ * OFL_TPT_REMOTE_READ (R2T), OFL_TPT_REMOTE_WRITE (Data-In) or 0 (a SCSI
+ * Response: no data moves, checks a-e only); other bits are OFL_E_ARG. Check g
  * (command kind) is the qp section's. Read-only.
  */
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
@@ -3671,10 +3674,14 @@ enum ofl_ap_flag {
                                entry's queue for each record addressed to
                                this open aperture that is rejected (seed
                                004: "error events associated with the
-                               port"; claims 3, 13). Records for a closed
-                               or unknown aperture name no port and post
-                               nothing; a full queue loses the notice, not
-                               the rejection */
+                               port"; claims 3, 13). Any sender can cause
+                               these, so they never take the second half
+                               of the queue: a notice that finds less than
+                               half the ring free is dropped, counted in
+                               errors_dropped, with no LOST count and no
+                               OS message. Records for a closed or unknown
+                               aperture name no port and post nothing,
+                               nor does an overflow of the queue itself */
 };
 
 #define OFL_AP_SIZE_MAX (1u << 30)    /* largest aperture */
@@ -3881,6 +3888,8 @@ struct ofl_ap_stats {
     uint32_t bursts;       /* PCI write transactions emitted */
     uint32_t stall_splits; /* bursts split because the port refused them */
     uint32_t rejected[OFL_AP_REJECT_SLOTS]; /* by reason, 0x0501 .. 0x0512 */
+    uint32_t errors_dropped; /* OFL_AP_F_ERRORS notices not posted: the
+                                queue was half full or more */
 };
 
 /* The counter of rejection reason e (0 for an error that is not one). */
@@ -3958,7 +3967,9 @@ enum ofl_err ofl_ap_set_self(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
  * an aperture its port owns (else OFL_E_AP_NOT_OWNER; a FREE aperture has
  * no owner) and only granted groups (else OFL_E_AP_PRIVILEGE). The result
  * is validated as a whole (type, size, base + size without wrap, narrowing
- * inside the size, queue index, grants without OS-only groups) and
+ * inside the size, queue index, grants without OS-only groups; an IP
+ * aperture's queue must have a variable ring, so initialise the queue
+ * with ofl_evq_init first) and
  * OFL_E_AP_CONFIG leaves the entry as it was. Programming a FREE entry
  * (OS) creates it CLOSED unless STATE says OPEN. Programming NONCE
  * restarts the rotation count. A cached copy is written back and
@@ -4093,7 +4104,9 @@ struct ofl_ap_rx_result {
  *
  * Returns OFL_OK when every record was applied, else the reason of the
  * rejection (counted in nic->stats); res (may be NULL) says how far it
- * got. The port only ever sees writes inside the checked range.
+ * got. A rejected record for an open aperture with OFL_AP_F_ERRORS also
+ * posts an error event to its queue (see the flag). The port only ever
+ * sees writes inside the checked range.
  */
 enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
                        size_t len, struct ofl_ap_rx_result *res);

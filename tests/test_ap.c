@@ -1261,6 +1261,21 @@ static void test_event_aperture(void)
     CHECK_OK(ofl_evq_app_poll(&fb.osapp, &ev, NULL, 0, &dl));
     CHECK_EQ(ev.type, OFL_EVQ_EV_OVERFLOW);
     CHECK_EQ(ev.port, 1);
+    /* With OFL_AP_F_ERRORS, the overflow of the aperture's own queue is
+     * not posted again as an error: one LOST, one OS message. */
+    {
+        struct ofl_ap_in_entry v;
+        uint32_t dropped = fb.nic.stats.errors_dropped;
+
+        memset(&v, 0, sizeof(v));
+        v.flags = OFL_AP_F_ERRORS;
+        CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 3, &v,
+                                   OFL_AP_IN_NOTIFY));
+        CHECK_ERR(ofl_ap_rx(&fb.nic, buf, len, NULL), OFL_E_EVQ_OVERFLOW);
+        CHECK_EQ(fb.evq[1].lost, 2);
+        CHECK_EQ(fb.nic.stats.errors_dropped, dropped);
+        CHECK_EQ(ofl_evq_app_pending(&fb.osapp), 1);
+    }
 }
 
 /* Polls queue a empty; the last event (type NONE when there was none). */
@@ -1491,6 +1506,35 @@ static void test_notices(void)
     n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
     CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
     CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 0);
+    /* A flood of bad records takes at most half the queue (the ring has
+     * APFX_RING_WORDS / 4 = 16 events: notices go in while 8 or more are
+     * free), with no LOST count and no OS message; real events still fit. */
+    {
+        uint32_t lost = fb.evq[0].lost, os = ofl_evq_app_pending(&fb.osapp);
+        uint32_t dropped = fb.nic.stats.errors_dropped;
+
+        r.seq = seq + 1;
+        r.nonce = NONCE_B + 1;
+        n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+        for (i = 0; i < 20; i++)
+            CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, NULL), OFL_E_AP_NONCE);
+        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 9);
+        CHECK_EQ(fb.nic.stats.errors_dropped, dropped + 11);
+        CHECK_EQ(fb.evq[0].lost, lost);
+        CHECK_EQ(ofl_evq_app_pending(&fb.osapp), os);
+        v.flags = OFL_AP_F_ERRORS | OFL_AP_F_NOTIFY;
+        CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                                   OFL_AP_IN_NOTIFY));
+        r.nonce = NONCE_B;
+        n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
+        CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
+        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 10); /* the delivery */
+        seq += 2;
+        (void)drain_last(&fb.app[0]);
+        v.flags = OFL_AP_F_ERRORS;
+        CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                                   OFL_AP_IN_NOTIFY));
+    }
     /* A closed aperture names no port. */
     v.state = OFL_AP_CLOSED;
     CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 2, &v,

@@ -3377,6 +3377,24 @@ static void test_attr_edges(void)
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
     CHECK(rsp[0].tag == 8 && rsp[0].status == OFL_DT_ST_OK);
     CHECK_EQ(r->dt.cfg.out_warn, 6);
+    /* The same for a connection attribute. */
+    {
+        struct ofl_dt_conn_info ci;
+        uint8_t prio;
+
+        CHECK_OK(ofl_dt_conn_query(&r->dt, id, &ci));
+        prio = ci.priority;
+        off = 0;
+        dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, prio == 6 ? 5 : 6);
+        CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id, t, (uint32_t)off, 1,
+                             9, NULL));
+        r->sim.fail_dma_countdown = 3;
+        CHECK_OK(dt_rig_poll(r, 6));
+        CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+        CHECK(rsp[0].tag == 9 && rsp[0].status == OFL_DT_ST_DMA);
+        CHECK_OK(ofl_dt_conn_query(&r->dt, id, &ci));
+        CHECK_EQ(ci.priority, prio);
+    }
     d = mk(OFL_DT_REQ_CANCEL);
     CHECK_OK(dt_rig_post(r, &d));
     r->sim.fail_dma_countdown = 2; /* the run cannot be handed back */

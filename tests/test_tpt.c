@@ -725,6 +725,9 @@ static void test_check_local(void)
     CHECK_ERR(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, 0), OFL_E_ARG);
     CHECK_ERR(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, LR | RR),
               OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, LR | 0x40),
+              OFL_E_ARG);
+    CHECK_OK(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, LR | BW));
     CHECK_ERR(ofl_tpt_check_local(&F.t, other_key(r), 1, 0x10000, 1, 0),
               OFL_E_ARG);
     CHECK_OK(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, LR | LW));
@@ -940,6 +943,10 @@ static void test_check_iscsi(void)
     CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_ISCSI, 1, 0, &inv));
     CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 0x3000, RW));
     CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, 0x2FFF, 1, RW));
+    /* need: R2T, Data-In, or nothing (a SCSI Response); no other bit. */
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 0, 0));
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 1, RW | LW), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 1, RA), OFL_E_ARG);
     CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0x3000, 1, RW),
               OFL_E_TPT_BOUNDS);
     CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0x1234, 0x3000, RW),
