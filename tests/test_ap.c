@@ -1292,6 +1292,20 @@ static struct ofl_evq_event drain_last(struct ofl_evq_app *a)
     return last;
 }
 
+/* Queue a holds exactly one event, an error event for (reason, index). */
+static void expect_error_event(struct ofl_evq_app *a, enum ofl_err reason,
+                               uint32_t index)
+{
+    struct ofl_evq_event ev;
+
+    CHECK_EQ(ofl_evq_app_pending(a), 1);
+    ev = drain_last(a);
+    CHECK_EQ(ev.type, OFL_EVQ_EV_ERROR);
+    CHECK_EQ(ev.a, reason);
+    CHECK_EQ(ev.b, index);
+    CHECK_EQ(ev.port, 0);
+}
+
 static void test_ip_aperture(void)
 {
     static uint8_t buf[256], data[1024];
@@ -1386,12 +1400,7 @@ static void test_ip_aperture(void)
         CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 4, &v,
                                    OFL_AP_IN_NOTIFY));
         CHECK_ERR(ofl_ap_rx(&fb.nic, buf, len, NULL), OFL_E_AP_SRC_MAC);
-        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 1);
-        ev = drain_last(&fb.app[0]);
-        CHECK_EQ(ev.type, OFL_EVQ_EV_ERROR);
-        CHECK_EQ(ev.a, OFL_E_AP_SRC_MAC);
-        CHECK_EQ(ev.b, 4);
-        CHECK_EQ(ev.port, 0);
+        expect_error_event(&fb.app[0], OFL_E_AP_SRC_MAC, 4);
         v.flags = 0;
         CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 4, &v,
                                    OFL_AP_IN_NOTIFY));
@@ -1490,18 +1499,12 @@ static void test_notices(void)
     r.nonce = NONCE_B + 1;
     n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
     CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, NULL), OFL_E_AP_NONCE);
-    CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 1);
-    ev = drain_last(&fb.app[0]);
-    CHECK_EQ(ev.type, OFL_EVQ_EV_ERROR);
-    CHECK_EQ(ev.a, OFL_E_AP_NONCE);
-    CHECK_EQ(ev.b, 2);
+    expect_error_event(&fb.app[0], OFL_E_AP_NONCE, 2);
     r.nonce = NONCE_B;
     r.offset = 1022; /* 4 bytes at 1022 pass the 1 KiB extent */
     n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
     CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, NULL), OFL_E_AP_EXTENT);
-    ev = drain_last(&fb.app[0]);
-    CHECK_EQ(ev.type, OFL_EVQ_EV_ERROR);
-    CHECK_EQ(ev.a, OFL_E_AP_EXTENT);
+    expect_error_event(&fb.app[0], OFL_E_AP_EXTENT, 2);
     r.offset = 8; /* and an accepted record posts nothing */
     n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
     CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
