@@ -9384,8 +9384,9 @@ static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
  * already. Returns err. */
 static enum ofl_err evq_refresh(struct ofl_evq *q, bool want_irq);
 
-/* Is at least half of q's fixed ring free (RDPTR' read again if not)? */
-static bool ap_evq_half_free(struct ofl_evq *q)
+/* Does at least half of q's fixed ring have room? RDPTR' is read again
+ * when it looks short of that. */
+static bool ap_evq_half_room(struct ofl_evq *q)
 {
     if (ofl_evq_space(q) * OFL_EVQ_EVENT_WORDS * 2 >= q->ring_words)
         return true;
@@ -9401,7 +9402,7 @@ static enum ofl_err ap_reject(struct ofl_ap_nic *nic,
         struct ofl_evq *q = &nic->evq[e->evq];
         struct ofl_evq_event ev;
 
-        if (!ap_evq_half_free(q)) {
+        if (!ap_evq_half_room(q)) {
             nic->stats.errors_dropped++;
             return err;
         }
