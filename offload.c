@@ -9415,19 +9415,28 @@ static enum ofl_err ap_reject(struct ofl_ap_nic *nic,
     return err;
 }
 
-/* Checks (b)-(e), extent and narrowing of one record for open aperture
- * e, then carries it out and commits the aperture's per-packet state.
- * This, ap_rx_record and the two receive paths below are OFL_NOINLINE
- * (base): each keeps a frame of its own, well under 256 bytes; inlined
- * together they would not be. */
+/* Checks (a)-(e), extent and narrowing of one record, then carries it
+ * out and commits the aperture's per-packet state. *open is the aperture
+ * once (a) passed (else NULL), so that the caller can tell its port of a
+ * later rejection (ap_reject) off this, the hot path. This and the two
+ * receive paths below are OFL_NOINLINE (base): each keeps a frame of its
+ * own, well under 256 bytes; inlined together they would not be. */
 static OFL_NOINLINE enum ofl_err
-ap_rx_record_open(struct ofl_ap_nic *nic, struct ofl_ap_in_entry *e,
-                  const uint8_t *src_mac, uint16_t src_cluster,
-                  const struct ap_rec *rec, struct ofl_ap_rx_result *res)
+ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
+             uint16_t src_cluster, const struct ap_rec *rec,
+             struct ofl_ap_rx_result *res, struct ofl_ap_in_entry **open)
 {
+    struct ofl_ap_in_entry *e;
     struct ofl_evq_event ev;
     enum ofl_err err;
 
+    *open = NULL;
+    res->in_index = rec->in_index;
+    res->len = rec->len;
+    err = ap_in_open(nic, rec->in_index, &e);             /* index, (a) */
+    if (err != OFL_OK)
+        return err;
+    *open = e;
     if (e->type != (rec->kind == OFL_AP_REC_DATA ? OFL_AP_TYPE_CI_DATA
                                                  : OFL_AP_TYPE_CI_EVENT))
         return OFL_E_AP_TYPE;
@@ -9486,25 +9495,6 @@ ap_rx_record_open(struct ofl_ap_nic *nic, struct ofl_ap_in_entry *e,
         (void)ofl_evq_post(&nic->evq[e->evq], &ev, NULL, 0);
     }
     return OFL_OK;
-}
-
-/* One record: its aperture must exist and be open (a), then the rest;
- * a rejection after (a) may be told to the aperture's port. */
-static OFL_NOINLINE enum ofl_err
-ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
-             uint16_t src_cluster, const struct ap_rec *rec,
-             struct ofl_ap_rx_result *res)
-{
-    struct ofl_ap_in_entry *e;
-    enum ofl_err err;
-
-    res->in_index = rec->in_index;
-    res->len = rec->len;
-    err = ap_in_open(nic, rec->in_index, &e);             /* index, (a) */
-    if (err != OFL_OK)
-        return err;
-    err = ap_rx_record_open(nic, e, src_mac, src_cluster, rec, res);
-    return err == OFL_OK ? OFL_OK : ap_reject(nic, e, rec->in_index, err);
 }
 
 /* Structure of a CI frame (nothing is applied): header, every record
@@ -9568,12 +9558,17 @@ ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
         return err;
     res->records = count;
     for (i = 0; i < count; i++) {
+        struct ofl_ap_in_entry *e;
         struct ap_rec rec;
 
         ap_rec_parse(h + pos, &rec);
-        err = ap_rx_record(nic, frame + 6, ofl_load_be16(h + 4), &rec, res);
-        if (err != OFL_OK)
+        err = ap_rx_record(nic, frame + 6, ofl_load_be16(h + 4), &rec, res,
+                           &e);
+        if (err != OFL_OK) {
+            if (e != NULL)
+                (void)ap_reject(nic, e, rec.in_index, err);
             break;
+        }
         res->applied++;
         pos += OFL_AP_CI_REC_HDR + rec.len;
     }
