@@ -1301,6 +1301,25 @@ enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,
                                             const struct ofl_tpt_remote *a,
                                             struct ofl_tpt_sgl *sgl);
 
+/*
+ * ofl_tpt_check_local followed by ofl_tpt_translate in one call, the access
+ * as one value (same reason): the path of a WQE data segment's DMA (the qp
+ * section's gather and scatter), so that the segment is looked up once.
+ * Same results and errors as the two calls; the common case (a region over
+ * a direct ATT) is checked in one pass and every failure is diagnosed by
+ * the precise checks. On a check failure sgl is emptied.
+ */
+struct ofl_tpt_local {
+    uint64_t va;
+    uint64_t len;
+    uint32_t stag;
+    uint32_t pd;
+    uint8_t need;
+};
+enum ofl_err ofl_tpt_check_translate_local(const struct ofl_tpt *tpt,
+                                           const struct ofl_tpt_local *a,
+                                           struct ofl_tpt_sgl *sgl);
+
 /* ofl_tpt_bind's arguments as one value; ofl_tpt_bind_window(tpt, b, out)
  * is ofl_tpt_bind(tpt, b->stag, b->region_stag, b->pd, b->qp, b->va,
  * b->len, b->access, b->flags, out) (same reason as above). */

@@ -1986,6 +1986,53 @@ static void ct_compare(uint32_t stag, uint32_t pd, uint32_t qp, uint64_t to,
             ct_mismatch++;
 }
 
+/* The same for ofl_tpt_check_translate_local against check_local +
+ * translate; ct_granted and ct_refused count its two outcomes (grants over
+ * direct ATTs take its fast path, every refusal its precise path). */
+static unsigned long ct_granted, ct_refused;
+static void ctl_compare(uint32_t stag, uint32_t pd, uint64_t va, uint64_t len,
+                        uint8_t need, uint32_t cap)
+{
+    struct ofl_tpt_piece pa[8], pb[8];
+    struct ofl_tpt_sgl a = {pa, cap, 0, 0, 0}, b = {pb, cap, 7, 7, 0};
+    struct ofl_tpt_local l;
+    enum ofl_err e1, e2;
+    uint32_t i;
+
+    memset(pa, 0, sizeof(pa));
+    memset(pb, 0, sizeof(pb));
+    e1 = ofl_tpt_check_local(&F.t, stag, pd, va, len, need);
+    if (e1 == OFL_OK)
+        e1 = ofl_tpt_translate(&F.t, stag, va, len, &a);
+    l.va = va;
+    l.len = len;
+    l.stag = stag;
+    l.pd = pd;
+    l.need = need;
+    e2 = ofl_tpt_check_translate_local(&F.t, &l, &b);
+    if (e2 == OFL_OK)
+        ct_granted++;
+    else
+        ct_refused++;
+    if (e1 != e2 || a.count != b.count || a.bytes != b.bytes ||
+        (e1 == OFL_E_TPT_PAGE_FAULT && a.fault_va != b.fault_va)) {
+        ct_mismatch++;
+        if (ct_mismatch < 5)
+            printf("  check_translate_local differs: stag %08x pd %u va "
+                   "%llx len %llu need %x cap %u: %s/%u/%llu vs "
+                   "%s/%u/%llu\n",
+                   (unsigned)stag, (unsigned)pd, (unsigned long long)va,
+                   (unsigned long long)len, (unsigned)need, (unsigned)cap,
+                   ofl_strerror(e1), (unsigned)a.count,
+                   (unsigned long long)a.bytes, ofl_strerror(e2),
+                   (unsigned)b.count, (unsigned long long)b.bytes);
+        return;
+    }
+    for (i = 0; i < a.count; i++)
+        if (pa[i].pa != pb[i].pa || pa[i].len != pb[i].len)
+            ct_mismatch++;
+}
+
 /*
  * ofl_tpt_check_translate (the fast path of inbound placement) against
  * check_remote + translate over regions and windows of every kind, both
@@ -1996,15 +2043,19 @@ static void test_check_translate(void)
 {
     static const uint64_t lens[] = {0, 1, 100, 4095, 4096, 4097, 8192, 0x3000};
     static const uint8_t needs[] = {RW, RR, RA, RR | RW, LR};
+    static const uint8_t lneeds[] = {LR, LW, BW, LR | LW, 0, RW, LR | RR};
     static const uint32_t caps[] = {0, 1, 2, 8};
     int pol;
 
     ct_mismatch = 0;
+    ct_granted = 0;
+    ct_refused = 0;
     for (pol = 0; pol < 2; pol++) {
         struct ofl_tpt_region_desc d;
-        uint32_t stags[13], ns = 0, r1, r2, r3, r4, r5, dead, k, i, j, c, q;
+        uint32_t stags[14], ns = 0, r1, r2, r3, r4, r5, r6, dead, k, i, j, c;
+        uint32_t q;
         uint64_t w;
-        uint64_t bases[13];
+        uint64_t bases[14];
 
         fx_init(pol == 0 ? STD : WONLY);
         /* r1: scattered direct pages, remote rights, offset first page. */
@@ -2043,6 +2094,11 @@ static void test_check_translate(void)
         F.att[26] = w;
         d = mkdesc(0xE0000, 0x3000, 24, 3, LR | LW | RW | RR | BW);
         r5 = reg(OFL_TPT_REGION, 1, &d);
+        /* r6: read-only (no local write, no bind). */
+        put_pages(28, 2, PG(110), PSZ);
+        d = mkdesc(0x120000, 0x2000, 28, 2, LR | RR);
+        r6 = reg(OFL_TPT_REGION, 1, &d);
+        stags[ns] = r6, bases[ns++] = 0x120000;
         stags[ns] = r1, bases[ns++] = 0x40000;
         stags[ns] = r2, bases[ns++] = 0;
         stags[ns] = r3, bases[ns++] = 0x80000;
@@ -2086,13 +2142,30 @@ static void test_check_translate(void)
                                        q == 1 ? 5 : 0, tos[i], lens[j],
                                        needs[c], caps[(i + j) % 4]);
                         }
+            for (i = 0; i < 8; i++)
+                for (j = 0; j < sizeof(lens) / sizeof(lens[0]); j++)
+                    for (c = 0; c < sizeof(lneeds); c++)
+                        for (q = 1; q < 3; q++)
+                            ctl_compare(stags[k], q, tos[i], lens[j],
+                                        lneeds[c], caps[(i + j + c) % 4]);
         }
         CHECK_EQ(F.sim.violations, 0);
     }
     CHECK_EQ(ct_mismatch, 0);
+    /* Both outcomes of the local variant were taken. */
+    CHECK(ct_granted > 100);
+    CHECK(ct_refused > 100);
     /* Argument checks. */
     {
         struct ofl_tpt_sgl sgl = {NULL, 0, 0, 0, 0};
+        struct ofl_tpt_local l = {0, 1, 0x100, 1, LR};
+
+        CHECK_ERR(ofl_tpt_check_translate_local(&F.t, NULL, &sgl), OFL_E_ARG);
+        CHECK_ERR(ofl_tpt_check_translate_local(&F.t, &l, NULL), OFL_E_ARG);
+        CHECK_ERR(ofl_tpt_check_translate_local(NULL, &l, &sgl), OFL_E_ARG);
+        sgl.cap = 2;
+        CHECK_ERR(ofl_tpt_check_translate_local(&F.t, &l, &sgl), OFL_E_ARG);
+        sgl.cap = 0;
 
         CHECK_ERR(ofl_tpt_check_translate(&F.t, 0x100, 1, 0, 0, 1, RW, NULL),
                   OFL_E_ARG);

@@ -1092,12 +1092,15 @@ static enum ofl_err op_life(struct fuzz_in *in, int op)
  * ofl_tpt_check_translate, the fast path of inbound placement with its
  * own copy of the FIG. 18A checks, must give what check_remote (whose
  * result is remote_err) followed by ofl_tpt_translate gives: the same
- * error, pieces, bytes and fault address, for any scatter-list size.
+ * error, pieces, bytes and fault address, for any scatter-list size. With
+ * local, ofl_tpt_check_translate_local (the qp section's segment DMA, its
+ * own copy of the FIG. 15 checks) against check_local (remote_err is then
+ * its result) followed by ofl_tpt_translate.
  */
 static void check_translate_agrees(struct fuzz_in *in, uint32_t stag,
                                    uint32_t pd, uint32_t qp, uint64_t to,
                                    uint64_t len, uint8_t need,
-                                   enum ofl_err remote_err)
+                                   enum ofl_err remote_err, bool local)
 {
     struct ofl_tpt_piece pa[8], pb[8];
     struct ofl_tpt_sgl a, b;
@@ -1135,8 +1138,20 @@ static void check_translate_agrees(struct fuzz_in *in, uint32_t stag,
     ea = remote_err;
     if (ea == OFL_OK)
         ea = ofl_tpt_translate(&g_t, stag, to, len, &a);
-    eb = ofl_tpt_check_translate(&g_t, stag, pd, qp, to, len, need, &b);
-    agree1("check_translate", eb, ea);
+    if (local) {
+        struct ofl_tpt_local l;
+
+        l.va = to;
+        l.len = len;
+        l.stag = stag;
+        l.pd = pd;
+        l.need = need;
+        eb = ofl_tpt_check_translate_local(&g_t, &l, &b);
+        agree1("check_translate_local", eb, ea);
+    } else {
+        eb = ofl_tpt_check_translate(&g_t, stag, pd, qp, to, len, need, &b);
+        agree1("check_translate", eb, ea);
+    }
     FUZZ_ASSERT(a.count == b.count && a.bytes == b.bytes);
     FUZZ_ASSERT(ea != OFL_E_TPT_PAGE_FAULT || a.fault_va == b.fault_va);
     for (i = 0; i < a.count && i < cap; i++)
@@ -1161,12 +1176,13 @@ static enum ofl_err op_check(struct fuzz_in *in, int op)
         need &= OFL_TPT_ACCESS_ALL;
         want = m_check_local(stag, pd, to, len, need);
         got = ofl_tpt_check_local(&g_t, stag, pd, to, len, need);
+        check_translate_agrees(in, stag, pd, 0, to, len, need, got, true);
         break;
     case OP_CHECK_REMOTE:
         need &= OFL_TPT_ACCESS_ALL & ~OFL_TPT_BIND_WINDOW;
         want = m_check_remote(stag, pd, qp, to, len, need);
         got = ofl_tpt_check_remote(&g_t, stag, pd, qp, to, len, need);
-        check_translate_agrees(in, stag, pd, qp, to, len, need, got);
+        check_translate_agrees(in, stag, pd, qp, to, len, need, got, false);
         break;
     default:
         need &= OFL_TPT_ACCESS_ALL & ~OFL_TPT_BIND_WINDOW;
