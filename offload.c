@@ -41,16 +41,21 @@ const char *ofl_strerror(enum ofl_err e)
 
 /*
  * Internal copy and fill. The core may not call the C library's copy or
- * fill (firmware without libc), and GCC turns plain byte loops into calls
- * to them (-ftree-loop-distribute-patterns), so that transformation is
- * switched off for these two functions.
+ * fill (firmware without libc), and compilers turn plain copy and fill
+ * loops into calls to them (GCC's -ftree-loop-distribute-patterns, clang's
+ * loop idiom recognition). With GCC and clang the loops below pass their
+ * cursor through an empty asm each step (OFL_OPAQUE): the address is then
+ * unknown to the optimiser, the loop matches no idiom, and the functions
+ * stay inlinable (a fixed-size copy of a small struct becomes a few
+ * moves; an __optimize__ attribute would forbid inlining). Other
+ * compilers get plain loops.
  */
 /* Attribute names are spelled __name__: a kernel build defines noinline,
  * unused etc. as macros. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define OFL_NO_LIBCALLS __attribute__((__optimize__("no-tree-loop-distribute-patterns")))
+#if defined(__GNUC__)
+#define OFL_OPAQUE(p) __asm__("" : "+r"(p))
 #else
-#define OFL_NO_LIBCALLS
+#define OFL_OPAQUE(p) ((void)0)
 #endif
 /* Base helpers kept for the sections below even when a build leaves those
  * sections out. */
@@ -86,7 +91,7 @@ const char *ofl_strerror(enum ofl_err e)
 typedef uint64_t __attribute__((__may_alias__, __aligned__(1))) ofl_word;
 #endif
 
-static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src, size_t n)
+static inline OFL_MAYBE_UNUSED void ofl_copy(void *dst, const void *src, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
     const uint8_t *s = (const uint8_t *)src;
@@ -95,11 +100,14 @@ static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src
     for (; n >= 16; n -= 16, d += 16, s += 16) {
         ofl_word a = ((const ofl_word *)s)[0], b = ((const ofl_word *)s)[1];
 
+        OFL_OPAQUE(d);
         ((ofl_word *)d)[0] = a;
         ((ofl_word *)d)[1] = b;
     }
-    for (; n >= 8; n -= 8, d += 8, s += 8)
+    for (; n >= 8; n -= 8, d += 8, s += 8) {
+        OFL_OPAQUE(d);
         *(ofl_word *)d = *(const ofl_word *)s;
+    }
 #elif defined(OFL_WORD_MOVES)
     for (; n >= 16; n -= 16, d += 16, s += 16) {
         uint64_t a = ofl_load_le64(s), b = ofl_load_le64(s + 8);
@@ -110,22 +118,28 @@ static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_copy(void *dst, const void *src
     for (; n >= 8; n -= 8, d += 8, s += 8)
         ofl_store_le64(d, ofl_load_le64(s));
 #endif
-    for (; n != 0; n--)
+    for (; n != 0; n--) {
+        OFL_OPAQUE(d);
         *d++ = *s++;
+    }
 }
 
-static OFL_MAYBE_UNUSED OFL_NO_LIBCALLS void ofl_fill(void *dst, uint8_t byte, size_t n)
+static inline OFL_MAYBE_UNUSED void ofl_fill(void *dst, uint8_t byte, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
 
 #if defined(OFL_WORD_MOVES)
     const uint64_t w = byte * 0x0101010101010101ull;
 
-    for (; n >= 8; n -= 8, d += 8)
+    for (; n >= 8; n -= 8, d += 8) {
+        OFL_OPAQUE(d);
         ofl_store_le64(d, w);
+    }
 #endif
-    for (; n != 0; n--)
+    for (; n != 0; n--) {
+        OFL_OPAQUE(d);
         *d++ = byte;
+    }
 }
 
 /* Bounds-checked cursors (offload.h, base: cursors). */
