@@ -142,8 +142,11 @@ static inline OFL_MAYBE_UNUSED void ofl_fill(void *dst, uint8_t byte, size_t n)
     }
 }
 
-/* Bounds-checked cursors (offload.h, base: cursors). */
-void ofl_rd_init(struct ofl_rd *r, const uint8_t *p, size_t len)
+/* Bounds-checked cursors (offload.h, base: cursors). The bodies are static
+ * inline (cur_*), the public functions call them, and the rest of this file
+ * calls the bodies through the macros after ofl_wr_be64: the parsers and
+ * builders then make no call per header field. */
+static inline void cur_rd_init(struct ofl_rd *r, const uint8_t *p, size_t len)
 {
     r->p = p;
     r->len = p != NULL ? len : 0;
@@ -152,7 +155,7 @@ void ofl_rd_init(struct ofl_rd *r, const uint8_t *p, size_t len)
 }
 
 /* Returns a pointer to the next n bytes and skips them, or NULL (bad). */
-const uint8_t *ofl_rd_take(struct ofl_rd *r, size_t n)
+static inline const uint8_t *cur_rd_take(struct ofl_rd *r, size_t n)
 {
     const uint8_t *q;
 
@@ -165,37 +168,37 @@ const uint8_t *ofl_rd_take(struct ofl_rd *r, size_t n)
     return q;
 }
 
-uint8_t ofl_rd_u8(struct ofl_rd *r)
+static inline uint8_t cur_rd_u8(struct ofl_rd *r)
 {
-    const uint8_t *q = ofl_rd_take(r, 1);
+    const uint8_t *q = cur_rd_take(r, 1);
     return q != NULL ? q[0] : 0;
 }
 
-uint16_t ofl_rd_be16(struct ofl_rd *r)
+static inline uint16_t cur_rd_be16(struct ofl_rd *r)
 {
-    const uint8_t *q = ofl_rd_take(r, 2);
+    const uint8_t *q = cur_rd_take(r, 2);
     return q != NULL ? ofl_load_be16(q) : 0;
 }
 
-uint32_t ofl_rd_be32(struct ofl_rd *r)
+static inline uint32_t cur_rd_be32(struct ofl_rd *r)
 {
-    const uint8_t *q = ofl_rd_take(r, 4);
+    const uint8_t *q = cur_rd_take(r, 4);
     return q != NULL ? ofl_load_be32(q) : 0;
 }
 
-uint64_t ofl_rd_be64(struct ofl_rd *r)
+static inline uint64_t cur_rd_be64(struct ofl_rd *r)
 {
-    const uint8_t *q = ofl_rd_take(r, 8);
+    const uint8_t *q = cur_rd_take(r, 8);
     return q != NULL ? ofl_load_be64(q) : 0;
 }
 
 /* Bytes left to read. */
-size_t ofl_rd_left(const struct ofl_rd *r)
+static inline size_t cur_rd_left(const struct ofl_rd *r)
 {
     return r->bad ? 0 : r->len - r->off;
 }
 
-void ofl_wr_init(struct ofl_wr *w, uint8_t *p, size_t cap)
+static inline void cur_wr_init(struct ofl_wr *w, uint8_t *p, size_t cap)
 {
     w->p = p;
     w->cap = p != NULL ? cap : 0;
@@ -204,7 +207,7 @@ void ofl_wr_init(struct ofl_wr *w, uint8_t *p, size_t cap)
 }
 
 /* Returns a pointer to the next n writable bytes and skips them, or NULL. */
-uint8_t *ofl_wr_take(struct ofl_wr *w, size_t n)
+static inline uint8_t *cur_wr_take(struct ofl_wr *w, size_t n)
 {
     uint8_t *q;
 
@@ -217,33 +220,112 @@ uint8_t *ofl_wr_take(struct ofl_wr *w, size_t n)
     return q;
 }
 
-void ofl_wr_u8(struct ofl_wr *w, uint8_t v)
+static inline void cur_wr_u8(struct ofl_wr *w, uint8_t v)
 {
-    uint8_t *q = ofl_wr_take(w, 1);
+    uint8_t *q = cur_wr_take(w, 1);
     if (q != NULL)
         q[0] = v;
 }
 
-void ofl_wr_be16(struct ofl_wr *w, uint16_t v)
+static inline void cur_wr_be16(struct ofl_wr *w, uint16_t v)
 {
-    uint8_t *q = ofl_wr_take(w, 2);
+    uint8_t *q = cur_wr_take(w, 2);
     if (q != NULL)
         ofl_store_be16(q, v);
 }
 
-void ofl_wr_be32(struct ofl_wr *w, uint32_t v)
+static inline void cur_wr_be32(struct ofl_wr *w, uint32_t v)
 {
-    uint8_t *q = ofl_wr_take(w, 4);
+    uint8_t *q = cur_wr_take(w, 4);
     if (q != NULL)
         ofl_store_be32(q, v);
 }
 
-void ofl_wr_be64(struct ofl_wr *w, uint64_t v)
+static inline void cur_wr_be64(struct ofl_wr *w, uint64_t v)
 {
-    uint8_t *q = ofl_wr_take(w, 8);
+    uint8_t *q = cur_wr_take(w, 8);
     if (q != NULL)
         ofl_store_be64(q, v);
 }
+
+void ofl_rd_init(struct ofl_rd *r, const uint8_t *p, size_t len)
+{
+    cur_rd_init(r, p, len);
+}
+
+const uint8_t *ofl_rd_take(struct ofl_rd *r, size_t n)
+{
+    return cur_rd_take(r, n);
+}
+
+uint8_t ofl_rd_u8(struct ofl_rd *r)
+{
+    return cur_rd_u8(r);
+}
+
+uint16_t ofl_rd_be16(struct ofl_rd *r)
+{
+    return cur_rd_be16(r);
+}
+
+uint32_t ofl_rd_be32(struct ofl_rd *r)
+{
+    return cur_rd_be32(r);
+}
+
+uint64_t ofl_rd_be64(struct ofl_rd *r)
+{
+    return cur_rd_be64(r);
+}
+
+size_t ofl_rd_left(const struct ofl_rd *r)
+{
+    return cur_rd_left(r);
+}
+
+void ofl_wr_init(struct ofl_wr *w, uint8_t *p, size_t cap)
+{
+    cur_wr_init(w, p, cap);
+}
+
+uint8_t *ofl_wr_take(struct ofl_wr *w, size_t n)
+{
+    return cur_wr_take(w, n);
+}
+
+void ofl_wr_u8(struct ofl_wr *w, uint8_t v)
+{
+    cur_wr_u8(w, v);
+}
+
+void ofl_wr_be16(struct ofl_wr *w, uint16_t v)
+{
+    cur_wr_be16(w, v);
+}
+
+void ofl_wr_be32(struct ofl_wr *w, uint32_t v)
+{
+    cur_wr_be32(w, v);
+}
+
+void ofl_wr_be64(struct ofl_wr *w, uint64_t v)
+{
+    cur_wr_be64(w, v);
+}
+
+#define ofl_rd_init(r, p, len) cur_rd_init(r, p, len)
+#define ofl_rd_take(r, n) cur_rd_take(r, n)
+#define ofl_rd_u8(r) cur_rd_u8(r)
+#define ofl_rd_be16(r) cur_rd_be16(r)
+#define ofl_rd_be32(r) cur_rd_be32(r)
+#define ofl_rd_be64(r) cur_rd_be64(r)
+#define ofl_rd_left(r) cur_rd_left(r)
+#define ofl_wr_init(w, p, cap) cur_wr_init(w, p, cap)
+#define ofl_wr_take(w, n) cur_wr_take(w, n)
+#define ofl_wr_u8(w, v) cur_wr_u8(w, v)
+#define ofl_wr_be16(w, v) cur_wr_be16(w, v)
+#define ofl_wr_be32(w, v) cur_wr_be32(w, v)
+#define ofl_wr_be64(w, v) cur_wr_be64(w, v)
 
 void ofl_wr_bytes(struct ofl_wr *w, const void *src, size_t n)
 {
