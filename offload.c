@@ -142,6 +142,67 @@ static inline OFL_MAYBE_UNUSED void ofl_fill(void *dst, uint8_t byte, size_t n)
     }
 }
 
+/*
+ * The stores of offload.h's byte-order helpers are byte by byte, and GCC 12
+ * does not merge them when two words are in flight (a WQE's or a header's
+ * fields: up to eight byte moves and shifts per word). Where ofl_word
+ * exists and the byte order is known, this file stores whole unaligned
+ * words instead (a byte swap where the orders differ): same bytes, one
+ * move. The loads merge well and stay as they are.
+ */
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__) && \
+    defined(__BYTE_ORDER__) && \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || \
+     __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+typedef uint32_t __attribute__((__may_alias__, __aligned__(1))) ofl_word32;
+typedef uint16_t __attribute__((__may_alias__, __aligned__(1))) ofl_word16;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define OFL_LE16(v) (v)
+#define OFL_LE32(v) (v)
+#define OFL_LE64(v) (v)
+#define OFL_BE16(v) __builtin_bswap16(v)
+#define OFL_BE32(v) __builtin_bswap32(v)
+#define OFL_BE64(v) __builtin_bswap64(v)
+#else
+#define OFL_LE16(v) __builtin_bswap16(v)
+#define OFL_LE32(v) __builtin_bswap32(v)
+#define OFL_LE64(v) __builtin_bswap64(v)
+#define OFL_BE16(v) (v)
+#define OFL_BE32(v) (v)
+#define OFL_BE64(v) (v)
+#endif
+static inline void word_store_le16(uint8_t *p, uint16_t v)
+{
+    *(ofl_word16 *)p = OFL_LE16(v);
+}
+static inline void word_store_le32(uint8_t *p, uint32_t v)
+{
+    *(ofl_word32 *)p = OFL_LE32(v);
+}
+static inline void word_store_le64(uint8_t *p, uint64_t v)
+{
+    *(ofl_word *)p = OFL_LE64(v);
+}
+static inline void word_store_be16(uint8_t *p, uint16_t v)
+{
+    *(ofl_word16 *)p = OFL_BE16(v);
+}
+static inline void word_store_be32(uint8_t *p, uint32_t v)
+{
+    *(ofl_word32 *)p = OFL_BE32(v);
+}
+static inline void word_store_be64(uint8_t *p, uint64_t v)
+{
+    *(ofl_word *)p = OFL_BE64(v);
+}
+#define ofl_store_le16(p, v) word_store_le16(p, v)
+#define ofl_store_le32(p, v) word_store_le32(p, v)
+#define ofl_store_le64(p, v) word_store_le64(p, v)
+#define ofl_store_be16(p, v) word_store_be16(p, v)
+#define ofl_store_be32(p, v) word_store_be32(p, v)
+#define ofl_store_be64(p, v) word_store_be64(p, v)
+#endif
+
 /* Bounds-checked cursors (offload.h, base: cursors). The bodies are static
  * inline (cur_*), the public functions call them, and the rest of this file
  * calls the bodies through the macros after ofl_wr_be64: the parsers and
