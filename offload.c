@@ -12466,17 +12466,27 @@ static void dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
     }
 }
 
-/* Responses closing a listener takes: its shared buffers and sends. */
+static uint32_t dt_settle_cost(const struct ofl_dt *dt,
+                               const struct ofl_dt_conn *except, uint64_t lid,
+                               uint64_t base, bool whole);
+static void dt_settle(struct ofl_dt *dt, const struct ofl_dt_conn *except,
+                      uint64_t lid, uint64_t base, bool whole);
+
+/* Responses closing a listener takes: the members' unreported ranges in
+ * its shared buffers, the buffers and its sends. */
 static uint32_t dt_listener_cost(const struct ofl_dt *dt,
                                  const struct ofl_dt_conn *l)
 {
-    return dt_rbuf_count(dt, l) + l->xfer_n;
+    return dt_settle_cost(dt, NULL, dt_conn_id(dt, l), 0, true) +
+           dt_rbuf_count(dt, l) + l->xfer_n;
 }
 
-/* Closes listener l: returns its buffers and sends with status. */
+/* Closes listener l: reports what members placed in its shared buffers,
+ * then returns the buffers and its sends with status. */
 static void dt_listener_close(struct ofl_dt *dt, struct ofl_dt_conn *l,
                               uint8_t status)
 {
+    dt_settle(dt, NULL, dt_conn_id(dt, l), 0, true);
     dt_rbuf_flush(dt, l, status);
     (void)dt_xfer_drop(dt, dt_conn_index(dt, l), false, 0, status);
     dt_conn_release(dt, l);
@@ -12890,6 +12900,83 @@ static void dt_note_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
     n->open = 0;
 }
 
+/*
+ * Shared buffers (offload.h: order): a range placed in a buffer of
+ * listener lid's group by connection o (not except) that its note has not
+ * reported yet - in the buffer at base, or in any of lid's when whole.
+ */
+static bool dt_settles(const struct ofl_dt_conn *o,
+                       const struct ofl_dt_conn *except, uint64_t lid,
+                       uint64_t base, bool whole)
+{
+    return o != except && o->state != OFL_DT_CONN_FREE && o->note.open &&
+           o->note.shared == lid && (whole || o->note.base == base);
+}
+
+/* Responses dt_settle writes: each such note, and its connection's
+ * pending notice before it. */
+static uint32_t dt_settle_cost(const struct ofl_dt *dt,
+                               const struct ofl_dt_conn *except, uint64_t lid,
+                               uint64_t base, bool whole)
+{
+    uint32_t i, n = 0;
+    const struct ofl_dt_conn *o;
+
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        o = &dt->mem.conn[i];
+        if (dt_settles(o, except, lid, base, whole))
+            n += 1u + (o->cn_pending != 0);
+    }
+    return n;
+}
+
+/*
+ * Reports every such range now, whatever its notification delay, each
+ * after its connection's notice (forced out if still pending): a shared
+ * buffer goes back to the host only after all data in it was reported.
+ * Room reserved (dt_settle_cost).
+ */
+static void dt_settle(struct ofl_dt *dt, const struct ofl_dt_conn *except,
+                      uint64_t lid, uint64_t base, bool whole)
+{
+    uint32_t i;
+    struct ofl_dt_conn *o;
+
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        o = &dt->mem.conn[i];
+        if (!dt_settles(o, except, lid, base, whole))
+            continue;
+        if (o->cn_pending != 0)
+            dt_cn_emit(dt, o);
+        dt_note_emit(dt, o);
+    }
+}
+
+/* Responses dt_note_out writes for c's open note (0 when none). */
+static uint32_t dt_note_cost(const struct ofl_dt *dt,
+                             const struct ofl_dt_conn *c)
+{
+    const struct ofl_dt_note *n = &c->note;
+
+    if (!n->open)
+        return 0;
+    if (n->final && n->shared != 0)
+        return 1 + dt_settle_cost(dt, c, n->shared, n->base, false);
+    return 1;
+}
+
+/* Emits c's open note, if any (room reserved: dt_note_cost). The note
+ * that returns a shared buffer goes after every other connection's
+ * unreported range in it. */
+static void dt_note_out(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    if (!c->note.open)
+        return;
+    if (c->note.final && c->note.shared != 0)
+        dt_settle(dt, c, c->note.shared, c->note.base, false);
+    dt_note_emit(dt, c);
+}
+
 enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now)
 {
     struct ofl_dt_conn *c;
@@ -12905,14 +12992,13 @@ enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now)
         return OFL_E_DT_CONN_UNKNOWN;
     if (c->state != OFL_DT_CONN_ESTABLISHED && c->state != OFL_DT_CONN_CLOSING)
         return OFL_E_DT_CONN_STATE;
-    need = 1 + (c->cn_pending != 0) + c->note.open + (c->peek != 0) +
+    need = 1 + (c->cn_pending != 0) + dt_note_cost(dt, c) + (c->peek != 0) +
            dt_rbuf_count(dt, c) + c->xfer_n;
     if (!dt_reserve(dt, need))
         return OFL_E_DT_FULL;
     if (c->cn_pending != 0)
         dt_cn_emit(dt, c);
-    if (c->note.open)
-        dt_note_emit(dt, c);
+    dt_note_out(dt, c);
     p = dt_rbuf(dt, c->peek);
     if (p != NULL) {
         dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, OFL_DT_ST_FLUSHED, p->tag, id);
@@ -13114,8 +13200,11 @@ static OFL_NOINLINE void dt_report_run(struct ofl_dt *dt, uint64_t now)
     }
     for (i = dt->report_next - 1; i < dt->mem.conn_cap; i++) {
         c = &dt->mem.conn[i];
-        if (c->state != OFL_DT_CONN_ESTABLISHED &&
-            c->state != OFL_DT_CONN_CLOSING)
+        /* A connection whose notice is pending is not the host's yet: its
+         * first report follows the notice (offload.h: order). */
+        if ((c->state != OFL_DT_CONN_ESTABLISHED &&
+             c->state != OFL_DT_CONN_CLOSING) ||
+            c->cn_pending != 0)
             continue;
         if (!dt_reserve(dt, 1)) {
             dt->report_next = i + 1; /* resume here */
@@ -13503,7 +13592,9 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         if (staged == 0)
             break;
         if (c->peek != 0) {
-            if (!dt_reserve(dt, 1))
+            /* A peek answers with the connection's data: like a note it
+             * waits for the connection's notice (offload.h: order). */
+            if (c->cn_pending != 0 || !dt_reserve(dt, 1))
                 break;
             dt_rx_peek(dt, c);
             continue;
@@ -13544,9 +13635,9 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         contiguous = note->open && b->kind != DT_RB_BULK &&
                      note->base == b->base && note->off + note->len == b->fill;
         if (note->open && !contiguous) {
-            if (c->cn_pending != 0 || !dt_reserve(dt, 1))
+            if (c->cn_pending != 0 || !dt_reserve(dt, dt_note_cost(dt, c)))
                 break; /* its notices must go out in order */
-            dt_note_emit(dt, c);
+            dt_note_out(dt, c);
         }
         n = dt_min32(staged, b->len - b->fill);
         err = dt_ring_dma_out(dt, dt_rx_ring(dt, c), dt->mem.rx_size,
@@ -13565,6 +13656,7 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
             note->count = 0;
             note->final = 0;
             note->t_first = now;
+            note->shared = b->kind == DT_RB_SHARED ? dt_conn_id(dt, fifo) : 0;
         }
         note->len += n;
         if (note->count != 0)
@@ -13652,9 +13744,9 @@ static OFL_NOINLINE void dt_notes_run(struct ofl_dt *dt, uint64_t now)
         if (c->state == OFL_DT_CONN_FREE || !c->note.open ||
             c->cn_pending != 0 || !dt_note_due(c, now))
             continue;
-        if (!dt_reserve(dt, 1))
+        if (!dt_reserve(dt, dt_note_cost(dt, c)))
             return;
-        dt_note_emit(dt, c);
+        dt_note_out(dt, c);
     }
 }
 

@@ -4755,8 +4755,22 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * time since the first, data arriving on a pending connection, or a data
  * pattern received on one (cfg.cn_*) - and never longer than
  * cfg.cn_max_delay. The host then gets them all in one output batch and
- * one interrupt. No buffer receive response of a connection precedes its
- * completion or arrival notice.
+ * one interrupt.
+ *
+ * Order. After a connect or listen request the adapter need not talk to
+ * the host about the new connections "until certain criteria are met"
+ * (seed 003, connection establishment, before FIG. 9). So nothing the
+ * adapter reports on its own about a connection precedes that
+ * connection's completion or arrival notice: a buffer receive response
+ * (placed data, or a peek's copy) and the periodic state report wait
+ * until the notice is written. Data is still placed meanwhile, except
+ * behind an outstanding peek (a peek reads the stream from its start); a
+ * state report round skips the connection, whose first report follows
+ * its notice. The one exception runs the other way: a notice goes out
+ * before its criteria hold when a shared buffer returns (below). A
+ * response answering a request the host addressed to the connection's id
+ * (a refusal, an attribute or a send response) answers that request and
+ * is not held.
  *
  * Sends (FIG. 11, 15, 16): buffer send requests enter the bulk transfer
  * list and wait for a delay criterion (cfg.bt_*: count, bytes, time; the
@@ -4782,7 +4796,14 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * placements found one - into the best-fitting bulk buffer (the smallest
  * that holds all the data, else the largest). Own and shared buffers fill
  * partially: each response gives offset and length, FINAL when the buffer
- * is full. A bulk buffer is used once and returned FINAL. Placements
+ * is full. A bulk buffer is used once and returned FINAL. A shared buffer
+ * holds ranges of several connections with their own delays; since the
+ * host takes the end of the buffer (FINAL, or offset + length = its
+ * length) as "full control of the application buffer is returned"
+ * (seed 003 FIG. 14), the response returning it - and the FLUSHED return
+ * when its listener closes - goes out only after every other range in it
+ * was reported: those still unreported are reported first, whatever their
+ * delay, each after its connection's notice (forced out if pending). Placements
  * contiguous in one buffer combine into one response; the response waits
  * for the connection's notification delay (a time, a byte count, or the
  * host's measured buffer-posting interval, always bounded by notify_max).
@@ -5138,6 +5159,8 @@ enum ofl_dt_action {
 /* An open receive notification: a range placed but not yet reported. */
 struct ofl_dt_note {
     uint64_t base;    /* the posted buffer */
+    uint64_t shared;  /* listener id whose shared buffer it is, 0 = the
+                         connection's own or a bulk buffer */
     uint64_t t_first; /* time of the first placement in the range */
     uint32_t buf_len; /* its length */
     uint32_t off;     /* offset of the range in the buffer */
