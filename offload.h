@@ -4663,7 +4663,9 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * its completion entries.
  *
  * Types and their fields (- = MUST be 0; "any" = free; R = required
- * non-zero):
+ * non-zero, in a response only when its status is OK; R on a buffer
+ * requires its len, base 0 being an address like any other). Every row
+ * is checked by tests/test_dt_rules.c:
  *
  *   type                 flags        number  base/len      conn  aux
  *   REQ_BUF_SEND    0x01 ASAP MODIFY  -       buffer R      R     -
