@@ -12052,20 +12052,25 @@ static uint8_t dt_status_of(enum ofl_err e)
 {
     switch (e) {
     case OFL_E_DT_CONN_UNKNOWN:
-    case OFL_E_DT_CONN_STATE:
         return OFL_DT_ST_BAD_CONN;
+    case OFL_E_DT_CONN_STATE:
+        return OFL_DT_ST_CONN_STATE;
     case OFL_E_DT_TUPLE_TRUNCATED:
     case OFL_E_DT_TUPLE_COUNT:
     case OFL_E_DT_ATTR_UNKNOWN:
     case OFL_E_DT_ATTR_VALUE:
     case OFL_E_DT_ATTR_READONLY:
     case OFL_E_DT_ATTR_SCOPE:
-    case OFL_E_DT_CTRL_SIZE:
         return OFL_DT_ST_BAD_TUPLE;
+    case OFL_E_DT_CTRL_SIZE:
+    case OFL_E_DT_TOO_LARGE:
+        return OFL_DT_ST_TOO_LARGE;
+    case OFL_E_DT_BUF_RANGE:
+        return OFL_DT_ST_BAD_RANGE;
     case OFL_E_DT_NO_CONN:
-    case OFL_E_DT_NO_BUFFER:
-    case OFL_E_DT_LIST_FULL:
         return OFL_DT_ST_NO_RESOURCE;
+    case OFL_E_DT_NO_BUFFER:
+        return OFL_DT_ST_NO_BUFFER;
     case OFL_E_DT_NOT_FOUND:
         return OFL_DT_ST_NOT_FOUND;
     case OFL_E_DT_BUSY:
@@ -12149,7 +12154,7 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
              c->state != OFL_DT_CONN_LISTENING)
         err = OFL_E_DT_CONN_STATE;
     else if (d->len > dt->mem.tx_size)
-        err = OFL_E_DT_BAD_FIELD; /* could never fit a transmit ring */
+        err = OFL_E_DT_TOO_LARGE; /* could never fit a transmit ring */
     if (err != OFL_OK)
         return dt_refuse(dt, d, err);
     x = &dt->mem.xfer[dt->xfer_count++];

@@ -394,7 +394,6 @@ uint32_t ofl_version(void);
                                    the request */                          \
     X(E_DT_NO_CONN, 0x060F)     /* connection table (or backlog) full */   \
     X(E_DT_NO_BUFFER, 0x0610)   /* receive buffer pool full */             \
-    X(E_DT_LIST_FULL, 0x0611)   /* bulk transfer list full */              \
     X(E_DT_CTRL_SIZE, 0x0612)   /* control buffer larger than the          \
                                    adapter's control scratch */            \
     X(E_DT_BUF_RANGE, 0x0613)   /* a described buffer lies outside the     \
@@ -403,7 +402,9 @@ uint32_t ofl_version(void);
     X(E_DT_RX_FULL, 0x0615)     /* receive staging lacks room */           \
     X(E_DT_TX_RANGE, 0x0616)    /* transmit consume beyond queued bytes */ \
     X(E_DT_BUSY, 0x0617)        /* a peek is already outstanding on the    \
-                                   connection */
+                                   connection */                           \
+    X(E_DT_TOO_LARGE, 0x0618)   /* a send larger than a transmit ring: it  \
+                                   could never be taken whole */
 #define OFL_ERRORS_PP(X) /* pp: 0x07xx */                                \
     X(E_PP_TRUNCATED, 0x0701)   /* a message or cell shorter than its      \
                                    fixed part */                           \
@@ -4856,22 +4857,43 @@ enum ofl_dt_flag {
     OFL_DT_F_REPORT = 0x10  /* connection attribute: periodic state report */
 };
 
-/* Response status (byte 2). */
+/*
+ * Response status (byte 2). A refused request's status names what the host
+ * can do about it; the adapter's error (OFL_E_DT_*) behind each is given.
+ * A request that only meets a full bulk transfer list is never refused: it
+ * stays in the input table until ofl_dt_service drains the list.
+ */
 enum ofl_dt_status {
     OFL_DT_ST_OK = 0,
     OFL_DT_ST_FAILED = 1,    /* connect refused or reset */
     OFL_DT_ST_TIMEOUT = 2,   /* connect timed out and was cancelled */
     OFL_DT_ST_CANCELLED = 3, /* cancelled by a cancellation request */
     OFL_DT_ST_FLUSHED = 4,   /* returned unused: its connection closed */
-    OFL_DT_ST_BAD_DESC = 5,  /* the request was malformed */
-    OFL_DT_ST_BAD_CONN = 6,  /* unknown connection or wrong state */
-    OFL_DT_ST_BAD_TUPLE = 7, /* control buffer or attribute refused */
-    OFL_DT_ST_NO_RESOURCE = 8, /* connection table, pool or list full */
+    OFL_DT_ST_BAD_DESC = 5,  /* the request was malformed (the codec's
+                                errors, skip or peek without a
+                                connection): a host bug */
+    OFL_DT_ST_BAD_CONN = 6,  /* no such connection (CONN_UNKNOWN): the id
+                                is stale, the host drops what it holds */
+    OFL_DT_ST_BAD_TUPLE = 7, /* control buffer or attribute refused
+                                (TUPLE_*, ATTR_*) */
+    OFL_DT_ST_NO_RESOURCE = 8, /* connection table or backlog full
+                                  (NO_CONN): retry after closing some */
     OFL_DT_ST_NOT_FOUND = 9, /* nothing matched a cancellation */
     OFL_DT_ST_DMA = 10,      /* the port failed to reach the buffer */
-    OFL_DT_ST_BUSY = 11      /* a peek is already outstanding */
+    OFL_DT_ST_BUSY = 11,     /* a peek is already outstanding: repost
+                                after its answer */
+    OFL_DT_ST_CONN_STATE = 12, /* the connection exists but its state
+                                  refuses the request (CONN_STATE): e.g.
+                                  cancel, not terminate, a connect */
+    OFL_DT_ST_NO_BUFFER = 13,  /* receive buffer pool full (NO_BUFFER):
+                                  repost after buffers come back */
+    OFL_DT_ST_TOO_LARGE = 14,  /* larger than the adapter takes in one
+                                  request (CTRL_SIZE, TOO_LARGE): split it */
+    OFL_DT_ST_BAD_RANGE = 15   /* a buffer outside the host range the
+                                  adapter may reach, or over a table
+                                  (BUF_RANGE) */
 };
-#define OFL_DT_ST_MAX OFL_DT_ST_BUSY
+#define OFL_DT_ST_MAX OFL_DT_ST_BAD_RANGE
 
 /* A decoded descriptor. Which fields a type uses: see the table above. */
 struct ofl_dt_desc {
