@@ -12939,21 +12939,26 @@ static uint32_t dt_settle_cost(const struct ofl_dt *dt,
  * Reports every such range now, whatever its notification delay, each
  * after its connection's notice (forced out if still pending): a shared
  * buffer goes back to the host only after all data in it was reported.
- * Room reserved (dt_settle_cost).
+ * Two passes: the ranges that end a buffer (FINAL) after all others, so
+ * that when whole a FINAL never precedes a range of its own buffer. Room
+ * reserved (dt_settle_cost).
  */
 static void dt_settle(struct ofl_dt *dt, const struct ofl_dt_conn *except,
                       uint64_t lid, uint64_t base, bool whole)
 {
-    uint32_t i;
+    uint32_t i, pass;
     struct ofl_dt_conn *o;
 
-    for (i = 0; i < dt->mem.conn_cap; i++) {
-        o = &dt->mem.conn[i];
-        if (!dt_settles(o, except, lid, base, whole))
-            continue;
-        if (o->cn_pending != 0)
-            dt_cn_emit(dt, o);
-        dt_note_emit(dt, o);
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < dt->mem.conn_cap; i++) {
+            o = &dt->mem.conn[i];
+            if (!dt_settles(o, except, lid, base, whole) ||
+                o->note.final != pass)
+                continue;
+            if (o->cn_pending != 0)
+                dt_cn_emit(dt, o);
+            dt_note_emit(dt, o);
+        }
     }
 }
 

@@ -382,6 +382,62 @@ static void test_order_listener_close(void)
     rig_done(r);
 }
 
+/* A listener closes while a member's FINAL range (held by its pending
+ * notice) and another member's earlier range in the same buffer are both
+ * unreported; the FINAL one has the lower entry index. The earlier range
+ * still goes first. */
+static void test_order_listener_close_final(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    struct ofl_dt_desc d;
+    uint64_t l, x, a, b;
+    uint8_t *buf;
+    uint32_t n;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = OFL_DT_CN_TIME;
+    c.cn_time = 10;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr0, 1, 0, &x));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr0, 2, 0, &a));
+    CHECK_OK(dt_rig_poll(r, 10));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, x, 10)); /* frees the lower entry */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 10));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    notify_time(r, a, 50, 10);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr0, 3, 11, &b));
+    CHECK((uint32_t)b < (uint32_t)a);
+    buf = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, l, buf, 10, 0, 0, 5));
+    rx(r, a, "aaa", 12);
+    CHECK_OK(dt_rig_poll(r, 12));
+    rx(r, b, "bbbbbbb", 13);
+    CHECK_OK(dt_rig_poll(r, 13));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK(r->conn[(uint32_t)b - 1].note.final);
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_TERMINATE;
+    d.conn = l;
+    d.tag = 77;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 14));
+    n = dt_rig_take(r, rsp, NRSP);
+    CHECK_EQ(n, 4);
+    CHECK(rsp[0].conn == a && rsp[0].aux == 0 && rsp[0].len == 3 &&
+          !(rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK(rsp[1].type == OFL_DT_RSP_CONN_ARRIVAL && rsp[1].conn == b);
+    CHECK(rsp[2].conn == b && rsp[2].aux == 3 && rsp[2].len == 7 &&
+          (rsp[2].flags & OFL_DT_F_FINAL));
+    CHECK(rsp[3].type == OFL_DT_RSP_TERMINATE && rsp[3].tag == 77);
+    CHECK_EQ(r->dt.cn_pending, 0);
+    rig_done(r);
+}
+
 OFL_SUITE(dt_order)
 {
     test_order_peek_waits();
@@ -391,4 +447,5 @@ OFL_SUITE(dt_order)
     test_order_shared_notice();
     test_order_shared_room();
     test_order_listener_close();
+    test_order_listener_close_final();
 }
