@@ -4762,18 +4762,20 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  *
  * Order. After a connect or listen request the adapter need not talk to
  * the host about the new connections "until certain criteria are met"
- * (seed 003, connection establishment, before FIG. 9). So nothing the
- * adapter reports on its own about a connection precedes that
+ * (seed 003, connection establishment, before FIG. 9). So no response
+ * that the connection's traffic or the clock causes precedes that
  * connection's completion or arrival notice: a buffer receive response
- * (placed data, or a peek's copy) and the periodic state report wait
- * until the notice is written. Data is still placed meanwhile, except
- * behind an outstanding peek (a peek reads the stream from its start); a
- * state report round skips the connection, whose first report follows
- * its notice. The one exception runs the other way: a notice goes out
- * before its criteria hold when a shared buffer returns (below). A
- * response answering a request the host addressed to the connection's id
- * (a refusal, an attribute or a send response) answers that request and
- * is not held.
+ * (placed data, or a peek's copy of it) and the periodic state report
+ * wait until the notice is written. Data is still placed meanwhile,
+ * except behind an outstanding peek (a peek reads the stream from its
+ * start); a state report round skips the connection, whose first report
+ * follows its notice. A notice goes out before its criteria hold only
+ * when what must follow it cannot wait: the connection closed
+ * (ofl_dt_conn_closed), or a shared buffer returns (below). A response
+ * that a request itself
+ * causes (its refusal, an attribute response, a send's buffer available,
+ * a cancellation's) is not held: the host itself named the connection's
+ * id in that request.
  *
  * Sends (FIG. 11, 15, 16): buffer send requests enter the bulk transfer
  * list and wait for a delay criterion (cfg.bt_*: count, bytes, time; the
