@@ -531,8 +531,45 @@ static void test_drain_no_room_waits(void)
     dt_rig_free(r);
 }
 
+/* A member of a DRAINING listener places nothing into the shared buffers
+ * being returned: its data waits (test_rx_shared in test_dt.c has the
+ * same member placing into a LISTENING listener's buffers). */
+static void test_drain_member_no_shared(void)
+{
+    struct dt_rig *r = rig(4);
+    struct ofl_dt_desc d;
+    struct ofl_dt_conn_info info;
+    static const uint8_t addr[16] = {0};
+    uint64_t l, m;
+    uint32_t n = 0, i;
+
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK(l != 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &m));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, got, NRSP), 1);
+    n = load(r, l, 200);
+    CHECK_EQ(n, 0);
+    d = mk(OFL_DT_REQ_TERMINATE, l, 90);
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(r->dt.draining, 1);
+    CHECK_OK(ofl_dt_rx(&r->dt, m, (const uint8_t *)"hello", 5, 1));
+    settle(r, &n);
+    CHECK_EQ(n, NBUF + NSEND + 1);
+    for (i = 0; i < n; i++)
+        CHECK(got[i].type != OFL_DT_RSP_BUF_RECV ||
+              got[i].status == OFL_DT_ST_FLUSHED);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, m, &info));
+    CHECK_EQ(info.rx_held, 5); /* still staged: no buffer of its own */
+    CHECK_EQ(r->dt.conn_live, 1);
+    dt_rig_free(r);
+}
+
 OFL_SUITE(dt_drain)
 {
+    test_drain_member_no_shared();
     test_drain_terminate_listener();
     test_drain_cancel();
     test_drain_cancel_not_sent();
