@@ -4745,13 +4745,52 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  *   CONNECTING   ofl_dt_conn_established                ESTABLISHED
  *                                                       (completion pending)
  *   CONNECTING   ofl_dt_conn_failed, connect timeout    FAILED
- *   CONNECTING   cancellation                           FREE (completion
- *                                                       CANCELLED sent)
  *   FAILED       its completion notice is written       FREE
  *   ESTABLISHED  termination request                    CLOSING
- *   CLOSING,     ofl_dt_conn_closed (firmware)          FREE (termination
- *   ESTABLISHED                                         response sent)
- *   LISTENING    termination or cancellation            FREE
+ *   CLOSING,     ofl_dt_conn_closed (firmware)          DRAINING
+ *   ESTABLISHED
+ *   LISTENING    termination or cancellation            DRAINING
+ *   CONNECTING   cancellation                           DRAINING
+ *   DRAINING     its last response is written           FREE
+ *
+ * Closing in steps (DRAINING). A termination, a cancellation or
+ * ofl_dt_conn_closed can owe the host more responses than the output
+ * table holds: one per buffer it returns and per listed send it drops,
+ * then its own. Such a close never waits for room as a whole (it could
+ * wait for ever: the host cannot free slots that were never written).
+ * Instead it takes effect at once and its responses go out as room
+ * allows, resumed by every later ofl_dt_process and ofl_dt_service (the
+ * caller-owned entries and context hold where it stopped). What the host
+ * sees, from the moment the request is consumed (or ofl_dt_conn_closed
+ * returns OFL_OK):
+ *
+ *   - the entry is DRAINING: every request naming it is refused with
+ *     OFL_DT_ST_BAD_CONN (sends, buffers, attributes, terminations;
+ *     a cancellation finds nothing), it takes no data, places nothing,
+ *     transmits nothing (staged and queued bytes are dropped), a
+ *     listener accepts no connection and lends its shared buffers to no
+ *     member; its id stays taken until the last response;
+ *   - its responses come in this order, possibly spread over several
+ *     output batches: its pending completion or arrival notice, its open
+ *     receive range, its peek buffer, its posted buffers (oldest first),
+ *     its listed sends (in list order), each returned once with FINAL and
+ *     FLUSHED (CANCELLED for a cancellation), then - last - the
+ *     termination response (a cancelled connect: its completion with
+ *     CANCELLED);
+ *   - a cancellation covers exactly what matched when it was consumed:
+ *     the sends it matched by tag stay listed but are never transmitted,
+ *     and its cancellation response (number = how many matched) follows
+ *     every response of everything it cancelled. One cancellation runs
+ *     at a time: the next cancellation request waits in the input table
+ *     until the running one has written its response.
+ *
+ * No response is lost or repeated, and nothing else waits on a close.
+ * Sources: seed 003 ("the termination response descriptor type indicates
+ * success/failure of a submitted close request", "the cancellation
+ * response ... of a submitted cancellation request": one response per
+ * request, after its effects) and the FIG. 9 loop, in which the adapter
+ * keeps reading the input table; the seed does not bound how many buffers
+ * a close returns, so the order and the stepping are this library's.
  *
  * Completion and arrival notices are aggregated (FIG. 10): they wait until
  * one of the configured criteria holds - a count of pending notices, the
@@ -5171,7 +5210,8 @@ enum ofl_dt_conn_state {
     OFL_DT_CONN_ESTABLISHED = 2,
     OFL_DT_CONN_LISTENING = 3,
     OFL_DT_CONN_CLOSING = 4,
-    OFL_DT_CONN_FAILED = 5
+    OFL_DT_CONN_FAILED = 5,
+    OFL_DT_CONN_DRAINING = 6 /* closed; its responses are going out */
 };
 
 /* Work for the firmware (ofl_dt_next_action). */
@@ -5236,7 +5276,10 @@ struct ofl_dt_conn {
     uint8_t cn_status;     /* its enum ofl_dt_status */
     uint8_t pat_matched;   /* pattern bytes matched so far */
     uint8_t hist_n;        /* placements in hist */
-    uint8_t rsv_;
+    uint8_t drain;         /* DRAINING: 1 termination (FLUSHED, then the
+                              termination response), 2 listener of a
+                              cancellation (CANCELLED), 3 connect of a
+                              cancellation (its completion CANCELLED) */
 };
 
 /* A posted receive buffer. */
@@ -5259,7 +5302,8 @@ struct ofl_dt_xfer {
     uint32_t conn;  /* connection or listener index */
     uint32_t seq;   /* arrival number */
     uint8_t flags;  /* ASAP, MODIFY */
-    uint8_t rsv_[7];
+    uint8_t cancel; /* matched by the running cancellation: never sent */
+    uint8_t rsv_[6];
 };
 
 /* A send cache slot: a copy of host range [base, base + len). */
@@ -5332,10 +5376,15 @@ struct ofl_dt {
     uint32_t xfer_seq;
     uint32_t cache_stamp;
     uint32_t report_next;   /* report cursor, 0 = no report running */
+    uint32_t draining;      /* entries DRAINING */
+    uint64_t cancel_conn;   /* the running cancellation: its conn, */
+    uint32_t cancel_tag, cancel_aux; /* tag and aux (echoed), */
+    uint32_t cancel_n;      /* what it matched, */
+    uint32_t cancel_left;   /* and of those, what is not yet answered */
     uint8_t cn_trigger;     /* a DATA or PATTERN event is waiting */
     uint8_t bt_asap;        /* an ASAP request is listed */
     uint8_t warned;         /* overflow interrupt raised, not yet re-armed */
-    uint8_t rsv_;
+    uint8_t cancel_run;     /* a cancellation is running */
     uint8_t scan[8 * OFL_DT_DESC_SIZE]; /* output reclaim scratch */
 };
 
@@ -5370,10 +5419,14 @@ enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
                               const struct ofl_dt_config *cfg);
 
 /*
- * Reads the input table from dt->in_head in DMA batches and handles up to
- * max requests (seed FIG. 9-18), returning consumed slots to the host by
- * one DMA of the run with its owner bits cleared. Stops at the first free slot, or before a request whose
- * responses or list entry find no room (it stays for a later call). A
+ * Resumes the closes in progress (DRAINING, above) as far as output room
+ * allows, then reads the input table from dt->in_head in DMA batches and
+ * handles up to max requests (seed FIG. 9-18), returning consumed slots to
+ * the host by one DMA of the run with its owner bits cleared. Stops at the
+ * first free slot, or before a request whose first response or list entry
+ * finds no room, or a cancellation while one runs (it stays for a later
+ * call). A termination or cancellation never waits for room for all its
+ * responses: it is consumed and drains. A
  * malformed request is consumed: a known type is answered with a
  * BAD_DESC status, an unknown one only counted. *consumed (may be NULL)
  * gets the count. Returns OFL_OK or a port error.
@@ -5382,7 +5435,8 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
                             uint32_t *consumed);
 
 /*
- * Runs everything time or state decides: connect timeouts, aggregated
+ * Runs everything time or state decides: closes in progress (DRAINING),
+ * connect timeouts, aggregated
  * completion notices, periodic reports, the bulk transfer list, receive
  * placement and notifications. Bounded by the table sizes. Returns OFL_OK
  * or a port error.
@@ -5433,10 +5487,14 @@ enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
 
 /*
  * The firmware finished closing id (after OFL_DT_ACT_CLOSE, or the peer
- * closed an ESTABLISHED one): reports the open receive range, returns
- * every buffer and listed send of the connection FLUSHED, drops staged
- * data, writes the termination response and frees the entry. OFL_E_DT_FULL
- * (nothing changed) when the output lacks room for all of that.
+ * closed an ESTABLISHED one): drops staged and queued data and makes the
+ * entry DRAINING, then writes as much as the output has room for of: its
+ * pending notice, its open receive range, every buffer and listed send of
+ * the connection returned FLUSHED, and last the termination response
+ * (tag of the termination request, 0 when the peer closed); the entry is
+ * freed after that. The rest goes out in later ofl_dt_process and
+ * ofl_dt_service calls. OFL_E_DT_CONN_UNKNOWN, or OFL_E_DT_CONN_STATE
+ * unless ESTABLISHED or CLOSING (a DRAINING id included).
  */
 enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now);
 
