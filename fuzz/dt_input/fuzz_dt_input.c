@@ -78,6 +78,7 @@ struct owned {
     uint64_t pa;
     uint32_t len;
     uint32_t seq; /* input slot sequence of its request */
+    uint32_t tag; /* a receive buffer's: its returns carry it */
     uint8_t kind;
 };
 static struct owned own[NOWN];
@@ -156,15 +157,17 @@ static void own_drop(unsigned i)
     own[i] = own[--nown];
 }
 
-/* Removes one owned buffer of kind at pa (with length exactly len when
- * exact, else less than len); its length in *len. False when there is
- * none. */
-static bool own_release(uint8_t kind, uint64_t pa, uint32_t *len, bool exact)
+/* Removes one owned buffer of kind at pa (a receive buffer: with tag; a
+ * send: with length exactly len when exact, else less than len); its
+ * length in *len. False when there is none. */
+static bool own_release(uint8_t kind, uint64_t pa, uint32_t tag,
+                        uint32_t *len, bool exact)
 {
     unsigned i;
 
     for (i = 0; i < nown; i++) {
         if (own[i].kind == kind && own[i].pa == pa &&
+            (kind != OWN_RECV || own[i].tag == tag) &&
             (kind != OWN_SEND ||
              (exact ? own[i].len == *len : own[i].len < *len))) {
             *len = own[i].len;
@@ -178,13 +181,15 @@ static bool own_release(uint8_t kind, uint64_t pa, uint32_t *len, bool exact)
 /*
  * The buffer a well-formed request d hands to the adapter, if any, with
  * its direction. A range outside the arena is not owned: the adapter must
- * refuse it. Returns false when the guard is full (do not hand it over).
+ * refuse it. Returns false when the guard is full, or d posts a receive
+ * buffer (base and tag) the adapter already holds (do not hand it over).
  */
 static bool describe(const uint8_t *raw)
 {
     struct ofl_dt_desc d;
     uint64_t lo = ofl_sim_pa(arena);
     uint8_t kind;
+    unsigned i;
 
     if (ofl_dt_desc_decode(raw, 32, &d) != OFL_OK)
         return true; /* refused unread: owns nothing */
@@ -209,7 +214,15 @@ static bool describe(const uint8_t *raw)
     }
     if (nown == NOWN)
         return false;
+    /* Receive buffers are told apart by base and tag (their returns carry
+     * both): a host does not post the same one again while the adapter
+     * holds it. */
+    for (i = 0; kind == OWN_RECV && i < nown; i++)
+        if (own[i].kind == OWN_RECV && own[i].pa == d.base &&
+            own[i].tag == d.tag)
+            return false;
     own[nown].pa = d.base;
+    own[nown].tag = d.tag;
     own[nown].len = d.len;
     own[nown].seq = host.in_tail;
     own[nown].kind = kind;
@@ -237,7 +250,7 @@ static void returned(const struct ofl_dt_desc *r)
          * (a refusal: 1). */
         for (k = 0; k < n; k++) {
             len = (uint32_t)(r->base + r->len - cursor);
-            found = own_release(OWN_SEND, cursor, &len, k + 1 == n);
+            found = own_release(OWN_SEND, cursor, 0, &len, k + 1 == n);
             FUZZ_ASSERT(found || unowned_refusal(r->status));
             if (!found)
                 break;
@@ -245,7 +258,7 @@ static void returned(const struct ofl_dt_desc *r)
         }
         FUZZ_ASSERT(r->status != OFL_DT_ST_OK || cursor - r->base == r->len);
     } else if (r->type == OFL_DT_RSP_BUF_RECV && (r->flags & OFL_DT_F_FINAL)) {
-        found = own_release(OWN_RECV, r->base, &len, false);
+        found = own_release(OWN_RECV, r->base, r->tag, &len, false);
         FUZZ_ASSERT(found || unowned_refusal(r->status));
     }
 }
