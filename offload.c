@@ -12486,9 +12486,9 @@ static void dt_drain_begin(struct ofl_dt *dt, struct ofl_dt_conn *c,
     dt->draining++;
 }
 
-/* A termination request. A listener drains (its shared buffers and group
- * sends, then the response); a connection is answered when the firmware
- * has closed it. */
+/* A termination request. A listener drains (its members' unreported
+ * ranges in its shared buffers, the buffers, its group sends, then the
+ * response); a connection is answered when the firmware has closed it. */
 static OFL_NOINLINE int dt_req_terminate(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 {
     struct ofl_dt_conn *c = dt_conn_find(dt, d->conn);

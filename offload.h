@@ -4764,19 +4764,29 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * sees, from the moment the request is consumed (or ofl_dt_conn_closed
  * returns OFL_OK):
  *
- *   - the entry is DRAINING: every request naming it is refused with
- *     OFL_DT_ST_BAD_CONN (sends, buffers, attributes, terminations;
- *     a cancellation finds nothing), it takes no data, places nothing,
- *     transmits nothing (staged and queued bytes are dropped), a
- *     listener accepts no connection and lends its shared buffers to no
- *     member; its id stays taken until the last response;
+ *   - the entry is DRAINING: its id stays taken until the last
+ *     response, so every request naming it meanwhile is refused with
+ *     OFL_DT_ST_CONN_STATE (the connection exists, its state refuses:
+ *     sends, buffers, attributes, terminations; a cancellation finds
+ *     nothing); BAD_CONN comes only once the id is freed (stale). It
+ *     takes no data, places nothing, transmits nothing (staged and
+ *     queued bytes are dropped), a listener accepts no connection and
+ *     lends its shared buffers to no member;
  *   - its responses come in this order, possibly spread over several
  *     output batches: its pending completion or arrival notice, its open
- *     receive range, its peek buffer, its posted buffers (oldest first),
- *     its listed sends (in list order), each returned once with FINAL and
- *     FLUSHED (CANCELLED for a cancellation), then - last - the
- *     termination response (a cancelled connect: its completion with
- *     CANCELLED);
+ *     receive range (when that range ends a shared buffer, the other
+ *     connections' unreported ranges in that buffer first, as in "Order"
+ *     below), for a listener every member's unreported range in its
+ *     shared buffers (each after that member's notice, forced out if
+ *     pending; ranges that end a buffer, FINAL, after all others), its
+ *     peek buffer, its posted buffers (oldest first), its listed sends
+ *     (in list order), each returned once with FINAL and FLUSHED
+ *     (CANCELLED for a cancellation), then - last - the termination
+ *     response (a cancelled connect: its completion with CANCELLED);
+ *   - each step takes only the room it writes: one slot, or two for a
+ *     range that goes with its member's forced notice (both or
+ *     neither); so a response a request itself causes (a refusal) may
+ *     go out between two steps;
  *   - a cancellation covers exactly what matched when it was consumed:
  *     the sends it matched by tag stay listed but are never transmitted,
  *     and its cancellation response (number = how many matched) follows
@@ -4810,11 +4820,10 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * start); a state report round skips the connection, whose first report
  * follows its notice. A notice goes out before its criteria hold only
  * when what must follow it cannot wait: the connection closed
- * (ofl_dt_conn_closed), or a shared buffer returns (below). A response
- * that a request itself
- * causes (its refusal, an attribute response, a send's buffer available,
- * a cancellation's) is not held: the host itself named the connection's
- * id in that request.
+ * (ofl_dt_conn_closed: the first step of its drain), or a shared buffer
+ * returns (below). A response that a request itself causes (its refusal,
+ * an attribute response, a send's buffer available, a cancellation's) is
+ * not held: the host itself named the connection's id in that request.
  *
  * Sends (FIG. 11, 15, 16): buffer send requests enter the bulk transfer
  * list and wait for a delay criterion (cfg.bt_*: count, bytes, time; the
@@ -4847,7 +4856,11 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * (seed 003 FIG. 14), the response returning it - and the FLUSHED return
  * when its listener closes - goes out only after every other range in it
  * was reported: those still unreported are reported first, whatever their
- * delay, each after its connection's notice (forced out if pending). Placements
+ * delay, each after its connection's notice (forced out if pending). In
+ * the normal course the FINAL range waits for room for itself and all
+ * those together (at most the output table: beyond that, and always in a
+ * close, they go out in steps, a notice with its range, the FINAL range
+ * last; see closing in steps). Placements
  * contiguous in one buffer combine into one response; the response waits
  * for the connection's notification delay (a time, a byte count, or the
  * host's measured buffer-posting interval, always bounded by notify_max).
@@ -4925,7 +4938,9 @@ enum ofl_dt_status {
                                 after its answer */
     OFL_DT_ST_CONN_STATE = 12, /* the connection exists but its state
                                   refuses the request (CONN_STATE): e.g.
-                                  cancel, not terminate, a connect */
+                                  cancel, not terminate, a connect; or
+                                  it is DRAINING (closing in steps):
+                                  wait for its last response */
     OFL_DT_ST_NO_BUFFER = 13,  /* receive buffer pool full (NO_BUFFER):
                                   repost after buffers come back */
     OFL_DT_ST_TOO_LARGE = 14,  /* larger than the adapter takes in one
@@ -5489,8 +5504,10 @@ enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
  * The firmware finished closing id (after OFL_DT_ACT_CLOSE, or the peer
  * closed an ESTABLISHED one): drops staged and queued data and makes the
  * entry DRAINING, then writes as much as the output has room for of: its
- * pending notice, its open receive range, every buffer and listed send of
- * the connection returned FLUSHED, and last the termination response
+ * pending notice, its open receive range (if that range ends a shared
+ * buffer, the other connections' unreported ranges in it first, each
+ * after its notice), every buffer and listed send of the connection
+ * returned FLUSHED, and last the termination response
  * (tag of the termination request, 0 when the peer closed); the entry is
  * freed after that. The rest goes out in later ofl_dt_process and
  * ofl_dt_service calls. OFL_E_DT_CONN_UNKNOWN, or OFL_E_DT_CONN_STATE

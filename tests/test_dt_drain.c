@@ -208,8 +208,11 @@ static void test_drain_terminate_listener(void)
     fin = check_close(n, l, OFL_DT_ST_FLUSHED, 200, OFL_DT_RSP_TERMINATE, 90);
     CHECK(got[fin].conn == l && got[fin].status == OFL_DT_ST_OK);
     CHECK_EQ(count(n, OFL_DT_RSP_TERMINATE, 91), 1);
+    /* The drain took every slot the host freed, so the request was read
+     * after the last response: the id was stale by then (BAD_CONN; one
+     * read while DRAINING gets CONN_STATE: test_drain_listener_settles). */
     ref = find(ref, n, OFL_DT_RSP_BUF_RECV, 92);
-    CHECK(ref < n && got[ref].status == OFL_DT_ST_BAD_CONN);
+    CHECK(ref < n && ref > fin && got[ref].status == OFL_DT_ST_BAD_CONN);
     CHECK_EQ(r->dt.conn_live, 0);
     CHECK_EQ(r->dt.xfer_count, 0);
     CHECK_EQ(r->dt.bt_bytes_listed, 0);
@@ -428,8 +431,8 @@ static void test_drain_conn_closed(void)
     settle(r, &n);
     fin = check_close(n, id, OFL_DT_ST_FLUSHED, 200, OFL_DT_RSP_TERMINATE, 95);
     CHECK(got[fin].conn == id);
-    at = find(0, n, OFL_DT_RSP_CONN_ATTR, 96);
-    CHECK(at < n && got[at].status == OFL_DT_ST_BAD_CONN);
+    at = find(0, n, OFL_DT_RSP_CONN_ATTR, 96); /* read after: stale */
+    CHECK(at < n && at > fin && got[at].status == OFL_DT_ST_BAD_CONN);
     CHECK_EQ(n, NBUF + NSEND + 1 + 1);
     CHECK_EQ(r->dt.conn_live, 1); /* the listener */
     CHECK_ERR(ofl_dt_conn_query(&r->dt, id, &info), OFL_E_DT_CONN_UNKNOWN);
@@ -567,8 +570,252 @@ static void test_drain_member_no_shared(void)
     dt_rig_free(r);
 }
 
+/*
+ * Closing in steps and the order rule together (offload.h, dt: "Order",
+ * "Closing in steps"). The members' config: notices wait for a time, so
+ * they are pending when a close must force them out.
+ */
+static struct dt_rig *rig_timed(uint32_t slots, uint64_t cn_time)
+{
+    struct ofl_dt_config c;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = OFL_DT_CN_TIME;
+    c.cn_time = cn_time;
+    return dt_rig_new(&c, slots);
+}
+
+static void rx(struct dt_rig *r, uint64_t id, const char *s, uint64_t now)
+{
+    CHECK_OK(ofl_dt_rx(&r->dt, id, (const uint8_t *)s, (uint32_t)strlen(s),
+                       now));
+    CHECK_OK(dt_rig_poll(r, now));
+}
+
+/* Index of the first response of type for conn in got[0 .. n), or n. */
+static uint32_t find_conn(uint32_t n, uint8_t type, uint64_t conn)
+{
+    uint32_t i;
+
+    for (i = 0; i < n && !(got[i].type == type && got[i].conn == conn); i++)
+        ;
+    return i;
+}
+
+/*
+ * A listener drains on a 4-slot table while three members' ranges in its
+ * shared buffers are unreported behind pending arrival notices; one of
+ * them (k) ends buffer X (FINAL). In steps, each range goes after its
+ * member's notice (a pair needs 2 slots: both or neither), k's FINAL
+ * range after the others, then buffer Y FLUSHED, then the termination.
+ * While a pair waits for its 2 slots, a request naming the DRAINING
+ * listener is refused in the single free slot with CONN_STATE.
+ */
+static void test_drain_listener_settles(void)
+{
+    struct dt_rig *r = rig_timed(4, 1000);
+    struct ofl_dt_desc d;
+    static const uint8_t addr[16] = {0};
+    uint64_t l, a, b, k;
+    uint8_t *x, *y;
+    uint32_t n, i, na, nb, nk, ra, rb, rk, fy, fin, ref;
+
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK(l != 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &a));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 2, 0, &k));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 3, 0, &b));
+    x = dt_rig_alloc(r, 16);
+    y = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, l, x, 10, 0, 0, 5));
+    CHECK_OK(dt_rig_avail(r, l, y, 16, 0, 0, 6));
+    rx(r, a, "aaa", 1);
+    rx(r, k, "kkkkkkk", 2); /* ends X */
+    rx(r, b, "bb", 3);      /* into Y */
+    CHECK_EQ(dt_rig_take(r, got, NRSP), 0);
+    CHECK(r->conn[(uint32_t)k - 1].note.final);
+    CHECK_EQ(r->dt.cn_pending, 3);
+    d = mk(OFL_DT_REQ_TERMINATE, l, 90);
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(r->conn[(uint32_t)l - 1].state, OFL_DT_CONN_DRAINING);
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 0); /* two pairs written */
+    n = dt_rig_take(r, got, 1);
+    CHECK_EQ(n, 1);
+    /* One slot free: k's pair does not fit, the refusal does. */
+    d = mk(OFL_DT_REQ_BUF_AVAIL, l, 92);
+    d.base = dt_rig_pa(dt_rig_alloc(r, 16));
+    d.len = 16;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 5));
+    CHECK_EQ(r->conn[(uint32_t)l - 1].state, OFL_DT_CONN_DRAINING);
+    CHECK(r->conn[(uint32_t)k - 1].note.open);
+    CHECK(r->conn[(uint32_t)k - 1].cn_pending != 0);
+    n += dt_rig_take(r, got + n, NRSP - n);
+    CHECK_EQ(n, 5);
+    CHECK(got[4].type == OFL_DT_RSP_BUF_RECV && got[4].tag == 92 &&
+          got[4].status == OFL_DT_ST_CONN_STATE);
+    settle(r, &n);
+    CHECK_EQ(n, 9);
+    na = find_conn(n, OFL_DT_RSP_CONN_ARRIVAL, a);
+    nb = find_conn(n, OFL_DT_RSP_CONN_ARRIVAL, b);
+    nk = find_conn(n, OFL_DT_RSP_CONN_ARRIVAL, k);
+    ra = find_conn(n, OFL_DT_RSP_BUF_RECV, a);
+    rb = find_conn(n, OFL_DT_RSP_BUF_RECV, b);
+    rk = find_conn(n, OFL_DT_RSP_BUF_RECV, k);
+    fy = find(rb + 1, n, OFL_DT_RSP_BUF_RECV, 6); /* after b's range */
+    fin = find(0, n, OFL_DT_RSP_TERMINATE, 90);
+    CHECK(na < ra && nb < rb && nk < rk); /* each after its notice */
+    CHECK(got[ra].status == OFL_DT_ST_OK && got[ra].tag == 5 &&
+          got[ra].aux == 0 && got[ra].len == 3 &&
+          !(got[ra].flags & OFL_DT_F_FINAL));
+    CHECK(got[rk].status == OFL_DT_ST_OK && got[rk].tag == 5 &&
+          got[rk].aux == 3 && got[rk].len == 7 &&
+          (got[rk].flags & OFL_DT_F_FINAL));
+    CHECK(got[rb].status == OFL_DT_ST_OK && got[rb].tag == 6 &&
+          got[rb].aux == 0 && got[rb].len == 2);
+    CHECK(rk > ra && rk > rb); /* the FINAL range after the others */
+    CHECK(fy < n && got[fy].conn == l &&
+          got[fy].status == OFL_DT_ST_FLUSHED && got[fy].aux == 2 &&
+          (got[fy].flags & OFL_DT_F_FINAL));
+    CHECK(fy > rb && fy > rk); /* Y back after every range */
+    CHECK(fin == n - 1 && got[fin].status == OFL_DT_ST_OK);
+    for (i = 0; i < n; i++) /* nothing twice */
+        CHECK(i == fin || got[i].type != OFL_DT_RSP_TERMINATE);
+    CHECK(memcmp(x, "aaakkkkkkk", 10) == 0 && memcmp(y, "bb", 2) == 0);
+    CHECK_EQ(r->dt.cn_pending, 0);
+    CHECK_EQ(r->dt.conn_live, 3); /* the members */
+    /* The id is stale now: BAD_CONN. */
+    d = mk(OFL_DT_REQ_BUF_AVAIL, l, 93);
+    d.base = dt_rig_pa(dt_rig_alloc(r, 16));
+    d.len = 16;
+    CHECK_OK(dt_rig_post(r, &d));
+    n = 0;
+    settle(r, &n);
+    ref = find(0, n, OFL_DT_RSP_BUF_RECV, 93);
+    CHECK(n == 1 && ref == 0 && got[0].status == OFL_DT_ST_BAD_CONN);
+    input_moves(r);
+    dt_rig_free(r);
+}
+
+/*
+ * ofl_dt_conn_closed on a member whose open range is the FINAL one of a
+ * shared buffer, with another member's range in it behind a pending
+ * notice, and one output slot free: the close takes effect, writes the
+ * member's own notice and stops (the other pair needs 2); it resumes as
+ * the host reads: the other notice and range, the FINAL range, the
+ * termination response.
+ */
+static void test_drain_conn_settles(void)
+{
+    struct dt_rig *r = rig_timed(4, 1000);
+    struct ofl_dt_desc d;
+    static const uint8_t addr[16] = {0};
+    uint64_t l, o, c;
+    uint8_t *x;
+    uint32_t n = 0, i;
+
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK(l != 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &o));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 2, 0, &c));
+    x = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, l, x, 10, 0, 0, 5));
+    rx(r, o, "ooo", 1);
+    rx(r, c, "ccccccc", 2);
+    CHECK(r->conn[(uint32_t)c - 1].note.final);
+    CHECK_EQ(dt_rig_take(r, got, NRSP), 0);
+    for (i = 0; i < 3; i++) {
+        d = mk(OFL_DT_REQ_TERMINATE, 0x900000001ull, 60 + i);
+        post(r, &d, &n);
+    }
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 1);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, c, 3));
+    CHECK_EQ(r->conn[(uint32_t)c - 1].state, OFL_DT_CONN_DRAINING);
+    CHECK(r->conn[(uint32_t)c - 1].note.open);
+    CHECK(r->conn[(uint32_t)o - 1].note.open);
+    CHECK(r->conn[(uint32_t)o - 1].cn_pending != 0);
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    n = dt_rig_take(r, got, NRSP);
+    CHECK_EQ(n, 4);
+    CHECK(got[3].type == OFL_DT_RSP_CONN_ARRIVAL && got[3].conn == c);
+    settle(r, &n);
+    CHECK_EQ(n, 8);
+    CHECK(got[4].type == OFL_DT_RSP_CONN_ARRIVAL && got[4].conn == o);
+    CHECK(got[5].type == OFL_DT_RSP_BUF_RECV && got[5].conn == o &&
+          got[5].aux == 0 && got[5].len == 3 &&
+          !(got[5].flags & OFL_DT_F_FINAL));
+    CHECK(got[6].type == OFL_DT_RSP_BUF_RECV && got[6].conn == c &&
+          got[6].status == OFL_DT_ST_OK && got[6].aux == 3 &&
+          got[6].len == 7 && (got[6].flags & OFL_DT_F_FINAL));
+    CHECK(got[7].type == OFL_DT_RSP_TERMINATE && got[7].conn == c &&
+          got[7].tag == 0 && got[7].status == OFL_DT_ST_OK);
+    CHECK_EQ(r->dt.cn_pending, 0);
+    CHECK_EQ(r->dt.draining, 0);
+    CHECK_EQ(r->dt.conn_live, 2); /* l and o */
+    CHECK_EQ(r->sim.violations, 0);
+    CHECK_EQ(r->host.bad, 0);
+    dt_rig_free(r);
+}
+
+/*
+ * The normal course (no close): a FINAL range that waits for more ranges
+ * than the output table holds (two members' notice and range: 4, plus
+ * itself: 5 > 4 slots) does not wait for ever: with the table empty it
+ * goes out in steps, each pair whole, itself last.
+ */
+static void test_note_steps_beyond_table(void)
+{
+    struct dt_rig *r = rig_timed(4, 10);
+    static const uint8_t addr[16] = {0};
+    uint64_t l, c, p, q;
+    uint8_t *x;
+    uint32_t n = 0;
+
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 0);
+    CHECK(l != 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 1, 0, &c));
+    CHECK_OK(dt_rig_poll(r, 10));
+    CHECK_EQ(dt_rig_take(r, got, NRSP), 1); /* c's notice */
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 2, 11, &p));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 3, 11, &q));
+    x = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, l, x, 10, 0, 0, 5));
+    rx(r, p, "pp", 12);
+    rx(r, q, "qq", 12);
+    CHECK_EQ(dt_rig_take(r, got, NRSP), 0);
+    rx(r, c, "cccccc", 13); /* ends X: 5 responses due */
+    n = dt_rig_take(r, got, NRSP);
+    CHECK_EQ(n, 4);
+    CHECK(r->conn[(uint32_t)c - 1].note.open);
+    CHECK_OK(dt_rig_poll(r, 14)); /* still before p's and q's criterion */
+    n += dt_rig_take(r, got + n, NRSP - n);
+    CHECK_EQ(n, 5);
+    CHECK(got[0].type == OFL_DT_RSP_CONN_ARRIVAL && got[0].conn == p);
+    CHECK(got[1].type == OFL_DT_RSP_BUF_RECV && got[1].conn == p &&
+          got[1].aux == 0 && got[1].len == 2);
+    CHECK(got[2].type == OFL_DT_RSP_CONN_ARRIVAL && got[2].conn == q);
+    CHECK(got[3].type == OFL_DT_RSP_BUF_RECV && got[3].conn == q &&
+          got[3].aux == 2 && got[3].len == 2);
+    CHECK(got[4].type == OFL_DT_RSP_BUF_RECV && got[4].conn == c &&
+          got[4].aux == 4 && got[4].len == 6 &&
+          (got[4].flags & OFL_DT_F_FINAL));
+    CHECK(memcmp(x, "ppqqcccccc", 10) == 0);
+    CHECK_EQ(r->dt.cn_pending, 0);
+    CHECK_EQ(r->sim.violations, 0);
+    CHECK_EQ(r->host.bad, 0);
+    dt_rig_free(r);
+}
+
 OFL_SUITE(dt_drain)
 {
+    test_drain_listener_settles();
+    test_drain_conn_settles();
+    test_note_steps_beyond_table();
     test_drain_member_no_shared();
     test_drain_terminate_listener();
     test_drain_cancel();
