@@ -11715,19 +11715,6 @@ static void dt_rbuf_pop(struct ofl_dt *dt, struct ofl_dt_conn *c)
     dt_rbuf_release(dt, b);
 }
 
-/* Number of buffers in c's FIFO (bounded by the pool). */
-static uint32_t dt_rbuf_count(const struct ofl_dt *dt,
-                              const struct ofl_dt_conn *c)
-{
-    uint32_t n = 0, ref = c->buf_head;
-
-    while (ref != 0 && n < dt->mem.rbuf_cap) {
-        n++;
-        ref = dt->mem.rbuf[ref - 1].next;
-    }
-    return n;
-}
-
 /* ---- adapter: output table ------------------------------------------------- */
 
 static uint32_t dt_out_free(const struct ofl_dt *dt)
@@ -12311,20 +12298,25 @@ static uint8_t dt_status_of(enum ofl_err e)
 {
     switch (e) {
     case OFL_E_DT_CONN_UNKNOWN:
-    case OFL_E_DT_CONN_STATE:
         return OFL_DT_ST_BAD_CONN;
+    case OFL_E_DT_CONN_STATE:
+        return OFL_DT_ST_CONN_STATE;
     case OFL_E_DT_TUPLE_TRUNCATED:
     case OFL_E_DT_TUPLE_COUNT:
     case OFL_E_DT_ATTR_UNKNOWN:
     case OFL_E_DT_ATTR_VALUE:
     case OFL_E_DT_ATTR_READONLY:
     case OFL_E_DT_ATTR_SCOPE:
-    case OFL_E_DT_CTRL_SIZE:
         return OFL_DT_ST_BAD_TUPLE;
+    case OFL_E_DT_CTRL_SIZE:
+    case OFL_E_DT_TOO_LARGE:
+        return OFL_DT_ST_TOO_LARGE;
+    case OFL_E_DT_BUF_RANGE:
+        return OFL_DT_ST_BAD_RANGE;
     case OFL_E_DT_NO_CONN:
-    case OFL_E_DT_NO_BUFFER:
-    case OFL_E_DT_LIST_FULL:
         return OFL_DT_ST_NO_RESOURCE;
+    case OFL_E_DT_NO_BUFFER:
+        return OFL_DT_ST_NO_BUFFER;
     case OFL_E_DT_NOT_FOUND:
         return OFL_DT_ST_NOT_FOUND;
     case OFL_E_DT_BUSY:
@@ -12408,7 +12400,7 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
              c->state != OFL_DT_CONN_LISTENING)
         err = OFL_E_DT_CONN_STATE;
     else if (d->len > dt->mem.tx_size)
-        err = OFL_E_DT_BAD_FIELD; /* could never fit a transmit ring */
+        err = OFL_E_DT_TOO_LARGE; /* could never fit a transmit ring */
     if (err != OFL_OK)
         return dt_refuse(dt, d, err);
     x = &dt->mem.xfer[dt->xfer_count++];
@@ -12418,6 +12410,7 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
     x->conn = dt_conn_index(dt, c);
     x->seq = dt->xfer_seq++;
     x->flags = d->flags;
+    x->cancel = 0;
     x->t_listed = now;
     if (c->xfer_n++ == 0)
         c->xfer_first = x->seq;
@@ -12659,55 +12652,54 @@ static void dt_xfer_copy(struct ofl_dt_xfer *d, const struct ofl_dt_xfer *s)
     d->conn = s->conn;
     d->seq = s->seq;
     d->flags = s->flags;
+    d->cancel = s->cancel;
 }
 
-/* Removes the listed sends of entry index idx (or, when by_tag, those with
- * that tag), answering each with status. Returns how many. The caller
- * reserved the room. */
-static uint32_t dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_tag,
-                             uint32_t tag, uint8_t status)
+/*
+ * Answers and removes, while the output has room, the listed sends of
+ * entry index idx (or, when by_mark, those the running cancellation
+ * matched), each with status (CANCELLED for a matched one, which also
+ * counts off the cancellation). The others keep their order. Returns true
+ * when none of them is left.
+ */
+static bool dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_mark,
+                         uint8_t status)
 {
-    uint32_t i, k = 0, n = 0;
+    uint32_t i, k = 0;
     struct ofl_dt_xfer *x;
-    struct ofl_dt_conn *c;
     struct ofl_dt_desc r;
+    bool room = true, left = false;
 
     for (i = 0; i < dt->xfer_count; i++) {
         x = &dt->mem.xfer[i];
-        if (by_tag ? x->tag == tag : x->conn == idx) {
-            c = &dt->mem.conn[x->conn];
-            dt_rsp_sent(dt, x, &r);
-            r.status = status;
-            r.number = 1;
-            r.len = x->len;
-            (void)dt_emit(dt, &r);
-            c->xfer_n--;
-            dt->bt_bytes_listed -= x->len;
-            n++;
-            continue;
+        if (by_mark ? x->cancel != 0 : x->conn == idx) {
+            if (room)
+                room = dt_reserve(dt, 1);
+            if (room) {
+                dt_rsp_sent(dt, x, &r);
+                r.status = x->cancel ? OFL_DT_ST_CANCELLED : status;
+                r.number = 1;
+                r.len = x->len;
+                (void)dt_emit(dt, &r);
+                dt->mem.conn[x->conn].xfer_n--;
+                dt->bt_bytes_listed -= x->len;
+                if (x->cancel)
+                    dt->cancel_left--;
+                continue;
+            }
+            left = true;
         }
         if (k != i)
             dt_xfer_copy(&dt->mem.xfer[k], x);
         k++;
     }
     dt->xfer_count = k;
-    return n;
+    return !left;
 }
 
-/* Number of listed sends with tag. */
-static uint32_t dt_xfer_count_tag(const struct ofl_dt *dt, uint32_t tag)
-{
-    uint32_t i, n = 0;
-
-    for (i = 0; i < dt->xfer_count; i++)
-        if (dt->mem.xfer[i].tag == tag)
-            n++;
-    return n;
-}
-
-/* Returns every buffer in c's FIFO with status (FINAL, length 0 from its
- * fill offset). */
-static void dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
+/* Returns, while the output has room, the buffers in c's FIFO with status
+ * (FINAL, length 0 from its fill offset). True when none is left. */
+static bool dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
                           uint8_t status)
 {
     uint32_t guard;
@@ -12715,6 +12707,8 @@ static void dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
     struct ofl_dt_desc r;
 
     for (guard = 0; guard < dt->mem.rbuf_cap && c->buf_head != 0; guard++) {
+        if (!dt_reserve(dt, 1))
+            return false;
         b = dt_rbuf(dt, c->buf_head);
         dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, status, b->tag, dt_conn_id(dt, c));
         r.flags = OFL_DT_F_FINAL;
@@ -12723,35 +12717,47 @@ static void dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
         (void)dt_emit(dt, &r);
         dt_rbuf_pop(dt, c);
     }
+    return true;
 }
 
-/* Responses closing a listener takes: its shared buffers and sends. */
-static uint32_t dt_listener_cost(const struct ofl_dt *dt,
-                                 const struct ofl_dt_conn *l)
+/* What a DRAINING entry still owes the host (struct ofl_dt_conn.drain). */
+#define DT_DRAIN_TERM 1    /* returns FLUSHED, then the termination response */
+#define DT_DRAIN_CANCEL 2  /* a listener a cancellation matched */
+#define DT_DRAIN_CONNECT 3 /* a connect a cancellation matched */
+
+static void dt_drain_run(struct ofl_dt *dt);
+
+/*
+ * Closes entry c at once (offload.h: closing in steps): DRAINING with what
+ * it owes, no further actions, its staged and queued bytes dropped. Its
+ * responses go out in dt_drain_run.
+ */
+static void dt_drain_begin(struct ofl_dt *dt, struct ofl_dt_conn *c,
+                           uint8_t kind)
 {
-    return dt_rbuf_count(dt, l) + l->xfer_n;
+    if (c->state == OFL_DT_CONN_CONNECTING)
+        dt->connecting--;
+    c->state = OFL_DT_CONN_DRAINING;
+    c->drain = kind;
+    c->actions = 0;
+    c->rx_head = c->rx_tail;
+    c->tx_head = c->tx_tail;
+    dt->draining++;
 }
 
-/* Closes listener l: returns its buffers and sends with status. */
-static void dt_listener_close(struct ofl_dt *dt, struct ofl_dt_conn *l,
-                              uint8_t status)
-{
-    dt_rbuf_flush(dt, l, status);
-    (void)dt_xfer_drop(dt, dt_conn_index(dt, l), false, 0, status);
-    dt_conn_release(dt, l);
-}
-
-/* A termination request. */
+/* A termination request. A listener drains (its members' unreported
+ * ranges in its shared buffers, the buffers, its group sends, then the
+ * response); a connection is answered when the firmware has closed it. */
 static OFL_NOINLINE int dt_req_terminate(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 {
     struct ofl_dt_conn *c = dt_conn_find(dt, d->conn);
 
     if (c != NULL && c->state == OFL_DT_CONN_LISTENING) {
-        if (!dt_reserve(dt, 1 + dt_listener_cost(dt, c)))
-            return DT_WAIT;
-        dt_listener_close(dt, c, OFL_DT_ST_FLUSHED);
-        (void)dt_emit_simple(dt, OFL_DT_RSP_TERMINATE, OFL_DT_ST_OK, d->tag,
-                             d->conn, 0);
+        if (!dt_reserve(dt, 1))
+            return DT_WAIT; /* no room for even its first response */
+        c->term_tag = d->tag;
+        dt_drain_begin(dt, c, DT_DRAIN_TERM);
+        dt_drain_run(dt);
         return DT_DONE;
     }
     if (c != NULL && c->state == OFL_DT_CONN_ESTABLISHED) {
@@ -12774,60 +12780,48 @@ static bool dt_cancel_match(const struct ofl_dt_conn *c, bool by_tag,
            (!by_tag || c->tag == tag);
 }
 
-/* A cancellation request (seed: "cancel a previously submitted send,
- * connect or listen request"). */
+/*
+ * A cancellation request (seed: "cancel a previously submitted send,
+ * connect or listen request"). What it matches is fixed now: listed sends
+ * with its tag are marked, matched entries drain; its response follows
+ * all of theirs (dt_drain_run). Waits while another one runs.
+ */
 static OFL_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_desc *d)
 {
     bool by_tag = d->conn == 0;
     struct ofl_dt_conn *c = by_tag ? NULL : dt_conn_find(dt, d->conn);
-    uint32_t i, need = 1, n = 0, lo = 0, hi = dt->mem.conn_cap;
+    uint32_t i, n = 0, lo = 0, hi = dt->mem.conn_cap;
 
+    if (dt->cancel_run || !dt_reserve(dt, 1))
+        return DT_WAIT; /* one at a time; and room for a first response */
     if (!by_tag) {
         if (c == NULL || !dt_cancel_match(c, false, 0))
             return dt_refuse(dt, d, OFL_E_DT_NOT_FOUND);
         lo = dt_conn_index(dt, c);
         hi = lo + 1;
     }
-    /* Count first: all or nothing. */
-    if (by_tag)
-        need += dt_xfer_count_tag(dt, d->aux);
-    for (i = lo; i < hi; i++) {
-        c = &dt->mem.conn[i];
-        if (!dt_cancel_match(c, by_tag, d->aux))
-            continue;
-        need += c->state == OFL_DT_CONN_CONNECTING ? 1
-                                                   : dt_listener_cost(dt, c);
+    for (i = 0; by_tag && i < dt->xfer_count; i++) {
+        if (dt->mem.xfer[i].tag == d->aux) {
+            dt->mem.xfer[i].cancel = 1;
+            n++;
+        }
     }
-    if (!dt_reserve(dt, need))
-        return DT_WAIT;
-    if (by_tag)
-        n = dt_xfer_drop(dt, 0, true, d->aux, OFL_DT_ST_CANCELLED);
     for (i = lo; i < hi; i++) {
         c = &dt->mem.conn[i];
         if (!dt_cancel_match(c, by_tag, d->aux))
             continue;
         n++;
-        if (c->state == OFL_DT_CONN_LISTENING) {
-            dt_listener_close(dt, c, OFL_DT_ST_CANCELLED);
-            continue;
-        }
-        (void)dt_emit_simple(dt, OFL_DT_RSP_CONN_COMPLETE,
-                             OFL_DT_ST_CANCELLED, c->tag, dt_conn_id(dt, c),
-                             c->target);
-        dt_conn_release(dt, c);
+        dt_drain_begin(dt, c,
+                       c->state == OFL_DT_CONN_LISTENING ? DT_DRAIN_CANCEL
+                                                         : DT_DRAIN_CONNECT);
     }
-    {
-        struct ofl_dt_desc r;
-
-        dt_desc_zero(&r);
-        r.type = OFL_DT_RSP_CANCEL;
-        r.status = n != 0 ? OFL_DT_ST_OK : OFL_DT_ST_NOT_FOUND;
-        r.number = (uint8_t)dt_min32(n, 255);
-        r.tag = d->tag;
-        r.conn = d->conn;
-        r.aux = d->aux;
-        (void)dt_emit(dt, &r);
-    }
+    dt->cancel_run = 1;
+    dt->cancel_conn = d->conn;
+    dt->cancel_tag = d->tag;
+    dt->cancel_aux = d->aux;
+    dt->cancel_n = n;
+    dt->cancel_left = n;
+    dt_drain_run(dt);
     return DT_DONE;
 }
 
@@ -12891,7 +12885,8 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
         c = dt_conn_find(dt, d->conn);
         if (c == NULL)
             err = OFL_E_DT_CONN_UNKNOWN;
-        else if (c->state == OFL_DT_CONN_FAILED)
+        else if (c->state == OFL_DT_CONN_FAILED ||
+                 c->state == OFL_DT_CONN_DRAINING)
             err = OFL_E_DT_CONN_STATE;
     }
     if (err == OFL_OK)
@@ -12986,6 +12981,7 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
         *consumed = 0;
     if (dt == NULL)
         return OFL_E_ARG;
+    dt_drain_run(dt);
     mask = dt->mem.in_slots - 1;
     /* Each round consumes at least one slot or ends the loop. */
     for (guard = 0; guard <= dt->mem.in_slots && total < max; guard++) {
@@ -13149,12 +13145,209 @@ static void dt_note_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
     n->open = 0;
 }
 
+/*
+ * Shared buffers (offload.h: order): a range placed in a buffer of
+ * listener lid's group by connection o (not except) that its note has not
+ * reported yet - in the buffer at base, or in any of lid's when whole.
+ */
+static bool dt_settles(const struct ofl_dt_conn *o,
+                       const struct ofl_dt_conn *except, uint64_t lid,
+                       uint64_t base, bool whole)
+{
+    return o != except && o->state != OFL_DT_CONN_FREE && o->note.open &&
+           o->note.shared == lid && (whole || o->note.base == base);
+}
+
+/* Responses dt_settle writes: each such note, and its connection's
+ * pending notice before it. */
+static uint32_t dt_settle_cost(const struct ofl_dt *dt,
+                               const struct ofl_dt_conn *except, uint64_t lid,
+                               uint64_t base, bool whole)
+{
+    uint32_t i, n = 0;
+    const struct ofl_dt_conn *o;
+
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        o = &dt->mem.conn[i];
+        if (dt_settles(o, except, lid, base, whole))
+            n += 1u + (o->cn_pending != 0);
+    }
+    return n;
+}
+
+/*
+ * Reports, while the output has room, every such range, whatever its
+ * notification delay, each after its connection's notice (forced out if
+ * still pending): a shared buffer goes back to the host only after all
+ * data in it was reported. Each step writes one range with its notice
+ * (room for both, or neither) and removes them, so a later call resumes
+ * (offload.h: closing in steps). Two passes: the ranges that end a buffer
+ * (FINAL) after all others, so that when whole a FINAL never precedes a
+ * range of its own buffer. Returns true when none is left.
+ */
+static bool dt_settle(struct ofl_dt *dt, const struct ofl_dt_conn *except,
+                      uint64_t lid, uint64_t base, bool whole)
+{
+    uint32_t i, pass;
+    struct ofl_dt_conn *o;
+
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < dt->mem.conn_cap; i++) {
+            o = &dt->mem.conn[i];
+            if (!dt_settles(o, except, lid, base, whole) ||
+                o->note.final != pass)
+                continue;
+            if (!dt_reserve(dt, 1u + (o->cn_pending != 0)))
+                return false;
+            if (o->cn_pending != 0)
+                dt_cn_emit(dt, o);
+            dt_note_emit(dt, o);
+        }
+    }
+    return true;
+}
+
+/* Responses dt_note_out writes for c's open note (0 when none). */
+static uint32_t dt_note_cost(const struct ofl_dt *dt,
+                             const struct ofl_dt_conn *c)
+{
+    const struct ofl_dt_note *n = &c->note;
+
+    if (!n->open)
+        return 0;
+    if (n->final && n->shared != 0)
+        return 1 + dt_settle_cost(dt, c, n->shared, n->base, false);
+    return 1;
+}
+
+/*
+ * Room to wait for before dt_note_out in the normal course: all it writes
+ * (so that a FINAL range and the ranges it waits for go out together),
+ * but never more than the output table holds - beyond that dt_note_out
+ * goes out in steps, or it could wait for ever.
+ */
+static uint32_t dt_note_room(const struct ofl_dt *dt,
+                             const struct ofl_dt_conn *c)
+{
+    return dt_min32(dt_note_cost(dt, c), dt->mem.out_slots);
+}
+
+/*
+ * Writes, while the output has room, c's open note, if any; the note that
+ * returns a shared buffer goes after every other connection's unreported
+ * range in it (dt_settle). Resumable. Returns true when c has no open
+ * note left.
+ */
+static bool dt_note_out(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    if (!c->note.open)
+        return true;
+    if (c->note.final && c->note.shared != 0 &&
+        !dt_settle(dt, c, c->note.shared, c->note.base, false))
+        return false;
+    if (!dt_reserve(dt, 1))
+        return false;
+    dt_note_emit(dt, c);
+    return true;
+}
+
+/*
+ * Writes, while the output has room, what DRAINING entry c still owes the
+ * host, in the order offload.h gives, and frees it after the last one.
+ * Every step removes what it wrote, so a later call resumes after it.
+ * Returns true when c is done.
+ */
+static OFL_NOINLINE bool dt_drain_conn(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    uint8_t status = c->drain == DT_DRAIN_TERM ? OFL_DT_ST_FLUSHED
+                                               : OFL_DT_ST_CANCELLED;
+    struct ofl_dt_rbuf *p;
+    struct ofl_dt_desc r;
+
+    if (c->cn_pending != 0) {
+        if (!dt_reserve(dt, 1))
+            return false;
+        dt_cn_emit(dt, c); /* not FAILED: the entry stays */
+    }
+    if (!dt_note_out(dt, c))
+        return false;
+    /* A listener: what members placed in its shared buffers is reported
+     * before the buffers go back (offload.h: order). For any other entry
+     * no range names it. */
+    if (!dt_settle(dt, NULL, dt_conn_id(dt, c), 0, true))
+        return false;
+    p = dt_rbuf(dt, c->peek);
+    if (p != NULL) {
+        if (!dt_reserve(dt, 1))
+            return false;
+        dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, status, p->tag,
+                    dt_conn_id(dt, c));
+        r.flags = OFL_DT_F_FINAL | OFL_DT_F_PEEK;
+        r.base = p->base;
+        (void)dt_emit(dt, &r);
+        dt_rbuf_release(dt, p);
+        c->peek = 0;
+    }
+    if (!dt_rbuf_flush(dt, c, status))
+        return false;
+    if (c->xfer_n != 0 &&
+        !dt_xfer_drop(dt, dt_conn_index(dt, c), false, status))
+        return false;
+    if (c->drain != DT_DRAIN_CANCEL) {
+        if (!dt_reserve(dt, 1))
+            return false;
+        if (c->drain == DT_DRAIN_TERM)
+            (void)dt_emit_simple(dt, OFL_DT_RSP_TERMINATE, OFL_DT_ST_OK,
+                                 c->term_tag, dt_conn_id(dt, c), 0);
+        else
+            (void)dt_emit_simple(dt, OFL_DT_RSP_CONN_COMPLETE,
+                                 OFL_DT_ST_CANCELLED, c->tag,
+                                 dt_conn_id(dt, c), c->target);
+    }
+    if (c->drain != DT_DRAIN_TERM)
+        dt->cancel_left--;
+    dt->draining--;
+    dt_conn_release(dt, c);
+    return true;
+}
+
+/*
+ * Resumes every close in progress while the output has room: the sends
+ * the running cancellation matched, the DRAINING entries in table order,
+ * then the cancellation's own response once all it matched is answered.
+ * Bounded by the list and table sizes.
+ */
+static OFL_NOINLINE void dt_drain_run(struct ofl_dt *dt)
+{
+    struct ofl_dt_desc r;
+    uint32_t i, seen = 0, todo = dt->draining;
+
+    if (dt->cancel_run &&
+        !dt_xfer_drop(dt, 0, true, OFL_DT_ST_CANCELLED))
+        return;
+    for (i = 0; i < dt->mem.conn_cap && seen < todo; i++) {
+        if (dt->mem.conn[i].state != OFL_DT_CONN_DRAINING)
+            continue;
+        seen++;
+        if (!dt_drain_conn(dt, &dt->mem.conn[i]))
+            return; /* out of room: the rest waits */
+    }
+    if (!dt->cancel_run || dt->cancel_left != 0 || !dt_reserve(dt, 1))
+        return;
+    dt_desc_zero(&r);
+    r.type = OFL_DT_RSP_CANCEL;
+    r.status = dt->cancel_n != 0 ? OFL_DT_ST_OK : OFL_DT_ST_NOT_FOUND;
+    r.number = (uint8_t)dt_min32(dt->cancel_n, 255);
+    r.tag = dt->cancel_tag;
+    r.conn = dt->cancel_conn;
+    r.aux = dt->cancel_aux;
+    (void)dt_emit(dt, &r);
+    dt->cancel_run = 0;
+}
+
 enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now)
 {
     struct ofl_dt_conn *c;
-    struct ofl_dt_rbuf *p;
-    struct ofl_dt_desc r;
-    uint32_t need;
 
     (void)now;
     if (dt == NULL)
@@ -13164,29 +13357,10 @@ enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now)
         return OFL_E_DT_CONN_UNKNOWN;
     if (c->state != OFL_DT_CONN_ESTABLISHED && c->state != OFL_DT_CONN_CLOSING)
         return OFL_E_DT_CONN_STATE;
-    need = 1 + (c->cn_pending != 0) + c->note.open + (c->peek != 0) +
-           dt_rbuf_count(dt, c) + c->xfer_n;
-    if (!dt_reserve(dt, need))
-        return OFL_E_DT_FULL;
-    if (c->cn_pending != 0)
-        dt_cn_emit(dt, c);
-    if (c->note.open)
-        dt_note_emit(dt, c);
-    p = dt_rbuf(dt, c->peek);
-    if (p != NULL) {
-        dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, OFL_DT_ST_FLUSHED, p->tag, id);
-        r.flags = OFL_DT_F_FINAL | OFL_DT_F_PEEK;
-        r.base = p->base;
-        (void)dt_emit(dt, &r);
-        dt_rbuf_release(dt, p);
-        c->peek = 0;
-    }
-    dt_rbuf_flush(dt, c, OFL_DT_ST_FLUSHED);
-    (void)dt_xfer_drop(dt, dt_conn_index(dt, c), false, 0, OFL_DT_ST_FLUSHED);
-    (void)dt_emit_simple(dt, OFL_DT_RSP_TERMINATE, OFL_DT_ST_OK,
-                         c->state == OFL_DT_CONN_CLOSING ? c->term_tag : 0, id,
-                         0);
-    dt_conn_release(dt, c);
+    if (c->state == OFL_DT_CONN_ESTABLISHED)
+        c->term_tag = 0; /* the peer closed: no request to answer */
+    dt_drain_begin(dt, c, DT_DRAIN_TERM);
+    (void)dt_drain_conn(dt, c);
     return OFL_OK;
 }
 
@@ -13373,8 +13547,11 @@ static OFL_NOINLINE void dt_report_run(struct ofl_dt *dt, uint64_t now)
     }
     for (i = dt->report_next - 1; i < dt->mem.conn_cap; i++) {
         c = &dt->mem.conn[i];
-        if (c->state != OFL_DT_CONN_ESTABLISHED &&
-            c->state != OFL_DT_CONN_CLOSING)
+        /* A connection whose notice is pending is not the host's yet: its
+         * first report follows the notice (offload.h: order). */
+        if ((c->state != OFL_DT_CONN_ESTABLISHED &&
+             c->state != OFL_DT_CONN_CLOSING) ||
+            c->cn_pending != 0)
             continue;
         if (!dt_reserve(dt, 1)) {
             dt->report_next = i + 1; /* resume here */
@@ -13604,11 +13781,17 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
     /* Answered requests leave the list; the others move up to e[k]. */
     for (i = 0; i < dt->xfer_count; i = j) {
         c = &dt->mem.conn[e[i].conn];
+        if (c->state == OFL_DT_CONN_DRAINING || e[i].cancel) {
+            /* Cancelled or closing: answered by dt_drain_run, never sent. */
+            dt_xfer_copy(&e[k++], &e[i]);
+            j = i + 1;
+            continue;
+        }
         total = e[i].len;
         modify = e[i].flags & OFL_DT_F_MODIFY;
         /* Merge the connection's following requests for adjacent ranges. */
         for (j = i + 1; j < dt->xfer_count && j - i < 255 &&
-                        e[j].conn == e[i].conn &&
+                        e[j].conn == e[i].conn && !e[j].cancel &&
                         e[j].base > e[j - 1].base &&
                         e[j].base - e[j - 1].base == e[j - 1].len &&
                         e[j].len <= merge_max - dt_min32(total, merge_max);
@@ -13762,7 +13945,9 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         if (staged == 0)
             break;
         if (c->peek != 0) {
-            if (!dt_reserve(dt, 1))
+            /* A peek answers with the connection's data: like a note it
+             * waits for the connection's notice (offload.h: order). */
+            if (c->cn_pending != 0 || !dt_reserve(dt, 1))
                 break;
             dt_rx_peek(dt, c);
             continue;
@@ -13779,10 +13964,10 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
             continue;
         }
         if (ref == 0) {
-            /* A group is a listener id: LISTENING until its entry is
-             * freed, after which the id finds nothing. */
+            /* A group is a listener id: LISTENING until it drains (its
+             * shared buffers go back), after which the id finds nothing. */
             l = dt_conn_find(dt, c->group);
-            if (l != NULL) {
+            if (l != NULL && l->state == OFL_DT_CONN_LISTENING) {
                 fifo = l;
                 ref = l->buf_head;
             }
@@ -13803,9 +13988,9 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         contiguous = note->open && b->kind != DT_RB_BULK &&
                      note->base == b->base && note->off + note->len == b->fill;
         if (note->open && !contiguous) {
-            if (c->cn_pending != 0 || !dt_reserve(dt, 1))
+            if (c->cn_pending != 0 || !dt_reserve(dt, dt_note_room(dt, c)) ||
+                !dt_note_out(dt, c))
                 break; /* its notices must go out in order */
-            dt_note_emit(dt, c);
         }
         n = dt_min32(staged, b->len - b->fill);
         err = dt_ring_dma_out(dt, dt_rx_ring(dt, c), dt->mem.rx_size,
@@ -13824,6 +14009,7 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
             note->count = 0;
             note->final = 0;
             note->t_first = now;
+            note->shared = b->kind == DT_RB_SHARED ? dt_conn_id(dt, fifo) : 0;
         }
         note->len += n;
         if (note->count != 0)
@@ -13911,9 +14097,8 @@ static OFL_NOINLINE void dt_notes_run(struct ofl_dt *dt, uint64_t now)
         if (c->state == OFL_DT_CONN_FREE || !c->note.open ||
             c->cn_pending != 0 || !dt_note_due(c, now))
             continue;
-        if (!dt_reserve(dt, 1))
+        if (!dt_reserve(dt, dt_note_room(dt, c)) || !dt_note_out(dt, c))
             return;
-        dt_note_emit(dt, c);
     }
 }
 
@@ -13923,6 +14108,7 @@ enum ofl_err ofl_dt_service(struct ofl_dt *dt, uint64_t now)
 
     if (dt == NULL)
         return OFL_E_ARG;
+    dt_drain_run(dt);
     dt_timeouts(dt, now);
     dt_bulk_run(dt, now);
     err = dt_rx_run(dt, now);

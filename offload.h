@@ -394,7 +394,6 @@ uint32_t ofl_version(void);
                                    the request */                          \
     X(E_DT_NO_CONN, 0x060F)     /* connection table (or backlog) full */   \
     X(E_DT_NO_BUFFER, 0x0610)   /* receive buffer pool full */             \
-    X(E_DT_LIST_FULL, 0x0611)   /* bulk transfer list full */              \
     X(E_DT_CTRL_SIZE, 0x0612)   /* control buffer larger than the          \
                                    adapter's control scratch */            \
     X(E_DT_BUF_RANGE, 0x0613)   /* a described buffer lies outside the     \
@@ -403,7 +402,9 @@ uint32_t ofl_version(void);
     X(E_DT_RX_FULL, 0x0615)     /* receive staging lacks room */           \
     X(E_DT_TX_RANGE, 0x0616)    /* transmit consume beyond queued bytes */ \
     X(E_DT_BUSY, 0x0617)        /* a peek is already outstanding on the    \
-                                   connection */
+                                   connection */                           \
+    X(E_DT_TOO_LARGE, 0x0618)   /* a send larger than a transmit ring: it  \
+                                   could never be taken whole */
 #define OFL_ERRORS_PP(X) /* pp: 0x07xx */                                \
     X(E_PP_TRUNCATED, 0x0701)   /* a message or cell shorter than its      \
                                    fixed part */                           \
@@ -4682,7 +4683,9 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * its completion entries.
  *
  * Types and their fields (- = MUST be 0; "any" = free; R = required
- * non-zero):
+ * non-zero, in a response only when its status is OK; R on a buffer
+ * requires its len, base 0 being an address like any other). Every row
+ * is checked by tests/test_dt_rules.c:
  *
  *   type                 flags        number  base/len      conn  aux
  *   REQ_BUF_SEND    0x01 ASAP MODIFY  -       buffer R      R     -
@@ -4761,21 +4764,85 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  *   CONNECTING   ofl_dt_conn_established                ESTABLISHED
  *                                                       (completion pending)
  *   CONNECTING   ofl_dt_conn_failed, connect timeout    FAILED
- *   CONNECTING   cancellation                           FREE (completion
- *                                                       CANCELLED sent)
  *   FAILED       its completion notice is written       FREE
  *   ESTABLISHED  termination request                    CLOSING
- *   CLOSING,     ofl_dt_conn_closed (firmware)          FREE (termination
- *   ESTABLISHED                                         response sent)
- *   LISTENING    termination or cancellation            FREE
+ *   CLOSING,     ofl_dt_conn_closed (firmware)          DRAINING
+ *   ESTABLISHED
+ *   LISTENING    termination or cancellation            DRAINING
+ *   CONNECTING   cancellation                           DRAINING
+ *   DRAINING     its last response is written           FREE
+ *
+ * Closing in steps (DRAINING). A termination, a cancellation or
+ * ofl_dt_conn_closed can owe the host more responses than the output
+ * table holds: one per buffer it returns and per listed send it drops,
+ * then its own. Such a close never waits for room as a whole (it could
+ * wait for ever: the host cannot free slots that were never written).
+ * Instead it takes effect at once and its responses go out as room
+ * allows, resumed by every later ofl_dt_process and ofl_dt_service (the
+ * caller-owned entries and context hold where it stopped). What the host
+ * sees, from the moment the request is consumed (or ofl_dt_conn_closed
+ * returns OFL_OK):
+ *
+ *   - the entry is DRAINING: its id stays taken until the last
+ *     response, so every request naming it meanwhile is refused with
+ *     OFL_DT_ST_CONN_STATE (the connection exists, its state refuses:
+ *     sends, buffers, attributes, terminations; a cancellation finds
+ *     nothing); BAD_CONN comes only once the id is freed (stale). It
+ *     takes no data, places nothing, transmits nothing (staged and
+ *     queued bytes are dropped), a listener accepts no connection and
+ *     lends its shared buffers to no member;
+ *   - its responses come in this order, possibly spread over several
+ *     output batches: its pending completion or arrival notice, its open
+ *     receive range (when that range ends a shared buffer, the other
+ *     connections' unreported ranges in that buffer first, as in "Order"
+ *     below), for a listener every member's unreported range in its
+ *     shared buffers (each after that member's notice, forced out if
+ *     pending; ranges that end a buffer, FINAL, after all others), its
+ *     peek buffer, its posted buffers (oldest first), its listed sends
+ *     (in list order), each returned once with FINAL and FLUSHED
+ *     (CANCELLED for a cancellation), then - last - the termination
+ *     response (a cancelled connect: its completion with CANCELLED);
+ *   - each step takes only the room it writes: one slot, or two for a
+ *     range that goes with its member's forced notice (both or
+ *     neither); so a response a request itself causes (a refusal) may
+ *     go out between two steps;
+ *   - a cancellation covers exactly what matched when it was consumed:
+ *     the sends it matched by tag stay listed but are never transmitted,
+ *     and its cancellation response (number = how many matched) follows
+ *     every response of everything it cancelled. One cancellation runs
+ *     at a time: the next cancellation request waits in the input table
+ *     until the running one has written its response.
+ *
+ * No response is lost or repeated, and nothing else waits on a close.
+ * Sources: seed 003 ("the termination response descriptor type indicates
+ * success/failure of a submitted close request", "the cancellation
+ * response ... of a submitted cancellation request": one response per
+ * request, after its effects) and the FIG. 9 loop, in which the adapter
+ * keeps reading the input table; the seed does not bound how many buffers
+ * a close returns, so the order and the stepping are this library's.
  *
  * Completion and arrival notices are aggregated (FIG. 10): they wait until
  * one of the configured criteria holds - a count of pending notices, the
  * time since the first, data arriving on a pending connection, or a data
  * pattern received on one (cfg.cn_*) - and never longer than
  * cfg.cn_max_delay. The host then gets them all in one output batch and
- * one interrupt. No buffer receive response of a connection precedes its
- * completion or arrival notice.
+ * one interrupt.
+ *
+ * Order. After a connect or listen request the adapter need not talk to
+ * the host about the new connections "until certain criteria are met"
+ * (seed 003, connection establishment, before FIG. 9). So no response
+ * that the connection's traffic or the clock causes precedes that
+ * connection's completion or arrival notice: a buffer receive response
+ * (placed data, or a peek's copy of it) and the periodic state report
+ * wait until the notice is written. Data is still placed meanwhile,
+ * except behind an outstanding peek (a peek reads the stream from its
+ * start); a state report round skips the connection, whose first report
+ * follows its notice. A notice goes out before its criteria hold only
+ * when what must follow it cannot wait: the connection closed
+ * (ofl_dt_conn_closed: the first step of its drain), or a shared buffer
+ * returns (below). A response that a request itself causes (its refusal,
+ * an attribute response, a send's buffer available, a cancellation's) is
+ * not held: the host itself named the connection's id in that request.
  *
  * Sends (FIG. 11, 15, 16): buffer send requests enter the bulk transfer
  * list and wait for a delay criterion (cfg.bt_*: count, bytes, time; the
@@ -4801,7 +4868,18 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * placements found one - into the best-fitting bulk buffer (the smallest
  * that holds all the data, else the largest). Own and shared buffers fill
  * partially: each response gives offset and length, FINAL when the buffer
- * is full. A bulk buffer is used once and returned FINAL. Placements
+ * is full. A bulk buffer is used once and returned FINAL. A shared buffer
+ * holds ranges of several connections with their own delays; since the
+ * host takes the end of the buffer (FINAL, or offset + length = its
+ * length) as "full control of the application buffer is returned"
+ * (seed 003 FIG. 14), the response returning it - and the FLUSHED return
+ * when its listener closes - goes out only after every other range in it
+ * was reported: those still unreported are reported first, whatever their
+ * delay, each after its connection's notice (forced out if pending). In
+ * the normal course the FINAL range waits for room for itself and all
+ * those together (at most the output table: beyond that, and always in a
+ * close, they go out in steps, a notice with its range, the FINAL range
+ * last; see closing in steps). Placements
  * contiguous in one buffer combine into one response; the response waits
  * for the connection's notification delay (a time, a byte count, or the
  * host's measured buffer-posting interval, always bounded by notify_max).
@@ -4852,22 +4930,45 @@ enum ofl_dt_flag {
     OFL_DT_F_REPORT = 0x10  /* connection attribute: periodic state report */
 };
 
-/* Response status (byte 2). */
+/*
+ * Response status (byte 2). A refused request's status names what the host
+ * can do about it; the adapter's error (OFL_E_DT_*) behind each is given.
+ * A request that only meets a full bulk transfer list is never refused: it
+ * stays in the input table until ofl_dt_service drains the list.
+ */
 enum ofl_dt_status {
     OFL_DT_ST_OK = 0,
     OFL_DT_ST_FAILED = 1,    /* connect refused or reset */
     OFL_DT_ST_TIMEOUT = 2,   /* connect timed out and was cancelled */
     OFL_DT_ST_CANCELLED = 3, /* cancelled by a cancellation request */
     OFL_DT_ST_FLUSHED = 4,   /* returned unused: its connection closed */
-    OFL_DT_ST_BAD_DESC = 5,  /* the request was malformed */
-    OFL_DT_ST_BAD_CONN = 6,  /* unknown connection or wrong state */
-    OFL_DT_ST_BAD_TUPLE = 7, /* control buffer or attribute refused */
-    OFL_DT_ST_NO_RESOURCE = 8, /* connection table, pool or list full */
+    OFL_DT_ST_BAD_DESC = 5,  /* the request was malformed (the codec's
+                                errors, skip or peek without a
+                                connection): a host bug */
+    OFL_DT_ST_BAD_CONN = 6,  /* no such connection (CONN_UNKNOWN): the id
+                                is stale, the host drops what it holds */
+    OFL_DT_ST_BAD_TUPLE = 7, /* control buffer or attribute refused
+                                (TUPLE_*, ATTR_*) */
+    OFL_DT_ST_NO_RESOURCE = 8, /* connection table or backlog full
+                                  (NO_CONN): retry after closing some */
     OFL_DT_ST_NOT_FOUND = 9, /* nothing matched a cancellation */
     OFL_DT_ST_DMA = 10,      /* the port failed to reach the buffer */
-    OFL_DT_ST_BUSY = 11      /* a peek is already outstanding */
+    OFL_DT_ST_BUSY = 11,     /* a peek is already outstanding: repost
+                                after its answer */
+    OFL_DT_ST_CONN_STATE = 12, /* the connection exists but its state
+                                  refuses the request (CONN_STATE): e.g.
+                                  cancel, not terminate, a connect; or
+                                  it is DRAINING (closing in steps):
+                                  wait for its last response */
+    OFL_DT_ST_NO_BUFFER = 13,  /* receive buffer pool full (NO_BUFFER):
+                                  repost after buffers come back */
+    OFL_DT_ST_TOO_LARGE = 14,  /* larger than the adapter takes in one
+                                  request (CTRL_SIZE, TOO_LARGE): split it */
+    OFL_DT_ST_BAD_RANGE = 15   /* a buffer outside the host range the
+                                  adapter may reach, or over a table
+                                  (BUF_RANGE) */
 };
-#define OFL_DT_ST_MAX OFL_DT_ST_BUSY
+#define OFL_DT_ST_MAX OFL_DT_ST_BAD_RANGE
 
 /* A decoded descriptor. Which fields a type uses: see the table above. */
 struct ofl_dt_desc {
@@ -5143,7 +5244,8 @@ enum ofl_dt_conn_state {
     OFL_DT_CONN_ESTABLISHED = 2,
     OFL_DT_CONN_LISTENING = 3,
     OFL_DT_CONN_CLOSING = 4,
-    OFL_DT_CONN_FAILED = 5
+    OFL_DT_CONN_FAILED = 5,
+    OFL_DT_CONN_DRAINING = 6 /* closed; its responses are going out */
 };
 
 /* Work for the firmware (ofl_dt_next_action). */
@@ -5157,6 +5259,8 @@ enum ofl_dt_action {
 /* An open receive notification: a range placed but not yet reported. */
 struct ofl_dt_note {
     uint64_t base;    /* the posted buffer */
+    uint64_t shared;  /* listener id whose shared buffer it is, 0 = the
+                         connection's own or a bulk buffer */
     uint64_t t_first; /* time of the first placement in the range */
     uint32_t buf_len; /* its length */
     uint32_t off;     /* offset of the range in the buffer */
@@ -5206,7 +5310,10 @@ struct ofl_dt_conn {
     uint8_t cn_status;     /* its enum ofl_dt_status */
     uint8_t pat_matched;   /* pattern bytes matched so far */
     uint8_t hist_n;        /* placements in hist */
-    uint8_t rsv_;
+    uint8_t drain;         /* DRAINING: 1 termination (FLUSHED, then the
+                              termination response), 2 listener of a
+                              cancellation (CANCELLED), 3 connect of a
+                              cancellation (its completion CANCELLED) */
 };
 
 /* A posted receive buffer. */
@@ -5229,7 +5336,8 @@ struct ofl_dt_xfer {
     uint32_t conn;  /* connection or listener index */
     uint32_t seq;   /* arrival number */
     uint8_t flags;  /* ASAP, MODIFY */
-    uint8_t rsv_[7];
+    uint8_t cancel; /* matched by the running cancellation: never sent */
+    uint8_t rsv_[6];
 };
 
 /* A send cache slot: a copy of host range [base, base + len). */
@@ -5302,10 +5410,15 @@ struct ofl_dt {
     uint32_t xfer_seq;
     uint32_t cache_stamp;
     uint32_t report_next;   /* report cursor, 0 = no report running */
+    uint32_t draining;      /* entries DRAINING */
+    uint64_t cancel_conn;   /* the running cancellation: its conn, */
+    uint32_t cancel_tag, cancel_aux; /* tag and aux (echoed), */
+    uint32_t cancel_n;      /* what it matched, */
+    uint32_t cancel_left;   /* and of those, what is not yet answered */
     uint8_t cn_trigger;     /* a DATA or PATTERN event is waiting */
     uint8_t bt_asap;        /* an ASAP request is listed */
     uint8_t warned;         /* overflow interrupt raised, not yet re-armed */
-    uint8_t rsv_;
+    uint8_t cancel_run;     /* a cancellation is running */
     uint8_t scan[8 * OFL_DT_DESC_SIZE]; /* output reclaim scratch */
 };
 
@@ -5340,10 +5453,14 @@ enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
                               const struct ofl_dt_config *cfg);
 
 /*
- * Reads the input table from dt->in_head in DMA batches and handles up to
- * max requests (seed FIG. 9-18), returning consumed slots to the host by
- * one DMA of the run with its owner bits cleared. Stops at the first free slot, or before a request whose
- * responses or list entry find no room (it stays for a later call). A
+ * Resumes the closes in progress (DRAINING, above) as far as output room
+ * allows, then reads the input table from dt->in_head in DMA batches and
+ * handles up to max requests (seed FIG. 9-18), returning consumed slots to
+ * the host by one DMA of the run with its owner bits cleared. Stops at the
+ * first free slot, or before a request whose first response or list entry
+ * finds no room, or a cancellation while one runs (it stays for a later
+ * call). A termination or cancellation never waits for room for all its
+ * responses: it is consumed and drains. A
  * malformed request is consumed: a known type is answered with a
  * BAD_DESC status, an unknown one only counted. *consumed (may be NULL)
  * gets the count. Returns OFL_OK or a port error.
@@ -5352,7 +5469,8 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
                             uint32_t *consumed);
 
 /*
- * Runs everything time or state decides: connect timeouts, aggregated
+ * Runs everything time or state decides: closes in progress (DRAINING),
+ * connect timeouts, aggregated
  * completion notices, periodic reports, the bulk transfer list, receive
  * placement and notifications. Bounded by the table sizes. Returns OFL_OK
  * or a port error.
@@ -5403,10 +5521,16 @@ enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
 
 /*
  * The firmware finished closing id (after OFL_DT_ACT_CLOSE, or the peer
- * closed an ESTABLISHED one): reports the open receive range, returns
- * every buffer and listed send of the connection FLUSHED, drops staged
- * data, writes the termination response and frees the entry. OFL_E_DT_FULL
- * (nothing changed) when the output lacks room for all of that.
+ * closed an ESTABLISHED one): drops staged and queued data and makes the
+ * entry DRAINING, then writes as much as the output has room for of: its
+ * pending notice, its open receive range (if that range ends a shared
+ * buffer, the other connections' unreported ranges in it first, each
+ * after its notice), every buffer and listed send of the connection
+ * returned FLUSHED, and last the termination response
+ * (tag of the termination request, 0 when the peer closed); the entry is
+ * freed after that. The rest goes out in later ofl_dt_process and
+ * ofl_dt_service calls. OFL_E_DT_CONN_UNKNOWN, or OFL_E_DT_CONN_STATE
+ * unless ESTABLISHED or CLOSING (a DRAINING id included).
  */
 enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now);
 

@@ -601,7 +601,7 @@ static void test_listen(void)
     CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 4, 13, NULL));
     CHECK_OK(dt_rig_poll(r, 2));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 5);
-    CHECK(rsp[0].tag == 9 && rsp[0].status == OFL_DT_ST_BAD_CONN);
+    CHECK(rsp[0].tag == 9 && rsp[0].status == OFL_DT_ST_CONN_STATE);
     CHECK(rsp[1].tag == 10 && rsp[1].status == OFL_DT_ST_BAD_TUPLE);
     CHECK(rsp[2].tag == 11 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
     CHECK(rsp[3].tag == 12 && rsp[3].status == OFL_DT_ST_BAD_TUPLE);
@@ -728,10 +728,11 @@ static void test_connect_refusals(void)
     CHECK_OK(dt_rig_poll(r, 0));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 9);
     CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_NO_RESOURCE);
-    for (i = 1; i < 8; i++)
+    for (i = 1; i < 7; i++)
         CHECK(rsp[i].tag == i + 1 && rsp[i].status == OFL_DT_ST_BAD_TUPLE &&
               rsp[i].type == OFL_DT_RSP_CONN_COMPLETE);
-    CHECK(rsp[8].tag == 9 && rsp[8].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[7].tag == 8 && rsp[7].status == OFL_DT_ST_TOO_LARGE);
+    CHECK(rsp[8].tag == 9 && rsp[8].status == OFL_DT_ST_BAD_RANGE);
     CHECK_EQ(r->dt.conn_live, 0);
     /* A failing DMA of the control buffer. */
     off = 0;
@@ -1060,17 +1061,19 @@ static void test_terminate(void)
     CHECK_OK(dt_rig_post(r, &d));
     CHECK_OK(dt_rig_poll(r, 2));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
-    CHECK(rsp[0].tag == 73 && rsp[0].status == OFL_DT_ST_BAD_CONN);
-    /* Closed with the output table full: refused, nothing changed. */
+    CHECK(rsp[0].tag == 73 && rsp[0].status == OFL_DT_ST_CONN_STATE);
+    /* Closed with the output table full: accepted, DRAINING, nothing
+     * written until the host frees slots; then the rest goes out. */
     for (i = 0; i < 8; i++) {
         d = mk(OFL_DT_REQ_CANCEL);
         CHECK_OK(dt_rig_post(r, &d));
     }
     CHECK_OK(dt_rig_poll(r, 3));
-    CHECK_ERR(ofl_dt_conn_closed(&r->dt, id, 3), OFL_E_DT_FULL);
-    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 8);
     CHECK_OK(ofl_dt_conn_closed(&r->dt, id, 3));
-    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(r->dt.mem.conn[(uint32_t)id - 1].state, OFL_DT_CONN_DRAINING);
+    CHECK_ERR(ofl_dt_conn_closed(&r->dt, id, 3), OFL_E_DT_CONN_STATE);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 8);
+    CHECK_OK(dt_rig_poll(r, 3));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
     CHECK(rsp[0].type == OFL_DT_RSP_BUF_RECV &&
           rsp[0].status == OFL_DT_ST_FLUSHED && rsp[0].base == dt_rig_pa(b));
@@ -1551,8 +1554,8 @@ static void test_send_group_and_refusals(void)
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
     CHECK(rsp[0].tag == 41 && rsp[0].status == OFL_DT_ST_BAD_CONN &&
           rsp[0].type == OFL_DT_RSP_BUF_AVAIL && rsp[0].number == 1);
-    CHECK(rsp[1].tag == 42 && rsp[1].status == OFL_DT_ST_BAD_DESC);
-    CHECK(rsp[2].tag == 43 && rsp[2].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[1].tag == 42 && rsp[1].status == OFL_DT_ST_TOO_LARGE);
+    CHECK(rsp[2].tag == 43 && rsp[2].status == OFL_DT_ST_BAD_RANGE);
     rig_done(r);
 }
 
@@ -1914,7 +1917,7 @@ static void test_rx_refusals(void)
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
     CHECK(rsp[0].status == OFL_DT_ST_BAD_CONN &&
           (rsp[0].flags & OFL_DT_F_FINAL));
-    CHECK(rsp[1].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[1].status == OFL_DT_ST_BAD_RANGE);
     for (i = 0; i < DT_RIG_RBUFS + 1; i++) {
         CHECK_OK(dt_rig_avail(r, 0, b, 16, 0, 0, 10 + i));
         if (i % 32 == 31)
@@ -1923,7 +1926,7 @@ static void test_rx_refusals(void)
     CHECK_OK(dt_rig_poll(r, 0));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
     CHECK(rsp[0].tag == 10 + DT_RIG_RBUFS &&
-          rsp[0].status == OFL_DT_ST_NO_RESOURCE);
+          rsp[0].status == OFL_DT_ST_NO_BUFFER);
     CHECK_ERR(ofl_dt_rx(&r->dt, id, big, DT_RIG_RX + 1, 0), OFL_E_DT_RX_FULL);
     CHECK_OK(ofl_dt_rx(&r->dt, id, big, DT_RIG_RX, 0));
     CHECK_ERR(ofl_dt_rx(&r->dt, id, big, 1, 0), OFL_E_DT_RX_FULL);
@@ -2042,9 +2045,9 @@ static void test_more_refusals(void)
     CHECK_OK(dt_rig_avail(r, id, b, 64, 0, 0, 4)); /* next to nothing */
     CHECK_OK(dt_rig_poll(r, 0));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 3);
-    CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_BAD_DESC);
-    CHECK(rsp[1].tag == 2 && rsp[1].status == OFL_DT_ST_BAD_DESC);
-    CHECK(rsp[2].tag == 3 && rsp[2].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[0].tag == 1 && rsp[0].status == OFL_DT_ST_BAD_RANGE);
+    CHECK(rsp[1].tag == 2 && rsp[1].status == OFL_DT_ST_BAD_RANGE);
+    CHECK(rsp[2].tag == 3 && rsp[2].status == OFL_DT_ST_BAD_RANGE);
     /* A closing connection takes no new sends or buffers. */
     d = mk(OFL_DT_REQ_TERMINATE);
     d.conn = id;
@@ -2070,8 +2073,8 @@ static void test_more_refusals(void)
                          NULL));
     CHECK_OK(dt_rig_poll(r, 2));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 6);
-    CHECK(rsp[0].tag == 5 && rsp[0].status == OFL_DT_ST_BAD_CONN);
-    CHECK(rsp[1].tag == 6 && rsp[1].status == OFL_DT_ST_BAD_CONN);
+    CHECK(rsp[0].tag == 5 && rsp[0].status == OFL_DT_ST_CONN_STATE);
+    CHECK(rsp[1].tag == 6 && rsp[1].status == OFL_DT_ST_CONN_STATE);
     CHECK(rsp[2].tag == 7 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
     CHECK(rsp[3].tag == 8 && rsp[3].status == OFL_DT_ST_BAD_TUPLE);
     CHECK(rsp[4].tag == 9 && rsp[4].status == OFL_DT_ST_BAD_TUPLE);
@@ -3347,7 +3350,7 @@ static void test_attr_edges(void)
     CHECK(rsp[2].tag == 2 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
     CHECK(rsp[3].tag == 3 && rsp[3].status == OFL_DT_ST_OK);
     CHECK(rsp[4].tag == 4 && rsp[4].status == OFL_DT_ST_BAD_TUPLE);
-    CHECK(rsp[5].tag == 5 && rsp[5].status == OFL_DT_ST_BAD_CONN);
+    CHECK(rsp[5].tag == 5 && rsp[5].status == OFL_DT_ST_CONN_STATE);
     warn = r->dt.cfg.out_warn;
     CHECK(warn != 5 && warn != 6 && warn != 7);
     off = 0;
@@ -3434,11 +3437,11 @@ static void test_buffer_edges(void)
     CHECK_OK(dt_rig_post(r, &d));
     CHECK_OK(dt_rig_poll(r, 0));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 4);
-    CHECK(rsp[0].tag == 2 && rsp[0].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[0].tag == 2 && rsp[0].status == OFL_DT_ST_BAD_RANGE);
     CHECK(rsp[1].tag == 3 && rsp[1].status == OFL_DT_ST_BAD_DESC &&
           (rsp[1].flags & OFL_DT_F_PEEK));
     CHECK(rsp[2].tag == 4 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
-    CHECK(rsp[3].tag == 5 && rsp[3].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[3].tag == 5 && rsp[3].status == OFL_DT_ST_BAD_RANGE);
     /* The whole address space allowed: right below the input table is
      * fine, one byte into it is not. */
     r->dt.mem.host_lo = 0;
@@ -3453,7 +3456,7 @@ static void test_buffer_edges(void)
     CHECK_OK(dt_rig_post(r, &d));
     CHECK_OK(dt_rig_poll(r, 0));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
-    CHECK(rsp[0].tag == 7 && rsp[0].status == OFL_DT_ST_BAD_DESC);
+    CHECK(rsp[0].tag == 7 && rsp[0].status == OFL_DT_ST_BAD_RANGE);
     r->dt.mem.host_lo = r->mem.host_lo;
     r->dt.mem.host_hi = r->mem.host_hi;
     /* Adaptive posting clock: a post at 5, at 10 (interval 5), at 0 (the

@@ -20,10 +20,27 @@
  *   8 STEP   which: process (a few) / service / flush alone
  *
  * Guard: the sim port traps (abort) on any DMA outside the two tables and
- * the buffers the descriptors described, with the direction each allows
- * (a send buffer is only read, a receive buffer only written, a control
- * buffer both). Invariants: every response the adapter wrote decodes, and
- * the adapter's counters agree with its tables.
+ * the buffers the adapter owns at that moment, with the direction each
+ * allows (a send buffer is only read, a receive buffer only written, a
+ * control buffer both). A buffer is owned from the moment its well-formed
+ * request is handed over until the DMA that writes the response giving it
+ * back into the output table (a send: its buffer available response,
+ * merged ones covering several; a receive or peek buffer: its FINAL
+ * buffer receive response, or the refusal) - a control buffer until the
+ * DMA that hands its request's input slot back. The harness wraps the sim
+ * port's dma_write to see those DMAs as they happen. A request that does
+ * not decode owns nothing. Invariants: every response the adapter wrote
+ * decodes, every return names a buffer the adapter owned (only a
+ * malformed request's refusal, BAD_DESC, or the refusal of a buffer
+ * outside the host range, BAD_RANGE, may name none), and the
+ * adapter's counters agree with its tables.
+ *
+ * Liveness: when the input ends, the harness turns the delay criteria
+ * off and drives ofl_dt_poll, the transmit rings and the host's reads for
+ * a bounded number of rounds: the adapter must reach quiescence (input
+ * table consumed, no response staged or unread, no close draining, no
+ * send listed, no notice pending). A request or close waiting for room
+ * the host can never give (a stall) fails it.
  */
 #include "fuzz.h"
 #include "ports/sim/ofl_sim.h"
@@ -53,6 +70,24 @@ static struct ofl_dt_host host;
 static struct ofl_dt dt;
 static uint64_t ids[NIDS];
 static unsigned nids;
+
+/* Buffers the adapter owns (the guard is rebuilt from them). */
+#define NOWN 60 /* <= OFL_SIM_MAX_RANGES - 2 (the tables) */
+enum { OWN_SEND = 1, OWN_RECV = 2, OWN_CTRL = 3 };
+struct owned {
+    uint64_t pa;
+    uint32_t len;
+    uint32_t seq; /* input slot sequence of its request */
+    uint32_t tag; /* a receive buffer's: its returns carry it */
+    uint8_t kind;
+};
+static struct owned own[NOWN];
+static unsigned nown;
+static uint32_t in_seen;  /* input slots known consumed */
+static uint32_t out_seen; /* output slots whose responses were examined */
+static struct ofl_port port; /* the sim port, dma_write wrapped */
+static int (*sim_write)(void *ctx, uint64_t pa, const void *src, size_t len);
+static void sweep(void);
 
 static void learn(uint64_t id)
 {
@@ -104,34 +139,177 @@ static bool allow_union(uint64_t lo, uint64_t len, unsigned perm)
     return ofl_sim_allow_pa(&sim, lo, hi - lo, perm) == 0;
 }
 
-/* Allows DMA to a range a descriptor describes, with its direction. */
-static bool describe(const uint8_t *d)
-{
-    uint8_t type = (d[0] >> 2) & 0x1F;
-    uint64_t base = ofl_load_be64(d + 8);
-    uint32_t len = ofl_load_be32(d + 16);
-    uint64_t lo = ofl_sim_pa(arena);
-    unsigned perm;
+static const unsigned own_perm[4] = {0, OFL_SIM_READ, OFL_SIM_WRITE,
+                                     OFL_SIM_RW};
 
-    if (len == 0 || base < lo || base - lo >= ARENA || len > ARENA - (base - lo))
-        return true; /* outside the arena: the adapter must refuse it */
-    switch (type) {
+/* The guard: the two tables and every owned buffer, nothing else. */
+static void guard_rebuild(void)
+{
+    unsigned i;
+
+    sim.nallow = 2;
+    for (i = 0; i < nown; i++)
+        FUZZ_ASSERT(allow_union(own[i].pa, own[i].len, own_perm[own[i].kind]));
+}
+
+static void own_drop(unsigned i)
+{
+    own[i] = own[--nown];
+}
+
+/* Removes one owned buffer of kind at pa (a receive buffer: with tag; a
+ * send: with length exactly len when exact, else less than len); its
+ * length in *len. False when there is none. */
+static bool own_release(uint8_t kind, uint64_t pa, uint32_t tag,
+                        uint32_t *len, bool exact)
+{
+    unsigned i;
+
+    for (i = 0; i < nown; i++) {
+        if (own[i].kind == kind && own[i].pa == pa &&
+            (kind != OWN_RECV || own[i].tag == tag) &&
+            (kind != OWN_SEND ||
+             (exact ? own[i].len == *len : own[i].len < *len))) {
+            *len = own[i].len;
+            own_drop(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The buffer a well-formed request d hands to the adapter, if any, with
+ * its direction. A range outside the arena is not owned: the adapter must
+ * refuse it. Returns false when the guard is full, or d posts a receive
+ * buffer (base and tag) the adapter already holds (do not hand it over).
+ */
+static bool describe(const uint8_t *raw)
+{
+    struct ofl_dt_desc d;
+    uint64_t lo = ofl_sim_pa(arena);
+    uint8_t kind;
+    unsigned i;
+
+    if (ofl_dt_desc_decode(raw, 32, &d) != OFL_OK)
+        return true; /* refused unread: owns nothing */
+    if (d.len == 0 || d.base < lo || d.base - lo >= ARENA ||
+        d.len > ARENA - (d.base - lo))
+        return true;
+    switch (d.type) {
     case OFL_DT_REQ_BUF_SEND:
-        perm = OFL_SIM_READ;
+        kind = OWN_SEND;
         break;
     case OFL_DT_REQ_BUF_AVAIL:
-        perm = OFL_SIM_WRITE;
+        kind = OWN_RECV;
         break;
     case OFL_DT_REQ_CONNECT:
     case OFL_DT_REQ_LISTEN:
     case OFL_DT_REQ_CONN_ATTR:
     case OFL_DT_REQ_ADAPTER_ATTR:
-        perm = OFL_SIM_RW;
+        kind = OWN_CTRL;
         break;
     default:
         return true;
     }
-    return allow_union(base, len, perm);
+    if (nown == NOWN)
+        return false;
+    /* Receive buffers are told apart by base and tag (their returns carry
+     * both): a host does not post the same one again while the adapter
+     * holds it. */
+    for (i = 0; kind == OWN_RECV && i < nown; i++)
+        if (own[i].kind == OWN_RECV && own[i].pa == d.base &&
+            own[i].tag == d.tag)
+            return false;
+    own[nown].pa = d.base;
+    own[nown].tag = d.tag;
+    own[nown].len = d.len;
+    own[nown].seq = host.in_tail;
+    own[nown].kind = kind;
+    nown++;
+    guard_rebuild();
+    return true;
+}
+
+/* A refusal that may name a buffer the adapter never owned: a malformed
+ * request (BAD_DESC) or a buffer outside the host range (BAD_RANGE). */
+static bool unowned_refusal(uint8_t status)
+{
+    return status == OFL_DT_ST_BAD_DESC || status == OFL_DT_ST_BAD_RANGE;
+}
+
+/* A response the adapter just wrote: the buffers it gives back. */
+static void returned(const struct ofl_dt_desc *r)
+{
+    uint64_t cursor = r->base;
+    uint32_t k, len, n = r->number ? r->number : 1u;
+    bool found;
+
+    if (r->type == OFL_DT_RSP_BUF_AVAIL) {
+        /* n sends merged over adjacent ranges tiling [base, base + len)
+         * (a refusal: 1). */
+        for (k = 0; k < n; k++) {
+            len = (uint32_t)(r->base + r->len - cursor);
+            found = own_release(OWN_SEND, cursor, 0, &len, k + 1 == n);
+            FUZZ_ASSERT(found || unowned_refusal(r->status));
+            if (!found)
+                break;
+            cursor += len;
+        }
+        FUZZ_ASSERT(r->status != OFL_DT_ST_OK || cursor - r->base == r->len);
+    } else if (r->type == OFL_DT_RSP_BUF_RECV && (r->flags & OFL_DT_F_FINAL)) {
+        found = own_release(OWN_RECV, r->base, r->tag, &len, false);
+        FUZZ_ASSERT(found || unowned_refusal(r->status));
+    }
+}
+
+/* Follows both tables: requests the adapter consumed release their
+ * control buffers; responses it wrote release what they give back. */
+static void sweep(void)
+{
+    const uint8_t *slot;
+    struct ofl_dt_desc r;
+    unsigned i, guard;
+    bool changed = false;
+
+    for (guard = 0; guard < SLOTS && in_seen != host.in_tail; guard++) {
+        slot = in_table + (in_seen & (SLOTS - 1)) * 32;
+        if (slot[0] & OFL_DT_OWNER)
+            break;
+        for (i = 0; i < nown; i++) {
+            if (own[i].kind == OWN_CTRL && own[i].seq == in_seen) {
+                own_drop(i);
+                changed = true;
+                break;
+            }
+        }
+        in_seen++;
+    }
+    /* Slots the host has not read yet were examined when written. */
+    for (guard = 0; guard < SLOTS && out_seen - host.out_head < SLOTS;
+         guard++) {
+        slot = out_table + (out_seen & (SLOTS - 1)) * 32;
+        if (!(slot[0] & OFL_DT_OWNER))
+            break;
+        if (ofl_dt_desc_decode(slot, 32, &r) == OFL_OK) {
+            returned(&r);
+            changed = true;
+        }
+        out_seen++;
+    }
+    if (changed)
+        guard_rebuild();
+}
+
+/* The sim port's dma_write, then what it wrote into either table. */
+static int wrap_write(void *ctx, uint64_t pa, const void *src, size_t len)
+{
+    int rc = sim_write(ctx, pa, src, len);
+
+    if (rc == 0 && (pa - ofl_sim_pa(in_table) < sizeof(in_table) ||
+                    pa - ofl_sim_pa(out_table) < sizeof(out_table)))
+        sweep();
+    return rc;
 }
 
 static void setup(struct fuzz_in *in)
@@ -146,6 +324,8 @@ static void setup(struct fuzz_in *in)
     ofl_sim_allow(&sim, out_table, sizeof(out_table), OFL_SIM_RW);
     memset(arena, 0, sizeof(arena));
     nids = 0;
+    nown = 0;
+    in_seen = out_seen = 0;
     ofl_dt_config_default(&c);
     /* A few settings from the input so every criterion gets exercised. */
     c.cn_criteria = k & OFL_DT_CN_ALL;
@@ -200,7 +380,10 @@ static void setup(struct fuzz_in *in)
     m.ctrl_cap = sizeof(ctrl);
     m.host_lo = ofl_sim_pa(arena);
     m.host_hi = m.host_lo + ARENA - 1;
-    FUZZ_ASSERT(ofl_dt_init(&dt, &m, &c, &sim.port, 0) == OFL_OK);
+    port = sim.port;
+    sim_write = sim.port.dma_write;
+    port.dma_write = wrap_write;
+    FUZZ_ASSERT(ofl_dt_init(&dt, &m, &c, &port, 0) == OFL_OK);
 }
 
 /* The adapter's counters agree with its tables. */
@@ -263,7 +446,7 @@ static void op_desc(struct fuzz_in *in)
     if (slot[0] & OFL_DT_OWNER)
         return; /* the adapter has not consumed it yet */
     if (!describe(d))
-        return; /* no guard entry left: do not hand it over */
+        return; /* no owner entry left: do not hand it over */
     memcpy(slot + 1, d + 1, 31);
     slot[0] = d[0] | OFL_DT_OWNER;
     host.in_tail++;
@@ -291,6 +474,63 @@ static void op_actions(void)
             break;
         learn(id);
     }
+}
+
+/* The firmware sends everything queued on every live entry. */
+static void tx_all(uint64_t now)
+{
+    unsigned i, k;
+    uint64_t id;
+    const uint8_t *p;
+    uint32_t n;
+
+    for (i = 0; i < CONNS; i++) {
+        if (conns[i].state == OFL_DT_CONN_FREE)
+            continue;
+        id = ((uint64_t)conns[i].gen << 32) | (i + 1);
+        for (k = 0; k < 2; k++) /* the ring may wrap once */
+            if (ofl_dt_tx_peek(&dt, id, &p, &n) == OFL_OK && n != 0)
+                FUZZ_ASSERT(ofl_dt_tx_consume(&dt, id, n, now) == OFL_OK);
+    }
+}
+
+/* Nothing left for the adapter to do on its own. */
+static bool quiet(void)
+{
+    unsigned i;
+
+    for (i = 0; i < SLOTS; i++)
+        if ((in_table[i * 32] & OFL_DT_OWNER) || (out_table[i * 32] & OFL_DT_OWNER))
+            return false;
+    return in_seen == host.in_tail && dt.out_staged == 0 &&
+           dt.draining == 0 && !dt.cancel_run && dt.xfer_count == 0 &&
+           dt.cn_pending == 0;
+}
+
+#define LIVE_ROUNDS 64
+
+/* Liveness (see the top): bounded rounds must reach quiescence. */
+static void liveness(uint64_t now)
+{
+    struct ofl_dt_config c = dt.cfg;
+    unsigned round;
+
+    c.cn_criteria = 0;  /* notices at once */
+    c.bt_criteria = 0;  /* sends at once */
+    c.report_period = 0; /* no new reports */
+    FUZZ_ASSERT(ofl_dt_configure(&dt, &c) == OFL_OK);
+    for (round = 0; round < LIVE_ROUNDS && !quiet(); round++) {
+        now += 1000;
+        (void)ofl_dt_poll(&dt, now);
+        sweep();
+        tx_all(now);
+        op_host(SLOTS);
+        audit();
+    }
+    FUZZ_ASSERT(quiet());
+    /* Every send came back, every control buffer was released. */
+    for (round = 0; round < nown; round++)
+        FUZZ_ASSERT(own[round].kind == OWN_RECV);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -375,12 +615,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         }
+        sweep();
         audit();
     }
-    /* Drain: everything the adapter had to say decodes. */
-    (void)ofl_dt_poll(&dt, now + 1000);
-    op_host(SLOTS);
-    audit();
+    /* Drain: everything the adapter had to say decodes, and it gets
+     * there in bounded rounds. */
+    liveness(now);
 #ifdef DT_FUZZ_DEBUG
     fprintf(stderr,
             "requests %llu bad %llu responses %llu merged %llu skipped %llu "

@@ -101,6 +101,35 @@ seeds["cancel_terminate"] = setup(mode=1, wait=5) + \
     desc(0x05, fold=2, tag=25, pick=0) + poll() + act() + fw(3, 0) + \
     poll() + host()
 
+# a listener with 16 shared buffers terminated: 17 responses for a
+# 16-slot output table (drains in steps; it used to stall the input).
+seeds["drain_listener"] = setup() + arena(0, lt) + \
+    desc(0x04, number=1, base=0, ln=len(lt), tag=30) + poll() + host() + \
+    b"".join(desc(0x02, fold=3, base=0x1000 + 0x100 * i, ln=64, tag=40 + i,
+                  pick=0) for i in range(16)) + poll() + \
+    desc(0x05, fold=2, tag=31, pick=0) + \
+    desc(0x02, fold=3, base=0x3000, ln=64, tag=32, pick=0) + poll() + \
+    host(5) + poll() + host(5) + poll()
+
+# the firmware closes a connection owing an open receive range and 16
+# buffers: 18 responses for 16 slots.
+seeds["drain_closed"] = setup(mode=1) + arena(0, lt) + \
+    desc(0x04, number=1, base=0, ln=len(lt), tag=30) + poll() + host() + \
+    fw(2, 0) + poll() + host() + \
+    b"".join(desc(0x02, fold=3, base=0x1000 + 0x100 * i, ln=64, tag=40 + i,
+                  pick=1) for i in range(16)) + poll() + \
+    rx(1, b"hi") + poll() + fw(3, 1) + poll() + host(3) + poll()
+
+# a cancellation of that listener (by id), and one by tag of sends to
+# it while the output is nearly full; a second cancellation waits.
+seeds["drain_cancel"] = setup(bt=1) + arena(0, lt) + \
+    desc(0x04, number=1, base=0, ln=len(lt), tag=30) + poll() + host() + \
+    b"".join(desc(0x02, fold=3, base=0x1000 + 0x100 * i, ln=64, tag=40 + i,
+                  pick=0) for i in range(16)) + poll() + \
+    desc(0x06, fold=2, tag=33, aux=7, pick=0) + \
+    desc(0x06, fold=0, tag=34, aux=30) + poll() + host(3) + poll() + \
+    host(16) + poll()
+
 # raw garbage descriptors, no folding.
 seeds["garbage"] = setup() + bytes([0, 0]) + bytes(range(0x80, 0xA0)) + \
     bytes([0, 0]) + bytes([0x84]) + bytes(31) + \

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * dt: every row of the descriptor type table of offload.h ("Types and
+ * their fields"), written out here from the header, not from the core's
+ * rule table: for each type, each field that MUST be zero is tripped
+ * (OFL_E_DT_RESERVED) and passed, each required field is tripped
+ * (OFL_E_DT_BAD_FIELD) and passed - in a response also passed when the
+ * status is not OK - each free field passes with any value, and each flag
+ * bit is tripped (OFL_E_DT_BAD_FLAGS) or passed. Both directions are
+ * checked: ofl_dt_desc_encode on the struct, ofl_dt_desc_decode on the
+ * bytes, and the two table paths (ofl_dt_host_post for requests, the
+ * host's poll for responses).
+ */
+#include "test.h"
+#include "support/dt_rig.h"
+
+/* Field rules: Z = MUST be 0, R = required non-zero, A = any. For a
+ * buffer or control buffer the header's "R" requires the length; base 0
+ * is an address like any other. */
+#define Z 0
+#define R 1
+#define A 2
+
+enum { F_BASE, F_LEN, F_CONN, F_NUMBER, F_AUX, F_STATUS, F_N };
+
+struct row {
+    uint8_t type;
+    uint8_t flags; /* the flags the type allows */
+    uint8_t rule[F_N];
+};
+
+/* offload.h, dt: the type table. A request's status MUST be 0; a
+ * response's status is free (its range is checked apart). */
+static const struct row rows[] = {
+    /*                                          base len conn num aux st */
+    {OFL_DT_REQ_BUF_SEND, OFL_DT_F_ASAP | OFL_DT_F_MODIFY, {A, R, R, Z, Z, Z}},
+    {OFL_DT_REQ_BUF_AVAIL, OFL_DT_F_PEEK, {A, R, A, Z, A, Z}},
+    {OFL_DT_REQ_CONNECT, 0, {A, R, Z, R, Z, Z}},
+    {OFL_DT_REQ_LISTEN, 0, {A, R, Z, R, Z, Z}},
+    {OFL_DT_REQ_TERMINATE, 0, {Z, Z, R, Z, Z, Z}},
+    {OFL_DT_REQ_CANCEL, 0, {Z, Z, A, Z, A, Z}},
+    {OFL_DT_REQ_CONN_ATTR, 0, {A, R, R, R, Z, Z}},
+    {OFL_DT_REQ_ADAPTER_ATTR, 0, {A, R, Z, R, Z, Z}},
+    {OFL_DT_RSP_BUF_RECV, OFL_DT_F_FINAL | OFL_DT_F_PEEK, {A, A, R, A, A, A}},
+    {OFL_DT_RSP_BUF_AVAIL, 0, {A, A, R, A, Z, A}},
+    {OFL_DT_RSP_CONN_ARRIVAL, 0, {R, Z, R, Z, Z, A}},
+    {OFL_DT_RSP_CONN_COMPLETE, 0, {Z, Z, A, Z, A, A}},
+    {OFL_DT_RSP_LISTEN, 0, {Z, Z, A, Z, Z, A}},
+    {OFL_DT_RSP_TERMINATE, 0, {Z, Z, R, Z, Z, A}},
+    {OFL_DT_RSP_CANCEL, 0, {Z, Z, A, A, A, A}},
+    {OFL_DT_RSP_CONN_ATTR, OFL_DT_F_REPORT, {A, A, R, A, A, A}},
+    {OFL_DT_RSP_ADAPTER_ATTR, 0, {A, A, Z, A, Z, A}},
+};
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+static const char *const field_name[F_N] = {"base", "len",  "conn",
+                                             "number", "aux", "status"};
+
+/* A non-zero value for field f, small enough that no range wraps. */
+static void field_set(struct ofl_dt_desc *d, int f, bool on)
+{
+    switch (f) {
+    case F_BASE:
+        d->base = on ? 0x1000 : 0;
+        break;
+    case F_LEN:
+        d->len = on ? 64 : 0;
+        break;
+    case F_CONN:
+        d->conn = on ? 0x100000003ull : 0;
+        break;
+    case F_NUMBER:
+        d->number = on ? 2 : 0;
+        break;
+    case F_AUX:
+        d->aux = on ? 5 : 0;
+        break;
+    default:
+        d->status = on ? OFL_DT_ST_FAILED : 0;
+        break;
+    }
+}
+
+/* The same on the encoded bytes (the layout table of offload.h). */
+static void byte_set(uint8_t *b, int f, bool on)
+{
+    static const uint8_t off[F_N] = {8, 16, 20, 3, 28, 2};
+    static const uint8_t len[F_N] = {8, 4, 8, 1, 4, 1};
+    struct ofl_dt_desc d;
+
+    memset(&d, 0, sizeof(d));
+    field_set(&d, f, on);
+    memset(b + off[f], 0, len[f]);
+    switch (f) {
+    case F_BASE:
+        ofl_store_be64(b + 8, d.base);
+        break;
+    case F_LEN:
+        ofl_store_be32(b + 16, d.len);
+        break;
+    case F_CONN:
+        ofl_store_be64(b + 20, d.conn);
+        break;
+    case F_NUMBER:
+        b[3] = d.number;
+        break;
+    case F_AUX:
+        ofl_store_be32(b + 28, d.aux);
+        break;
+    default:
+        b[2] = d.status;
+        break;
+    }
+}
+
+/* The smallest valid descriptor of row w: its required fields set, every
+ * other field zero, no flags. */
+static struct ofl_dt_desc minimal(const struct row *w)
+{
+    struct ofl_dt_desc d;
+    int f;
+
+    memset(&d, 0, sizeof(d));
+    d.type = w->type;
+    d.tag = 0x600D;
+    for (f = 0; f < F_N; f++)
+        if (w->rule[f] == R)
+            field_set(&d, f, true);
+    return d;
+}
+
+/* d's fields stored as bytes without any check (the layout table of
+ * offload.h), owner bit clear. */
+static void raw_store(const struct ofl_dt_desc *d, uint8_t *b)
+{
+    memset(b, 0, 32);
+    b[0] = (uint8_t)(d->type << OFL_DT_TYPE_SHIFT);
+    b[1] = d->flags;
+    b[2] = d->status;
+    b[3] = d->number;
+    ofl_store_be32(b + 4, d->tag);
+    ofl_store_be64(b + 8, d->base);
+    ofl_store_be32(b + 16, d->len);
+    ofl_store_be64(b + 20, d->conn);
+    ofl_store_be32(b + 28, d->aux);
+}
+
+/* Encode (the struct) and decode (the same fields as bytes) both give
+ * want; a decoded pass gives back d. */
+static void expect(const struct ofl_dt_desc *d, enum ofl_err want,
+                   const char *what, int f)
+{
+    uint8_t b[32];
+    struct ofl_dt_desc e;
+    enum ofl_err ee, de;
+
+    ee = ofl_dt_desc_encode(d, b, sizeof(b));
+    raw_store(d, b);
+    memset(&e, 0x5A, sizeof(e));
+    de = ofl_dt_desc_decode(b, sizeof(b), &e);
+    if (ee != want || de != want)
+        printf("  type 0x%02x flags 0x%02x %s %s: encode %s, decode %s, "
+               "want %s\n",
+               d->type, d->flags, what, f >= 0 ? field_name[f] : "",
+               ofl_strerror(ee), ofl_strerror(de), ofl_strerror(want));
+    CHECK_EQ(ee, want);
+    CHECK_EQ(de, want);
+    if (want == OFL_OK)
+        CHECK(memcmp(&e, d, sizeof(e)) == 0);
+}
+
+/* Each field of each type: trip and pass. */
+static void test_rules_fields(void)
+{
+    size_t i;
+    int f;
+    struct ofl_dt_desc d;
+    bool rsp;
+
+    for (i = 0; i < NROWS; i++) {
+        const struct row *w = &rows[i];
+
+        rsp = ofl_dt_is_response(w->type);
+        d = minimal(w);
+        expect(&d, OFL_OK, "minimal", -1);
+        for (f = 0; f < F_N; f++) {
+            d = minimal(w);
+            switch (w->rule[f]) {
+            case Z:
+                field_set(&d, f, true);
+                expect(&d, OFL_E_DT_RESERVED, "must be zero", f);
+                field_set(&d, f, false);
+                expect(&d, OFL_OK, "zero", f);
+                break;
+            case R:
+                field_set(&d, f, false);
+                expect(&d, OFL_E_DT_BAD_FIELD, "required", f);
+                if (rsp) {
+                    /* A refusal may leave it out. */
+                    d.status = OFL_DT_ST_BAD_DESC;
+                    expect(&d, OFL_OK, "required, status not OK", f);
+                    d.status = 0;
+                }
+                field_set(&d, f, true);
+                expect(&d, OFL_OK, "present", f);
+                break;
+            default:
+                field_set(&d, f, true);
+                expect(&d, OFL_OK, "free, set", f);
+                field_set(&d, f, false);
+                expect(&d, OFL_OK, "free, clear", f);
+                break;
+            }
+        }
+        /* Status: a request has none; a response's is a known one. */
+        d = minimal(w);
+        d.status = OFL_DT_ST_MAX;
+        expect(&d, rsp ? OFL_OK : OFL_E_DT_RESERVED, "status max", F_STATUS);
+        d.status = OFL_DT_ST_MAX + 1;
+        expect(&d, rsp ? OFL_E_DT_BAD_FIELD : OFL_E_DT_RESERVED,
+               "status beyond max", F_STATUS);
+    }
+}
+
+/* The peek rules on top of the flag sets (offload.h: a peek needs a
+ * connection and no skip; its response is always FINAL). */
+static bool peek_ok(const struct ofl_dt_desc *d)
+{
+    if (!(d->flags & OFL_DT_F_PEEK))
+        return true;
+    if (d->type == OFL_DT_REQ_BUF_AVAIL)
+        return d->conn != 0 && d->aux == 0;
+    return (d->flags & OFL_DT_F_FINAL) != 0;
+}
+
+/* Each flag bit of each type: trip and pass. */
+static void test_rules_flags(void)
+{
+    size_t i;
+    unsigned bit;
+    struct ofl_dt_desc d;
+
+    for (i = 0; i < NROWS; i++) {
+        const struct row *w = &rows[i];
+
+        for (bit = 0; bit < 8; bit++) {
+            d = minimal(w);
+            d.flags = (uint8_t)(1u << bit);
+            if (d.type == OFL_DT_REQ_BUF_AVAIL)
+                d.conn = 7; /* a peek's connection */
+            if (!(w->flags & d.flags))
+                expect(&d, OFL_E_DT_BAD_FLAGS, "flag not allowed", -1);
+            else
+                expect(&d, peek_ok(&d) ? OFL_OK : OFL_E_DT_BAD_FLAGS,
+                       "flag allowed", -1);
+        }
+        d = minimal(w);
+        d.flags = w->flags;
+        if (d.type == OFL_DT_REQ_BUF_AVAIL)
+            d.conn = 7;
+        expect(&d, OFL_OK, "all allowed flags", -1);
+    }
+}
+
+/* The table paths apply the same rules: the host refuses to post a
+ * request that breaks one and refuses a response that breaks one; the
+ * adapter answers such a request BAD_DESC. */
+static void test_rules_paths(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_desc d, got;
+    uint8_t raw[32];
+    size_t i;
+    uint32_t before;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    for (i = 0; i < NROWS; i++) {
+        const struct row *w = &rows[i];
+        int f;
+
+        if (!ofl_dt_is_request(w->type))
+            continue;
+        for (f = 0; f < F_N; f++) {
+            d = minimal(w);
+            if (w->rule[f] == Z)
+                field_set(&d, f, true);
+            else if (w->rule[f] == R)
+                field_set(&d, f, false);
+            else
+                continue;
+            before = r->host.in_tail;
+            CHECK_ERR(ofl_dt_host_post(&r->host, &d),
+                      w->rule[f] == Z ? OFL_E_DT_RESERVED
+                                      : OFL_E_DT_BAD_FIELD);
+            CHECK_EQ(r->host.in_tail, before);
+        }
+    }
+    /* Raw in the input table (a host that skips the encoder): answered
+     * BAD_DESC, with the request's tag. */
+    d = minimal(&rows[4]); /* terminate */
+    d.tag = 41;
+    CHECK_OK(ofl_dt_desc_encode(&d, raw, sizeof(raw)));
+    ofl_store_be32(raw + 16, 1); /* len MUST be 0 */
+    raw[0] |= OFL_DT_OWNER;
+    memcpy(r->in_table + (r->host.in_tail & (r->host.in_slots - 1)) * OFL_DT_DESC_SIZE, raw, 32);
+    r->host.in_tail++;
+    d = minimal(&rows[6]); /* connection attribute without its conn */
+    d.tag = 42;
+    d.conn = 0;
+    raw_store(&d, raw);
+    raw[0] |= OFL_DT_OWNER;
+    memcpy(r->in_table + (r->host.in_tail & (r->host.in_slots - 1)) * OFL_DT_DESC_SIZE, raw, 32);
+    r->host.in_tail++;
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_OK(ofl_dt_host_poll(&r->host, &got));
+    CHECK(got.type == OFL_DT_RSP_TERMINATE && got.tag == 41 &&
+          got.status == OFL_DT_ST_BAD_DESC);
+    CHECK_OK(ofl_dt_host_poll(&r->host, &got));
+    CHECK(got.type == OFL_DT_RSP_CONN_ATTR && got.tag == 42 &&
+          got.status == OFL_DT_ST_BAD_DESC);
+    /* Responses breaking a row reach the host as refused slots. */
+    for (i = 0; i < NROWS; i++) {
+        const struct row *w = &rows[i];
+        int f;
+
+        if (!ofl_dt_is_response(w->type))
+            continue;
+        for (f = 0; f < F_STATUS; f++) {
+            if (w->rule[f] != Z)
+                continue;
+            d = minimal(w);
+            CHECK_OK(ofl_dt_desc_encode(&d, raw, sizeof(raw)));
+            byte_set(raw, f, true);
+            raw[0] |= OFL_DT_OWNER;
+            memcpy(r->out_table +
+                       (r->host.out_head & (r->host.out_slots - 1)) * OFL_DT_DESC_SIZE,
+                   raw, 32);
+            before = r->host.bad;
+            CHECK_ERR(ofl_dt_host_poll(&r->host, &got), OFL_E_DT_RESERVED);
+            CHECK_EQ(r->host.bad, before + 1);
+        }
+    }
+    r->host.bad = 0; /* counted on purpose above */
+    CHECK_EQ(r->sim.violations, 0);
+    dt_rig_free(r);
+}
+
+OFL_SUITE(dt_rules)
+{
+    test_rules_fields();
+    test_rules_flags();
+    test_rules_paths();
+}
