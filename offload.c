@@ -48,7 +48,10 @@ const char *ofl_strerror(enum ofl_err e)
  * unknown to the optimiser, the loop matches no idiom, and the functions
  * stay inlinable (a fixed-size copy of a small struct becomes a few
  * moves; an __optimize__ attribute would forbid inlining). Other
- * compilers get plain loops.
+ * compilers get plain loops. Any other loop of the core that stores one
+ * value across an array does the same (the qp section's pointer tables):
+ * -ffreestanding turns the idioms off, but a vendor may build the two
+ * files without it, and `make analyze` checks such builds too.
  */
 /* Attribute names are spelled __name__: a kernel build defines noinline,
  * unused etc. as macros. */
@@ -7755,8 +7758,10 @@ enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
 
     if (d == NULL || slots == NULL || !qp_pow2(cap))
         return OFL_E_ARG;
-    for (i = 0; i < cap; i++)
+    for (i = 0; i < cap; i++) {
+        OFL_OPAQUE(slots); /* no memset idiom (base: copy and fill) */
         slots[i] = NULL;
+    }
     d->slot = slots;
     d->cap = cap;
     d->count = 0;
@@ -8101,8 +8106,10 @@ enum ofl_err ofl_qp_node_init(struct ofl_qp_node *node, uint32_t addr,
     if (node == NULL || qps == NULL || qp_cap == 0 ||
         (ee == NULL && ee_cap != 0))
         return OFL_E_ARG;
-    for (i = 0; i < qp_cap; i++)
+    for (i = 0; i < qp_cap; i++) {
+        OFL_OPAQUE(qps); /* no memset idiom (base: copy and fill) */
         qps[i] = NULL;
+    }
     for (i = 0; i < ee_cap; i++)
         ofl_fill(&ee[i], 0, sizeof(ee[i]));
     node->addr = addr;

@@ -258,6 +258,19 @@ analyze:
 	   if [ -n "$$out" ]; then echo "$$out"; exit 1; fi; done
 	@echo "== -fstack-usage and undefined symbols, freestanding, per target and -O level"
 	@$(PYTHON) mk/ofl_embed.py limits 2
+	@echo "== undefined symbols, hosted (no -ffreestanding: a vendor's own flags)"
+	@mkdir -p build/limits; bad=0; \
+	 for cc in gcc clang arm-none-eabi-gcc; do \
+	   command -v $$cc >/dev/null || { echo "SKIP $$cc: not installed"; \
+	     [ "$$OFL_REQUIRE_TOOLS" != 1 ] || bad=1; continue; }; \
+	   ex=; case $$cc in arm-*) ex="-mcpu=cortex-m4 -mthumb";; esac; \
+	   for o in -O1 -O2 -O3 -Os; do \
+	     obj=build/limits/hosted-$$cc$$o.o; \
+	     $$cc $$ex $$o -std=c11 -I. -c offload.c -o $$obj || { bad=1; continue; }; \
+	     und=$$(nm -u $$obj | awk '{print $$2}' | tr '\n' ' '); \
+	     if [ -n "$$und" ]; then echo "hosted $$cc $$o: undefined symbols: $$und"; bad=1; fi; \
+	   done; done; \
+	 [ $$bad = 0 ] && echo "hosted builds: no undefined symbols"; exit $$bad
 
 # ---- 5. coverage ------------------------------------------------------------------
 #
