@@ -12181,15 +12181,20 @@ static uint8_t *dt_cache_data(const struct ofl_dt *dt, uint32_t i)
     return dt->mem.cache_data + (size_t)i * dt->mem.cache_slot_size;
 }
 
-/* Drops every cached copy overlapping [base, base + len). */
+/* Drops every cached copy overlapping [base, base + len). Compares last
+ * bytes: a host range may end at 2^64, where base + len is 0. */
 static void dt_cache_invalidate(struct ofl_dt *dt, uint64_t base, uint32_t len)
 {
     uint32_t i;
+    uint64_t last = base + ((uint64_t)len - 1);
     struct ofl_dt_cache *s;
 
+    if (len == 0)
+        return;
     for (i = 0; i < dt->mem.cache_slots; i++) {
         s = &dt->mem.cache[i];
-        if (s->len != 0 && base < s->base + s->len && s->base < base + len)
+        if (s->len != 0 && base <= s->base + ((uint64_t)s->len - 1) &&
+            s->base <= last)
             s->len = 0;
     }
 }

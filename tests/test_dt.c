@@ -1517,6 +1517,89 @@ static void test_send_modify(void)
     rig_done(r);
 }
 
+/* The last 64 bytes of the physical address space, mapped by wrapping the
+ * sim port's DMA hooks (the sim maps a pointer's value only). */
+static uint8_t top_mem[64];
+#define TOP_PA ((uint64_t)0 - sizeof(top_mem)) /* 2^64 - 64 */
+static int (*top_next_read)(void *, uint64_t, void *, size_t);
+static int (*top_next_write)(void *, uint64_t, const void *, size_t);
+
+static int top_read(void *ctx, uint64_t pa, void *dst, size_t len)
+{
+    if (pa < TOP_PA)
+        return top_next_read(ctx, pa, dst, len);
+    if (len > sizeof(top_mem) - (pa - TOP_PA))
+        return -1;
+    memcpy(dst, top_mem + (pa - TOP_PA), len);
+    return 0;
+}
+
+static int top_write(void *ctx, uint64_t pa, const void *src, size_t len)
+{
+    if (pa < TOP_PA)
+        return top_next_write(ctx, pa, src, len);
+    if (len > sizeof(top_mem) - (pa - TOP_PA))
+        return -1;
+    memcpy(top_mem + (pa - TOP_PA), src, len);
+    return 0;
+}
+
+/* A delivery into a buffer drops the send cache's copy of it, also when the
+ * buffer ends at 2^64 (where base + len wraps to 0). */
+static void test_send_cache_top(void)
+{
+    struct dt_rig *r = bt_rig(0, 1, 1, 0, 0);
+    struct ofl_dt_desc d;
+    uint64_t id;
+    uint8_t out[64];
+
+    CHECK(r != NULL);
+    r->mem.host_hi = UINT64_MAX;
+    CHECK_OK(ofl_dt_init(&r->dt, &r->mem, &r->cfg, &r->sim.port, 0));
+    top_next_read = r->sim.port.dma_read;
+    top_next_write = r->sim.port.dma_write;
+    r->sim.port.dma_read = top_read;
+    r->sim.port.dma_write = top_write;
+    id = dt_rig_connect(r, 1, 0);
+    memset(top_mem, 0, sizeof(top_mem));
+    memcpy(top_mem, "first", 5);
+    d = mk(OFL_DT_REQ_BUF_SEND);
+    d.flags = OFL_DT_F_MODIFY;
+    d.base = TOP_PA;
+    d.len = sizeof(top_mem);
+    d.conn = id;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].status == OFL_DT_ST_OK);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 1), 64);
+    CHECK(memcmp(out, "first", 5) == 0);
+    /* The adapter writes received bytes into the same buffer. */
+    d = mk(OFL_DT_REQ_BUF_AVAIL);
+    d.base = TOP_PA;
+    d.len = sizeof(top_mem);
+    d.conn = id;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(ofl_dt_rx(&r->dt, id, (const uint8_t *)"other", 5, 2));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_BUF_RECV && rsp[0].len == 5);
+    CHECK(memcmp(top_mem, "other", 5) == 0);
+    /* Sent again without the modify bit: the host's bytes, not a copy
+     * that the delivery made stale. */
+    d = mk(OFL_DT_REQ_BUF_SEND);
+    d.base = TOP_PA;
+    d.len = sizeof(top_mem);
+    d.conn = id;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_EQ(tx_drain(r, id, out, sizeof(out), 3), 64);
+    CHECK(memcmp(out, "other", 5) == 0);
+    CHECK_EQ(r->dt.stats.dma_skipped, 0);
+    rig_done(r);
+}
+
 static void test_send_group_and_refusals(void)
 {
     struct dt_rig *r = bt_rig(0, 1, 1, 0, 0);
@@ -3515,6 +3598,7 @@ OFL_SUITE(dt)
     test_send_criteria();
     test_send_reorder_merge();
     test_send_modify();
+    test_send_cache_top();
     test_send_group_and_refusals();
     test_send_ring_full();
     test_rx_partial();
