@@ -11995,9 +11995,15 @@ static void dt_conn_release(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
     /* Generations skip 0 (0 names no connection) when they wrap. */
     uint32_t gen = c->gen == OFL_U32_MAX ? 1 : c->gen + 1;
+    struct ofl_dt_conn *l = c->origin != 0 ? dt_conn_find(dt, c->origin)
+                                           : NULL;
 
     if (c->state == OFL_DT_CONN_CONNECTING)
         dt->connecting--;
+    /* Its place in the backlog of the listener it arrived on (if that
+     * listener still lives: a new one under the index has a new id). */
+    if (l != NULL && l->accepted != 0)
+        l->accepted--;
     ofl_fill(c, 0, sizeof(*c));
     c->gen = gen;
     dt->conn_live--;
@@ -13111,6 +13117,7 @@ enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
     c->rport = rport;
     ofl_copy(c->raddr, raddr, 16);
     c->group = listener;
+    c->origin = listener;
     c->tag = l->tag;
     dt_cn_pend(dt, c, DT_CN_ARRIVAL, OFL_DT_ST_OK, now);
     *new_id = dt_conn_id(dt, c);

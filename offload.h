@@ -5063,7 +5063,10 @@ enum ofl_dt_attr {
     OFL_DT_ATTR_REMOTE = 0x0203,        /* 18 bytes: address (IPv6 or
                                            IPv4-mapped), port big-endian;
                                            one per connection to open */
-    OFL_DT_ATTR_BACKLOG = 0x0204        /* u32, listen: 0 = unlimited */
+    OFL_DT_ATTR_BACKLOG = 0x0204        /* u32, listen: most arrived
+                                           connections open at once (an
+                                           entry frees its place when it
+                                           is freed), 0 = unlimited */
 };
 
 /* Value size of an attribute, 0 if unknown. */
@@ -5300,7 +5303,11 @@ struct ofl_dt_conn {
     uint32_t peek;         /* outstanding peek buffer (index + 1) */
     uint32_t xfer_n;       /* its requests in the bulk transfer list */
     uint32_t xfer_first;   /* arrival number of its oldest listed one */
-    uint32_t backlog, accepted; /* listener */
+    uint64_t origin;       /* listener it arrived on, 0 = none (its
+                              backlog counts it until the entry is freed) */
+    uint32_t backlog;      /* listener: most arrived connections open at
+                              once, 0 = unlimited */
+    uint32_t accepted;     /* listener: arrived connections still open */
     uint16_t lport, rport;
     uint8_t raddr[16];
     uint8_t state;         /* enum ofl_dt_conn_state */
@@ -5513,7 +5520,8 @@ enum ofl_err ofl_dt_conn_failed(struct ofl_dt *dt, uint64_t id,
  * A connection arrived on listener id (seed "connection arrival"): takes
  * a free entry in the listener's group, ESTABLISHED, arrival notice
  * pending; *new_id gets its id. OFL_E_DT_NO_CONN when the table or the
- * backlog is full. raddr: 16 bytes.
+ * backlog is full (the listener's backlog arrivals are still open: not yet
+ * freed after their close). raddr: 16 bytes.
  */
 enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
                                 const uint8_t *raddr, uint16_t rport,

@@ -559,7 +559,7 @@ static void test_listen(void)
     struct dt_rig *r = dt_rig_new(NULL, 0);
     uint8_t t[128];
     size_t off;
-    uint64_t l, id;
+    uint64_t l, id, id2;
     struct ofl_dt_conn_info info;
     uint32_t cursor = 0;
     uint8_t act;
@@ -624,6 +624,29 @@ static void test_listen(void)
     CHECK_EQ(dt_rig_take(r, rsp + 8, NRSP - 8), 2);
     CHECK(rsp[8].type == OFL_DT_RSP_CONN_ARRIVAL && rsp[8].base == rsp[4].conn &&
           rsp[8].tag == 13);
+    /* The backlog counts open arrivals: a closed one frees its place when
+     * its entry is freed (here at once: the output has room for all it
+     * owes); moving a member to another group does not move its place. */
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, id, 5));
+    CHECK_ERR(ofl_dt_conn_closed(&r->dt, id, 5), OFL_E_DT_CONN_UNKNOWN);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, rsp[4].conn, addr, 5558, 6, &id2));
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, rsp[4].conn, addr, 5559, 6, &id),
+              OFL_E_DT_NO_CONN);
+    CHECK_OK(dt_rig_poll(r, 6));
+    CHECK_EQ(dt_rig_take(r, rsp + 8, NRSP - 8), 2);
+    CHECK(rsp[8].type == OFL_DT_RSP_TERMINATE && rsp[8].tag == 0);
+    CHECK(rsp[9].type == OFL_DT_RSP_CONN_ARRIVAL && rsp[9].conn == id2);
+    off = 0;
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_GROUP, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, id2, t, (uint32_t)off, 1, 14,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 7));
+    CHECK_EQ(dt_rig_take(r, rsp + 8, NRSP - 8), 1);
+    CHECK(rsp[8].tag == 14 && rsp[8].status == OFL_DT_ST_OK);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, id2, &info));
+    CHECK_EQ(info.group, 0);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, id2, 7));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, rsp[4].conn, addr, 5560, 8, &id2));
     rig_done(r);
 }
 
