@@ -4861,6 +4861,7 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * Receives (FIG. 12-14, 17, 18): the firmware hands received bytes to
  * ofl_dt_rx; they wait in the connection's staging ring. ofl_dt_service
  * places them, connections with data waiting longer than cfg.starve_time
+ * (data staged without a break since the staging ring was last empty)
  * first, then by priority: into the connection's own posted buffer, else a
  * buffer shared by its group (the listener it arrived on), else - after
  * waiting up to the connection's wait_limit for a buffer, or not at all
@@ -5287,7 +5288,10 @@ struct ofl_dt_conn {
     uint64_t rx_total, tx_total;
     uint64_t t_state;      /* time of the last state change */
     uint64_t t_last_tx;    /* last transmit (starvation) */
-    uint64_t t_rx_first;   /* arrival of the oldest staged byte */
+    uint64_t t_rx_first;   /* arrival of the first byte staged since the
+                              staging ring was last empty: "data waiting"
+                              (starvation, wait_limit) counts from there,
+                              a partial placement does not restart it */
     uint64_t t_last_post;  /* last buffer posted for it */
     uint32_t gen;
     uint32_t tag;          /* tag of the request that created it */
