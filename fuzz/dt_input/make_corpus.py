@@ -130,6 +130,16 @@ seeds["drain_cancel"] = setup(bt=1) + arena(0, lt) + \
     desc(0x06, fold=0, tag=34, aux=30) + poll() + host(3) + poll() + \
     host(16) + poll()
 
+# two arrivals fill one shared buffer, their ranges held by the
+# notification delay; the firmware closes the one whose range ends it: its
+# FINAL range must wait until the other's range in that buffer is settled.
+seeds["drain_shared_settle"] = setup(mode=1) + arena(0, lt) + \
+    desc(0x04, number=1, base=0, ln=len(lt), tag=30) + poll() + host() + \
+    fw(2, 0) + fw(2, 0) + poll() + host() + \
+    desc(0x02, fold=3, base=0x1000, ln=6, tag=40, pick=0) + poll() + \
+    rx(1, b"one") + poll() + rx(2, b"two") + poll() + fw(3, 2) + poll() + \
+    host(1) + poll() + host(2) + poll() + host() + poll()
+
 # raw garbage descriptors, no folding.
 seeds["garbage"] = setup() + bytes([0, 0]) + bytes(range(0x80, 0xA0)) + \
     bytes([0, 0]) + bytes([0x84]) + bytes(31) + \
