@@ -236,6 +236,20 @@ static void test_alloc_full(void)
     CHECK_EQ(ofl_stag_index(again), ofl_stag_index(first));
     CHECK_EQ(ofl_stag_key(again), (uint8_t)(ofl_stag_key(first) + 1));
     CHECK_ERR(ofl_tpt_alloc(&F.t, OFL_TPT_REGION, 1, 0, &s), OFL_E_TPT_FULL);
+
+    /* Registering allocates too: a full table refuses it, and the ATT
+     * words it would have used are left as they were. */
+    {
+        struct ofl_tpt_region_desc d = mkdesc(0x10000, PSZ, 0, 1, LR);
+        uint64_t page = PG(1), before = F.att[0];
+
+        CHECK_ERR(ofl_tpt_reg_pages(&F.t, 1, &d, &page, 1, &s),
+                  OFL_E_TPT_FULL);
+        CHECK_EQ(F.att[0], before);
+        CHECK_OK(ofl_tpt_dealloc(&F.t, again, 1));
+        CHECK_OK(ofl_tpt_reg_pages(&F.t, 1, &d, &page, 1, &s));
+        CHECK_EQ(F.att[0], PG(1) | PRES);
+    }
 }
 
 /* A stale STag after dereg + re-registration, and after dealloc + alloc. */
@@ -1112,6 +1126,9 @@ static void test_windows(void)
     /* Dealloc: windows in any state (bound ones are unbound); a VALID
      * region is BUSY. */
     CHECK_OK(ofl_tpt_bind(&F.t, b, r, 1, 0, 0x10000, 0x10, RR, 0, &b));
+    /* Deregistration is for regions: a window is unbound or freed. */
+    CHECK_ERR(ofl_tpt_dereg(&F.t, b, 1), OFL_E_TPT_WRONG_TYPE);
+    CHECK_OK(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10000, 0x10, RR));
     CHECK_ERR(ofl_tpt_dealloc(&F.t, b, 2), OFL_E_TPT_PD_MISMATCH);
     CHECK_OK(ofl_tpt_dealloc(&F.t, b, 1));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10000, 1, RR),
@@ -1697,6 +1714,7 @@ static void test_page_fault(void)
     struct ofl_tpt_region_desc d = mkdesc(0x50000, 0x2E00, 30, 3, LR | LW | BW);
     uint32_t r, w, r1, r2, inv = 0;
     uint64_t fault;
+    unsigned long writes;
 
     fx_init(STD);
     F.att[30] = PG(1) | PRES;
@@ -1799,6 +1817,34 @@ static void test_page_fault(void)
     CHECK(F.sim.last_violation_write);
     CHECK_EQ(F.sim.last_violation_pa, list_pa(0) + 8);
     CHECK_EQ(list_get(0, 1), PG(21) | PRES);
+
+    /* 2nd order: map_page walks level 2 as translation does. A level-2
+     * word that is not present, or a read of it that fails, is named and
+     * nothing is written. */
+    CHECK(ofl_sim_allow(&F.sim, g_list[1], 4096, OFL_SIM_READ) == 0);
+    CHECK(ofl_sim_allow(&F.sim, g_list[2], 4096, OFL_SIM_RW) == 0);
+    writes = F.sim.dma_writes;
+    F.att[41] = list_pa(1); /* the level-2 pointer in the ATT */
+    CHECK_ERR(ofl_tpt_map_page(&F.t, r2, 0x90100, PG(33)),
+              OFL_E_TPT_ATT_CORRUPT);
+    F.att[41] = (list_pa(1) + 8) | PRES; /* not 4 KiB aligned */
+    CHECK_ERR(ofl_tpt_map_page(&F.t, r2, 0x90100, PG(33)),
+              OFL_E_TPT_ATT_CORRUPT);
+    F.att[41] = list_pa(1) | PRES;
+    list_put(1, 0, list_pa(2)); /* the level-1 pointer in host memory */
+    CHECK_ERR(ofl_tpt_map_page(&F.t, r2, 0x90100, PG(33)),
+              OFL_E_TPT_ATT_CORRUPT);
+    list_put(1, 0, list_pa(2) | PRES);
+    ofl_sim_revoke_all(&F.sim);
+    CHECK(ofl_sim_allow(&F.sim, g_list[2], 4096, OFL_SIM_RW) == 0);
+    CHECK_ERR(ofl_tpt_map_page(&F.t, r2, 0x90100, PG(33)), OFL_E_PORT_DMA);
+    CHECK_EQ(F.sim.last_violation_pa, list_pa(1));
+    CHECK(!F.sim.last_violation_write);
+    CHECK_EQ(F.sim.dma_writes, writes);
+    CHECK_EQ(list_get(2, 1), PG(31) | PRES);
+    CHECK(ofl_sim_allow(&F.sim, g_list[1], 4096, OFL_SIM_READ) == 0);
+    CHECK_OK(ofl_tpt_map_page(&F.t, r2, 0x90100, PG(33)));
+    CHECK_EQ(list_get(2, 1), PG(33) | PRES);
 }
 
 /* ------------------------------------------------------------------------ */
