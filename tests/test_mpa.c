@@ -316,6 +316,12 @@ static void test_hs_v2(void)
     CHECK(memcmp(res.peer.pd, pd, 4) == 0);
     CHECK_EQ(res.peer.ird, 8);
 
+    /* Send alone: picked when it is the only kind offered. */
+    ci.rtr = OFL_MPA_RTR_SEND;
+    CHECK_OK(handshake(&ci, &cr, 64, &ini, &res));
+    CHECK_EQ(ini.params.rtr, OFL_MPA_RTR_SEND);
+    CHECK_EQ(res.params.rtr, OFL_MPA_RTR_SEND);
+
     /* Write preferred when offered. */
     ci.rtr = OFL_MPA_RTR_ALL;
     CHECK_OK(handshake(&ci, &cr, 1, &ini, &res));
@@ -436,6 +442,30 @@ static void test_hs_errors(void)
     CHECK_ERR(ofl_mpa_hs_recv(&res, frame, 20, &used), OFL_E_MPA_KEY);
     CHECK_EQ(res.state, OFL_MPA_HS_FAILED);
     CHECK_CAUSE(res.cause, 2, 0, 4);
+
+    /* Private data longer than 512 bytes (RFC 5044 §7.1): the length
+     * field alone condemns the frame, the responder does not wait for (or
+     * buffer) the bytes it announces. 512 is accepted. */
+    CHECK_OK(ofl_mpa_hs_init(&hs, &ci, true));
+    CHECK_OK(ofl_mpa_hs_request(&hs, frame, sizeof(frame), &len));
+    CHECK_OK(ofl_mpa_hs_init(&res, &ci, false));
+    frame[18] = 0x02;
+    frame[19] = 0x01; /* 513 */
+    CHECK_ERR(ofl_mpa_hs_recv(&res, frame, 20, &used), OFL_E_MPA_PD_LEN);
+    CHECK_EQ(res.state, OFL_MPA_HS_FAILED);
+    CHECK_CAUSE(res.cause, 2, 0, 4);
+    CHECK_OK(ofl_mpa_hs_init(&res, &ci, false));
+    frame[18] = 0xFF;
+    frame[19] = 0xFF;
+    CHECK_ERR(ofl_mpa_hs_recv(&res, frame, 20, &used), OFL_E_MPA_PD_LEN);
+    CHECK_OK(ofl_mpa_hs_init(&res, &ci, false));
+    frame[18] = 0x02;
+    frame[19] = 0x00; /* 512: 4 enhanced + 508 private data */
+    memset(frame + 24, 0xA5, 508);
+    CHECK_OK(ofl_mpa_hs_recv(&res, frame, 20 + 512, &used));
+    CHECK_EQ(used, 20 + 512);
+    CHECK_EQ(res.state, OFL_MPA_HS_DECIDE);
+    CHECK_EQ(res.peer.pd_len, 508);
 
     /* Replies the initiator refuses. */
     memset(&rep, 0, sizeof(rep));
