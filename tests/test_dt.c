@@ -3468,19 +3468,21 @@ static void test_attr_edges(void)
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
     CHECK(rsp[0].tag == 6 && rsp[0].status == OFL_DT_ST_DMA);
     CHECK_EQ(r->dt.cfg.out_warn, warn); /* answered DMA: taken back */
-    /* Set twice in one request: the value before the first set returns;
-     * with the write-back working, the last set stays. */
+    /* Set twice in one request, read between: the value before the first
+     * set returns (the get in between, which holds 5, is not a set to
+     * take back); with the write-back working, the last set stays. */
     off = 0;
     dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 5);
+    dt_tup_u32(t, &off, false, OFL_DT_ATTR_OUT_WARN, 0);
     dt_tup_u32(t, &off, true, OFL_DT_ATTR_OUT_WARN, 6);
-    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 2, 7,
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 3, 7,
                          NULL));
     r->sim.fail_dma_countdown = 3;
     CHECK_OK(dt_rig_poll(r, 4));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
     CHECK(rsp[0].tag == 7 && rsp[0].status == OFL_DT_ST_DMA);
     CHECK_EQ(r->dt.cfg.out_warn, warn);
-    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 2, 8,
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off, 3, 8,
                          NULL));
     CHECK_OK(dt_rig_poll(r, 5));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
