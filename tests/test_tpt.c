@@ -1450,6 +1450,9 @@ static void test_translate_direct(void)
     CHECK_OK(xlate(i, 0x10000, 0x2E00, 1));
     CHECK_EQ(g_sgl.count, 1);
     CHECK_PIECE(0, PG(20) + 0x100, 0x2E00);
+    CHECK_OK(xlate(i, 0x10E00, 0x400, 4)); /* two pages, at most one long */
+    CHECK_EQ(g_sgl.count, 1);
+    CHECK_PIECE(0, PG(20) + 0xF00, 0x400);
 
     /* A zero-based region: TO 0 is the first byte (after fpo). */
     d.att_base = 0;
@@ -1515,6 +1518,12 @@ static void test_translate_direct(void)
     CHECK_EQ(g_sgl.count, 2);
     CHECK_PIECE(0, U64MAX - 0xFFF, 0x1000);
     CHECK_PIECE(1, 0, 0x1000);
+    /* ... also for an access of at most a page across that boundary (the
+     * straight-line path of up to two pages). */
+    CHECK_OK(xlate(r, 0x10800, 0x1000, 4));
+    CHECK_EQ(g_sgl.count, 2);
+    CHECK_PIECE(0, U64MAX - 0x7FF, 0x800);
+    CHECK_PIECE(1, 0, 0x800);
     CHECK_EQ(F.sim.violations, 0);
 }
 
