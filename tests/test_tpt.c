@@ -1162,6 +1162,19 @@ static void test_windows(void)
 }
 
 /* A window whose region was deregistered, invalidated, re-registered. */
+/* ofl_tpt_check_translate of one byte at to with remote read, pd 1. */
+static enum ofl_err ct1(uint32_t stag, uint32_t qp)
+{
+    struct ofl_tpt_piece pc[2];
+    struct ofl_tpt_sgl sg;
+
+    memset(&sg, 0, sizeof(sg));
+    sg.piece = pc;
+    sg.cap = 2;
+    return ofl_tpt_check_translate(&F.t, stag, 1, qp, 0x10000, 1,
+                                   OFL_TPT_REMOTE_READ, &sg);
+}
+
 static void test_region_gone(void)
 {
     struct ofl_tpt_region_desc d =
@@ -1181,6 +1194,7 @@ static void test_region_gone(void)
     CHECK_OK(ofl_tpt_dereg(&F.t, r, 1));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, w, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_REGION_GONE);
+    CHECK_ERR(ct1(w, 0), OFL_E_TPT_REGION_GONE);
     CHECK_ERR(ofl_tpt_check_remote(&F.t, wt2, 1, 3, 0x10100, 1, RR),
               OFL_E_TPT_REGION_GONE);
     CHECK_ERR(xlate(w, 0x10000, 1, 1), OFL_E_TPT_REGION_GONE);
@@ -1193,6 +1207,7 @@ static void test_region_gone(void)
     CHECK_OK(ofl_tpt_register(&F.t, r2, 1, &d));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, w, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_REGION_GONE);
+    CHECK_ERR(ct1(w, 0), OFL_E_TPT_REGION_GONE);
     CHECK_ERR(xlate(w, 0x10000, 1, 1), OFL_E_TPT_REGION_GONE);
     /* ... nor, in another PD, when the region's 32-bit generation has
      * come round to the one the window recorded (2^31 re-registrations
@@ -1230,6 +1245,7 @@ static void test_region_gone(void)
     CHECK_OK(ofl_tpt_register(&F.t, wiscsi, 1, &d));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, w, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_REGION_GONE);
+    CHECK_ERR(ct1(w, 0), OFL_E_TPT_REGION_GONE);
     CHECK_OK(ofl_tpt_dereg(&F.t, wiscsi, 1));
     CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_REGION, 1, 0, &r2));
     CHECK_OK(ofl_tpt_register(&F.t, r2, 1, &d));
@@ -1244,15 +1260,18 @@ static void test_region_gone(void)
     CHECK_OK(ofl_tpt_invalidate_local(&F.t, r2, 1));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_REGION_GONE);
+    CHECK_ERR(ct1(b, 0), OFL_E_TPT_REGION_GONE);
     r2 = rekey(r2); /* re-registration: a new key */
     CHECK_OK(ofl_tpt_register(&F.t, r2, 1, &d));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_REGION_GONE);
+    CHECK_ERR(ct1(b, 0), OFL_E_TPT_REGION_GONE);
     /* Expiry and one-shot use of the region kill them too. */
     CHECK_OK(ofl_tpt_bind(&F.t, b, r2, 1, 0, 0x10000, 0x100, RR, 0, &b));
     CHECK_OK(ofl_tpt_expire(&F.t, r2));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_REGION_GONE);
+    CHECK_ERR(ct1(b, 0), OFL_E_TPT_REGION_GONE);
     d.flags = OFL_TPT_F_ONE_SHOT;
     r2 = rekey(r2); /* re-registration: a new key */
     CHECK_OK(ofl_tpt_register(&F.t, r2, 1, &d));
@@ -1260,6 +1279,7 @@ static void test_region_gone(void)
     CHECK_OK(ofl_tpt_note_use(&F.t, r2, true));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_REGION_GONE);
+    CHECK_ERR(ct1(b, 0), OFL_E_TPT_REGION_GONE);
     /* Checks run type, PD, QP before the region: a dead type 2 window from
      * another QP is a QP mismatch. */
     r2 = rekey(r2); /* re-registration: a new key */
