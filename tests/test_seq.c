@@ -300,6 +300,10 @@ static void test_apply(void)
     CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
     CHECK_ERR(ofl_seq_one_touch_apply(NULL, &e.tpt, e.stag, true, 999, &d),
               OFL_E_ARG);
+    CHECK_ERR(ofl_seq_one_touch_apply(&s, NULL, e.stag, true, 999, &d),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 999, NULL),
+              OFL_E_ARG);
     CHECK_ERR(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag + 1, true, 999, &d),
               OFL_E_TPT_KEY_MISMATCH);
     CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, false, 999, &d));
@@ -341,6 +345,8 @@ static void test_apply(void)
     CHECK_EQ(ot_info(&e, e.stag).state, OFL_TPT_INVALID);
     CHECK_EQ(s.pending_count, 0);
     CHECK_ERR(ofl_seq_retire(NULL, &e.tpt, &n), OFL_E_ARG);
+    CHECK_ERR(ofl_seq_retire(&s, NULL, &n), OFL_E_ARG);
+    CHECK_OK(ofl_seq_retire(&s, &e.tpt, NULL)); /* the count is optional */
 
     /* Row 3: a second access to a touched entry. */
     ot_init(&e);
