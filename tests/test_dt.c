@@ -1567,12 +1567,24 @@ static int top_write(void *ctx, uint64_t pa, const void *src, size_t len)
     return 0;
 }
 
+/* Posts a request of type for the whole top buffer. */
+static void post_top(struct dt_rig *r, uint8_t type, uint8_t flags,
+                     uint64_t id)
+{
+    struct ofl_dt_desc d = mk(type);
+
+    d.flags = flags;
+    d.base = TOP_PA;
+    d.len = sizeof(top_mem);
+    d.conn = id;
+    CHECK_OK(dt_rig_post(r, &d));
+}
+
 /* A delivery into a buffer drops the send cache's copy of it, also when the
  * buffer ends at 2^64 (where base + len wraps to 0). */
 static void test_send_cache_top(void)
 {
     struct dt_rig *r = bt_rig(0, 1, 1, 0, 0);
-    struct ofl_dt_desc d;
     uint64_t id;
     uint8_t out[64];
 
@@ -1586,23 +1598,14 @@ static void test_send_cache_top(void)
     id = dt_rig_connect(r, 1, 0);
     memset(top_mem, 0, sizeof(top_mem));
     memcpy(top_mem, "first", 5);
-    d = mk(OFL_DT_REQ_BUF_SEND);
-    d.flags = OFL_DT_F_MODIFY;
-    d.base = TOP_PA;
-    d.len = sizeof(top_mem);
-    d.conn = id;
-    CHECK_OK(dt_rig_post(r, &d));
+    post_top(r, OFL_DT_REQ_BUF_SEND, OFL_DT_F_MODIFY, id);
     CHECK_OK(dt_rig_poll(r, 1));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
     CHECK(rsp[0].status == OFL_DT_ST_OK);
     CHECK_EQ(tx_drain(r, id, out, sizeof(out), 1), 64);
     CHECK(memcmp(out, "first", 5) == 0);
     /* The adapter writes received bytes into the same buffer. */
-    d = mk(OFL_DT_REQ_BUF_AVAIL);
-    d.base = TOP_PA;
-    d.len = sizeof(top_mem);
-    d.conn = id;
-    CHECK_OK(dt_rig_post(r, &d));
+    post_top(r, OFL_DT_REQ_BUF_AVAIL, 0, id);
     CHECK_OK(ofl_dt_rx(&r->dt, id, (const uint8_t *)"other", 5, 2));
     CHECK_OK(dt_rig_poll(r, 2));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
@@ -1610,11 +1613,7 @@ static void test_send_cache_top(void)
     CHECK(memcmp(top_mem, "other", 5) == 0);
     /* Sent again without the modify bit: the host's bytes, not a copy
      * that the delivery made stale. */
-    d = mk(OFL_DT_REQ_BUF_SEND);
-    d.base = TOP_PA;
-    d.len = sizeof(top_mem);
-    d.conn = id;
-    CHECK_OK(dt_rig_post(r, &d));
+    post_top(r, OFL_DT_REQ_BUF_SEND, 0, id);
     CHECK_OK(dt_rig_poll(r, 3));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
     CHECK_EQ(tx_drain(r, id, out, sizeof(out), 3), 64);

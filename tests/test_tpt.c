@@ -136,8 +136,8 @@ static uint32_t other_key(uint32_t stag)
 static struct ofl_tpt_piece g_pc[16];
 static struct ofl_tpt_sgl g_sgl;
 
-static enum ofl_err xlate(uint32_t stag, uint64_t to, uint64_t len,
-                          uint32_t cap)
+/* Fills the shared list with markers: nothing beyond cap may change. */
+static void sgl_reset(uint32_t cap)
 {
     memset(g_pc, 0xCC, sizeof(g_pc));
     g_sgl.piece = g_pc;
@@ -145,6 +145,12 @@ static enum ofl_err xlate(uint32_t stag, uint64_t to, uint64_t len,
     g_sgl.count = 0xDEAD;
     g_sgl.bytes = 0xDEAD;
     g_sgl.fault_va = 0;
+}
+
+static enum ofl_err xlate(uint32_t stag, uint64_t to, uint64_t len,
+                          uint32_t cap)
+{
+    sgl_reset(cap);
     return ofl_tpt_translate(&F.t, stag, to, len, &g_sgl);
 }
 
@@ -155,11 +161,7 @@ static enum ofl_err xlate_local(uint32_t stag, uint64_t va, uint64_t len,
 {
     struct ofl_tpt_local a;
 
-    memset(g_pc, 0xCC, sizeof(g_pc));
-    g_sgl.piece = g_pc;
-    g_sgl.cap = cap;
-    g_sgl.count = 0xDEAD;
-    g_sgl.bytes = 0xDEAD;
+    sgl_reset(cap);
     a.va = va;
     a.len = len;
     a.stag = stag;
