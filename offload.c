@@ -7526,8 +7526,13 @@ static enum ofl_err qp_iscsi_to_rq(struct ofl_qp *qp)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     }
     qp->rcur.got = qp_min32(qp->irx.hdr_len, qp->rcur.total);
-    return qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, 0, qp->rx_buf,
-                      qp->rcur.got);
+    err = qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, 0, qp->rx_buf,
+                     qp->rcur.got);
+    if (err != OFL_OK) { /* as for the data segment (qp_iscsi_data) */
+        qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
+    return OFL_OK;
 }
 
 /* The BHS (and AHS) of a PDU is in rx_buf: what to do with it. */

@@ -313,6 +313,10 @@ static void test_establish(void)
     CHECK_OK(ofl_qp_create(qp, &a, &m));
     CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
     CHECK_ERR(ofl_qp_establish(qp, &p, 1460, 0, 1000), OFL_E_SIZE);
+    /* an EMSS the MPA length field cannot carry is the argument error of
+     * ofl_mpa_tx_init, before any buffer size is looked at */
+    CHECK_ERR(ofl_qp_establish(qp, &p, 0x10000, 0, 1000), OFL_E_ARG);
+    CHECK_EQ(qp->state, OFL_QP_INIT);
     CHECK_OK(ofl_qp_establish(qp, &p, 900, 0, 1000));
     /* markers sent need the staging buffer */
     m = r->a.qmem;
@@ -689,6 +693,19 @@ static void test_demux(void)
         found += q == &qps[i];
     }
     CHECK_EQ(found, d.count);
+    /* Tuples that differ only in the source address (FIG. 16: the whole
+     * quintuple names the connection): each finds its own QP, one more
+     * address finds none, though every probe matches its ports. */
+    CHECK_OK(ofl_qp_demux_init(&d, slots, 8));
+    for (i = 0; i < 9; i++)
+        qps[i].attr.tuple.src_port = 1000;
+    for (i = 0; i < 8; i++)
+        CHECK_OK(ofl_qp_demux_add(&d, &qps[i]));
+    found = 0;
+    for (i = 0; i < 8; i++)
+        found += ofl_qp_demux_find(&d, &qps[i].attr.tuple) == &qps[i];
+    CHECK_EQ(found, 8);
+    CHECK(ofl_qp_demux_find(&d, &qps[8].attr.tuple) == NULL);
     /* Input: the NIC path without a context, the QP with one. */
     CHECK_OK(ofl_qp_demux_init(&d, slots, 8));
     memset(&seg, 0, sizeof(seg));

@@ -54,11 +54,28 @@ static uint32_t reg_scattered(struct qr_side *s, uint8_t *base, uint32_t pages,
     return stag;
 }
 
-/* Writes, Reads and their responses through translations of more pieces
- * than one step holds. */
-static void test_many_pieces(void)
+/* rig_o(false, false, 0) with an EMSS of emss (0: the default) and the
+ * FPDU build buffer it needs. */
+static struct qr_rig *rig_emss(uint32_t emss)
 {
-    struct qr_rig *r = rig_o(false, false, 0);
+    struct qr_opts o;
+
+    memset(&o, 0, sizeof(o));
+    o.crc = true;
+    o.sq_reg = 1;
+    o.emss = emss;
+    o.tx_cap = emss != 0 ? QR_TX_MAX : 0;
+    return qr_new(&o);
+}
+
+/* Writes, Reads and their responses through translations of more pieces
+ * than one step holds: the sender's gather always; with an EMSS of 32 KiB
+ * an FPDU also spans 9 scattered pages at the receiver (the Write's
+ * placement) and at the responder (the Read Response's source), more than
+ * OFL_QP_PIECES. */
+static void test_many_pieces(uint32_t emss)
+{
+    struct qr_rig *r = rig_emss(emss);
     uint8_t *src = qr_alloc(&r->a, 12 * 4096, true);
     uint8_t *dst = qr_alloc(&r->b, 12 * 4096, true);
     uint8_t *back = qr_alloc(&r->a, 12 * 4096, true);
@@ -114,6 +131,33 @@ static void test_many_pieces(void)
     CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
     CHECK(memcmp(back, dst, 12 * 4096) == 0); /* same page order */
+    /* a Read from mid-page: with the 32 KiB EMSS its first response
+     * segment spans 9 pages of the source */
+    memset(back, 0, 12 * 4096);
+    qr_wr(&wr, OFL_QP_OP_READ, 3, &sge, NULL, 0, 0);
+    sge.addr = 0x40000000ull + 100;
+    sge.len = 11 * 4096;
+    sge.stag = lb;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    wr.remote_stag = ld;
+    wr.remote_to = 0x40000000ull + 100;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].byte_len, 11 * 4096);
+    {
+        uint32_t bad = 0, vaoff;
+
+        for (vaoff = 0; vaoff < 12 * 4096; vaoff++) {
+            uint32_t at = (11 - vaoff / 4096) * 4096 + vaoff % 4096;
+            bool in = vaoff >= 100 && vaoff < 100 + 11 * 4096;
+
+            bad += back[at] != (in ? dst[at] : 0);
+        }
+        CHECK_EQ(bad, 0);
+    }
     CHECK_EQ(r->a.sim.violations + r->b.sim.violations, 0);
     qr_free(r);
 }
@@ -193,6 +237,33 @@ static void test_hostile_wqes(void)
     CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
     CHECK_EQ(c[0].status, OFL_WC_LOC_QP_OP_ERR);
     qr_free(r);
+    /* the receive WQE being filled when the QP goes to ERROR is flushed
+     * first, with the wr_id the adapter fetched, whatever its ring slot
+     * says by then; the WQE behind it with the slot's */
+    r = rig_o(false, true, 0);
+    buf = qr_alloc(&r->b, 4096, false);
+    lb = qr_reg(&r->b, buf, 4096, LW, 0);
+    {
+        uint8_t *src = qr_alloc(&r->a, 4096, false);
+        uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
+
+        qr_wr(&wr, OFL_QP_OP_SEND, 7, &sge, src, 3000, ls);
+    }
+    CHECK_OK(qr_post_recv(&r->b, 11, buf, 4096, lb));
+    CHECK_OK(qr_post_recv(&r->b, 12, buf, 4096, lb));
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 1)); /* the first FPDU only */
+    CHECK_OK(qr_deliver(r, &r->a));
+    CHECK_EQ(r->b.qp.rcur.active, 1);
+    ofl_store_le64(r->b.rq_ring, 0xBAD); /* the slot's wr_id, rewritten */
+    CHECK_OK(ofl_qp_modify(&r->b.qp, OFL_QP_ERROR));
+    CHECK_OK(qr_process(&r->b, 0));
+    CHECK_EQ(qr_poll(&r->b, false, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 11);
+    CHECK_EQ(c[0].status, OFL_WC_WR_FLUSH_ERR);
+    CHECK_EQ(c[1].wr_id, 12);
+    CHECK_EQ(c[1].status, OFL_WC_WR_FLUSH_ERR);
+    qr_free(r);
 }
 
 /* The outstanding-request ring wraps; a Read sink that fails FIG. 15. */
@@ -225,6 +296,36 @@ static void test_ord(void)
     }
     CHECK_EQ(got, 5);
     CHECK_EQ(dst[199], 0x33);
+    /* a request posted while one is outstanding in the ring's last slot:
+     * its slot wraps to the start; the responses still find their WQEs
+     * in order (RFC 5040 §5.3) */
+    memset(dst, 0, 256);
+    for (i = 0; i < 3; i++) {
+        qr_wr(&wr, OFL_QP_OP_READ, 20 + i, &sge, dst + 50 * i, 10 + i, ld);
+        wr.remote_stag = lsrc;
+        wr.remote_to = va(src);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+    }
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.ord_count, 2); /* ORD 2 */
+    (void)qr_deliver(r, &r->a);
+    CHECK_OK(ofl_qp_process(&r->b.qp, 0, 1)); /* one response */
+    (void)qr_deliver(r, &r->b);
+    CHECK_EQ(r->a.qp.ord_count, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.ord_count, 2); /* the oldest in the last slot */
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 3);
+    for (i = 0; i < 3; i++) {
+        CHECK_EQ(c[i].wr_id, 20 + i);
+        CHECK_EQ(c[i].status, OFL_WC_SUCCESS);
+        CHECK_EQ(c[i].byte_len, 10 + i);
+    }
+    CHECK_EQ(dst[50 + 10], 0x33);
+    CHECK_EQ(dst[50 + 11], 0);
+    CHECK_EQ(dst[100 + 11], 0x33);
+    CHECK_EQ(dst[100 + 12], 0);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
     /* a Read whose sink segment fails its local checks: SQE */
     qr_wr(&wr, OFL_QP_OP_READ, 9, &sge, dst, 40, ld + 1);
     CHECK_OK(qr_post_send(&r->a, &wr));
@@ -560,6 +661,47 @@ static void test_ooo_edges(void)
     w->seq += w->len;
     w->len = 0;
     w->nchunk = 0;
+    /* the same FPDU ahead of the hole twice, the list not full: placed
+     * once, the second copy known by its first SN (offload.h "Sequence
+     * space": not placed twice) */
+    memset(dst, 0, 40000);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 5, &sge, src + 7, 3000, ls);
+    wr.remote_stag = ld;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK(w->nchunk >= 2);
+    seg.seq = w->seq + w->chunk[0];
+    seg.data = w->buf + w->chunk[0];
+    seg.len = w->chunk[1] - w->chunk[0];
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO + 1);
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO + 1);
+    CHECK_EQ(r->b.qp.ooo_count, 1);
+    CHECK_OK(qr_deliver(r, &r->a));
+    CHECK(memcmp(dst, src + 7, 3000) == 0);
+    CHECK_EQ(r->b.qp.ooo_count, 0);
+    CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO + 1);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    /* an FPDU ahead of the hole whose placement DMA fails: not listed as
+     * placed, so the in-order stream places it */
+    memset(dst, 0, 40000);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 6, &sge, src + 9, 3000, ls);
+    wr.remote_stag = ld;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    seg.seq = w->seq + w->chunk[0];
+    seg.data = w->buf + w->chunk[0];
+    seg.len = w->chunk[1] - w->chunk[0];
+    r->b.sim.fail_dma_countdown = 1;
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO + 1);
+    CHECK_EQ(r->b.qp.ooo_count, 0);
+    CHECK_OK(qr_deliver(r, &r->a));
+    CHECK(memcmp(dst, src + 9, 3000) == 0);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
     /* a Write to an STag b lacks, ahead of a hole: skipped; a segment
      * whose marker lies: skipped; in order the Write terminates */
     qr_wr(&wr, OFL_QP_OP_WRITE, 4, &sge, src, 3000, ls);
@@ -581,7 +723,7 @@ static void test_ooo_edges(void)
         seg.data = bad;
         CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
     }
-    CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO);
+    CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO + 1);
     (void)qr_deliver(r, &r->a);
     CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
     qr_free(r);
@@ -589,7 +731,8 @@ static void test_ooo_edges(void)
 
 OFL_SUITE(qp_edges)
 {
-    test_many_pieces();
+    test_many_pieces(0);
+    test_many_pieces(32768);
     test_hostile_wqes();
     test_ord();
     test_phys();

@@ -300,7 +300,8 @@ static void test_invalid(void)
     CHECK_OK(data_in(&t, stag + 1, 0, payload, 64, false, 1460));
     /* e: beyond the entry */
     CHECK_OK(data_in(&t, stag, 990, payload, 64, false, 1460));
-    /* g: an R2T for a read command */
+    /* f: an R2T for a read command (its entry has no remote read; g
+     * alone: test_check_g) */
     CHECK_OK(r2t(&t, stag, 1, 0, 10));
     /* a NOP-In: not a data transfer, the consumer's */
     {
@@ -403,6 +404,7 @@ static void test_pdu(void)
     struct ofl_qp_sge sge;
     static uint8_t bhs[48 * 2], data[8192 * 2];
     uint32_t dl[2];
+    struct ofl_cqe c[2];
 
     memcpy(d, "ping!", 5);
     qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 1, &sge, d, 5, ld);
@@ -420,10 +422,26 @@ static void test_pdu(void)
     CHECK_OK(qr_process(&r->a, 0));
     CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
     qr_free(r);
+    /* a data segment that passes its checks but whose read fails (DMA):
+     * LOC_ACCESS_ERR, SQE, no PDU sent */
+    r = irig(1);
+    d = qr_alloc(&r->a, 64, false);
+    ld = qr_reg(&r->a, d, 64, LR, 0);
+    qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 3, &sge, d, 5, ld);
+    bhs_init(wr.bhs, 0x00, 0x80, 0x1235, 0);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    r->a.sim.fail_dma_countdown = 1;
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+    CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+    CHECK_EQ(c[0].wr_id, 3);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_ACCESS_ERR);
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 2), 0);
+    qr_free(r);
 }
 
 /* The rest of the iSCSI paths: refused transmissions, DMA failures, the
- * inbound queue full, a PDU too large, check g for Data-In. */
+ * inbound queue full, a PDU too large, check f for Data-In. */
 static void test_iscsi_edges(void)
 {
     struct qr_rig *r = irig(1);
@@ -447,7 +465,8 @@ static void test_iscsi_edges(void)
     CHECK_ERR(qr_process(&r->a, 0), OFL_E_QP_TX_BLOCKED);
     CHECK_OK(qr_process(&r->a, 0));
     CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 1);
-    /* check g: Data-In for a write command goes to the receive queue */
+    /* Data-In for a write command (check f: its entry has no remote
+     * write) goes to the receive queue */
     for (i = 0; i < 12; i++)
         CHECK_OK(qr_post_recv(&r->a, 100 + i, resp, 256, lresp));
     CHECK_OK(data_in(&t, stag, 0, payload, 16, false, 1460));
@@ -491,8 +510,10 @@ static void test_iscsi_edges(void)
     }
     qr_free(r);
     /* DMA failures: reading Data-Out data, placing Data-In, copying to a
-     * receive WQE; and a final Data-In with no receive WQE */
-    for (i = 0; i < 4; i++) {
+     * receive WQE (its data, i 2, or the header, i 4, the receive WQE
+     * completing with the error); and a final Data-In with no receive
+     * WQE */
+    for (i = 0; i < 5; i++) {
         r = irig(1);
         t.r = r;
         buf = qr_alloc(&r->a, 8192, true);
@@ -515,7 +536,11 @@ static void test_iscsi_edges(void)
             CHECK_ERR(data_in(&t, stag, 0, payload, 16, false, 1460),
                       OFL_E_PORT_DMA);
         } else if (i == 2) {
-            r->a.sim.fail_dma_countdown = 2; /* the WQE, then the copy */
+            r->a.sim.fail_dma_countdown = 2; /* the header, then the data */
+            CHECK_ERR(data_in(&t, stag + 1, 0, payload, 16, false, 1460),
+                      OFL_E_PORT_DMA);
+        } else if (i == 4) {
+            r->a.sim.fail_dma_countdown = 1; /* the header */
             CHECK_ERR(data_in(&t, stag + 1, 0, payload, 16, false, 1460),
                       OFL_E_PORT_DMA);
         } else {
@@ -523,6 +548,12 @@ static void test_iscsi_edges(void)
                       OFL_E_QP_RQ_EMPTY);
         }
         CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+        CHECK_EQ(r->a.aborts, 1); /* the iSCSI stream is reset */
+        if (i == 2 || i == 4) {
+            CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+            CHECK_EQ(c[0].wr_id, 1);
+            CHECK_EQ(c[0].status, OFL_WC_LOC_ACCESS_ERR);
+        }
         qr_free(r);
     }
     /* a receive WQE whose segment fails its checks: the stream is reset;
@@ -543,6 +574,83 @@ static void test_iscsi_edges(void)
     CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
     CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
     qr_free(r);
+    /* an R2T still queued when the target's response ended the command
+     * (the entry deregistered, FIG. 17A step 1768): the Data-Out finds
+     * its source gone, nothing is sent, the stream is reset */
+    r = irig(1);
+    t.r = r;
+    buf = qr_alloc(&r->a, 8192, true);
+    resp = qr_alloc(&r->a, 256, false);
+    lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 4000;
+    (void)command(r, 0x20, stag, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    (void)sent_pdus(r, bhs, data, dl, 16);
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    CHECK_OK(r2t(&t, stag, 1, 0, 100));
+    CHECK_EQ(r->a.qp.irq_count, 1);
+    CHECK_OK(response(&t, stag, 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_TPT_INVALID_STAG);
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->a.aborts, 1);
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 0);
+    qr_free(r);
+}
+
+/* Check g alone (FIG. 17B g: the command kind kept in the entry's VA must
+ * match the message): an iSCSI entry the consumer registered itself with
+ * both remote rights, so a-f pass for R2T and Data-In alike, but whose VA
+ * names a read command. Data-In passes g and is placed; an R2T trips g and
+ * goes to the receive queue as it is (flagged), nothing queued to answer. */
+static void test_check_g(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 1};
+    uint8_t *buf = qr_alloc(&r->a, 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t stag = 0;
+    uint64_t word = ofl_sim_pa(buf) | OFL_TPT_ATT_PRESENT;
+    struct ofl_tpt_region_desc d;
+    static uint8_t payload[32];
+    struct ofl_cqe c[4];
+
+    memset(payload, 0x3C, sizeof(payload));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    CHECK_OK(ofl_tpt_att_write(&r->a.tpt, 700, &word, 1));
+    memset(&d, 0, sizeof(d));
+    d.va = ((uint64_t)1 << 32) | 42u; /* kind: read (1), command ID 42 */
+    d.len = 1000;
+    d.att_base = 700;
+    d.att_count = 1;
+    d.page_shift = 12;
+    d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
+    CHECK_OK(ofl_tpt_register(&r->a.tpt, stag, 7, &d));
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    /* Data-In for a read command: g passes, placed, no receive WQE used */
+    CHECK_OK(data_in(&t, stag, 0, payload, 32, false, 1460));
+    CHECK(memcmp(buf, payload, 32) == 0);
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
+    /* R2T for the same (read) command: g fails, to the receive queue */
+    CHECK_OK(r2t(&t, stag, 9, 0, 10));
+    CHECK_EQ(r->a.qp.irq_count, 0);
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RECV);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    CHECK_EQ(c[0].byte_len, 48);
+    CHECK_EQ(resp[0], 0x31);
+    CHECK_OK(qr_process(&r->a, 0)); /* no Data-Out goes */
+    CHECK_EQ(r->ab.len, 0);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
 }
 
 OFL_SUITE(qp_iscsi)
@@ -553,4 +661,5 @@ OFL_SUITE(qp_iscsi)
     test_reg_fail();
     test_pdu();
     test_iscsi_edges();
+    test_check_g();
 }

@@ -389,6 +389,27 @@ static void test_reg_send_invalidate(unsigned variant)
     CHECK_EQ(qr_poll(&r->b, true, c, 4), 2);
     CHECK_EQ(c[1].opcode, OFL_QP_OP_SEND_INV);
     CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    /* a REG_SEND whose registration fails (an STag never allocated): it
+     * completes with the TPT's status, option 1 moves the QP to SQD and
+     * its Send does not go (seed 000 FIG. 11, option 1) */
+    CHECK_OK(qr_post_recv(&r->b, 7, bin, 64, lbin));
+    qr_wr(&wr, OFL_QP_OP_REG_SEND, 4, &sge, msg, 4, lmsg);
+    wr.stag = 0x7705;
+    wr.reg.va = va(buf);
+    wr.reg.len = 8192;
+    wr.reg.att_base = 900;
+    wr.reg.att_count = 2;
+    wr.reg.page_shift = 12;
+    wr.reg.access = LW | RW;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 4);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_REG_SEND);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+    CHECK_EQ(r->a.qp.state, OFL_QP_SQD);
+    CHECK_EQ(qr_poll(&r->b, false, c, 4), 0); /* nothing sent */
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
     qr_free(r);
 }
 

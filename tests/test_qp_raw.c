@@ -66,6 +66,14 @@ static void test_steering(void)
     CHECK_OK(ofl_qp_steer_remove(&st, 6, ADDR_A));
     CHECK(ofl_qp_steer_find(&st, 6, ADDR_A) == NULL);
     CHECK_ERR(ofl_qp_steer_remove(&st, 6, ADDR_A), OFL_E_QP_STEER_NONE);
+    /* remove and find without a table or an address: OFL_E_ARG / NULL,
+     * the table untouched (contracts of ofl_qp_steer_remove / _find) */
+    CHECK_ERR(ofl_qp_steer_remove(NULL, 17, ADDR_A), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_steer_remove(&st, 17, NULL), OFL_E_ARG);
+    CHECK(ofl_qp_steer_find(NULL, 17, ADDR_A) == NULL);
+    CHECK(ofl_qp_steer_find(&st, 17, NULL) == NULL);
+    CHECK_EQ(st.count, 1);
+    CHECK(ofl_qp_steer_find(&st, 17, ADDR_A) == raw);
     CHECK_OK(ofl_qp_steer_add(&st, 17, ADDR_B, raw)); /* room again */
     CHECK_EQ(st.count, 2);
     dgr_free(r);

@@ -244,6 +244,41 @@ static void test_dup_seq_rtx(void)
     CHECK_OK(dgr_deliver(r, 221, 0));
     CHECK_EQ(ofl_ee_outstanding(ee0), 0);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    /* an acknowledgement that arrives while a retransmission round is
+     * held (refused) releases the frames, and the round does not resend
+     * what was released: rtx_next moves up to snd_una */
+    CHECK_OK(dgr_send(r, 0, 0, 35, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 36, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 300, 8));
+    CHECK_EQ(r->wire.n, 2);
+    {
+        static struct dgr_frame f[2];
+
+        f[0] = r->wire.f[r->wire.head];
+        f[1] = r->wire.f[(r->wire.head + 1u) % DGR_FRAMES];
+        dgr_drop_all(r);
+        r->wire.refuse = 2; /* both acknowledgements refused: pending */
+        CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, f[0].data, f[0].len, 301));
+        CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, f[1].data, f[1].len, 301));
+    }
+    CHECK_EQ(ee1->ack_pending, 1);
+    r->wire.refuse = 1;
+    CHECK_ERR(ofl_ee_tick(ee0, 300 + DGR_TIMEOUT), OFL_E_QP_TX_BLOCKED);
+    CHECK_EQ(ee0->rtx_next, ee0->snd_una); /* the round began, held */
+    CHECK_OK(ofl_ee_tick(ee1, 311));
+    CHECK_OK(dgr_deliver(r, 311, 0));
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ee0->rtx_next, ee0->snd_nxt);
+    {
+        uint64_t rtx = ee0->stats.rtx_frames;
+
+        CHECK_OK(ofl_ee_tick(ee0, 312));
+        CHECK_EQ(r->wire.n, 0);
+        CHECK_EQ(ee0->stats.rtx_frames, rtx);
+    }
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 35);
+    CHECK_EQ(c[1].wr_id, 36);
     dgr_free(r);
 }
 

@@ -230,6 +230,16 @@ static void test_create(void)
         CHECK_OK(ofl_qp_node_add(&r->n[0].node, &qp));
         CHECK_OK(ofl_qp_node_remove(&r->n[0].node, &qp));
         CHECK_ERR(ofl_qp_node_remove(&r->n[0].node, &qp), OFL_E_QP_DG_NO_QP);
+        /* node add / remove: a NULL node or QP is an argument error and
+         * leaves the directory as it was (the contracts' OFL_E_ARG) */
+        CHECK_ERR(ofl_qp_node_add(NULL, &qp), OFL_E_ARG);
+        CHECK_ERR(ofl_qp_node_add(&r->n[0].node, NULL), OFL_E_ARG);
+        CHECK(r->n[0].node.qp[2] == NULL);
+        CHECK_OK(ofl_qp_node_add(&r->n[0].node, &qp));
+        CHECK_ERR(ofl_qp_node_remove(NULL, &qp), OFL_E_ARG);
+        CHECK_ERR(ofl_qp_node_remove(&r->n[0].node, NULL), OFL_E_ARG);
+        CHECK(r->n[0].node.qp[2] == &qp);
+        CHECK_OK(ofl_qp_node_remove(&r->n[0].node, &qp));
     }
     {
         struct ofl_qp_node nd;
@@ -240,6 +250,10 @@ static void test_create(void)
         CHECK_ERR(ofl_qp_node_init(&nd, 1, slots, 2, NULL, 1), OFL_E_ARG);
         CHECK_OK(ofl_qp_node_init(&nd, 1, slots, 2, NULL, 0));
         CHECK(ofl_qp_node_ee(&nd, 5) == NULL);
+        /* the EE lookup: NULL for no node, the context for a known address */
+        CHECK(ofl_qp_node_ee(NULL, DGR_ADDR0 + 1) == NULL);
+        CHECK(ofl_qp_node_ee(&r->n[0].node, DGR_ADDR0 + 1) ==
+              &r->n[0].node.ee[dgr_ee_index(0, 1)]);
     }
     /* no stream: establish, LLP events and CLOSING refused; RTR -> RTS */
     q = &r->n[0].q[0];
@@ -359,6 +373,73 @@ static void test_send_recv(void)
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 4), 1);
     CHECK_EQ(c[0].wr_id, 62);
     CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+    dgr_free(r);
+    /* a send whose segments pass their checks but whose gather fails (the
+     * DMA read): LOC_ACCESS_ERR, SQE, nothing on the wire */
+    r = ud_pair();
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    src = dgr_alloc(&r->n[0], 256);
+    CHECK_OK(dgr_send(r, 0, 0, 63, src, 8, A1, 0, 6, OFL_QP_WR_SIGNALED));
+    r->n[0].sim.fail_dma_countdown = 1;
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_SQE);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 63);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_ACCESS_ERR);
+    CHECK_EQ(r->wire.n, 0);
+    dgr_free(r);
+}
+
+/* A datagram whose receive WQE cannot take it: the scatter's DMA fails
+ * (the WQE completes LOC_ACCESS_ERR, nothing placed) or the receive CQ is
+ * full (the CQE is lost, the CQ overrun for good, the event raised); the
+ * frame is consumed either way and the QP stays in RTS. */
+static void test_deliver_failures(void)
+{
+    struct dgr_rig *r = ud_pair();
+    struct ofl_cqe c[4];
+    struct ofl_qp *rq;
+    uint8_t *src, *dst;
+    uint32_t n = 0;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    rq = &r->n[1].q[0].qp;
+    src = dgr_alloc(&r->n[0], 64);
+    dst = dgr_alloc(&r->n[1], 64);
+    memcpy(src, "abcdefgh", 8);
+    CHECK_OK(dgr_recv(r, 1, 0, 80, dst, 64));
+    CHECK_OK(dgr_send(r, 0, 0, 1, src, 8, A1, 0, 6, 0));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    r->n[1].sim.fail_dma_countdown = 1;
+    CHECK_OK(dgr_deliver(r, 0, 0));
+    CHECK_EQ(dgr_poll(&r->n[1], false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 80);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_ACCESS_ERR);
+    CHECK_EQ(c[0].byte_len, 0);
+    CHECK_EQ(dst[0], 0);
+    CHECK_EQ(ofl_qp_rq_outstanding(rq), 0);
+    CHECK_EQ(rq->state, OFL_QP_RTS);
+    /* a receive CQ of one entry: the second CQE is lost */
+    CHECK_OK(
+        ofl_cq_init(&r->n[1].rcq, r->n[1].rcqe, 1, &r->n[1].sim.port, 2));
+    CHECK_OK(dgr_recv(r, 1, 0, 81, dst, 64));
+    CHECK_OK(dgr_recv(r, 1, 0, 82, dst + 32, 32));
+    CHECK_OK(dgr_send(r, 0, 0, 2, src, 8, A1, 0, 6, 0));
+    CHECK_OK(dgr_send(r, 0, 0, 3, src, 8, A1, 0, 6, 0));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_OK(dgr_deliver(r, 0, 0));
+    CHECK_EQ(ofl_qp_rq_outstanding(rq), 0);
+    CHECK_EQ(r->n[1].rcq.overrun, 1);
+    CHECK(rq->events & OFL_QP_EVT_CQ_OVERRUN);
+    CHECK(memcmp(dst + 32, "abcdefgh", 8) == 0); /* placed all the same */
+    CHECK_ERR(ofl_cq_poll(&r->n[1].rcq, c, 4, &n), OFL_E_QP_CQ_OVERRUN);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(c[0].wr_id, 81);
+    CHECK_EQ(rq->state, OFL_QP_RTS);
     dgr_free(r);
 }
 
@@ -506,4 +587,5 @@ OFL_SUITE(qp_ud)
     test_post_rules();
     test_send_recv();
     test_inbound_checks();
+    test_deliver_failures();
 }

@@ -243,7 +243,9 @@ static int qr_side_init(struct qr_side *s, const struct qr_opts *o,
     s->qmem.irq = s->irq;
     s->qmem.ord_ring = s->ord_ring;
     s->qmem.tx_buf = s->tx_buf;
-    s->qmem.tx_cap = QR_TX;
+    s->qmem.tx_cap = o->tx_cap ? o->tx_cap : QR_TX;
+    if (s->qmem.tx_cap > QR_TX_MAX)
+        return -1;
     s->qmem.tx_stage = s->tx_stage;
     s->qmem.rx_buf = s->rx_buf;
     s->qmem.rx_cap = o->rx_cap ? o->rx_cap : QR_RX;

@@ -21,6 +21,7 @@
 #define QR_IRD 8
 #define QR_ORD 8
 #define QR_TX 20000       /* FPDU build buffer (MULPDU <= 16384) */
+#define QR_TX_MAX 70000   /* its room (qr_opts.tx_cap: any MULPDU) */
 #define QR_RX 65536
 #define QR_MEM (256u * 1024u) /* registered memory per side */
 #define QR_WIRE (256u * 1024u) /* bytes a direction may hold */
@@ -71,7 +72,7 @@ struct qr_side {
     uint32_t ord_ring[QR_ORD];
     struct ofl_seq_pending ot[QR_OT];
     uint32_t ooo[QR_OOO];
-    uint8_t tx_buf[QR_TX], tx_stage[QR_TX], rx_buf[QR_RX];
+    uint8_t tx_buf[QR_TX_MAX], tx_stage[QR_TX_MAX], rx_buf[QR_RX];
     _Alignas(4096) uint8_t sq_ring[QR_DEPTH * 256];
     _Alignas(4096) uint8_t rq_ring[QR_DEPTH * 128];
     _Alignas(4096) uint8_t mem[QR_MEM];
@@ -100,6 +101,7 @@ struct qr_opts {
     bool direct;           /* bench: no wire queue */
     uint32_t rx_cap;       /* MPA receive buffer, 0: QR_RX */
     bool no_markers_stage; /* create without a staging buffer */
+    uint32_t tx_cap;       /* FPDU build buffer, 0: QR_TX (<= QR_TX_MAX) */
 };
 
 struct qr_rig {
