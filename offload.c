@@ -3271,7 +3271,8 @@ enum ofl_err ofl_mpa_hs_recv(struct ofl_mpa_hs *hs, const uint8_t *data,
         take = want - hs->have;
         if (take > len - done)
             take = len - done;
-        ofl_copy(hs->buf + hs->have, data + done, take);
+        if (take != 0) /* data is NULL when len is 0: no NULL + 0 */
+            ofl_copy(hs->buf + hs->have, data + done, take);
         hs->have = (uint16_t)(hs->have + take);
         done += take;
         *used = done;

@@ -120,6 +120,11 @@ static void test_rr_errors(void)
     memset(&rr, 0, sizeof(rr));
     rr.rev = 1;
     CHECK_ERR(ofl_mpa_rr_build(NULL, buf, sizeof(buf), &len), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_rr_build(&rr, NULL, sizeof(buf), &len), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_rr_build(&rr, buf, sizeof(buf), NULL), OFL_E_ARG);
+    CHECK_OK(ofl_mpa_rr_build(&rr, buf, sizeof(buf), &len));
+    CHECK_EQ(len, 20);
+    CHECK_EQ(ofl_mpa_rr_len(NULL), 0);
     rr.rev = 0;
     CHECK_ERR(ofl_mpa_rr_build(&rr, buf, sizeof(buf), &len), OFL_E_ARG);
     rr.rev = 3;
@@ -151,6 +156,13 @@ static void test_rr_errors(void)
     rr.p2p = 1;
     CHECK_ERR(ofl_mpa_rr_build(&rr, buf, sizeof(buf), &len), OFL_E_ARG);
     rr.p2p = 0;
+    /* RTR bits travel in the RFC 6581 §5 IRD/ORD block only: an RTR kind
+     * without the enhanced block is refused, every kind alike. */
+    rr.rtr = OFL_MPA_RTR_READ;
+    CHECK_ERR(ofl_mpa_rr_build(&rr, buf, sizeof(buf), &len), OFL_E_ARG);
+    rr.rtr = OFL_MPA_RTR_SEND;
+    CHECK_ERR(ofl_mpa_rr_build(&rr, buf, sizeof(buf), &len), OFL_E_ARG);
+    rr.rtr = 0;
     CHECK_ERR(ofl_mpa_rr_build(&rr, buf, 19, &len), OFL_E_SIZE);
     CHECK_OK(ofl_mpa_rr_build(&rr, buf, 20, &len));
 
@@ -159,6 +171,13 @@ static void test_rr_errors(void)
               OFL_E_TRUNCATED);
     CHECK_EQ(flen, 20);
     CHECK_ERR(ofl_mpa_rr_parse(NULL, 5, false, &back, &flen), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_rr_parse(buf, 20, false, NULL, &flen), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_rr_parse(buf, 20, false, &back, NULL), OFL_E_ARG);
+    /* No bytes yet (NULL, 0) is no argument error: the header is missing. */
+    flen = 0;
+    CHECK_ERR(ofl_mpa_rr_parse(NULL, 0, false, &back, &flen),
+              OFL_E_TRUNCATED);
+    CHECK_EQ(flen, 20);
     CHECK_ERR(ofl_mpa_rr_parse(buf, 20, true, &back, &flen), OFL_E_MPA_KEY);
     CHECK_OK(ofl_mpa_rr_parse(buf, 20, false, &back, &flen));
     buf[5] = 'x';
@@ -342,6 +361,33 @@ static void test_hs_v2(void)
     CHECK_CAUSE(res.cause, 2, 0, 7);
     CHECK_EQ(ini.state, OFL_MPA_HS_REJECTED);
     CHECK_EQ(ini.err, OFL_E_MPA_REJECTED);
+
+    /* RFC 6581: the IRD/ORD block counts only when both sides send it. A
+     * revision 2 responder without it: plain revision 2, and neither
+     * side's ORD is lowered to the other's IRD. */
+    ci = cfg_v2(8, 6, false, 0);
+    cr = cfg_v2(5, 16, false, 0);
+    cr.enhanced = false;
+    CHECK_OK(handshake(&ci, &cr, 64, &ini, &res));
+    CHECK_EQ(ini.state, OFL_MPA_HS_DONE);
+    CHECK_EQ(res.state, OFL_MPA_HS_DONE);
+    CHECK_EQ(res.params.rev, 2);
+    CHECK_EQ(ini.params.rev, 2);
+    CHECK(!res.params.enhanced && !ini.params.enhanced);
+    CHECK(!ini.peer.enhanced);
+    CHECK_EQ(res.params.ord, 16);
+    CHECK_EQ(ini.params.ord, 6);
+    /* The same with the block on the responder's side only. */
+    ci.enhanced = false;
+    cr.enhanced = true;
+    CHECK_OK(handshake(&ci, &cr, 64, &ini, &res));
+    CHECK_EQ(ini.state, OFL_MPA_HS_DONE);
+    CHECK_EQ(res.state, OFL_MPA_HS_DONE);
+    CHECK_EQ(res.params.rev, 2);
+    CHECK(!res.params.enhanced && !ini.params.enhanced);
+    CHECK(!ini.peer.enhanced);
+    CHECK_EQ(res.params.ord, 16);
+    CHECK_EQ(ini.params.ord, 6);
 }
 
 /* Initiator fed a hand-made reply. */
@@ -406,6 +452,7 @@ static void test_hs_errors(void)
     CHECK_OK(ofl_mpa_hs_init(&hs, &ci, true));
     CHECK_ERR(ofl_mpa_hs_recv(&hs, frame, 1, NULL), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_hs_recv(&hs, NULL, 1, &used), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_hs_recv(NULL, frame, 1, &used), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_hs_request(NULL, frame, sizeof(frame), &len), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_hs_accept(NULL, frame, sizeof(frame), &len), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_hs_reject(NULL, frame, sizeof(frame), &len), OFL_E_ARG);
@@ -422,6 +469,12 @@ static void test_hs_errors(void)
 
     /* The responder stops at the frame end and keeps the rest. */
     CHECK_OK(ofl_mpa_hs_init(&res, &ci, false));
+    /* No bytes (NULL, 0): nothing taken, still waiting. */
+    used = 99;
+    CHECK_OK(ofl_mpa_hs_recv(&res, NULL, 0, &used));
+    CHECK_EQ(used, 0);
+    CHECK_EQ(res.have, 0);
+    CHECK_EQ(res.state, OFL_MPA_HS_AWAIT_REQUEST);
     frame[len] = 0xEE;
     CHECK_OK(ofl_mpa_hs_recv(&res, frame, len + 1, &used));
     CHECK_EQ(used, len);
@@ -523,6 +576,14 @@ static void test_mulpdu(void)
     CHECK_EQ(ofl_mpa_mulpdu(8, false), 2);
     CHECK_EQ(ofl_mpa_mulpdu(10, true), 0);
     CHECK_EQ(ofl_mpa_mulpdu(12, true), 2);
+    /* The core takes an EMSS up to 2^24 - 1 (no TCP MSS comes near it: the
+     * MSS option is 16 bits) and refuses (0) anything larger, markers or
+     * not, so the marker overhead EMSS + 511 never wraps. */
+    CHECK_EQ(ofl_mpa_mulpdu(0xFFFFFFu, false), 65535);
+    CHECK_EQ(ofl_mpa_mulpdu(0xFFFFFFu, true), 65535);
+    CHECK_EQ(ofl_mpa_mulpdu(0x1000000u, false), 0);
+    CHECK_EQ(ofl_mpa_mulpdu(0x1000000u, true), 0);
+    CHECK_EQ(ofl_mpa_mulpdu(0xFFFFFFFFu, true), 0);
     /* An FPDU of MULPDU bytes fits the EMSS wherever it starts. */
     for (emss = 12; emss <= 9100; emss += 7)
         for (pos = 0; pos < 512; pos += 4) {
@@ -668,10 +729,33 @@ static void test_fpdu_build_errors(void)
     size_t len, tl;
 
     CHECK_ERR(ofl_mpa_tx_init(NULL, &p, 1460, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_tx_init(&tx, NULL, 1460, NULL), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_tx_init(&tx, &p, 10, NULL), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_tx_init(&tx, &p, 65536, NULL), OFL_E_ARG);
     CHECK_OK(ofl_mpa_tx_init(&tx, &p, 65535, NULL));
     CHECK_EQ(tx.mulpdu, ofl_mpa_mulpdu(65535, true));
+    CHECK_OK(ofl_mpa_tx_init(&tx, &p, 1460, NULL));
+    /* Argument checks: nothing is written and the position stays. */
+    CHECK_ERR(ofl_mpa_fpdu_build(NULL, big, 20, NULL, 0, big + 2000, 3000,
+                                 &len),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_build(&tx, big, 20, NULL, 0, NULL, 3000, &len),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_build(&tx, big, 20, NULL, 0, big + 2000, 3000,
+                                 NULL),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_build(&tx, NULL, 20, big, 5, big + 2000, 3000,
+                                 &len),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_buildv(&tx, NULL, big + 2000, 3000, &len),
+              OFL_E_ARG);
+    CHECK_EQ(tx.pos, 0);
+    /* No header part (NULL, 0), the payload alone: an FPDU all the same. */
+    CHECK_OK(ofl_mpa_fpdu_build(&tx, NULL, 0, big, 20, big + 2000, 3000,
+                                &len));
+    CHECK_EQ(len, ofl_mpa_fpdu_len(0, true, 20));
+    CHECK_EQ(ofl_load_be16(big + 2000 + 4), 20);
+    CHECK_EQ(tx.pos, len);
     CHECK_OK(ofl_mpa_tx_init(&tx, &p, 1460, NULL));
     CHECK_ERR(ofl_mpa_fpdu_build(&tx, big, 1443, NULL, 0, big + 2000, 3000,
                                  &len),
@@ -695,6 +779,33 @@ static void test_fpdu_build_errors(void)
     CHECK_ERR(ofl_mpa_fpdu_frame(&tx, big, 1455, NULL, 0, prefix, trailer,
                                  &tl),
               OFL_E_MPA_TOO_LONG);
+    /* Argument checks of the no-copy framing. */
+    CHECK_ERR(ofl_mpa_fpdu_frame(NULL, big, 4, NULL, 0, prefix, trailer, &tl),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_frame(&tx, big, 4, NULL, 0, NULL, trailer, &tl),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_frame(&tx, big, 4, NULL, 0, prefix, NULL, &tl),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_frame(&tx, big, 4, NULL, 0, prefix, trailer, NULL),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_frame(&tx, NULL, 4, NULL, 0, prefix, trailer, &tl),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_frame(&tx, big, 4, NULL, 4, prefix, trailer, &tl),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_framev(&tx, NULL, prefix, trailer, &tl),
+              OFL_E_ARG);
+    CHECK_EQ(tx.pos, 0);
+    /* MULPDU (1454 at EMSS 1460, RFC 5044 §8) bounds header and payload
+     * together: 20 + 1435 is one byte over, 20 + 1434 fills the segment. */
+    CHECK_ERR(ofl_mpa_fpdu_frame(&tx, big, 20, big, 1435, prefix, trailer,
+                                 &tl),
+              OFL_E_MPA_TOO_LONG);
+    CHECK_EQ(tx.pos, 0);
+    CHECK_OK(ofl_mpa_fpdu_frame(&tx, big, 20, big, 1434, prefix, trailer,
+                                &tl));
+    CHECK_EQ(ofl_load_be16(prefix), 1454);
+    CHECK_EQ(tl, 4);
+    CHECK_EQ(tx.pos, 1460);
     /* The 16-bit FPDUPTR limit (a hand-set oversize MULPDU). */
     p.markers_tx = true;
     CHECK_OK(ofl_mpa_tx_init(&tx, &p, 65535, NULL));
@@ -892,10 +1003,22 @@ static void test_rx_errors(void)
     int in_place;
 
     CHECK_ERR(ofl_mpa_rx_init(NULL, &p, buf, 10, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_rx_init(&rx, NULL, buf, 10, NULL), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_rx_init(&rx, &p, NULL, 10, NULL), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_rx_init(&rx, &p, buf, 0, NULL), OFL_E_ARG);
     CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, 10, NULL));
     CHECK_ERR(ofl_mpa_rx_feed(&rx, NULL, 3, &used, &f), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_rx_feed(NULL, buf, 3, &used, &f), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_rx_feed(&rx, buf, 3, NULL, &f), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_rx_feed(&rx, buf, 3, &used, NULL), OFL_E_ARG);
+    /* No bytes (NULL, 0): nothing taken, nothing delivered. */
+    used = 99;
+    f.ulpdu = buf;
+    CHECK_OK(ofl_mpa_rx_feed(&rx, NULL, 0, &used, &f));
+    CHECK_EQ(used, 0);
+    CHECK(f.ulpdu == NULL);
+    CHECK_EQ(rx.state, OFL_MPA_RX_LENGTH);
+    CHECK_EQ(rx.pos, 0);
 
     make_stream(&st, true, true, 1500);
     /* A flipped payload bit: CRC error, sticky, cause 2/0/02. */
@@ -970,6 +1093,49 @@ static void test_rx_errors(void)
     copy[5] ^= 1;
     CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, sizeof(buf), NULL));
     CHECK_ERR(ofl_mpa_rx_feed(&rx, copy, st.len, &used, &f), OFL_E_MPA_CRC);
+}
+
+/* One call holding more than 0xFFFF bytes: the receiver walks it in steps
+ * of at most 0xFFFF (a 32-bit count over a size_t length) and still stops
+ * at the end of each FPDU (RFC 5044 §4); with markers every FPDU of 2000
+ * bytes has one inside, so none is taken in place. */
+static void test_rx_long_feed(void)
+{
+    static uint8_t wire[40 * 2100], u[2000], buf[2048];
+    struct ofl_mpa_params p = params(true, true);
+    struct ofl_mpa_tx tx;
+    struct ofl_mpa_rx rx;
+    struct ofl_mpa_fpdu f;
+    uint32_t starts[40], i, n = 0, bad = 0;
+    size_t wl = 0, len = 0, off, used = 0;
+
+    for (i = 0; i < sizeof(u); i++)
+        u[i] = (uint8_t)(i * 13 + 1);
+    CHECK_OK(ofl_mpa_tx_init(&tx, &p, 9000, NULL));
+    for (i = 0; i < 40; i++) {
+        starts[i] = tx.pos;
+        CHECK_OK(ofl_mpa_fpdu_build(&tx, u, 18, u + 18, sizeof(u) - 18,
+                                    wire + wl, sizeof(wire) - wl, &len));
+        wl += len;
+    }
+    CHECK(wl > 0xFFFFu + 2100u); /* several calls start above 0xFFFF */
+    CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, sizeof(buf), NULL));
+    for (off = 0; off < wl && n < 40; off += used) {
+        enum ofl_err err = ofl_mpa_rx_feed(&rx, wire + off, wl - off, &used,
+                                           &f);
+
+        if (err != OFL_OK || f.ulpdu != buf || f.len != sizeof(u) ||
+            memcmp(f.ulpdu, u, sizeof(u)) != 0 || f.start != starts[n] ||
+            f.wire_len != ofl_mpa_fpdu_len(starts[n], true, sizeof(u)) ||
+            used != f.wire_len) {
+            bad++;
+            break;
+        }
+        n++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(n, 40);
+    CHECK_EQ(off, wl);
 }
 
 /* ---- out-of-order location --------------------------------------------- */
@@ -1048,6 +1214,18 @@ static void test_locate(void)
     CHECK_EQ(count, 0);
     CHECK_ERR(ofl_mpa_locate(0, 0, NULL, 5, found, 64, &count), OFL_E_ARG);
     CHECK_ERR(ofl_mpa_locate(0, 0, st.wire, 5, found, 64, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_locate_segment(NULL, found, 64, &count), OFL_E_ARG);
+    /* An empty segment (NULL, 0): nothing, no error. */
+    count = 7;
+    CHECK_OK(ofl_mpa_locate(0, 0, NULL, 0, found, 64, &count));
+    CHECK_EQ(count, 0);
+    /* No table (NULL, cap 0) only counts nothing; NULL with room is an
+     * argument error. */
+    count = 7;
+    CHECK_OK(ofl_mpa_locate(0, 0, st.wire, st.len, NULL, 0, &count));
+    CHECK_EQ(count, 0);
+    CHECK_ERR(ofl_mpa_locate(0, 0, st.wire, st.len, NULL, 1, &count),
+              OFL_E_ARG);
     /* cap limits what is recorded. */
     CHECK_OK(ofl_mpa_locate(0, 0, st.wire, st.len, found, 2, &count));
     CHECK_EQ(count, 2);
@@ -1063,6 +1241,44 @@ static void test_locate(void)
     seg_copy[4 + 1] ^= 0x08;
     CHECK_ERR(ofl_mpa_locate(0, 0, seg_copy, st.len, found, 64, &count),
               OFL_E_MPA_MARKER);
+
+    /* An FPDU that ends exactly at a marker position leaves that marker to
+     * lead the next FPDU (RFC 5044 §4: FPDUPTR 0, the header follows it):
+     * ULPDU 502 from position 0 is the leading marker plus 508 bytes. */
+    {
+        struct ofl_mpa_params p;
+        struct ofl_mpa_tx tx;
+        size_t l1 = 0, l2 = 0;
+
+        memset(&p, 0, sizeof(p));
+        p.crc = true;
+        p.markers_tx = true;
+        CHECK_OK(ofl_mpa_tx_init(&tx, &p, 9000, NULL));
+        CHECK_OK(ofl_mpa_fpdu_build(&tx, st.ulpdu[0], 502, NULL, 0, seg_copy,
+                                    sizeof(seg_copy), &l1));
+        CHECK_EQ(l1, 512);
+        CHECK_OK(ofl_mpa_fpdu_build(&tx, st.ulpdu[1], 100, NULL, 0,
+                                    seg_copy + l1, sizeof(seg_copy) - l1,
+                                    &l2));
+        CHECK_EQ(l2, 4 + 2 + 100 + 2 + 4);
+        CHECK_EQ(ofl_load_be32(seg_copy + 512), 0);
+        CHECK_OK(ofl_mpa_locate(0, 0, seg_copy, l1 + l2, found, 64, &count));
+        CHECK_EQ(count, 2);
+        CHECK_EQ(found[0].off, 0);
+        CHECK_EQ(found[0].hdr_off, 4);
+        CHECK_EQ(found[0].wire_len, 512);
+        CHECK_EQ(found[0].ulpdu_len, 502);
+        CHECK(found[0].complete);
+        CHECK_EQ(found[1].off, 512);
+        CHECK_EQ(found[1].hdr_off, 516);
+        CHECK_EQ(found[1].wire_len, l2);
+        CHECK_EQ(found[1].ulpdu_len, 100);
+        CHECK(found[1].complete);
+        /* The second FPDU's leading marker is checked in the walk too. */
+        seg_copy[512 + 3] = 4;
+        CHECK_ERR(ofl_mpa_locate(0, 0, seg_copy, l1 + l2, found, 64, &count),
+                  OFL_E_MPA_MARKER);
+    }
 }
 
 static void test_verify_piece(void)
@@ -1081,6 +1297,9 @@ static void test_verify_piece(void)
     CHECK_ERR(ofl_mpa_fpdu_verify(0, true, true, st.wire, 5, NULL, &ul),
               OFL_E_TRUNCATED);
     CHECK_ERR(ofl_mpa_fpdu_verify(0, true, true, NULL, 5, NULL, &ul),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_mpa_fpdu_verify(0, true, true, st.wire, st.wlen[0], NULL,
+                                  NULL),
               OFL_E_ARG);
     st.wire[10] ^= 1;
     CHECK_ERR(ofl_mpa_fpdu_verify(0, true, true, st.wire, st.wlen[0], NULL,
@@ -1105,6 +1324,10 @@ static void test_verify_piece(void)
     CHECK_EQ(ofl_mpa_fpdu_piece(0, false, w, 10, 3, &pc), 7);
     CHECK(pc == w + 5);
     CHECK_EQ(ofl_mpa_fpdu_piece(0, false, w, 10, 10, &pc), 0);
+    pc = w + 1;
+    CHECK_EQ(ofl_mpa_fpdu_piece(0, false, NULL, 10, 3, &pc), 0);
+    CHECK(pc == w + 1);
+    CHECK_EQ(ofl_mpa_fpdu_piece(0, false, w, 10, 3, NULL), 0);
     /* Marker math at a position with the marker 8 bytes in. */
     CHECK_EQ(ofl_mpa_fpdu_piece(504, true, w, 30, 0, &pc), 6);
     CHECK(pc == w + 2);
@@ -1127,6 +1350,7 @@ OFL_SUITE(mpa)
     test_rx_markers_layout();
     test_rx_chunkings();
     test_rx_errors();
+    test_rx_long_feed();
     test_locate();
     test_verify_piece();
 }

@@ -166,10 +166,22 @@ static void test_malformed(void)
     CHECK_ERR(ofl_rdmap_parse(b, 3, NULL, NULL), OFL_E_ARG);
     /* Too short for the header its T bit announces. */
     expect(b, 0, OFL_E_DDP_SHORT, 1, 0, 0);
+    expect(NULL, 0, OFL_E_DDP_SHORT, 1, 0, 0); /* no bytes at all */
     m = tagged(OFL_RDMAP_WRITE, 1, 2);
     CHECK_OK(ofl_rdmap_build(&m, w, sizeof(w), &len));
     expect(w, 13, OFL_E_DDP_SHORT, 1, 0, 0);
     CHECK_OK(ofl_rdmap_parse(w, 14, &m, NULL));
+    /* A rejection without a place for the cause. */
+    CHECK_ERR(ofl_rdmap_parse(w, 13, &m, NULL), OFL_E_DDP_SHORT);
+#if SIZE_MAX > 0xFFFFFFFFu
+    /* A ULPDU is at most 2^32 - 1 bytes: payload_len is 32 bits (an MPA
+     * ULPDU is far smaller, RFC 5044 §4). Only the header bytes are read
+     * before the verdict, so a short buffer stands in for the long one. */
+    expect(w, (size_t)0x100000000ull, OFL_E_DDP_SHORT, 1, 0, 0);
+    CHECK_OK(ofl_rdmap_parse(w, 0xFFFFFFFFu, &m, NULL));
+    CHECK_EQ(m.payload_len, 0xFFFFFFFFu - 14);
+    CHECK(m.payload == w + 14);
+#endif
     /* DDP version: tagged 1/1/04, untagged 1/2/06. */
     w[0] = (uint8_t)((w[0] & ~3) | 2);
     expect(w, 14, OFL_E_DDP_VERSION, 1, 1, 4);
@@ -284,6 +296,8 @@ static void test_malformed(void)
     CHECK_ERR(ofl_rdmap_build(&m, b, 45, &len), OFL_E_SIZE);
     CHECK_OK(ofl_rdmap_build(&m, b, 46, &len));
     CHECK_ERR(ofl_rdmap_build(NULL, b, 46, &len), OFL_E_ARG);
+    CHECK_ERR(ofl_rdmap_build(&m, NULL, 46, &len), OFL_E_ARG);
+    CHECK_ERR(ofl_rdmap_build(&m, b, 46, NULL), OFL_E_ARG);
 }
 
 static void test_terminate(void)
@@ -404,6 +418,36 @@ static void test_terminate(void)
     CHECK_EQ(m.u.term.hdrct, 0);
     ofl_rdmap_term_fill(&m.u.term, c, NULL, 0);
     ofl_rdmap_term_fill(NULL, c, seg, slen);
+    /* A buffer of no bytes: the cause alone, no headers. */
+    c.layer = 1;
+    c.etype = 2;
+    c.ecode = 1;
+    m.u.term.hdrct = 7;
+    ofl_rdmap_term_fill(&m.u.term, c, seg, 0);
+    CHECK_EQ(m.u.term.hdrct, 0);
+    CHECK_EQ(m.u.term.ddp_hdr_len, 0);
+    CHECK_EQ(m.u.term.seg_len, 0);
+    CHECK_CAUSE(m.u.term.cause, 1, 2, 1);
+    /* The DDP Segment Length field is 16 bits (RFC 5040 §4.8): a longer
+     * segment reports 0xFFFF, never its length modulo 2^16. */
+    {
+        static uint8_t big[70000];
+        struct ofl_rdmap_msg snd = untagged(OFL_RDMAP_SEND, 0, 3);
+        size_t bl;
+
+        CHECK_OK(ofl_rdmap_build(&snd, big, sizeof(big), &bl));
+        ofl_rdmap_term_fill(&m.u.term, c, big, 0xFFFF);
+        CHECK_EQ(m.u.term.seg_len, 0xFFFF);
+        CHECK_EQ(m.u.term.hdrct, OFL_RDMAP_HDRCT_M | OFL_RDMAP_HDRCT_D);
+        ofl_rdmap_term_fill(&m.u.term, c, big, 0x10000);
+        CHECK_EQ(m.u.term.seg_len, 0xFFFF);
+        ofl_rdmap_term_fill(&m.u.term, c, big, sizeof(big));
+        CHECK_EQ(m.u.term.seg_len, 0xFFFF);
+        CHECK_EQ(m.u.term.hdrct, OFL_RDMAP_HDRCT_M | OFL_RDMAP_HDRCT_D);
+        CHECK_EQ(m.u.term.ddp_hdr_len, 18);
+        CHECK(memcmp(m.u.term.ddp_hdr, big, 18) == 0);
+        CHECK_CAUSE(m.u.term.cause, 1, 2, 1);
+    }
 }
 
 static void test_cause_table(void)
@@ -519,7 +563,19 @@ static void test_segmenter(void)
     first.opcode = 0xE;
     CHECK_ERR(ofl_ddp_seg_init(&sg, &first, 3000, 1014), OFL_E_ARG);
     CHECK_ERR(ofl_ddp_seg_init(NULL, &first, 3000, 1014), OFL_E_ARG);
+    CHECK_ERR(ofl_ddp_seg_init(&sg, NULL, 3000, 1014), OFL_E_ARG);
     CHECK(!ofl_ddp_seg_next(NULL, &h, &off, &len));
+    /* NULL outputs yield nothing and do not advance the segmenter. */
+    first.opcode = OFL_RDMAP_WRITE;
+    first.to = 0x1000;
+    CHECK_OK(ofl_ddp_seg_init(&sg, &first, 3000, 1014));
+    CHECK(!ofl_ddp_seg_next(&sg, NULL, &off, &len));
+    CHECK(!ofl_ddp_seg_next(&sg, &h, NULL, &len));
+    CHECK(!ofl_ddp_seg_next(&sg, &h, &off, NULL));
+    CHECK(ofl_ddp_seg_next(&sg, &h, &off, &len));
+    CHECK_EQ(off, 0);
+    CHECK_EQ(len, 1000);
+    CHECK_EQ(h.to, 0x1000);
 }
 
 /* message -> segments -> FPDUs (markers, CRC) -> stream -> receiver ->
