@@ -1893,7 +1893,9 @@ enum ofl_err ofl_mpa_hs_reject(struct ofl_mpa_hs *hs, uint8_t *out,
  * The maximum ULPDU for an effective MSS (RFC 5044, MULPDU):
  * markers: EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4);
  * no markers: EMSS - (6 + EMSS mod 4). 0 when emss is too small for any
- * FPDU; at most OFL_MPA_ULPDU_MAX. An FPDU of that size fits one segment.
+ * FPDU, or above 0xFFFFFF (no TCP segment is that large; refused rather
+ * than let the marker count overflow); at most OFL_MPA_ULPDU_MAX. An FPDU
+ * of that size fits one segment.
  */
 uint16_t ofl_mpa_mulpdu(uint32_t emss, bool markers);
 
