@@ -319,6 +319,18 @@ static void test_atomics(unsigned variant)
     qr_free(r);
 }
 
+/* The registration part of a REG_SEND: the two pages at ATT 900 as buf's
+ * 8 KiB, local and remote write. */
+static void reg_two_pages(struct ofl_qp_wr *wr, const uint8_t *buf)
+{
+    wr->reg.va = va(buf);
+    wr->reg.len = 8192;
+    wr->reg.att_base = 900;
+    wr->reg.att_count = 2;
+    wr->reg.page_shift = 12;
+    wr->reg.access = LW | RW;
+}
+
 /* Send with Invalidate (RFC 5040 §6.10; seed 000 claims 1, 10, 11) and the
  * combined register-and-send: a registers a buffer through its SQ, sends
  * its STag, b writes into it and sends with invalidate: a's STag dies. */
@@ -346,12 +358,7 @@ static void test_reg_send_invalidate(unsigned variant)
                                2));
     qr_wr(&wr, OFL_QP_OP_REG_SEND, 1, &sge, msg, 4, lmsg);
     wr.stag = fr;
-    wr.reg.va = va(buf);
-    wr.reg.len = 8192;
-    wr.reg.att_base = 900;
-    wr.reg.att_count = 2;
-    wr.reg.page_shift = 12;
-    wr.reg.access = LW | RW;
+    reg_two_pages(&wr, buf);
     wr.reg.flags = OFL_TPT_F_INVALIDATABLE;
     ofl_store_be32(msg, fr);
     CHECK_OK(qr_post_recv(&r->b, 5, bin, 64, lbin));
@@ -395,12 +402,7 @@ static void test_reg_send_invalidate(unsigned variant)
     CHECK_OK(qr_post_recv(&r->b, 7, bin, 64, lbin));
     qr_wr(&wr, OFL_QP_OP_REG_SEND, 4, &sge, msg, 4, lmsg);
     wr.stag = 0x7705;
-    wr.reg.va = va(buf);
-    wr.reg.len = 8192;
-    wr.reg.att_base = 900;
-    wr.reg.att_count = 2;
-    wr.reg.page_shift = 12;
-    wr.reg.access = LW | RW;
+    reg_two_pages(&wr, buf);
     CHECK_OK(qr_post_send(&r->a, &wr));
     qr_pump(r, 0);
     CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
