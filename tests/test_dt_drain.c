@@ -42,6 +42,26 @@ static void post(struct dt_rig *r, struct ofl_dt_desc *d, uint32_t *n)
     CHECK(0); /* the input table never freed a slot */
 }
 
+/* Six 8-byte sends of id with tag 700 and one with tag 701, from s. */
+static void post_sends_700(struct dt_rig *r, uint64_t id, uint8_t *s,
+                           uint32_t *n)
+{
+    struct ofl_dt_desc d;
+    uint32_t i;
+
+    for (i = 0; i < 6; i++) {
+        d = mk(OFL_DT_REQ_BUF_SEND, id, 700);
+        d.base = dt_rig_pa(s + 32 * i);
+        d.len = 8;
+        post(r, &d, n);
+    }
+    d = mk(OFL_DT_REQ_BUF_SEND, id, 701);
+    d.base = dt_rig_pa(s + 32 * 7);
+    d.len = 8;
+    post(r, &d, n);
+}
+
+
 /* Host and adapter take turns until two rounds bring nothing new; the
  * host reads at most 4 responses a round. Returns the rounds taken. */
 static unsigned settle(struct dt_rig *r, uint32_t *n)
@@ -246,16 +266,7 @@ static void test_drain_cancel(void)
     /* Sends with tag 700 on an established connection, one of tag 701,
      * and two connects with tag 700. */
     s = dt_rig_alloc(r, 256);
-    for (i = 0; i < 6; i++) {
-        d = mk(OFL_DT_REQ_BUF_SEND, id, 700);
-        d.base = dt_rig_pa(s + 32 * i);
-        d.len = 8;
-        post(r, &d, &n);
-    }
-    d = mk(OFL_DT_REQ_BUF_SEND, id, 701);
-    d.base = dt_rig_pa(s + 32 * 7);
-    d.len = 8;
-    post(r, &d, &n);
+    post_sends_700(r, id, s, &n);
     dt_tup_remote(t, &off, 1, 5);
     dt_tup_remote(t, &off, 2, 6);
     CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 2, 700,
@@ -332,16 +343,7 @@ static void test_drain_cancel_not_sent(void)
     id = dt_rig_connect(r, 9, 0);
     CHECK(id != 0);
     s = dt_rig_alloc(r, 256);
-    for (i = 0; i < 6; i++) {
-        d = mk(OFL_DT_REQ_BUF_SEND, id, 700);
-        d.base = dt_rig_pa(s + 32 * i);
-        d.len = 8;
-        post(r, &d, &n);
-    }
-    d = mk(OFL_DT_REQ_BUF_SEND, id, 701);
-    d.base = dt_rig_pa(s + 32 * 7);
-    d.len = 8;
-    post(r, &d, &n);
+    post_sends_700(r, id, s, &n);
     CHECK_OK(dt_rig_poll(r, 1));
     /* Fill the output table so that the cancellation stalls half way. */
     for (fill = 0; fill < 3; fill++) {

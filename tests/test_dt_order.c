@@ -177,6 +177,24 @@ static void test_order_report_waits(void)
     rig_done(r);
 }
 
+/* A listener l with two members a and b (arrivals reported), a with a
+ * notification delay of 50; a 10-byte shared buffer (tag 5) holding a's
+ * "aaa", unreported at time 1. */
+static void shared_start(struct dt_rig *r, uint64_t *l, uint64_t *a,
+                         uint64_t *b, uint8_t **buf)
+{
+    *l = dt_rig_listen(r, 80, 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, *l, addr0, 1, 0, a));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, *l, addr0, 2, 0, b));
+    CHECK_OK(dt_rig_poll(r, 0));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    notify_time(r, *a, 50, 0);
+    *buf = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, *l, *buf, 10, 0, 0, 5));
+    rx(r, *a, "aaa", 1);
+    CHECK_OK(dt_rig_poll(r, 1));
+}
+
 /* Two members of a group fill one shared buffer, a with a long
  * notification delay: b's FINAL range returns the buffer, so a's range
  * in it is reported first, before its delay. Nothing is reported twice. */
@@ -187,16 +205,7 @@ static void test_order_shared_final(void)
     uint8_t *buf;
 
     CHECK(r != NULL);
-    l = dt_rig_listen(r, 80, 0);
-    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr0, 1, 0, &a));
-    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr0, 2, 0, &b));
-    CHECK_OK(dt_rig_poll(r, 0));
-    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
-    notify_time(r, a, 50, 0);
-    buf = dt_rig_alloc(r, 16);
-    CHECK_OK(dt_rig_avail(r, l, buf, 10, 0, 0, 5));
-    rx(r, a, "aaa", 1);
-    CHECK_OK(dt_rig_poll(r, 1));
+    shared_start(r, &l, &a, &b, &buf);
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* a's delay holds it */
     rx(r, b, "bbbbbbb", 2);
     CHECK_OK(dt_rig_poll(r, 2));
@@ -272,16 +281,7 @@ static void test_order_shared_room(void)
     uint32_t i;
 
     CHECK(r != NULL);
-    l = dt_rig_listen(r, 80, 0);
-    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr0, 1, 0, &a));
-    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr0, 2, 0, &b));
-    CHECK_OK(dt_rig_poll(r, 0));
-    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
-    notify_time(r, a, 50, 0);
-    buf = dt_rig_alloc(r, 16);
-    CHECK_OK(dt_rig_avail(r, l, buf, 10, 0, 0, 5));
-    rx(r, a, "aaa", 1);
-    CHECK_OK(dt_rig_poll(r, 1));
+    shared_start(r, &l, &a, &b, &buf);
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
     /* Three of four output slots taken by unread cancellation answers. */
     for (i = 0; i < 3; i++) {
