@@ -2322,6 +2322,21 @@ tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
     return err;
 }
 
+/* The end of both diagnosing paths: a refused check (err) leaves an empty
+ * list, a granted one is translated. */
+static enum ofl_err tpt_translate_checked(const struct ofl_tpt *tpt,
+                                          enum ofl_err err, uint32_t stag,
+                                          uint64_t to, uint64_t len,
+                                          struct ofl_tpt_sgl *sgl)
+{
+    if (err != OFL_OK) {
+        sgl->count = 0;
+        sgl->bytes = 0;
+        return err;
+    }
+    return ofl_tpt_translate(tpt, stag, to, len, sgl);
+}
+
 /* The diagnosing path of ofl_tpt_check_translate, kept out of line so the
  * fast path stays a small function. */
 static OFL_NOINLINE enum ofl_err
@@ -2329,17 +2344,10 @@ tpt_check_translate_precise(const struct ofl_tpt *tpt,
                             const struct ofl_tpt_remote *a,
                             struct ofl_tpt_sgl *sgl)
 {
-    enum ofl_err err;
-
     if (sgl == NULL || (sgl->piece == NULL && sgl->cap != 0))
         return OFL_E_ARG;
-    err = tpt_check_remote(tpt, a);
-    if (err != OFL_OK) {
-        sgl->count = 0;
-        sgl->bytes = 0;
-        return err;
-    }
-    return ofl_tpt_translate(tpt, a->stag, a->to, a->len, sgl);
+    return tpt_translate_checked(tpt, tpt_check_remote(tpt, a), a->stag,
+                                 a->to, a->len, sgl);
 }
 
 enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
@@ -2420,17 +2428,11 @@ tpt_check_translate_local_precise(const struct ofl_tpt *tpt,
                                   const struct ofl_tpt_local *a,
                                   struct ofl_tpt_sgl *sgl)
 {
-    enum ofl_err err;
-
     if (sgl == NULL || (sgl->piece == NULL && sgl->cap != 0))
         return OFL_E_ARG;
-    err = ofl_tpt_check_local(tpt, a->stag, a->pd, a->va, a->len, a->need);
-    if (err != OFL_OK) {
-        sgl->count = 0;
-        sgl->bytes = 0;
-        return err;
-    }
-    return ofl_tpt_translate(tpt, a->stag, a->va, a->len, sgl);
+    return tpt_translate_checked(
+        tpt, ofl_tpt_check_local(tpt, a->stag, a->pd, a->va, a->len, a->need),
+        a->stag, a->va, a->len, sgl);
 }
 
 enum ofl_err ofl_tpt_check_translate_local(const struct ofl_tpt *tpt,
