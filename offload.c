@@ -5512,27 +5512,6 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
 
 /* ---- moving bytes through the TPT ---------------------------------------- */
 
-/* Moves the sgl->bytes bytes of one translation between buf and its
- * pieces: DMA write when write, else DMA read. */
-static enum ofl_err qp_dma_pieces(struct ofl_qp *qp,
-                                  const struct ofl_tpt_sgl *sgl, uint8_t *buf,
-                                  bool write)
-{
-    uint32_t i, done = 0;
-    enum ofl_err err;
-
-    for (i = 0; i < sgl->count; i++) {
-        err = write ? ofl_port_dma_write(qp->attr.port, sgl->piece[i].pa,
-                                         buf + done, sgl->piece[i].len)
-                    : ofl_port_dma_read(qp->attr.port, sgl->piece[i].pa,
-                                        buf + done, sgl->piece[i].len);
-        if (err != OFL_OK)
-            return err;
-        done += sgl->piece[i].len;
-    }
-    return OFL_OK;
-}
-
 /*
  * Copies between buf and [to, to + n) of stag (already checked) through
  * the translation and the port: DMA write when write, else DMA read. Each
@@ -5543,8 +5522,8 @@ static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
                                uint8_t *buf, uint32_t n, bool write)
 {
     struct ofl_tpt_sgl sgl;
-    uint32_t done = 0;
-    enum ofl_err err;
+    uint32_t done = 0, i;
+    enum ofl_err err, derr;
 
     sgl.piece = qp->piece;
     sgl.cap = OFL_QP_PIECES;
@@ -5554,10 +5533,15 @@ static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
             return err;
         if (sgl.bytes == 0)
             return OFL_E_TPT_SGL_FULL;
-        err = qp_dma_pieces(qp, &sgl, buf + done, write);
-        if (err != OFL_OK)
-            return err;
-        done += (uint32_t)sgl.bytes;
+        for (i = 0; i < sgl.count; i++) {
+            derr = write ? ofl_port_dma_write(qp->attr.port, qp->piece[i].pa,
+                                              buf + done, qp->piece[i].len)
+                         : ofl_port_dma_read(qp->attr.port, qp->piece[i].pa,
+                                             buf + done, qp->piece[i].len);
+            if (derr != OFL_OK)
+                return derr;
+            done += qp->piece[i].len;
+        }
     }
     return OFL_OK;
 }
@@ -5573,8 +5557,8 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
 {
     struct ofl_tpt_sgl sgl;
     struct ofl_tpt_local a;
-    uint32_t done = 0;
-    enum ofl_err err;
+    uint32_t done = 0, i;
+    enum ofl_err err, derr;
 
     sgl.piece = qp->piece;
     sgl.cap = OFL_QP_PIECES;
@@ -5589,10 +5573,33 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
             return err;
         if (sgl.bytes == 0)
             return OFL_E_TPT_SGL_FULL;
-        err = qp_dma_pieces(qp, &sgl, buf + done, write);
+        for (i = 0; i < sgl.count; i++) {
+            derr = write ? ofl_port_dma_write(qp->attr.port, qp->piece[i].pa,
+                                              buf + done, qp->piece[i].len)
+                         : ofl_port_dma_read(qp->attr.port, qp->piece[i].pa,
+                                             buf + done, qp->piece[i].len);
+            if (derr != OFL_OK)
+                return derr;
+            done += qp->piece[i].len;
+        }
+    }
+    return OFL_OK;
+}
+
+/* Writes the pieces of a translation that covers n bytes from src. */
+static enum ofl_err qp_dma_pieces(struct ofl_qp *qp,
+                                  const struct ofl_tpt_sgl *sgl,
+                                  const uint8_t *src)
+{
+    uint32_t i, done = 0;
+    enum ofl_err err;
+
+    for (i = 0; i < sgl->count; i++) {
+        err = ofl_port_dma_write(qp->attr.port, sgl->piece[i].pa, src + done,
+                                 sgl->piece[i].len);
         if (err != OFL_OK)
             return err;
-        done += (uint32_t)sgl.bytes;
+        done += sgl->piece[i].len;
     }
     return OFL_OK;
 }
@@ -6772,7 +6779,7 @@ static enum ofl_err qp_place_rest(struct ofl_qp *qp,
                                   const struct ofl_tpt_sgl *sgl, uint32_t stag,
                                   uint64_t to, const uint8_t *src, uint32_t n)
 {
-    enum ofl_err err = qp_dma_pieces(qp, sgl, (uint8_t *)src, true);
+    enum ofl_err err = qp_dma_pieces(qp, sgl, src);
     uint32_t done = (uint32_t)sgl->bytes;
 
     if (err != OFL_OK || done >= n)
