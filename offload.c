@@ -1582,11 +1582,17 @@ static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
                                    enum ofl_tpt_type type)
 {
     uint64_t pages;
+    /* An iSCSI entry without data (len 0, no ATT, fpo 0): a command with no
+     * data buffers still needs its ITT, so that its SCSI Response finds the
+     * command (FIG. 17A step 1768). No access can reach a byte of it. */
+    bool no_data = type == OFL_TPT_ISCSI && d->len == 0 && d->att_count == 0 &&
+                   d->fpo == 0;
 
     if (d->page_shift < OFL_TPT_PAGE_SHIFT_MIN ||
         d->page_shift > OFL_TPT_PAGE_SHIFT_MAX ||
-        d->fpo >= ((uint32_t)1 << d->page_shift) || d->len == 0 ||
-        d->att_kind > OFL_TPT_ATT_INDIRECT2 || d->att_count == 0 ||
+        d->fpo >= ((uint32_t)1 << d->page_shift) ||
+        (d->len == 0 && !no_data) || d->att_kind > OFL_TPT_ATT_INDIRECT2 ||
+        (d->att_count == 0 && !no_data) ||
         (d->access & ~OFL_TPT_ACCESS_ALL) != 0 ||
         (d->flags & ~TPT_DESC_FLAGS) != 0)
         return OFL_E_TPT_BAD_DESC;
@@ -1598,6 +1604,8 @@ static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
     if ((d->access & (OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_ATOMIC)) &&
         !(d->access & OFL_TPT_LOCAL_WRITE))
         return OFL_E_TPT_ACCESS_COMBO;
+    if (no_data)
+        return OFL_OK; /* no ATT slot is read */
     if (d->att_count > tpt->att_capacity ||
         d->att_base > tpt->att_capacity - d->att_count)
         return OFL_E_TPT_ATT_RANGE;
@@ -5046,8 +5054,8 @@ static enum ofl_err qp_op_rules(uint32_t opcode, uint32_t num_sge,
             return OFL_E_QP_WR;
         break;
     case OFL_QP_OP_ISCSI_CMD:
-        if (total == 0)
-            return OFL_E_QP_WR; /* a command without data: ISCSI_PDU */
+        if (total == 0 && num_sge != 0)
+            return OFL_E_QP_WR; /* buffers of no bytes (no data: no sge) */
         break;
     case OFL_QP_OP_ISCSI_PDU:
         if (total > 0xFFFFFFu)
@@ -7405,9 +7413,15 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
             d.access |= OFL_TPT_REMOTE_READ; /* R2T reads */
         }
         d.va = (kind << 32) | (uint32_t)ofl_load_le64(w + QPW_TO);
-        d.att_base = ofl_load_le32(w + QPW_RSTAG);
-        d.page_shift = (uint8_t)ofl_load_le32(w + QPW_B32);
-        err = qp_phys_pages(qp, qp->sq_sge, qp->cur.num_sge, &d);
+        if (qp->cur.num_sge == 0) {
+            /* No data: an entry of no bytes, the ITT alone. */
+            d.page_shift = OFL_TPT_PAGE_SHIFT_MIN;
+            err = OFL_OK;
+        } else {
+            d.att_base = ofl_load_le32(w + QPW_RSTAG);
+            d.page_shift = (uint8_t)ofl_load_le32(w + QPW_B32);
+            err = qp_phys_pages(qp, qp->sq_sge, qp->cur.num_sge, &d);
+        }
         if (err == OFL_OK)
             err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);
         if (err != OFL_OK)
@@ -7491,16 +7505,17 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
 
 /*
  * FIG. 17B checks a-g of an Initiator Task Tag: a-f through the TPT
- * (ofl_tpt_check_iscsi), g the command kind kept in the entry's VA.
- * *cmd_id receives the command ID.
+ * (ofl_tpt_check_iscsi), g the command kind kept in the entry's VA. g is
+ * about the direction of a data transfer, so a SCSI Response (need 0)
+ * passes it whatever the kind: a command without data has none. The
+ * command ID goes to irx.cmd_id.
  */
 static enum ofl_err qp_iscsi_check(struct ofl_qp *qp, uint32_t itt,
                                    uint32_t off, uint32_t len, uint8_t need)
 {
     struct ofl_tpt_info info;
     uint32_t kind = need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
-                    : need == OFL_TPT_REMOTE_WRITE ? ISCSI_KIND_READ
-                                                   : 3u;
+                                                : ISCSI_KIND_READ;
     enum ofl_err err = ofl_tpt_check_iscsi(qp->attr.tpt, itt, qp->attr.pd,
                                            off, len, need);
 
@@ -7508,7 +7523,7 @@ static enum ofl_err qp_iscsi_check(struct ofl_qp *qp, uint32_t itt,
         err = ofl_tpt_query(qp->attr.tpt, itt, &info);
     if (err != OFL_OK)
         return err;
-    if (((uint32_t)(info.va >> 32) & kind) == 0)
+    if (need != 0 && ((uint32_t)(info.va >> 32) & kind) == 0)
         return OFL_E_QP_ISCSI_TASK; /* g: R2T for a read, Data-In for a write */
     qp->irx.cmd_id = (uint32_t)info.va;
     return OFL_OK;

@@ -1048,7 +1048,8 @@ struct ofl_tpt {
 /* Registration descriptor: what ofl_tpt_register puts into an entry. */
 struct ofl_tpt_region_desc {
     uint64_t va;        /* start VA; for OFL_TPT_ISCSI the command reference */
-    uint64_t len;       /* > 0 */
+    uint64_t len;       /* > 0; an OFL_TPT_ISCSI entry may have 0 (a
+                           command without data: att_count 0, fpo 0) */
     uint32_t att_base;  /* first ATT slot of this region */
     uint32_t att_count; /* slots it may use (direct: pages; indirect: lists) */
     uint32_t fpo;       /* first-page offset, < page size */
@@ -1143,7 +1144,10 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * checks its key as usual, then OFL_E_TPT_BUSY), desc sane
  * (OFL_E_TPT_BAD_DESC), ATT slots inside the ATT and large enough for
  * fpo + len (OFL_E_TPT_ATT_RANGE), rights combination
- * (OFL_E_TPT_ACCESS_COMBO). Bumps the region's generation, so windows of an
+ * (OFL_E_TPT_ACCESS_COMBO). An iSCSI entry may describe no data (len 0,
+ * att_count 0, fpo 0; no ATT slot is checked): its ITT then names a command
+ * without data buffers, and only a zero-length check at offset 0 passes
+ * its range. Bumps the region's generation, so windows of an
  * earlier registration stay dead.
  */
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
@@ -1245,7 +1249,8 @@ enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
  * OFL_TPT_ISCSI entry; offset + len must lie inside its length; need is
  * OFL_TPT_REMOTE_READ (R2T), OFL_TPT_REMOTE_WRITE (Data-In) or 0 (a SCSI
  * Response: no data moves, checks a-e only); other bits are OFL_E_ARG. Check g
- * (command kind) is the qp section's. Read-only.
+ * (command kind: R2T only for a write, Data-In only for a read; a response
+ * for any command) is the qp section's. Read-only.
  */
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
                                  uint32_t pd, uint64_t offset, uint64_t len,
@@ -2595,7 +2600,10 @@ struct ofl_qp_sge {
  *   ISCSI_CMD        bhs (the SCSI Command PDU; the engine writes the ITT),
  *                    stag (an allocated OFL_TPT_ISCSI entry: the ITT),
  *                    reg.att_base and reg.page_shift, sge: the command's
- *                    data buffers as physical buffers
+ *                    data buffers as physical buffers; a command without
+ *                    data (TEST UNIT READY, say) has num_sge 0, and reg is
+ *                    then unused: its entry describes no data, and its
+ *                    SCSI Response still completes as ISCSI_RESP
  *   ISCSI_PDU        bhs (DataSegmentLength is set from the sge total), sge
  * iSCSI mode sends no immediate or unsolicited data (InitialR2T=Yes,
  * ImmediateData=No) and uses no header or data digests; the engine writes

@@ -492,15 +492,17 @@ static void test_post_checks(void)
         CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_OPCODE);
         wr.opcode = OFL_QP_OP_REG_SEND;
         CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_OPCODE);
-        wr.opcode = OFL_QP_OP_ISCSI_CMD; /* a command without data */
-        CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_WR);
         wr.opcode = OFL_QP_OP_ISCSI_PDU;
         CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &out));
         CHECK_EQ(out, 0);
         p = qr_alloc(&r->a, 64, false);
-        qr_wr(&wr, OFL_QP_OP_ISCSI_CMD, 9, &sge[0], p, 8, 0);
+        qr_wr(&wr, OFL_QP_OP_ISCSI_CMD, 9, &sge[0], p, 0, 0);
+        /* a data buffer of no bytes */
+        CHECK_ERR(ofl_qp_post_send(&r->a.qp, &wr, NULL), OFL_E_QP_WR);
+        sge[0].len = 8;
         CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &out));
         CHECK_EQ(out, 1); /* the first command ID */
+        wr.num_sge = 0; /* a command without data */
         CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &out));
         CHECK_EQ(out, 2);
         qr_free(r);

@@ -601,6 +601,84 @@ static void test_iscsi_edges(void)
     qr_free(r);
 }
 
+/*
+ * A command without data (TEST UNIT READY): num_sge 0, so its entry
+ * describes no data, yet the ITT still names it and its SCSI Response
+ * completes as ISCSI_RESP with the command ID (FIG. 17A step 1768). A
+ * Data-In or an R2T for it fails FIG. 17B and is handed over flagged. A
+ * command with buffers but neither R nor W: its response passes too (check
+ * g is about the direction of a data transfer).
+ */
+static void test_no_data_command(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 40};
+    uint8_t *buf = qr_alloc(&r->a, 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t stag = 0, id;
+    static uint8_t bhs[48 * 4], data[8192 * 4], payload[16];
+    struct ofl_qp_sge bufs[1];
+    struct ofl_tpt_info info;
+    struct ofl_cqe c[4];
+    uint32_t dl[4];
+
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    CHECK_OK(qr_post_recv(&r->a, 2, resp, 256, lresp));
+    id = command(r, 0x00, stag, NULL, 0);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+    CHECK_EQ(bhs[0], 0x01);
+    CHECK_EQ(ofl_load_be32(bhs + 16), stag);
+    CHECK_EQ(dl[0], 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, stag, &info));
+    CHECK_EQ(info.type, OFL_TPT_ISCSI);
+    CHECK_EQ(info.len, 0);
+    /* Data-In for it: nothing to place into; to the receive queue */
+    CHECK_OK(data_in(&t, stag, 0, payload, 16, false, 1460));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RECV);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    /* its response: the command ID, the entry gone */
+    CHECK_OK(response(&t, stag, 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 2);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_EQ(c[0].imm, id);
+    CHECK_EQ(c[0].flags, OFL_CQE_IMM);
+    CHECK_EQ(resp[0], 0x21);
+    CHECK_ERR(ofl_tpt_query(&r->a.tpt, stag, &info), OFL_E_TPT_INVALID_STAG);
+    /* buffers, but neither R nor W: an R2T fails g, the response passes */
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    CHECK_OK(qr_post_recv(&r->a, 3, resp, 256, lresp));
+    CHECK_OK(qr_post_recv(&r->a, 4, resp, 256, lresp));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 100;
+    id = command(r, 0x00, stag, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_OK(r2t(&t, stag, 3, 0, 10));
+    CHECK_EQ(r->a.qp.irq_count, 0);
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 3);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    CHECK_OK(response(&t, stag, 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 4);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_EQ(c[0].imm, id);
+    CHECK_ERR(ofl_tpt_query(&r->a.tpt, stag, &info), OFL_E_TPT_INVALID_STAG);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
 /* Check g alone (FIG. 17B g: the command kind kept in the entry's VA must
  * match the message): an iSCSI entry the consumer registered itself with
  * both remote rights, so a-f pass for R2T and Data-In alike, but whose VA
@@ -662,4 +740,5 @@ OFL_SUITE(qp_iscsi)
     test_pdu();
     test_iscsi_edges();
     test_check_g();
+    test_no_data_command();
 }

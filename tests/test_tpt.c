@@ -516,6 +516,39 @@ static void test_register_desc(void)
     CHECK(info.flags & OFL_TPT_F_ZERO_BASED);
     CHECK_EQ(info.va, U64MAX);
     CHECK_EQ(info.type, OFL_TPT_ISCSI);
+    /* An iSCSI entry without data: len 0, no ATT, fpo 0; the ATT base is
+     * not read. Every other rule still holds, and a region never may. */
+    d = base;
+    d.len = 0;
+    d.att_count = 0;
+    d.att_base = 0xFFFFFFFFu;
+    CHECK_ERR(try_reg(OFL_TPT_ISCSI, &d), OFL_OK);
+    CHECK_ERR(try_reg(OFL_TPT_REGION, &d), OFL_E_TPT_BAD_DESC);
+    d.att_count = 1;
+    CHECK_ERR(try_reg(OFL_TPT_ISCSI, &d), OFL_E_TPT_BAD_DESC);
+    d.att_count = 0;
+    d.fpo = 1;
+    CHECK_ERR(try_reg(OFL_TPT_ISCSI, &d), OFL_E_TPT_BAD_DESC);
+    d.fpo = 0;
+    d.page_shift = 11;
+    CHECK_ERR(try_reg(OFL_TPT_ISCSI, &d), OFL_E_TPT_BAD_DESC);
+    d.page_shift = 12;
+    d.att_kind = 3;
+    CHECK_ERR(try_reg(OFL_TPT_ISCSI, &d), OFL_E_TPT_BAD_DESC);
+    d.att_kind = OFL_TPT_ATT_DIRECT;
+    d.access = RW;
+    CHECK_ERR(try_reg(OFL_TPT_ISCSI, &d), OFL_E_TPT_ACCESS_COMBO);
+    d.access = RW | LW;
+    r = reg(OFL_TPT_ISCSI, 1, &d);
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, r, 1, 0, 0, 0));  /* its response */
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, r, 1, 0, 0, RW));
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, r, 1, 0, 1, RW),
+              OFL_E_TPT_BOUNDS);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, r, 1, 1, 0, RW),
+              OFL_E_TPT_BOUNDS);
+    CHECK_OK(ofl_tpt_dereg(&F.t, r, 1));
+    d = base;
+    r = reg(OFL_TPT_ISCSI, 1, &d); /* VALID, for the checks below */
 
     /* The entry checks of register. */
     d = base;

@@ -300,12 +300,17 @@ static void m_desc_rules(const struct ofl_tpt_region_desc *d, uint8_t type,
 {
     bool shift_ok = d->page_shift >= OFL_TPT_PAGE_SHIFT_MIN &&
                     d->page_shift <= OFL_TPT_PAGE_SHIFT_MAX;
-    bool bad = !shift_ok || d->len == 0 || d->att_kind > 2 ||
-               d->att_count == 0 || (d->access & ~OFL_TPT_ACCESS_ALL) != 0 ||
+    /* an iSCSI entry of a command without data: no bytes, no ATT */
+    bool no_data = type == OFL_TPT_ISCSI && d->len == 0 &&
+                   d->att_count == 0 && d->fpo == 0;
+    bool bad = !shift_ok || (d->len == 0 && !no_data) || d->att_kind > 2 ||
+               (d->att_count == 0 && !no_data) ||
+               (d->access & ~OFL_TPT_ACCESS_ALL) != 0 ||
                (d->flags & ~DESC_FLAGS) != 0 ||
                (shift_ok && d->fpo >= (1u << d->page_shift)) ||
                d->len > U64MAX - d->fpo;
-    bool range = d->att_count > ATTN || d->att_base > ATTN - d->att_count;
+    bool range = !no_data &&
+                 (d->att_count > ATTN || d->att_base > ATTN - d->att_count);
 
     if (type == OFL_TPT_REGION && !(d->flags & OFL_TPT_F_ZERO_BASED) &&
         d->len != 0 && d->va + (d->len - 1) < d->va)
