@@ -645,21 +645,39 @@ static void test_drain_listener_settles(void)
     CHECK_EQ(ofl_dt_out_room(&r->dt), 0); /* two pairs written */
     n = dt_rig_take(r, got, 1);
     CHECK_EQ(n, 1);
-    /* One slot free: k's pair does not fit, the refusal does. */
+    /* One slot free: k's pair does not fit, the refusal does. The
+     * attribute request behind it waits for the next free slot, and is
+     * refused there too (before its tuples are read). */
     d = mk(OFL_DT_REQ_BUF_AVAIL, l, 92);
     d.base = dt_rig_pa(dt_rig_alloc(r, 16));
     d.len = 16;
     CHECK_OK(dt_rig_post(r, &d));
+    {
+        uint8_t t[16];
+        size_t off = 0;
+
+        dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 3);
+        CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, l, t, (uint32_t)off, 1,
+                             93, NULL));
+    }
     CHECK_OK(dt_rig_poll(r, 5));
     CHECK_EQ(r->conn[(uint32_t)l - 1].state, OFL_DT_CONN_DRAINING);
     CHECK(r->conn[(uint32_t)k - 1].note.open);
     CHECK(r->conn[(uint32_t)k - 1].cn_pending != 0);
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 0);
+    n += dt_rig_take(r, got + n, 1); /* one slot again */
+    CHECK_OK(dt_rig_poll(r, 5));
+    CHECK_EQ(r->conn[(uint32_t)l - 1].state, OFL_DT_CONN_DRAINING);
+    CHECK(r->conn[(uint32_t)k - 1].cn_pending != 0);
     n += dt_rig_take(r, got + n, NRSP - n);
-    CHECK_EQ(n, 5);
+    CHECK_EQ(n, 6);
     CHECK(got[4].type == OFL_DT_RSP_BUF_RECV && got[4].tag == 92 &&
           got[4].status == OFL_DT_ST_CONN_STATE);
+    CHECK(got[5].type == OFL_DT_RSP_CONN_ATTR && got[5].tag == 93 &&
+          got[5].status == OFL_DT_ST_CONN_STATE);
+    CHECK_EQ(r->conn[(uint32_t)l - 1].cfg.priority, 0);
     settle(r, &n);
-    CHECK_EQ(n, 9);
+    CHECK_EQ(n, 10);
     na = find_conn(n, OFL_DT_RSP_CONN_ARRIVAL, a);
     nb = find_conn(n, OFL_DT_RSP_CONN_ARRIVAL, b);
     nk = find_conn(n, OFL_DT_RSP_CONN_ARRIVAL, k);
