@@ -4824,8 +4824,9 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
         (a->reg_option != OFL_QP_REG_OPTION1 &&
          a->reg_option != OFL_QP_REG_OPTION2) ||
         a->sq_reg > 1 ||
-        (a->service == OFL_QP_SVC_ISCSI && a->iscsi_max_data < 512))
-        return OFL_E_ARG;
+        (a->service == OFL_QP_SVC_ISCSI &&
+         (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu)))
+        return OFL_E_ARG; /* RFC 3720 §12.12: 512 .. 2^24 - 1 */
     return OFL_OK;
 }
 
@@ -4849,8 +4850,8 @@ static enum ofl_err qp_mem_check(const struct ofl_qp_attr *a,
         return OFL_E_ARG;
     if (a->service == OFL_QP_SVC_ISCSI &&
         (m->rx_cap < OFL_ISCSI_BHS_LEN + 1020u ||
-         m->tx_cap < OFL_ISCSI_BHS_LEN + a->iscsi_max_data))
-        return OFL_E_SIZE;
+         m->tx_cap < OFL_ISCSI_BHS_LEN + ((a->iscsi_max_data + 3u) & ~3u)))
+        return OFL_E_SIZE; /* a Data-Out of iscsi_max_data bytes, padded */
     if (dg && m->tx_cap < qp_dg_hl(a->service) + a->max_dgram)
         return OFL_E_SIZE;
     return OFL_OK;
@@ -7348,9 +7349,16 @@ enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
 
 #define ISCSI_OP_NOP_OUT 0x00
 #define ISCSI_OP_DATA_OUT 0x05
+#define ISCSI_OP_NOP_IN 0x20
 #define ISCSI_OP_SCSI_RESP 0x21
+#define ISCSI_OP_TASK_MGMT_RESP 0x22
+#define ISCSI_OP_LOGIN_RESP 0x23
+#define ISCSI_OP_TEXT_RESP 0x24
 #define ISCSI_OP_DATA_IN 0x25
+#define ISCSI_OP_LOGOUT_RESP 0x26
 #define ISCSI_OP_R2T 0x31
+#define ISCSI_OP_ASYNC 0x32
+#define ISCSI_OP_REJECT 0x3F
 #define ISCSI_F_FINAL 0x80
 #define ISCSI_F_READ 0x40   /* SCSI Command: R */
 #define ISCSI_F_WRITE 0x20  /* SCSI Command: W */
@@ -7469,13 +7477,20 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
     return err;
 }
 
+static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp, uint32_t itt,
+                                   uint64_t off, uint32_t len, uint8_t need,
+                                   uint32_t *cmd_id);
+
 /* One Data-Out PDU answering the oldest R2T (RFC 3720 §10.7): up to the
- * target's MaxRecvDataSegmentLength, read from the command's buffers. */
+ * target's MaxRecvDataSegmentLength, read from the command's buffers. The
+ * Initiator Task Tag is checked again (FIG. 17B a-g) as each PDU is read,
+ * as a Read Response's source is: the consumer may have deregistered the
+ * entry, or registered another in its place, since the R2T came. */
 static OFL_NOINLINE enum ofl_err
 qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
 {
     uint8_t *b = qp->tx_buf;
-    uint32_t n = qp_min32(r->len - r->done, qp->attr.iscsi_max_data);
+    uint32_t n = qp_min32(r->len - r->done, qp->attr.iscsi_max_data), id;
     bool last = r->done + n == r->len;
     enum ofl_err err;
 
@@ -7489,8 +7504,11 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     ofl_store_be32(b + 28, qp->iscsi_exp_statsn);
     ofl_store_be32(b + 36, r->id);            /* DataSN */
     ofl_store_be32(b + 40, (uint32_t)(r->to_b + r->done)); /* offset */
-    err = qp_dma_tpt(qp, r->stag_b, r->to_b + r->done, b + OFL_ISCSI_BHS_LEN,
-                     n, false);
+    err = qp_iscsi_check(qp, r->stag_b, r->to_b + r->done, n,
+                         OFL_TPT_REMOTE_READ, &id);
+    if (err == OFL_OK)
+        err = qp_dma_tpt(qp, r->stag_b, r->to_b + r->done,
+                         b + OFL_ISCSI_BHS_LEN, n, false);
     if (err != OFL_OK)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     err = qp_iscsi_xmit(qp, n);
@@ -7507,11 +7525,12 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
  * FIG. 17B checks a-g of an Initiator Task Tag: a-f through the TPT
  * (ofl_tpt_check_iscsi), g the command kind kept in the entry's VA. g is
  * about the direction of a data transfer, so a SCSI Response (need 0)
- * passes it whatever the kind: a command without data has none. The
- * command ID goes to irx.cmd_id.
+ * passes it whatever the kind: a command without data has none. *cmd_id
+ * receives the command ID.
  */
-static enum ofl_err qp_iscsi_check(struct ofl_qp *qp, uint32_t itt,
-                                   uint32_t off, uint32_t len, uint8_t need)
+static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp, uint32_t itt,
+                                   uint64_t off, uint32_t len, uint8_t need,
+                                   uint32_t *cmd_id)
 {
     struct ofl_tpt_info info;
     uint32_t kind = need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
@@ -7525,7 +7544,7 @@ static enum ofl_err qp_iscsi_check(struct ofl_qp *qp, uint32_t itt,
         return err;
     if (need != 0 && ((uint32_t)(info.va >> 32) & kind) == 0)
         return OFL_E_QP_ISCSI_TASK; /* g: R2T for a read, Data-In for a write */
-    qp->irx.cmd_id = (uint32_t)info.va;
+    *cmd_id = (uint32_t)info.va;
     return OFL_OK;
 }
 
@@ -7553,6 +7572,32 @@ static enum ofl_err qp_iscsi_to_rq(struct ofl_qp *qp)
     return OFL_OK;
 }
 
+/*
+ * Whether a target PDU advances StatSN (RFC 3720 §3.2.2.2): every response
+ * and status does; Data-In only with status (S); a NOP-In only when it
+ * answers a ping (ITT not 0xffffffff, §10.19.3); an R2T never (§10.8).
+ * ExpStatSN, which the engine writes into what it sends, follows it.
+ */
+static bool qp_iscsi_has_status(uint8_t opcode, const uint8_t *bhs)
+{
+    switch (opcode) {
+    case ISCSI_OP_SCSI_RESP:
+    case ISCSI_OP_TASK_MGMT_RESP:
+    case ISCSI_OP_LOGIN_RESP:
+    case ISCSI_OP_TEXT_RESP:
+    case ISCSI_OP_LOGOUT_RESP:
+    case ISCSI_OP_ASYNC:
+    case ISCSI_OP_REJECT:
+        return true;
+    case ISCSI_OP_DATA_IN:
+        return (bhs[1] & ISCSI_F_STATUS) != 0;
+    case ISCSI_OP_NOP_IN:
+        return ofl_load_be32(bhs + 16) != 0xFFFFFFFFu;
+    default:
+        return false;
+    }
+}
+
 /* The BHS (and AHS) of a PDU is in rx_buf: what to do with it. */
 static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
 {
@@ -7565,23 +7610,29 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
     x->itt = ofl_load_be32(b + 16);
     x->final = 0;
     x->mode = IRX_RQ;
+    if (qp_iscsi_has_status(x->opcode, b))
+        qp->iscsi_exp_statsn = ofl_load_be32(b + 24) + 1u;
     switch (x->opcode) {
     case ISCSI_OP_DATA_IN:
         x->offset = ofl_load_be32(b + 40);
         x->final = (b[1] & ISCSI_F_STATUS) != 0;
-        if (x->final)
-            qp->iscsi_exp_statsn = ofl_load_be32(b + 24) + 1u;
-        if (qp_iscsi_check(qp, x->itt, x->offset, x->data_len,
-                           OFL_TPT_REMOTE_WRITE) == OFL_OK) {
+        /* RFC 3720 §10.7: S only with F; else not for placement */
+        if ((!x->final || (b[1] & ISCSI_F_FINAL)) &&
+            qp_iscsi_check(qp, x->itt, x->offset, x->data_len,
+                           OFL_TPT_REMOTE_WRITE, &x->cmd_id) == OFL_OK) {
             x->mode = IRX_PLACE;
             return OFL_OK;
         }
         break;
     case ISCSI_OP_R2T:
-        if (qp->irq_count < qp->attr.ird &&
+        /* RFC 3720 §10.8: a Desired Data Transfer Length of 0 is not
+         * allowed; handed over like a failed check */
+        if (qp->irq_count < qp->attr.ird && ofl_load_be32(b + 44) != 0 &&
+            (uint64_t)ofl_load_be32(b + 40) + ofl_load_be32(b + 44) <=
+                (uint64_t)1 << 32 && /* Data-Out offsets have 32 bits */
             qp_iscsi_check(qp, x->itt, ofl_load_be32(b + 40),
-                           ofl_load_be32(b + 44),
-                           OFL_TPT_REMOTE_READ) == OFL_OK) {
+                           ofl_load_be32(b + 44), OFL_TPT_REMOTE_READ,
+                           &x->cmd_id) == OFL_OK) {
             struct ofl_qp_inreq *r = qp_irq_push(qp, OFL_QP_IN_R2T);
 
             r->to_a = ofl_load_be64(b + 8);
@@ -7594,8 +7645,7 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
         }
         break;
     case ISCSI_OP_SCSI_RESP:
-        qp->iscsi_exp_statsn = ofl_load_be32(b + 24) + 1u;
-        if (qp_iscsi_check(qp, x->itt, 0, 0, 0) != OFL_OK) {
+        if (qp_iscsi_check(qp, x->itt, 0, 0, 0, &x->cmd_id) != OFL_OK) {
             x->mode = IRX_DROP; /* FIG. 17A step 1768: dropped */
             return OFL_OK;
         }
@@ -7641,8 +7691,29 @@ static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
     return OFL_OK;
 }
 
+/* The command itt has ended: its R2Ts still queued are dropped (no
+ * Data-Out goes for a finished task), the others keep their order. Bounded
+ * by irq_count <= ird. */
+static void qp_iscsi_drop_r2ts(struct ofl_qp *qp, uint32_t itt)
+{
+    const uint32_t mask = qp->attr.ird - 1u, n = qp->irq_count;
+    uint32_t i, kept = 0;
+
+    for (i = 0; i < n; i++) {
+        const struct ofl_qp_inreq *r = &qp->irq[(qp->irq_head + i) & mask];
+
+        if (r->kind == OFL_QP_IN_R2T && r->stag_b == itt)
+            continue;
+        if (kept != i)
+            ofl_copy(&qp->irq[(qp->irq_head + kept) & mask], r, sizeof(*r));
+        kept++;
+    }
+    qp->irq_count = kept;
+}
+
 /* The PDU is complete: completions, and the end of a command (FIG. 17A
- * step 1768: the entry deregistered, the response with the command ID). */
+ * step 1768: the entry deregistered, its queued R2Ts dropped, the response
+ * with the command ID). */
 static enum ofl_err qp_iscsi_end(struct ofl_qp *qp)
 {
     struct ofl_qp_iscsi_rx *x = &qp->irx;
@@ -7666,6 +7737,7 @@ static enum ofl_err qp_iscsi_end(struct ofl_qp *qp)
     if (x->mode == IRX_RESP) {
         opcode = OFL_QP_OP_ISCSI_RESP;
         (void)ofl_tpt_dereg(qp->attr.tpt, x->itt, qp->attr.pd);
+        qp_iscsi_drop_r2ts(qp, x->itt);
     } else if (x->opcode == ISCSI_OP_DATA_IN || x->opcode == ISCSI_OP_R2T) {
         flags = OFL_CQE_ISCSI_CHECK; /* failed FIG. 17B a-g */
     }

@@ -2607,7 +2607,15 @@ struct ofl_qp_sge {
  *   ISCSI_PDU        bhs (DataSegmentLength is set from the sge total), sge
  * iSCSI mode sends no immediate or unsolicited data (InitialR2T=Yes,
  * ImmediateData=No) and uses no header or data digests; the engine writes
- * ExpStatSN into every PDU it sends from the StatSN it saw last.
+ * ExpStatSN into every PDU it sends: one past the StatSN of the last target
+ * PDU that advanced it (RFC 3720 §3.2.2.2: every response, Data-In with
+ * status, a NOP-In answering a ping). An R2T is answered only while its
+ * command lives: the command's end (its response) drops its R2Ts still
+ * queued, and each Data-Out checks the ITT again (FIG. 17B a-g; a failure
+ * breaks the stream). R2Ts of length 0 or past 2^32 of buffer offset, and
+ * Data-In with S but not F, are handed over flagged OFL_CQE_ISCSI_CHECK.
+ * The ITT is an STag of the QP's PD: iSCSI connections that must not reach
+ * each other's commands need PDs of their own.
  */
 struct ofl_qp_wr {
     uint64_t wr_id;
@@ -2843,7 +2851,8 @@ struct ofl_qp_attr {
     uint32_t event_vector;    /* for the port's notify hook */
     uint32_t sq_db, rq_db;    /* doorbell ids rung by the post calls */
     uint32_t iscsi_max_data;  /* iSCSI: the target's MaxRecvDataSegmentLength
-                                 (largest Data-Out data), >= 512 */
+                                 (largest Data-Out data), 512 .. 2^24 - 1
+                                 (RFC 3720 §12.12) */
     struct ofl_tpt *tpt;      /* the adapter's TPT */
     const struct ofl_port *port;
     struct ofl_cq *send_cq;
@@ -2878,7 +2887,9 @@ struct ofl_qp_mem {
     uint32_t *ord_ring;             /* attr.ord entries */
     uint8_t *tx_buf;                /* FPDU / PDU under construction */
     uint32_t tx_cap;                /* >= the largest FPDU (MULPDU + 8 +
-                                       markers: ofl_qp_tx_need) */
+                                       markers: ofl_qp_tx_need); iSCSI:
+                                       >= 48 + iscsi_max_data rounded up
+                                       to 4 (the pad) */
     uint8_t *tx_stage;              /* payload staging when markers are
                                        sent (MULPDU bytes), else NULL */
     uint8_t *rx_buf;                /* MPA receive buffer (a split ULPDU);
@@ -3044,8 +3055,9 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
  * sizing them is the caller's (struct ofl_cq). Datagram kinds: max_dgram
  * 1 .. 65535 and node present for RD and UD (OFL_E_ARG), tx_cap >=
  * max_dgram plus the 28-byte header (RAW: max_dgram) (OFL_E_SIZE); irq,
- * ord_ring and rx_buf may be NULL. acked = 1 on any service but RD is
- * OFL_E_QP_ACKED.
+ * ord_ring and rx_buf may be NULL. iSCSI: iscsi_max_data 512 .. 2^24 - 1
+ * (OFL_E_ARG), rx_cap >= 1068 and tx_cap >= 48 + iscsi_max_data rounded up
+ * to 4 (OFL_E_SIZE). acked = 1 on any service but RD is OFL_E_QP_ACKED.
  */
 enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
                            const struct ofl_qp_mem *mem);

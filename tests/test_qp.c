@@ -226,6 +226,11 @@ static void test_create(void)
     TRY_ATTR((a.service = OFL_QP_SVC_ISCSI, a.iscsi_max_data = 100),
              OFL_E_ARG);
     TRY_ATTR((a.service = OFL_QP_SVC_ISCSI, a.iscsi_max_data = 512), OFL_OK);
+    /* RFC 3720 §12.12: at most 2^24 - 1 (and no wrap of 48 + it) */
+    TRY_ATTR((a.service = OFL_QP_SVC_ISCSI, a.iscsi_max_data = 0x1000000u),
+             OFL_E_ARG);
+    TRY_ATTR((a.service = OFL_QP_SVC_ISCSI, a.iscsi_max_data = 0xFFFFFFF0u),
+             OFL_E_ARG);
     TRY_ATTR(a.reg_option = 2, OFL_OK);
 #define TRY_MEM(stmt, want)                                                  \
     do {                                                                     \
@@ -278,6 +283,19 @@ static void test_create(void)
     m = s->qmem;
     m.tx_cap = 48 + 8000;
     CHECK_ERR(ofl_qp_create(qp, &a, &m), OFL_E_SIZE);
+    m.tx_cap = 48 + 8192;
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    /* the pad of a Data-Out of iscsi_max_data bytes must fit too */
+    a.iscsi_max_data = 513;
+    m.tx_cap = 48 + 513;
+    CHECK_ERR(ofl_qp_create(qp, &a, &m), OFL_E_SIZE);
+    m.tx_cap = 48 + 516;
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    a.iscsi_max_data = 0xFFFFFFu; /* the largest: 48 + 2^24 */
+    m.tx_cap = 48 + 0xFFFFFFu;
+    CHECK_ERR(ofl_qp_create(qp, &a, &m), OFL_E_SIZE);
+    m.tx_cap = 48 + 0x1000000u;
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
     CHECK_EQ(ofl_qp_ring_size(64, 4, true), 64 * 256);
     CHECK_EQ(ofl_qp_ring_size(64, 0, false), 64 * 32);
     CHECK_EQ(ofl_qp_ring_size(64, 15, false), 64 * 256);

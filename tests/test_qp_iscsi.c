@@ -575,8 +575,8 @@ static void test_iscsi_edges(void)
     CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
     qr_free(r);
     /* an R2T still queued when the target's response ended the command
-     * (the entry deregistered, FIG. 17A step 1768): the Data-Out finds
-     * its source gone, nothing is sent, the stream is reset */
+     * (the entry deregistered, FIG. 17A step 1768): dropped with the
+     * command, no Data-Out goes, the stream carries on */
     r = irig(1);
     t.r = r;
     buf = qr_alloc(&r->a, 8192, true);
@@ -594,10 +594,201 @@ static void test_iscsi_edges(void)
     CHECK_OK(response(&t, stag, 48));
     CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
     CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
-    CHECK_ERR(qr_process(&r->a, 0), OFL_E_TPT_INVALID_STAG);
-    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
-    CHECK_EQ(r->a.aborts, 1);
+    CHECK_EQ(r->a.qp.irq_count, 0);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.aborts, 0);
     CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 0);
+    qr_free(r);
+}
+
+/*
+ * An R2T's life: checked again (FIG. 17B a-g) as each Data-Out is read,
+ * dropped when its command ends, the others answered in order.
+ */
+static void test_r2t_lifetime(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 1};
+    uint8_t *buf = qr_alloc(&r->a, 8192, true);
+    uint8_t *secret = qr_alloc(&r->a, 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t sa = 0, sb = 0, s2 = 0, i;
+    struct ofl_qp_sge bufs[1];
+    static uint8_t bhs[48 * 16], data[8192 * 16];
+    uint32_t dl[16];
+    struct ofl_cqe c[16];
+    int n;
+
+    for (i = 0; i < 8192; i++)
+        buf[i] = (uint8_t)(i + 1);
+    memset(secret, 0x5E, 4096);
+    /* two write commands, A over buf[0, 4000), B over buf[4096, 8096) */
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &sa));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &sb));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 4000;
+    (void)command(r, 0x20, sa, bufs, 1);
+    bufs[0].addr = ofl_sim_pa(buf + 4096);
+    (void)command(r, 0x20, sb, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 2);
+    CHECK_EQ(qr_poll(&r->a, true, c, 16), 2);
+    /* R2Ts A, B, A queued; A's response drops both of A's */
+    CHECK_OK(r2t(&t, sa, 1, 0, 100));
+    CHECK_OK(r2t(&t, sb, 2, 8, 50));
+    CHECK_OK(r2t(&t, sa, 3, 200, 100));
+    CHECK_EQ(r->a.qp.irq_count, 3);
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    CHECK_OK(response(&t, sa, 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 16), 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_EQ(r->a.qp.irq_count, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    n = sent_pdus(r, bhs, data, dl, 16);
+    CHECK_EQ(n, 1); /* B's alone */
+    CHECK_EQ(bhs[0], 0x05);
+    CHECK_EQ(ofl_load_be32(bhs + 16), sb);
+    CHECK_EQ(ofl_load_be32(bhs + 20), 2);
+    CHECK_EQ(ofl_load_be32(bhs + 40), 8);
+    CHECK_EQ(dl[0], 50);
+    CHECK(memcmp(data, buf + 4096 + 8, 50) == 0);
+    CHECK_EQ(r->a.qp.irq_count, 0);
+    /* B's next R2T; meanwhile the consumer deregisters B and, after 255
+     * more lives of the index, gives the same STag to another PD's read
+     * command over a secret: the Data-Out's check refuses it (PD), the
+     * secret never goes out */
+    CHECK_OK(r2t(&t, sb, 4, 0, 64));
+    CHECK_EQ(r->a.qp.irq_count, 1);
+    CHECK_OK(ofl_tpt_dereg(&r->a.tpt, sb, 7)); /* back to FREE */
+    for (i = 0; i < 255; i++) {
+        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 99, 0, &s2));
+        CHECK_OK(ofl_tpt_dealloc(&r->a.tpt, s2, 99));
+    }
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 99, 0, &s2));
+    CHECK_EQ(s2, sb); /* the 8-bit key has come round */
+    {
+        uint64_t word = ofl_sim_pa(secret) | OFL_TPT_ATT_PRESENT;
+        struct ofl_tpt_region_desc d;
+
+        memset(&d, 0, sizeof(d));
+        d.va = ((uint64_t)2 << 32) | 9u; /* a write command of PD 99 */
+        d.len = 4096;
+        d.att_base = 900;
+        d.att_count = 1;
+        d.page_shift = 12;
+        d.access = OFL_TPT_LOCAL_READ | OFL_TPT_REMOTE_READ;
+        CHECK_OK(ofl_tpt_att_write(&r->a.tpt, 900, &word, 1));
+        CHECK_OK(ofl_tpt_register(&r->a.tpt, s2, 99, &d));
+    }
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_TPT_PD_MISMATCH);
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 0);
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
+/* R2Ts and Data-In the target may not send (RFC 3720 §10.7, §10.8): an
+ * R2T of length 0 or past 2^32 of buffer offset, a Data-In with S and not
+ * F. Each is handed over flagged, nothing queued, placed or ended. */
+static void test_bad_transfers(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target t = {r, 1};
+    uint8_t *buf = qr_alloc(&r->a, 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t sw = 0, sr = 0;
+    struct ofl_qp_sge bufs[1];
+    static uint8_t bhs[48 * 4], data[8192 * 4], payload[32];
+    uint32_t dl[4], i;
+    struct ofl_tpt_info info;
+    struct ofl_cqe c[8];
+
+    memset(payload, 0x77, sizeof(payload));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &sw));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &sr));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 1000;
+    (void)command(r, 0x20, sw, bufs, 1);
+    (void)command(r, 0x40, sr, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 2);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 2);
+    for (i = 0; i < 4; i++)
+        CHECK_OK(qr_post_recv(&r->a, 10 + i, resp, 256, lresp));
+    CHECK_OK(r2t(&t, sw, 1, 0, 0));                     /* length 0 */
+    CHECK_OK(r2t(&t, sw, 2, 0xFFFFFF00u, 0x101));       /* past 2^32 */
+    CHECK_OK(r2t(&t, sw, 3, 0, 1000));                  /* sound */
+    CHECK_EQ(r->a.qp.irq_count, 1);
+    {
+        static uint8_t pdu[48 + 32];
+
+        bhs_init(pdu, 0x25, 0x01, sr, 32); /* S without F */
+        memcpy(pdu + 48, payload, 32);
+        CHECK_OK(to_init(r, pdu, sizeof(pdu), 1460));
+    }
+    CHECK_EQ(qr_poll(&r->a, false, c, 8), 3);
+    for (i = 0; i < 3; i++) {
+        CHECK_EQ(c[i].wr_id, 10 + i);
+        CHECK_EQ(c[i].opcode, OFL_QP_OP_ISCSI_RECV);
+        CHECK_EQ(c[i].flags, OFL_CQE_ISCSI_CHECK);
+    }
+    CHECK_EQ(c[2].byte_len, 48 + 32);
+    CHECK(buf[0] != 0x77);                       /* not placed */
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, sr, &info)); /* not ended */
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1); /* the sound R2T's */
+    CHECK_EQ(dl[0], 1000);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    qr_free(r);
+}
+
+/* ExpStatSN follows every PDU that advances StatSN (RFC 3720 §3.2.2.2):
+ * responses of every kind and a NOP-In answering a ping; not a NOP-In of
+ * the target's own (ITT 0xffffffff), not an R2T. */
+static void test_exp_statsn(void)
+{
+    struct qr_rig *r = irig(1);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    static const struct {
+        uint8_t op, flags;
+        uint32_t itt, statsn, want;
+    } k[] = {
+        {0x22, 0x80, 5, 500, 501},          /* Task Management Response */
+        {0x24, 0x80, 5, 510, 511},          /* Text Response */
+        {0x26, 0x80, 5, 520, 521},          /* Logout Response */
+        {0x32, 0x80, 0xFFFFFFFFu, 530, 531}, /* Asynchronous Message */
+        {0x3F, 0x80, 0xFFFFFFFFu, 540, 541}, /* Reject */
+        {0x20, 0x80, 0xFFFFFFFFu, 600, 541}, /* NOP-In, unsolicited */
+        {0x20, 0x80, 9, 700, 701},          /* NOP-In answering a ping */
+        {0x23, 0x80, 5, 710, 711},          /* Login Response */
+    };
+    static uint8_t bhs[48 * 4], data[8192 * 4];
+    uint32_t dl[4], i;
+    struct ofl_cqe c[4];
+
+    for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+        uint8_t pdu[48];
+        struct ofl_qp_wr wr;
+
+        CHECK_OK(qr_post_recv(&r->a, i, resp, 256, lresp));
+        bhs_init(pdu, k[i].op, k[i].flags, k[i].itt, 0);
+        ofl_store_be32(pdu + 24, k[i].statsn);
+        CHECK_OK(to_init(r, pdu, 48, 48));
+        CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+        CHECK_EQ(r->a.qp.iscsi_exp_statsn, k[i].want);
+        memset(&wr, 0, sizeof(wr));
+        wr.opcode = OFL_QP_OP_ISCSI_PDU;
+        bhs_init(wr.bhs, 0x00, 0x80, 0xFFFFFFFFu, 0);
+        ofl_store_be32(wr.bhs + 28, 1); /* the engine's value wins */
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+        CHECK_OK(qr_process(&r->a, 0));
+        CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+        CHECK_EQ(ofl_load_be32(bhs + 28), k[i].want);
+    }
     qr_free(r);
 }
 
@@ -741,4 +932,7 @@ OFL_SUITE(qp_iscsi)
     test_iscsi_edges();
     test_check_g();
     test_no_data_command();
+    test_r2t_lifetime();
+    test_bad_transfers();
+    test_exp_statsn();
 }
