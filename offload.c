@@ -7574,8 +7574,8 @@ static enum ofl_err qp_iscsi_to_rq(struct ofl_qp *qp)
 
 /*
  * Whether a target PDU advances StatSN (RFC 3720 §3.2.2.2): every response
- * and status does; Data-In only with status (S); a NOP-In only when it
- * answers a ping (ITT not 0xffffffff, §10.19.3); an R2T never (§10.8).
+ * and status does; Data-In only with status (S, and F); a NOP-In only when it
+ * answers a ping (ITT not 0xffffffff, §10.19); an R2T never (§10.8).
  * ExpStatSN, which the engine writes into what it sends, follows it.
  */
 static bool qp_iscsi_has_status(uint8_t opcode, const uint8_t *bhs)
@@ -7589,8 +7589,9 @@ static bool qp_iscsi_has_status(uint8_t opcode, const uint8_t *bhs)
     case ISCSI_OP_ASYNC:
     case ISCSI_OP_REJECT:
         return true;
-    case ISCSI_OP_DATA_IN:
-        return (bhs[1] & ISCSI_F_STATUS) != 0;
+    case ISCSI_OP_DATA_IN: /* S only with F (RFC 3720 §10.7) */
+        return (bhs[1] & (ISCSI_F_STATUS | ISCSI_F_FINAL)) ==
+               (ISCSI_F_STATUS | ISCSI_F_FINAL);
     case ISCSI_OP_NOP_IN:
         return ofl_load_be32(bhs + 16) != 0xFFFFFFFFu;
     default:

@@ -15,7 +15,11 @@
  *   0x02 K M ...     one FPDU built by the harness with the QP's framing
  *                    (markers, CRC) from fields: opcode K, then STag
  *                    selector, TO offset, MSN, MO, length, flags (so that
- *                    the fuzzer reaches past the framing)
+ *                    the fuzzer reaches past the framing); iSCSI: one
+ *                    target PDU from fields (opcode, ITT selector among
+ *                    the write, read and no-data commands posted at setup
+ *                    or a stale or any tag, flags, AHS, StatSN, offset,
+ *                    length, data)
  *   0x03 B           ofl_qp_process with budget B
  *   0x04             post a receive
  *   0x05 X           an LLP event (X & 1: lost)
@@ -26,7 +30,8 @@
  * ring counters are ordered (cc <= ci <= db_pi <= pi), inbound and
  * outbound queues within IRD/ORD, every completion names a WQE that was
  * posted and not yet completed (by wr_id), no more receive completions than
- * receives posted, MSNs never move backwards, the state is a state.
+ * receives posted, MSNs never move backwards, the state is a state; iSCSI:
+ * every queued R2T has a length and names a live iSCSI entry.
  */
 #include "fuzz.h"
 #include "offload.h"
@@ -63,6 +68,7 @@ struct ctx {
     struct ofl_mpa_tx peer;    /* frames the harness's FPDUs */
     uint32_t stag[NSTAG];
     uint64_t sva[NSTAG];
+    uint32_t itt[3];           /* iSCSI: a write, a read, a no-data command */
     uint32_t att_next;
     uint64_t next_send_id, next_recv_id;
     uint64_t send_done, recv_done;  /* completions seen */
@@ -165,6 +171,38 @@ static void post_send(struct ctx *c, uint8_t kind)
     }
 }
 
+/* iSCSI: a SCSI command (BHS flags rw) over mem[off, off + len) as
+ * physical buffers, its entry's ATT after the regions'. */
+static void post_command(struct ctx *c, uint32_t *itt, uint8_t rw,
+                         uint32_t off, uint32_t len)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    if (ofl_tpt_alloc(&c->tpt, OFL_TPT_ISCSI, 1, 0, itt) != OFL_OK)
+        return;
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_ISCSI_CMD;
+    wr.wr_id = c->next_send_id;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.stag = *itt;
+    sge.addr = ofl_sim_pa(c->mem + off);
+    sge.len = len;
+    wr.sge = &sge;
+    wr.num_sge = len != 0;
+    wr.reg.att_base = c->att_next;
+    wr.reg.page_shift = 12;
+    wr.bhs[0] = 0x01;
+    wr.bhs[1] = (uint8_t)(0x80 | rw);
+    if (ofl_qp_post_send(&c->qp, &wr, NULL) == OFL_OK) {
+        c->next_send_id++;
+        c->sends_posted++;
+        c->att_next += 2;
+        if (c->qp.sq.host)
+            (void)ofl_qp_doorbell(&c->qp, OFL_QP_RING_SQ, c->qp.sq.pi);
+    }
+}
+
 static int setup(struct ctx *c, uint8_t cfgb)
 {
     struct ofl_qp_attr a;
@@ -262,10 +300,16 @@ static int setup(struct ctx *c, uint8_t cfgb)
         return -1;
     for (i = 0; i < 6; i++)
         post_recv(c);
-    /* Reads and Atomics of our own in flight */
+    /* Reads and Atomics of our own in flight; iSCSI: commands whose
+     * ITTs the target's PDUs can name */
     post_send(c, 0);
     post_send(c, 1);
     post_send(c, 0);
+    if (a.service == OFL_QP_SVC_ISCSI) {
+        post_command(c, &c->itt[0], 0x20, 45056, 4096);
+        post_command(c, &c->itt[1], 0x40, 49152 + 100, 3000);
+        post_command(c, &c->itt[2], 0x00, 0, 0);
+    }
     (void)ofl_qp_process(&c->qp, 0, 16);
     memset(c->msn_rx, 0, sizeof(c->msn_rx));
     return 0;
@@ -332,6 +376,39 @@ static void fpdu(struct ctx *c, struct fuzz_in *in)
     feed(c, out, (uint32_t)len, 0);
 }
 
+/* iSCSI: one target PDU built from fields (opcode from the target's set
+ * and one initiator opcode, flags, AHS, ITT of a live command or a stale
+ * or any tag, StatSN, offset, length, data). */
+static void iscsi_pdu(struct ctx *c, struct fuzz_in *in)
+{
+    static const uint8_t ops[] = {0x25, 0x31, 0x21, 0x20, 0x22, 0x23,
+                                  0x24, 0x26, 0x32, 0x3F, 0x05};
+    static uint8_t pdu[48 + 12 + 1024 + 3];
+    uint8_t k = fuzz_u8(in), sel = fuzz_u8(in), ahs = (k >> 4) % 4u;
+    uint32_t n = fuzz_u16(in) % 1025u, itt = c->itt[sel % 3u], i, at;
+
+    memset(pdu, 0, 48 + 4u * ahs);
+    pdu[0] = ops[k % sizeof(ops)];
+    pdu[1] = fuzz_u8(in);
+    pdu[4] = ahs;
+    pdu[5] = (uint8_t)(n >> 16);
+    pdu[6] = (uint8_t)(n >> 8);
+    pdu[7] = (uint8_t)n;
+    if (sel >= 0xC0)
+        itt = (sel & 0x20) ? itt + 1u : fuzz_u32(in); /* stale key, any */
+    ofl_store_be32(pdu + 16, itt);
+    ofl_store_be32(pdu + 20, fuzz_u8(in));              /* TTT */
+    ofl_store_be32(pdu + 24, fuzz_u32(in));             /* StatSN */
+    ofl_store_be32(pdu + 40, (sel & 0x10) ? fuzz_u32(in) : fuzz_u16(in));
+    ofl_store_be32(pdu + 44, (sel & 0x08) ? fuzz_u32(in) : fuzz_u16(in));
+    at = 48 + 4u * ahs;
+    for (i = 0; i < n; i++)
+        pdu[at + i] = (uint8_t)(i * 13 + k);
+    for (i = 0; i < ((0u - n) & 3u); i++)
+        pdu[at + n + i] = 0;
+    feed(c, pdu, at + ((n + 3u) & ~3u), 0);
+}
+
 /* The invariants after each event. */
 static void check(struct ctx *c)
 {
@@ -347,6 +424,18 @@ static void check(struct ctx *c)
     FUZZ_ASSERT(qp->rq.ci - qp->rq.cc <= qp->rq.db_pi - qp->rq.cc);
     FUZZ_ASSERT(qp->rq.pi - qp->rq.cc <= DEPTH);
     FUZZ_ASSERT(qp->irq_count <= IRD);
+    /* iSCSI: the harness deregisters nothing, so every queued R2T names a
+     * live command (a command's end drops its R2Ts) */
+    for (i = 0; qp->attr.service == OFL_QP_SVC_ISCSI && i < qp->irq_count;
+         i++) {
+        const struct ofl_qp_inreq *r = &qp->irq[(qp->irq_head + i) % IRD];
+        struct ofl_tpt_info info;
+
+        FUZZ_ASSERT(r->kind == OFL_QP_IN_R2T && r->len != 0);
+        FUZZ_ASSERT(ofl_tpt_query(&c->tpt, r->stag_b, &info) == OFL_OK &&
+                    info.state == OFL_TPT_VALID &&
+                    info.type == OFL_TPT_ISCSI);
+    }
     FUZZ_ASSERT(qp->ord_count <= ORD);
     FUZZ_ASSERT(qp->ooo_count <= 2);
     for (q = 0; q < 5; q++) {
@@ -407,7 +496,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case 2:
-            fpdu(g, &in);
+            if (g->qp.attr.service == OFL_QP_SVC_ISCSI)
+                iscsi_pdu(g, &in);
+            else
+                fpdu(g, &in);
             break;
         case 3:
             (void)ofl_qp_process(&g->qp, events, fuzz_u8(&in));
