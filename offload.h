@@ -2661,8 +2661,11 @@ enum ofl_cqe_flag {
     OFL_CQE_IMM = 0x01,       /* imm is valid */
     OFL_CQE_INV = 0x02,       /* the peer invalidated stag (Send with Inv.) */
     OFL_CQE_SOLICITED = 0x04, /* the message carried the SE bit */
-    OFL_CQE_ISCSI_CHECK = 0x08, /* iSCSI: the PDU failed checks a-g of
-                                  FIG. 17B and is handed over as is */
+    OFL_CQE_ISCSI_CHECK = 0x08, /* iSCSI: a Data-In or R2T that failed
+                                  checks a-g of FIG. 17B, or that could
+                                  not be acted on (an R2T beyond IRD, a
+                                  transfer RFC 3720 forbids), handed over
+                                  as is */
     OFL_CQE_SRC = 0x10        /* RD, UD receive: src_addr and src_qpn are
                                  valid */
 };
