@@ -8051,6 +8051,10 @@ enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a)
         a->window > 0x8000u || a->slot_size <= OFL_DG_HDR_LEN ||
         a->buf == NULL || a->slot == NULL || a->transmit == NULL)
         return OFL_E_ARG;
+    /* Live frames in the window belong to QPs' WQEs: only an UNUSED or
+     * failed EE is set up (again). */
+    if (ee->state == OFL_EE_RTS)
+        return OFL_E_QP_EE_STATE;
     /* a may be &ee->attr (set up again after ERROR): copy it first. */
     if (a != &ee->attr)
         ofl_copy(&ee->attr, a, sizeof(ee->attr));
@@ -8230,6 +8234,22 @@ enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp)
     return OFL_OK;
 }
 
+/* The frames of qp still in EE windows stop naming it: they are still
+ * sent again and acknowledged, but complete nothing (its memory may be
+ * reused once it has left the node). Bounded by ee_cap x window. */
+static void qp_ee_detach(struct ofl_qp_node *node, const struct ofl_qp *qp)
+{
+    uint32_t i, j;
+
+    for (i = 0; i < node->ee_cap; i++) {
+        struct ofl_ee *ee = &node->ee[i];
+
+        for (j = 0; ee->state != OFL_EE_UNUSED && j < ee->attr.window; j++)
+            if (ee->attr.slot[j].qp == qp)
+                ee->attr.slot[j].qp = NULL;
+    }
+}
+
 enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp)
 {
     if (node == NULL || qp == NULL)
@@ -8237,6 +8257,7 @@ enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp)
     if (qp->attr.qpn >= node->qp_cap || node->qp[qp->attr.qpn] != qp)
         return OFL_E_QP_DG_NO_QP;
     node->qp[qp->attr.qpn] = NULL;
+    qp_ee_detach(node, qp);
     return OFL_OK;
 }
 
@@ -8281,13 +8302,18 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         c->begun = 1;
     }
     if (svc == OFL_QP_SVC_RD) {
-        /* qp_dg_rules checked the index when the WQE was fetched. */
-        ee = &qp->attr.node->ee[ofl_load_le32(c->hdr + QPW_DG_EE)];
-        if (ee->state != OFL_EE_RTS) {
-            qp_cur_done(qp, OFL_WC_WR_FLUSH_ERR); /* the EE failed */
+        const uint32_t ei = ofl_load_le32(c->hdr + QPW_DG_EE);
+
+        /* The rules again: since the WQE was fetched the EE may have
+         * failed, or been set up again with smaller slots. */
+        err = qp_dg_rules(qp, c->total, ei);
+        if (err != OFL_OK || qp->attr.node->ee[ei].state != OFL_EE_RTS) {
+            qp_cur_done(qp, err == OFL_E_QP_DG_TOO_LONG ? OFL_WC_LOC_LEN_ERR
+                                                        : OFL_WC_WR_FLUSH_ERR);
             *progress = true;
             return OFL_OK;
         }
+        ee = &qp->attr.node->ee[ei];
         if (qp->ord_count >= qp->ord ||
             ee->snd_nxt - ee->snd_una >= ee->attr.window)
             return OFL_OK; /* hold: ORD reached or the EE window full */

@@ -3250,6 +3250,7 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *
  *   state   event                          next    action
  *   UNUSED  ofl_ee_init                    RTS     numbers, window empty
+ *   RTS     ofl_ee_init                    RTS     OFL_E_QP_EE_STATE
  *   RTS     frame sent (by a QP)           RTS     kept in a window slot
  *                                                  until acknowledged; QP's
  *                                                  outstanding count + 1
@@ -3272,7 +3273,8 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *                                                  queued WQEs naming the
  *                                                  EE are flushed when
  *                                                  reached
- *   ERROR   anything but ofl_ee_init       ERROR   OFL_E_QP_EE_STATE
+ *   ERROR   ofl_ee_init                    RTS     numbers, window empty
+ *   ERROR   anything else                  ERROR   OFL_E_QP_EE_STATE
  *
  * (An unacknowledged QP's Send completed when its frame left; if the EE
  * fails later that frame is lost without a second completion: the price
@@ -3285,8 +3287,18 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * acknowledged. An in-sequence RD frame that its QP cannot take (no QP,
  * wrong kind or state, no receive WQE, too long) is refused and not
  * acknowledged: the sender retransmits it (a receive WQE posted meanwhile
- * takes it). The EE context and every QP that sends through it are
- * serialised by the caller (one lock per node, say).
+ * takes it). A frame that can never be taken (its QP does not exist, or
+ * is too small for it) is therefore sent again until retry_limit fails the
+ * EE, and with it every QP's frames on that node pair: there is no
+ * negative acknowledgement. The EE context and every QP that sends
+ * through it are serialised by the caller (one lock per node, say).
+ *
+ * There is no key or source check on UD and RD (seed 001: a datagram QP
+ * "permits incoming messages from any send work queue on any other remote
+ * node"): whoever can put a frame with a valid header and source address
+ * on the fabric reaches any datagram QP, and an RD frame carrying the
+ * receiver's rcv_nxt is taken in place of the real one. Isolation is the
+ * fabric's.
  *
  * Raw datagrams (seed 001: "a client process can register ... to direct
  * datagrams for a particular upper level protocol (e.g., TCP and UDP) to
@@ -3403,7 +3415,11 @@ struct ofl_ee {
 };
 
 /* Initialises ee (RTS, window empty) from a: window a power of two 1 ..
- * 2^15, slot_size > 28, buf, slot and transmit present (OFL_E_ARG). */
+ * 2^15, slot_size > 28, buf, slot and transmit present (OFL_E_ARG). ee must
+ * be UNUSED (zeroed, as ofl_qp_node_init leaves it) or ERROR: an RTS EE is
+ * refused (OFL_E_QP_EE_STATE), its window holds QPs' frames. A Send
+ * fetched before the EE was set up again is checked again when it starts:
+ * too long for the new slots, it completes OFL_WC_LOC_LEN_ERR. */
 enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a);
 
 /*
@@ -3445,7 +3461,10 @@ enum ofl_err ofl_qp_node_init(struct ofl_qp_node *node, uint32_t addr,
  * OFL_E_QP_QPN_BUSY (another QP has the number). */
 enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp);
 
-/* Removes qp (OFL_E_QP_DG_NO_QP if it is not there). */
+/* Removes qp (OFL_E_QP_DG_NO_QP if it is not there). Its frames still in
+ * EE windows stop naming it (they are still sent again and acknowledged,
+ * but complete nothing): remove a QP before its memory is reused or freed,
+ * or created again. */
 enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp);
 
 /* The EE context of node whose remote address is addr, or NULL. */

@@ -635,6 +635,130 @@ static void test_reset_epoch(void)
 }
 
 /*
+ * A QP removed from its node and created again in the same memory while
+ * its frame waits in the EE: the removal detached the frame, so its late
+ * acknowledgement completes nothing of the new QP (which reuses epoch 1),
+ * and the new QP's own lost frame completes only when it is acknowledged.
+ */
+static void test_recreate_detach(void)
+{
+    struct dgr_rig *r = rd_pair(4);
+    struct dgr_qp *q;
+    struct dgr_frame *f1 = malloc(sizeof(*f1));
+    struct ofl_ee *ee;
+    struct ofl_cqe c[8];
+    uint8_t *src;
+    uint32_t i, named = 0;
+
+    CHECK(r != NULL && f1 != NULL);
+    if (r == NULL || f1 == NULL) {
+        free(f1);
+        return;
+    }
+    q = &r->n[0].q[0];
+    ee = &r->n[0].ee[dgr_ee_index(0, 1)];
+    src = dgr_alloc(&r->n[0], 64);
+    post_recvs(r, 1, 0, 4);
+    CHECK_OK(dgr_send(r, 0, 0, 11, src, 8, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&q->qp, 0, 8));
+    CHECK_EQ(r->wire.n, 1);
+    *f1 = r->wire.f[r->wire.head];
+    dgr_drop_all(r);
+    CHECK_OK(ofl_qp_modify(&q->qp, OFL_QP_ERROR));
+    CHECK_OK(ofl_qp_modify(&q->qp, OFL_QP_RESET));
+    CHECK_OK(ofl_qp_node_remove(&r->n[0].node, &q->qp));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1); /* 11 flushed */
+    CHECK_EQ(ofl_ee_outstanding(ee), 1);           /* its frame stays */
+    for (i = 0; i < ee->attr.window; i++)
+        named += ee->attr.slot[i].qp == &q->qp;
+    CHECK_EQ(named, 0);
+    CHECK_OK(ofl_qp_create(&q->qp, &q->attr, &q->qmem));
+    CHECK_OK(ofl_qp_modify(&q->qp, OFL_QP_INIT));
+    CHECK_OK(ofl_qp_modify(&q->qp, OFL_QP_RTR));
+    CHECK_OK(ofl_qp_modify(&q->qp, OFL_QP_RTS));
+    CHECK_OK(ofl_qp_node_add(&r->n[0].node, &q->qp));
+    CHECK_OK(dgr_send(r, 0, 0, 21, src, 8, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&q->qp, 0, 8));
+    CHECK_EQ(r->wire.n, 1);
+    dgr_drop_all(r); /* 21's frame is lost */
+    CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, f1->data, f1->len, 1));
+    CHECK_OK(dgr_deliver(r, 1, 0)); /* the late frame's acknowledgement */
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
+    CHECK_EQ(q->qp.ord_count, 1);
+    dgr_pump(r, 2);
+    CHECK_OK(dgr_tick(r, 2 + DGR_TIMEOUT)); /* 21 sent again, acked */
+    dgr_pump(r, 2 + DGR_TIMEOUT);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 21);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(q->qp.ord_count, 0);
+    free(f1);
+    dgr_free(r);
+}
+
+/*
+ * ofl_ee_init only from UNUSED or ERROR: a live EE is refused (its window
+ * holds a QP's frame). After ERROR it is set up again with smaller slots
+ * while a Send checked against the old size waits (ORD 1): that Send is
+ * checked again when it starts and fails, nothing written past the slot.
+ */
+static void test_ee_reinit(void)
+{
+    struct dgr_rig *r = rd_pair(1);
+    struct dgr_qp *q;
+    struct ofl_ee *ee;
+    struct ofl_ee_attr a;
+    struct ofl_cqe c[8];
+    uint8_t *src, *buf = malloc(64 + 64);
+    struct ofl_ee_slot *slot = malloc(sizeof(*slot));
+    uint64_t t;
+    enum ofl_err e = OFL_OK;
+
+    CHECK(r != NULL && buf != NULL && slot != NULL);
+    if (r == NULL || buf == NULL || slot == NULL) {
+        free(buf);
+        free(slot);
+        return;
+    }
+    q = &r->n[0].q[2]; /* QP 3: acked, ORD 1 */
+    ee = &r->n[0].ee[dgr_ee_index(0, 1)];
+    src = dgr_alloc(&r->n[0], 256);
+    CHECK_OK(dgr_send(r, 0, 2, 1, src, 8, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 2, 2, src, 250, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&q->qp, 0, 8)); /* 1 out, 2 held by ORD */
+    CHECK_EQ(r->wire.n, 1);
+    dgr_drop_all(r);
+    CHECK_ERR(ofl_ee_init(ee, &ee->attr), OFL_E_QP_EE_STATE); /* live */
+    CHECK_EQ(ee->state, OFL_EE_RTS);
+    CHECK_EQ(ofl_ee_outstanding(ee), 1);
+    for (t = DGR_TIMEOUT; t < 100 * DGR_TIMEOUT && e != OFL_E_QP_EE_RETRY;
+         t += DGR_TIMEOUT) {
+        e = ofl_ee_tick(ee, t);
+        dgr_drop_all(r);
+    }
+    CHECK_EQ(ee->state, OFL_EE_ERROR);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_RETRY_EXC_ERR);
+    a = ee->attr;
+    a.window = 1;
+    a.slot_size = 64;
+    a.buf = buf;
+    a.slot = slot;
+    memset(buf + 64, 0xEE, 64); /* a canary past the one slot */
+    CHECK_OK(ofl_ee_init(ee, &a)); /* from ERROR */
+    CHECK_OK(ofl_qp_process(&q->qp, t, 8));
+    CHECK_EQ(r->wire.n, 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 2);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_LEN_ERR);
+    for (t = 0; t < 64; t++)
+        CHECK_EQ(buf[64 + t], 0xEE);
+    dgr_free(r);
+    free(buf);
+    free(slot);
+}
+
+/*
  * Seed 001: "if each of N host processor nodes contain M processes, and
  * all M processes on each node wish to communicate with all the processes
  * on all the other nodes, the reliable connection service requires M^2 x
@@ -748,5 +872,7 @@ OFL_SUITE(qp_rd)
     test_ord();
     test_window();
     test_reset_epoch();
+    test_recreate_detach();
+    test_ee_reinit();
     test_state_count();
 }
