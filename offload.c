@@ -15167,6 +15167,26 @@ enum ofl_err ofl_pp_replenish(struct ofl_pp_conn *conn,
     return OFL_OK;
 }
 
+/* Pools of t this end is flushing under ctx; emptied when commit. Only
+ * ofl_pp_flush makes a pool FLUSHING (a peer's request empties it at
+ * once), so every FLUSHING pool is one this end asked to flush. */
+static uint32_t pp_flush_done(struct ofl_pp_pools *t, uint64_t ctx,
+                              bool commit)
+{
+    uint32_t p, n = 0;
+
+    for (p = 0; p < t->cap; p++) {
+        const struct ofl_pp_pool *s = &t->slot[p];
+
+        if (s->state == OFL_PP_POOL_FLUSHING && s->flush_ctx == ctx) {
+            n++;
+            if (commit)
+                pp_empty(t, p);
+        }
+    }
+    return n;
+}
+
 enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
                           const uint32_t *pool, uint32_t n, uint64_t ctx,
                           struct ofl_pp_msg *out)
@@ -15192,6 +15212,11 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
             if (pool[j] == pool[i])
                 return OFL_E_PP_DUPLICATE;
     }
+    /* One reply empties every pool flushing under its ctx: a ctx still
+     * pending would let one request's reply end another's flush. */
+    if (pp_flush_done(&conn->rx, ctx, false) +
+            pp_flush_done(&conn->tx, ctx, false) != 0)
+        return OFL_E_PP_DUPLICATE;
     ofl_fill(out, 0, sizeof(*out));
     out->type = OFL_PP_BUFFER_POOL_FLUSH_REQUEST;
     out->ctx = ctx;
@@ -15208,9 +15233,11 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
 }
 
 /* A FlushRequest from the peer: bit 31 set names the peer's own pool (our
- * tx table), clear names ours (rx). Checks every reference, then empties. */
-static enum ofl_err pp_flush_peer(struct ofl_pp_conn *conn,
-                                  const struct ofl_pp_msg *m)
+ * tx table), clear names ours (rx). A pool this end does not know (never
+ * advertised to it, refused, beyond its table) is as good as flushed: the
+ * rest are emptied and the request is answered, or the peer would wait in
+ * FLUSHING for ever. */
+static void pp_flush_peer(struct ofl_pp_conn *conn, const struct ofl_pp_msg *m)
 {
     uint32_t i;
 
@@ -15218,38 +15245,10 @@ static enum ofl_err pp_flush_peer(struct ofl_pp_conn *conn,
         uint32_t ref = m->u.pool_ref[i];
         struct ofl_pp_pools *t =
             (ref & OFL_PP_POOL_OWNER) != 0 ? &conn->tx : &conn->rx;
-        enum ofl_err err = pp_known(t, ref & ~OFL_PP_POOL_OWNER);
 
-        if (err != OFL_OK)
-            return err;
+        if (pp_known(t, ref & ~OFL_PP_POOL_OWNER) == OFL_OK)
+            pp_empty(t, ref & ~OFL_PP_POOL_OWNER);
     }
-    for (i = 0; i < m->count; i++) {
-        uint32_t ref = m->u.pool_ref[i];
-
-        pp_empty((ref & OFL_PP_POOL_OWNER) != 0 ? &conn->tx : &conn->rx,
-                 ref & ~OFL_PP_POOL_OWNER);
-    }
-    return OFL_OK;
-}
-
-/* Pools of t this end is flushing under ctx; emptied when commit. Only
- * ofl_pp_flush makes a pool FLUSHING (a peer's request empties it at
- * once), so every FLUSHING pool is one this end asked to flush. */
-static uint32_t pp_flush_done(struct ofl_pp_pools *t, uint64_t ctx,
-                              bool commit)
-{
-    uint32_t p, n = 0;
-
-    for (p = 0; p < t->cap; p++) {
-        const struct ofl_pp_pool *s = &t->slot[p];
-
-        if (s->state == OFL_PP_POOL_FLUSHING && s->flush_ctx == ctx) {
-            n++;
-            if (commit)
-                pp_empty(t, p);
-        }
-    }
-    return n;
 }
 
 /* Applies a decoded message to the tables (all or nothing). */
@@ -15272,13 +15271,11 @@ static enum ofl_err pp_conn_apply(struct ofl_pp_conn *conn,
             conn->stats.indications_rx += m->count;
         return err;
     case OFL_PP_BUFFER_POOL_FLUSH_REQUEST:
-        err = pp_flush_peer(conn, m);
-        if (err == OFL_OK) {
-            ofl_fill(reply, 0, sizeof(*reply));
-            reply->type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
-            reply->ctx = m->ctx;
-        }
-        return err;
+        pp_flush_peer(conn, m);
+        ofl_fill(reply, 0, sizeof(*reply));
+        reply->type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
+        reply->ctx = m->ctx;
+        return OFL_OK;
     case OFL_PP_BUFFER_POOL_FLUSH_REPLY:
         if (pp_flush_done(&conn->rx, m->ctx, false) +
                 pp_flush_done(&conn->tx, m->ctx, false) == 0)
@@ -15450,6 +15447,20 @@ enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
     return pp_post(conn, conn->data, OFL_QP_OP_SEND, req->wr_id + 1);
 }
 
+enum ofl_pp_channel ofl_pp_msg_channel(const struct ofl_pp_msg *m)
+{
+    if (m == NULL)
+        return OFL_PP_CTRL;
+    switch (m->type) {
+    case OFL_PP_BUFFER_RDMA_INDICATE:
+    case OFL_PP_BUFFER_POOL_FLUSH_REQUEST:
+    case OFL_PP_BUFFER_POOL_FLUSH_REPLY:
+        return OFL_PP_DATA; /* behind the Writes sent before it */
+    default:
+        return OFL_PP_CTRL;
+    }
+}
+
 enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
                              const struct ofl_pp_msg *m,
                              const struct ofl_pp_buf *buf, uint64_t wr_id)
@@ -15464,6 +15475,8 @@ enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
         !(conn->state == OFL_PP_CLOSED &&
           m->type == OFL_PP_BUFFER_POOL_FLUSH_REPLY))
         return OFL_E_PP_CONN_STATE;
+    if (ch != OFL_PP_DATA && ofl_pp_msg_channel(m) == OFL_PP_DATA)
+        return OFL_E_PP_CHANNEL;
     err = ofl_pp_msg_encode(m, buf->p, buf->cap, &len);
     if (err != OFL_OK)
         return err;

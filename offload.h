@@ -447,6 +447,8 @@ uint32_t ofl_version(void);
                                    enough: ask with BufferRecvPoolGet */   \
     X(E_PP_CONN_STATE, 0x0714)  /* not allowed in the connection's state   \
                                    */                                      \
+    X(E_PP_CHANNEL, 0x0715)     /* the message must travel on the data     \
+                                   channel (ofl_pp_msg_channel) */         \
     X(E_PP_CELL_MISSING, 0x0720) /* a cell or packet before this one is    \
                                    missing (lost or reordered) */          \
     X(E_PP_CELL_DUP, 0x0721)    /* a cell or packet already received */    \
@@ -5627,7 +5629,8 @@ enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
  *   data channel     (channel 1) a QP carrying RDMA Writes into the
  *                    peer's advertised pools, each followed by its
  *                    transfer indication (immediate data or a
- *                    BufferRDMAIndicate message)
+ *                    BufferRDMAIndicate message), and the flush messages
+ *                    (BufferPoolFlushRequest and Reply)
  *
  * Each end pushes: nobody asks for data. The end that owns a pool is its
  * target; the end that RDMA-writes into it is its initiator (seed 002 "the
@@ -5721,7 +5724,14 @@ enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
  * message. Deviation from the seed: a BufferRDMAIndicate travels on the
  * data channel as a Send right behind its RDMA Write (RFC 5040 orders a
  * Send after the Writes before it on one stream), not on the control
- * channel, where it could overtake the data.
+ * channel, where it could overtake the data. For the same reason the flush
+ * messages travel on the data channel, both ways: a FlushReply (or an
+ * initiator's FlushRequest) on the control channel could reach the target
+ * before the initiator's last Writes, the target would empty the pool and
+ * advertise it again, and a late indication would consume an element of
+ * the pool's next life. ofl_pp_msg_channel says which channel a message
+ * takes; ofl_pp_post_msg refuses those three on the control channel
+ * (OFL_E_PP_CHANNEL). So both ends post receives on both channels.
  *
  * Messages (seed 002 "B. Example Messages"). Every message starts with the
  * word the seed draws for BufferPoolFlushRequest/Reply: function name (16
@@ -6080,8 +6090,9 @@ enum ofl_pp_conn_state ofl_pp_conn_next(enum ofl_pp_conn_state from,
 /* "DOWN", "READY", ...; "?" outside the enum. */
 const char *ofl_pp_conn_state_name(enum ofl_pp_conn_state s);
 
-/* Initialises conn in DOWN with both tables (OFL_E_ARG: one QP NULL and
- * the other not, a table missing or too small). */
+/* Initialises conn in DOWN with both tables: OFL_E_ARG when one QP is NULL
+ * and the other not, or both are the same QP, or a table is missing;
+ * OFL_E_SIZE (ofl_pp_pools_init) when a table is too small. */
 enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
                               const struct ofl_pp_conn_cfg *cfg);
 
@@ -6115,8 +6126,11 @@ enum ofl_err ofl_pp_replenish(struct ofl_pp_conn *conn,
  * Starts a flush of n pools (pool indices, bit 31 clear): of the rx table
  * when own (this end is their target), else of the tx table (this end is
  * their initiator, and stops writing into them at once). Each pool must be
- * ACTIVE (_POOL_INDEX, _POOL_UNKNOWN, _FLUSHING); all become FLUSHING
- * with ctx and *out is the BufferPoolFlushRequest. READY or FLUSHING.
+ * ACTIVE (_POOL_INDEX, _POOL_UNKNOWN, _FLUSHING), listed once, and ctx
+ * used by no flush still pending at this end (_DUPLICATE: one reply ends
+ * every pool flushing under its ctx; a counter makes good contexts); all
+ * become FLUSHING with ctx and *out is the BufferPoolFlushRequest, to post
+ * on the data channel. READY or FLUSHING.
  */
 enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
                           const uint32_t *pool, uint32_t n, uint64_t ctx,
@@ -6130,8 +6144,9 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
  *   BufferRecvPoolUpdate tx table: elements free
  *   BufferRDMAIndicate   rx table: elements consumed
  *   FlushRequest         pools of the sender (bit 31) in the tx table,
- *                        of this end in the rx table, become EMPTY; *reply
- *                        is the FlushReply to send
+ *                        of this end in the rx table, become EMPTY (one
+ *                        this end does not know counts as flushed); *reply
+ *                        is the FlushReply to send, on the data channel
  *   FlushReply           every FLUSHING pool of either table this end
  *                        asked with ctx becomes EMPTY (_FLUSH_UNKNOWN
  *                        when none; a reply to crossed requests may be
@@ -6198,8 +6213,15 @@ enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
                           const struct ofl_pp_write_req *req,
                           struct ofl_pp_write *w);
 
+/* The channel m must take: OFL_PP_DATA for a BufferRDMAIndicate and the
+ * flush messages (ordered behind the Writes posted before them), else
+ * OFL_PP_CTRL (where the others belong; the data channel carries them as
+ * well). Pure. */
+enum ofl_pp_channel ofl_pp_msg_channel(const struct ofl_pp_msg *m);
+
 /* Encodes m into buf and posts it as a signalled Send on channel ch
- * (OFL_E_ARG when detached). READY or FLUSHING; in CLOSED only a
+ * (OFL_E_ARG when detached; OFL_E_PP_CHANNEL when m must take the data
+ * channel and ch is the control one). READY or FLUSHING; in CLOSED only a
  * FlushReply (the request that emptied the last pool is still answered).
  * Errors of ofl_pp_msg_encode and ofl_qp_post_send. */
 enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,

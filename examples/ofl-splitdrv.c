@@ -374,13 +374,15 @@ static void pump(void)
     }
 }
 
-/* Sends m on the control channel from a ring of message buffers. */
+/* Sends m from a ring of message buffers on the channel it must take:
+ * flush messages go on the data channel, behind the Writes before them. */
 static void send_msg(struct node *n, const struct ofl_pp_msg *m)
 {
-    struct chan *c = &n->ch[OFL_PP_CTRL];
+    enum ofl_pp_channel ch = ofl_pp_msg_channel(m);
+    struct chan *c = &n->ch[ch];
     uint8_t *p = c->txmsg + (c->txn & 15u) * RXB;
     struct ofl_pp_buf b = {p, va(p), RXB, c->tx_stag};
-    enum ofl_err e = ofl_pp_post_msg(&n->pp, OFL_PP_CTRL, m, &b, c->txn);
+    enum ofl_err e = ofl_pp_post_msg(&n->pp, ch, m, &b, c->txn);
 
     c->txn++;
     if (e != OFL_OK)

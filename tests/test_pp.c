@@ -990,13 +990,21 @@ static void test_conn_flush(void)
     g_m.type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
     g_m.ctx = 0xF1;
     CHECK_ERR(carry(&g_host, &g_unit, &g_m), OFL_E_PP_FLUSH_UNKNOWN);
-    /* a request for a pool already gone */
+    /* a request for a pool already gone, or beyond the table: as good as
+     * flushed, answered (else the asker would wait for ever) */
     g_m.type = OFL_PP_BUFFER_POOL_FLUSH_REQUEST;
+    g_m.ctx = 0xF5;
     g_m.count = 1;
     g_m.u.pool_ref[0] = OFL_PP_POOL_OWNER | 7;
-    CHECK_ERR(carry(&g_unit, &g_host, &g_m), OFL_E_PP_POOL_UNKNOWN);
+    memset(&g_reply, 0, sizeof(g_reply));
+    CHECK_OK(carry(&g_unit, &g_host, &g_m));
+    CHECK(g_reply.type == OFL_PP_BUFFER_POOL_FLUSH_REPLY &&
+          g_reply.ctx == 0xF5);
     g_m.u.pool_ref[0] = OFL_PP_POOL_OWNER | TCAP;
-    CHECK_ERR(carry(&g_unit, &g_host, &g_m), OFL_E_PP_POOL_INDEX);
+    memset(&g_reply, 0, sizeof(g_reply));
+    CHECK_OK(carry(&g_unit, &g_host, &g_m));
+    CHECK_EQ(g_reply.type, OFL_PP_BUFFER_POOL_FLUSH_REPLY);
+    CHECK_EQ(g_host.c.tx.slot[8].state, OFL_PP_POOL_ACTIVE); /* untouched */
 
     /* the host (initiator) flushes pool 8: it stops writing at once */
     pool = 8;
@@ -1096,9 +1104,76 @@ static void test_flush_edges(void)
         CHECK_EQ(g_host.c.tx.slot[3].state, OFL_PP_POOL_EMPTY);
         CHECK_OK(carry_reply(&g_unit));
         CHECK_EQ(g_unit.c.rx.slot[3].state, OFL_PP_POOL_EMPTY);
-        /* the host's own request now names a pool the unit freed */
-        CHECK_ERR(carry(&g_host, &g_unit, &host_req), OFL_E_PP_POOL_UNKNOWN);
+        /* the host's own request now names a pool the unit freed: still
+         * answered; the reply finds nothing flushing at the host (stale) */
+        memset(&g_reply, 0, sizeof(g_reply));
+        CHECK_OK(carry(&g_host, &g_unit, &host_req));
+        CHECK_EQ(g_reply.ctx, 0x11);
+        CHECK_ERR(carry_reply(&g_host), OFL_E_PP_FLUSH_UNKNOWN);
     }
+    /* A request naming a pool the receiver knows and one it does not (a
+     * BufferRecvPool it refused, say): the known one is emptied and the
+     * request answered, so the asker can close. */
+    {
+        struct ofl_pp_pool_desc d2[2] = {{1, 4, 64, 1, 0x1000, 0},
+                                         {5, 4, 64, 1, 0x2000, 0}};
+
+        CHECK_OK(ofl_pp_advertise(&g_unit.c, d2, 2, &g_m));
+        g_m.count = 1; /* the host hears of pool 1 only */
+        CHECK_OK(carry(&g_unit, &g_host, &g_m));
+        pools[0] = 1;
+        pools[1] = 5;
+        CHECK_OK(ofl_pp_flush(&g_unit.c, true, pools, 2, 0x33, &g_m));
+        memset(&g_reply, 0, sizeof(g_reply));
+        CHECK_OK(carry(&g_unit, &g_host, &g_m));
+        CHECK_EQ(g_host.c.tx.slot[1].state, OFL_PP_POOL_EMPTY);
+        CHECK_OK(carry_reply(&g_unit));
+        CHECK_EQ(g_unit.c.rx.slot[1].state, OFL_PP_POOL_EMPTY);
+        CHECK_EQ(g_unit.c.rx.slot[5].state, OFL_PP_POOL_EMPTY);
+    }
+    /* A context still pending is refused: one reply would end both
+     * flushes (the second before the peer even saw its request). */
+    {
+        struct ofl_pp_pool_desc d3 = {6, 4, 64, 1, 0x3000, 0};
+
+        CHECK_OK(ofl_pp_advertise(&g_unit.c, &d3, 1, &g_m));
+        CHECK_OK(carry(&g_unit, &g_host, &g_m));
+        CHECK_OK(ofl_pp_advertise(&g_host.c, &d3, 1, &g_m));
+        CHECK_OK(carry(&g_host, &g_unit, &g_m));
+        pools[0] = 6;
+        CHECK_OK(ofl_pp_flush(&g_unit.c, false, pools, 1, 0x77, &g_m));
+        CHECK_ERR(ofl_pp_flush(&g_unit.c, true, pools, 1, 0x77, &g_m),
+                  OFL_E_PP_DUPLICATE);
+        CHECK_EQ(g_unit.c.rx.slot[6].state, OFL_PP_POOL_ACTIVE);
+        CHECK_OK(ofl_pp_flush(&g_unit.c, true, pools, 1, 0x78, &g_m));
+        CHECK_EQ(g_unit.c.rx.slot[6].state, OFL_PP_POOL_FLUSHING);
+    }
+}
+
+/* Which channel each message takes (flushes and indications behind the
+ * Writes), and the refusal of those on the control channel. */
+static void test_msg_channel(void)
+{
+    static const uint16_t data[] = {OFL_PP_BUFFER_RDMA_INDICATE,
+                                    OFL_PP_BUFFER_POOL_FLUSH_REQUEST,
+                                    OFL_PP_BUFFER_POOL_FLUSH_REPLY};
+    static const uint16_t ctrl[] = {
+        OFL_PP_BUFFER_RECV_POOL, OFL_PP_BUFFER_RECV_POOL_GET,
+        OFL_PP_BUFFER_RECV_POOL_UPDATE, OFL_PP_SEND_DATA,
+        OFL_PP_CFG_UTIL_REQUEST, OFL_PP_CFG_UTIL_REPLY};
+    struct ofl_pp_msg m;
+    uint32_t i;
+
+    memset(&m, 0, sizeof(m));
+    for (i = 0; i < sizeof(data) / sizeof(data[0]); i++) {
+        m.type = data[i];
+        CHECK_EQ(ofl_pp_msg_channel(&m), OFL_PP_DATA);
+    }
+    for (i = 0; i < sizeof(ctrl) / sizeof(ctrl[0]); i++) {
+        m.type = ctrl[i];
+        CHECK_EQ(ofl_pp_msg_channel(&m), OFL_PP_CTRL);
+    }
+    CHECK_EQ(ofl_pp_msg_channel(NULL), OFL_PP_CTRL);
 }
 
 /* ---- cells -------------------------------------------------------------------- */
@@ -1761,6 +1836,7 @@ OFL_SUITE(pp)
     test_conn_pools();
     test_conn_flush();
     test_flush_edges();
+    test_msg_channel();
     test_cells();
     test_msg_edges();
     test_table_edges();

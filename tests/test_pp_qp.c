@@ -22,8 +22,8 @@ struct pq_end {
     struct qr_side *cs, *ds;       /* the rig sides of each channel */
     uint8_t *crx, *drx;            /* receive buffers (NRX x RXB) */
     uint32_t crx_stag, drx_stag;
-    uint8_t *tx;                   /* message send buffer */
-    uint32_t tx_stag;
+    uint8_t *tx, *dtx;             /* message send buffers (ctrl, data) */
+    uint32_t tx_stag, dtx_stag;
 };
 
 static struct pq_end g_h, g_u;
@@ -44,8 +44,10 @@ static int end_setup(struct pq_end *e, struct qr_side *cs, struct qr_side *ds)
     e->crx = qr_alloc(cs, NRX * RXB, false);
     e->drx = qr_alloc(ds, NRX * RXB, false);
     e->tx = qr_alloc(cs, 4096, false);
-    if (e->crx == NULL || e->drx == NULL || e->tx == NULL)
+    e->dtx = qr_alloc(ds, 4096, false);
+    if (e->crx == NULL || e->drx == NULL || e->tx == NULL || e->dtx == NULL)
         return -1;
+    e->dtx_stag = qr_reg(ds, e->dtx, 4096, LR, 0);
     e->crx_stag = qr_reg(cs, e->crx, NRX * RXB, LW, 0);
     e->drx_stag = qr_reg(ds, e->drx, NRX * RXB, LW, 0);
     e->tx_stag = qr_reg(cs, e->tx, 4096, LR, 0);
@@ -74,8 +76,18 @@ static enum ofl_err send_ctrl(struct pq_end *e, const struct ofl_pp_msg *m)
     return ofl_pp_post_msg(&e->c, OFL_PP_CTRL, m, &b, 100);
 }
 
+/* Sends m on the channel it must take (ofl_pp_msg_channel). */
+static enum ofl_err send_msg(struct pq_end *e, const struct ofl_pp_msg *m)
+{
+    struct ofl_pp_buf b = {e->dtx, va(e->dtx), 4096, e->dtx_stag};
+
+    if (ofl_pp_msg_channel(m) == OFL_PP_CTRL)
+        return send_ctrl(e, m);
+    return ofl_pp_post_msg(&e->c, OFL_PP_DATA, m, &b, 101);
+}
+
 /* Takes every receive completion of e's channel (ctrl or data): messages
- * go to ofl_pp_conn_recv (a reply is sent back on the control channel),
+ * go to ofl_pp_conn_recv (a reply is sent back on its channel),
  * immediate data to ofl_pp_conn_recv_imm; each receive is posted again.
  * Returns the number of completions, or -1 on any refusal. refs collects
  * indications (may be NULL). */
@@ -109,7 +121,7 @@ static int drain(struct pq_end *e, bool data, struct ofl_pp_ref *refs,
             if (g_in.type == OFL_PP_BUFFER_RDMA_INDICATE && refs != NULL)
                 for (k = 0; k < g_in.count; k++)
                     refs[(*nrefs)++] = g_in.u.ref[k];
-            if (g_reply.type != 0 && send_ctrl(e, &g_reply) != OFL_OK)
+            if (g_reply.type != 0 && send_msg(e, &g_reply) != OFL_OK)
                 return -1;
         }
         if (qr_post_recv(s, c[i].wr_id, b, RXB, stag) != OFL_OK)
@@ -202,19 +214,21 @@ static void test_pp_over_qps(void)
     CHECK_EQ(g_h.c.tx.slot[1].consumed + g_h.c.tx.slot[256].consumed, 0);
 
     /* the host flushes pool 1 (initiator side); a write attempted during
-     * the flush is refused */
+     * the flush is refused. Flush messages take the data channel, behind
+     * the Writes; the control channel refuses them */
     pool = 1;
     CHECK_OK(ofl_pp_flush(&g_h.c, false, &pool, 1, 0xABC, &g_m));
-    CHECK_OK(send_ctrl(&g_h, &g_m));
+    CHECK_ERR(send_ctrl(&g_h, &g_m), OFL_E_PP_CHANNEL);
+    CHECK_OK(send_msg(&g_h, &g_m));
     req.pool = 1;
     req.elem = 2;
     req.src.len = 10;
     CHECK_ERR(ofl_pp_write(&g_h.c, &req, &w), OFL_E_PP_FLUSHING);
-    qr_pump(rc, 0);
-    CHECK_EQ(drain(&g_u, false, NULL, NULL), 1); /* request; reply sent */
+    qr_pump(rd, 0);
+    CHECK_EQ(drain(&g_u, true, NULL, NULL), 1); /* request; reply sent */
     CHECK_EQ(g_u.c.rx.slot[1].state, OFL_PP_POOL_EMPTY);
-    qr_pump(rc, 0);
-    CHECK_EQ(drain(&g_h, false, NULL, NULL), 1); /* the reply */
+    qr_pump(rd, 0);
+    CHECK_EQ(drain(&g_h, true, NULL, NULL), 1); /* the reply */
     CHECK_EQ(g_h.c.tx.slot[1].state, OFL_PP_POOL_EMPTY);
 
     /* close: the unit flushes pool 256; both end CLOSED */
@@ -222,14 +236,14 @@ static void test_pp_over_qps(void)
     CHECK_OK(ofl_pp_conn_close(&g_u.c));
     pool = 256;
     CHECK_OK(ofl_pp_flush(&g_u.c, true, &pool, 1, 0xDEF, &g_m));
-    CHECK_OK(send_ctrl(&g_u, &g_m));
-    qr_pump(rc, 0);
-    CHECK_EQ(drain(&g_h, false, NULL, NULL), 1);
+    CHECK_OK(send_msg(&g_u, &g_m));
+    qr_pump(rd, 0);
+    CHECK_EQ(drain(&g_h, true, NULL, NULL), 1);
     CHECK_EQ(g_h.c.state, OFL_PP_CLOSED);
     /* CLOSED posts nothing but that FlushReply */
-    CHECK_ERR(send_ctrl(&g_h, &g_m), OFL_E_PP_CONN_STATE);
-    qr_pump(rc, 0);
-    CHECK_EQ(drain(&g_u, false, NULL, NULL), 1);
+    CHECK_ERR(send_msg(&g_h, &g_m), OFL_E_PP_CONN_STATE);
+    qr_pump(rd, 0);
+    CHECK_EQ(drain(&g_u, true, NULL, NULL), 1);
     CHECK_EQ(g_u.c.state, OFL_PP_CLOSED);
     CHECK_EQ(rc->a.sim.violations + rc->b.sim.violations, 0);
     CHECK_EQ(rd->a.sim.violations + rd->b.sim.violations, 0);
@@ -377,7 +391,7 @@ static void test_post_edges(void)
     CHECK_EQ(g_h.c.state, OFL_PP_ERROR);
     memset(&g_m, 0, sizeof(g_m));
     g_m.type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
-    CHECK_ERR(send_ctrl(&g_h, &g_m), OFL_E_PP_CONN_STATE);
+    CHECK_ERR(send_msg(&g_h, &g_m), OFL_E_PP_CONN_STATE);
     /* START needs the control QP in RTS too */
     CHECK_OK(ofl_qp_modify(&rd->a.qp, OFL_QP_ERROR));
     memset(&cfg, 0, sizeof(cfg));
