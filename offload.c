@@ -7477,9 +7477,18 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
     return err;
 }
 
-static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp, uint32_t itt,
-                                   uint64_t off, uint32_t len, uint8_t need,
-                                   uint32_t *cmd_id);
+/* An access to an iSCSI task's buffers, to check (qp_iscsi_check). In one
+ * struct so that the check keeps a short argument list (no stack
+ * arguments, so static stack frames with kernel flags). */
+struct qp_iscsi_task {
+    uint64_t off;
+    uint32_t itt, len;
+    uint32_t cmd_id; /* out: the command ID */
+    uint8_t need;    /* OFL_TPT_REMOTE_READ (R2T), _WRITE (Data-In), 0 */
+};
+
+static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp,
+                                   struct qp_iscsi_task *k);
 
 /* One Data-Out PDU answering the oldest R2T (RFC 3720 §10.7): up to the
  * target's MaxRecvDataSegmentLength, read from the command's buffers. The
@@ -7490,8 +7499,9 @@ static OFL_NOINLINE enum ofl_err
 qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
 {
     uint8_t *b = qp->tx_buf;
-    uint32_t n = qp_min32(r->len - r->done, qp->attr.iscsi_max_data), id;
+    uint32_t n = qp_min32(r->len - r->done, qp->attr.iscsi_max_data);
     bool last = r->done + n == r->len;
+    struct qp_iscsi_task k;
     enum ofl_err err;
 
     ofl_fill(b, 0, OFL_ISCSI_BHS_LEN);
@@ -7504,8 +7514,11 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     ofl_store_be32(b + 28, qp->iscsi_exp_statsn);
     ofl_store_be32(b + 36, r->id);            /* DataSN */
     ofl_store_be32(b + 40, (uint32_t)(r->to_b + r->done)); /* offset */
-    err = qp_iscsi_check(qp, r->stag_b, r->to_b + r->done, n,
-                         OFL_TPT_REMOTE_READ, &id);
+    k.itt = r->stag_b;
+    k.off = r->to_b + r->done;
+    k.len = n;
+    k.need = OFL_TPT_REMOTE_READ;
+    err = qp_iscsi_check(qp, &k);
     if (err == OFL_OK)
         err = qp_dma_tpt(qp, r->stag_b, r->to_b + r->done,
                          b + OFL_ISCSI_BHS_LEN, n, false);
@@ -7525,27 +7538,44 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
  * FIG. 17B checks a-g of an Initiator Task Tag: a-f through the TPT
  * (ofl_tpt_check_iscsi), g the command kind kept in the entry's VA. g is
  * about the direction of a data transfer, so a SCSI Response (need 0)
- * passes it whatever the kind: a command without data has none. *cmd_id
- * receives the command ID.
+ * passes it whatever the kind: a command without data has none.
+ * k->cmd_id receives the command ID.
  */
-static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp, uint32_t itt,
-                                   uint64_t off, uint32_t len, uint8_t need,
-                                   uint32_t *cmd_id)
+static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp,
+                                   struct qp_iscsi_task *k)
 {
     struct ofl_tpt_info info;
-    uint32_t kind = need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
-                                                : ISCSI_KIND_READ;
-    enum ofl_err err = ofl_tpt_check_iscsi(qp->attr.tpt, itt, qp->attr.pd,
-                                           off, len, need);
+    uint32_t kind = k->need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
+                                                   : ISCSI_KIND_READ;
+    enum ofl_err err = ofl_tpt_check_iscsi(qp->attr.tpt, k->itt, qp->attr.pd,
+                                           k->off, k->len, k->need);
 
     if (err == OFL_OK)
-        err = ofl_tpt_query(qp->attr.tpt, itt, &info);
+        err = ofl_tpt_query(qp->attr.tpt, k->itt, &info);
     if (err != OFL_OK)
         return err;
-    if (need != 0 && ((uint32_t)(info.va >> 32) & kind) == 0)
+    if (k->need != 0 && ((uint32_t)(info.va >> 32) & kind) == 0)
         return OFL_E_QP_ISCSI_TASK; /* g: R2T for a read, Data-In for a write */
-    *cmd_id = (uint32_t)info.va;
+    k->cmd_id = (uint32_t)info.va;
     return OFL_OK;
+}
+
+/* qp_iscsi_check of the PDU in rx_buf (its ITT); the command ID goes to
+ * the receive state. */
+static enum ofl_err qp_iscsi_rx_check(struct ofl_qp *qp, uint64_t off,
+                                      uint32_t len, uint8_t need)
+{
+    struct qp_iscsi_task k;
+    enum ofl_err err;
+
+    k.itt = qp->irx.itt;
+    k.off = off;
+    k.len = len;
+    k.need = need;
+    err = qp_iscsi_check(qp, &k);
+    if (err == OFL_OK)
+        qp->irx.cmd_id = k.cmd_id;
+    return err;
 }
 
 /* A receive WQE for the PDU in rx_buf: fetched, and the header copied to
@@ -7619,8 +7649,8 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
         x->final = (b[1] & ISCSI_F_STATUS) != 0;
         /* RFC 3720 §10.7: S only with F; else not for placement */
         if ((!x->final || (b[1] & ISCSI_F_FINAL)) &&
-            qp_iscsi_check(qp, x->itt, x->offset, x->data_len,
-                           OFL_TPT_REMOTE_WRITE, &x->cmd_id) == OFL_OK) {
+            qp_iscsi_rx_check(qp, x->offset, x->data_len,
+                              OFL_TPT_REMOTE_WRITE) == OFL_OK) {
             x->mode = IRX_PLACE;
             return OFL_OK;
         }
@@ -7631,9 +7661,9 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
         if (qp->irq_count < qp->attr.ird && ofl_load_be32(b + 44) != 0 &&
             (uint64_t)ofl_load_be32(b + 40) + ofl_load_be32(b + 44) <=
                 (uint64_t)1 << 32 && /* Data-Out offsets have 32 bits */
-            qp_iscsi_check(qp, x->itt, ofl_load_be32(b + 40),
-                           ofl_load_be32(b + 44), OFL_TPT_REMOTE_READ,
-                           &x->cmd_id) == OFL_OK) {
+            qp_iscsi_rx_check(qp, ofl_load_be32(b + 40),
+                              ofl_load_be32(b + 44),
+                              OFL_TPT_REMOTE_READ) == OFL_OK) {
             struct ofl_qp_inreq *r = qp_irq_push(qp, OFL_QP_IN_R2T);
 
             r->to_a = ofl_load_be64(b + 8);
@@ -7646,7 +7676,7 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
         }
         break;
     case ISCSI_OP_SCSI_RESP:
-        if (qp_iscsi_check(qp, x->itt, 0, 0, 0, &x->cmd_id) != OFL_OK) {
+        if (qp_iscsi_rx_check(qp, 0, 0, 0) != OFL_OK) {
             x->mode = IRX_DROP; /* FIG. 17A step 1768: dropped */
             return OFL_OK;
         }
