@@ -9356,11 +9356,17 @@ enum ofl_err ofl_ap_in_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
 {
     struct ofl_ap_in_entry cand;
     enum ofl_err err;
-    bool was_free;
+    bool was_free, closing;
 
     if (v == NULL)
         return OFL_E_ARG;
-    err = ofl_ap_in_allowed(nic, priv, port, index, fields);
+    /* Closing takes access away: the owner needs no grant for it, and the
+     * rest of the entry is not validated again (an IP aperture whose queue
+     * lost its variable ring must still close). */
+    closing = fields == OFL_AP_IN_STATE && v->state == OFL_AP_CLOSED &&
+              nic != NULL && index < nic->in_capacity &&
+              nic->in[index].state != OFL_AP_FREE;
+    err = ofl_ap_in_allowed(nic, priv, port, index, closing ? 0 : fields);
     if (err != OFL_OK)
         return err;
     ap_in_current(nic, index, &cand);
@@ -9370,9 +9376,9 @@ enum ofl_err ofl_ap_in_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
         if (!(fields & OFL_AP_IN_STATE))
             cand.state = OFL_AP_CLOSED;
         if (!(fields & OFL_AP_IN_OWNER))
-            cand.app_fields = OFL_AP_IN_APP_DEFAULT;
+            cand.app_fields = 0; /* the OS's own: no port may program it */
     }
-    err = ap_in_validate(nic, &cand, index);
+    err = closing ? OFL_OK : ap_in_validate(nic, &cand, index);
     if (err != OFL_OK)
         return err;
     /* cand already carries the line's newer per-packet fields. */
@@ -9464,11 +9470,15 @@ enum ofl_err ofl_ap_out_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
 {
     struct ofl_ap_out_entry cand;
     enum ofl_err err;
-    bool was_free;
+    bool was_free, closing;
 
     if (v == NULL)
         return OFL_E_ARG;
-    err = ofl_ap_out_allowed(nic, priv, port, index, fields);
+    /* As ofl_ap_in_program: closing needs no grant, no validation. */
+    closing = fields == OFL_AP_OUT_STATE && v->state == OFL_AP_CLOSED &&
+              nic != NULL && index < nic->out_capacity &&
+              nic->out[index].state != OFL_AP_FREE;
+    err = ofl_ap_out_allowed(nic, priv, port, index, closing ? 0 : fields);
     if (err != OFL_OK)
         return err;
     ap_out_current(nic, index, &cand);
@@ -9478,11 +9488,11 @@ enum ofl_err ofl_ap_out_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
         if (!(fields & OFL_AP_OUT_STATE))
             cand.state = OFL_AP_CLOSED;
         if (!(fields & OFL_AP_OUT_OWNER))
-            cand.app_fields = OFL_AP_OUT_APP_DEFAULT;
+            cand.app_fields = 0; /* the OS's own: no port may program it */
         if (!(fields & OFL_AP_OUT_SIZE))
             cand.size = (uint32_t)ap_out_slot(nic, index, NULL);
     }
-    err = ap_out_validate(nic, &cand, index);
+    err = closing ? OFL_OK : ap_out_validate(nic, &cand, index);
     if (err != OFL_OK)
         return err;
     ap_cache_drop(&nic->out_cache, index);
@@ -10313,6 +10323,10 @@ enum ofl_err ofl_ap_conn_init(struct ofl_ap_conn *c, struct ofl_ap_nic *nic,
     if (nic->in[in_index].state == OFL_AP_FREE ||
         nic->out[out_index].state == OFL_AP_FREE)
         return OFL_E_AP_NOT_OWNER;
+    /* A later connection on the same apertures is told from a stale one
+     * by its nonce alone: check (c) must be on. */
+    if (!(nic->in[in_index].checks & OFL_AP_CHECK_NONCE))
+        return OFL_E_AP_CONFIG;
     ofl_fill(c, 0, sizeof(*c));
     c->nic = nic;
     c->cfg.connect_timeout = cfg->connect_timeout;
@@ -10943,6 +10957,7 @@ enum ofl_err ofl_evq_post(struct ofl_evq *q, const struct ofl_evq_event *ev,
                           const void *var, size_t var_len)
 {
     uint32_t need = 0;
+    bool armed, wake;
     enum ofl_err err;
 
     if (q == NULL || ev == NULL || (var == NULL && var_len != 0) ||
@@ -10956,22 +10971,31 @@ enum ofl_err ofl_evq_post(struct ofl_evq *q, const struct ofl_evq_event *ev,
         }
         need = 1 + (uint32_t)((var_len + 3) / 4);
     }
+    /* The one-shot IRQ bit (the application re-arms it) is cleared before
+     * the event is published: an application woken by this event re-arms
+     * after the clear, which can then not undo the re-arm. */
+    armed = q->irq != 0;
+    wake = armed || ((q->criteria >> ev->type) & 1u) != 0;
+    if (armed) {
+        q->irq = 0;
+        (void)evq_ctl_write(q, OFL_EVQ_CTL_IRQ, 0);
+    }
     err = evq_put(q, ev, q->port_id, (const uint8_t *)var, (uint32_t)var_len,
                   need);
+    if (err != OFL_OK && armed) { /* nothing published: still armed */
+        q->irq = 1;
+        (void)evq_ctl_write(q, OFL_EVQ_CTL_IRQ, 1);
+    }
     if (err == OFL_E_EVQ_OVERFLOW)
         goto overflow;
     if (err != OFL_OK)
         return err;
-    if (q->irq || ((q->criteria >> ev->type) & 1u)) {
+    if (wake) {
         if (q->os != NULL) {
             evq_tell_os(q, OFL_EVQ_EV_OOB_DATA, ev->type);
         } else {
             q->interrupts++;
             (void)ofl_port_notify(q->port, q->vector);
-        }
-        if (q->irq) { /* one-shot: the application re-arms */
-            q->irq = 0;
-            (void)evq_ctl_write(q, OFL_EVQ_CTL_IRQ, 0);
         }
     }
     return OFL_OK;

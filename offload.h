@@ -3565,7 +3565,9 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
  *   state    call                                     next    who
  *   FREE     ofl_ap_in_program / _out_program         CLOSED  OS only
  *   CLOSED   program OFL_AP_*_STATE = OPEN            OPEN    OS, or owner if
- *   OPEN     program OFL_AP_*_STATE = CLOSED          CLOSED    granted STATE
+ *                                                             granted STATE
+ *   OPEN     program OFL_AP_*_STATE = CLOSED          CLOSED  OS, or owner
+ *                                                             (no grant)
  *   any      ofl_ap_in_clear / ofl_ap_out_clear       FREE    OS only
  *
  * Privilege split (seed 004 "Enhanced Aperture Mappings and Nonce Bits",
@@ -3574,10 +3576,14 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
  * application may program only apertures its port owns, and of those only
  * the field groups the OS granted in the entry's app_fields; groups marked
  * "OS only" below can never be granted ("base address of incoming
- * aperture", "source host bits", the PCI layout). The grant defaults to
- * the seed's user-programmable bits: nonce and destination host. For an
- * untrusted application the OS grants nothing and runs the connection
- * protocol itself.
+ * aperture", "source host bits", the PCI layout). The OS names owner and
+ * grant together (OWNER); OFL_AP_*_APP_DEFAULT is the seed's
+ * user-programmable set (nonce and destination host). An aperture created
+ * without OWNER is the OS's own: its grant is empty, so no port (port 0
+ * included) programs it. For an untrusted application the OS grants
+ * nothing and runs the connection protocol itself. Closing (STATE =
+ * CLOSED alone) only takes access away: the owner needs no grant for it,
+ * and the rest of the entry is not validated again.
  *
  * Incoming checks, in the order they run. The seed lists (a)-(e) and lets
  * an implementation keep any subset ("Any one or more of these checks may
@@ -4376,7 +4382,10 @@ struct ofl_ap_conn {
  * out_index of nic, to be programmed with priv. Checks up front that priv
  * and port may program what the connection needs (incoming NONCE, SEQ,
  * STATE; outgoing TYPE, DEST, NONCE, SEQ, STATE), so that a connection
- * never fails half way for lack of a grant.
+ * never fails half way for lack of a grant, and that the incoming aperture
+ * has check (c) on (OFL_AP_CHECK_NONCE, else OFL_E_AP_CONFIG): a later
+ * connection's new nonces are what refuse a stale one's frames. Closing
+ * needs no grant (ofl_ap_in_program), so a connection always closes.
  */
 enum ofl_err ofl_ap_conn_init(struct ofl_ap_conn *c, struct ofl_ap_nic *nic,
                               enum ofl_ap_priv priv, uint16_t port,
@@ -4479,8 +4488,11 @@ enum ofl_err ofl_ap_conn_frame(struct ofl_ap_conn *c, const struct ofl_ap_msg *m
  *            OS-set criteria (message forms, errors: claims 2, 3, 9),
  *            an OFL_EVQ_EV_OOB_DATA message naming the port goes to the
  *            OS queue and the interrupt is raised through the port; the
- *            IRQ bit is one-shot. Otherwise the application handles the
- *            event without the OS.
+ *            IRQ bit is one-shot, cleared before the event's WRPTR is
+ *            published (so an application that re-arms after seeing the
+ *            event is never undone; an event that is not published
+ *            leaves it set). Otherwise the application handles the event
+ *            without the OS.
  *   OS queue a queue without a variable ring and without an OS queue of
  *            its own; when it is full its LOST count rises and the
  *            interrupt is still raised, so the OS scans every port.

@@ -2603,7 +2603,8 @@ static void test_program_edges(void)
     CHECK_ERR(ofl_ap_set_self(&fb.nic, OFL_AP_PRIV_OS, NULL), OFL_E_ARG);
     CHECK_ERR(ofl_ap_set_self(&fb.nic, (enum ofl_ap_priv)9, &self), OFL_E_ARG);
     CHECK_EQ(fb.nic.self.ip, apfx_host_b.ip);
-    /* The OS creates an aperture without naming OWNER: the default grant. */
+    /* The OS creates an aperture without naming OWNER: its own, no port
+     * may program it (port 0, the owner field's zero, included). */
     memset(&v, 0, sizeof(v));
     v.type = OFL_AP_TYPE_CI_DATA;
     v.base = ofl_sim_pa(fb.mem);
@@ -2612,8 +2613,21 @@ static void test_program_edges(void)
     CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 6, &v,
                                OFL_AP_IN_MAP | OFL_AP_IN_STATE));
     CHECK_OK(ofl_ap_in_query(&fb.nic, 6, &qe));
-    CHECK_EQ(qe.app_fields, OFL_AP_IN_APP_DEFAULT);
+    CHECK_EQ(qe.app_fields, 0);
     CHECK_EQ(qe.state, OFL_AP_OPEN);
+    v.nonce = 0x1234;
+    CHECK_ERR(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_APP, 0, 6, &v,
+                                OFL_AP_IN_NONCE),
+              OFL_E_AP_PRIVILEGE);
+    CHECK_OK(ofl_ap_in_query(&fb.nic, 6, &qe));
+    CHECK(qe.nonce != 0x1234);
+    /* The OS names the owner and the grant: now that port may */
+    v.owner = 0;
+    v.app_fields = OFL_AP_IN_APP_DEFAULT;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 6, &v,
+                               OFL_AP_IN_OWNER));
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_APP, 0, 6, &v,
+                               OFL_AP_IN_NONCE));
     /* Incoming arguments. */
     CHECK_ERR(ofl_ap_in_allowed(NULL, OFL_AP_PRIV_OS, 0, 6, 0), OFL_E_ARG);
     CHECK_ERR(ofl_ap_in_clear(NULL, OFL_AP_PRIV_OS, 6), OFL_E_ARG);
@@ -3688,6 +3702,167 @@ static void test_out_cache_edges(void)
     CHECK_EQ(fa.out_cache[1].tag, 2);
 }
 
+/* ---- review findings (each failed before its fix) ------------------------ */
+
+/* An outgoing aperture the OS creates without OWNER is its own too. */
+static void test_out_os_owned(void)
+{
+    struct ofl_ap_out_entry ov, oq;
+
+    two_hosts(NULL, NULL);
+    memset(&ov, 0, sizeof(ov));
+    ov.type = OFL_AP_TYPE_CI_DATA;
+    ov.state = OFL_AP_OPEN;
+    CHECK_OK(ofl_ap_out_program(&fa.nic, OFL_AP_PRIV_OS, 0, 3, &ov,
+                                OFL_AP_OUT_TYPE | OFL_AP_OUT_STATE));
+    CHECK_OK(ofl_ap_out_query(&fa.nic, 3, &oq));
+    CHECK_EQ(oq.app_fields, 0);
+    memset(ov.dst_mac, 0x66, 6);
+    CHECK_ERR(ofl_ap_out_program(&fa.nic, OFL_AP_PRIV_APP, 0, 3, &ov,
+                                 OFL_AP_OUT_DEST),
+              OFL_E_AP_PRIVILEGE);
+    CHECK_OK(ofl_ap_out_query(&fa.nic, 3, &oq));
+    CHECK(oq.dst_mac[0] != 0x66);
+}
+
+/* A connection needs check (c) on its incoming aperture: without it a
+ * stale connection's frames would pass after a reconnect. */
+static void test_conn_needs_nonce_check(void)
+{
+    struct ofl_ap_in_entry v;
+
+    two_hosts(NULL, NULL);
+    conn_host(&fa, IN_GRANT, OUT_GRANT);
+    memset(&v, 0, sizeof(v));
+    v.checks = 0;
+    CHECK_OK(ofl_ap_in_program(&fa.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                               OFL_AP_IN_SOURCE));
+    CHECK_ERR(ofl_ap_conn_init(&ca, &fa.nic, OFL_AP_PRIV_APP, PORT, 2, 0,
+                               &conn_cfg),
+              OFL_E_AP_CONFIG);
+    v.checks = OFL_AP_CHECK_NONCE;
+    CHECK_OK(ofl_ap_in_program(&fa.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                               OFL_AP_IN_SOURCE));
+    CHECK_OK(ofl_ap_conn_init(&ca, &fa.nic, OFL_AP_PRIV_APP, PORT, 2, 0,
+                              &conn_cfg));
+}
+
+/* Closing takes access away: the owner closes without a STATE grant (the
+ * OS narrowed it after the handshake), and the OS closes an IP aperture
+ * whose queue has lost its variable ring. Other changes still need both. */
+static void test_close_needs_no_grant(void)
+{
+    struct ofl_ap_in_entry v, q;
+    struct ofl_evq_config qc;
+    struct ofl_ap_msg m;
+    bool send;
+
+    two_hosts(NULL, NULL);
+    conn_host(&fa, IN_GRANT, OUT_GRANT);
+    conn_host(&fb, IN_GRANT, OUT_GRANT);
+    handshake(0xA1, 0xB1, 0);
+    memset(&v, 0, sizeof(v));
+    v.owner = PORT;
+    v.app_fields = OFL_AP_IN_NONCE | OFL_AP_IN_SEQ; /* STATE taken away */
+    CHECK_OK(ofl_ap_in_program(&fa.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                               OFL_AP_IN_OWNER));
+    v.state = OFL_AP_OPEN; /* opening still needs the grant */
+    CHECK_ERR(ofl_ap_in_program(&fa.nic, OFL_AP_PRIV_APP, PORT, 2, &v,
+                                OFL_AP_IN_STATE),
+              OFL_E_AP_PRIVILEGE);
+    CHECK_ERR(ofl_ap_in_program(&fa.nic, OFL_AP_PRIV_APP, PORT + 1, 2, &v,
+                                OFL_AP_IN_STATE),
+              OFL_E_AP_NOT_OWNER);
+    v.state = OFL_AP_CLOSED; /* nor another port's close */
+    CHECK_ERR(ofl_ap_in_program(&fa.nic, OFL_AP_PRIV_APP, PORT + 1, 2, &v,
+                                OFL_AP_IN_STATE),
+              OFL_E_AP_NOT_OWNER);
+    CHECK_OK(ofl_ap_conn_close(&ca, &m, &send));
+    CHECK_EQ(ca.state, OFL_AP_CONN_CLOSED);
+    CHECK_OK(ofl_ap_in_query(&fa.nic, 2, &q));
+    CHECK_EQ(q.state, OFL_AP_CLOSED);
+    /* a FREE entry is not "closed" into existence by an application */
+    CHECK_ERR(ofl_ap_in_program(&fa.nic, OFL_AP_PRIV_APP, PORT, 9, &v,
+                                OFL_AP_IN_STATE),
+              OFL_E_AP_NOT_OWNER);
+    /* the OS closes an IP aperture after its queue lost the ring */
+    memset(&v, 0, sizeof(v));
+    v.type = OFL_AP_TYPE_IP;
+    v.size = 1514;
+    v.evq = 1;
+    v.state = OFL_AP_OPEN;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 1, &v,
+                               OFL_AP_IN_ALL));
+    memset(&qc, 0, sizeof(qc));
+    qc.port = &fb.sim.port;
+    qc.ring_pa = ofl_sim_pa(fb.ring[1]);
+    qc.ring_words = APFX_RING_WORDS;
+    qc.ctl_pa = ofl_sim_pa(fb.ctl[1]);
+    qc.port_id = 1;
+    qc.os = &fb.osq;
+    CHECK_OK(ofl_evq_init(&fb.evq[1], &qc)); /* no variable ring now */
+    v.size = 1500; /* any other change is still validated */
+    CHECK_ERR(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 1, &v,
+                                OFL_AP_IN_MAP),
+              OFL_E_AP_CONFIG);
+    v.state = OFL_AP_CLOSED;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 1, &v,
+                               OFL_AP_IN_STATE));
+    CHECK_OK(ofl_ap_in_query(&fb.nic, 1, &q));
+    CHECK_EQ(q.state, OFL_AP_CLOSED);
+}
+
+/* The one-shot IRQ bit is cleared before the event's WRPTR is published
+ * (an application woken by the event re-arms after the clear). The order
+ * of the NIC's writes to the control block is recorded. */
+static const struct ofl_port *g_rec_inner;
+static uint64_t g_rec_ctl;
+static int g_rec_n, g_rec_irq, g_rec_wrptr;
+
+static int rec_dma_write(void *ctx, uint64_t pa, const void *src, size_t len)
+{
+    if (pa == g_rec_ctl + OFL_EVQ_CTL_IRQ)
+        g_rec_irq = ++g_rec_n;
+    if (pa == g_rec_ctl + OFL_EVQ_CTL_WRPTR)
+        g_rec_wrptr = ++g_rec_n;
+    return g_rec_inner->dma_write(ctx, pa, src, len);
+}
+
+static void test_evq_irq_order(void)
+{
+    struct ofl_evq *q;
+    struct ofl_evq_event ev;
+    static struct ofl_port rec;
+
+    CHECK(apfx_init(&fb, &apfx_host_b, NULL) == 0);
+    q = &fb.evq[1];
+    g_rec_inner = q->port;
+    rec = *q->port;
+    rec.dma_write = rec_dma_write;
+    q->port = &rec;
+    g_rec_ctl = ofl_sim_pa(fb.ctl[1]);
+    ofl_evq_app_arm(&fb.app[1]);
+    CHECK_OK(ofl_evq_refresh(q));
+    CHECK_EQ(q->irq, 1);
+    g_rec_n = g_rec_irq = g_rec_wrptr = 0;
+    ev = mkev(OFL_EVQ_EV_DELIVERY, 1, 0);
+    CHECK_OK(ofl_evq_post(q, &ev, NULL, 0));
+    CHECK(g_rec_irq != 0 && g_rec_wrptr != 0);
+    CHECK(g_rec_irq < g_rec_wrptr);
+    CHECK_EQ(ctl_get(fb.ctl[1], OFL_EVQ_CTL_IRQ), 0);
+    /* an event that cannot be published leaves the queue armed */
+    ofl_evq_app_arm(&fb.app[1]);
+    CHECK_OK(ofl_evq_refresh(q));
+    while (ofl_evq_space(q) != 0)
+        CHECK_OK(ofl_evq_post(q, &ev, NULL, 0));
+    ofl_evq_app_arm(&fb.app[1]);
+    CHECK_OK(ofl_evq_refresh(q));
+    CHECK_ERR(ofl_evq_post(q, &ev, NULL, 0), OFL_E_EVQ_OVERFLOW);
+    CHECK_EQ(q->irq, 1);
+    CHECK_EQ(ctl_get(fb.ctl[1], OFL_EVQ_CTL_IRQ), 1);
+    q->port = g_rec_inner;
+}
+
 OFL_SUITE(ap)
 {
     test_nic_init();
@@ -3729,6 +3904,10 @@ OFL_SUITE(ap)
     test_evq_no_os_queue();
     test_evq_app_checks();
     test_wq_edges();
+    test_out_os_owned();
+    test_conn_needs_nonce_check();
+    test_close_needs_no_grant();
+    test_evq_irq_order();
     test_conn_args();
     test_conn_apertures_gone();
     test_conn_states();
