@@ -2039,6 +2039,24 @@ enum ofl_err ofl_tpt_invalidate_remote(struct ofl_tpt *tpt, uint32_t stag,
     return OFL_OK;
 }
 
+uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd)
+{
+    uint32_t i, n = 0;
+
+    if (tpt == NULL)
+        return 0;
+    for (i = 1; i < tpt->capacity; i++) { /* index 0 is never used */
+        struct ofl_tpt_entry *e = &tpt->entry[i];
+
+        if (e->state == OFL_TPT_VALID && e->type == OFL_TPT_WINDOW &&
+            (e->flags & OFL_TPT_F_TYPE2) && e->qp == qp && e->pd == pd) {
+            tpt_make_invalid(e);
+            n++;
+        }
+    }
+    return n;
+}
+
 /* Reads one little-endian 64-bit word of a host-memory ATT list. */
 static enum ofl_err tpt_list_word(const struct ofl_tpt *tpt, uint64_t list,
                                   uint32_t index, uint64_t *word)
@@ -2762,6 +2780,14 @@ enum ofl_err ofl_seq_defer(struct ofl_seq *s, uint32_t stag, uint32_t sn)
     s->pending[s->pending_count].due = 0;
     s->pending_count++;
     return OFL_OK;
+}
+
+void ofl_seq_end(struct ofl_seq *s)
+{
+    uint32_t i;
+
+    for (i = 0; s != NULL && i < s->pending_count; i++)
+        s->pending[i].due = 1;
 }
 
 bool ofl_seq_take_due(struct ofl_seq *s, uint32_t *stag, uint32_t *sn)
@@ -4858,9 +4884,26 @@ static enum ofl_err qp_mem_check(const struct ofl_qp_attr *a,
 }
 
 /* Back to the state of a fresh QP (RESET): indices, streams, counters. */
+/*
+ * The stream ended (ERROR, RESET): one-touch invalidations still deferred
+ * are carried out now (the stream will never line up with them; the entry
+ * checks of ofl_seq_retire spare a new registration), and at RESET the
+ * type 2 windows tied to this QP number die with its life.
+ */
+static void qp_stream_end(struct ofl_qp *qp)
+{
+    if (qp->seq.pending_count != 0) {
+        ofl_seq_end(&qp->seq);
+        (void)ofl_seq_retire(&qp->seq, qp->attr.tpt, NULL);
+    }
+}
+
 static void qp_reset_state(struct ofl_qp *qp)
 {
     uint32_t i;
+
+    qp_stream_end(qp);
+    (void)ofl_tpt_invalidate_qp(qp->attr.tpt, qp->attr.qpn, qp->attr.pd);
 
     qp->sq.pi = qp->sq.db_pi = qp->sq.ci = qp->sq.cc = qp->sq.flush_to = 0;
     qp->rq.pi = qp->rq.db_pi = qp->rq.ci = qp->rq.cc = qp->rq.flush_to = 0;
@@ -5258,6 +5301,11 @@ enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
     wq = ring == OFL_QP_RING_SQ ? &qp->sq : &qp->rq;
     if (!wq->host)
         return OFL_OK;
+    /* As the post calls: a doorbell of a state that takes no WQE (a late
+     * one after RESET, say) would run WQEs of a previous life. */
+    if (!qp_state_in(qp, ring == OFL_QP_RING_SQ ? QP_POST_SEND_OK
+                                                : QP_POST_RECV_OK))
+        return OFL_E_QP_STATE;
     /* A doorbell may only move forward and never past a full ring. */
     if (value - wq->cc > wq->depth || value - wq->db_pi > wq->depth ||
         ofl_sn_lt(value, wq->db_pi))
@@ -5418,6 +5466,7 @@ static enum ofl_err qp_event(struct ofl_qp *qp, enum ofl_qp_event ev)
                                     OFL_QP_TX_ABORT);
         }
         qp_flush_all(qp);
+        qp_stream_end(qp);
         break;
     case OFL_QP_RESET:
         qp_reset_state(qp);

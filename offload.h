@@ -1222,6 +1222,15 @@ enum ofl_err ofl_tpt_invalidate_remote(struct ofl_tpt *tpt, uint32_t stag,
                                        uint32_t pd, uint32_t qp);
 
 /*
+ * A QP's life ended (RESET, or a QP created under its number): every
+ * valid type 2 window of pd tied to QP number qp becomes INVALID, so that
+ * the next connection on that QP number cannot use a window advertised to
+ * the last one. Returns how many. A sweep of the whole table, O(capacity):
+ * for the slow path. ofl_qp_create and the RESET transition call it.
+ */
+uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd);
+
+/*
  * Local access check (seed 000 FIG. 15 a-g) of a WQE data segment
  * [va, va + len) under pd. need: OFL_TPT_LOCAL_READ for Send and RDMA
  * Write sources, OFL_TPT_LOCAL_WRITE for receive buffers and RDMA Read
@@ -1531,6 +1540,11 @@ enum ofl_err ofl_seq_advance(struct ofl_seq *s, uint32_t n,
  * (OFL_E_SEQ_DUPLICATE); OFL_E_SEQ_PENDING_FULL when every slot is used.
  */
 enum ofl_err ofl_seq_defer(struct ofl_seq *s, uint32_t stag, uint32_t sn);
+
+/* The stream ended (the connection is gone): every pending pair becomes
+ * due, so that ofl_seq_retire expires the entries that will never see the
+ * stream line up with them. */
+void ofl_seq_end(struct ofl_seq *s);
 
 /*
  * Takes one due pair out of the pending set: returns true and fills *stag
@@ -2393,7 +2407,9 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   ERROR      every outstanding WQE, send and receive, completes in order
  *              with OFL_WC_WR_FLUSH_ERR (WQEs posted later are flushed by
  *              ofl_qp_process); a live stream is aborted (transmit
- *              callback with OFL_QP_TX_ABORT).
+ *              callback with OFL_QP_TX_ABORT); one-touch invalidations
+ *              still deferred (Table D row 5) are carried out
+ *              (ofl_seq_end, ofl_seq_retire).
  *   SQE        the failing WQE completed with its status; every later send
  *              WQE is flushed; receives and inbound requests continue;
  *              MOD_RTS resumes (what was posted before it is flushed).
@@ -2409,7 +2425,12 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   CLOSING    no new send WQE may be posted; posted ones are carried out,
  *              then the LLP is asked to close (OFL_QP_TX_CLOSE).
  *   RESET      everything is discarded without completions (IBA
- *              semantics); rings and sequence numbers start over.
+ *              semantics); rings and sequence numbers start over; the type
+ *              2 windows tied to the QP number are invalidated
+ *              (ofl_tpt_invalidate_qp: a table sweep), as at
+ *              ofl_qp_create. The stream is not aborted: reset a live QP
+ *              through ERROR. Remove a QP from a demultiplexer (and a
+ *              node) before creating another in its memory.
  *
  * Posting per state: send WQEs in RTS, SQD (queued), SQE, ERROR and
  * TERMINATE (flushed); receive WQEs in INIT, RTR, RTS, SQD, SQE, CLOSING,
@@ -3118,8 +3139,10 @@ enum ofl_qp_ring {
 
 /*
  * Adapter side: a doorbell announced producer index value for a ring in
- * host memory. A value that moves backwards or claims more WQEs than the
- * ring holds is refused (OFL_E_QP_DOORBELL) and ignored. For rings in
+ * host memory. Refused and ignored: in a state where the ring takes no WQE
+ * (the post calls' states; OFL_E_QP_STATE: a late doorbell after RESET
+ * must not run WQEs of the previous life), or a value that moves backwards
+ * or claims more WQEs than the ring holds (OFL_E_QP_DOORBELL). For rings in
  * caller memory the post calls publish the index themselves.
  */
 enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,

@@ -729,6 +729,173 @@ static void test_ooo_edges(void)
     qr_free(r);
 }
 
+/* ---- a QP's life ends: nothing of it carries over -------------------------- */
+
+/* Both sides RESET and establish again on the same wires. */
+static int reconnect(struct qr_rig *r)
+{
+    r->ab.len = r->ba.len = 0;
+    r->ab.nchunk = r->ba.nchunk = 0;
+    r->ab.closed = r->ba.closed = r->ab.aborted = r->ba.aborted = 0;
+    if (ofl_qp_modify(&r->a.qp, OFL_QP_RESET) != OFL_OK ||
+        ofl_qp_modify(&r->b.qp, OFL_QP_RESET) != OFL_OK ||
+        ofl_qp_modify(&r->a.qp, OFL_QP_INIT) != OFL_OK ||
+        ofl_qp_modify(&r->b.qp, OFL_QP_INIT) != OFL_OK)
+        return -1;
+    if (ofl_qp_establish(&r->a.qp, &r->pa, 1460, r->ba.seq, 1u << 20) !=
+            OFL_OK ||
+        ofl_qp_establish(&r->b.qp, &r->pb, 1460, r->ab.seq, 1u << 20) !=
+            OFL_OK)
+        return -2;
+    return 0;
+}
+
+/* A doorbell in a state that takes no WQE (a late one after RESET) is
+ * refused: the WQEs of the previous life never run, and the new life's
+ * ring accounting stays whole. */
+static void test_doorbell_states(void)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[8];
+    uint32_t i;
+
+    memset(&o, 0, sizeof(o));
+    o.host_rings = true;
+    r = qr_new(&o);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    for (i = 0; i < 3; i++) {
+        qr_wr(&wr, OFL_QP_OP_DELAY, 0x100 + i, &sge, NULL, 0, 0);
+        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL)); /* no doorbell */
+    }
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RESET));
+    CHECK_ERR(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 3), OFL_E_QP_STATE);
+    CHECK_ERR(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_RQ, 1), OFL_E_QP_STATE);
+    CHECK_EQ(r->a.qp.sq.db_pi, 0);
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_INIT));
+    CHECK_ERR(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 3), OFL_E_QP_STATE);
+    CHECK_OK(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_RQ, 0)); /* INIT: RQ */
+    CHECK_OK(ofl_qp_establish(&r->a.qp, &r->pa, 1460, r->ba.seq, 1u << 20));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 0); /* nothing of the old life */
+    qr_wr(&wr, OFL_QP_OP_DELAY, 0x200, &sge, NULL, 0, 0);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    CHECK_OK(ofl_qp_doorbell(&r->a.qp, OFL_QP_RING_SQ, 1)); /* RTS */
+    CHECK_EQ(ofl_qp_sq_outstanding(&r->a.qp), 1);
+    qr_free(r);
+}
+
+/* A type 2 window bound through b's QP in its last life: RESET (a new
+ * connection) and a QP created again under the same number both end it. */
+static void test_type2_life(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    uint8_t *src = qr_alloc(&r->a, 256, false);
+    uint8_t *dst = qr_alloc(&r->b, 256, true);
+    uint32_t ls = qr_reg(&r->a, src, 256, LR, 0);
+    uint32_t reg = qr_reg(&r->b, dst, 256, LW | RW | BW, 0);
+    uint32_t win = qr_window(&r->b, reg, dst, 256, RW, 0, true);
+    uint32_t w1 = qr_window(&r->b, reg, dst, 256, RW, 0, false); /* type 1 */
+    struct ofl_tpt_info info;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    CHECK(win != 0 && w1 != 0);
+    CHECK_OK(ofl_tpt_check_remote(&r->b.tpt, win, r->b.attr.pd,
+                                  r->b.attr.qpn, va(dst), 16, RW));
+    memset(src, 0x5A, 256);
+    CHECK_OK(ofl_qp_llp_event(&r->b.qp, true)); /* the connection dies */
+    CHECK_OK(ofl_qp_llp_event(&r->a.qp, true));
+    CHECK_EQ(reconnect(r), 0);
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, w1, &info)); /* type 1: untouched */
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 256, ls);
+    wr.remote_stag = win;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK(dst[0] != 0x5A);
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+    /* bound again in this life, then the memory holds a new QP */
+    win = qr_window(&r->b, reg, dst, 256, RW, 0, true);
+    CHECK(win != 0);
+    CHECK_OK(ofl_qp_create(&r->b.qp, &r->b.attr, &r->b.qmem));
+    CHECK_ERR(ofl_tpt_check_remote(&r->b.tpt, win, r->b.attr.pd,
+                                   r->b.attr.qpn, va(dst), 16, RW),
+              OFL_E_TPT_NOT_VALID);
+    CHECK_EQ(ofl_tpt_invalidate_qp(NULL, 1, 1), 0);
+    qr_free(r);
+}
+
+/* A one-touch window touched ahead of a hole (Table D row 5); the stream
+ * dies before it lines up: ERROR carries out the deferred invalidation,
+ * so the next connection cannot place into it. */
+static void test_one_touch_stream_end(void)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    uint8_t *src, *dst;
+    uint32_t ls, reg, win;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_qp_seg seg;
+    struct ofl_tpt_info info;
+    struct qr_wire *w;
+
+    memset(&o, 0, sizeof(o));
+    o.markers = true;
+    o.crc = true;
+    r = qr_new(&o);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    w = &r->ab;
+    src = qr_alloc(&r->a, 8000, false);
+    dst = qr_alloc(&r->b, 8000, true);
+    ls = qr_reg(&r->a, src, 8000, LR, 0);
+    reg = qr_reg(&r->b, dst, 8000, LW | RW | BW, 0);
+    win = qr_window(&r->b, reg, dst, 8000, RW, OFL_TPT_F_ONE_TOUCH, false);
+    memset(src, 0x11, 8000);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 2000, ls);
+    wr.remote_stag = win;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(w->nchunk, 2);
+    memset(&seg, 0, sizeof(seg));
+    seg.seq = w->seq + w->chunk[0];
+    seg.data = w->buf + w->chunk[0];
+    seg.len = w->chunk[1] - w->chunk[0];
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg)); /* the Last FPDU, ahead */
+    CHECK_EQ(r->b.qp.stats.ooo_placed, 1);
+    CHECK_EQ(r->b.qp.seq.pending_count, 1);
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_OK(ofl_qp_llp_event(&r->b.qp, true)); /* lost: ERROR */
+    CHECK_EQ(r->b.qp.seq.pending_count, 0);
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    CHECK_OK(ofl_qp_llp_event(&r->a.qp, true));
+    w->seq += w->len;
+    CHECK_EQ(reconnect(r), 0);
+    memset(src, 0x22, 8000);
+    memset(dst, 0, 8000);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 2, &sge, src, 3000, ls);
+    wr.remote_stag = win;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK(dst[0] != 0x22 && dst[1500] != 0x22);
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+    qr_free(r);
+}
+
 OFL_SUITE(qp_edges)
 {
     test_many_pieces(0);
@@ -739,4 +906,7 @@ OFL_SUITE(qp_edges)
     test_answer_failures();
     test_queue_edges();
     test_ooo_edges();
+    test_doorbell_states();
+    test_type2_life();
+    test_one_touch_stream_end();
 }

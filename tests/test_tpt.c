@@ -2310,9 +2310,42 @@ static void test_check_translate(void)
     }
 }
 
+/* A QP's life ended: its type 2 windows of its PD die, nothing else. */
+static void test_invalidate_qp(void)
+{
+    struct ofl_tpt_region_desc d =
+        mkdesc(0x10000, 0x4000, 0, 4, LR | LW | BW);
+    struct ofl_tpt_info info;
+    uint32_t r1, r2, mine, other_qp, type1, other_pd, gone;
+
+    fx_init(STD);
+    r1 = reg(OFL_TPT_REGION, 1, &d);
+    r2 = reg(OFL_TPT_REGION, 2, &d);
+    mine = win(r1, 1, true, 9, 0x10000, 64, RW, 0);
+    other_qp = win(r1, 1, true, 8, 0x10000, 64, RW, 0);
+    type1 = win(r1, 1, false, 9, 0x10000, 64, RW, 0);
+    other_pd = win(r2, 2, true, 9, 0x10000, 64, RW, 0);
+    gone = win(r1, 1, true, 9, 0x10040, 64, RW, 0);
+    CHECK_OK(ofl_tpt_invalidate_local(&F.t, gone, 1));
+    CHECK_EQ(ofl_tpt_invalidate_qp(&F.t, 9, 1), 1);
+    CHECK_OK(ofl_tpt_query(&F.t, mine, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    CHECK_OK(ofl_tpt_query(&F.t, other_qp, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_OK(ofl_tpt_query(&F.t, type1, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_OK(ofl_tpt_query(&F.t, other_pd, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_OK(ofl_tpt_query(&F.t, r1, &info)); /* regions untouched */
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_EQ(ofl_tpt_invalidate_qp(&F.t, 9, 1), 0); /* nothing left */
+    CHECK_EQ(ofl_tpt_invalidate_qp(NULL, 9, 1), 0);
+}
+
 OFL_SUITE(tpt)
 {
     test_init();
+    test_invalidate_qp();
     test_alloc_full();
     test_stale_key();
     test_invalid_index();
