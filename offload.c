@@ -7236,6 +7236,38 @@ qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
 }
 
 /*
+ * An RDMA Write FPDU placed ahead of a hole (qp_ooo_place) comes by in
+ * order: its bytes are not placed again, but FIG. 18A a-f run again. The
+ * stream before it may have invalidated its STag (a Send with Invalidate),
+ * and a Write the in-order stream refuses must still end the stream. Its
+ * use is noted now, in stream order (a one-shot key ends with its
+ * message).
+ */
+static OFL_NOINLINE enum ofl_err qp_rx_placed(struct ofl_qp *qp,
+                                              const struct qp_rxd *d)
+{
+    const struct ofl_ddp_hdr *h = &qp->msg.ddp;
+    struct ofl_term_cause cause;
+    struct ofl_tpt_remote a;
+    enum ofl_err err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
+
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, cause, d->ulpdu, d->len);
+    a.to = h->to;
+    a.len = qp->msg.payload_len;
+    a.stag = h->stag;
+    a.pd = qp->attr.pd;
+    a.qp = qp->attr.qpn;
+    a.need = OFL_TPT_REMOTE_WRITE;
+    err = ofl_tpt_check_access(qp->attr.tpt, &a);
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE),
+                        d->ulpdu, d->len);
+    (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, h->last);
+    return OFL_OK;
+}
+
+/*
  * In-order stream bytes through the MPA receiver. RCV.NXT moves to one
  * past each ULPDU's last byte before the ULPDU is handled (its DDP SN is
  * then NEXT), and over the pad and CRC after.
@@ -7248,6 +7280,7 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
         struct qp_rxd d;
         size_t used = 0;
         uint32_t head, start_sn;
+        bool placed;
         enum ofl_err err = ofl_mpa_rx_feed(&qp->rx, p, len, &used, &f);
 
         qp->stats.rx_bytes += used;
@@ -7265,10 +7298,13 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
         d.sn = qp->rx_base + f.start +
                qp_ulpdu_wire_off(qp, f.start, f.len != 0 ? f.len - 1u : 0u);
         head = qp_min32(d.sn + 1u - qp->seq.nxt, (uint32_t)used);
-        qp_advance(qp, head);
         start_sn = qp->rx_base + f.start;
-        err = OFL_OK;
-        if (qp->ooo_count == 0 || !qp_ooo_take(qp, start_sn))
+        placed = qp->ooo_count != 0 && qp_ooo_take(qp, start_sn);
+        /* Placed ahead of a hole: checked again before the stream passes
+         * it (a one-touch invalidation deferred to its SN fires then). */
+        err = placed ? qp_rx_placed(qp, &d) : OFL_OK;
+        qp_advance(qp, head);
+        if (err == OFL_OK && !placed)
             err = qp_rx_ulpdu(qp, &d);
         qp_advance(qp, (uint32_t)used - head);
         if (err != OFL_OK)
@@ -7333,7 +7369,7 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
                        (uint8_t *)p, run, true) != OFL_OK)
             return;
     }
-    (void)ofl_tpt_note_use(qp->attr.tpt, a.stag, h->last);
+    /* The use is noted when the stream reaches it (qp_rx_placed). */
     qp->ooo[qp->ooo_count++] = seg->seq + f->off;
     qp->stats.ooo_placed++;
 }

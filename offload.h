@@ -2486,8 +2486,12 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * once through the remote checks and the one-touch decision (Table D row
  * 5 for a Last segment); the TCP layer delivers those bytes again in order
  * later, and the engine recognises the FPDUs it placed (by their first
- * sequence number) and does not place them twice. The DDP SN of a segment
- * is the sequence number of the last byte of its ULPDU.
+ * sequence number) and does not place them twice, but checks them again
+ * (FIG. 18A a-f: a Send with Invalidate earlier in the stream may have
+ * ended the STag; the stream is then terminated as it would have been in
+ * order) and only then notes the use (a one-shot key ends in stream
+ * order). The DDP SN of a segment is the sequence number of the last byte
+ * of its ULPDU.
  *
  * Completion ordering: send WQEs complete in posting order (a Send after
  * an RDMA Read completes after the Read's response arrived); an

@@ -896,6 +896,84 @@ static void test_one_touch_stream_end(void)
     qr_free(r);
 }
 
+/*
+ * An FPDU placed ahead of a hole is checked again when the in-order stream
+ * reaches it. A Send with Invalidate of window W, then a Write to W whose
+ * FPDU arrives first (placed: W was valid then): in order, the Write names
+ * an STag the stream had just invalidated, and the stream is terminated.
+ * A one-shot window's Last FPDU placed ahead: the key stays usable until
+ * the stream reaches it, then ends (no false Terminate).
+ */
+static void test_ooo_recheck(void)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    uint8_t *src, *dst, *rb;
+    uint32_t ls, reg, win, lrb;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_qp_seg seg;
+    struct ofl_tpt_info info;
+    struct qr_wire *w;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        memset(&o, 0, sizeof(o));
+        o.markers = true;
+        o.crc = true;
+        r = qr_new(&o);
+        CHECK(r != NULL);
+        if (r == NULL)
+            return;
+        w = &r->ab;
+        src = qr_alloc(&r->a, 2048, false);
+        dst = qr_alloc(&r->b, 2048, true);
+        rb = qr_alloc(&r->b, 64, false);
+        ls = qr_reg(&r->a, src, 2048, LR, 0);
+        reg = qr_reg(&r->b, dst, 2048, LW | RW | BW, 0);
+        lrb = qr_reg(&r->b, rb, 64, LW, 0);
+        win = k == 0 ? qr_window(&r->b, reg, dst, 2048, RW, 0, true)
+                     : qr_window(&r->b, reg, dst, 2048, RW,
+                                 OFL_TPT_F_ONE_SHOT, false);
+        CHECK_OK(qr_post_recv(&r->b, 9, rb, 64, lrb));
+        memset(src, 0x77, 2048);
+        qr_wr(&wr, OFL_QP_OP_SEND_INV, 1, &sge, src, 16, ls);
+        if (k == 1)
+            wr.opcode = OFL_QP_OP_SEND;
+        wr.stag = win;
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_wr(&wr, OFL_QP_OP_WRITE, 2, &sge, src, 1200, ls);
+        wr.remote_stag = win;
+        wr.remote_to = va(dst);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        CHECK_OK(qr_process(&r->a, 0));
+        CHECK_EQ(w->nchunk, 2);
+        memset(&seg, 0, sizeof(seg));
+        seg.seq = w->seq + w->chunk[0];
+        seg.data = w->buf + w->chunk[0];
+        seg.len = w->chunk[1] - w->chunk[0];
+        CHECK_OK(ofl_qp_input(&r->b.qp, &seg)); /* the Write, ahead */
+        CHECK_EQ(r->b.qp.stats.ooo_placed, 1);
+        CHECK_EQ(dst[0], 0x77);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+        CHECK_EQ(info.state, OFL_TPT_VALID); /* its use noted in order */
+        seg.seq = w->seq;
+        seg.data = w->buf;
+        seg.len = w->chunk[1];
+        if (k == 0) {
+            CHECK_ERR(ofl_qp_input(&r->b.qp, &seg), OFL_E_TPT_NOT_VALID);
+            CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+            CHECK_EQ(r->b.qp.term_tx.layer, OFL_TERM_LAYER_DDP);
+        } else {
+            CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+            CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+            CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+            CHECK_EQ(info.state, OFL_TPT_INVALID); /* one shot, spent */
+        }
+        qr_free(r);
+    }
+}
+
 OFL_SUITE(qp_edges)
 {
     test_many_pieces(0);
@@ -909,4 +987,5 @@ OFL_SUITE(qp_edges)
     test_doorbell_states();
     test_type2_life();
     test_one_touch_stream_end();
+    test_ooo_recheck();
 }
