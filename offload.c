@@ -11075,6 +11075,7 @@ enum ofl_err ofl_evq_post(struct ofl_evq *q, const struct ofl_evq_event *ev,
         goto overflow;
     if (err != OFL_OK)
         return err;
+    q->overflow_told = 0;
     if (wake) {
         if (q->os != NULL) {
             evq_tell_os(q, OFL_EVQ_EV_OOB_DATA, ev->type);
@@ -11086,8 +11087,10 @@ enum ofl_err ofl_evq_post(struct ofl_evq *q, const struct ofl_evq_event *ev,
     return OFL_OK;
 overflow:
     evq_lost(q);
-    if (q->os != NULL)
+    if (q->os != NULL && !q->overflow_told) {
+        q->overflow_told = 1;
         evq_tell_os(q, OFL_EVQ_EV_OVERFLOW, ev->type);
+    }
     return err;
 }
 

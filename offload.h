@@ -4509,7 +4509,10 @@ enum ofl_err ofl_ap_conn_frame(struct ofl_ap_conn *c, const struct ofl_ap_msg *m
  *            WRPTR' and VWRPTR' (FIG. 8 steps 2-3)
  *   overflow neither ring has room: nothing is written (never
  *            overwritten), LOST counts it, OFL_E_EVQ_OVERFLOW; an
- *            OFL_EVQ_EV_OVERFLOW message goes to the OS queue
+ *            OFL_EVQ_EV_OVERFLOW message goes to the OS queue, once per
+ *            episode: not again until an event has been posted (a
+ *            sender cannot make every lost event an OS message and an
+ *            interrupt)
  *   OS path  when the IRQ bit is set (the application is blocked or
  *            descheduled: claims 1, 17) or the event's type is in the
  *            OS-set criteria (message forms, errors: claims 2, 3, 9),
@@ -4595,7 +4598,8 @@ struct ofl_evq {
     uint32_t bad_ptr;   /* refused pointer updates */
     uint16_t port_id;
     uint8_t irq;        /* IRQ' */
-    uint8_t reserved_;
+    uint8_t overflow_told; /* the OS was told of an overflow since the last
+                              event posted (one message per episode) */
 };
 
 /* Initialises q and writes a zeroed control block through the port.

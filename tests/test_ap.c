@@ -1274,7 +1274,8 @@ static void test_event_aperture(void)
         CHECK_ERR(ofl_ap_rx(&fb.nic, buf, len, NULL), OFL_E_EVQ_OVERFLOW);
         CHECK_EQ(fb.evq[1].lost, 2);
         CHECK_EQ(fb.nic.stats.errors_dropped, dropped);
-        CHECK_EQ(ofl_evq_app_pending(&fb.osapp), 1);
+        /* the same overflow episode: no second OS message */
+        CHECK_EQ(ofl_evq_app_pending(&fb.osapp), 0);
     }
 }
 
@@ -1814,6 +1815,12 @@ static void test_evq_overflow(void)
     CHECK_EQ(fb.sim.nevents, 1);
     CHECK_EQ(fb.sim.event[0].kind, OFL_SIM_EV_NOTIFY);
     CHECK_EQ(fb.sim.event[0].a, APFX_VECTOR_OS);
+    /* once per episode: more lost events, no more messages or interrupts */
+    for (i = 0; i < 5; i++)
+        CHECK_ERR(ofl_evq_post(q, &ev, NULL, 0), OFL_E_EVQ_OVERFLOW);
+    CHECK_EQ(q->lost, 6);
+    CHECK_EQ(fb.osq.posted, 1);
+    CHECK_EQ(fb.sim.nevents, 1);
     for (i = 0; i < 16; i++) {
         CHECK_OK(ofl_evq_app_poll(a, &ev, NULL, 0, &dl));
         CHECK_EQ(ev.a, i);
@@ -1823,6 +1830,7 @@ static void test_evq_overflow(void)
     CHECK_OK(ofl_evq_post(q, &ev, NULL, 0));
     CHECK_OK(ofl_evq_app_poll(a, &ev, NULL, 0, &dl));
     CHECK_EQ(ev.a, 100);
+    CHECK_EQ(q->overflow_told, 0); /* an event went in: a new episode */
     /* The variable ring: a record that does not fit now, and one that
      * never could. */
     memset(rec, 7, sizeof(rec));
@@ -1833,7 +1841,7 @@ static void test_evq_overflow(void)
     CHECK_EQ(ofl_evq_var_space(q), 4);
     CHECK_ERR(ofl_evq_post(q, &ev, rec, APFX_VAR_WORDS * 4),
               OFL_E_EVQ_OVERFLOW);
-    CHECK_EQ(q->lost, 3);
+    CHECK_EQ(q->lost, 8); /* 6 above, 2 here */
     CHECK_OK(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl));
     CHECK_EQ(dl, 600);
     CHECK_OK(ofl_evq_app_poll(a, &ev, out, sizeof(out), &dl));
