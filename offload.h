@@ -2401,7 +2401,9 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * is reset instead) and asked the LLP to close; TERM_RX a Terminate
  * arrived; LLP_CLOSED / LLP_LOST the connection closed gracefully / was
  * reset (ofl_qp_llp_event). Option 2 of FIG. 11 is FATAL followed at once
- * by MOD_ERROR: the Terminate goes out and every other WQE is flushed.
+ * by MOD_ERROR: the Terminate goes out and every other WQE is flushed (a
+ * Terminate the transmit refuses at that moment is lost: ERROR aborts the
+ * stream without it).
  *
  * What entering a state does:
  *   ERROR      every outstanding WQE, send and receive, completes in order
