@@ -7602,6 +7602,7 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     k.itt = r->stag_b;
     k.off = r->to_b + r->done;
     k.len = n;
+    k.cmd_id = 0;
     k.need = OFL_TPT_REMOTE_READ;
     err = qp_iscsi_check(qp, &k);
     if (err == OFL_OK)
@@ -7656,6 +7657,7 @@ static enum ofl_err qp_iscsi_rx_check(struct ofl_qp *qp, uint64_t off,
     k.itt = qp->irx.itt;
     k.off = off;
     k.len = len;
+    k.cmd_id = 0;
     k.need = need;
     err = qp_iscsi_check(qp, &k);
     if (err == OFL_OK)
