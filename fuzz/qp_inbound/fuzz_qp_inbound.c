@@ -227,15 +227,6 @@ static int setup(struct ctx *c, uint8_t cfgb)
                      OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE |
                          OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_ATOMIC,
                      OFL_TPT_F_INVALIDATABLE);
-    c->stag[2] = window(c, c->stag[0], 16384, 4096,
-                        OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_READ,
-                        OFL_TPT_F_ONE_TOUCH, false);
-    c->stag[3] = window(c, c->stag[0], 20480, 4096, OFL_TPT_REMOTE_READ,
-                        OFL_TPT_F_ONE_SHOT, true);
-    c->stag[4] = window(c, c->stag[0], 24576, 100, OFL_TPT_REMOTE_ATOMIC, 0,
-                        false);
-    c->stag[5] = window(c, c->stag[0], 28672, 4096, OFL_TPT_REMOTE_WRITE, 0,
-                        true);
     c->stag[6] = 0;
     c->stag[7] = c->stag[1] + 1; /* a stale key */
     for (i = 0; i < NSTAG; i++)
@@ -286,6 +277,16 @@ static int setup(struct ctx *c, uint8_t cfgb)
     if (ofl_qp_create(&c->qp, &a, &m) != OFL_OK ||
         ofl_qp_modify(&c->qp, OFL_QP_INIT) != OFL_OK)
         return -1;
+    /* windows after the QP: creating QP 9 ends type 2 windows of QP 9 */
+    c->stag[2] = window(c, c->stag[0], 16384, 4096,
+                        OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_READ,
+                        OFL_TPT_F_ONE_TOUCH, false);
+    c->stag[3] = window(c, c->stag[0], 20480, 4096, OFL_TPT_REMOTE_READ,
+                        OFL_TPT_F_ONE_SHOT, true);
+    c->stag[4] = window(c, c->stag[0], 24576, 100, OFL_TPT_REMOTE_ATOMIC, 0,
+                        false);
+    c->stag[5] = window(c, c->stag[0], 28672, 4096, OFL_TPT_REMOTE_WRITE, 0,
+                        true);
     memset(&p, 0, sizeof(p));
     p.rev = 2;
     p.crc = (cfgb & 2) != 0;
