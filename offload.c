@@ -5916,6 +5916,21 @@ static struct ofl_term_cause qp_cause(uint8_t layer, uint8_t etype,
     return c;
 }
 
+/* The remote access (FIG. 18A a-f) this QP makes to [to, to + len) of
+ * stag with right need: its PD, and its number for type 2 windows. */
+static OFL_ALWAYS_INLINE void qp_remote(const struct ofl_qp *qp,
+                                        struct ofl_tpt_remote *a,
+                                        uint32_t stag, uint64_t to,
+                                        uint64_t len, uint8_t need)
+{
+    a->to = to;
+    a->len = len;
+    a->stag = stag;
+    a->pd = qp->attr.pd;
+    a->qp = qp->attr.qpn;
+    a->need = need;
+}
+
 /* ---- the send queue ------------------------------------------------------ */
 
 /* Fetches and checks the next send WQE into qp->cur and starts tracking it.
@@ -6485,12 +6500,7 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     if (err != OFL_OK)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     dst = qp_payload_at(qp, hl);
-    a.to = r->to_b + r->done;
-    a.len = n;
-    a.stag = r->stag_b;
-    a.pd = qp->attr.pd;
-    a.qp = qp->attr.qpn;
-    a.need = OFL_TPT_REMOTE_READ;
+    qp_remote(qp, &a, r->stag_b, r->to_b + r->done, n, OFL_TPT_REMOTE_READ);
     sgl.piece = qp->piece;
     sgl.cap = OFL_QP_PIECES;
     if (n != 0) {
@@ -6867,12 +6877,7 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     ot.invalidate = false;
     if (n == 0)
         return OFL_OK;
-    a.to = h->to;
-    a.len = n;
-    a.stag = h->stag;
-    a.pd = qp->attr.pd;
-    a.qp = qp->attr.qpn;
-    a.need = OFL_TPT_REMOTE_WRITE;
+    qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_WRITE);
     sgl.piece = qp->piece;
     sgl.cap = OFL_QP_PIECES;
     err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
@@ -7027,12 +7032,8 @@ qp_rx_read_req(struct ofl_qp *qp, const struct qp_rxd *d)
     if (err != OFL_OK)
         return err;
     if (q->size != 0) {
-        a.to = q->src_to;
-        a.len = q->size;
-        a.stag = q->src_stag;
-        a.pd = qp->attr.pd;
-        a.qp = qp->attr.qpn;
-        a.need = OFL_TPT_REMOTE_READ;
+        qp_remote(qp, &a, q->src_stag, q->src_to, q->size,
+                  OFL_TPT_REMOTE_READ);
         err = ofl_tpt_check_access(qp->attr.tpt, &a);
         if (err != OFL_OK)
             return qp_fatal(qp, err,
@@ -7107,12 +7108,7 @@ qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
                                  OFL_TERM_RDMAP_REMOTE_PROTECTION,
                                  OFL_TERM_RDMAP_BASE_BOUNDS),
                         d->ulpdu, d->len);
-    a.to = q->to;
-    a.len = 8;
-    a.stag = q->stag;
-    a.pd = qp->attr.pd;
-    a.qp = qp->attr.qpn;
-    a.need = OFL_TPT_REMOTE_ATOMIC;
+    qp_remote(qp, &a, q->stag, q->to, 8, OFL_TPT_REMOTE_ATOMIC);
     err = ofl_tpt_check_access(qp->attr.tpt, &a);
     if (err != OFL_OK)
         return qp_fatal(qp, err, ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP),
@@ -7253,12 +7249,8 @@ static OFL_NOINLINE enum ofl_err qp_rx_placed(struct ofl_qp *qp,
 
     if (err != OFL_OK)
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
-    a.to = h->to;
-    a.len = qp->msg.payload_len;
-    a.stag = h->stag;
-    a.pd = qp->attr.pd;
-    a.qp = qp->attr.qpn;
-    a.need = OFL_TPT_REMOTE_WRITE;
+    qp_remote(qp, &a, h->stag, h->to, qp->msg.payload_len,
+              OFL_TPT_REMOTE_WRITE);
     err = ofl_tpt_check_access(qp->attr.tpt, &a);
     if (err != OFL_OK)
         return qp_fatal(qp, err, ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE),
@@ -7347,12 +7339,8 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
         ofl_rdmap_parse(p, OFL_DDP_TAGGED_HDR_LEN, &qp->msg, NULL) != OFL_OK ||
         h->opcode != OFL_RDMAP_WRITE || ulen == OFL_DDP_TAGGED_HDR_LEN)
         return;
-    a.to = h->to;
-    a.len = ulen - OFL_DDP_TAGGED_HDR_LEN;
-    a.stag = h->stag;
-    a.pd = qp->attr.pd;
-    a.qp = qp->attr.qpn;
-    a.need = OFL_TPT_REMOTE_WRITE;
+    qp_remote(qp, &a, h->stag, h->to, ulen - OFL_DDP_TAGGED_HDR_LEN,
+              OFL_TPT_REMOTE_WRITE);
     if (ofl_tpt_check_access(qp->attr.tpt, &a) != OFL_OK)
         return;
     sn = qp->rx_base + pos + qp_ulpdu_wire_off(qp, pos, ulen - 1u);
