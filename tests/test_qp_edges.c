@@ -31,6 +31,16 @@ static struct qr_rig *rig_o(bool markers, bool host, uint16_t ord)
     return qr_new(&o);
 }
 
+/* The segment of w's second transmission (sent after the first: ahead of
+ * a hole until the first arrives). */
+static void second_chunk(const struct qr_wire *w, struct ofl_qp_seg *seg)
+{
+    memset(seg, 0, sizeof(*seg));
+    seg->seq = w->seq + w->chunk[0];
+    seg->data = w->buf + w->chunk[0];
+    seg->len = w->chunk[1] - w->chunk[0];
+}
+
 /* A region over `pages` pages of the arena registered in reverse order:
  * every page a piece of its own. */
 static uint32_t reg_scattered(struct qr_side *s, uint8_t *base, uint32_t pages,
@@ -639,9 +649,7 @@ static void test_ooo_edges(void)
     }
     CHECK_EQ(r->b.qp.ooo_count, QR_OOO); /* the list filled up */
     /* the same segments again: nothing placed twice */
-    seg.seq = w->seq + w->chunk[0];
-    seg.data = w->buf + w->chunk[0];
-    seg.len = w->chunk[1] - w->chunk[0];
+    second_chunk(w, &seg);
     CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
     CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO);
     /* now everything in order, overlapping what came (a partial dup) */
@@ -671,9 +679,7 @@ static void test_ooo_edges(void)
     CHECK_OK(qr_post_send(&r->a, &wr));
     CHECK_OK(qr_process(&r->a, 0));
     CHECK(w->nchunk >= 2);
-    seg.seq = w->seq + w->chunk[0];
-    seg.data = w->buf + w->chunk[0];
-    seg.len = w->chunk[1] - w->chunk[0];
+    second_chunk(w, &seg);
     CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
     CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO + 1);
     CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
@@ -692,9 +698,7 @@ static void test_ooo_edges(void)
     wr.remote_to = va(dst);
     CHECK_OK(qr_post_send(&r->a, &wr));
     CHECK_OK(qr_process(&r->a, 0));
-    seg.seq = w->seq + w->chunk[0];
-    seg.data = w->buf + w->chunk[0];
-    seg.len = w->chunk[1] - w->chunk[0];
+    second_chunk(w, &seg);
     r->b.sim.fail_dma_countdown = 1;
     CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
     CHECK_EQ(r->b.qp.stats.ooo_placed, QR_OOO + 1);
@@ -755,16 +759,13 @@ static int reconnect(struct qr_rig *r)
  * ring accounting stays whole. */
 static void test_doorbell_states(void)
 {
-    struct qr_opts o;
     struct qr_rig *r;
     struct ofl_qp_wr wr;
     struct ofl_qp_sge sge;
     struct ofl_cqe c[8];
     uint32_t i;
 
-    memset(&o, 0, sizeof(o));
-    o.host_rings = true;
-    r = qr_new(&o);
+    r = rig_o(false, true, 0);
     CHECK(r != NULL);
     if (r == NULL)
         return;
@@ -838,7 +839,6 @@ static void test_type2_life(void)
  * so the next connection cannot place into it. */
 static void test_one_touch_stream_end(void)
 {
-    struct qr_opts o;
     struct qr_rig *r;
     uint8_t *src, *dst;
     uint32_t ls, reg, win;
@@ -848,10 +848,7 @@ static void test_one_touch_stream_end(void)
     struct ofl_tpt_info info;
     struct qr_wire *w;
 
-    memset(&o, 0, sizeof(o));
-    o.markers = true;
-    o.crc = true;
-    r = qr_new(&o);
+    r = rig_o(true, false, 0);
     CHECK(r != NULL);
     if (r == NULL)
         return;
@@ -868,10 +865,7 @@ static void test_one_touch_stream_end(void)
     CHECK_OK(qr_post_send(&r->a, &wr));
     CHECK_OK(qr_process(&r->a, 0));
     CHECK_EQ(w->nchunk, 2);
-    memset(&seg, 0, sizeof(seg));
-    seg.seq = w->seq + w->chunk[0];
-    seg.data = w->buf + w->chunk[0];
-    seg.len = w->chunk[1] - w->chunk[0];
+    second_chunk(w, &seg);
     CHECK_OK(ofl_qp_input(&r->b.qp, &seg)); /* the Last FPDU, ahead */
     CHECK_EQ(r->b.qp.stats.ooo_placed, 1);
     CHECK_EQ(r->b.qp.seq.pending_count, 1);
@@ -906,7 +900,6 @@ static void test_one_touch_stream_end(void)
  */
 static void test_ooo_recheck(void)
 {
-    struct qr_opts o;
     struct qr_rig *r;
     uint8_t *src, *dst, *rb;
     uint32_t ls, reg, win, lrb;
@@ -918,10 +911,7 @@ static void test_ooo_recheck(void)
     int k;
 
     for (k = 0; k < 2; k++) {
-        memset(&o, 0, sizeof(o));
-        o.markers = true;
-        o.crc = true;
-        r = qr_new(&o);
+        r = rig_o(true, false, 0);
         CHECK(r != NULL);
         if (r == NULL)
             return;
@@ -948,10 +938,7 @@ static void test_ooo_recheck(void)
         CHECK_OK(qr_post_send(&r->a, &wr));
         CHECK_OK(qr_process(&r->a, 0));
         CHECK_EQ(w->nchunk, 2);
-        memset(&seg, 0, sizeof(seg));
-        seg.seq = w->seq + w->chunk[0];
-        seg.data = w->buf + w->chunk[0];
-        seg.len = w->chunk[1] - w->chunk[0];
+        second_chunk(w, &seg);
         CHECK_OK(ofl_qp_input(&r->b.qp, &seg)); /* the Write, ahead */
         CHECK_EQ(r->b.qp.stats.ooo_placed, 1);
         CHECK_EQ(dst[0], 0x77);
