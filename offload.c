@@ -2867,13 +2867,60 @@ struct ofl_seq_ot ofl_seq_one_touch(bool last, bool one_touch, bool touched,
 }
 
 #if OFL_ENABLE_TPT
+/* The pending slot of stag, or NULL. */
+static struct ofl_seq_pending *seq_pending_of(struct ofl_seq *s, uint32_t stag)
+{
+    uint32_t i;
+
+    for (i = 0; i < s->pending_count; i++)
+        if (s->pending[i].stag == stag)
+            return &s->pending[i];
+    return NULL;
+}
+
+/*
+ * Row 5 applied: the deferral first, then Touched. A pair left by an
+ * earlier life of the STag (deregistered, and the index and key issued
+ * again: the entry is not Touched, so the pair cannot be its own) is taken
+ * over rather than refused. A failure of set_touched undoes the deferral.
+ */
+static enum ofl_err seq_touch(struct ofl_seq *s, struct ofl_tpt *tpt,
+                              uint32_t stag, uint32_t sn, bool *full)
+{
+    struct ofl_seq_pending *p = seq_pending_of(s, stag), old;
+    enum ofl_err err;
+
+    *full = false;
+    if (p != NULL) {
+        ofl_copy(&old, p, sizeof(old));
+        p->sn = sn;
+        p->due = 0;
+    } else {
+        err = ofl_seq_defer(s, stag, sn);
+        if (err == OFL_E_SEQ_PENDING_FULL)
+            *full = true;
+        if (err != OFL_OK)
+            return err;
+    }
+    err = ofl_tpt_set_touched(tpt, stag, sn);
+    if (err != OFL_OK) {
+        if (p != NULL)
+            ofl_copy(p, &old, sizeof(old));
+        else
+            s->pending_count--; /* the deferral took the last slot */
+    }
+    return err;
+}
+
 enum ofl_err ofl_seq_one_touch_apply(struct ofl_seq *s, struct ofl_tpt *tpt,
                                      uint32_t stag, bool last, uint32_t sn,
                                      struct ofl_seq_ot *out)
 {
     struct ofl_tpt_info info;
+    struct ofl_seq_pending *p;
     struct ofl_seq_ot d;
     enum ofl_err err;
+    bool full;
 
     if (s == NULL || tpt == NULL || out == NULL)
         return OFL_E_ARG;
@@ -2883,25 +2930,28 @@ enum ofl_err ofl_seq_one_touch_apply(struct ofl_seq *s, struct ofl_tpt *tpt,
     d = ofl_seq_one_touch(last, (info.flags & OFL_TPT_F_ONE_TOUCH) != 0,
                           (info.flags & OFL_TPT_F_TOUCHED) != 0, sn, s->nxt,
                           s->wnd);
-    if (d.invalidate) {
+    p = seq_pending_of(s, stag);
+    if (d.terminate && p != NULL && p->sn == sn && info.stored_sn == sn) {
+        /* Another copy of the segment that touched the entry on this
+         * stream (a TCP retransmission, or the same bytes lining up in
+         * order): the same access, already placed, not a second one
+         * (step 1824 reads the stored DDP SN). Nothing changes. */
+        d = ofl_seq_one_touch(true, true, false, s->nxt + s->wnd, s->nxt,
+                              s->wnd);
+        d.action = OFL_SEQ_OT_DUPLICATE;
+        d.row = 5;
+    } else if (d.invalidate) {
         err = ofl_tpt_expire(tpt, stag);
         if (err != OFL_OK)
             return err;
     } else if (d.set_touched) {
-        err = ofl_seq_defer(s, stag, sn);
-        if (err == OFL_E_SEQ_PENDING_FULL) {
+        err = seq_touch(s, tpt, stag, sn, &full);
+        if (full) {
             /* Cannot track the deferred invalidation: behave as row 6. */
             d = ofl_seq_one_touch(true, true, false, s->nxt + s->wnd,
                                   s->nxt, s->wnd);
         } else if (err != OFL_OK) {
             return err;
-        } else {
-            err = ofl_tpt_set_touched(tpt, stag, sn);
-            if (err != OFL_OK) {
-                /* Undo the deferral: it is the last slot. */
-                s->pending_count--;
-                return err;
-            }
         }
     }
     ofl_copy(out, &d, sizeof(*out));

@@ -1558,7 +1558,9 @@ enum ofl_seq_ot_action {
     OFL_SEQ_OT_INVALIDATE_TERMINATE = 1, /* row 3 */
     OFL_SEQ_OT_INVALIDATE_PLACE = 2,     /* row 4 */
     OFL_SEQ_OT_TOUCH_PLACE = 3,          /* row 5 */
-    OFL_SEQ_OT_DROP = 4                  /* row 6 */
+    OFL_SEQ_OT_DROP = 4,                 /* row 6 */
+    OFL_SEQ_OT_DUPLICATE = 5             /* row 5 seen again: drop (only
+                                            ofl_seq_one_touch_apply) */
 };
 
 /* One decision and the update it makes to the TPT entry. */
@@ -1595,9 +1597,20 @@ struct ofl_seq_ot ofl_seq_one_touch(bool last, bool one_touch, bool touched,
  * invalidation (ofl_seq_defer) and then sets Touched and the stored DDP SN
  * (ofl_tpt_set_touched). When row 5 finds no free pending slot the segment
  * is dropped instead (action DROP, row 6 behaviour: the sender retransmits
- * and the segment arrives in order later) and nothing changes. The caller
- * MUST have run the remote checks (ofl_tpt_check_remote) first; a query
- * failure is returned as is. *out receives the decision applied.
+ * and the segment arrives in order later) and nothing changes. Two cases
+ * read the stored DDP SN (FIG. 18B step 1824):
+ *  - another copy of the segment that touched the entry (Touched, stored SN
+ *    == sn, and the pair (stag, sn) still pending on s: a TCP
+ *    retransmission, or the same bytes lining up in order) is the same
+ *    access, not a second one: action DUPLICATE (row 5, place false, no
+ *    Terminate) and nothing changes. Any other access to a Touched entry
+ *    is row 3.
+ *  - a pending pair left by an earlier life of the STag (deregistered and
+ *    issued again; the entry is not Touched) is taken over by row 5.
+ * The caller MUST have run the remote checks (ofl_tpt_check_remote) first.
+ * Errors: a query failure is returned as is; ofl_tpt_expire's and
+ * ofl_tpt_set_touched's errors are returned with nothing changed.
+ * *out receives the decision applied.
  */
 enum ofl_err ofl_seq_one_touch_apply(struct ofl_seq *s, struct ofl_tpt *tpt,
                                      uint32_t stag, bool last, uint32_t sn,

@@ -381,12 +381,28 @@ static void test_apply(void)
     /* Row 4 on an invalid entry: expire reports it. */
     CHECK_ERR(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 999, &d),
               OFL_E_TPT_NOT_VALID);
-    /* A duplicate deferral is reported, not hidden. */
+    /* A pair the entry does not own (it is not Touched) is taken over by
+     * row 5, even with every slot used. */
     ot_init(&e);
     CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
     CHECK_OK(ofl_seq_defer(&s, e.stag, 3000));
+    CHECK_OK(ofl_seq_advance(&s, 2001, NULL)); /* the pair is due */
+    CHECK_EQ(slots[0].due, 1);
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 3500, &d));
+    CHECK_EQ(d.row, 5);
+    CHECK_EQ(s.pending_count, 1);
+    CHECK_EQ(slots[0].sn, 3500);
+    CHECK_EQ(slots[0].due, 0);
+    CHECK_EQ(ot_info(&e, e.stag).stored_sn, 3500);
+    /* set_touched refused: the pair taken over is given back unchanged. */
+    ot_init(&e);
+    CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
+    CHECK_OK(ofl_seq_defer(&s, e.stag, 3000));
+    CHECK_OK(ofl_tpt_expire(&e.tpt, e.stag));
     CHECK_ERR(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d),
-              OFL_E_SEQ_DUPLICATE);
+              OFL_E_TPT_NOT_VALID);
+    CHECK_EQ(s.pending_count, 1);
+    CHECK_EQ(slots[0].sn, 3000);
 
     /* Retire skips a pair whose entry was deregistered meanwhile. */
     ot_init(&e);
@@ -401,6 +417,106 @@ static void test_apply(void)
         CHECK_EQ(s.pending_count, 0);
     }
 }
+
+/* Another copy of the segment that touched the entry is the same access
+ * (FIG. 18B step 1824 reads the stored DDP SN), not a second one. */
+static void test_apply_copies(void)
+{
+    struct ot_env e;
+    struct ofl_seq s, other;
+    struct ofl_seq_pending slots[1], other_slots[1];
+    struct ofl_seq_ot d;
+    uint32_t n;
+
+    ot_init(&e);
+    CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_EQ(d.row, 5);
+    /* A TCP retransmission, still ahead of the hole. */
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_EQ(d.action, OFL_SEQ_OT_DUPLICATE);
+    CHECK_EQ(d.row, 5);
+    CHECK(!d.place && !d.terminate && !d.invalidate && !d.set_touched);
+    CHECK_EQ(ot_info(&e, e.stag).state, OFL_TPT_VALID);
+    CHECK_EQ(s.pending_count, 1);
+    /* The same bytes lining up in order (NEXT), then the deferral. */
+    CHECK_OK(ofl_seq_advance(&s, 1001, NULL)); /* nxt 2001 */
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_EQ(d.action, OFL_SEQ_OT_DUPLICATE);
+    CHECK_EQ(ot_info(&e, e.stag).state, OFL_TPT_VALID);
+    CHECK_OK(ofl_seq_retire(&s, &e.tpt, &n));
+    CHECK_EQ(n, 1);
+    CHECK_EQ(ot_info(&e, e.stag).state, OFL_TPT_INVALID);
+
+    /* Another SN is a second access: row 3. */
+    ot_init(&e);
+    CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2001, &d));
+    CHECK_EQ(d.row, 3);
+    CHECK(d.terminate);
+    CHECK_EQ(ot_info(&e, e.stag).state, OFL_TPT_INVALID);
+    /* The same SN on a stream that did not touch the entry: row 3. */
+    ot_init(&e);
+    CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
+    CHECK_OK(ofl_seq_init(&other, 1000, 4096, other_slots, 1));
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_OK(ofl_seq_one_touch_apply(&other, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_EQ(d.row, 3);
+    CHECK(d.terminate);
+    CHECK_EQ(ot_info(&e, e.stag).state, OFL_TPT_INVALID);
+    /* A pair for the STag at another SN does not make a copy either. */
+    ot_init(&e);
+    CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    slots[0].sn = 2500;
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_EQ(d.row, 3);
+    /* ...nor does a stored SN that differs from the pair's. */
+    ot_init(&e);
+    CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_OK(ofl_tpt_set_touched(&e.tpt, e.stag, 2200));
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_EQ(d.row, 3);
+}
+
+/* A pair left by an earlier life of a re-issued STag does not block the
+ * new life's row 5. */
+static void test_apply_reissued(void)
+{
+    struct ot_env e;
+    struct ofl_seq s;
+    struct ofl_seq_pending slots[1];
+    struct ofl_seq_ot d;
+    uint32_t stag = 0, k, n;
+
+    ot_init(&e);
+    CHECK_OK(ofl_seq_init(&s, 1000, 4096, slots, 1));
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, e.stag, true, 2000, &d));
+    CHECK_EQ(d.row, 5);
+    /* Deregister and register until the index and key come round. */
+    for (k = 0; k < 300 && stag != e.stag; k++) {
+        CHECK_OK(ofl_tpt_dereg(&e.tpt, k == 0 ? e.stag : stag, 1));
+        stag = ot_region(&e, OFL_TPT_F_ONE_TOUCH);
+    }
+    CHECK_EQ(stag, e.stag);
+    CHECK_EQ(ot_info(&e, stag).flags & OFL_TPT_F_TOUCHED, 0);
+    CHECK_OK(ofl_seq_one_touch_apply(&s, &e.tpt, stag, true, 2500, &d));
+    CHECK_EQ(d.row, 5);
+    CHECK_EQ(s.pending_count, 1);
+    CHECK_EQ(slots[0].sn, 2500);
+    /* The old SN passing does not expire the new life... */
+    CHECK_OK(ofl_seq_advance(&s, 1001, NULL));
+    CHECK_OK(ofl_seq_retire(&s, &e.tpt, &n));
+    CHECK_EQ(n, 0);
+    CHECK_EQ(ot_info(&e, stag).state, OFL_TPT_VALID);
+    /* ...its own does. */
+    CHECK_OK(ofl_seq_advance(&s, 500, NULL));
+    CHECK_OK(ofl_seq_retire(&s, &e.tpt, &n));
+    CHECK_EQ(n, 1);
+    CHECK_EQ(ot_info(&e, stag).state, OFL_TPT_INVALID);
+}
 #endif
 
 OFL_SUITE(seq)
@@ -412,5 +528,7 @@ OFL_SUITE(seq)
     test_table_d_model();
 #if OFL_ENABLE_TPT
     test_apply();
+    test_apply_copies();
+    test_apply_reissued();
 #endif
 }
