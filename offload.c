@@ -1994,11 +1994,14 @@ enum ofl_err ofl_tpt_bind_window(struct ofl_tpt *tpt,
     w->region = ofl_stag_index(region_stag);
     w->region_gen = r->gen;
     if (w->flags & OFL_TPT_F_TYPE2) {
-        /* Type 2: tied to the QP, invalidatable, new key at every bind. */
+        /* Type 2: tied to the QP, invalidatable. */
         w->qp = qp;
         w->flags |= OFL_TPT_F_INVALIDATABLE;
-        w->key = (uint8_t)(w->key + 1);
     }
+    /* A new key at every bind, of either type (IBA: a bind returns a new
+     * R_Key): an STag advertised for an earlier binding must not reach
+     * this one's range or rights. */
+    w->key = (uint8_t)(w->key + 1);
     w->state = OFL_TPT_VALID;
     *bound_stag = ofl_stag_make(ofl_stag_index(stag), w->key);
     return OFL_OK;

@@ -870,21 +870,30 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  *            number of regions (FIG. 14).
  *
  * STag = Tag_Index (upper 24 bits) << 8 | Tag_Instance (lower 8 bits, the
- * key). Every allocation of an index bumps its key, so an STag kept from an
- * earlier life of the index fails with OFL_E_TPT_KEY_MISMATCH.
+ * key). Every allocation of an index bumps its key (from the key its last
+ * life ended with) and every window bind bumps the window's, so an STag
+ * kept from the previous life fails with OFL_E_TPT_KEY_MISMATCH. Keys are
+ * 8 bits: 256 lives later an index's keys come round. Re-registration
+ * takes a key the consumer picks (ofl_tpt_register); a consumer that picks
+ * keys below the current one can make the next allocation reissue an STag
+ * it advertised earlier - in IB/iWARP the key is the consumer's to manage.
  *
  * Entry states and the verbs that move them:
  *
  *   state      verb                              next     notes
  *   FREE       ofl_tpt_alloc                     INVALID  key bumped
  *   INVALID    ofl_tpt_register (region, iSCSI)  VALID    translation set
- *   INVALID    ofl_tpt_bind (window)             VALID    range of a region
+ *   INVALID    ofl_tpt_bind (window)             VALID    range of a region,
+ *                                                         key bumped
  *   VALID      ofl_tpt_bind (type 1 window)      VALID    rebind: replaces
- *                                                         the old binding
+ *                                                         the old binding,
+ *                                                         key bumped
  *   VALID      ofl_tpt_bind(va 0, len 0)         INVALID  unbind (seed 001)
  *   VALID      ofl_tpt_invalidate_local/_remote  INVALID  if invalidatable
  *   VALID      one-shot or one-touch expiry      INVALID  ofl_tpt_expire
  *   VALID      ofl_tpt_dereg (region)            FREE     windows go dead
+ *   INVALID    ofl_tpt_dereg (region)            FREE     (invalidated, or
+ *                                                         never registered)
  *   INVALID    ofl_tpt_dealloc                   FREE
  *   VALID      ofl_tpt_dealloc (window)          FREE
  *
@@ -1142,8 +1151,9 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * registration cannot reach the new one. Only the previous key is known
  * here: a consumer that cycles keys (A, B, A) makes an older STag valid
  * again, as in IB/iWARP, where the key is the consumer's to manage.
- * Then: pd (OFL_E_TPT_PD_MISMATCH), type, state INVALID (a VALID entry
- * checks its key as usual, then OFL_E_TPT_BUSY), desc sane
+ * Then, in this order: type (a window: OFL_E_TPT_WRONG_TYPE), pd
+ * (OFL_E_TPT_PD_MISMATCH), state INVALID (a VALID entry checks its key as
+ * usual, then OFL_E_TPT_BUSY), desc sane
  * (OFL_E_TPT_BAD_DESC), ATT slots inside the ATT and large enough for
  * fpo + len (OFL_E_TPT_ATT_RANGE), rights combination
  * (OFL_E_TPT_ACCESS_COMBO). An iSCSI entry may describe no data (len 0,
@@ -1196,8 +1206,11 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
  * type 2 window only from INVALID, else OFL_E_TPT_BUSY (IBA vol. 1
  * o10-37.2.30: it stays tied to its QP until invalidated or unbound).
  * va == 0 and len == 0 unbinds (UnbindRKey, seed 001) and ignores the
- * region. A type 2 window gets a new key at every bind; *bound_stag is the
- * STag to advertise (may be NULL for unbind).
+ * region. Every bind, of either type, gives the window a new key (IBA: a
+ * bind returns a new R_Key), so an STag advertised for an earlier binding
+ * reaches neither the new range nor its rights; *bound_stag is the STag to
+ * advertise and to name the window by from now on (may be NULL for
+ * unbind, which keeps the key).
  */
 enum ofl_err ofl_tpt_bind(struct ofl_tpt *tpt, uint32_t stag,
                           uint32_t region_stag, uint32_t pd, uint32_t qp,
@@ -1371,7 +1384,9 @@ enum ofl_err ofl_tpt_unmap_page(struct ofl_tpt *tpt, uint32_t stag,
  * Ends the life of a valid entry after its use was consumed (one-shot key
  * after the last segment of the first message, seed 001; one-touch expiry,
  * seed 000 FIG. 18B) regardless of OFL_TPT_F_INVALIDATABLE: the entry
- * becomes INVALID. Checks the key only.
+ * becomes INVALID. Checks the key and that the entry is VALID
+ * (OFL_E_TPT_NOT_VALID), nothing else (no PD, no QP: the engine calls it
+ * after the checks of the access that spent the entry).
  */
 enum ofl_err ofl_tpt_expire(struct ofl_tpt *tpt, uint32_t stag);
 

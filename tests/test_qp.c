@@ -816,7 +816,8 @@ static void test_struct_entry_points(void)
     b.len = 10;
     b.access = OFL_TPT_REMOTE_WRITE;
     CHECK_OK(ofl_tpt_bind_window(&r->b.tpt, &b, &bound));
-    CHECK_EQ(bound, b.stag);
+    CHECK_EQ(bound, ofl_stag_make(ofl_stag_index(b.stag),
+                                  (uint8_t)(ofl_stag_key(b.stag) + 1)));
     u.hdr = hdr;
     u.hdr_len = 4;
     u.payload = NULL;

@@ -1063,7 +1063,12 @@ static void test_windows(void)
 
     /* Any byte range and alignment inside the region. */
     CHECK_OK(ofl_tpt_bind(&F.t, w, r, 1, 0, 0x10001, 0x17, RR, 0, &b));
-    CHECK_EQ(b, w); /* a type 1 window keeps its key */
+    /* Every bind, type 1 too, gives a new key. */
+    CHECK_EQ(ofl_stag_index(b), ofl_stag_index(w));
+    CHECK_EQ(ofl_stag_key(b), (uint8_t)(ofl_stag_key(w) + 1));
+    CHECK_ERR(ofl_tpt_check_remote(&F.t, w, 1, 0, 0x10001, 0x17, RR),
+              OFL_E_TPT_KEY_MISMATCH);
+    w = b;
     CHECK_OK(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10001, 0x17, RR));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10000, 1, RR),
               OFL_E_TPT_BOUNDS);
@@ -1074,12 +1079,17 @@ static void test_windows(void)
     CHECK_EQ(info.len, 0x17);
     CHECK_EQ(info.region_stag_index, ofl_stag_index(r));
     CHECK_EQ(info.access, RR);
-    /* Type 1 rebind while VALID replaces the binding. */
-    CHECK_OK(ofl_tpt_bind(&F.t, w, r, 1, 0, 0x12FFF, 1, RR, 0, &b));
+    /* Type 1 rebind while VALID replaces the binding; the STag advertised
+     * for the old binding reaches neither the new range nor its rights. */
+    CHECK_OK(ofl_tpt_bind(&F.t, w, r, 1, 0, 0x12FFF, 1, RR | RW, 0, &b));
+    CHECK_ERR(ofl_tpt_check_remote(&F.t, w, 1, 0, 0x12FFF, 1, RW),
+              OFL_E_TPT_KEY_MISMATCH);
+    w = b;
     CHECK_OK(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x12FFF, 1, RR));
     CHECK_ERR(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10001, 1, RR),
               OFL_E_TPT_BOUNDS);
     CHECK_OK(ofl_tpt_bind(&F.t, w, r, 1, 0, 0x10000, 0x3000, RR, 0, &b));
+    w = b;
     /* Outside the region. */
     CHECK_ERR(ofl_tpt_bind(&F.t, w, r, 1, 0, 0xFFFF, 2, RR, 0, &b),
               OFL_E_TPT_BOUNDS);
@@ -1121,8 +1131,10 @@ static void test_windows(void)
     CHECK_ERR(ofl_tpt_bind(&F.t, w, rnolw, 1, 0, 0x10000, 1, RA, 0, &b),
               OFL_E_TPT_ACCESS_COMBO);
     CHECK_OK(ofl_tpt_bind(&F.t, w, rnolw, 1, 0, 0x10000, 1, RR, 0, &b));
+    w = b;
     CHECK_OK(ofl_tpt_bind(&F.t, w, r, 1, 0, 0x10000, 0x3000, RR | RW | RA, 0,
                           &b));
+    w = b;
     CHECK_OK(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x10000, 8, RA));
     /* Bind arguments. */
     CHECK_ERR(ofl_tpt_bind(&F.t, w, r, 1, 0, 0x10000, 1, RR, 0, NULL),
@@ -1135,6 +1147,7 @@ static void test_windows(void)
               OFL_E_ARG);
     CHECK_OK(ofl_tpt_bind(&F.t, w, r, 1, 0, 0x10000, 1, RR,
                           OFL_TPT_F_ONE_TOUCH | OFL_TPT_F_ONE_SHOT, &b));
+    w = b;
     CHECK_OK(ofl_tpt_query(&F.t, b, &info));
     CHECK_EQ(info.flags, OFL_TPT_F_ONE_TOUCH | OFL_TPT_F_ONE_SHOT);
 
@@ -1178,6 +1191,23 @@ static void test_windows(void)
     /* va 0 with a length is a bind, not an unbind: here outside r. */
     CHECK_ERR(ofl_tpt_bind(&F.t, b, r, 1, 0, 0, 1, RR, 0, &x),
               OFL_E_TPT_BOUNDS);
+
+    /* Unbind and bind again elsewhere with other rights: the STag handed
+     * out for the first binding stays dead (a new key). */
+    CHECK_OK(ofl_tpt_bind(&F.t, b, r, 1, 0, 0x10000, 0x100, RR, 0, &x));
+    CHECK_OK(ofl_tpt_bind(&F.t, x, 0, 1, 0, 0, 0, 0, 0, NULL));
+    CHECK_OK(ofl_tpt_bind(&F.t, x, r, 1, 0, 0x12000, 0x1000, RW, 0, &b));
+    CHECK(b != x);
+    CHECK_ERR(ofl_tpt_check_remote(&F.t, x, 1, 0, 0x12000, 0x1000, RW),
+              OFL_E_TPT_KEY_MISMATCH);
+    CHECK_OK(ofl_tpt_check_remote(&F.t, b, 1, 0, 0x12000, 0x1000, RW));
+    /* A spent one-shot window bound again: its old STag does not revive. */
+    CHECK_OK(ofl_tpt_bind(&F.t, b, r, 1, 0, 0x10000, 0x10, RR,
+                          OFL_TPT_F_ONE_SHOT, &x));
+    CHECK_OK(ofl_tpt_expire(&F.t, x));
+    CHECK_OK(ofl_tpt_bind(&F.t, x, r, 1, 0, 0x10000, 0x10, RR, 0, &b));
+    CHECK_ERR(ofl_tpt_check_remote(&F.t, x, 1, 0, 0x10000, 0x10, RR),
+              OFL_E_TPT_KEY_MISMATCH);
 
     /* Dealloc: windows in any state (bound ones are unbound); a VALID
      * region is BUSY. */

@@ -1022,8 +1022,8 @@ static enum ofl_err op_bind(struct fuzz_in *in)
         if (t2) {
             w->qp = qp;
             w->flags |= OFL_TPT_F_INVALIDATABLE;
-            w->key++;
         }
+        w->key++; /* every bind, either type */
         w->state = OFL_TPT_VALID;
         FUZZ_ASSERT(out == ofl_stag_make(stag >> 8, w->key));
     }
