@@ -12954,7 +12954,9 @@ static OFL_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_des
     /* One listener per protocol and port. */
     for (i = 0; i < dt->mem.conn_cap; i++) {
         o = &dt->mem.conn[i];
-        if (o != c && o->state == OFL_DT_CONN_LISTENING &&
+        if (o != c &&
+            (o->state == OFL_DT_CONN_LISTENING ||
+             o->state == OFL_DT_CONN_UNLISTEN) &&
             o->proto == c->proto && o->lport == c->lport) {
             dt_conn_release(dt, c);
             return dt_refuse(dt, d, OFL_E_DT_CONN_STATE); /* room reserved */
@@ -12978,6 +12980,30 @@ static void dt_xfer_copy(struct ofl_dt_xfer *d, const struct ofl_dt_xfer *s)
     d->seq = s->seq;
     d->flags = s->flags;
     d->cancel = s->cancel;
+}
+
+/* Recounts per-connection list state and the criteria inputs (after a run
+ * removed entries; the list keeps each connection's requests in arrival
+ * order, so the first one seen is its oldest). */
+static void dt_xfer_recount(struct ofl_dt *dt)
+{
+    uint32_t i;
+    struct ofl_dt_xfer *x;
+    struct ofl_dt_conn *c;
+
+    for (i = 0; i < dt->xfer_count; i++)
+        dt->mem.conn[dt->mem.xfer[i].conn].xfer_n = 0;
+    dt->bt_bytes_listed = 0;
+    dt->bt_asap = 0;
+    for (i = 0; i < dt->xfer_count; i++) {
+        x = &dt->mem.xfer[i];
+        c = &dt->mem.conn[x->conn];
+        if (c->xfer_n++ == 0)
+            c->xfer_first = x->seq;
+        dt->bt_bytes_listed += x->len;
+        if (x->flags & OFL_DT_F_ASAP)
+            dt->bt_asap = 1;
+    }
 }
 
 /*
@@ -13019,6 +13045,9 @@ static bool dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_mark,
         k++;
     }
     dt->xfer_count = k;
+    /* The oldest listed request of a connection, the ASAP flag and the
+     * byte count may have left with the dropped ones. */
+    dt_xfer_recount(dt);
     return !left;
 }
 
@@ -13211,7 +13240,8 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
         if (c == NULL)
             err = OFL_E_DT_CONN_UNKNOWN;
         else if (c->state == OFL_DT_CONN_FAILED ||
-                 c->state == OFL_DT_CONN_DRAINING)
+                 c->state == OFL_DT_CONN_DRAINING ||
+                 c->state == OFL_DT_CONN_UNLISTEN)
             err = OFL_E_DT_CONN_STATE;
     }
     if (err == OFL_OK)
@@ -13242,6 +13272,9 @@ static OFL_NOINLINE int dt_req_attr(struct ofl_dt *dt, const struct ofl_dt_desc 
         ofl_copy(v, old, t.len);
     }
     err = ofl_port_dma_write(dt->port, d->base, dt->mem.ctrl, d->len);
+    /* The adapter wrote host memory (all or part of it, even on a
+     * failure): no cached copy of those bytes may be sent again. */
+    dt_cache_invalidate(dt, d->base, d->len);
     if (err != OFL_OK)
         dt_attr_undo(dt, c, d, adapter);
     dt_desc_copy(&r, d);
@@ -13292,6 +13325,33 @@ static OFL_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw,
     }
 }
 
+/*
+ * Hands back the run of in_unreturned slots before in_head whose hand-back
+ * failed: the slots are still the adapter's, so reading them gives the
+ * bytes it consumed. The run never wraps (a run is read within the table).
+ */
+static OFL_NOINLINE enum ofl_err dt_in_hand_back(struct ofl_dt *dt)
+{
+    uint32_t n = dt->in_unreturned, k;
+    uint64_t pa = dt->mem.in_pa +
+                  (uint64_t)((dt->in_head - n) & (dt->mem.in_slots - 1)) *
+                      OFL_DT_DESC_SIZE;
+    enum ofl_err err;
+
+    err = ofl_port_dma_read(dt->port, pa, dt->mem.in_stage,
+                            (size_t)n * OFL_DT_DESC_SIZE);
+    if (err != OFL_OK)
+        return err;
+    for (k = 0; k < n; k++)
+        dt->mem.in_stage[(size_t)k * OFL_DT_DESC_SIZE] &=
+            (uint8_t)~OFL_DT_OWNER;
+    err = ofl_port_dma_write(dt->port, pa, dt->mem.in_stage,
+                             (size_t)n * OFL_DT_DESC_SIZE);
+    if (err == OFL_OK)
+        dt->in_unreturned = 0;
+    return err;
+}
+
 enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
                             uint32_t *consumed)
 {
@@ -13307,6 +13367,11 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
     if (dt == NULL)
         return OFL_E_ARG;
     dt_drain_run(dt);
+    if (dt->in_unreturned != 0) {
+        err = dt_in_hand_back(dt);
+        if (err != OFL_OK)
+            return err;
+    }
     mask = dt->mem.in_slots - 1;
     /* Each round consumes at least one slot or ends the loop. */
     for (guard = 0; guard <= dt->mem.in_slots && total < max; guard++) {
@@ -13343,8 +13408,10 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
             total += c;
             err = ofl_port_dma_write(dt->port, pa, dt->mem.in_stage,
                                      (size_t)c * OFL_DT_DESC_SIZE);
-            if (err != OFL_OK)
+            if (err != OFL_OK) {
+                dt->in_unreturned = c; /* carried out: never again */
                 break;
+            }
         }
         if (c < n)
             break;
@@ -13441,7 +13508,7 @@ static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
     r.conn = dt_conn_id(dt, c);
     if (c->cn_pending == DT_CN_ARRIVAL) {
         r.type = OFL_DT_RSP_CONN_ARRIVAL;
-        r.base = c->group;
+        r.base = c->origin; /* the listener (GROUP may have moved) */
     } else {
         r.type = OFL_DT_RSP_CONN_COMPLETE;
         r.status = c->cn_status;
@@ -13450,6 +13517,8 @@ static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
     (void)dt_emit(dt, &r);
     c->cn_pending = 0;
     dt->cn_pending--;
+    if (dt->cn_pending == 0)
+        dt->cn_trigger = 0; /* the DATA or PATTERN event is used up */
     if (c->state == OFL_DT_CONN_FAILED)
         dt_conn_release(dt, c);
 }
@@ -13633,6 +13702,13 @@ static OFL_NOINLINE bool dt_drain_conn(struct ofl_dt *dt, struct ofl_dt_conn *c)
     if (c->drain != DT_DRAIN_TERM)
         dt->cancel_left--;
     dt->draining--;
+    if (c->fw_listen) {
+        /* The firmware listens for it: it stops, then frees the entry
+         * (ofl_dt_conn_closed). */
+        c->state = OFL_DT_CONN_UNLISTEN;
+        c->actions = OFL_DT_ACT_CLOSE;
+        return true;
+    }
     dt_conn_release(dt, c);
     return true;
 }
@@ -13681,6 +13757,10 @@ enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now)
     c = dt_conn_find(dt, id);
     if (c == NULL)
         return OFL_E_DT_CONN_UNKNOWN;
+    if (c->state == OFL_DT_CONN_UNLISTEN) {
+        dt_conn_release(dt, c); /* the firmware stopped listening */
+        return OFL_OK;
+    }
     if (c->state != OFL_DT_CONN_ESTABLISHED && c->state != OFL_DT_CONN_CLOSING)
         return OFL_E_DT_CONN_STATE;
     if (c->state == OFL_DT_CONN_ESTABLISHED)
@@ -14034,30 +14114,6 @@ static OFL_NOINLINE int dt_xfer_group(struct ofl_dt *dt, struct ofl_dt_conn *l,
         m->actions |= OFL_DT_ACT_TX;
     }
     return DT_DONE;
-}
-
-/* Recounts per-connection list state and the criteria inputs (after a run
- * removed entries; the list keeps each connection's requests in arrival
- * order, so the first one seen is its oldest). */
-static void dt_xfer_recount(struct ofl_dt *dt)
-{
-    uint32_t i;
-    struct ofl_dt_xfer *x;
-    struct ofl_dt_conn *c;
-
-    for (i = 0; i < dt->xfer_count; i++)
-        dt->mem.conn[dt->mem.xfer[i].conn].xfer_n = 0;
-    dt->bt_bytes_listed = 0;
-    dt->bt_asap = 0;
-    for (i = 0; i < dt->xfer_count; i++) {
-        x = &dt->mem.xfer[i];
-        c = &dt->mem.conn[x->conn];
-        if (c->xfer_n++ == 0)
-            c->xfer_first = x->seq;
-        dt->bt_bytes_listed += x->len;
-        if (x->flags & OFL_DT_F_ASAP)
-            dt->bt_asap = 1;
-    }
 }
 
 /* Has the list met its delay criterion (FIG. 16)? */
@@ -14471,6 +14527,8 @@ enum ofl_err ofl_dt_next_action(struct ofl_dt *dt, uint32_t *cursor,
         if (c->state != OFL_DT_CONN_FREE && c->actions != 0) {
             *id = dt_conn_id(dt, c);
             *actions = c->actions;
+            if (c->actions & OFL_DT_ACT_LISTEN)
+                c->fw_listen = 1;
             c->actions = 0;
             *cursor = i + 1;
             return OFL_OK;

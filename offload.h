@@ -4890,6 +4890,17 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  *   LISTENING    termination or cancellation            DRAINING
  *   CONNECTING   cancellation                           DRAINING
  *   DRAINING     its last response is written           FREE
+ *                (a listener the firmware runs:         UNLISTEN)
+ *   UNLISTEN     ofl_dt_conn_closed (firmware)          FREE
+ *
+ * A listener whose OFL_DT_ACT_LISTEN the firmware took is listening in the
+ * firmware: when it has drained it waits in UNLISTEN with
+ * OFL_DT_ACT_CLOSE for the firmware, which stops listening and calls
+ * ofl_dt_conn_closed. Until then its id stays taken (every request naming
+ * it is refused with CONN_STATE, ofl_dt_conn_arrive too) and a listen on
+ * its protocol and port is refused with CONN_STATE, so that the firmware
+ * never listens twice on one port. A listener the firmware never took is
+ * freed at once (its LISTEN action dies with it).
  *
  * Closing in steps (DRAINING). A termination, a cancellation or
  * ofl_dt_conn_closed can owe the host more responses than the output
@@ -5123,8 +5134,8 @@ enum ofl_err ofl_dt_desc_encode(const struct ofl_dt_desc *d, uint8_t *out,
  * (OFL_E_TRUNCATED), reserved bits (OFL_E_DT_RESERVED), type 0 or
  * unassigned (OFL_E_DT_BAD_TYPE), flags outside the type's set
  * (OFL_E_DT_BAD_FLAGS), a field the type leaves unused not zero
- * (OFL_E_DT_RESERVED), a required field zero, a status beyond
- * OFL_DT_ST_MAX or non-zero in a request, base + len wrapping
+ * (OFL_E_DT_RESERVED; a request's status is such a field), a required
+ * field zero, a status beyond OFL_DT_ST_MAX, base + len wrapping
  * (OFL_E_DT_BAD_FIELD). *d is written only on success.
  */
 enum ofl_err ofl_dt_desc_decode(const uint8_t *in, size_t len,
@@ -5368,7 +5379,9 @@ enum ofl_dt_conn_state {
     OFL_DT_CONN_LISTENING = 3,
     OFL_DT_CONN_CLOSING = 4,
     OFL_DT_CONN_FAILED = 5,
-    OFL_DT_CONN_DRAINING = 6 /* closed; its responses are going out */
+    OFL_DT_CONN_DRAINING = 6, /* closed; its responses are going out */
+    OFL_DT_CONN_UNLISTEN = 7  /* a drained listener the firmware still
+                                 listens for (OFL_DT_ACT_CLOSE) */
 };
 
 /* Work for the firmware (ofl_dt_next_action). */
@@ -5440,6 +5453,7 @@ struct ofl_dt_conn {
     uint8_t cn_status;     /* its enum ofl_dt_status */
     uint8_t pat_matched;   /* pattern bytes matched so far */
     uint8_t hist_n;        /* placements in hist */
+    uint8_t fw_listen;     /* the firmware took its OFL_DT_ACT_LISTEN */
     uint8_t drain;         /* DRAINING: 1 termination (FLUSHED, then the
                               termination response), 2 listener of a
                               cancellation (CANCELLED), 3 connect of a
@@ -5528,6 +5542,8 @@ struct ofl_dt {
     uint64_t t_report;      /* last periodic report */
     uint64_t bt_bytes_listed;
     uint32_t in_head;       /* next input slot to read */
+    uint32_t in_unreturned; /* slots before in_head carried out but not
+                               yet handed back (that DMA failed) */
     uint32_t out_tail;      /* output slots written */
     uint32_t out_head;      /* output slots the host is known to have freed */
     uint32_t out_staged;    /* descriptors in out_stage */
@@ -5586,7 +5602,11 @@ enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
  * Resumes the closes in progress (DRAINING, above) as far as output room
  * allows, then reads the input table from dt->in_head in DMA batches and
  * handles up to max requests (seed FIG. 9-18), returning consumed slots to
- * the host by one DMA of the run with its owner bits cleared. Stops at the
+ * the host by one DMA of the run with its owner bits cleared. When that
+ * DMA fails the run stays carried out but not handed back
+ * (dt->in_unreturned); every later call first hands it back again (reads
+ * it, clears the owner bits, writes it) and reads nothing new until that
+ * succeeds, so no request is ever carried out twice. Stops at the
  * first free slot, or before a request whose first response or list entry
  * finds no room, or a cancellation while one runs (it stays for a later
  * call). A termination or cancellation never waits for room for all its
@@ -5660,8 +5680,10 @@ enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
  * returned FLUSHED, and last the termination response
  * (tag of the termination request, 0 when the peer closed); the entry is
  * freed after that. The rest goes out in later ofl_dt_process and
- * ofl_dt_service calls. OFL_E_DT_CONN_UNKNOWN, or OFL_E_DT_CONN_STATE
- * unless ESTABLISHED or CLOSING (a DRAINING id included).
+ * ofl_dt_service calls. On an UNLISTEN listener (the firmware stopped
+ * listening after OFL_DT_ACT_CLOSE) it frees the entry. OFL_E_DT_CONN_UNKNOWN,
+ * or OFL_E_DT_CONN_STATE unless ESTABLISHED, CLOSING or UNLISTEN (a
+ * DRAINING id included).
  */
 enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now);
 

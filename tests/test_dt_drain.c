@@ -310,6 +310,10 @@ static void test_drain_cancel(void)
              2);
     CHECK_EQ(n, NBUF + NSEND + 1 + 6 + 2 + 1);
     CHECK_EQ(r->dt.connecting, 0);
+    /* dt_rig_connect's firmware took the listener's LISTEN on its way to
+     * the CONNECT: the drained listener waits for it to stop listening. */
+    CHECK_EQ(r->dt.conn_live, 2);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, l, 1));
     CHECK_EQ(r->dt.conn_live, 1); /* the connection */
     /* The send of the other tag stayed listed and was never cancelled. */
     CHECK_EQ(r->dt.xfer_count, 1);

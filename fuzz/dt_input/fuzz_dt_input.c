@@ -389,7 +389,7 @@ static void setup(struct fuzz_in *in)
 /* The adapter's counters agree with its tables. */
 static void audit(void)
 {
-    unsigned i, j, live = 0, connecting = 0, pending = 0, listed;
+    unsigned i, j, live = 0, connecting = 0, pending = 0, listed, draining = 0;
     uint64_t bytes = 0;
 
     FUZZ_ASSERT(sim.violations == 0);
@@ -413,7 +413,15 @@ static void audit(void)
         for (j = 0, listed = 0; j < dt.xfer_count; j++)
             listed += dt.mem.xfer[j].conn == i;
         FUZZ_ASSERT(listed == c->xfer_n);
+        draining += c->state == OFL_DT_CONN_DRAINING;
+        if (c->state == OFL_DT_CONN_UNLISTEN) {
+            /* A drained listener waiting for the firmware owes nothing. */
+            FUZZ_ASSERT(c->fw_listen && c->cn_pending == 0 &&
+                        c->xfer_n == 0 && c->buf_head == 0 && c->peek == 0);
+            FUZZ_ASSERT((c->actions & ~OFL_DT_ACT_CLOSE) == 0);
+        }
     }
+    FUZZ_ASSERT(draining == dt.draining);
     for (j = 0; j < dt.xfer_count; j++)
         bytes += dt.mem.xfer[j].len;
     FUZZ_ASSERT(bytes == dt.bt_bytes_listed);

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * dt: edges found by a review pass - the attribute write-back and the send
+ * cache, a listener the firmware runs when it closes, the DATA trigger's
+ * life, the arrival notice's listener, a failed input hand-back, the list
+ * order after a cancellation, and a request's status field.
+ */
+#include "test.h"
+#include "support/dt_rig.h"
+
+#define NR 64
+static struct ofl_dt_desc zr[NR];
+
+static struct dt_rig *rig_cn(uint32_t criteria, uint32_t count,
+                             uint64_t max_delay)
+{
+    struct ofl_dt_config c;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = criteria;
+    c.cn_count = count;
+    c.cn_max_delay = max_delay;
+    return dt_rig_new(&c, 0);
+}
+
+static uint32_t drain_tx(struct dt_rig *r, uint64_t id, uint8_t *out,
+                         uint32_t cap)
+{
+    const uint8_t *p;
+    uint32_t n, total = 0;
+
+    while (ofl_dt_tx_peek(&r->dt, id, &p, &n) == OFL_OK && n != 0 &&
+           total + n <= cap) {
+        memcpy(out + total, p, n);
+        total += n;
+        CHECK_OK(ofl_dt_tx_consume(&r->dt, id, n, 0));
+    }
+    return total;
+}
+
+static uint8_t state_of(struct dt_rig *r, uint64_t id)
+{
+    struct ofl_dt_conn_info info;
+
+    if (ofl_dt_conn_query(&r->dt, id, &info) != OFL_OK)
+        return 0xFF;
+    return info.state;
+}
+
+/* The adapter writes old attribute values back into the control buffer:
+ * a cached copy of that buffer must not be sent again. */
+static void test_attr_writeback_cache(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_desc d;
+    uint64_t id;
+    uint8_t *b, out[64];
+    size_t off = 0;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    CHECK(id != 0);
+    b = dt_rig_alloc(r, 16);
+    dt_tup_u32(b, &off, true, OFL_DT_ATTR_PRIORITY, 5); /* 10 bytes */
+    CHECK_OK(dt_rig_send(r, id, b, 10, OFL_DT_F_MODIFY, 0));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK_EQ(drain_tx(r, id, out, sizeof(out)), 10);
+    CHECK_EQ(ofl_load_be32(out + 6), 5);
+    /* Sent again unchanged: the cache serves it (the passing case). */
+    CHECK_OK(dt_rig_send(r, id, b, 10, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK_EQ(r->dt.stats.dma_skipped, 1);
+    CHECK_EQ(drain_tx(r, id, out, sizeof(out)), 10);
+    /* The same bytes as a connection attribute control: the adapter
+     * writes the old priority (0) into b. */
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_CONN_ATTR;
+    d.base = dt_rig_pa(b);
+    d.len = 10;
+    d.number = 1;
+    d.conn = id;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK_EQ(zr[0].status, OFL_DT_ST_OK);
+    CHECK_EQ(ofl_load_be32(b + 6), 0);
+    /* Sent again: the bytes the adapter wrote go out. */
+    CHECK_OK(dt_rig_send(r, id, b, 10, 0, 0));
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK_EQ(drain_tx(r, id, out, sizeof(out)), 10);
+    CHECK_EQ(ofl_load_be32(out + 6), 0);
+    CHECK_EQ(r->dt.stats.dma_skipped, 1);
+    dt_rig_free(r);
+}
+
+/* A listener whose LISTEN the firmware took is told to stop (CLOSE) once
+ * it drained, and holds its port until the firmware says it stopped. */
+static void test_listener_close_tells_firmware(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_desc d;
+    uint64_t lid, l2, id, nid;
+    uint32_t cursor = 0;
+    uint8_t act, addr[16] = {0};
+
+    CHECK(r != NULL);
+    lid = dt_rig_listen(r, 80, 0);
+    CHECK(lid != 0);
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(id == lid && act == OFL_DT_ACT_LISTEN);
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_TERMINATE;
+    d.conn = lid;
+    d.tag = 7;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK(zr[0].type == OFL_DT_RSP_TERMINATE && zr[0].tag == 7 &&
+          zr[0].status == OFL_DT_ST_OK);
+    CHECK_EQ(state_of(r, lid), OFL_DT_CONN_UNLISTEN);
+    /* Meanwhile: no arrival, no second listen on the port, no request. */
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, lid, addr, 9, 2, &nid),
+              OFL_E_DT_CONN_STATE);
+    CHECK_EQ(dt_rig_listen(r, 80, 2), 0);
+    CHECK_EQ(dt_rig_take(r, zr, NR), 0);
+    d.tag = 8;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK(zr[0].tag == 8 && zr[0].status == OFL_DT_ST_CONN_STATE);
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_CONN_ATTR;
+    d.conn = lid;
+    d.number = 1;
+    {
+        uint8_t *t = dt_rig_alloc(r, 16);
+        size_t off = 0;
+
+        dt_tup_u32(t, &off, false, OFL_DT_ATTR_PRIORITY, 0);
+        d.base = dt_rig_pa(t);
+        d.len = (uint32_t)off;
+    }
+    d.tag = 9;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK(zr[0].tag == 9 && zr[0].status == OFL_DT_ST_CONN_STATE);
+    /* The firmware is told, stops, and frees the entry. */
+    cursor = 0;
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(id == lid && act == OFL_DT_ACT_CLOSE);
+    CHECK_EQ(r->dt.conn_live, 1);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, lid, 3));
+    CHECK_EQ(r->dt.conn_live, 0);
+    CHECK_EQ(state_of(r, lid), 0xFF); /* the id is stale */
+    CHECK_ERR(ofl_dt_conn_closed(&r->dt, lid, 3), OFL_E_DT_CONN_UNKNOWN);
+    l2 = dt_rig_listen(r, 80, 4);
+    CHECK(l2 != 0 && l2 != lid);
+
+    /* A listener the firmware never took is freed at once. */
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_TERMINATE;
+    d.conn = l2;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 5));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK_EQ(r->dt.conn_live, 0);
+    cursor = 0;
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act),
+              OFL_E_DT_EMPTY);
+
+    /* A cancelled listener the firmware runs: the same. */
+    lid = dt_rig_listen(r, 81, 6);
+    cursor = 0;
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(id == lid && act == OFL_DT_ACT_LISTEN);
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_CANCEL;
+    d.conn = lid;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 7));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK(zr[0].type == OFL_DT_RSP_CANCEL && zr[0].status == OFL_DT_ST_OK);
+    CHECK_EQ(state_of(r, lid), OFL_DT_CONN_UNLISTEN);
+    cursor = 0;
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(id == lid && act == OFL_DT_ACT_CLOSE);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, lid, 8));
+    CHECK_EQ(r->dt.conn_live, 0);
+    dt_rig_free(r);
+}
+
+/* The DATA event is used up when no notice waits any more, however the
+ * notice left: a later notice waits for its own criterion. */
+static void test_cn_trigger_used_up(void)
+{
+    struct dt_rig *r = rig_cn(OFL_DT_CN_DATA | OFL_DT_CN_COUNT, 100, 0);
+    uint8_t t[128];
+    size_t off = 0;
+    uint64_t ids[2] = {0, 0}, id;
+    uint32_t cursor = 0, k = 0;
+    uint8_t act;
+
+    CHECK(r != NULL);
+    dt_tup_remote(t, &off, 1, 1001);
+    dt_tup_remote(t, &off, 2, 1002);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 2, 0,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 0));
+    while (k < 2 && ofl_dt_next_action(&r->dt, &cursor, &id, &act) == OFL_OK)
+        ids[k++] = id;
+    CHECK_EQ(k, 2);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+    CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"x", 1, 1));
+    /* The peer closes before any service pass: the notice is forced out. */
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, ids[0], 1));
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2); /* completion, termination */
+    CHECK_EQ(r->dt.cn_pending, 0);
+    CHECK_EQ(r->dt.cn_trigger, 0);
+    /* The second connects, no data, count 1 < 100: it waits... */
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[1], 1000));
+    CHECK_OK(dt_rig_poll(r, 1001));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 0);
+    /* ...until its own data arrives. */
+    CHECK_OK(ofl_dt_rx(&r->dt, ids[1], (const uint8_t *)"y", 1, 1002));
+    CHECK_OK(dt_rig_poll(r, 1003));
+    CHECK(dt_rig_take(r, zr, NR) >= 1);
+    CHECK(zr[0].type == OFL_DT_RSP_CONN_COMPLETE && zr[0].conn == ids[1]);
+    dt_rig_free(r);
+}
+
+/* The arrival notice names the listener, whatever GROUP became. */
+static void test_arrival_names_listener(void)
+{
+    struct dt_rig *r = rig_cn(OFL_DT_CN_COUNT, 100, 10);
+    uint64_t lid, nid, nid2;
+    uint8_t ra[16] = {0}, t[32];
+    size_t off = 0;
+
+    CHECK(r != NULL);
+    lid = dt_rig_listen(r, 80, 0);
+    CHECK(lid != 0);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, lid, ra, 9, 1, &nid));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, lid, ra, 10, 1, &nid2));
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_GROUP, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, nid, t, (uint32_t)off, 1, 0,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1); /* the attribute response */
+    CHECK_OK(dt_rig_poll(r, 20));        /* cn_max_delay: the notices */
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2);
+    CHECK_EQ(r->host.bad, 0);
+    CHECK(zr[0].type == OFL_DT_RSP_CONN_ARRIVAL && zr[0].base == lid);
+    CHECK(zr[1].type == OFL_DT_RSP_CONN_ARRIVAL && zr[1].base == lid);
+    dt_rig_free(r);
+}
+
+/* A failed hand-back of the consumed input run is retried before anything
+ * new is read; no request is carried out twice. */
+static void test_hand_back_failure(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 2);
+    uint8_t *b1, *b2;
+    uint32_t n, refs = 0, ref, guard;
+
+    CHECK(r != NULL);
+    b1 = dt_rig_alloc(r, 64);
+    b2 = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_avail(r, 0, b1, 64, 0, 0, 0x111)); /* slot 0 */
+    r->sim.fail_dma_countdown = 2; /* the read passes, the hand-back fails */
+    CHECK_ERR(ofl_dt_process(&r->dt, 0, 1, &n), OFL_E_PORT_DMA);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(r->dt.in_head, 1);
+    CHECK_EQ(r->dt.in_unreturned, 1);
+    CHECK(r->in_table[0] & OFL_DT_OWNER); /* still the adapter's */
+    /* The retry fails too (its read): nothing new is read. */
+    CHECK_OK(dt_rig_avail(r, 0, b2, 64, 0, 0, 0x222)); /* slot 1 */
+    r->sim.fail_dma_countdown = 1;
+    CHECK_ERR(ofl_dt_process(&r->dt, 0, 1, &n), OFL_E_PORT_DMA);
+    CHECK_EQ(n, 0);
+    CHECK_EQ(r->dt.in_head, 1);
+    CHECK_EQ(r->dt.in_unreturned, 1);
+    /* ...and its write. */
+    r->sim.fail_dma_countdown = 2;
+    CHECK_ERR(ofl_dt_process(&r->dt, 0, 1, &n), OFL_E_PORT_DMA);
+    CHECK_EQ(r->dt.in_unreturned, 1);
+    CHECK(r->in_table[0] & OFL_DT_OWNER);
+    /* Then it passes: slot 0 handed back, slot 1 read. */
+    CHECK_OK(ofl_dt_process(&r->dt, 0, 1, &n));
+    CHECK_EQ(n, 1);
+    CHECK_EQ(r->dt.in_unreturned, 0);
+    CHECK_EQ(r->in_table[0] & OFL_DT_OWNER, 0);
+    CHECK_EQ(r->in_table[32] & OFL_DT_OWNER, 0);
+    CHECK_OK(ofl_dt_process(&r->dt, 0, 4, &n));
+    CHECK_EQ(n, 0); /* nothing left: slot 0 is not read again */
+    for (ref = r->dt.bulk_head, guard = 0; ref != 0 && guard < 10;
+         ref = r->rbuf[ref - 1].next, guard++)
+        refs += r->rbuf[ref - 1].tag == 0x111;
+    CHECK_EQ(refs, 1);
+    CHECK_EQ(r->sim.violations, 0);
+    dt_rig_free(r);
+}
+
+/* After a cancellation drops a connection's oldest listed send, the list
+ * orders that connection by the oldest one left. */
+static void test_cancel_reorders(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    struct ofl_dt_desc d;
+    uint64_t x, y;
+    uint8_t *b;
+
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_TIME;
+    c.bt_time = 100;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    x = dt_rig_connect(r, 1, 0);
+    y = dt_rig_connect(r, 2, 0);
+    b = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_send(r, x, b, 8, 0, 9));       /* x1, cancelled */
+    CHECK_OK(dt_rig_send(r, y, b + 16, 8, 0, 10)); /* y1: oldest left */
+    CHECK_OK(dt_rig_send(r, x, b + 32, 8, 0, 11)); /* x2 */
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 0);
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_CANCEL;
+    d.aux = 9;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2); /* x1 CANCELLED, the cancel */
+    CHECK_OK(dt_rig_poll(r, 200));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2);
+    CHECK_EQ(zr[0].tag, 10);
+    CHECK_EQ(zr[1].tag, 11);
+    dt_rig_free(r);
+}
+
+/* A cancelled ASAP send no longer forces the list out. */
+static void test_cancel_asap(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    struct ofl_dt_desc d;
+    uint64_t x;
+    uint8_t *b;
+
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_TIME;
+    c.bt_time = 100;
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    x = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_send(r, x, b, 8, 0, 20));
+    CHECK_OK(dt_rig_send(r, x, b + 32, 8, OFL_DT_F_ASAP, 21));
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_CANCEL;
+    d.aux = 21;
+    CHECK_OK(dt_rig_post(r, &d));
+    /* The cancellation runs in the same pass, before the list is due. */
+    CHECK_OK(ofl_dt_process(&r->dt, 1, 8, NULL));
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(r->dt.bt_asap, 0);
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2); /* 21 CANCELLED, the cancel */
+    CHECK_EQ(r->dt.xfer_count, 1);       /* 20 waits for its time */
+    CHECK_OK(dt_rig_poll(r, 200));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK_EQ(zr[0].tag, 20);
+    dt_rig_free(r);
+}
+
+/* A request's status is a field its type leaves unused: RESERVED. */
+static void test_request_status(void)
+{
+    struct ofl_dt_desc d;
+    uint8_t raw[32];
+
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_TERMINATE;
+    d.conn = 1;
+    CHECK_OK(ofl_dt_desc_encode(&d, raw, sizeof(raw)));
+    CHECK_OK(ofl_dt_desc_decode(raw, sizeof(raw), &d));
+    raw[2] = OFL_DT_ST_FAILED;
+    CHECK_ERR(ofl_dt_desc_decode(raw, sizeof(raw), &d), OFL_E_DT_RESERVED);
+}
+
+OFL_SUITE(dt_edges)
+{
+    test_attr_writeback_cache();
+    test_listener_close_tells_firmware();
+    test_cn_trigger_used_up();
+    test_arrival_names_listener();
+    test_hand_back_failure();
+    test_cancel_reorders();
+    test_cancel_asap();
+    test_request_status();
+}
