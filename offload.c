@@ -13367,14 +13367,13 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
     if (dt == NULL)
         return OFL_E_ARG;
     dt_drain_run(dt);
-    if (dt->in_unreturned != 0) {
-        err = dt_in_hand_back(dt);
-        if (err != OFL_OK)
-            return err;
-    }
+    if (dt->in_unreturned != 0)
+        err = dt_in_hand_back(dt); /* nothing new is read until it passes */
     mask = dt->mem.in_slots - 1;
     /* Each round consumes at least one slot or ends the loop. */
-    for (guard = 0; guard <= dt->mem.in_slots && total < max; guard++) {
+    for (guard = 0; err == OFL_OK && guard <= dt->mem.in_slots &&
+                    total < max;
+         guard++) {
         off = dt->in_head & mask;
         n = dt_min32(dt->mem.in_batch, dt->mem.in_slots - off);
         n = dt_min32(n, max - total);
