@@ -23,6 +23,17 @@ static struct dt_rig *rig_cn(uint32_t criteria, uint32_t count,
     return dt_rig_new(&c, 0);
 }
 
+/* Sends wait in the list for 100 time units (FIG. 16 time criterion). */
+static struct dt_rig *rig_bt_time(void)
+{
+    struct ofl_dt_config c;
+
+    ofl_dt_config_default(&c);
+    c.bt_criteria = OFL_DT_BT_TIME;
+    c.bt_time = 100;
+    return dt_rig_new(&c, 0);
+}
+
 static uint32_t drain_tx(struct dt_rig *r, uint64_t id, uint8_t *out,
                          uint32_t cap)
 {
@@ -309,16 +320,12 @@ static void test_hand_back_failure(void)
  * orders that connection by the oldest one left. */
 static void test_cancel_reorders(void)
 {
-    struct ofl_dt_config c;
     struct dt_rig *r;
     struct ofl_dt_desc d;
     uint64_t x, y;
     uint8_t *b;
 
-    ofl_dt_config_default(&c);
-    c.bt_criteria = OFL_DT_BT_TIME;
-    c.bt_time = 100;
-    r = dt_rig_new(&c, 0);
+    r = rig_bt_time();
     CHECK(r != NULL);
     x = dt_rig_connect(r, 1, 0);
     y = dt_rig_connect(r, 2, 0);
@@ -344,16 +351,12 @@ static void test_cancel_reorders(void)
 /* A cancelled ASAP send no longer forces the list out. */
 static void test_cancel_asap(void)
 {
-    struct ofl_dt_config c;
     struct dt_rig *r;
     struct ofl_dt_desc d;
     uint64_t x;
     uint8_t *b;
 
-    ofl_dt_config_default(&c);
-    c.bt_criteria = OFL_DT_BT_TIME;
-    c.bt_time = 100;
-    r = dt_rig_new(&c, 0);
+    r = rig_bt_time();
     CHECK(r != NULL);
     x = dt_rig_connect(r, 1, 0);
     b = dt_rig_alloc(r, 64);
