@@ -79,6 +79,7 @@ struct owned {
     uint32_t len;
     uint32_t seq; /* input slot sequence of its request */
     uint32_t tag; /* a receive buffer's: its returns carry it */
+    uint64_t conn; /* a send's: the connection its response names */
     uint8_t kind;
 };
 static struct owned own[NOWN];
@@ -157,23 +158,64 @@ static void own_drop(unsigned i)
     own[i] = own[--nown];
 }
 
-/* Removes one owned buffer of kind at pa (a receive buffer: with tag; a
- * send: with length exactly len when exact, else less than len); its
- * length in *len. False when there is none. */
-static bool own_release(uint8_t kind, uint64_t pa, uint32_t tag,
-                        uint32_t *len, bool exact)
+/* Removes the owned receive buffer at pa with tag. False when there is
+ * none. */
+static bool own_release_recv(uint64_t pa, uint32_t tag)
 {
     unsigned i;
 
     for (i = 0; i < nown; i++) {
-        if (own[i].kind == kind && own[i].pa == pa &&
-            (kind != OWN_RECV || own[i].tag == tag) &&
-            (kind != OWN_SEND ||
-             (exact ? own[i].len == *len : own[i].len < *len))) {
-            *len = own[i].len;
+        if (own[i].kind == OWN_RECV && own[i].pa == pa && own[i].tag == tag) {
             own_drop(i);
             return true;
         }
+    }
+    return false;
+}
+
+/*
+ * Removes the n sends one buffer available response gives back. The
+ * adapter merges a connection's requests that follow each other in the
+ * list and cover adjacent ranges, so they are n sends of connection conn
+ * that are consecutive in request order among those it still owns (an
+ * earlier one may stay listed, cancelled), tiling [base, base + len). A
+ * greedy match by address alone is not enough: the host may send the
+ * same buffer twice. False when no such run exists.
+ */
+static bool own_release_sends(uint64_t conn, uint64_t base, uint32_t len,
+                              uint32_t n)
+{
+    unsigned idx[NOWN], m = 0, i, j, start, k;
+    uint64_t cursor;
+
+    for (i = 0; i < nown; i++) {
+        if (own[i].kind != OWN_SEND || own[i].conn != conn)
+            continue;
+        /* Insertion by request order (seq counts input slots). */
+        for (j = m; j > 0 && (int32_t)(own[idx[j - 1]].seq - own[i].seq) > 0;
+             j--)
+            idx[j] = idx[j - 1];
+        idx[j] = i;
+        m++;
+    }
+    for (start = 0; start + n <= m; start++) {
+        cursor = base;
+        for (k = 0; k < n; k++) {
+            const struct owned *o = &own[idx[start + k]];
+
+            if (o->pa != cursor || o->len > base + len - cursor)
+                break;
+            cursor += o->len;
+        }
+        if (k < n || cursor != base + len)
+            continue;
+        /* Drop from the highest index down: own_drop moves the last. */
+        for (k = 0; k < n; k++)
+            own[idx[start + k]].kind = 0;
+        for (i = nown; i-- > 0;)
+            if (own[i].kind == 0)
+                own_drop(i);
+        return true;
     }
     return false;
 }
@@ -224,6 +266,7 @@ static bool describe(const uint8_t *raw)
     own[nown].pa = d.base;
     own[nown].tag = d.tag;
     own[nown].len = d.len;
+    own[nown].conn = d.conn;
     own[nown].seq = host.in_tail;
     own[nown].kind = kind;
     nown++;
@@ -241,24 +284,16 @@ static bool unowned_refusal(uint8_t status)
 /* A response the adapter just wrote: the buffers it gives back. */
 static void returned(const struct ofl_dt_desc *r)
 {
-    uint64_t cursor = r->base;
-    uint32_t k, len, n = r->number ? r->number : 1u;
     bool found;
 
     if (r->type == OFL_DT_RSP_BUF_AVAIL) {
-        /* n sends merged over adjacent ranges tiling [base, base + len)
-         * (a refusal: 1). */
-        for (k = 0; k < n; k++) {
-            len = (uint32_t)(r->base + r->len - cursor);
-            found = own_release(OWN_SEND, cursor, 0, &len, k + 1 == n);
-            FUZZ_ASSERT(found || unowned_refusal(r->status));
-            if (!found)
-                break;
-            cursor += len;
-        }
-        FUZZ_ASSERT(r->status != OFL_DT_ST_OK || cursor - r->base == r->len);
+        /* number sends merged over adjacent ranges tiling [base, base +
+         * len) (a refusal: 1). */
+        found = own_release_sends(r->conn, r->base, r->len,
+                                  r->number ? r->number : 1u);
+        FUZZ_ASSERT(found || unowned_refusal(r->status));
     } else if (r->type == OFL_DT_RSP_BUF_RECV && (r->flags & OFL_DT_F_FINAL)) {
-        found = own_release(OWN_RECV, r->base, r->tag, &len, false);
+        found = own_release_recv(r->base, r->tag);
         FUZZ_ASSERT(found || unowned_refusal(r->status));
     }
 }
