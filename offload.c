@@ -13539,31 +13539,41 @@ static void dt_note_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
     n->open = 0;
 }
 
+/* Do two open ranges lie in the same posted buffer? A buffer is known
+ * by its base and its tag: the host may post two at one base. */
+static bool dt_note_same_buf(const struct ofl_dt_note *a,
+                             const struct ofl_dt_note *b)
+{
+    return a->base == b->base && a->tag == b->tag;
+}
+
 /*
  * Shared buffers (offload.h: order): a range placed in a buffer of
  * listener lid's group by connection o (not except) that its note has not
- * reported yet - in the buffer at base, or in any of lid's when whole.
+ * reported yet - in the buffer of range in, or in any of lid's when in is
+ * NULL.
  */
 static bool dt_settles(const struct ofl_dt_conn *o,
                        const struct ofl_dt_conn *except, uint64_t lid,
-                       uint64_t base, bool whole)
+                       const struct ofl_dt_note *in)
 {
     return o != except && o->state != OFL_DT_CONN_FREE && o->note.open &&
-           o->note.shared == lid && (whole || o->note.base == base);
+           o->note.shared == lid &&
+           (in == NULL || dt_note_same_buf(&o->note, in));
 }
 
 /* Responses dt_settle writes: each such note, and its connection's
  * pending notice before it. */
 static uint32_t dt_settle_cost(const struct ofl_dt *dt,
                                const struct ofl_dt_conn *except, uint64_t lid,
-                               uint64_t base, bool whole)
+                               const struct ofl_dt_note *in)
 {
     uint32_t i, n = 0;
     const struct ofl_dt_conn *o;
 
     for (i = 0; i < dt->mem.conn_cap; i++) {
         o = &dt->mem.conn[i];
-        if (dt_settles(o, except, lid, base, whole))
+        if (dt_settles(o, except, lid, in))
             n += 1u + (o->cn_pending != 0);
     }
     return n;
@@ -13576,11 +13586,12 @@ static uint32_t dt_settle_cost(const struct ofl_dt *dt,
  * data in it was reported. Each step writes one range with its notice
  * (room for both, or neither) and removes them, so a later call resumes
  * (offload.h: closing in steps). Two passes: the ranges that end a buffer
- * (FINAL) after all others, so that when whole a FINAL never precedes a
+ * (FINAL) after all others, so that for a whole listener a FINAL never
+ * precedes a
  * range of its own buffer. Returns true when none is left.
  */
 static bool dt_settle(struct ofl_dt *dt, const struct ofl_dt_conn *except,
-                      uint64_t lid, uint64_t base, bool whole)
+                      uint64_t lid, const struct ofl_dt_note *in)
 {
     uint32_t i, pass;
     struct ofl_dt_conn *o;
@@ -13588,7 +13599,7 @@ static bool dt_settle(struct ofl_dt *dt, const struct ofl_dt_conn *except,
     for (pass = 0; pass < 2; pass++) {
         for (i = 0; i < dt->mem.conn_cap; i++) {
             o = &dt->mem.conn[i];
-            if (!dt_settles(o, except, lid, base, whole) ||
+            if (!dt_settles(o, except, lid, in) ||
                 o->note.final != pass)
                 continue;
             if (!dt_reserve(dt, 1u + (o->cn_pending != 0)))
@@ -13610,7 +13621,7 @@ static uint32_t dt_note_cost(const struct ofl_dt *dt,
     if (!n->open)
         return 0;
     if (n->final && n->shared != 0)
-        return 1 + dt_settle_cost(dt, c, n->shared, n->base, false);
+        return 1 + dt_settle_cost(dt, c, n->shared, n);
     return 1;
 }
 
@@ -13637,7 +13648,7 @@ static bool dt_note_out(struct ofl_dt *dt, struct ofl_dt_conn *c)
     if (!c->note.open)
         return true;
     if (c->note.final && c->note.shared != 0 &&
-        !dt_settle(dt, c, c->note.shared, c->note.base, false))
+        !dt_settle(dt, c, c->note.shared, &c->note))
         return false;
     if (!dt_reserve(dt, 1))
         return false;
@@ -13668,7 +13679,7 @@ static OFL_NOINLINE bool dt_drain_conn(struct ofl_dt *dt, struct ofl_dt_conn *c)
     /* A listener: what members placed in its shared buffers is reported
      * before the buffers go back (offload.h: order). For any other entry
      * no range names it. */
-    if (!dt_settle(dt, NULL, dt_conn_id(dt, c), 0, true))
+    if (!dt_settle(dt, NULL, dt_conn_id(dt, c), NULL))
         return false;
     p = dt_rbuf(dt, c->peek);
     if (p != NULL) {
@@ -14367,7 +14378,8 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
                 break;
         }
         contiguous = note->open && b->kind != DT_RB_BULK &&
-                     note->base == b->base && note->off + note->len == b->fill;
+                     note->base == b->base && note->tag == b->tag &&
+                     note->off + note->len == b->fill;
         if (note->open && !contiguous) {
             if (c->cn_pending != 0 || !dt_reserve(dt, dt_note_room(dt, c)) ||
                 !dt_note_out(dt, c))

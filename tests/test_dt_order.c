@@ -303,6 +303,78 @@ static void test_order_shared_room(void)
     rig_done(r);
 }
 
+/* The one receive response of conn with tag and offset in rsp[0 .. n)
+ * (n when there is none or more than one). */
+static uint32_t find_range(uint32_t n, uint64_t conn, uint32_t tag,
+                           uint32_t off)
+{
+    uint32_t i, at = n, hits = 0;
+
+    for (i = 0; i < n; i++) {
+        if (rsp[i].type == OFL_DT_RSP_BUF_RECV && rsp[i].conn == conn &&
+            rsp[i].tag == tag && rsp[i].aux == off) {
+            at = i;
+            hits++;
+        }
+    }
+    return hits == 1 ? at : n;
+}
+
+/*
+ * Two shared buffers at one base (tags 5 and 7: the host may post the same
+ * memory twice). a's range stays open in buffer 5 while b fills it and c
+ * starts buffer 7 up to a's end offset: a's next bytes go into buffer 7
+ * and a new range, not onto a's range in buffer 5 (which would name
+ * buffer 5 for bytes that are in buffer 7 and return buffer 5 twice).
+ */
+static void test_order_shared_same_base(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 4);
+    struct ofl_dt_desc d, all[16];
+    uint64_t l, a, b, c;
+    uint32_t i, n = 0, k;
+    uint8_t *buf;
+
+    CHECK(r != NULL);
+    shared_start(r, &l, &a, &b, &buf);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr0, 3, 1, &c));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK_OK(dt_rig_avail(r, l, buf, 10, 0, 0, 7));
+    /* Three of four output slots taken: b's FINAL range (two responses
+     * with a's) cannot go out, so a's range stays open. */
+    for (i = 0; i < 3; i++) {
+        memset(&d, 0, sizeof(d));
+        d.type = OFL_DT_REQ_CANCEL;
+        d.aux = 1000 + i;
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 2));
+    rx(r, b, "bbbbbbb", 3);
+    CHECK_OK(dt_rig_poll(r, 3));
+    rx(r, c, "ccc", 4);
+    CHECK_OK(dt_rig_poll(r, 4));
+    rx(r, a, "AA", 5);
+    CHECK_OK(dt_rig_poll(r, 5));
+    for (k = 0; k < 8; k++) {
+        n += dt_rig_take(r, all + n, 16 - n);
+        CHECK_OK(dt_rig_poll(r, 100 + k * 100));
+    }
+    n += dt_rig_take(r, all + n, 16 - n);
+    CHECK_EQ(n, 7); /* 3 cancellations, 4 ranges */
+    memcpy(rsp, all, n * sizeof(all[0]));
+    i = find_range(n, a, 5, 0);
+    CHECK(i < n && rsp[i].len == 3 && !(rsp[i].flags & OFL_DT_F_FINAL));
+    i = find_range(n, b, 5, 3);
+    CHECK(i < n && rsp[i].len == 7 && (rsp[i].flags & OFL_DT_F_FINAL));
+    i = find_range(n, c, 7, 0);
+    CHECK(i < n && rsp[i].len == 3);
+    i = find_range(n, a, 7, 3);
+    CHECK(i < n && rsp[i].len == 2);
+    CHECK(memcmp(buf, "cccAAbbbbb", 10) == 0);
+    rig_done(r);
+}
+
 /* A listener closes (termination, then cancellation) while members'
  * ranges in its shared buffer are unreported - one behind its delay, one
  * behind its pending notice: they are reported (the notice first) before
@@ -446,6 +518,7 @@ OFL_SUITE(dt_order)
     test_order_shared_final();
     test_order_shared_notice();
     test_order_shared_room();
+    test_order_shared_same_base();
     test_order_listener_close();
     test_order_listener_close_final();
 }

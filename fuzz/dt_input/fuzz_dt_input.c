@@ -178,12 +178,13 @@ static bool own_release_recv(uint64_t pa, uint32_t tag)
  * adapter merges a connection's requests that follow each other in the
  * list and cover adjacent ranges, so they are n sends of connection conn
  * that are consecutive in request order among those it still owns (an
- * earlier one may stay listed, cancelled), tiling [base, base + len). A
- * greedy match by address alone is not enough: the host may send the
+ * earlier one may stay listed, cancelled, or a later one be refused
+ * first), tiling [base, base + len), the first with the response's tag.
+ * A greedy match by address alone is not enough: the host may send the
  * same buffer twice. False when no such run exists.
  */
-static bool own_release_sends(uint64_t conn, uint64_t base, uint32_t len,
-                              uint32_t n)
+static bool own_release_sends(uint64_t conn, uint32_t tag, uint64_t base,
+                              uint32_t len, uint32_t n)
 {
     unsigned idx[NOWN], m = 0, i, j, start, k;
     uint64_t cursor;
@@ -199,6 +200,8 @@ static bool own_release_sends(uint64_t conn, uint64_t base, uint32_t len,
         m++;
     }
     for (start = 0; start + n <= m; start++) {
+        if (own[idx[start]].tag != tag)
+            continue;
         cursor = base;
         for (k = 0; k < n; k++) {
             const struct owned *o = &own[idx[start + k]];
@@ -289,7 +292,7 @@ static void returned(const struct ofl_dt_desc *r)
     if (r->type == OFL_DT_RSP_BUF_AVAIL) {
         /* number sends merged over adjacent ranges tiling [base, base +
          * len) (a refusal: 1). */
-        found = own_release_sends(r->conn, r->base, r->len,
+        found = own_release_sends(r->conn, r->tag, r->base, r->len,
                                   r->number ? r->number : 1u);
         FUZZ_ASSERT(found || unowned_refusal(r->status));
     } else if (r->type == OFL_DT_RSP_BUF_RECV && (r->flags & OFL_DT_F_FINAL)) {
