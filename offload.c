@@ -5587,6 +5587,11 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
     if (qp == NULL || rcv_wnd == 0 || rcv_wnd > OFL_SEQ_WND_MAX ||
         (p == NULL && qp->attr.service == OFL_QP_SVC_IWARP))
         return OFL_E_ARG;
+    /* The peer's ORD is bounded by the IRD we advertised: more than the
+     * QP's inbound slots would terminate a peer that keeps to it. */
+    if (qp->attr.service == OFL_QP_SVC_IWARP && p->enhanced &&
+        p->ird > qp->attr.ird)
+        return OFL_E_ARG;
     if (qp_is_dg(qp))
         return OFL_E_QP_SERVICE;
     if (ofl_qp_state_next((enum ofl_qp_state)qp->state,
@@ -6578,8 +6583,14 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     if (err != OFL_OK)
         return err;
     r->done += n;
-    if (h->last)
+    if (h->last) {
+        /* A one-shot source is spent by the Read it served (seed 001: the
+         * translation is disabled once the key was used); a zero-length
+         * Read checked nothing and uses nothing. */
+        if (r->len != 0)
+            (void)ofl_tpt_note_use(qp->attr.tpt, r->stag_b, true);
         qp_irq_pop(qp);
+    }
     return OFL_OK;
 }
 
@@ -6688,9 +6699,9 @@ static uint32_t qp_ulpdu_wire_off(const struct ofl_qp *qp, uint32_t start,
                     1u);
 }
 
-/* RCV.NXT moves over n in-order bytes (in steps the window allows), and
- * the deferred one-touch invalidations that became due are carried out. */
-static void qp_advance(struct ofl_qp *qp, uint32_t n)
+/* RCV.NXT moves over n in-order bytes (in steps the window allows);
+ * deferred one-touch invalidations it passes become due. */
+static void qp_advance_only(struct ofl_qp *qp, uint32_t n)
 {
     while (n != 0) {
         uint32_t k = qp_min32(n, qp->seq.wnd);
@@ -6698,6 +6709,12 @@ static void qp_advance(struct ofl_qp *qp, uint32_t n)
         (void)ofl_seq_advance(&qp->seq, k, NULL);
         n -= k;
     }
+}
+
+/* The same, and the due invalidations are carried out. */
+static void qp_advance(struct ofl_qp *qp, uint32_t n)
+{
+    qp_advance_only(qp, n);
     if (qp->seq.pending_count != 0)
         (void)ofl_seq_retire(&qp->seq, qp->attr.tpt, NULL);
 }
@@ -6940,9 +6957,12 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     }
     if (h->last && ofl_tpt_query(qp->attr.tpt, h->stag, &info) == OFL_OK &&
         (info.flags & OFL_TPT_F_ONE_TOUCH)) {
+        /* Handled in stream order, so its DDP SN is NEXT (RCV.NXT is one
+         * past it, or already past its pad and CRC when TCP cut the FPDU
+         * there: qp_rx_stream). */
         ot = ofl_seq_one_touch(true, true,
                                (info.flags & OFL_TPT_F_TOUCHED) != 0, d->sn,
-                               qp->seq.nxt, qp->seq.wnd);
+                               d->sn + 1u, qp->seq.wnd);
         if (ot.terminate) {
             (void)ofl_tpt_expire(qp->attr.tpt, h->stag);
             *cause = ot.cause;
@@ -7174,6 +7194,8 @@ qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
     }
     if (err != OFL_OK)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    /* One message, one segment: a one-shot target is spent (seed 001). */
+    (void)ofl_tpt_note_use(qp->attr.tpt, q->stag, true);
     r = qp_irq_push(qp, OFL_QP_IN_ATOMIC);
     r->id = q->req_id;
     r->to_a = orig;
@@ -7334,7 +7356,11 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
             return qp_fatal(qp, err, qp->rx.cause, NULL, 0);
         }
         if (f.ulpdu == NULL) {
-            qp_advance(qp, (uint32_t)used);
+            /* An FPDU still incomplete: the bytes may pass its ULPDU's
+             * last byte (TCP cut it in the pad or CRC), so an invalidation
+             * deferred to that SN waits until the FPDU was checked again
+             * (qp_rx_placed) and is carried out after it. */
+            qp_advance_only(qp, (uint32_t)used);
             return OFL_OK;
         }
         qp->stats.rx_fpdus++;
@@ -7363,6 +7389,27 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
 }
 
 /* ---- receiving ahead of a hole ------------------------------------------- */
+
+/* Does Table D place the Last FPDU of stag with DDP SN sn ahead of the
+ * hole? A decision that places nothing is carried out at once (row 3
+ * expires the entry); one that places (row 5) is recorded by the caller
+ * after the placement. */
+static OFL_NOINLINE bool qp_ooo_may_place(struct ofl_qp *qp, uint32_t stag,
+                                          uint32_t sn)
+{
+    struct ofl_tpt_info info;
+    struct ofl_seq_ot ot;
+
+    if (ofl_tpt_query(qp->attr.tpt, stag, &info) != OFL_OK)
+        return false;
+    ot = ofl_seq_one_touch(true, (info.flags & OFL_TPT_F_ONE_TOUCH) != 0,
+                           (info.flags & OFL_TPT_F_TOUCHED) != 0, sn,
+                           qp->seq.nxt, qp->seq.wnd);
+    if (!ot.place)
+        (void)ofl_seq_one_touch_apply(&qp->seq, qp->attr.tpt, stag, true, sn,
+                                      &ot);
+    return ot.place;
+}
 
 /*
  * One complete FPDU found ahead of a hole: an RDMA Write whose header lies
@@ -7397,12 +7444,11 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
     if (ofl_tpt_check_access(qp->attr.tpt, &a) != OFL_OK)
         return;
     sn = qp->rx_base + pos + qp_ulpdu_wire_off(qp, pos, ulen - 1u);
-    if (h->last) {
-        if (ofl_seq_one_touch_apply(&qp->seq, qp->attr.tpt, h->stag, true, sn,
-                                    &ot) != OFL_OK ||
-            !ot.place)
-            return;
-    }
+    /* Table D decides first; its row 5 is recorded only once every run
+     * was placed, so a failed placement leaves the entry untouched (the
+     * in-order stream places the FPDU then). */
+    if (h->last && !qp_ooo_may_place(qp, h->stag, sn))
+        return;
     for (off = OFL_DDP_TAGGED_HDR_LEN; off < ulen; off += run) {
         run = ofl_mpa_fpdu_piece(pos, true, wire, ulen, off, &p);
         if (run == 0 ||
@@ -7410,6 +7456,13 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
                        (uint8_t *)p, run, true) != OFL_OK)
             return;
     }
+    /* Row 5 recorded; with no pending slot left (row 6) the bytes stay
+     * placed untracked and the in-order stream handles the FPDU again. */
+    if (h->last &&
+        (ofl_seq_one_touch_apply(&qp->seq, qp->attr.tpt, h->stag, true, sn,
+                                 &ot) != OFL_OK ||
+         !ot.place))
+        return;
     /* The use is noted when the stream reaches it (qp_rx_placed). */
     qp->ooo[qp->ooo_count++] = seg->seq + f->off;
     qp->stats.ooo_placed++;

@@ -3134,10 +3134,12 @@ enum ofl_err ofl_qp_modify(struct ofl_qp *qp, enum ofl_qp_state to);
  * MULPDU, rx_sn the sequence number of the first byte the peer sends after
  * the MPA exchange, rcv_wnd the receive window for the one-touch decision
  * (1 .. OFL_SEQ_WND_MAX). ORD becomes min(attr.ord, p->ord) when the RFC
- * 6581 block was exchanged (at least 1). Checks that the MULPDU holds the
- * longest control message, OFL_RDMAP_HDR_MAX (OFL_E_ARG), that tx_cap holds
- * an FPDU at that MULPDU (OFL_E_SIZE) and that markers sent have a staging
- * buffer (OFL_E_SIZE). A datagram QP has no stream: OFL_E_QP_SERVICE.
+ * 6581 block was exchanged (at least 1). Checks that the IRD that block
+ * advertised (p->ird) is at most attr.ird (OFL_E_ARG: the peer's ORD keeps
+ * to it), that the MULPDU holds the longest control message,
+ * OFL_RDMAP_HDR_MAX (OFL_E_ARG), that tx_cap holds an FPDU at that MULPDU
+ * (OFL_E_SIZE) and that markers sent have a staging buffer (OFL_E_SIZE). A
+ * datagram QP has no stream: OFL_E_QP_SERVICE.
  */
 enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
                               uint32_t emss, uint32_t rx_sn, uint32_t rcv_wnd);

@@ -335,6 +335,17 @@ static void test_establish(void)
      * ofl_mpa_tx_init, before any buffer size is looked at */
     CHECK_ERR(ofl_qp_establish(qp, &p, 0x10000, 0, 1000), OFL_E_ARG);
     CHECK_EQ(qp->state, OFL_QP_INIT);
+    /* an IRD advertised beyond the QP's inbound slots (RFC 6581): the
+     * peer would be terminated for keeping to it */
+    p.ird = a.ird + 1u;
+    CHECK_ERR(ofl_qp_establish(qp, &p, 900, 0, 1000), OFL_E_ARG);
+    CHECK_EQ(qp->state, OFL_QP_INIT);
+    p.enhanced = false; /* no block exchanged: nothing was advertised */
+    CHECK_OK(ofl_qp_establish(qp, &p, 900, 0, 1000));
+    CHECK_OK(ofl_qp_create(qp, &a, &m));
+    CHECK_OK(ofl_qp_modify(qp, OFL_QP_INIT));
+    p.enhanced = true;
+    p.ird = a.ird;
     CHECK_OK(ofl_qp_establish(qp, &p, 900, 0, 1000));
     /* markers sent need the staging buffer */
     m = r->a.qmem;

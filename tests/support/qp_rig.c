@@ -287,7 +287,7 @@ static int qr_mpa(struct qr_rig *r, uint32_t *len_req, uint32_t *len_rep)
     c.markers = r->o.markers;
     c.crc = r->o.crc;
     c.enhanced = true;
-    c.ird = QR_IRD;
+    c.ird = r->o.ird ? r->o.ird : QR_IRD; /* what each QP has (attr.ird) */
     c.ord = QR_ORD;
     if (ofl_mpa_hs_init(&ha, &c, true) != OFL_OK ||
         ofl_mpa_hs_init(&hb, &c, false) != OFL_OK ||

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * qp: inbound edges a review of the receive path found (2026-11-22): a
+ * one-shot key spent by the Read or Atomic it served (seed 001), an FPDU
+ * that TCP cuts inside its pad or CRC (its DDP SN is still NEXT when it is
+ * handled, and an invalidation deferred to it waits for its re-check:
+ * seed 000 FIG. 18B Table D, offload.h "Sequence space"), and an
+ * out-of-order placement that fails leaving the entry untouched.
+ */
+#include "test.h"
+#include "support/qp_rig.h"
+
+#define LR OFL_TPT_LOCAL_READ
+#define LW OFL_TPT_LOCAL_WRITE
+#define RR OFL_TPT_REMOTE_READ
+#define RW OFL_TPT_REMOTE_WRITE
+#define BW OFL_TPT_BIND_WINDOW
+
+static uint64_t va(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
+static struct qr_rig *rig_crc(bool markers, bool crc)
+{
+    struct qr_opts o;
+
+    memset(&o, 0, sizeof(o));
+    o.markers = markers;
+    o.crc = crc;
+    return qr_new(&o);
+}
+
+/* Hands stream bytes [from, to) of a's wire (not yet delivered) to b. */
+static enum ofl_err feed(struct qr_rig *r, uint32_t from, uint32_t to)
+{
+    struct ofl_qp_seg seg;
+
+    memset(&seg, 0, sizeof(seg));
+    seg.seq = r->ab.seq + from;
+    seg.data = r->ab.buf + from;
+    seg.len = to - from;
+    return ofl_qp_input(&r->b.qp, &seg);
+}
+
+/*
+ * An in-order RDMA Write (single FPDU, Last) to a one-touch window whose
+ * FPDU is split by TCP inside its pad/CRC: the last ULPDU byte arrives
+ * in one segment, the rest of the CRC in the next. RCV.NXT has passed
+ * the DDP SN when the FPDU completes, yet the FPDU is still the NEXT one:
+ * placed, and the window spent (row 4). (Taken as row 6, the Write was
+ * dropped silently with the window still valid.)
+ */
+static void test_split_crc_one_touch(bool markers)
+{
+    struct qr_rig *r = rig_crc(markers, true);
+    uint8_t *src = qr_alloc(&r->a, 256, false);
+    uint8_t *dst = qr_alloc(&r->b, 4096, true);
+    uint32_t ls = qr_reg(&r->a, src, 256, LR, 0);
+    uint32_t reg = qr_reg(&r->b, dst, 4096, LW | RW | BW, 0);
+    uint32_t win = qr_window(&r->b, reg, dst, 4096, RW, OFL_TPT_F_ONE_TOUCH,
+                             false);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_tpt_info info;
+    uint32_t len;
+
+    memset(src, 0xAB, 256);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 100, ls);
+    wr.remote_stag = win;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    len = r->ab.len;
+    CHECK_EQ(r->ab.nchunk, 1);
+    CHECK_OK(feed(r, 0, len - 2)); /* all but 2 CRC bytes */
+    CHECK_OK(feed(r, len - 2, len));
+    r->ab.seq += len;
+    r->ab.len = 0;
+    r->ab.nchunk = 0;
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK_EQ(dst[0], 0xAB);   /* placed */
+    CHECK_EQ(dst[99], 0xAB);
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID); /* row 4: the touch is spent */
+    qr_free(r);
+}
+
+
+/*
+ * A one-shot window (seed 001: "as soon as the RKey is used for a RDMA
+ * operation, the translation for the RKey is disabled"; offload.h
+ * OFL_TPT_F_ONE_SHOT "invalid after first use") used as the source of
+ * inbound RDMA Read Requests: the first Read is served, and the key
+ * is then spent, and the second Read is refused (Terminate 0/1/00).
+ */
+static void test_one_shot_read_source(void)
+{
+    struct qr_rig *r = rig_crc(false, true);
+    uint8_t *src = qr_alloc(&r->b, 4096, true);
+    uint8_t *dst = qr_alloc(&r->a, 4096, false);
+    uint32_t reg = qr_reg(&r->b, src, 4096, LR | RR | BW, 0);
+    uint32_t win = qr_window(&r->b, reg, src, 4096, RR, OFL_TPT_F_ONE_SHOT,
+                             false);
+    uint32_t ld = qr_reg(&r->a, dst, 4096, LW | RW, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_tpt_info info;
+    struct ofl_cqe c[4];
+    int k;
+
+    memset(src, 0x5C, 4096);
+    for (k = 0; k < 2; k++) {
+        qr_wr(&wr, OFL_QP_OP_READ, 50 + k, &sge, dst + k * 100, 100, ld);
+        wr.remote_stag = win;
+        wr.remote_to = va(src);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        if (k == 0) {
+            CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+            CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+            CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+            CHECK_EQ(info.state, OFL_TPT_INVALID); /* spent by the Read */
+        }
+    }
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE); /* second Read refused */
+    CHECK(dst[100] != 0x5C);                   /* and nothing read */
+    qr_free(r);
+}
+
+/*
+ * The same split-CRC delivery for the Last Read Response segment of an
+ * RDMA Read whose sink is a one-touch region: the Read completes with
+ * SUCCESS and its data is in the sink. (Taken as row 6, the response
+ * was not placed and the Read still completed with SUCCESS.)
+ */
+static void test_split_crc_read_resp_one_touch(void)
+{
+    struct qr_rig *r = rig_crc(false, true);
+    uint8_t *src = qr_alloc(&r->a, 4096, false);
+    uint8_t *dst = qr_alloc(&r->b, 4096, true);
+    uint32_t lsrc = qr_reg(&r->a, src, 4096, LR | RR, 0);
+    uint32_t ld = qr_reg(&r->b, dst, 4096, LW | RW, OFL_TPT_F_ONE_TOUCH);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+    uint32_t len;
+
+    memset(src, 0x3C, 4096);
+    qr_wr(&wr, OFL_QP_OP_READ, 60, &sge, dst, 100, ld);
+    wr.remote_stag = lsrc;
+    wr.remote_to = va(src);
+    CHECK_OK(qr_post_send(&r->b, &wr));
+    CHECK_OK(qr_process(&r->b, 0));
+    CHECK_OK(qr_deliver(r, &r->b));  /* the Read Request reaches a */
+    CHECK_OK(qr_process(&r->a, 0));  /* a answers: one FPDU on the wire */
+    len = r->ab.len;
+    CHECK_EQ(r->ab.nchunk, 1);
+    CHECK_OK(feed(r, 0, len - 2));
+    CHECK_OK(feed(r, len - 2, len));
+    r->ab.seq += len;
+    r->ab.len = 0;
+    r->ab.nchunk = 0;
+    CHECK_EQ(qr_poll(&r->b, true, c, 4), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(dst[0], 0x3C);  /* a successful Read must have its data */
+    CHECK_EQ(dst[99], 0x3C);
+    qr_free(r);
+}
+
+/* The same for an RFC 7306 Atomic Request on a one-shot window: two
+ *  Fetch and Adds both execute. */
+static void test_one_shot_atomic_target(void)
+{
+    struct qr_rig *r = rig_crc(false, true);
+    uint8_t *word = qr_alloc(&r->b, 64, true);
+    uint8_t *res = qr_alloc(&r->a, 64, false);
+    uint32_t lw = qr_reg(&r->b, word, 64, LW | LR | OFL_TPT_REMOTE_ATOMIC |
+                                              BW, 0);
+    uint32_t aw = qr_window(&r->b, lw, word, 64, OFL_TPT_REMOTE_ATOMIC,
+                            OFL_TPT_F_ONE_SHOT, false);
+    uint32_t lr = qr_reg(&r->a, res, 64, LW, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        qr_wr(&wr, OFL_QP_OP_ATOMIC_FADD, 80 + k, &sge, res + 8 * k, 8, lr);
+        wr.remote_stag = aw;
+        wr.remote_to = va(word);
+        wr.atomic[0] = 1;
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+    }
+    CHECK_EQ(word[0], 1);  /* only the first use executes */
+    CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+    qr_free(r);
+}
+
+/*
+ * Same root cause, out-of-order side: the Last FPDU of a Write to a
+ * one-touch window is placed ahead of a hole (row 5: Touched, the
+ * invalidation deferred to its DDP SN). The stream then lines up, but
+ * the in-order copy of that FPDU arrives split inside its CRC: RCV.NXT
+ * passes the deferred SN in the first piece. The invalidation waits for
+ * the FPDU's re-check (qp_rx_placed) and comes after it: the stream
+ * stays up and the window ends spent. (Carried out at once, it made the
+ * re-check terminate a legitimate stream with 1/1/00.)
+ */
+static void test_split_crc_ooo_recheck(void)
+{
+    struct qr_rig *r = rig_crc(true, true);
+    uint8_t *src = qr_alloc(&r->a, 8000, false);
+    uint8_t *dst = qr_alloc(&r->b, 8000, true);
+    uint32_t ls = qr_reg(&r->a, src, 8000, LR, 0);
+    uint32_t reg = qr_reg(&r->b, dst, 8000, LW | RW | BW, 0);
+    uint32_t win = qr_window(&r->b, reg, dst, 8000, RW, OFL_TPT_F_ONE_TOUCH,
+                             false);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_tpt_info info;
+    uint32_t c0, c1;
+
+    memset(src, 0x6D, 8000);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 2000, ls);
+    wr.remote_stag = win;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->ab.nchunk, 2);
+    c0 = r->ab.chunk[0];
+    c1 = r->ab.chunk[1];
+    CHECK_OK(feed(r, c0, c1));           /* the Last FPDU, ahead */
+    CHECK_EQ(r->b.qp.stats.ooo_placed, 1);
+    CHECK_OK(feed(r, 0, c1 - 2));        /* in order, CRC cut */
+    CHECK_OK(feed(r, c1 - 2, c1));
+    r->ab.seq += c1;
+    r->ab.len = 0;
+    r->ab.nchunk = 0;
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK(memcmp(dst, src, 2000) == 0);
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    qr_free(r);
+}
+
+/*
+ * No half-applied state ahead of a hole: a placement that fails (here a
+ * page not present, seed 001 MapLocalPage) leaves the window untouched,
+ * and the in-order copy (the page mapped again meanwhile) is its first,
+ * legitimate use. (Row 5 recorded before the placement left it Touched,
+ * and the in-order copy then hit row 3 and terminated the stream.)
+ */
+static void test_ooo_touch_then_fail(void)
+{
+    struct qr_rig *r = rig_crc(true, true);
+    uint8_t *src = qr_alloc(&r->a, 8000, false);
+    uint8_t *dst = qr_alloc(&r->b, 8192, true);
+    uint32_t ls = qr_reg(&r->a, src, 8000, LR, 0);
+    uint32_t reg = qr_reg(&r->b, dst, 8192, LW | RW | BW, 0);
+    uint32_t win = qr_window(&r->b, reg, dst, 8192, RW, OFL_TPT_F_ONE_TOUCH,
+                             false);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_tpt_info info;
+    uint32_t c0, c1;
+
+    memset(src, 0x4E, 8000);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 2000, ls);
+    wr.remote_stag = win;
+    wr.remote_to = va(dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->ab.nchunk, 2);
+    c0 = r->ab.chunk[0];
+    c1 = r->ab.chunk[1];
+    CHECK_OK(ofl_tpt_unmap_page(&r->b.tpt, reg, va(dst)));
+    CHECK_OK(feed(r, c0, c1));          /* Last FPDU ahead: not placed */
+    CHECK_EQ(r->b.qp.stats.ooo_placed, 0);
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+    CHECK_EQ(info.flags & OFL_TPT_F_TOUCHED, 0); /* nothing happened */
+    CHECK_OK(ofl_tpt_map_page(&r->b.tpt, reg, va(dst), ofl_sim_pa(dst)));
+    CHECK_OK(feed(r, 0, c1));           /* the stream in order */
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK(memcmp(dst, src, 2000) == 0);
+    qr_free(r);
+}
+
+OFL_SUITE(qp_rx_edges)
+{
+    test_split_crc_one_touch(false);
+    test_split_crc_one_touch(true);
+    test_one_shot_read_source();
+    test_one_shot_atomic_target();
+    test_split_crc_read_resp_one_touch();
+    test_split_crc_ooo_recheck();
+    test_ooo_touch_then_fail();
+}
