@@ -2521,7 +2521,16 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * ended the STag; the stream is then terminated as it would have been in
  * order) and only then notes the use (a one-shot key ends in stream
  * order). The DDP SN of a segment is the sequence number of the last byte
- * of its ULPDU.
+ * of its ULPDU. An FPDU handled in order is NEXT in Table D even when TCP
+ * cut it inside its pad or CRC (RCV.NXT then already passed its ULPDU),
+ * and an invalidation deferred to it is carried out after its re-check.
+ * A placement ahead of the hole that fails records nothing (no Touched
+ * bit): the in-order stream places the FPDU.
+ *
+ * One-shot keys (seed 001: disabled once used for an RDMA operation) are
+ * spent by the Last segment of a Write or Read Response placed through
+ * them, by the last Read Response segment sent from a Read source of
+ * nonzero length, and by the Atomic that modified their word.
  *
  * Completion ordering: send WQEs complete in posting order (a Send after
  * an RDMA Read completes after the Read's response arrived); an
