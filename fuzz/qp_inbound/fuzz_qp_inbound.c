@@ -26,12 +26,31 @@
  *   0x06 O           post a send WR of kind O (Read, Atomic, Send, Write)
  * (any other type: its value mod 7).
  *
+ * The guard (fuzz/own.h) allows only what the core may touch at that
+ * moment, from the harness's own records: each posted WQE's data in its
+ * direction (receive buffers, Read sinks and Atomic results written; Send,
+ * Write and iSCSI PDU sources read) until its completion was polled, an
+ * iSCSI command's data until its response, the rings when in host memory
+ * (read), and what the remote keys expose in the directions their rights
+ * allow (slot_rights; stag[0] has local rights only). iSCSI streams name
+ * no STags: no window memory is allowed for them.
+ *
+ * Verdicts: while every byte the QP took was framed by the harness, in
+ * order, and the QP is in RTS, an RDMA Write the harness builds is
+ * predicted from slot_rights (valid key, remote write, inside the range,
+ * not a region under the windows-only policy) - accepted with its bytes
+ * placed at TO, or a Terminate - and so is a whole Send (queue 0, Last,
+ * MO 0, the expected MSN): with a receive posted and at most 512 bytes it
+ * completes the oldest receive with exactly its bytes, else a Terminate.
+ * Keys whose validity the stream may have changed (one-touch, one-shot,
+ * named by a Send with Invalidate) are no longer predicted.
+ *
  * Invariants after every event: the sim guard never fired (it traps), the
- * ring counters are ordered (cc <= ci <= db_pi <= pi), inbound and
- * outbound queues within IRD/ORD, every completion names a WQE that was
- * posted and not yet completed (by wr_id), no more receive completions than
- * receives posted, MSNs never move backwards, the state is a state; iSCSI:
- * every queued R2T has a length and names a live iSCSI entry.
+ * ring counters are ordered (cc <= ci <= db_pi <= pi, both queues), inbound
+ * and outbound queues within IRD/ORD, every completion names a WQE that
+ * was posted and not yet completed (by wr_id), no more receive completions
+ * than receives posted, MSNs never move backwards, the state is a state;
+ * iSCSI: every queued R2T has a length and names a live iSCSI entry.
  */
 #include "fuzz.h"
 #include "own.h"
