@@ -11,8 +11,16 @@
  *     aperture is open exactly while the connection is;
  *   - the connection, running with application privilege, never changed
  *     an OS-only field (base, size, owner, grants, source checks);
- *   - every message it asks to send encodes, frames and parses back, and
- *     carries the right identity and proof.
+ *   - every message it asks to send encodes, frames and parses back,
+ *     carries the right identity and proof, and its frame goes to the peer
+ *     endpoint the harness itself recorded (the endpoint given to connect
+ *     or accept; after an ACCEPT, its sender's MAC and its port');
+ *   - a message that does not prove the connection (offload.h: its
+ *     peer_in_index and peer_nonce are not ours, or, once OPEN, its
+ *     in_index and nonce not the peer's) or whose sender's IP is not the
+ *     connected peer's fails with OFL_E_AP_CONN_PEER or OFL_E_AP_CONN_STATE
+ *     (OFL_E_AP_MSG_TYPE for a type rx does not take), sends nothing and
+ *     leaves the connection and both apertures exactly as they were.
  *
  * Input: events, each an opcode byte and its fields (see the switch).
  */
@@ -32,6 +40,7 @@ static struct ofl_ap_out_entry out[4];
 static struct ofl_ap_in_entry in_os;
 static struct ofl_ap_out_entry out_os;
 static struct ofl_ap_conn c;
+static struct ofl_ap_endpoint want_peer; /* where replies must go */
 static _Alignas(64) uint8_t mem[1024];
 
 static const struct ofl_ap_addr self = {{2, 0, 0, 0, 0, 0xB}, 0xB, 0x0A00000B};
@@ -134,11 +143,60 @@ static void check_reply(const struct ofl_ap_msg *m)
     FUZZ_ASSERT(ofl_ap_conn_frame(&c, m, fr, sizeof(fr), &len) == OFL_OK);
     FUZZ_ASSERT(ofl_ap_udp_parse(fr, len, &u) == OFL_OK);
     FUZZ_ASSERT(u.src.udp == PORT && u.src.host.ip == self.ip);
+    FUZZ_ASSERT(u.dst.udp == want_peer.udp &&
+                u.dst.host.ip == want_peer.host.ip &&
+                memcmp(u.dst.host.mac, want_peer.host.mac, 6) == 0);
     FUZZ_ASSERT(u.payload_len == OFL_AP_MSG_LEN);
     FUZZ_ASSERT(m->in_index == c.in_index && m->nonce == c.nonce);
     if (m->type != OFL_AP_MSG_CONNECT)
         FUZZ_ASSERT(m->peer_in_index == c.peer_in_index &&
                     m->peer_nonce == c.peer_nonce);
+}
+
+/* Does m from `from` fail to be the connected peer's (offload.h
+ * "connections": every message but CONNECT proves our in-aperture and
+ * nonce; once OPEN, also the peer's; and the sender is the peer's host)? */
+static bool foreign(const struct ofl_ap_endpoint *from,
+                    const struct ofl_ap_msg *m)
+{
+    if (from->host.ip != want_peer.host.ip)
+        return true;
+    if (m->type != OFL_AP_MSG_CONNECT &&
+        (m->peer_in_index != c.in_index || m->peer_nonce != c.nonce))
+        return true;
+    return c.state == OFL_AP_CONN_OPEN &&
+           (m->in_index != c.peer_in_index || m->nonce != c.peer_nonce);
+}
+
+/* ofl_ap_conn_rx with the harness's verdict on a foreign message: refused,
+ * nothing sent, nothing changed. A proven one that opens the connection
+ * (ACCEPT) moves the recorded peer endpoint to its sender and port'. */
+static enum ofl_err rx(uint64_t now, const struct ofl_ap_endpoint *from,
+                       const struct ofl_ap_msg *m, struct ofl_ap_msg *reply,
+                       bool *send)
+{
+    struct ofl_ap_conn before = c;
+    struct ofl_ap_in_entry in_before = in[2];
+    struct ofl_ap_out_entry out_before = out[1];
+    bool alien = foreign(from, m);
+    enum ofl_err e = ofl_ap_conn_rx(&c, now, from, m, reply, send);
+
+    if (alien) {
+        FUZZ_ASSERT(e == OFL_E_AP_CONN_PEER || e == OFL_E_AP_CONN_STATE ||
+                    e == OFL_E_AP_MSG_TYPE);
+        FUZZ_ASSERT(!*send);
+        FUZZ_ASSERT(memcmp(&before, &c, sizeof(c)) == 0);
+        FUZZ_ASSERT(memcmp(&in_before, &in[2], sizeof(in_before)) == 0);
+        FUZZ_ASSERT(memcmp(&out_before, &out[1], sizeof(out_before)) == 0);
+    }
+    if (e == OFL_OK && m->type == OFL_AP_MSG_ACCEPT &&
+        before.state == OFL_AP_CONN_CONNECTING) {
+        FUZZ_ASSERT(c.state == OFL_AP_CONN_OPEN);
+        memcpy(want_peer.host.mac, from->host.mac, 6);
+        want_peer.host.cluster = m->cluster;
+        want_peer.udp = m->port;
+    }
+    return e;
 }
 
 /* A value that is often the one the connection expects. */
@@ -202,6 +260,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned steps = 0;
 
     setup();
+    memset(&want_peer, 0, sizeof(want_peer));
     while (in.n != 0 && steps++ < 128) {
         struct ofl_ap_endpoint from;
         struct ofl_ap_msg m, reply;
@@ -220,6 +279,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             seq = fuzz_u32(&in);
             e = ofl_ap_conn_connect(&c, now, &from, nonce, seq, &reply);
             send = e == OFL_OK;
+            if (e == OFL_OK)
+                want_peer = from;
             break;
         case 1: /* passive open of a CONNECT */
             from_endpoint(&in, &from);
@@ -231,17 +292,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             seq = fuzz_u32(&in);
             e = ofl_ap_conn_accept(&c, now, &from, &m, nonce, seq, &reply);
             send = e == OFL_OK;
+            if (e == OFL_OK) {
+                want_peer = from;
+                want_peer.host.cluster = m.cluster;
+                want_peer.udp = m.port; /* the CONNECT's port */
+            }
             break;
         case 2: /* a structured message */
             from_endpoint(&in, &from);
             structured(&in, &m);
-            e = ofl_ap_conn_rx(&c, now, &from, &m, &reply, &send);
+            e = rx(now, &from, &m, &reply, &send);
             break;
         case 3: /* raw message bytes */
             from_endpoint(&in, &from);
             n = fuzz_take(&in, &p, fuzz_u8(&in) % 64);
             if (ofl_ap_msg_parse(p, n, &m) == OFL_OK)
-                e = ofl_ap_conn_rx(&c, now, &from, &m, &reply, &send);
+                e = rx(now, &from, &m, &reply, &send);
             break;
         case 4: /* time passes */
             now += fuzz_u16(&in);
@@ -260,7 +326,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             n = fuzz_take(&in, &p, fuzz_u8(&in));
             if (ofl_ap_udp_parse(p, n, &u) == OFL_OK &&
                 ofl_ap_msg_parse(u.payload, u.payload_len, &m) == OFL_OK)
-                e = ofl_ap_conn_rx(&c, now, &u.src, &m, &reply, &send);
+                e = rx(now, &u.src, &m, &reply, &send);
             break;
         }
         case 8: /* a new connection object on the same apertures */
@@ -268,6 +334,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 c.state == OFL_AP_CONN_CONNECTING)
                 (void)ofl_ap_conn_close(&c, &reply, &send);
             send = false;
+            memset(&want_peer, 0, sizeof(want_peer));
             FUZZ_ASSERT(ofl_ap_conn_init(&c, &nic, OFL_AP_PRIV_APP, PORT, 2,
                                          1, &cfg) == OFL_OK);
             break;
@@ -275,7 +342,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ofl_ap_conn_heard(&c, now);
             break;
         }
-        (void)e;
+        /* a call that fails asks nothing to be sent */
+        if (e != OFL_OK)
+            FUZZ_ASSERT(!send);
         if (send)
             check_reply(&reply);
         check_invariants();

@@ -10,6 +10,13 @@
  * traps (aborts) on any DMA outside what the harness authorised: exactly
  * the open CI data apertures - narrowed to their sub-range when narrowed -
  * and the event rings. So a PCI write outside an aperture is a crash.
+ * The apertures come from the harness's own shadow of the table, not from
+ * the core's: the shadow takes what the OS programmed, and what an
+ * application programmed where the shadow says it may (offload.h
+ * ofl_ap_in_program: its port owns the entry, the groups are granted, or
+ * it only closes the entry). An application call beyond that must fail
+ * with OFL_E_AP_NOT_OWNER or OFL_E_AP_PRIVILEGE and leave the entry as it
+ * was, on both NICs; so must any refused call.
  *
  * Input: a sequence of events, each one opcode byte then its fields:
  *   0  raw frame: u16 length, bytes
@@ -58,6 +65,43 @@ struct side {
 
 static struct side X, Y;
 
+/* The harness's picture of each incoming entry: what it programmed and
+ * the core accepted (base as an offset into the side's mem). */
+struct shadow {
+    bool used;                 /* not FREE */
+    uint8_t type, state;
+    uint16_t owner, app_fields;
+    uint32_t off, size, narrow_off, narrow_len;
+};
+static struct shadow sh[NIN];
+
+/* A call the core took: the groups it names, from v, into the shadow. */
+static void shadow_apply(unsigned idx, const struct ofl_ap_in_entry *v,
+                         uint32_t off, uint32_t fields)
+{
+    struct shadow *e = &sh[idx];
+
+    if (!e->used) {
+        e->used = true;
+        e->state = OFL_AP_CLOSED;
+    }
+    if (fields & OFL_AP_IN_MAP) {
+        e->type = v->type;
+        e->off = off;
+        e->size = v->size;
+    }
+    if (fields & OFL_AP_IN_OWNER) {
+        e->owner = v->owner;
+        e->app_fields = v->app_fields;
+    }
+    if (fields & OFL_AP_IN_NARROW) {
+        e->narrow_off = v->narrow_off;
+        e->narrow_len = v->narrow_len;
+    }
+    if (fields & OFL_AP_IN_STATE)
+        e->state = v->state;
+}
+
 static const struct ofl_ap_addr self = {{2, 0, 0, 0, 0, 0xB}, 0xB, 0x0A00000B};
 static const struct ofl_ap_addr peer = {{2, 0, 0, 0, 0, 0xA}, 0xA, 0x0A00000A};
 
@@ -88,16 +132,17 @@ static void authorise(struct side *s)
     ofl_sim_allow(&s->sim, s->os_ring, sizeof(s->os_ring), OFL_SIM_RW);
     ofl_sim_allow(&s->sim, s->os_ctl, sizeof(s->os_ctl), OFL_SIM_RW);
     for (i = 0; i < NIN; i++) {
-        struct ofl_ap_in_entry e;
+        const struct shadow *e = &sh[i];
+        uint64_t base = ofl_sim_pa(s->mem + e->off);
 
-        ofl_ap_in_query(&s->nic, i, &e);
-        if (e.state != OFL_AP_OPEN || e.type != OFL_AP_TYPE_CI_DATA)
+        if (!e->used || e->state != OFL_AP_OPEN ||
+            e->type != OFL_AP_TYPE_CI_DATA)
             continue;
-        if (e.narrow_len != 0)
-            ofl_sim_allow_pa(&s->sim, e.base + e.narrow_off, e.narrow_len,
+        if (e->narrow_len != 0)
+            ofl_sim_allow_pa(&s->sim, base + e->narrow_off, e->narrow_len,
                              OFL_SIM_WRITE);
         else
-            ofl_sim_allow_pa(&s->sim, e.base, e.size, OFL_SIM_WRITE);
+            ofl_sim_allow_pa(&s->sim, base, e->size, OFL_SIM_WRITE);
     }
 }
 
@@ -175,6 +220,7 @@ static void side_init(struct side *s, bool cache)
         v.state = OFL_AP_OPEN;
         FUZZ_ASSERT(ofl_ap_in_program(&s->nic, OFL_AP_PRIV_OS, 0, i, &v,
                                       OFL_AP_IN_ALL) == OFL_OK);
+        shadow_apply(i, &v, i * SLOT, OFL_AP_IN_ALL);
     }
     {
         struct ofl_ap_in_entry v;
@@ -188,6 +234,7 @@ static void side_init(struct side *s, bool cache)
         v.state = OFL_AP_OPEN;
         FUZZ_ASSERT(ofl_ap_in_program(&s->nic, OFL_AP_PRIV_OS, 0, 8, &v,
                                       OFL_AP_IN_ALL) == OFL_OK);
+        shadow_apply(8, &v, 0, OFL_AP_IN_ALL);
         v.type = OFL_AP_TYPE_IP;
         v.size = 600;
         v.evq = 0;
@@ -196,6 +243,7 @@ static void side_init(struct side *s, bool cache)
         v.checks = OFL_AP_CHECK_SRC_ADDR;
         FUZZ_ASSERT(ofl_ap_in_program(&s->nic, OFL_AP_PRIV_OS, 0, 9, &v,
                                       OFL_AP_IN_ALL) == OFL_OK);
+        shadow_apply(9, &v, 0, OFL_AP_IN_ALL);
     }
     authorise(s);
 }
@@ -306,13 +354,33 @@ static void rx(const uint8_t *f, size_t n)
     same();
 }
 
+/* Every field of two entries equal (memcmp would compare padding). */
+static bool same_entry(const struct ofl_ap_in_entry *a,
+                       const struct ofl_ap_in_entry *b)
+{
+    return a->base == b->base && a->size == b->size && a->evq == b->evq &&
+           a->src_ip == b->src_ip && a->src_ip_mask == b->src_ip_mask &&
+           a->nonce == b->nonce && a->nonce_count == b->nonce_count &&
+           a->seq == b->seq && a->narrow_off == b->narrow_off &&
+           a->narrow_len == b->narrow_len && a->nonce_step == b->nonce_step &&
+           a->nonce_every == b->nonce_every && a->owner == b->owner &&
+           a->app_fields == b->app_fields &&
+           a->src_cluster == b->src_cluster &&
+           a->src_cluster_mask == b->src_cluster_mask &&
+           memcmp(a->src_mac, b->src_mac, 6) == 0 && a->type == b->type &&
+           a->state == b->state && a->checks == b->checks &&
+           a->flags == b->flags;
+}
+
 static void program(struct fuzz_in *in)
 {
     struct ofl_ap_in_entry v;
     uint8_t idx = fuzz_u8(in) % NIN, who = fuzz_u8(in);
     uint16_t fields = fuzz_u16(in);
     enum ofl_ap_priv priv = (who & 0x80) ? OFL_AP_PRIV_OS : OFL_AP_PRIV_APP;
-    enum ofl_err ex, ey;
+    enum ofl_err ex, ey, want = OFL_OK;
+    struct ofl_ap_in_entry bx, by, ax, ay;
+    const struct shadow *e = &sh[idx];
 
     memset(&v, 0, sizeof(v));
     v.type = fuzz_u8(in) & 3;
@@ -335,10 +403,35 @@ static void program(struct fuzz_in *in)
     /* As the OS, the harness only ever maps memory it owns: a slot of
      * mem (apertures 8 and 9 share slots 0 and 1 when they become data
      * apertures), the size within the slot. */
-    ex = ofl_ap_in_program(&X.nic, priv, who & 3, idx, &v, fields & 0x1FF);
+    fields &= 0x1FF;
+    /* offload.h: an application only for an aperture its port owns (a
+     * FREE one has no owner), only the groups granted - but closing
+     * (STATE = CLOSED alone) takes access away and needs no grant */
+    if (priv == OFL_AP_PRIV_APP && (fields & ~(uint32_t)OFL_AP_IN_ALL) == 0) {
+        bool closing = fields == OFL_AP_IN_STATE &&
+                       v.state == OFL_AP_CLOSED;
+
+        if (!e->used || e->owner != (who & 3))
+            want = OFL_E_AP_NOT_OWNER;
+        else if (!closing && (fields & ~(uint32_t)e->app_fields) != 0)
+            want = OFL_E_AP_PRIVILEGE;
+    }
+    FUZZ_ASSERT(ofl_ap_in_query(&X.nic, idx, &bx) == OFL_OK);
+    FUZZ_ASSERT(ofl_ap_in_query(&Y.nic, idx, &by) == OFL_OK);
+    ex = ofl_ap_in_program(&X.nic, priv, who & 3, idx, &v, fields);
     v.base = ofl_sim_pa(Y.mem + (idx % NAP) * SLOT);
-    ey = ofl_ap_in_program(&Y.nic, priv, who & 3, idx, &v, fields & 0x1FF);
+    ey = ofl_ap_in_program(&Y.nic, priv, who & 3, idx, &v, fields);
     FUZZ_ASSERT(ex == ey);
+    if (want != OFL_OK || ex != OFL_OK) {
+        /* refused: the entry is as it was */
+        FUZZ_ASSERT(want == OFL_OK || ex == want);
+        FUZZ_ASSERT(ofl_ap_in_query(&X.nic, idx, &ax) == OFL_OK);
+        FUZZ_ASSERT(ofl_ap_in_query(&Y.nic, idx, &ay) == OFL_OK);
+        FUZZ_ASSERT(same_entry(&ax, &bx));
+        FUZZ_ASSERT(same_entry(&ay, &by));
+    } else {
+        shadow_apply(idx, &v, (uint32_t)(idx % NAP) * SLOT, fields);
+    }
     authorise(&X);
     authorise(&Y);
 }
@@ -363,6 +456,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct fuzz_in in = {data, size};
     unsigned steps = 0;
 
+    memset(sh, 0, sizeof(sh)); /* both sides program the same table */
     side_init(&X, false);
     side_init(&Y, true);
     while (in.n != 0 && steps++ < 64) {

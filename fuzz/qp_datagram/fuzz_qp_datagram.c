@@ -5,7 +5,9 @@
  * unacknowledged RD QP (3, ORD 2) and a raw QP (4, steered for UDP to
  * 2001:db8::1), with one EE context toward node 2 (window 4, 3 retries).
  * Frames it transmits (datagrams, acknowledgements, retransmissions) go
- * to a sink that remembers the last RD data frame's sequence number.
+ * to a sink that checks them: well formed, and RD data numbered from the
+ * EE's snd_isn on, each new frame the next number, a retransmission one
+ * of the last WIN numbers (go-back-N).
  *
  * Input: byte 0 unused (kept for the configuration of later versions),
  * then events, each a type byte and its operands:
@@ -28,13 +30,21 @@
  *   0x08 Q S         ofl_qp_modify of QP Q & 3 to state S % 9
  * (any other type: its value mod 9).
  *
+ * The guard (fuzz/own.h) allows only what the core may touch at that
+ * moment: the data of each send WQE (read) and each receive WQE (write)
+ * from its post until its completion was polled or its QP was reset.
+ *
  * Invariants after every event: the sim guard never fired (it traps), the
- * ring counters are ordered, an RD QP has at most ORD frames outstanding,
- * the EE window is never overfilled and its numbers are ordered, no more
- * completions than WQEs posted, every receive completion carries a byte
- * count the receive could hold, the state is a state.
+ * ring counters are ordered (cc <= ci <= db_pi <= pi, both queues), an RD
+ * QP has at most ORD frames outstanding, the EE window is never overfilled
+ * and its numbers are ordered, no more completions than WQEs posted, every
+ * receive completion carries a byte count the receive could hold and, as
+ * long as every frame the node took was built by the harness (payload
+ * byte i is i), a successful UD or RD receive holds exactly those bytes;
+ * the state is a state.
  */
 #include "fuzz.h"
+#include "own.h"
 #include "offload.h"
 #include "ports/sim/ofl_sim.h"
 
@@ -84,6 +94,9 @@ struct ctx {
     uint64_t now;
     uint8_t frame[700];
     unsigned long tx_frames;
+    struct own_set own;   /* what the core may touch: the guard */
+    uint32_t rd_next;     /* the next new RD data frame's number */
+    bool foreign;         /* a frame not built by the harness was input */
 };
 
 static struct ctx *g;
@@ -97,8 +110,17 @@ static int sink(void *ctx, const uint8_t *data, uint32_t len, uint32_t flags)
     c->tx_frames++;
     /* What the node sends must be well formed (raw frames are the
      * caller's bytes: not checked). */
-    if (len >= OFL_DG_HDR_LEN && data[0] == OFL_DG_VERSION)
+    if (len >= OFL_DG_HDR_LEN && data[0] == OFL_DG_VERSION) {
         FUZZ_ASSERT(ofl_dg_parse(data, len, &h) == OFL_OK);
+        if (h.kind == OFL_DG_RD) {
+            uint32_t back = c->rd_next - h.sn;
+
+            FUZZ_ASSERT(h.src_addr == 1 && h.dst_addr == 2);
+            FUZZ_ASSERT(back <= WIN); /* new, or a retransmission */
+            if (back == 0)
+                c->rd_next++;
+        }
+    }
     return 0;
 }
 
@@ -113,7 +135,7 @@ static int setup(struct ctx *c)
 
     ofl_sim_init(&c->sim);
     c->sim.trap_violations = true;
-    ofl_sim_allow(&c->sim, c->mem, sizeof(c->mem), OFL_SIM_RW);
+    own_rebuild(&c->sim, &c->own); /* nothing is the core's yet */
     if (ofl_tpt_init(&c->tpt, c->entry, 8, c->att, 32, &c->sim.port,
                      OFL_TPT_POLICY_STANDARD) != OFL_OK ||
         ofl_cq_init(&c->scq, c->scqe, 64, &c->sim.port, 1) != OFL_OK ||
@@ -133,6 +155,7 @@ static int setup(struct ctx *c)
     ea.local_addr = 1;
     ea.remote_addr = 2;
     ea.snd_isn = 0xFFFFFFFEu;
+    c->rd_next = ea.snd_isn;
     ea.rcv_isn = 0x7FFFFFFFu;
     ea.window = WIN;
     ea.slot_size = SLOT;
@@ -201,17 +224,30 @@ static void drain(struct ctx *c)
         (void)ofl_cq_poll(&c->scq, e, 16, &n);
         for (i = 0; i < n; i++) {
             FUZZ_ASSERT(e[i].qpn >= 1 && e[i].qpn <= NQP);
+            own_drop(&c->own, own_key(OWN_SEND, e[i].qpn - 1, e[i].wr_id));
             c->q[e[i].qpn - 1].send_done++;
         }
     } while (n != 0);
     do {
         (void)ofl_cq_poll(&c->rcq, e, 16, &n);
         for (i = 0; i < n; i++) {
+            uint32_t qi = e[i].qpn - 1, j;
+            const uint8_t *b;
+
             FUZZ_ASSERT(e[i].qpn >= 1 && e[i].qpn <= NQP);
             FUZZ_ASSERT(e[i].byte_len <= RBUF);
-            c->q[e[i].qpn - 1].recv_done++;
+            FUZZ_ASSERT(own_drop(&c->own, own_key(OWN_RECV, qi,
+                                                  e[i].wr_id)) == 1);
+            b = c->mem + 32768 + (e[i].wr_id % 8) * 1024 + qi * 8192;
+            for (j = 0; !c->foreign && qi < 3 &&
+                        e[i].status == OFL_WC_SUCCESS && j < e[i].byte_len;
+                 j++)
+                FUZZ_ASSERT(b[j] == (uint8_t)j);
+            c->q[qi].recv_done++;
         }
     } while (n != 0);
+    /* completed WQEs are the consumer's again */
+    own_rebuild(&c->sim, &c->own);
 }
 
 static void check(struct ctx *c)
@@ -233,6 +269,7 @@ static void check(struct ctx *c)
         FUZZ_ASSERT(qp->sq.db_pi - qp->sq.cc <= qp->sq.pi - qp->sq.cc);
         FUZZ_ASSERT(qp->sq.pi - qp->sq.cc <= DEPTH);
         FUZZ_ASSERT(qp->rq.ci - qp->rq.cc <= qp->rq.db_pi - qp->rq.cc);
+        FUZZ_ASSERT(qp->rq.db_pi - qp->rq.cc <= qp->rq.pi - qp->rq.cc);
         FUZZ_ASSERT(qp->rq.pi - qp->rq.cc <= DEPTH);
         FUZZ_ASSERT(qp->ord_count <= qp->ord);
         FUZZ_ASSERT(f->send_done <= f->sends);
@@ -258,8 +295,16 @@ static void post_send(struct ctx *c, uint32_t qi, uint32_t len, uint32_t ee)
     wr.dest.addr = 2;
     wr.dest.ee = ee;
     wr.dest.qpn = 5;
-    if (ofl_qp_post_send(&f->qp, &wr, NULL) == OFL_OK)
+    /* the source is the core's (read only) until the completion */
+    own_add(&c->own, own_key(OWN_SEND, qi, f->sends),
+            ofl_sim_pa(c->mem + (sge.addr - BASE)), len, OFL_SIM_READ);
+    own_rebuild(&c->sim, &c->own);
+    if (ofl_qp_post_send(&f->qp, &wr, NULL) == OFL_OK) {
         f->sends++;
+    } else {
+        own_drop(&c->own, own_key(OWN_SEND, qi, f->sends));
+        own_rebuild(&c->sim, &c->own);
+    }
 }
 
 static void post_recv(struct ctx *c, uint32_t qi)
@@ -274,8 +319,16 @@ static void post_recv(struct ctx *c, uint32_t qi)
     wr.wr_id = f->recvs;
     wr.sge = &sge;
     wr.num_sge = 1;
-    if (ofl_qp_post_recv(&f->qp, &wr) == OFL_OK)
+    /* the buffer is the core's (write only) until the completion */
+    own_add(&c->own, own_key(OWN_RECV, qi, f->recvs),
+            ofl_sim_pa(c->mem + (sge.addr - BASE)), RBUF, OFL_SIM_WRITE);
+    own_rebuild(&c->sim, &c->own);
+    if (ofl_qp_post_recv(&f->qp, &wr) == OFL_OK) {
         f->recvs++;
+    } else {
+        own_drop(&c->own, own_key(OWN_RECV, qi, f->recvs));
+        own_rebuild(&c->sim, &c->own);
+    }
 }
 
 /* A datagram the harness builds from a few fuzzed fields. */
@@ -354,6 +407,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         switch (t) {
         case 0:
             k = fuzz_take(&in, &p, fuzz_u16(&in) % 1024u);
+            g->foreign = true;
             (void)ofl_qp_dgram_input(&g->node, p, k, g->now);
             break;
         case 1:
@@ -389,9 +443,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         default: {
             uint8_t q = fuzz_u8(&in) & 3;
+            enum ofl_qp_state to = (enum ofl_qp_state)(fuzz_u8(&in) % 9);
 
-            (void)ofl_qp_modify(&g->q[q].qp,
-                                (enum ofl_qp_state)(fuzz_u8(&in) % 9));
+            /* RESET discards every WQE without completions: the core
+             * gives their memory back at once */
+            if (ofl_qp_modify(&g->q[q].qp, to) == OFL_OK &&
+                to == OFL_QP_RESET) {
+                own_drop_who(&g->own, OWN_SEND, q);
+                own_drop_who(&g->own, OWN_RECV, q);
+                own_rebuild(&g->sim, &g->own);
+            }
             break;
         }
         }
