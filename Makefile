@@ -92,8 +92,9 @@ $(BUILD)/tests: tests/main.c $(TEST_SRCS) $(TEST_SUPPORT) tests/test.h \
 # regression inputs as part of check. A pattern prerequisite substitutes only
 # its first %, so the harness path uses the stem through second expansion.
 .SECONDEXPANSION:
-$(BUILD)/fuzz/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c fuzz/fuzz.h fuzz/own.h $(PORT_SRCS) \
-                 offload.c offload.h | $(BUILD)/.dir
+# Headers in fuzz/ (fuzz.h, own.h, wire_expect.h) are shared by harnesses.
+$(BUILD)/fuzz/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c $(wildcard fuzz/*.h) \
+                 $(PORT_SRCS) offload.c offload.h | $(BUILD)/.dir
 	$(CC) $(HOST_CPPFLAGS) -Ifuzz $(ALL_CFLAGS) $(LDFLAGS) \
 	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
 
@@ -185,7 +186,8 @@ FUZZ_SECONDS ?=
 AFL_ENV    := AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
               AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_QUIET=1
 
-build/afl/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c fuzz/fuzz.h fuzz/own.h $(PORT_SRCS) offload.c offload.h
+build/afl/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c $(wildcard fuzz/*.h) $(PORT_SRCS) \
+             offload.c offload.h
 	@mkdir -p build/afl
 	$(AFL_CC) $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g \
 	    -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \

@@ -307,7 +307,7 @@ coverage:
 # listed for a regression input in fuzz/<name>/regress/.
 HOURS    ?= 0.5
 FC_BUILD := build/fuzz-campaign
-FC_DEPS   = fuzz/driver.c fuzz/fuzz.h $(PORT_SRCS) $(PORT_HDRS) offload.c offload.h
+FC_DEPS   = fuzz/driver.c $(wildcard fuzz/*.h) $(PORT_SRCS) $(PORT_HDRS) offload.c offload.h
 FC_FLAGS := $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 FC_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 

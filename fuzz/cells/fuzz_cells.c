@@ -18,7 +18,10 @@
  * buffer; a duplicate changes nothing; any other refusal leaves no packet
  * open and the expected psn unchanged; a completed packet has the
  * expected psn, which then advances by one; a packet completed from
- * unmodified cells of one reference packet equals it byte for byte; cell
+ * unmodified cells of one reference packet equals it byte for byte and
+ * carries the metadata build() gave it (va 0x1000 + psn, handle 0xAB,
+ * immediate data, equal to psn, exactly when psn is odd; imm without
+ * has_imm is not specified, so not checked); cell
  * CRC and packet CRC are computed over exactly the cell (CRC comparison is
  * skipped under FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION, see offload.h).
  */
@@ -51,6 +54,14 @@ static void ref_fill(uint32_t len, uint32_t psn)
         g_ref[i] = (uint8_t)(i * 31 + psn);
     g_ref_len = len;
     g_ref_psn = psn;
+}
+
+/* The metadata build() gives the reference packet with sequence number
+ * psn; a clean completed packet must carry exactly these. */
+#define REF_HANDLE 0xABu
+static uint64_t ref_va(uint32_t psn)
+{
+    return (uint64_t)(uint32_t)(0x1000u + psn);
 }
 
 /* Feeds one cell; checks the invariants. ours: built unmodified from the
@@ -87,6 +98,10 @@ static void feed(const uint8_t *c, size_t n, bool ours)
     if (((was_open ? g_clean : true) && ours) && pkt.psn == g_ref_psn) {
         FUZZ_ASSERT(pkt.len == g_ref_len);
         FUZZ_ASSERT(memcmp(pkt.data, g_ref, pkt.len) == 0);
+        FUZZ_ASSERT(pkt.va == ref_va(pkt.psn) && pkt.handle == REF_HANDLE);
+        FUZZ_ASSERT(pkt.has_imm == (pkt.psn & 1));
+        if (pkt.has_imm)
+            FUZZ_ASSERT(pkt.imm == pkt.psn);
     }
     g_clean = false;
 }
@@ -101,8 +116,8 @@ static size_t build(uint32_t cs, uint32_t len, uint32_t psn, uint32_t idx)
     p.data = g_ref;
     p.len = len;
     p.psn = psn;
-    p.va = 0x1000u + psn;
-    p.handle = 0xAB;
+    p.va = ref_va(psn);
+    p.handle = REF_HANDLE;
     p.has_imm = (psn & 1) != 0;
     p.imm = psn;
     if (ofl_pp_cell_build(NULL, cs, &p, idx, g_cell, sizeof(g_cell), &n) != OFL_OK)

@@ -4,8 +4,12 @@
  *
  * Input: the ULPDU bytes (seeds: every FPDU of the ofl-pcap conversation).
  *
- * Invariants: a rejected ULPDU gets exactly the cause ofl_wire_term_cause
- * names, and the Terminate built for it (ofl_rdmap_term_fill) is itself a
+ * Invariants: the verdict (OK or the exact error) is the one worked out
+ * independently from the raw header bytes by wire_expect.h (every parse
+ * error, following the field layout, opcode table and check order of
+ * offload.h); a rejected ULPDU gets the cause of that error from the
+ * harness's own RFC 5040/5041 table, and ofl_wire_term_cause agrees with
+ * that table; the Terminate built for it (ofl_rdmap_term_fill) is itself a
  * valid message that parses back unchanged; an accepted one rebuilds to a
  * header that parses to the same message (reserved bits aside) with the
  * payload pointing inside the input; and it survives FPDU framing with
@@ -13,6 +17,7 @@
  */
 #include "fuzz.h"
 #include "offload.h"
+#include "wire_expect.h"
 
 #include <string.h>
 
@@ -67,13 +72,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > sizeof(ulpdu))
         return 0;
     e = ofl_rdmap_parse(data, size, &m, &c);
+    FUZZ_ASSERT(e == wire_expect_rdmap(data, size));
     if (e != OFL_OK) {
-        struct ofl_term_cause w =
-            ofl_wire_term_cause(e, size >= 1 && (data[0] & 0x80));
+        bool tagged = size >= 1 && (data[0] & 0x80);
+        struct ofl_term_cause want, w = ofl_wire_term_cause(e, tagged);
         struct ofl_rdmap_msg t;
 
-        FUZZ_ASSERT(w.layer == c.layer && w.etype == c.etype &&
-                    w.ecode == c.ecode);
+        FUZZ_ASSERT(wire_expect_cause_of(e, tagged, &want));
+        FUZZ_ASSERT(c.layer == want.layer && c.etype == want.etype &&
+                    c.ecode == want.ecode);
+        FUZZ_ASSERT(w.layer == want.layer && w.etype == want.etype &&
+                    w.ecode == want.ecode);
         memset(&t, 0, sizeof(t));
         t.ddp.opcode = OFL_RDMAP_TERMINATE;
         t.ddp.last = 1;

@@ -16,7 +16,8 @@
  *   - the work queue's avail + space is its size, and a refused remote
  *     pointer leaves it as it was.
  * ASan catches any read or write outside the queue's memory or the
- * caller's buffer.
+ * caller's buffer: the poll is handed exactly cap bytes, placed at the end
+ * of a stack array so that the redzone after it starts at cap.
  */
 #include "fuzz.h"
 
@@ -33,9 +34,12 @@ static _Alignas(64) uint8_t ctl[OFL_EVQ_CTL_BYTES];
 
 static void poll_once(struct ofl_evq_app *a, struct fuzz_in *in)
 {
-    uint8_t data[VAR_WORDS * 4];
+    uint8_t buf[VAR_WORDS * 4];
     struct ofl_evq_event ev;
-    size_t cap = fuzz_u8(in) % (sizeof(data) + 1), len = 0;
+    size_t cap = fuzz_u8(in) % (sizeof(buf) + 1), len = 0;
+    /* The core gets exactly cap bytes, the last ones of buf: the stack
+     * redzone after buf makes a write past cap an ASan error. */
+    uint8_t *data = buf + sizeof(buf) - cap;
     uint32_t rd = a->rd, var_rd = a->var_rd;
     enum ofl_err err = ofl_evq_app_poll(a, &ev, data, cap, &len);
 

@@ -9,14 +9,55 @@
  * peer sends (seeds: the Request and Reply of the ofl-pcap conversation).
  *
  * Invariants: feeding in seeded chunks and in one piece ends in the same
- * state, error, cause and parameters; never more than the frame is
- * consumed; a finished handshake refuses more input; a failure carries an
- * MPA-layer cause; negotiated parameters follow the rules in offload.h.
+ * state, error, cause and parameters; a finished handshake refuses more
+ * input; a failure carries an MPA-layer cause. The peer bytes are also
+ * parsed alone with ofl_mpa_rr_parse: a whole frame is consumed exactly
+ * (what follows it is left for the FPDU receiver) and is what the
+ * handshake holds as the peer's; an incomplete one is consumed whole and
+ * leaves the handshake waiting; a bad one fails it with the parser's
+ * error. Negotiated parameters follow "MPA connection setup" in offload.h:
+ *   - CRC when either side asks, markers per direction;
+ *   - revision: the responder's reply carries the lower of the request's
+ *     and its own; the initiator uses the reply's (never above its own);
+ *   - enhanced exactly when both sent the RFC 6581 block; then the
+ *     responder's ORD is min(its ORD, the initiator's IRD), and the
+ *     initiator's ORD is min(its ORD, the responder's IRD) and the
+ *     responder's ORD is at most the initiator's IRD (else E_MPA_IRD);
+ *   - peer-to-peer: the responder picks Write, then Read, then Send from
+ *     the kinds both support (none: REJECTED with E_MPA_RTR); the
+ *     initiator asked for p2p and uses exactly the kind the reply names;
+ *   - the responder's Reply carries the negotiated revision, flags,
+ *     depths and RTR kind.
  */
 #include "fuzz.h"
 #include "offload.h"
 
 #include <string.h>
+
+/* The responder's pick from the kinds both support (offload.h). */
+static uint8_t pick_rtr(uint8_t both)
+{
+    if (both & OFL_MPA_RTR_WRITE)
+        return OFL_MPA_RTR_WRITE;
+    if (both & OFL_MPA_RTR_READ)
+        return OFL_MPA_RTR_READ;
+    if (both & OFL_MPA_RTR_SEND)
+        return OFL_MPA_RTR_SEND;
+    return 0;
+}
+
+static uint16_t min16(uint16_t a, uint16_t b)
+{
+    return a < b ? a : b;
+}
+
+static bool same_rr(const struct ofl_mpa_rr *a, const struct ofl_mpa_rr *b)
+{
+    return a->reply == b->reply && a->flags == b->flags && a->rev == b->rev &&
+           a->enhanced == b->enhanced && a->p2p == b->p2p &&
+           a->rtr == b->rtr && a->ird == b->ird && a->ord == b->ord &&
+           a->pd_len == b->pd_len;
+}
 
 struct outcome {
     uint8_t state;
@@ -32,7 +73,11 @@ static void run(const struct ofl_mpa_cfg *cfg, bool initiator, bool reject,
 {
     static struct ofl_mpa_hs hs;
     uint8_t out[OFL_MPA_RR_MAX];
-    size_t len = 0, off = 0;
+    size_t len = 0, off = 0, frame = 0;
+    struct ofl_mpa_rr alone;
+    /* The peer's frame parsed on its own: the initiator awaits a Reply. */
+    enum ofl_err pe = ofl_mpa_rr_parse(peer, n, initiator, &alone, &frame);
+    bool waiting;
 
     FUZZ_ASSERT(ofl_mpa_hs_init(&hs, cfg, initiator) == OFL_OK);
     if (initiator) {
@@ -62,9 +107,22 @@ static void run(const struct ofl_mpa_cfg *cfg, bool initiator, bool reject,
                         hs.state != OFL_MPA_HS_AWAIT_REQUEST);
     }
     FUZZ_ASSERT(off <= OFL_MPA_RR_MAX);
+    waiting = hs.state == OFL_MPA_HS_AWAIT_REPLY ||
+              hs.state == OFL_MPA_HS_AWAIT_REQUEST;
+    if (pe == OFL_OK) {
+        /* The frame exactly, and the same frame as parsed alone. */
+        FUZZ_ASSERT(!waiting && off == frame);
+        FUZZ_ASSERT(same_rr(&hs.peer, &alone));
+    } else if (pe == OFL_E_TRUNCATED) {
+        FUZZ_ASSERT(waiting && off == n);
+    } else {
+        FUZZ_ASSERT(hs.state == OFL_MPA_HS_FAILED && hs.err == pe);
+    }
     if (hs.state == OFL_MPA_HS_DECIDE) {
         struct ofl_mpa_rr rr;
         size_t fl;
+        bool enh = cfg->enhanced && hs.peer.enhanced;
+        uint8_t pick = pick_rtr(hs.peer.rtr & cfg->rtr);
         enum ofl_err e =
             reject ? ofl_mpa_hs_reject(&hs, out, sizeof(out), &len)
                    : ofl_mpa_hs_accept(&hs, out, sizeof(out), &len);
@@ -72,9 +130,28 @@ static void run(const struct ofl_mpa_cfg *cfg, bool initiator, bool reject,
         FUZZ_ASSERT(e == OFL_OK || e == OFL_E_MPA_RTR);
         FUZZ_ASSERT(ofl_mpa_rr_parse(out, len, true, &rr, &fl) == OFL_OK);
         FUZZ_ASSERT(fl == len);
-        FUZZ_ASSERT(rr.rev <= hs.peer.rev && rr.rev <= cfg->rev);
+        FUZZ_ASSERT(rr.rev == min16(hs.peer.rev, cfg->rev));
         FUZZ_ASSERT(((rr.flags & OFL_MPA_F_REJECT) != 0) ==
                     (hs.state == OFL_MPA_HS_REJECTED));
+        /* Accepting fails only when a p2p request shares no RTR kind. */
+        if (!reject)
+            FUZZ_ASSERT((hs.state == OFL_MPA_HS_DONE) ==
+                        !(enh && hs.peer.p2p && pick == 0));
+        if (hs.state == OFL_MPA_HS_DONE) {
+            const struct ofl_mpa_params *p = &hs.params;
+
+            FUZZ_ASSERT(rr.rev == p->rev && rr.enhanced == p->enhanced);
+            FUZZ_ASSERT(((rr.flags & OFL_MPA_F_CRC) != 0) == p->crc &&
+                        ((rr.flags & OFL_MPA_F_MARKERS) != 0) ==
+                            cfg->markers);
+            if (p->enhanced)
+                FUZZ_ASSERT(rr.ird == p->ird && rr.ord == p->ord &&
+                            rr.p2p == p->p2p && rr.rtr == p->rtr);
+            if (enh && hs.peer.p2p)
+                FUZZ_ASSERT(p->p2p && p->rtr == pick);
+            else
+                FUZZ_ASSERT(!p->p2p && p->rtr == 0);
+        }
     }
     if (hs.state == OFL_MPA_HS_DONE || hs.state == OFL_MPA_HS_FAILED ||
         hs.state == OFL_MPA_HS_REJECTED) {
@@ -97,7 +174,28 @@ static void run(const struct ofl_mpa_cfg *cfg, bool initiator, bool reject,
                     ((hs.peer.flags & OFL_MPA_F_MARKERS) != 0));
         FUZZ_ASSERT(p->rev >= 1 && p->rev <= cfg->rev);
         FUZZ_ASSERT(p->ord <= cfg->ord && p->ird == cfg->ird);
-        FUZZ_ASSERT(!p->enhanced || (cfg->enhanced && hs.peer.enhanced));
+        FUZZ_ASSERT(p->enhanced == (cfg->enhanced && hs.peer.enhanced));
+        if (initiator) {
+            /* The reply's revision, never above ours. */
+            FUZZ_ASSERT(p->rev == hs.peer.rev);
+        } else {
+            FUZZ_ASSERT(p->rev == min16(hs.peer.rev, cfg->rev));
+        }
+        if (p->enhanced) {
+            /* Both sides lower their ORD to the other's IRD; only the
+             * initiator refuses a peer ORD above its IRD (offload.h). */
+            FUZZ_ASSERT(p->ord == min16(cfg->ord, hs.peer.ird));
+            if (initiator)
+                FUZZ_ASSERT(hs.peer.ord <= cfg->ird);
+        } else {
+            FUZZ_ASSERT(p->ord == cfg->ord);
+        }
+        if (initiator) {
+            /* Asked for p2p: exactly the one kind the reply names. */
+            FUZZ_ASSERT(p->p2p == (p->enhanced && cfg->p2p));
+            if (p->p2p)
+                FUZZ_ASSERT(p->rtr == hs.peer.rtr);
+        }
         if (p->p2p)
             FUZZ_ASSERT(p->rtr != 0 && (p->rtr & (p->rtr - 1)) == 0 &&
                         (p->rtr & cfg->rtr) != 0);

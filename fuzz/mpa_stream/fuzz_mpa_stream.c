@@ -9,14 +9,19 @@
  *
  * Invariants: whole-buffer, 1-byte and seeded random chunkings deliver the
  * same FPDUs (length, content, stream position, wire length) and end in the
- * same error and terminate cause; every FPDU respects the buffer bound and
- * the layout arithmetic; every decoded ULPDU either parses or yields the
- * cause ofl_wire_term_cause gives and a Terminate that parses back; the
+ * same error and terminate cause, and a failure is one of the receiver's
+ * errors with the cause of the harness's own table (wire_expect.h); every
+ * FPDU respects the buffer bound and the layout arithmetic (the receiver
+ * gets exactly cap bytes, the end of rxbuf, so ASan sees a write past
+ * cap); every decoded ULPDU gets the verdict wire_expect.h works out from
+ * its raw bytes (OK or the exact parse error, see there) and, if
+ * rejected, the cause of that table and a Terminate that parses back; the
  * locator reports only FPDUs inside the segment and piece access never
  * points outside it. (CRC comparisons are bypassed in fuzzing builds.)
  */
 #include "fuzz.h"
 #include "offload.h"
+#include "wire_expect.h"
 
 #include <string.h>
 
@@ -47,14 +52,16 @@ static void check_ulpdu(const uint8_t *u, uint16_t len)
     size_t ol;
     enum ofl_err e = ofl_rdmap_parse(u, len, &m, &c);
 
+    FUZZ_ASSERT(e == wire_expect_rdmap(u, len));
     if (e == OFL_OK)
         return;
     {
-        struct ofl_term_cause w =
-            ofl_wire_term_cause(e, len >= 1 && (u[0] & 0x80));
+        struct ofl_term_cause want;
 
-        FUZZ_ASSERT(w.layer == c.layer && w.etype == c.etype &&
-                    w.ecode == c.ecode);
+        FUZZ_ASSERT(wire_expect_cause_of(e, len >= 1 && (u[0] & 0x80),
+                                         &want));
+        FUZZ_ASSERT(c.layer == want.layer && c.etype == want.etype &&
+                    c.ecode == want.ecode);
     }
     memset(&t, 0, sizeof(t));
     t.ddp.opcode = OFL_RDMAP_TERMINATE;
@@ -78,7 +85,10 @@ static void receive(struct run *r, const struct ofl_mpa_params *p,
     r->n = 0;
     r->err = OFL_OK;
     memset(&r->cause, 0, sizeof(r->cause));
-    FUZZ_ASSERT(ofl_mpa_rx_init(&rx, p, rxbuf, cap, NULL) == OFL_OK);
+    /* Exactly cap bytes, the last of rxbuf: ASan's redzone after the
+     * array starts where the receiver's buffer ends. */
+    FUZZ_ASSERT(ofl_mpa_rx_init(&rx, p, rxbuf + sizeof(rxbuf) - cap, cap,
+                                NULL) == OFL_OK);
     while (off < n) {
         size_t chunk = n - off, used = 0;
         struct ofl_mpa_fpdu f;
@@ -94,8 +104,17 @@ static void receive(struct run *r, const struct ofl_mpa_params *p,
         r->err = ofl_mpa_rx_feed(&rx, s + off, chunk, &used, &f);
         FUZZ_ASSERT(used <= chunk);
         if (r->err != OFL_OK) {
+            struct ofl_term_cause want;
+
             r->cause = rx.cause;
             FUZZ_ASSERT(rx.state == OFL_MPA_RX_FAILED);
+            /* one of the receiver's three errors, with its table cause */
+            FUZZ_ASSERT(r->err == OFL_E_MPA_TOO_LONG ||
+                        r->err == OFL_E_MPA_CRC || r->err == OFL_E_MPA_MARKER);
+            FUZZ_ASSERT(wire_expect_cause_of(r->err, false, &want));
+            FUZZ_ASSERT(rx.cause.layer == want.layer &&
+                        rx.cause.etype == want.etype &&
+                        rx.cause.ecode == want.ecode);
             return;
         }
         off += used;

@@ -25,8 +25,14 @@
  * CLOSED connection holds no pool; a refused call leaves the tables and the
  * state as they were (no half-applied state). While no raw bytes were
  * injected (events 0-2), the two ends agree: every message one end builds
- * is accepted by the other, every indication b produces is accepted by a,
- * and a pool both ends hold has the same consumed elements on both.
+ * is accepted by the other between two READY ends, and so is the
+ * FlushReply that comes back; every indication b produces is accepted by
+ * a, and a pool both ends hold has the same consumed elements on both.
+ * Flushes (event 6) follow the pool table of offload.h whatever came
+ * before: the flushed pool is FLUSHING at its end; an accepted request
+ * empties it at the peer and brings back a FlushReply carrying the
+ * request's context (no other message brings a reply); an accepted reply
+ * leaves it EMPTY at the end that asked.
  */
 #include "fuzz.h"
 #include "offload.h"
@@ -159,6 +165,10 @@ static void raw(struct end *e, const uint8_t *p, size_t n)
                                       &len) == OFL_OK);
 }
 
+/* What the last carry() saw: the request's and the reply's results. */
+static enum ofl_err g_req_err, g_rep_err;
+static bool g_replied;
+
 /* Carries a message one end built to the other; a reply goes back. */
 static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
 {
@@ -168,9 +178,11 @@ static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
 
     bool ready = from->c.state == OFL_PP_READY && to->c.state == OFL_PP_READY;
 
+    g_replied = false;
+    g_rep_err = OFL_OK;
     FUZZ_ASSERT(ofl_pp_msg_encode(m, g_buf, sizeof(g_buf), &len) == OFL_OK);
     snap(to);
-    err = ofl_pp_conn_recv(&to->c, g_buf, len, &g_in, &g_reply);
+    err = g_req_err = ofl_pp_conn_recv(&to->c, g_buf, len, &g_in, &g_reply);
     unchanged(to, err);
     /* Between two READY ends that saw nothing hostile, every message one
      * builds is accepted by the other. Once one end closes, a message may
@@ -180,14 +192,29 @@ static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
         FUZZ_ASSERT(err == OFL_OK);
     if (err != OFL_OK)
         g_clean = false;
-    if (err != OFL_OK || g_reply.type == 0)
+    if (err != OFL_OK)
         return;
+    /* Only a FlushRequest asks for a reply: the FlushReply with the
+     * request's transaction context (offload.h, pool table FLUSH_REPLY). */
+    if (m->type != OFL_PP_BUFFER_POOL_FLUSH_REQUEST) {
+        FUZZ_ASSERT(g_reply.type == 0);
+        return;
+    }
+    FUZZ_ASSERT(g_reply.type == OFL_PP_BUFFER_POOL_FLUSH_REPLY &&
+                g_reply.ctx == m->ctx);
     reply = g_reply;
     FUZZ_ASSERT(ofl_pp_msg_encode(&reply, g_buf, sizeof(g_buf), &len) ==
                 OFL_OK);
     snap(from);
-    err = ofl_pp_conn_recv(&from->c, g_buf, len, &g_in, &g_reply);
+    err = g_rep_err = ofl_pp_conn_recv(&from->c, g_buf, len, &g_in, &g_reply);
+    g_replied = true;
     unchanged(from, err);
+    /* The reply ends the flush this exchange started: between two READY
+     * ends that saw nothing hostile it is accepted. */
+    if (g_clean && ready)
+        FUZZ_ASSERT(err == OFL_OK);
+    if (err != OFL_OK)
+        g_clean = false;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -285,12 +312,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             struct end *e = (who & 1) ? &g_b : &g_a;
             uint32_t pool = fuzz_u8(&in);
 
+            struct end *peer = e == &g_a ? &g_b : &g_a;
+            bool own = (who & 2) != 0;
+
             snap(e);
-            err = ofl_pp_flush(&e->c, (who & 2) != 0, &pool, 1, fuzz_u8(&in),
-                               &g_m);
+            err = ofl_pp_flush(&e->c, own, &pool, 1, fuzz_u8(&in), &g_m);
             unchanged(e, err);
-            if (err == OFL_OK)
-                carry(e, e == &g_a ? &g_b : &g_a, &g_m);
+            if (err != OFL_OK)
+                break;
+            /* The model (offload.h pool table): FLUSH_LOCAL makes the pool
+             * FLUSHING at e; the request, once taken, empties it at the
+             * peer (FLUSH_PEER; one the peer does not know counts as
+             * flushed); the reply, once taken, empties it at e. An own
+             * pool is e's rx and the peer's tx, else e's tx and the
+             * peer's rx. */
+            FUZZ_ASSERT(pool < CAP);
+            FUZZ_ASSERT((own ? e->rx_slot : e->tx_slot)[pool].state ==
+                        OFL_PP_POOL_FLUSHING);
+            carry(e, peer, &g_m);
+            if (g_req_err == OFL_OK)
+                FUZZ_ASSERT((own ? peer->tx_slot : peer->rx_slot)[pool].state ==
+                            OFL_PP_POOL_EMPTY);
+            if (g_req_err == OFL_OK)
+                FUZZ_ASSERT(g_replied);
+            if (g_replied && g_rep_err == OFL_OK)
+                FUZZ_ASSERT((own ? e->rx_slot : e->tx_slot)[pool].state ==
+                            OFL_PP_POOL_EMPTY);
             break;
         }
         case 7: {
