@@ -177,6 +177,21 @@ static void test_order_report_waits(void)
     rig_done(r);
 }
 
+/* Posts n cancellations of nothing: their answers, left unread, take
+ * n output slots. */
+static void cancel_answers(struct dt_rig *r, uint32_t n)
+{
+    struct ofl_dt_desc d;
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        memset(&d, 0, sizeof(d));
+        d.type = OFL_DT_REQ_CANCEL;
+        d.aux = 1000 + i;
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+}
+
 /* A listener l with two members a and b (arrivals reported), a with a
  * notification delay of 50; a 10-byte shared buffer (tag 5) holding a's
  * "aaa", unreported at time 1. */
@@ -277,19 +292,12 @@ static void test_order_shared_room(void)
     struct dt_rig *r = dt_rig_new(NULL, 4);
     uint64_t l, a, b;
     uint8_t *buf;
-    struct ofl_dt_desc d;
-    uint32_t i;
 
     CHECK(r != NULL);
     shared_start(r, &l, &a, &b, &buf);
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
     /* Three of four output slots taken by unread cancellation answers. */
-    for (i = 0; i < 3; i++) {
-        memset(&d, 0, sizeof(d));
-        d.type = OFL_DT_REQ_CANCEL;
-        d.aux = 1000 + i;
-        CHECK_OK(dt_rig_post(r, &d));
-    }
+    cancel_answers(r, 3);
     CHECK_OK(dt_rig_poll(r, 1));
     rx(r, b, "bbbbbbb", 2);
     CHECK_OK(dt_rig_poll(r, 2));
@@ -330,7 +338,7 @@ static uint32_t find_range(uint32_t n, uint64_t conn, uint32_t tag,
 static void test_order_shared_same_base(void)
 {
     struct dt_rig *r = dt_rig_new(NULL, 4);
-    struct ofl_dt_desc d, all[16];
+    struct ofl_dt_desc all[16];
     uint64_t l, a, b, c;
     uint32_t i, n = 0, k;
     uint8_t *buf;
@@ -343,12 +351,7 @@ static void test_order_shared_same_base(void)
     CHECK_OK(dt_rig_avail(r, l, buf, 10, 0, 0, 7));
     /* Three of four output slots taken: b's FINAL range (two responses
      * with a's) cannot go out, so a's range stays open. */
-    for (i = 0; i < 3; i++) {
-        memset(&d, 0, sizeof(d));
-        d.type = OFL_DT_REQ_CANCEL;
-        d.aux = 1000 + i;
-        CHECK_OK(dt_rig_post(r, &d));
-    }
+    cancel_answers(r, 3);
     CHECK_OK(dt_rig_poll(r, 2));
     rx(r, b, "bbbbbbb", 3);
     CHECK_OK(dt_rig_poll(r, 3));

@@ -43,6 +43,20 @@ static enum ofl_err feed(struct qr_rig *r, uint32_t from, uint32_t to)
     return ofl_qp_input(&r->b.qp, &seg);
 }
 
+/* Hands b the one FPDU on a's wire in two TCP segments, the second the
+ * last 2 bytes of its CRC, and empties the wire. */
+static void feed_cut_crc(struct qr_rig *r)
+{
+    uint32_t len = r->ab.len;
+
+    CHECK_EQ(r->ab.nchunk, 1);
+    CHECK_OK(feed(r, 0, len - 2));
+    CHECK_OK(feed(r, len - 2, len));
+    r->ab.seq += len;
+    r->ab.len = 0;
+    r->ab.nchunk = 0;
+}
+
 /*
  * An in-order RDMA Write (single FPDU, Last) to a one-touch window whose
  * FPDU is split by TCP inside its pad/CRC: the last ULPDU byte arrives
@@ -63,7 +77,6 @@ static void test_split_crc_one_touch(bool markers)
     struct ofl_qp_wr wr;
     struct ofl_qp_sge sge;
     struct ofl_tpt_info info;
-    uint32_t len;
 
     memset(src, 0xAB, 256);
     qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 100, ls);
@@ -71,13 +84,7 @@ static void test_split_crc_one_touch(bool markers)
     wr.remote_to = va(dst);
     CHECK_OK(qr_post_send(&r->a, &wr));
     CHECK_OK(qr_process(&r->a, 0));
-    len = r->ab.len;
-    CHECK_EQ(r->ab.nchunk, 1);
-    CHECK_OK(feed(r, 0, len - 2)); /* all but 2 CRC bytes */
-    CHECK_OK(feed(r, len - 2, len));
-    r->ab.seq += len;
-    r->ab.len = 0;
-    r->ab.nchunk = 0;
+    feed_cut_crc(r);
     CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
     CHECK_EQ(dst[0], 0xAB);   /* placed */
     CHECK_EQ(dst[99], 0xAB);
@@ -144,7 +151,6 @@ static void test_split_crc_read_resp_one_touch(void)
     struct ofl_qp_wr wr;
     struct ofl_qp_sge sge;
     struct ofl_cqe c[4];
-    uint32_t len;
 
     memset(src, 0x3C, 4096);
     qr_wr(&wr, OFL_QP_OP_READ, 60, &sge, dst, 100, ld);
@@ -154,13 +160,7 @@ static void test_split_crc_read_resp_one_touch(void)
     CHECK_OK(qr_process(&r->b, 0));
     CHECK_OK(qr_deliver(r, &r->b));  /* the Read Request reaches a */
     CHECK_OK(qr_process(&r->a, 0));  /* a answers: one FPDU on the wire */
-    len = r->ab.len;
-    CHECK_EQ(r->ab.nchunk, 1);
-    CHECK_OK(feed(r, 0, len - 2));
-    CHECK_OK(feed(r, len - 2, len));
-    r->ab.seq += len;
-    r->ab.len = 0;
-    r->ab.nchunk = 0;
+    feed_cut_crc(r);
     CHECK_EQ(qr_poll(&r->b, true, c, 4), 1);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
     CHECK_EQ(dst[0], 0x3C);  /* a successful Read must have its data */
@@ -197,6 +197,40 @@ static void test_one_shot_atomic_target(void)
     qr_free(r);
 }
 
+/* A 2000-byte RDMA Write from a to a one-touch window over b's dst
+ * (dst_len bytes): two FPDUs on the wire, not yet delivered; the second,
+ * Last, starts at *c0 and ends at *c1. */
+struct ot_write {
+    uint8_t *src, *dst;
+    uint32_t reg, win, c0, c1;
+};
+
+static struct qr_rig *ot_write_out(struct ot_write *w, uint32_t dst_len,
+                                   uint8_t fill)
+{
+    struct qr_rig *r = rig_crc(true, true);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    uint32_t ls;
+
+    w->src = qr_alloc(&r->a, 8000, false);
+    w->dst = qr_alloc(&r->b, dst_len, true);
+    ls = qr_reg(&r->a, w->src, 8000, LR, 0);
+    w->reg = qr_reg(&r->b, w->dst, dst_len, LW | RW | BW, 0);
+    w->win = qr_window(&r->b, w->reg, w->dst, dst_len, RW,
+                       OFL_TPT_F_ONE_TOUCH, false);
+    memset(w->src, fill, 8000);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, w->src, 2000, ls);
+    wr.remote_stag = w->win;
+    wr.remote_to = va(w->dst);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->ab.nchunk, 2);
+    w->c0 = r->ab.chunk[0];
+    w->c1 = r->ab.chunk[1];
+    return r;
+}
+
 /*
  * Same root cause, out-of-order side: the Last FPDU of a Write to a
  * one-touch window is placed ahead of a hole (row 5: Touched, the
@@ -209,37 +243,20 @@ static void test_one_shot_atomic_target(void)
  */
 static void test_split_crc_ooo_recheck(void)
 {
-    struct qr_rig *r = rig_crc(true, true);
-    uint8_t *src = qr_alloc(&r->a, 8000, false);
-    uint8_t *dst = qr_alloc(&r->b, 8000, true);
-    uint32_t ls = qr_reg(&r->a, src, 8000, LR, 0);
-    uint32_t reg = qr_reg(&r->b, dst, 8000, LW | RW | BW, 0);
-    uint32_t win = qr_window(&r->b, reg, dst, 8000, RW, OFL_TPT_F_ONE_TOUCH,
-                             false);
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
+    struct ot_write w;
+    struct qr_rig *r = ot_write_out(&w, 8000, 0x6D);
     struct ofl_tpt_info info;
-    uint32_t c0, c1;
 
-    memset(src, 0x6D, 8000);
-    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 2000, ls);
-    wr.remote_stag = win;
-    wr.remote_to = va(dst);
-    CHECK_OK(qr_post_send(&r->a, &wr));
-    CHECK_OK(qr_process(&r->a, 0));
-    CHECK_EQ(r->ab.nchunk, 2);
-    c0 = r->ab.chunk[0];
-    c1 = r->ab.chunk[1];
-    CHECK_OK(feed(r, c0, c1));           /* the Last FPDU, ahead */
+    CHECK_OK(feed(r, w.c0, w.c1));       /* the Last FPDU, ahead */
     CHECK_EQ(r->b.qp.stats.ooo_placed, 1);
-    CHECK_OK(feed(r, 0, c1 - 2));        /* in order, CRC cut */
-    CHECK_OK(feed(r, c1 - 2, c1));
-    r->ab.seq += c1;
+    CHECK_OK(feed(r, 0, w.c1 - 2));      /* in order, CRC cut */
+    CHECK_OK(feed(r, w.c1 - 2, w.c1));
+    r->ab.seq += w.c1;
     r->ab.len = 0;
     r->ab.nchunk = 0;
     CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
-    CHECK(memcmp(dst, src, 2000) == 0);
-    CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+    CHECK(memcmp(w.dst, w.src, 2000) == 0);
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, w.win, &info));
     CHECK_EQ(info.state, OFL_TPT_INVALID);
     qr_free(r);
 }
@@ -253,36 +270,20 @@ static void test_split_crc_ooo_recheck(void)
  */
 static void test_ooo_touch_then_fail(void)
 {
-    struct qr_rig *r = rig_crc(true, true);
-    uint8_t *src = qr_alloc(&r->a, 8000, false);
-    uint8_t *dst = qr_alloc(&r->b, 8192, true);
-    uint32_t ls = qr_reg(&r->a, src, 8000, LR, 0);
-    uint32_t reg = qr_reg(&r->b, dst, 8192, LW | RW | BW, 0);
-    uint32_t win = qr_window(&r->b, reg, dst, 8192, RW, OFL_TPT_F_ONE_TOUCH,
-                             false);
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
+    struct ot_write w;
+    struct qr_rig *r = ot_write_out(&w, 8192, 0x4E);
     struct ofl_tpt_info info;
-    uint32_t c0, c1;
 
-    memset(src, 0x4E, 8000);
-    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 2000, ls);
-    wr.remote_stag = win;
-    wr.remote_to = va(dst);
-    CHECK_OK(qr_post_send(&r->a, &wr));
-    CHECK_OK(qr_process(&r->a, 0));
-    CHECK_EQ(r->ab.nchunk, 2);
-    c0 = r->ab.chunk[0];
-    c1 = r->ab.chunk[1];
-    CHECK_OK(ofl_tpt_unmap_page(&r->b.tpt, reg, va(dst)));
-    CHECK_OK(feed(r, c0, c1));          /* Last FPDU ahead: not placed */
+    CHECK_OK(ofl_tpt_unmap_page(&r->b.tpt, w.reg, va(w.dst)));
+    CHECK_OK(feed(r, w.c0, w.c1));      /* Last FPDU ahead: not placed */
     CHECK_EQ(r->b.qp.stats.ooo_placed, 0);
-    CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+    CHECK_OK(ofl_tpt_query(&r->b.tpt, w.win, &info));
     CHECK_EQ(info.flags & OFL_TPT_F_TOUCHED, 0); /* nothing happened */
-    CHECK_OK(ofl_tpt_map_page(&r->b.tpt, reg, va(dst), ofl_sim_pa(dst)));
-    CHECK_OK(feed(r, 0, c1));           /* the stream in order */
+    CHECK_OK(ofl_tpt_map_page(&r->b.tpt, w.reg, va(w.dst),
+                              ofl_sim_pa(w.dst)));
+    CHECK_OK(feed(r, 0, w.c1));         /* the stream in order */
     CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
-    CHECK(memcmp(dst, src, 2000) == 0);
+    CHECK(memcmp(w.dst, w.src, 2000) == 0);
     qr_free(r);
 }
 
