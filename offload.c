@@ -9383,14 +9383,14 @@ enum ofl_err ofl_ap_set_self(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
 
 /* The privilege rule shared by both tables. */
 static enum ofl_err ap_allowed(enum ofl_ap_priv priv, uint16_t port,
-                               uint8_t state, uint16_t owner,
+                               uint8_t state, uint8_t flags, uint16_t owner,
                                uint16_t app_fields, uint32_t fields)
 {
     if (priv == OFL_AP_PRIV_OS)
         return OFL_OK;
     if (priv != OFL_AP_PRIV_APP)
         return OFL_E_ARG;
-    if (state == OFL_AP_FREE || owner != port)
+    if (state == OFL_AP_FREE || (flags & OFL_AP_F_OS_OWN) || owner != port)
         return OFL_E_AP_NOT_OWNER;
     if ((fields & ~(uint32_t)app_fields) != 0)
         return OFL_E_AP_PRIVILEGE;
@@ -9408,7 +9408,8 @@ enum ofl_err ofl_ap_in_allowed(const struct ofl_ap_nic *nic,
         return OFL_E_ARG;
     /* Owner, grants and FREE-ness are OS fields: the table is current. */
     e = &nic->in[index];
-    return ap_allowed(priv, port, e->state, e->owner, e->app_fields, fields);
+    return ap_allowed(priv, port, e->state, e->flags, e->owner, e->app_fields,
+                      fields);
 }
 
 enum ofl_err ofl_ap_out_allowed(const struct ofl_ap_nic *nic,
@@ -9421,7 +9422,8 @@ enum ofl_err ofl_ap_out_allowed(const struct ofl_ap_nic *nic,
         (fields & ~(uint32_t)OFL_AP_OUT_ALL) != 0)
         return OFL_E_ARG;
     e = &nic->out[index];
-    return ap_allowed(priv, port, e->state, e->owner, e->app_fields, fields);
+    return ap_allowed(priv, port, e->state, e->flags, e->owner, e->app_fields,
+                      fields);
 }
 
 /* The newest copy of an entry: its cache line if it has one. */
@@ -9497,6 +9499,7 @@ static void ap_in_apply(struct ofl_ap_in_entry *c,
     if (fields & OFL_AP_IN_OWNER) {
         c->owner = v->owner;
         c->app_fields = v->app_fields;
+        c->flags &= (uint8_t)~OFL_AP_F_OS_OWN;
     }
     if (fields & OFL_AP_IN_SOURCE) {
         ap_mac_copy(c->src_mac, v->src_mac);
@@ -9556,8 +9559,11 @@ enum ofl_err ofl_ap_in_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
     if (was_free) {
         if (!(fields & OFL_AP_IN_STATE))
             cand.state = OFL_AP_CLOSED;
-        if (!(fields & OFL_AP_IN_OWNER))
-            cand.app_fields = 0; /* the OS's own: no port may program it */
+        if (!(fields & OFL_AP_IN_OWNER)) {
+            /* The OS's own: no port may program it, nor close it. */
+            cand.app_fields = 0;
+            cand.flags |= OFL_AP_F_OS_OWN;
+        }
     }
     err = closing ? OFL_OK : ap_in_validate(nic, &cand, index);
     if (err != OFL_OK)
@@ -9619,6 +9625,7 @@ static void ap_out_apply(struct ofl_ap_out_entry *c,
     if (fields & OFL_AP_OUT_OWNER) {
         c->owner = v->owner;
         c->app_fields = v->app_fields;
+        c->flags &= (uint8_t)~OFL_AP_F_OS_OWN;
     }
     if (fields & OFL_AP_OUT_TYPE)
         c->type = v->type;
@@ -9668,8 +9675,11 @@ enum ofl_err ofl_ap_out_program(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
     if (was_free) {
         if (!(fields & OFL_AP_OUT_STATE))
             cand.state = OFL_AP_CLOSED;
-        if (!(fields & OFL_AP_OUT_OWNER))
-            cand.app_fields = 0; /* the OS's own: no port may program it */
+        if (!(fields & OFL_AP_OUT_OWNER)) {
+            /* The OS's own: no port may program it, nor close it. */
+            cand.app_fields = 0;
+            cand.flags |= OFL_AP_F_OS_OWN;
+        }
         if (!(fields & OFL_AP_OUT_SIZE))
             cand.size = (uint32_t)ap_out_slot(nic, index, NULL);
     }

@@ -3647,9 +3647,10 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
  * aperture", "source host bits", the PCI layout). The OS names owner and
  * grant together (OWNER); OFL_AP_*_APP_DEFAULT is the seed's
  * user-programmable set (nonce and destination host). An aperture created
- * without OWNER is the OS's own: its grant is empty, so no port (port 0
- * included) programs it. For an untrusted application the OS grants
- * nothing and runs the connection protocol itself. Closing (STATE =
+ * without OWNER is the OS's own (OFL_AP_F_OS_OWN): no port (port 0
+ * included) programs it, not even to close it. For an untrusted
+ * application the OS grants nothing and runs the connection protocol
+ * itself. Closing (STATE =
  * CLOSED alone) only takes access away: the owner needs no grant for it,
  * and the rest of the entry is not validated again.
  *
@@ -3809,7 +3810,7 @@ enum ofl_ap_flag {
                               advance the sequence number (FIG. 12 step 8) */
     OFL_AP_F_NOTIFY = 0x02, /* incoming data: post a delivery event to the
                                entry's queue after each accepted write */
-    OFL_AP_F_ERRORS = 0x04  /* incoming: post an error event (a = the
+    OFL_AP_F_ERRORS = 0x04, /* incoming: post an error event (a = the
                                rejection reason, b = in-index) to the
                                entry's queue for each record addressed to
                                this open aperture that is rejected (seed
@@ -3822,6 +3823,10 @@ enum ofl_ap_flag {
                                OS message. Records for a closed or unknown
                                aperture name no port and post nothing,
                                nor does an overflow of the queue itself */
+    OFL_AP_F_OS_OWN = 0x08  /* both: created without OWNER, the OS's own
+                               (no port programs or closes it); set and
+                               cleared by the library only (OWNER
+                               programmed clears it) */
 };
 
 #define OFL_AP_SIZE_MAX (1u << 30)    /* largest aperture */

@@ -399,7 +399,8 @@ static void test_config_validation(void)
     ov.flags = 0x80;
     CHECK_OK(ofl_ap_out_program(&fa.nic, OFL_AP_PRIV_OS, 0, 1, &ov,
                                 OFL_AP_OUT_TYPE | OFL_AP_OUT_SEQ));
-    CHECK_EQ(fa.out[1].flags, 0); /* only OFL_AP_F_SEQ is taken */
+    /* only OFL_AP_F_SEQ is taken; created without OWNER: the OS's own */
+    CHECK_EQ(fa.out[1].flags, OFL_AP_F_OS_OWN);
 }
 
 /* ---- the outgoing path --------------------------------------------------------- */
@@ -2623,19 +2624,33 @@ static void test_program_edges(void)
     CHECK_OK(ofl_ap_in_query(&fb.nic, 6, &qe));
     CHECK_EQ(qe.app_fields, 0);
     CHECK_EQ(qe.state, OFL_AP_OPEN);
+    CHECK(qe.flags & OFL_AP_F_OS_OWN);
     v.nonce = 0x1234;
     CHECK_ERR(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_APP, 0, 6, &v,
                                 OFL_AP_IN_NONCE),
-              OFL_E_AP_PRIVILEGE);
+              OFL_E_AP_NOT_OWNER);
     CHECK_OK(ofl_ap_in_query(&fb.nic, 6, &qe));
     CHECK(qe.nonce != 0x1234);
+    /* not even closing it, which an owner may without a grant */
+    v.state = OFL_AP_CLOSED;
+    CHECK_ERR(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_APP, 0, 6, &v,
+                                OFL_AP_IN_STATE),
+              OFL_E_AP_NOT_OWNER);
+    CHECK_OK(ofl_ap_in_query(&fb.nic, 6, &qe));
+    CHECK_EQ(qe.state, OFL_AP_OPEN);
     /* The OS names the owner and the grant: now that port may */
     v.owner = 0;
     v.app_fields = OFL_AP_IN_APP_DEFAULT;
     CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 6, &v,
                                OFL_AP_IN_OWNER));
+    CHECK_OK(ofl_ap_in_query(&fb.nic, 6, &qe));
+    CHECK_EQ(qe.flags & OFL_AP_F_OS_OWN, 0);
     CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_APP, 0, 6, &v,
                                OFL_AP_IN_NONCE));
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_APP, 0, 6, &v,
+                               OFL_AP_IN_STATE));
+    CHECK_OK(ofl_ap_in_query(&fb.nic, 6, &qe));
+    CHECK_EQ(qe.state, OFL_AP_CLOSED);
     /* Incoming arguments. */
     CHECK_ERR(ofl_ap_in_allowed(NULL, OFL_AP_PRIV_OS, 0, 6, 0), OFL_E_ARG);
     CHECK_ERR(ofl_ap_in_clear(NULL, OFL_AP_PRIV_OS, 6), OFL_E_ARG);
@@ -3728,8 +3743,13 @@ static void test_out_os_owned(void)
     memset(ov.dst_mac, 0x66, 6);
     CHECK_ERR(ofl_ap_out_program(&fa.nic, OFL_AP_PRIV_APP, 0, 3, &ov,
                                  OFL_AP_OUT_DEST),
-              OFL_E_AP_PRIVILEGE);
+              OFL_E_AP_NOT_OWNER);
+    ov.state = OFL_AP_CLOSED;
+    CHECK_ERR(ofl_ap_out_program(&fa.nic, OFL_AP_PRIV_APP, 0, 3, &ov,
+                                 OFL_AP_OUT_STATE),
+              OFL_E_AP_NOT_OWNER);
     CHECK_OK(ofl_ap_out_query(&fa.nic, 3, &oq));
+    CHECK_EQ(oq.state, OFL_AP_OPEN);
     CHECK(oq.dst_mac[0] != 0x66);
 }
 
