@@ -9381,16 +9381,23 @@ enum ofl_err ofl_ap_set_self(struct ofl_ap_nic *nic, enum ofl_ap_priv priv,
     return OFL_OK;
 }
 
+/* Does port own an entry with these flags and owner? Never one the OS
+ * created without OWNER (OFL_AP_F_OS_OWN), whatever its owner field. */
+static bool ap_owned_by(uint8_t flags, uint16_t owner, uint16_t port)
+{
+    return !(flags & OFL_AP_F_OS_OWN) && owner == port;
+}
+
 /* The privilege rule shared by both tables. */
-static enum ofl_err ap_allowed(enum ofl_ap_priv priv, uint16_t port,
-                               uint8_t state, uint8_t flags, uint16_t owner,
-                               uint16_t app_fields, uint32_t fields)
+static enum ofl_err ap_allowed(enum ofl_ap_priv priv, uint8_t state,
+                               bool owned, uint16_t app_fields,
+                               uint32_t fields)
 {
     if (priv == OFL_AP_PRIV_OS)
         return OFL_OK;
     if (priv != OFL_AP_PRIV_APP)
         return OFL_E_ARG;
-    if (state == OFL_AP_FREE || (flags & OFL_AP_F_OS_OWN) || owner != port)
+    if (state == OFL_AP_FREE || !owned)
         return OFL_E_AP_NOT_OWNER;
     if ((fields & ~(uint32_t)app_fields) != 0)
         return OFL_E_AP_PRIVILEGE;
@@ -9408,8 +9415,8 @@ enum ofl_err ofl_ap_in_allowed(const struct ofl_ap_nic *nic,
         return OFL_E_ARG;
     /* Owner, grants and FREE-ness are OS fields: the table is current. */
     e = &nic->in[index];
-    return ap_allowed(priv, port, e->state, e->flags, e->owner, e->app_fields,
-                      fields);
+    return ap_allowed(priv, e->state, ap_owned_by(e->flags, e->owner, port),
+                      e->app_fields, fields);
 }
 
 enum ofl_err ofl_ap_out_allowed(const struct ofl_ap_nic *nic,
@@ -9422,8 +9429,8 @@ enum ofl_err ofl_ap_out_allowed(const struct ofl_ap_nic *nic,
         (fields & ~(uint32_t)OFL_AP_OUT_ALL) != 0)
         return OFL_E_ARG;
     e = &nic->out[index];
-    return ap_allowed(priv, port, e->state, e->flags, e->owner, e->app_fields,
-                      fields);
+    return ap_allowed(priv, e->state, ap_owned_by(e->flags, e->owner, port),
+                      e->app_fields, fields);
 }
 
 /* The newest copy of an entry: its cache line if it has one. */
