@@ -15,11 +15,13 @@
  *   0x02 K M ...     one FPDU built by the harness with the QP's framing
  *                    (markers, CRC) from fields: opcode K, then STag
  *                    selector, TO offset, MSN, MO, length, flags (so that
- *                    the fuzzer reaches past the framing); iSCSI: one
- *                    target PDU from fields (opcode, ITT selector among
- *                    the write, read and no-data commands posted at setup
- *                    or a stale or any tag, flags, AHS, StatSN, offset,
- *                    length, data)
+ *                    the fuzzer reaches past the framing; a Read Request's
+ *                    sink TO is the TO field, an Atomic Request's
+ *                    identifier the source offset and size fields);
+ *                    iSCSI: one target PDU from fields (opcode, ITT
+ *                    selector among the write, read and no-data
+ *                    commands posted at setup or a stale or any tag,
+ *                    flags, AHS, StatSN, offset, length, data)
  *   0x03 B           ofl_qp_process with budget B
  *   0x04             post a receive
  *   0x05 X           an LLP event (X & 1: lost)
@@ -45,6 +47,50 @@
  * Keys whose validity the stream may have changed (one-touch, one-shot,
  * named by a Send with Invalidate) are no longer predicted.
  *
+ * Read and Atomic Requests (predict_req), under the same conditions and
+ * only well formed (their queue, Last, MO 0): a wrong MSN, or IRD (4)
+ * requests already owed an answer by the harness's own count (a Read is
+ * owed until its Last Read Response went out, an Atomic until its
+ * response did), is a Terminate (1/2/xx; 1/2/02 for IRD); else a Read
+ * Request is accepted when its source key is valid, grants remote read,
+ * covers [src_to, src_to + size) and is not a region under the
+ * windows-only policy, an Atomic Request when its target is 8-byte
+ * aligned and its key valid, granting remote atomic, covering [to, to + 8);
+ * otherwise a Terminate 0/1/xx (the code where one failure alone
+ * applies). A zero-length Read is predicted only from a source that would
+ * pass. A Terminate predicted for any message is exactly one outbound
+ * Terminate, with that cause, carrying for a Read or Atomic Request its
+ * DDP header (and a Read Request's RDMAP header). An accepted Read Request
+ * changes no memory, and its source bytes are kept; an accepted Atomic
+ * changes only its 8-byte target, Fetch and Add to old + add with the Add
+ * Mask's field ends (offload.h); Swap and Compare and Swap values are not
+ * predicted (offload.h does not spell them out).
+ *
+ * The outbound stream (sink) is parsed by the harness itself, not by the
+ * core's ofl_mpa_* or ofl_rdmap_parse: markers (reserved 0, FPDUPTR back
+ * to the ULPDU Length), pad, CRC32c (bitwise here; 0 without CRC), and
+ * every ULPDU well formed by wire_expect.h; nothing after a Terminate.
+ * Every Read Request and Atomic Request the core took while in sync is
+ * owed its answer in order per kind: Read Responses with the request's
+ * sink STag, TO = sink TO + offset, L only on the last, the lengths
+ * adding up to the size (one empty one for size 0), and the bytes the
+ * source held at the request while no write reached it since; Atomic
+ * Responses with the next MSN of queue 4, the request's identifier and
+ * the original value. A response nothing asked for while in sync is a
+ * failure. At the end of the input, still in sync and in RTS with no
+ * Read source key possibly ended since, one ofl_qp_process must send
+ * every answer still owed. The buffer holds only FPDUs not yet complete;
+ * if one would overflow it, parsing and these predictions stop.
+ *
+ * Not predicted: the verdicts on raw or out-of-order bytes (events 0x00,
+ * 0x01) and everything after them, malformed headers (wire_expect.h's
+ * harnesses cover those), keys whose validity the stream may have
+ * changed, zero-length Reads from a bad source, Swap and Compare and Swap
+ * results, the DDP segmentation of Read Responses (only their sum), the
+ * exact code of a Terminate where several checks fail at once, Read
+ * Responses and Atomic Responses of the harness's own requests, Send and
+ * Write FPDUs the core sends (only their framing), and iSCSI.
+ *
  * Invariants after every event: the sim guard never fired (it traps), the
  * ring counters are ordered (cc <= ci <= db_pi <= pi, both queues), inbound
  * and outbound queues within IRD/ORD, every completion names a WQE that
@@ -55,6 +101,7 @@
 #include "fuzz.h"
 #include "own.h"
 #include "offload.h"
+#include "wire_expect.h"
 #include "ports/sim/ofl_sim.h"
 
 #include <stdlib.h>
@@ -69,6 +116,8 @@
 #define VA 0x10000000ull
 #define RECV_AT 32768u  /* receive slot i: RECV_AT + i * 1024, 512 bytes */
 #define SINK_AT 10240u  /* Read sinks: inside stag[1]'s region */
+#define OB_CAP 16384u   /* outbound bytes not yet parsed */
+#define SNAP 8192u      /* largest Read source a slot covers (slot 1) */
 
 /* What each stag[] slot grants the peer (the harness's table, not the
  * core's): remote rights, [lo, hi) of mem, and whether it is a region. */
@@ -86,6 +135,24 @@ static const struct {
     {OFL_TPT_REMOTE_WRITE, 28672, 32768, false},
     {0, 0, 0, false},   /* STag 0 */
     {0, 0, 0, false},   /* a stale key */
+};
+
+/* An inbound Read Request the core accepted (RFC 5040 §4.4): the Read
+ * Responses it owes, and the source bytes at the time of the request. */
+struct rreq {
+    uint32_t sink_stag, len, done, src_off;
+    uint64_t sink_to;
+    uint8_t slot;
+    bool data_ok; /* snap is what the source held and still holds */
+    bool firm;    /* nothing since may have ended the source key */
+    uint8_t snap[SNAP];
+};
+
+/* An inbound Atomic Request the core executed (RFC 7306): its response. */
+struct areq {
+    uint32_t req_id;
+    uint64_t orig;
+    bool data_ok; /* orig is the target's value before the request */
 };
 
 struct ctx {
@@ -124,17 +191,210 @@ struct ctx {
     bool known[NSTAG];         /* slot's validity still as at setup */
     bool sends_clean;          /* no partial or unmodelled message on
                                   queue 0 */
+    /* the outbound stream, parsed here (not by ofl_mpa_*): FPDUs not yet
+     * complete, the stream position of ob[0] */
+    uint8_t ob[OB_CAP];
+    uint32_t ob_len;
+    uint64_t ob_pos;
+    bool out_ok;               /* every outbound byte was parsed */
+    unsigned terms_out;        /* Terminates sent */
+    uint8_t term[OFL_DDP_UNTAGGED_HDR_LEN + OFL_RDMAP_TERM_MAX_LEN];
+    uint32_t term_len;         /* the last one's ULPDU */
+    /* inbound requests accepted and not yet answered, each kind in its
+     * order (RFC 5040 §5.5, RFC 7306): only while sync */
+    struct rreq rq[IRD];
+    unsigned rq_head, rq_n;
+    struct areq aq[IRD];
+    unsigned aq_head, aq_n;
+    uint32_t req_msn[5];       /* next MSN of queues 1 and 3, own count */
+    uint32_t aresp_msn;        /* next outbound Atomic Response MSN */
 };
 
 static struct ctx *g;
 
+static uint32_t be16(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 8) | p[1];
+}
+
+static uint64_t be64(const uint8_t *p)
+{
+    return ((uint64_t)wire_expect_be32(p) << 32) | wire_expect_be32(p + 4);
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    int i;
+
+    for (i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* Bitwise CRC32c (RFC 3385), not the core's tables. */
+static uint32_t ref_crc(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    size_t i;
+    int k;
+
+    for (i = 0; i < n; i++) {
+        c ^= p[i];
+        for (k = 0; k < 8; k++)
+            c = (c >> 1) ^ ((c & 1u) ? 0x82F63B78u : 0u);
+    }
+    return ~c;
+}
+
+/* A Read Response segment (RFC 5040 §4.5: tagged, the Data Sink STag of
+ * the request, TO = sink TO + offset, L on the last): the oldest Read
+ * Request's next bytes. */
+static void out_read_resp(struct ctx *c, const uint8_t *u, uint32_t len)
+{
+    struct rreq *e;
+    uint32_t n = len - OFL_DDP_TAGGED_HDR_LEN;
+    bool last = (u[0] & 0x40) != 0;
+
+    if (c->rq_n == 0) {
+        /* every Read Request the core took while sync is in rq[] */
+        FUZZ_ASSERT(!c->sync);
+        return;
+    }
+    e = &c->rq[c->rq_head];
+    FUZZ_ASSERT(wire_expect_be32(u + 2) == e->sink_stag);
+    FUZZ_ASSERT(be64(u + 6) == e->sink_to + e->done);
+    FUZZ_ASSERT(n <= e->len - e->done);
+    FUZZ_ASSERT(last == (e->done + n == e->len));
+    if (e->data_ok)
+        FUZZ_ASSERT(memcmp(u + OFL_DDP_TAGGED_HDR_LEN, e->snap + e->done,
+                           n) == 0);
+    e->done += n;
+    if (last) {
+        c->rq_head = (c->rq_head + 1u) % IRD;
+        c->rq_n--;
+    }
+}
+
+/* An Atomic Response (RFC 7306: queue 4, the next MSN, Original Request
+ * Identifier, Original Remote Data Value, big-endian on the wire). */
+static void out_atomic_resp(struct ctx *c, const uint8_t *u)
+{
+    const uint8_t *b = u + OFL_DDP_UNTAGGED_HDR_LEN;
+    struct areq *e;
+
+    FUZZ_ASSERT(wire_expect_be32(u + 10) == c->aresp_msn);
+    c->aresp_msn++;
+    if (c->aq_n == 0) {
+        FUZZ_ASSERT(!c->sync);
+        return;
+    }
+    e = &c->aq[c->aq_head];
+    FUZZ_ASSERT(wire_expect_be32(b) == e->req_id);
+    if (e->data_ok)
+        FUZZ_ASSERT(be64(b + 4) == e->orig);
+    c->aq_head = (c->aq_head + 1u) % IRD;
+    c->aq_n--;
+}
+
+/* One outbound ULPDU: well formed by the harness's own classifier
+ * (wire_expect.h), nothing after a Terminate (offload.h: in TERMINATE
+ * nothing is sent any more), responses matched. */
+static void out_ulpdu(struct ctx *c, const uint8_t *u, uint32_t len)
+{
+    FUZZ_ASSERT(wire_expect_rdmap(u, len) == OFL_OK);
+    FUZZ_ASSERT(c->terms_out == 0);
+    switch (u[1] & 0x0F) {
+    case OFL_RDMAP_READ_RESP:
+        out_read_resp(c, u, len);
+        break;
+    case OFL_RDMAP_ATOMIC_RESP:
+        out_atomic_resp(c, u);
+        break;
+    case OFL_RDMAP_TERMINATE:
+        c->terms_out++;
+        c->term_len = len < sizeof(c->term) ? len : sizeof(c->term);
+        memcpy(c->term, u, c->term_len);
+        break;
+    default:
+        break;
+    }
+}
+
+/*
+ * One FPDU from ob[0 ..) at stream position ob_pos (RFC 5044 §4-§6, the
+ * layout of offload.h's wire section): a marker at every position that is
+ * a multiple of 512 (reserved 0, FPDUPTR back to the ULPDU Length field;
+ * 0 for a marker where the FPDU begins), ULPDU Length, ULPDU, pad to a
+ * multiple of 4, CRC32c least significant byte first over everything
+ * before it (0 without negotiated CRC). Returns the raw bytes it took, 0
+ * while the FPDU is incomplete.
+ */
+static uint32_t out_fpdu(struct ctx *c)
+{
+    static uint8_t lg[2 + 65535 + 3 + 4];
+    bool mk = (c->cfg & 1) != 0;
+    uint32_t r = 0, got = 0, want = 2, crc_at = 0, ulen = 0, crc;
+    uint64_t hdr;
+
+    if (mk && c->ob_pos % 512u == 0) {
+        if (c->ob_len < 4)
+            return 0;
+        FUZZ_ASSERT(wire_expect_be32(c->ob) == 0);
+        r = 4;
+    }
+    hdr = c->ob_pos + r;
+    while (got < want) {
+        uint64_t pos = c->ob_pos + r;
+
+        if (mk && pos % 512u == 0 && r != 0) {
+            if (r + 4 > c->ob_len)
+                return 0;
+            FUZZ_ASSERT(be16(c->ob + r) == 0 &&
+                        be16(c->ob + r + 2) == pos - hdr);
+            r += 4;
+            continue;
+        }
+        if (r >= c->ob_len)
+            return 0;
+        if (want > 2 && got == want - 4)
+            crc_at = r;
+        lg[got++] = c->ob[r++];
+        if (got == 2) {
+            ulen = be16(lg);
+            want = 2 + ulen + ((0u - (2 + ulen)) & 3u) + 4;
+        }
+    }
+    crc = (uint32_t)lg[want - 4] | ((uint32_t)lg[want - 3] << 8) |
+          ((uint32_t)lg[want - 2] << 16) | ((uint32_t)lg[want - 1] << 24);
+    FUZZ_ASSERT(crc == ((c->cfg & 2) ? ref_crc(c->ob, crc_at) : 0u));
+    out_ulpdu(c, lg + 2, ulen);
+    return r;
+}
+
+/* The transmit callback: keeps the outbound stream (iWARP) and parses
+ * every whole FPDU in it; when the buffer would overflow, parsing (and
+ * every prediction that needs it) stops. */
 static int sink(void *ctx, const uint8_t *data, uint32_t len, uint32_t flags)
 {
     struct ctx *c = ctx;
+    uint32_t k;
 
-    (void)data;
     (void)flags;
     c->tx_bytes += len;
+    if (!c->out_ok || len == 0 || data == NULL)
+        return 0;
+    if (len > OB_CAP - c->ob_len) {
+        c->out_ok = false;
+        return 0;
+    }
+    memcpy(c->ob + c->ob_len, data, len);
+    c->ob_len += len;
+    while (c->out_ok && (k = out_fpdu(c)) != 0) {
+        memmove(c->ob, c->ob + k, c->ob_len - k);
+        c->ob_len -= k;
+        c->ob_pos += k;
+    }
     return 0;
 }
 
@@ -295,6 +555,11 @@ static int setup(struct ctx *c, uint8_t cfgb)
     ofl_sim_init(&c->sim);
     c->sim.trap_violations = true;
     c->cfg = cfgb;
+    /* the outbound stream is FPDUs from its first byte (iWARP) */
+    c->out_ok = (cfgb & 4) == 0;
+    c->req_msn[OFL_DDP_QN_READ_REQ] = 1;   /* RFC 5041: an MSN starts at 1 */
+    c->req_msn[OFL_DDP_QN_ATOMIC_REQ] = 1;
+    c->aresp_msn = 1;
     /* rings in host memory are fetched by DMA (read only) */
     if (cfgb & 8) {
         own_add(&c->own, own_key(OWN_FIXED, 0, 0), ofl_sim_pa(c->sq_ring),
@@ -479,18 +744,202 @@ static enum verdict predict(const struct ctx *c, const struct ofl_rdmap_msg *m,
     return V_UNKNOWN;
 }
 
+/*
+ * The harness's verdict on a Read Request or an Atomic Request it built,
+ * from its own key table and its own count of the requests the core owes
+ * an answer, under the same conditions as predict (and the outbound
+ * stream parsed); only well-formed ones (the queue of the opcode, L, MO 0):
+ *   - the MSN must be the next of the queue (RFC 5041 §7: 1/2/02 or
+ *     1/2/03), and a slot must be free: at most IRD requests outstanding
+ *     (the IRD the MPA exchange gave, RFC 6581; offload.h: 1/2/02 when
+ *     none is);
+ *   - Read Request (RFC 5040 §4.4, FIG. 18A a-f): the Data Source STag
+ *     valid, granting remote read, covering [src_to, src_to + size), not a
+ *     region under the windows-only policy; a zero-length Read is
+ *     predicted only when such a source would also pass (RFC 5040 does
+ *     not settle a zero-length Read from a bad source);
+ *   - Atomic Request (RFC 7306, offload.h): the target 8-byte aligned
+ *     (0/1/01), its STag valid, granting remote atomic, covering
+ *     [to, to + 8).
+ * A failed key check is 0/1/xx (RFC 5040 §7.2 remote protection, through
+ * ofl_tpt_term_cause's RDMAP column): xx 00 for an invalid key (stag 0, a
+ * stale key, a region under the windows-only policy), 01 out of bounds or
+ * misaligned, 02 missing right; the code is asserted only when one of
+ * them applies. *want gets the cause, with *known a bitmask of what is
+ * certain (1 layer and type, 2 code).
+ */
+static enum verdict predict_req(const struct ctx *c,
+                                const struct ofl_rdmap_msg *m, unsigned slot,
+                                struct ofl_term_cause *want, unsigned *known)
+{
+    bool rd = m->ddp.opcode == OFL_RDMAP_READ_REQ;
+    uint32_t qn = rd ? OFL_DDP_QN_READ_REQ : OFL_DDP_QN_ATOMIC_REQ;
+    uint64_t lo = VA + slot_rights[slot].lo, hi = VA + slot_rights[slot].hi;
+    uint64_t to = rd ? m->u.read_req.src_to : m->u.atomic_req.to;
+    uint64_t n = rd ? m->u.read_req.size : 8u;
+    uint8_t need = rd ? OFL_TPT_REMOTE_READ : OFL_TPT_REMOTE_ATOMIC;
+    unsigned codes = 0; /* bit x: code x applies */
+
+    *known = 0;
+    if (!c->sync || !c->out_ok || c->qp.state != OFL_QP_RTS ||
+        m->ddp.qn != qn || !m->ddp.last || m->ddp.mo != 0 || !c->known[slot])
+        return V_UNKNOWN;
+    if (m->ddp.msn != c->req_msn[qn]) {
+        want->layer = OFL_TERM_LAYER_DDP;
+        want->etype = OFL_TERM_DDP_UNTAGGED;
+        *known = 1;
+        return V_TERMINATE;
+    }
+    if (c->stag[slot] == 0 || slot == 7) {
+        codes = 1u << 0;
+    } else {
+        if (slot_rights[slot].region && (c->cfg & 0x10))
+            codes |= 1u << 0;
+        if (!(slot_rights[slot].rights & need))
+            codes |= 1u << 2;
+        if (to < lo || to + n > hi)
+            codes |= 1u << 1;
+    }
+    if (!rd && (to & 7u) != 0)
+        codes |= 1u << 1;
+    if (rd && n == 0 && (codes != 0 || to >= hi))
+        return V_UNKNOWN;
+    if (c->rq_n + c->aq_n >= IRD) {
+        if (codes == 0) {
+            want->layer = OFL_TERM_LAYER_DDP;
+            want->etype = OFL_TERM_DDP_UNTAGGED;
+            want->ecode = OFL_TERM_DDP_U_INVALID_MSN_NO_BUFFER;
+            *known = 3;
+        }
+        return V_TERMINATE;
+    }
+    if (codes == 0)
+        return V_ACCEPT;
+    want->layer = OFL_TERM_LAYER_RDMAP;
+    want->etype = OFL_TERM_RDMAP_REMOTE_PROTECTION;
+    *known = 1;
+    if ((codes & (codes - 1u)) == 0) {
+        want->ecode = codes == 1u ? 0x00 : codes == 2u ? 0x01 : 0x02;
+        *known = 3;
+    }
+    return V_TERMINATE;
+}
+
+/* The Terminate this event sent: exactly one (offload.h, "Inbound
+ * violations"), with the cause asked; for a Read or Atomic Request whose
+ * key check failed, the DDP header it terminates (D) and for a Read
+ * Request its RDMAP header (R) too (RFC 5040 §4 Terminate Header,
+ * ofl_rdmap_term_fill). */
+static void check_term(const struct ctx *c, unsigned before,
+                       const struct ofl_term_cause *want, unsigned known,
+                       const uint8_t *hdr, size_t hl, uint8_t opcode)
+{
+    const uint8_t *b = c->term + OFL_DDP_UNTAGGED_HDR_LEN;
+
+    if (!c->out_ok)
+        return;
+    FUZZ_ASSERT(c->terms_out == before + 1);
+    if (known & 1)
+        FUZZ_ASSERT((b[0] >> 4) == want->layer &&
+                    (b[0] & 0x0F) == want->etype);
+    if (known & 2)
+        FUZZ_ASSERT(b[1] == want->ecode);
+    if ((known & 1) && (opcode == OFL_RDMAP_READ_REQ ||
+                        opcode == OFL_RDMAP_ATOMIC_REQ)) {
+        FUZZ_ASSERT((b[2] & 0x40) &&
+                    c->term_len >= OFL_DDP_UNTAGGED_HDR_LEN + 6 +
+                                       OFL_DDP_UNTAGGED_HDR_LEN);
+        FUZZ_ASSERT(memcmp(b + 6, hdr, OFL_DDP_UNTAGGED_HDR_LEN) == 0);
+        if (opcode == OFL_RDMAP_READ_REQ) {
+            FUZZ_ASSERT((b[2] & 0x20) &&
+                        c->term_len == OFL_DDP_UNTAGGED_HDR_LEN + 6 +
+                                           OFL_DDP_UNTAGGED_HDR_LEN +
+                                           OFL_RDMAP_READ_REQ_LEN &&
+                        hl == OFL_DDP_UNTAGGED_HDR_LEN +
+                                  OFL_RDMAP_READ_REQ_LEN);
+            FUZZ_ASSERT(memcmp(b + 6 + OFL_DDP_UNTAGGED_HDR_LEN,
+                               hdr + OFL_DDP_UNTAGGED_HDR_LEN,
+                               OFL_RDMAP_READ_REQ_LEN) == 0);
+        }
+    }
+}
+
+/* RFC 7306 Fetch and Add as offload.h documents it: with Add Mask 0 a
+ * plain add; a set mask bit ends a field (no carry out of that bit). */
+static uint64_t fetch_add(uint64_t a, uint64_t b, uint64_t mask)
+{
+    uint64_t r = 0;
+    unsigned carry = 0, i;
+
+    for (i = 0; i < 64; i++) {
+        unsigned s = (unsigned)((a >> i) & 1u) + (unsigned)((b >> i) & 1u) +
+                     carry;
+
+        r |= (uint64_t)(s & 1u) << i;
+        carry = (mask >> i) & 1u ? 0u : s >> 1;
+    }
+    return r;
+}
+
+/* The Read Requests whose source key slot names may have ended since
+ * (their responses check the source again, FIG. 18A): no longer owed. */
+static void unfirm(struct ctx *c, unsigned slot)
+{
+    unsigned i;
+
+    for (i = 0; i < c->rq_n; i++)
+        if (c->rq[(c->rq_head + i) % IRD].slot == slot)
+            c->rq[(c->rq_head + i) % IRD].firm = false;
+}
+
+/* A Read or Atomic Request the core took: the answer it owes (its
+ * expected bytes when predicted; a Read's snapshot is already in its
+ * slot). At most IRD are outstanding: the limit the peer was given in the
+ * MPA exchange (RFC 6581), which the core enforces (offload.h). */
+static void take_req(struct ctx *c, const struct ofl_rdmap_msg *m,
+                     bool predicted, unsigned slot, uint32_t off,
+                     const uint8_t *pre)
+{
+    FUZZ_ASSERT(c->rq_n + c->aq_n < IRD);
+    if (m->ddp.opcode == OFL_RDMAP_READ_REQ) {
+        struct rreq *e = &c->rq[(c->rq_head + c->rq_n) % IRD];
+
+        e->sink_stag = m->u.read_req.sink_stag;
+        e->sink_to = m->u.read_req.sink_to;
+        e->len = m->u.read_req.size;
+        e->done = 0;
+        e->src_off = off;
+        e->slot = (uint8_t)slot;
+        e->data_ok = predicted;
+        e->firm = predicted;
+        c->rq_n++;
+        c->req_msn[OFL_DDP_QN_READ_REQ]++;
+    } else {
+        struct areq *e = &c->aq[(c->aq_head + c->aq_n) % IRD];
+
+        e->req_id = m->u.atomic_req.req_id;
+        e->orig = predicted ? le64(pre + off) : 0;
+        e->data_ok = predicted;
+        c->aq_n++;
+        c->req_msn[OFL_DDP_QN_ATOMIC_REQ]++;
+    }
+}
+
 /* An FPDU from fields: the fuzzer picks the meaning, the framing is right. */
 static void fpdu(struct ctx *c, struct fuzz_in *in)
 {
-    static uint8_t payload[1500], out[2048];
+    static uint8_t payload[1500], out[2048], pre[MEM];
     struct ofl_rdmap_msg m;
     uint8_t hdr[OFL_RDMAP_HDR_MAX], k = fuzz_u8(in), sel = fuzz_u8(in);
-    uint16_t n = (uint16_t)(fuzz_u16(in) % 1400u);
+    uint16_t n = (uint16_t)(fuzz_u16(in) % 1400u), src16, size16;
     size_t hl = 0, len = 0;
     uint32_t i, inv;
-    uint64_t recv_id = c->recv_done;
+    uint64_t recv_id = c->recv_done, to_off = 0;
     enum verdict v;
     enum ofl_err err;
+    struct ofl_term_cause want;
+    unsigned wknown = 0, terms_before = c->terms_out, slot;
+    bool req, was_sync = c->sync && c->out_ok;
 
     memset(&m, 0, sizeof(m));
     m.ddp.opcode = k & 0x0F;
@@ -505,10 +954,16 @@ static void fpdu(struct ctx *c, struct fuzz_in *in)
     inv = fuzz_u8(in) % NSTAG;
     m.ddp.inv_stag = c->stag[inv];
     m.u.read_req.src_stag = c->stag[(sel >> 3) % NSTAG];
-    m.u.read_req.src_to = c->sva[(sel >> 3) % NSTAG] + fuzz_u16(in);
-    m.u.read_req.size = fuzz_u16(in);
+    src16 = fuzz_u16(in);
+    m.u.read_req.src_to = c->sva[(sel >> 3) % NSTAG] + src16;
+    size16 = fuzz_u16(in);
+    m.u.read_req.size = size16;
     m.u.read_req.sink_stag = 0x4242;
+    if (m.ddp.opcode == OFL_RDMAP_READ_REQ)
+        m.u.read_req.sink_to = m.ddp.to; /* the Read Responses' TO base */
     if (m.ddp.opcode == OFL_RDMAP_ATOMIC_REQ) {
+        /* the request identifier from the bytes a Read's source took */
+        m.u.atomic_req.req_id = ((uint32_t)size16 << 16) | src16;
         m.u.atomic_req.op = fuzz_u8(in) % 3;
         m.u.atomic_req.stag = m.ddp.stag;
         m.u.atomic_req.to = m.ddp.to;
@@ -529,14 +984,53 @@ static void fpdu(struct ctx *c, struct fuzz_in *in)
     if (ofl_mpa_fpdu_build(&c->peer, hdr, hl, payload, n, out, sizeof(out),
                            &len) != OFL_OK)
         return;
-    v = predict(c, &m, sel % NSTAG, n);
+    req = m.ddp.opcode == OFL_RDMAP_READ_REQ ||
+          m.ddp.opcode == OFL_RDMAP_ATOMIC_REQ;
+    slot = m.ddp.opcode == OFL_RDMAP_READ_REQ ? (sel >> 3) % NSTAG
+                                               : sel % NSTAG;
+    v = req ? predict_req(c, &m, slot, &want, &wknown)
+            : predict(c, &m, sel % NSTAG, n);
+    if (req && v == V_ACCEPT) {
+        /* the memory at the time of the request; for a Read its source
+         * bytes go with the request (the next rq[] slot is free: fewer
+         * than IRD outstanding) */
+        memcpy(pre, c->mem, MEM);
+        if (m.ddp.opcode == OFL_RDMAP_READ_REQ) {
+            struct rreq *e = &c->rq[(c->rq_head + c->rq_n) % IRD];
+
+            to_off = m.u.read_req.src_to - VA;
+            memcpy(e->snap, c->mem + to_off, m.u.read_req.size);
+        } else {
+            to_off = m.u.atomic_req.to - VA;
+        }
+    }
     err = feed(c, out, (uint32_t)len, 0);
-    if (v == V_TERMINATE)
+    if (v == V_TERMINATE) {
         FUZZ_ASSERT(c->qp.state == OFL_QP_TERMINATE && err != OFL_OK);
+        check_term(c, terms_before, &want, wknown, hdr, hl, m.ddp.opcode);
+    }
     if (v == V_ACCEPT) {
         FUZZ_ASSERT(err == OFL_OK && c->qp.state == OFL_QP_RTS);
         if (m.ddp.opcode == OFL_RDMAP_WRITE) {
             FUZZ_ASSERT(memcmp(c->mem + (m.ddp.to - VA), payload, n) == 0);
+        } else if (m.ddp.opcode == OFL_RDMAP_READ_REQ) {
+            /* a Read Request places nothing (RFC 5040 §4.4) */
+            FUZZ_ASSERT(memcmp(c->mem, pre, MEM) == 0);
+        } else if (m.ddp.opcode == OFL_RDMAP_ATOMIC_REQ) {
+            /* RFC 7306: the target word (little-endian in host memory,
+             * offload.h) and nothing else changed; Fetch and Add's new
+             * value as offload.h documents it (Swap and Compare and Swap
+             * are not documented there bit by bit: not asserted) */
+            const uint8_t *w = c->mem + to_off;
+
+            if (m.u.atomic_req.op == OFL_RDMAP_FETCH_ADD)
+                FUZZ_ASSERT(le64(w) ==
+                            fetch_add(le64(pre + to_off),
+                                      m.u.atomic_req.add_swap,
+                                      m.u.atomic_req.add_swap_mask));
+            FUZZ_ASSERT(memcmp(c->mem, pre, to_off) == 0 &&
+                        memcmp(w + 8, pre + to_off + 8, MEM - to_off - 8) ==
+                            0);
         } else {
             /* the oldest receive completed with the whole message */
             const struct ofl_cqe *e = &c->rcq.ring[c->rcq.ci &
@@ -558,8 +1052,14 @@ static void fpdu(struct ctx *c, struct fuzz_in *in)
         if (((i == sel % NSTAG || i == (sel >> 3) % NSTAG) &&
              (i == 2 || i == 3)) ||
             (i == inv && (m.ddp.opcode == OFL_RDMAP_SEND_INV ||
-                          m.ddp.opcode == OFL_RDMAP_SEND_SE_INV)))
+                          m.ddp.opcode == OFL_RDMAP_SEND_SE_INV))) {
             c->known[i] = false;
+            unfirm(c, i);
+        }
+    /* a request the core took while the harness knew every one before it
+     * (RFC 5041: its queue's MSN advances) */
+    if (req && was_sync && c->out_ok && err == OFL_OK)
+        take_req(c, &m, v == V_ACCEPT, slot, (uint32_t)to_off, pre);
     if (v == V_UNKNOWN &&
         (m.ddp.qn == 0 || (m.ddp.opcode >= OFL_RDMAP_SEND &&
                            m.ddp.opcode <= OFL_RDMAP_SEND_SE_INV) ||
@@ -659,6 +1159,34 @@ static void check(struct ctx *c)
     } while (n != 0);
     /* completed WQEs are the consumer's again */
     own_rebuild(&c->sim, &c->own);
+    /* a Read source written since its request (a Write, an Atomic, raw
+     * bytes): what the rest of its responses carry is no longer known */
+    for (i = 0; i < c->rq_n; i++) {
+        struct rreq *r = &c->rq[(c->rq_head + i) % IRD];
+
+        if (r->data_ok && memcmp(c->mem + r->src_off + r->done,
+                                 r->snap + r->done, r->len - r->done) != 0)
+            r->data_ok = false;
+    }
+}
+
+/* The end of an input: while still in sync and in RTS, with every
+ * outstanding Read's source untouched since, one ofl_qp_process with a
+ * budget above what the answers need (inbound requests go first) must
+ * send every Read Response and Atomic Response still owed. */
+static void drain(struct ctx *c, unsigned events)
+{
+    bool owed = c->sync && c->qp.state == OFL_QP_RTS;
+    unsigned i;
+
+    if (!c->out_ok || c->rq_n + c->aq_n == 0)
+        return;
+    for (i = 0; i < c->rq_n; i++)
+        owed = owed && c->rq[(c->rq_head + i) % IRD].firm;
+    (void)ofl_qp_process(&c->qp, events, 8u * IRD * (SNAP / 1024u));
+    check(c);
+    if (owed && c->out_ok)
+        FUZZ_ASSERT(c->rq_n == 0 && c->aq_n == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -717,5 +1245,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         check(g);
     }
+    drain(g, events);
     return 0;
 }
