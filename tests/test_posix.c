@@ -16,23 +16,25 @@ static void on_vec(void *u, uint32_t v)
     last_vec = v;
 }
 
+/* Every length 0..600 crosses each folding path's thresholds and block
+ * boundaries (16, 32, 64, 128, 256 bytes) with every tail; the long ones
+ * run the main loops many rounds. Offsets 0..3 misalign the loads. */
 static void check_impl(ofl_posix_crc_fn fn)
 {
     static uint8_t buf[20000];
-    static const size_t lens[] = {0, 1, 7, 8, 15, 16, 63, 64, 1000, 3071,
-                                  3072, 3073, 4096, 9216, 19999};
+    static const size_t lens[] = {4095, 4096, 4097, 9216, 19999};
     unsigned long bad = 0;
-    size_t i, off;
+    size_t i, off, n;
     uint32_t x = 7;
 
     for (i = 0; i < sizeof(buf); i++) {
         x = x * 1664525u + 1013904223u;
         buf[i] = (uint8_t)(x >> 24);
     }
-    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
-        for (off = 0; off < 3; off++) {
-            size_t n = lens[i] > sizeof(buf) - off ? sizeof(buf) - off : lens[i];
-
+    for (i = 0; i <= 600 + sizeof(lens) / sizeof(lens[0]); i++)
+        for (off = 0; off < 4; off++) {
+            n = i <= 600 ? i : lens[i - 601];
+            n = n > sizeof(buf) - off ? sizeof(buf) - off : n;
             if (fn(0x12345678u, buf + off, n) !=
                 ofl_crc32c_update(0x12345678u, buf + off, n))
                 bad++;
@@ -40,6 +42,32 @@ static void check_impl(ofl_posix_crc_fn fn)
     CHECK_EQ(bad, 0);
     memset(buf, 0, 32);
     CHECK_EQ(~fn(OFL_CRC32C_INIT, buf, 32), 0x8A9136AAu);
+    /* initial values 0 and >= 2^31 (the folding paths inject it as int) */
+    memset(buf, 0xFF, 300);
+    CHECK_EQ(fn(0, buf, 300), ofl_crc32c_update(0, buf, 300));
+    CHECK_EQ(fn(0xFFFFFFFFu, buf, 300),
+             ofl_crc32c_update(0xFFFFFFFFu, buf, 300));
+}
+
+/* Every CPU path the running CPU has, not only the one the dispatch takes
+ * (the first available one). */
+static void check_cpu_paths(void)
+{
+    ofl_posix_crc_fn fn, first = NULL;
+    const char *name;
+    unsigned i;
+
+    for (i = 0; (fn = ofl_posix_crc32c_cpu_path(i, &name)), name != NULL;
+         i++) {
+        printf("posix cpu crc32c path %u %s: %s\n", i, name,
+               fn != NULL ? "checked" : "not on this CPU");
+        if (fn != NULL)
+            check_impl(fn);
+        if (first == NULL)
+            first = fn;
+    }
+    CHECK(ofl_posix_crc32c_cpu_path(i, NULL) == NULL);
+    CHECK(ofl_posix_crc32c_cpu() == first);
 }
 
 OFL_SUITE(posix)
@@ -53,6 +81,7 @@ OFL_SUITE(posix)
     check_impl(px.crc);
     if ((fn = ofl_posix_crc32c_cpu()) != NULL)
         check_impl(fn);
+    check_cpu_paths();
     if ((fn = ofl_posix_crc32c_isal()) != NULL)
         check_impl(fn);
     CHECK_OK(ofl_port_check(&px.port));

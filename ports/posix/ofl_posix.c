@@ -21,7 +21,7 @@
 #endif
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <nmmintrin.h>
+#include <immintrin.h>
 #define OFL_POSIX_X86_CRC 1
 #elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
 #include <sys/auxv.h>
@@ -92,6 +92,39 @@ static uint32_t x8n_mod(size_t n)
     return result;
 }
 
+/* x^n mod P for any n: whole bytes by x8n_mod, then x^(n mod 8) (in this
+ * representation x^k, k < 32, is bit 31 - k). */
+static uint32_t xn_mod(size_t n)
+{
+    return gf2_mulmod(x8n_mod(n / 8), 0x80000000u >> (n % 8));
+}
+
+/*
+ * Folding constants (Intel, "Fast CRC Computation for Generic Polynomials
+ * Using PCLMULQDQ Instruction", 2009: its folding step). A 16-byte block
+ * loaded little-endian into an xmm holds the message bits with the first
+ * one highest: its low qword is H and its high qword L, each a degree-63
+ * polynomial with bit b the coefficient of x^(63-b) (reflected), and the
+ * block is A = H*x^64 + L. Moving A forward over D bytes, to XOR it into
+ * the block D bytes later, multiplies it by x^(8D):
+ *   A*x^(8D) = H*x^(64+8D) + L*x^(8D)   (mod P).
+ * Each x^E mod P has degree < 32, so each product fits 128 bits. A
+ * carry-less multiply of two reflected operands (bit b = x^(63-b)) yields
+ * bit k = x^(126-k), one degree short of the 128-bit reflected form (bit
+ * k = x^(127-k)); so the operand for x^E carries x^(E-1) mod P instead.
+ * fold_k(E) is that operand: bit 63-e for each term x^e, which is the
+ * 32-bit value of gf2_mulmod's representation (bit 31 = x^0) shifted left
+ * by 32. x86_fold_k[f] is the pair {K(64+128f), K(128f)} for a move of
+ * D = 16f bytes: the low qword multiplies H, the high one L.
+ */
+static uint64_t fold_k(size_t e)
+{
+    return (uint64_t)xn_mod(e - 1) << 32;
+}
+
+#define X86_FOLD_MAX 16 /* moves of 16, 32, ... 256 bytes */
+static uint64_t x86_fold_k[X86_FOLD_MAX + 1][2];
+
 #define X86_NBLK 6
 static const size_t x86_blk[X86_NBLK] = {4096, 2048, 1024, 512, 256, 128};
 static uint32_t x86_shift[X86_NBLK][4][256];
@@ -100,6 +133,7 @@ static pthread_once_t x86_once = PTHREAD_ONCE_INIT;
 static void x86_tables(void)
 {
     int k, b, v;
+    size_t f;
 
     for (k = 0; k < X86_NBLK; k++) {
         uint32_t m = x8n_mod(x86_blk[k]);
@@ -107,6 +141,10 @@ static void x86_tables(void)
         for (b = 0; b < 4; b++)
             for (v = 0; v < 256; v++)
                 x86_shift[k][b][v] = gf2_mulmod((uint32_t)v << (8 * b), m);
+    }
+    for (f = 1; f <= X86_FOLD_MAX; f++) {
+        x86_fold_k[f][0] = fold_k(64 + 128 * f);
+        x86_fold_k[f][1] = fold_k(128 * f);
     }
 }
 
@@ -149,6 +187,198 @@ x86_crc(uint32_t crc, const void *data, size_t len)
     }
     return x86_crc_1(crc, p, len);
 }
+
+/*
+ * Carry-less multiply folding (the Intel white paper above): the
+ * crc32 instruction retires 8 bytes per cycle at best, VPCLMULQDQ folds a
+ * whole 64-byte zmm per pair of multiplies. Independent accumulators hide
+ * the multiply latency; they are folded into one, its 128-bit lanes into
+ * one xmm, and that xmm and the tail go through the crc32 instruction:
+ * crc32 over X with init 0 is X*x^32 mod P, the CRC of the folded message.
+ * The hook's initial register value c enters by XOR into the first 4 bytes:
+ * a CRC with init c over M equals one with init 0 over M with c XORed into
+ * its first 4 bytes (little-endian), as both add c*x^(8|M|) mod P.
+ */
+#define X86_CLMUL_TARGET "pclmul,sse4.2"
+
+__attribute__((target(X86_CLMUL_TARGET))) static inline __m128i
+x86_kx(unsigned f)
+{
+    return _mm_loadu_si128((const __m128i *)(const void *)x86_fold_k[f]);
+}
+
+/* a moved forward 16*f bytes (k = x86_kx(f)), XORed into b. */
+__attribute__((target(X86_CLMUL_TARGET))) static inline __m128i
+x86_fold_x(__m128i a, __m128i k, __m128i b)
+{
+    return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(a, k, 0x00),
+                                       _mm_clmulepi64_si128(a, k, 0x11)),
+                         b);
+}
+
+/* The end of every folding path: x is the 16 bytes before p; folds the
+ * whole 16-byte blocks after it, then crc32 over x and the tail. */
+__attribute__((target(X86_CLMUL_TARGET))) static inline uint32_t
+x86_fold_end(__m128i x, const uint8_t *p, size_t len)
+{
+    const __m128i k = x86_kx(1);
+    uint64_t c;
+
+    while (len >= 16) {
+        x = x86_fold_x(x, k,
+                       _mm_loadu_si128((const __m128i *)(const void *)p));
+        p += 16;
+        len -= 16;
+    }
+    c = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x));
+    c = _mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(x, 1));
+    return x86_crc_1((uint32_t)c, p, len);
+}
+
+/* AVX-512: F for the zmm operations, VL so that the xmm steps may use the
+ * EVEX forms (vpternlogq); BW is not needed. */
+#define X86_AVX512_TARGET "avx512f,avx512vl,vpclmulqdq," X86_CLMUL_TARGET
+
+__attribute__((target(X86_AVX512_TARGET))) static inline __m512i
+x86_fold_z(__m512i a, __m512i k, __m512i b)
+{
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(a, k, 0x00),
+                                     _mm512_clmulepi64_epi128(a, k, 0x11),
+                                     b, 0x96); /* a ^ b ^ c */
+}
+
+__attribute__((target(X86_AVX512_TARGET))) static inline __m512i
+x86_kz(unsigned f)
+{
+    return _mm512_broadcast_i32x4(x86_kx(f));
+}
+
+/* x is the 64 bytes before p: its lanes 0..2 move forward 48, 32 and 16
+ * bytes onto lane 3 (zero constants leave lane 3 itself, masked in). */
+__attribute__((target(X86_AVX512_TARGET))) static inline __m128i
+x86_lanes_z(__m512i x)
+{
+    __m512i k = _mm512_inserti32x4(_mm512_setzero_si512(), x86_kx(3), 0);
+    __m256i h;
+
+    k = _mm512_inserti32x4(k, x86_kx(2), 1);
+    k = _mm512_inserti32x4(k, x86_kx(1), 2);
+    x = x86_fold_z(x, k, _mm512_maskz_mov_epi64(0xC0, x));
+    h = _mm256_xor_si256(_mm512_castsi512_si256(x),
+                         _mm512_extracti64x4_epi64(x, 1));
+    return _mm_xor_si128(_mm256_castsi256_si128(h),
+                         _mm256_extracti128_si256(h, 1));
+}
+
+/* Four zmm accumulators, 256 bytes per round; shorter buffers go to the
+ * crc32 instruction. */
+__attribute__((target(X86_AVX512_TARGET))) static uint32_t
+x86_crc_avx512(uint32_t crc, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    __m512i x0, x1, x2, x3, k;
+
+    if (len < 256)
+        return x86_crc(crc, data, len);
+    pthread_once(&x86_once, x86_tables);
+    x0 = _mm512_xor_si512(_mm512_loadu_si512(p),
+                          _mm512_maskz_set1_epi32(1, (int)crc));
+    x1 = _mm512_loadu_si512(p + 64);
+    x2 = _mm512_loadu_si512(p + 128);
+    x3 = _mm512_loadu_si512(p + 192);
+    k = x86_kz(16);
+    for (p += 256, len -= 256; len >= 256; p += 256, len -= 256) {
+        x0 = x86_fold_z(x0, k, _mm512_loadu_si512(p));
+        x1 = x86_fold_z(x1, k, _mm512_loadu_si512(p + 64));
+        x2 = x86_fold_z(x2, k, _mm512_loadu_si512(p + 128));
+        x3 = x86_fold_z(x3, k, _mm512_loadu_si512(p + 192));
+    }
+    x0 = x86_fold_z(x0, x86_kz(12),
+                    x86_fold_z(x1, x86_kz(8), x86_fold_z(x2, x86_kz(4), x3)));
+    for (k = x86_kz(4); len >= 64; p += 64, len -= 64)
+        x0 = x86_fold_z(x0, k, _mm512_loadu_si512(p));
+    return x86_fold_end(x86_lanes_z(x0), p, len);
+}
+
+/* AVX2 with VPCLMULQDQ (CPUs without AVX-512): the same on ymm. */
+#define X86_AVX2_TARGET "avx2,vpclmulqdq," X86_CLMUL_TARGET
+
+__attribute__((target(X86_AVX2_TARGET))) static inline __m256i
+x86_fold_y(__m256i a, __m256i k, __m256i b)
+{
+    __m256i lo = _mm256_clmulepi64_epi128(a, k, 0x00);
+
+    return _mm256_xor_si256(
+        _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(a, k, 0x11)), b);
+}
+
+__attribute__((target(X86_AVX2_TARGET))) static inline __m256i
+x86_ky(unsigned f)
+{
+    return _mm256_broadcastsi128_si256(x86_kx(f));
+}
+
+__attribute__((target(X86_AVX2_TARGET))) static inline __m256i
+x86_load_y(const uint8_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+/* Four ymm accumulators, 128 bytes per round. */
+__attribute__((target(X86_AVX2_TARGET))) static uint32_t
+x86_crc_avx2(uint32_t crc, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    __m256i x0, x1, x2, x3, k;
+
+    if (len < 128)
+        return x86_crc(crc, data, len);
+    pthread_once(&x86_once, x86_tables);
+    x0 = _mm256_xor_si256(x86_load_y(p),
+                          _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)crc)));
+    x1 = x86_load_y(p + 32);
+    x2 = x86_load_y(p + 64);
+    x3 = x86_load_y(p + 96);
+    k = x86_ky(8);
+    for (p += 128, len -= 128; len >= 128; p += 128, len -= 128) {
+        x0 = x86_fold_y(x0, k, x86_load_y(p));
+        x1 = x86_fold_y(x1, k, x86_load_y(p + 32));
+        x2 = x86_fold_y(x2, k, x86_load_y(p + 64));
+        x3 = x86_fold_y(x3, k, x86_load_y(p + 96));
+    }
+    x0 = x86_fold_y(x0, x86_ky(6),
+                    x86_fold_y(x1, x86_ky(4), x86_fold_y(x2, x86_ky(2), x3)));
+    for (k = x86_ky(2); len >= 32; p += 32, len -= 32)
+        x0 = x86_fold_y(x0, k, x86_load_y(p));
+    return x86_fold_end(x86_fold_x(_mm256_castsi256_si128(x0), x86_kx(1),
+                                   _mm256_extracti128_si256(x0, 1)),
+                        p, len);
+}
+
+/* What each path needs of the running CPU: the folding paths end with the
+ * crc32 instruction, so SSE4.2 and PCLMULQDQ are checked with the rest. */
+static int x86_has_sse42(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sse4.2");
+}
+
+static int x86_has_clmul(void)
+{
+    return x86_has_sse42() && __builtin_cpu_supports("pclmul") &&
+           __builtin_cpu_supports("vpclmulqdq");
+}
+
+static int x86_has_avx512(void)
+{
+    return x86_has_clmul() && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512vl");
+}
+
+static int x86_has_avx2(void)
+{
+    return x86_has_clmul() && __builtin_cpu_supports("avx2");
+}
 #endif
 
 #if defined(OFL_POSIX_ARM_CRC)
@@ -184,16 +414,62 @@ arm_crc(uint32_t crc, const void *data, size_t len)
 }
 #endif
 
+#if defined(OFL_POSIX_ARM_CRC)
+static int arm_has_crc(void)
+{
+    return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+}
+#endif
+
+/* The CPU paths, fastest first, each with what it needs of the CPU; the
+ * NULL row ends the list (and keeps it non-empty on other targets). */
+static const struct cpu_path {
+    const char *name;
+    ofl_posix_crc_fn fn;
+    int (*usable)(void);
+} cpu_paths[] = {
+#if defined(OFL_POSIX_X86_CRC)
+    {"avx512-vpclmul", x86_crc_avx512, x86_has_avx512},
+    {"avx2-vpclmul", x86_crc_avx2, x86_has_avx2},
+    {"sse4.2", x86_crc, x86_has_sse42},
+#elif defined(OFL_POSIX_ARM_CRC)
+    {"armv8-crc", arm_crc, arm_has_crc},
+#endif
+    {NULL, NULL, NULL},
+};
+
+ofl_posix_crc_fn ofl_posix_crc32c_cpu_path(unsigned i, const char **name)
+{
+    unsigned n = sizeof(cpu_paths) / sizeof(cpu_paths[0]) - 1;
+
+    if (i >= n) {
+        if (name != NULL)
+            *name = NULL;
+        return NULL;
+    }
+    if (name != NULL)
+        *name = cpu_paths[i].name;
+    return cpu_paths[i].usable() ? cpu_paths[i].fn : NULL;
+}
+
+/* The first path this CPU has, and its name. */
+static ofl_posix_crc_fn cpu_pick(const char **name)
+{
+    ofl_posix_crc_fn fn;
+    unsigned i;
+
+    for (i = 0;; i++) {
+        fn = ofl_posix_crc32c_cpu_path(i, name);
+        if (fn != NULL || *name == NULL)
+            return fn;
+    }
+}
+
 ofl_posix_crc_fn ofl_posix_crc32c_cpu(void)
 {
-#if defined(OFL_POSIX_X86_CRC)
-    if (__builtin_cpu_supports("sse4.2"))
-        return x86_crc;
-#elif defined(OFL_POSIX_ARM_CRC)
-    if (getauxval(AT_HWCAP) & HWCAP_CRC32)
-        return arm_crc;
-#endif
-    return NULL;
+    const char *name;
+
+    return cpu_pick(&name);
 }
 
 /* ---- ISA-L -------------------------------------------------------------- */
@@ -284,6 +560,7 @@ static void px_barrier(void *ctx, enum ofl_barrier kind)
 void ofl_posix_init(struct ofl_posix *px)
 {
     ofl_posix_crc_fn fn;
+    const char *name;
 
     memset(px, 0, sizeof(*px));
     px->port.version = OFL_PORT_VERSION;
@@ -297,13 +574,9 @@ void ofl_posix_init(struct ofl_posix *px)
     px->port.barrier = px_barrier;
     px->crc = ofl_crc32c_update;
     px->crc_name = "portable";
-    if ((fn = ofl_posix_crc32c_cpu()) != NULL) {
+    if ((fn = cpu_pick(&name)) != NULL) {
         px->crc = fn;
-#if defined(OFL_POSIX_X86_CRC)
-        px->crc_name = "sse4.2";
-#else
-        px->crc_name = "armv8-crc";
-#endif
+        px->crc_name = name;
     }
     if ((fn = ofl_posix_crc32c_isal()) != NULL) {
         px->crc = fn;

@@ -9,9 +9,13 @@
  * OFL_E_PORT_HOOK).
  *
  * CRC32c: ISA-L's crc32_iscsi when the build found ISA-L
- * (OFL_POSIX_HAVE_ISAL), else the CPU's CRC instructions (SSE4.2 on x86-64,
- * the ARMv8 CRC extension on arm64) when the running CPU has them, else the
- * portable one. The choice is made once, at ofl_posix_init.
+ * (OFL_POSIX_HAVE_ISAL), else the CPU's instructions when the running CPU
+ * has them, else the portable one. On x86-64 the CPU paths are, fastest
+ * first: carry-less multiply folding on zmm (AVX-512F/VL + VPCLMULQDQ),
+ * the same on ymm (AVX2 + VPCLMULQDQ), and three interleaved crc32q
+ * streams (SSE4.2), which the folding paths also use for short buffers
+ * and the tail; on arm64 the ARMv8 CRC extension. The choice is made once,
+ * at ofl_posix_init.
  */
 #ifndef OFL_POSIX_H
 #define OFL_POSIX_H
@@ -24,7 +28,8 @@ typedef uint32_t (*ofl_posix_crc_fn)(uint32_t state, const void *data,
 struct ofl_posix {
     struct ofl_port port;
     ofl_posix_crc_fn crc;      /* chosen at init */
-    const char *crc_name;      /* "isa-l", "sse4.2", "armv8-crc", "portable" */
+    const char *crc_name;      /* "isa-l", a CPU path's name (below), or
+                                  "portable" */
     unsigned long doorbells, notifies;
     void (*on_doorbell)(void *user, uint32_t db, uint32_t value);
     void (*on_notify)(void *user, uint32_t vector);
@@ -34,8 +39,16 @@ struct ofl_posix {
 /* Fills px->port and chooses the CRC32c implementation. */
 void ofl_posix_init(struct ofl_posix *px);
 
-/* The CPU-instruction CRC32c alone, or NULL when this CPU/build has none. */
+/* The CPU-instruction CRC32c alone (the fastest path this CPU has), or NULL
+ * when this CPU/build has none. */
 ofl_posix_crc_fn ofl_posix_crc32c_cpu(void);
+/* Each CPU path by index, fastest first, so that tests reach the ones the
+ * dispatch passes over: *name (when name is not NULL) receives path i's
+ * name, or NULL past the last path; the result is its function, or NULL
+ * when the running CPU lacks what the path needs (or i is past the last).
+ * x86-64: 0 "avx512-vpclmul", 1 "avx2-vpclmul", 2 "sse4.2";
+ * arm64: 0 "armv8-crc". */
+ofl_posix_crc_fn ofl_posix_crc32c_cpu_path(unsigned i, const char **name);
 /* ISA-L's CRC32c behind the same contract, or NULL when not built with it. */
 ofl_posix_crc_fn ofl_posix_crc32c_isal(void);
 
