@@ -82,21 +82,39 @@ $(BUILD)/suites.h: FORCE | $(BUILD)/.dir
 	@printf '%s\n' $(foreach s,$(SUITES),'OFL_SUITE_ENTRY($(s))') > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
-$(BUILD)/tests: tests/main.c $(TEST_SRCS) $(TEST_SUPPORT) tests/test.h \
-                $(PORT_SRCS) $(PORT_HDRS) offload.c offload.h $(BUILD)/suites.h
-	$(CC) $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) -I$(BUILD) -Itests $(ALL_CFLAGS) \
-	    $(LDFLAGS) tests/main.c $(TEST_SRCS) $(TEST_SUPPORT) $(PORT_SRCS) \
-	    offload.c -o $@ $(HOST_LIBS)
+# Host objects: each source is compiled once per build directory, with one
+# set of flags, and linked into the test program, the harness replays and
+# the examples. The core is the library's own $(BUILD)/offload.o, so every
+# host program runs the object that `make lib` archives. Any header change
+# rebuilds every object (the headers are few; the objects build in parallel).
+HOST_HDRS   := offload.h $(PORT_HDRS) tests/test.h $(wildcard tests/support/*.h) \
+               $(wildcard fuzz/*.h)
+HOST_CFLAGS  = $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) -I$(BUILD) -Itests -Ifuzz $(ALL_CFLAGS)
+hostobj      = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+PORT_OBJS    = $(call hostobj,$(PORT_SRCS))
+TEST_OBJS    = $(call hostobj,tests/main.c $(TEST_SRCS) $(TEST_SUPPORT))
+FUZZ_OBJS    = $(call hostobj,fuzz/driver.c ports/sim/ofl_sim.c)
+
+$(BUILD)/obj/%.o: %.c $(HOST_HDRS) | $(BUILD)/.dir
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tests/main.o: $(BUILD)/suites.h
+
+# Kept between runs (make would otherwise delete them as intermediates).
+.SECONDARY: $(TEST_OBJS) $(PORT_OBJS) $(FUZZ_OBJS) \
+            $(call hostobj,$(wildcard fuzz/*/fuzz_*.c) $(wildcard examples/*.c))
+
+$(BUILD)/tests: $(TEST_OBJS) $(PORT_OBJS) $(BUILD)/offload.o
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(HOST_LIBS)
 
 # Plain (non-AFL) builds of the fuzz harnesses replay their corpora and any
 # regression inputs as part of check. A pattern prerequisite substitutes only
 # its first %, so the harness path uses the stem through second expansion.
 .SECONDEXPANSION:
-# Headers in fuzz/ (fuzz.h, own.h, wire_expect.h) are shared by harnesses.
-$(BUILD)/fuzz/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c $(wildcard fuzz/*.h) \
-                 $(PORT_SRCS) offload.c offload.h | $(BUILD)/.dir
-	$(CC) $(HOST_CPPFLAGS) -Ifuzz $(ALL_CFLAGS) $(LDFLAGS) \
-	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
+$(BUILD)/fuzz/%: $(FUZZ_OBJS) $$(call hostobj,fuzz/$$*/fuzz_$$*.c) $(BUILD)/offload.o \
+                 | $(BUILD)/.dir
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@
 
 check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) examples
 	@set -e; for f in $(FUZZERS); do \
@@ -167,10 +185,9 @@ bench-count:
 
 # ---- examples and demo -------------------------------------------------------
 
-$(BUILD)/examples/%: examples/%.c $(PORT_SRCS) $(PORT_HDRS) offload.c offload.h \
+$(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(PORT_OBJS) $(BUILD)/offload.o \
                      | $(BUILD)/.dir
-	$(CC) $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) \
-	    $< $(PORT_SRCS) offload.c -o $@ $(HOST_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(HOST_LIBS)
 
 examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))
 
@@ -186,12 +203,22 @@ FUZZ_SECONDS ?=
 AFL_ENV    := AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
               AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_QUIET=1
 
-build/afl/%: fuzz/$$*/fuzz_$$*.c fuzz/driver.c $(wildcard fuzz/*.h) $(PORT_SRCS) \
-             offload.c offload.h
+# The core, the sim port and the driver are instrumented once (build/afl-obj)
+# and linked into every harness.
+AFL_CFLAGS := $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g \
+              -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+AFL_COMMON := build/afl-obj/fuzz/driver.o build/afl-obj/ports/sim/ofl_sim.o \
+              build/afl-obj/offload.o
+
+build/afl-obj/%.o: %.c offload.h $(PORT_HDRS) $(wildcard fuzz/*.h)
+	@mkdir -p $(@D)
+	$(AFL_CC) $(AFL_CFLAGS) -c $< -o $@
+
+.SECONDARY: $(AFL_COMMON) $(patsubst %.c,build/afl-obj/%.o,$(wildcard fuzz/*/fuzz_*.c))
+
+build/afl/%: $(AFL_COMMON) build/afl-obj/fuzz/$$*/fuzz_$$*.o
 	@mkdir -p build/afl
-	$(AFL_CC) $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g \
-	    -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
+	$(AFL_CC) $(AFL_CFLAGS) $^ -o $@
 
 # One target per harness, so `make -j2 fuzz FUZZ_SECONDS=N` runs two at a
 # time (AFL_NO_AFFINITY: they do not fight over a core binding). Each one's
