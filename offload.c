@@ -13002,7 +13002,10 @@ static OFL_NOINLINE int dt_req_connect(struct ofl_dt *dt, const struct ofl_dt_de
     return DT_DONE;
 }
 
-/* A listen request: a LISTENING entry answered at once. */
+/* A listen request: a LISTEN_WAIT entry with OFL_DT_ACT_LISTEN for the
+ * firmware, answered when the firmware has tried (ofl_dt_listen_result;
+ * seed 003: the listen response "indicates the success/failure of a
+ * submitted listen request"). A request refused here is answered at once. */
 static OFL_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                          uint64_t now)
 {
@@ -13026,17 +13029,16 @@ static OFL_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_des
         o = &dt->mem.conn[i];
         if (o != c &&
             (o->state == OFL_DT_CONN_LISTENING ||
+             o->state == OFL_DT_CONN_LISTEN_WAIT ||
              o->state == OFL_DT_CONN_UNLISTEN) &&
             o->proto == c->proto && o->lport == c->lport) {
             dt_conn_release(dt, c);
             return dt_refuse(dt, d, OFL_E_DT_CONN_STATE); /* room reserved */
         }
     }
-    c->state = OFL_DT_CONN_LISTENING;
+    c->state = OFL_DT_CONN_LISTEN_WAIT;
     c->actions = OFL_DT_ACT_LISTEN;
     c->tag = d->tag;
-    (void)dt_emit_simple(dt, OFL_DT_RSP_LISTEN, OFL_DT_ST_OK, d->tag,
-                         dt_conn_id(dt, c), 0);
     return DT_DONE;
 }
 
@@ -13148,6 +13150,8 @@ static bool dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
 #define DT_DRAIN_TERM 1    /* returns FLUSHED, then the termination response */
 #define DT_DRAIN_CANCEL 2  /* a listener a cancellation matched */
 #define DT_DRAIN_CONNECT 3 /* a connect a cancellation matched */
+#define DT_DRAIN_LISTEN 4  /* a listen a cancellation matched before the
+                              firmware answered (its listen response) */
 
 static void dt_drain_run(struct ofl_dt *dt);
 
@@ -13200,6 +13204,7 @@ static bool dt_cancel_match(const struct ofl_dt_conn *c, bool by_tag,
                             uint32_t tag)
 {
     return (c->state == OFL_DT_CONN_CONNECTING ||
+            c->state == OFL_DT_CONN_LISTEN_WAIT ||
             c->state == OFL_DT_CONN_LISTENING) &&
            (!by_tag || c->tag == tag);
 }
@@ -13237,7 +13242,9 @@ static OFL_NOINLINE int dt_req_cancel(struct ofl_dt *dt, const struct ofl_dt_des
         n++;
         dt_drain_begin(dt, c,
                        c->state == OFL_DT_CONN_LISTENING ? DT_DRAIN_CANCEL
-                                                         : DT_DRAIN_CONNECT);
+                       : c->state == OFL_DT_CONN_LISTEN_WAIT
+                           ? DT_DRAIN_LISTEN
+                           : DT_DRAIN_CONNECT);
     }
     dt->cancel_run = 1;
     dt->cancel_conn = d->conn;
@@ -13534,6 +13541,30 @@ enum ofl_err ofl_dt_conn_failed(struct ofl_dt *dt, uint64_t id,
     return OFL_OK;
 }
 
+enum ofl_err ofl_dt_listen_result(struct ofl_dt *dt, uint64_t id,
+                                  uint8_t status, uint64_t now)
+{
+    struct ofl_dt_conn *c;
+
+    (void)now;
+    if (dt == NULL || (status != OFL_DT_ST_OK && status != OFL_DT_ST_FAILED))
+        return OFL_E_ARG;
+    c = dt_conn_find(dt, id);
+    if (c == NULL)
+        return OFL_E_DT_CONN_UNKNOWN;
+    /* Only a listen the firmware took (OFL_DT_ACT_LISTEN) is its to answer. */
+    if (c->state != OFL_DT_CONN_LISTEN_WAIT || !c->fw_listen)
+        return OFL_E_DT_CONN_STATE;
+    if (!dt_reserve(dt, 1))
+        return OFL_E_DT_FULL; /* nothing changed: answer again later */
+    (void)dt_emit_simple(dt, OFL_DT_RSP_LISTEN, status, c->tag, id, 0);
+    if (status == OFL_DT_ST_OK)
+        c->state = OFL_DT_CONN_LISTENING;
+    else
+        dt_conn_release(dt, c); /* the firmware does not listen for it */
+    return OFL_OK;
+}
+
 enum ofl_err ofl_dt_conn_arrive(struct ofl_dt *dt, uint64_t listener,
                                 const uint8_t *raddr, uint16_t rport,
                                 uint64_t now, uint64_t *new_id)
@@ -13774,6 +13805,9 @@ static OFL_NOINLINE bool dt_drain_conn(struct ofl_dt *dt, struct ofl_dt_conn *c)
         if (c->drain == DT_DRAIN_TERM)
             (void)dt_emit_simple(dt, OFL_DT_RSP_TERMINATE, OFL_DT_ST_OK,
                                  c->term_tag, dt_conn_id(dt, c), 0);
+        else if (c->drain == DT_DRAIN_LISTEN)
+            (void)dt_emit_simple(dt, OFL_DT_RSP_LISTEN, OFL_DT_ST_CANCELLED,
+                                 c->tag, dt_conn_id(dt, c), 0);
         else
             (void)dt_emit_simple(dt, OFL_DT_RSP_CONN_COMPLETE,
                                  OFL_DT_ST_CANCELLED, c->tag,

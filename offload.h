@@ -4857,6 +4857,10 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  *   (response)        adjacent ranges), number: requests it answers
  *   connection arrival base: the listener's connection id
  *   connection complete aux: index of the REMOTE tuple in a bulk connect
+ *   listen response   written when the firmware has answered
+ *                     (ofl_dt_listen_result: OK or FAILED), when a
+ *                     cancellation came first (CANCELLED), or at once for a
+ *                     refused request (conn 0)
  *   cancellation      conn != 0 cancels that connection's connect or
  *                     listen; conn == 0 cancels every pending send, connect
  *                     or listen whose tag is aux. The response's number
@@ -4893,7 +4897,12 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  *
  *   state        event                                  next
  *   FREE         connect request (one per REMOTE tuple) CONNECTING
- *   FREE         listen request                         LISTENING
+ *   FREE         listen request                         LISTEN_WAIT
+ *                                                       (OFL_DT_ACT_LISTEN)
+ *   LISTEN_WAIT  ofl_dt_listen_result OK                LISTENING (listen
+ *                                                       response OK)
+ *   LISTEN_WAIT  ofl_dt_listen_result FAILED            FREE (listen
+ *                                                       response FAILED)
  *   FREE         ofl_dt_conn_arrive on a listener       ESTABLISHED (arrival
  *                                                       notice pending)
  *   CONNECTING   ofl_dt_conn_established                ESTABLISHED
@@ -4904,7 +4913,8 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  *   CLOSING,     ofl_dt_conn_closed (firmware)          DRAINING
  *   ESTABLISHED
  *   LISTENING    termination or cancellation            DRAINING
- *   CONNECTING   cancellation                           DRAINING
+ *   CONNECTING,  cancellation                           DRAINING
+ *   LISTEN_WAIT
  *   DRAINING     its last response is written           FREE
  *                (a listener the firmware runs:         UNLISTEN)
  *   UNLISTEN     ofl_dt_conn_closed (firmware)          FREE
@@ -4917,6 +4927,20 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * its protocol and port is refused with CONN_STATE, so that the firmware
  * never listens twice on one port. A listener the firmware never took is
  * freed at once (its LISTEN action dies with it).
+ *
+ * A listen is answered like a connect: by the firmware, once it has tried
+ * (seed 003: the listen response "indicates the success/failure of a
+ * submitted listen request"; the adapter "only responds when a connection
+ * is established or a time-out or error condition is met"). The request
+ * is checked when consumed - a bad tuple, a port already listened on
+ * (LISTEN_WAIT, LISTENING or UNLISTEN) or a full table is refused at once
+ * with a listen response naming no connection - and otherwise waits in
+ * LISTEN_WAIT until the firmware calls ofl_dt_listen_result: OK makes it
+ * LISTENING, FAILED frees it (the firmware does not listen for it). Until
+ * then it is not a listener: buffers, sends, terminations, GROUP sets and
+ * arrivals naming it are refused with CONN_STATE; a cancellation drains it
+ * and its listen response (CANCELLED) goes out last, after which a
+ * listener the firmware took waits in UNLISTEN for it to stop.
  *
  * Closing in steps (DRAINING). A termination, a cancellation or
  * ofl_dt_conn_closed can owe the host more responses than the output
@@ -5085,7 +5109,8 @@ enum ofl_dt_flag {
  */
 enum ofl_dt_status {
     OFL_DT_ST_OK = 0,
-    OFL_DT_ST_FAILED = 1,    /* connect refused or reset */
+    OFL_DT_ST_FAILED = 1,    /* connect refused or reset; listen could not
+                                start (ofl_dt_listen_result) */
     OFL_DT_ST_TIMEOUT = 2,   /* connect timed out and was cancelled */
     OFL_DT_ST_CANCELLED = 3, /* cancelled by a cancellation request */
     OFL_DT_ST_FLUSHED = 4,   /* returned unused: its connection closed */
@@ -5396,8 +5421,10 @@ enum ofl_dt_conn_state {
     OFL_DT_CONN_CLOSING = 4,
     OFL_DT_CONN_FAILED = 5,
     OFL_DT_CONN_DRAINING = 6, /* closed; its responses are going out */
-    OFL_DT_CONN_UNLISTEN = 7  /* a drained listener the firmware still
+    OFL_DT_CONN_UNLISTEN = 7, /* a drained listener the firmware still
                                  listens for (OFL_DT_ACT_CLOSE) */
+    OFL_DT_CONN_LISTEN_WAIT = 8 /* a listen the firmware has not yet
+                                   answered (ofl_dt_listen_result) */
 };
 
 /* Work for the firmware (ofl_dt_next_action). */
@@ -5473,7 +5500,9 @@ struct ofl_dt_conn {
     uint8_t drain;         /* DRAINING: 1 termination (FLUSHED, then the
                               termination response), 2 listener of a
                               cancellation (CANCELLED), 3 connect of a
-                              cancellation (its completion CANCELLED) */
+                              cancellation (its completion CANCELLED), 4
+                              unanswered listen of a cancellation (its
+                              listen response CANCELLED) */
 };
 
 /* A posted receive buffer. */
@@ -5674,6 +5703,18 @@ enum ofl_err ofl_dt_conn_established(struct ofl_dt *dt, uint64_t id,
  * CONNECTING -> FAILED with its notice pending. */
 enum ofl_err ofl_dt_conn_failed(struct ofl_dt *dt, uint64_t id,
                                 uint8_t status, uint64_t now);
+
+/*
+ * The firmware's answer to the listen of id, after it took
+ * OFL_DT_ACT_LISTEN: status OFL_DT_ST_OK (it listens: LISTEN_WAIT ->
+ * LISTENING) or OFL_DT_ST_FAILED (it could not: the entry is freed). Writes
+ * the listen response (the request's tag, conn = id). OFL_E_ARG for another
+ * status, OFL_E_DT_CONN_UNKNOWN, OFL_E_DT_CONN_STATE unless LISTEN_WAIT with
+ * its action taken, OFL_E_DT_FULL when the output table has no room (nothing
+ * changed: answer again after the host reaps).
+ */
+enum ofl_err ofl_dt_listen_result(struct ofl_dt *dt, uint64_t id,
+                                  uint8_t status, uint64_t now);
 
 /*
  * A connection arrived on listener id (seed "connection arrival"): takes

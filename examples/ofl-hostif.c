@@ -182,6 +182,10 @@ static void firmware_actions(const struct fw_plan *plan)
             else
                 ofl_dt_conn_established(&adapter, id, now);
         }
+        /* A real firmware binds the port here; the listen response
+         * tells the host whether it could. */
+        if (act & OFL_DT_ACT_LISTEN)
+            ofl_dt_listen_result(&adapter, id, OFL_DT_ST_OK, now);
         if (act & OFL_DT_ACT_CLOSE)
             ofl_dt_conn_closed(&adapter, id, now);
     }
@@ -278,7 +282,9 @@ static int demo(void)
     tup_u32(tup, &off, OFL_DT_ATTR_PRIORITY, 2);
     tag_listen = host_ctrl(OFL_DT_REQ_LISTEN, 0, tup, off, 2);
     adapter_poll();
+    expect(host_read(rsp, SLOTS) == 0, "no answer before the firmware's");
     firmware_actions(&plan);
+    adapter_poll();
     n = host_read(rsp, SLOTS);
     expect(n == 1 && rsp[0].type == OFL_DT_RSP_LISTEN &&
                rsp[0].status == OFL_DT_ST_OK && rsp[0].tag == tag_listen,

@@ -567,10 +567,8 @@ static void test_listen(void)
                                      10, 0, 0, 1};
 
     CHECK(r != NULL);
-    l = dt_rig_listen(r, 80, 1);
+    l = dt_rig_listen(r, 80, 1); /* the firmware took it and said OK */
     CHECK(l != 0);
-    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
-    CHECK(id == l && act == OFL_DT_ACT_LISTEN);
     CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act), OFL_E_DT_EMPTY);
     CHECK_OK(ofl_dt_conn_query(&r->dt, l, &info));
     CHECK(info.state == OFL_DT_CONN_LISTENING && info.lport == 80 &&
@@ -600,13 +598,27 @@ static void test_listen(void)
     dt_tup_u32(t, &off, true, OFL_DT_ATTR_PRIORITY, 5);
     CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 4, 13, NULL));
     CHECK_OK(dt_rig_poll(r, 2));
-    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 5);
-    CHECK(rsp[0].tag == 9 && rsp[0].status == OFL_DT_ST_CONN_STATE);
+    /* The refusals are answered at once (naming no connection); the good
+     * listen waits for the firmware. */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 4);
+    CHECK(rsp[0].tag == 9 && rsp[0].status == OFL_DT_ST_CONN_STATE &&
+          rsp[0].type == OFL_DT_RSP_LISTEN && rsp[0].conn == 0);
     CHECK(rsp[1].tag == 10 && rsp[1].status == OFL_DT_ST_BAD_TUPLE);
     CHECK(rsp[2].tag == 11 && rsp[2].status == OFL_DT_ST_BAD_TUPLE);
     CHECK(rsp[3].tag == 12 && rsp[3].status == OFL_DT_ST_BAD_TUPLE);
+    cursor = 0;
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(act == OFL_DT_ACT_LISTEN);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, id, &info));
+    CHECK(info.state == OFL_DT_CONN_LISTEN_WAIT && info.lport == 80 &&
+          info.proto == 17);
+    CHECK_ERR(ofl_dt_conn_arrive(&r->dt, id, addr, 5555, 3, &id2),
+              OFL_E_DT_CONN_STATE); /* not listening yet */
+    CHECK_OK(ofl_dt_listen_result(&r->dt, id, OFL_DT_ST_OK, 2));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp + 4, 1), 1);
     CHECK(rsp[4].tag == 13 && rsp[4].status == OFL_DT_ST_OK &&
-          rsp[4].type == OFL_DT_RSP_LISTEN);
+          rsp[4].type == OFL_DT_RSP_LISTEN && rsp[4].conn == id);
     /* Arrivals inherit the listen's settings; the backlog holds at 2. */
     CHECK_OK(ofl_dt_conn_arrive(&r->dt, rsp[4].conn, addr, 5555, 3, &id));
     CHECK_OK(ofl_dt_conn_query(&r->dt, id, &info));
@@ -1076,8 +1088,11 @@ static void test_terminate(void)
     for (i = 0; ofl_dt_next_action(&r->dt, &cursor, &got, &act) == OFL_OK &&
                 i < 8;
          i++)
-        if (got == id)
+        if (got == id || got == l)
             CHECK(act & OFL_DT_ACT_CLOSE);
+    /* The listener waits in UNLISTEN until the firmware has stopped. */
+    CHECK_EQ(r->dt.mem.conn[(uint32_t)l - 1].state, OFL_DT_CONN_UNLISTEN);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, l, 1));
     /* Still CLOSING: a second termination is refused. */
     d.conn = id;
     d.tag = 73;
@@ -2545,6 +2560,195 @@ static uint32_t out_drain(struct dt_rig *r, uint32_t filled, uint64_t now)
     return dt_rig_take(r, rsp, NRSP);
 }
 
+/* Posts a listen on port with tag, processes it; returns the id of the
+ * LISTEN_WAIT entry it made (found in the table: the host is not told). */
+static uint64_t listen_posted(struct dt_rig *r, uint16_t port, uint32_t tag)
+{
+    uint8_t t[16];
+    size_t off = 0;
+    uint32_t i;
+
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, port);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, tag,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 1));
+    for (i = 0; i < DT_RIG_CONNS; i++)
+        if (r->conn[i].state == OFL_DT_CONN_LISTEN_WAIT &&
+            r->conn[i].lport == port)
+            return ((uint64_t)r->conn[i].gen << 32) | (i + 1);
+    CHECK(!"no LISTEN_WAIT entry");
+    return 0;
+}
+
+/* The firmware takes the LISTEN action of l (the only action pending). */
+static void listen_taken(struct dt_rig *r, uint64_t l)
+{
+    uint32_t cursor = 0;
+    uint64_t id = 0;
+    uint8_t act = 0;
+
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(id == l && act == OFL_DT_ACT_LISTEN);
+}
+
+/* ofl_dt_listen_result: every check trips and passes; OK makes a listener,
+ * FAILED frees the entry, both write the listen response (seed 003). */
+static void test_listen_result(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 8);
+    struct ofl_dt_conn_info info;
+    uint64_t l, l2, c, nid;
+    uint32_t filled, cursor = 0;
+    uint8_t act, addr[16] = {0};
+
+    CHECK(r != NULL);
+    c = dt_rig_connect(r, 1, 0);
+    l = listen_posted(r, 80, 21);
+    CHECK(c != 0 && l != 0);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* not answered yet */
+    /* Arguments. */
+    CHECK_ERR(ofl_dt_listen_result(NULL, l, OFL_DT_ST_OK, 1), OFL_E_ARG);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l, OFL_DT_ST_TIMEOUT, 1),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l, OFL_DT_ST_CANCELLED, 1),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l + 1, OFL_DT_ST_OK, 1),
+              OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l ^ (1ull << 32), OFL_DT_ST_OK, 1),
+              OFL_E_DT_CONN_UNKNOWN); /* stale generation */
+    /* Not the firmware's to answer before it took the action; never on a
+     * connection. */
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l, OFL_DT_ST_OK, 1),
+              OFL_E_DT_CONN_STATE);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, c, OFL_DT_ST_OK, 1),
+              OFL_E_DT_CONN_STATE);
+    listen_taken(r, l);
+    /* No room in the output: refused, nothing changed. */
+    filled = ofl_dt_out_room(&r->dt);
+    out_fill(r, 2);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l, OFL_DT_ST_OK, 2), OFL_E_DT_FULL);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, l, &info));
+    CHECK_EQ(info.state, OFL_DT_CONN_LISTEN_WAIT);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), filled);
+    /* Room again: OK, the listen response names the listener. */
+    CHECK_OK(ofl_dt_listen_result(&r->dt, l, OFL_DT_ST_OK, 3));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_LISTEN && rsp[0].status == OFL_DT_ST_OK &&
+          rsp[0].tag == 21 && rsp[0].conn == l);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, l, &info));
+    CHECK_EQ(info.state, OFL_DT_CONN_LISTENING);
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, addr, 9, 3, &nid));
+    /* Answered once: a second answer is refused. */
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l, OFL_DT_ST_OK, 3),
+              OFL_E_DT_CONN_STATE);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l, OFL_DT_ST_FAILED, 3),
+              OFL_E_DT_CONN_STATE);
+    CHECK_OK(dt_rig_poll(r, 100)); /* the arrival notice */
+    (void)dt_rig_take(r, rsp, NRSP);
+
+    /* FAILED: the response carries it, the entry is freed at once, the
+     * port is free again, nothing is left for the firmware. */
+    l2 = listen_posted(r, 81, 22);
+    listen_taken(r, l2);
+    CHECK_EQ(r->dt.conn_live, 4);
+    CHECK_OK(ofl_dt_listen_result(&r->dt, l2, OFL_DT_ST_FAILED, 4));
+    CHECK_EQ(r->dt.conn_live, 3);
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].type == OFL_DT_RSP_LISTEN &&
+          rsp[0].status == OFL_DT_ST_FAILED && rsp[0].tag == 22 &&
+          rsp[0].conn == l2);
+    CHECK_ERR(ofl_dt_conn_query(&r->dt, l2, &info), OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l2, OFL_DT_ST_OK, 4),
+              OFL_E_DT_CONN_UNKNOWN);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &nid, &act),
+              OFL_E_DT_EMPTY);
+    CHECK(dt_rig_listen(r, 81, 5) != 0);
+    rig_done(r);
+}
+
+/* An unanswered listen is no listener yet: requests naming it are
+ * refused (the host was not told its id), another listen on its port too;
+ * a cancellation drains it and answers its listen with CANCELLED. */
+static void test_listen_wait(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    struct ofl_dt_desc d;
+    uint64_t l, c, id;
+    uint8_t *b = NULL, t[32], act;
+    size_t off = 0;
+    uint32_t cursor = 0;
+
+    CHECK(r != NULL);
+    c = dt_rig_connect(r, 1, 0);
+    l = listen_posted(r, 80, 30);
+    CHECK(c != 0 && l != 0);
+    b = dt_rig_alloc(r, 64);
+    CHECK_OK(dt_rig_avail(r, l, b, 64, 0, 0, 31));  /* a shared buffer */
+    CHECK_OK(dt_rig_send(r, l, b, 8, 0, 32));       /* a group send */
+    d = mk(OFL_DT_REQ_TERMINATE);
+    d.conn = l;
+    d.tag = 33;
+    CHECK_OK(dt_rig_post(r, &d));
+    dt_tup_u64(t, &off, true, OFL_DT_ATTR_GROUP, l); /* join its group */
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_CONN_ATTR, c, t, (uint32_t)off, 1, 34,
+                         NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80); /* its port */
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 35,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 5);
+    CHECK(rsp[0].tag == 31 && rsp[0].status == OFL_DT_ST_CONN_STATE);
+    CHECK(rsp[1].tag == 32 && rsp[1].status == OFL_DT_ST_CONN_STATE);
+    CHECK(rsp[2].tag == 33 && rsp[2].status == OFL_DT_ST_CONN_STATE);
+    CHECK(rsp[3].tag == 34 && rsp[3].status == OFL_DT_ST_BAD_TUPLE);
+    CHECK(rsp[4].tag == 35 && rsp[4].status == OFL_DT_ST_CONN_STATE &&
+          rsp[4].type == OFL_DT_RSP_LISTEN && rsp[4].conn == 0);
+    CHECK_EQ(r->conn[(uint32_t)l - 1].state, OFL_DT_CONN_LISTEN_WAIT);
+
+    /* Cancelled before the firmware took it: freed, its action gone. */
+    d = mk(OFL_DT_REQ_CANCEL);
+    d.aux = 30; /* by the listen's tag */
+    d.tag = 36;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_LISTEN &&
+          rsp[0].status == OFL_DT_ST_CANCELLED && rsp[0].tag == 30 &&
+          rsp[0].conn == l);
+    CHECK(rsp[1].type == OFL_DT_RSP_CANCEL && rsp[1].tag == 36 &&
+          rsp[1].status == OFL_DT_ST_OK && rsp[1].number == 1);
+    CHECK_EQ(r->dt.conn_live, 1);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act),
+              OFL_E_DT_EMPTY);
+
+    /* Cancelled after the firmware took it: answered the same, then the
+     * entry waits in UNLISTEN until the firmware has stopped; an answer
+     * that comes too late is refused. */
+    l = listen_posted(r, 80, 40);
+    listen_taken(r, l);
+    d = mk(OFL_DT_REQ_CANCEL);
+    d.conn = l;
+    d.tag = 41;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].type == OFL_DT_RSP_LISTEN &&
+          rsp[0].status == OFL_DT_ST_CANCELLED && rsp[0].tag == 40);
+    CHECK(rsp[1].type == OFL_DT_RSP_CANCEL && rsp[1].number == 1);
+    CHECK_EQ(r->conn[(uint32_t)l - 1].state, OFL_DT_CONN_UNLISTEN);
+    CHECK_ERR(ofl_dt_listen_result(&r->dt, l, OFL_DT_ST_OK, 3),
+              OFL_E_DT_CONN_STATE);
+    cursor = 0;
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(id == l && act == OFL_DT_ACT_CLOSE);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, l, 3));
+    CHECK_EQ(r->dt.conn_live, 1);
+    rig_done(r);
+}
+
 /* With the output table full every request that must answer at once
  * stays in the input table, and goes when the host has read. */
 static void test_output_full_requests(void)
@@ -2614,6 +2818,12 @@ static void test_output_full_requests(void)
             /* A connect is answered when it completes: consumed now. */
             CHECK_EQ(out_drain(r, filled, 3), 0);
             CHECK_EQ(r->dt.connecting, 1);
+            continue;
+        }
+        if (k == 1) {
+            /* So is a listen: when the firmware has answered. */
+            CHECK_EQ(out_drain(r, filled, 3), 0);
+            CHECK_EQ(r->dt.mem.conn[3].state, OFL_DT_CONN_LISTEN_WAIT);
             continue;
         }
         CHECK_EQ(out_drain(r, filled, 3), 1);
@@ -3642,6 +3852,8 @@ OFL_SUITE(dt)
     test_init_memory();
     test_output_port_failures();
     test_output_full_requests();
+    test_listen_result();
+    test_listen_wait();
     test_output_full_service();
     test_closed_everything();
     test_closed_after_send();

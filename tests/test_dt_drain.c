@@ -62,6 +62,22 @@ static void post_sends_700(struct dt_rig *r, uint64_t id, uint8_t *s,
 }
 
 
+/* A drained listener the firmware listens for: it is told to stop
+ * (OFL_DT_ACT_CLOSE), stops, and the entry is freed. */
+static void fw_stopped(struct dt_rig *r, uint64_t l)
+{
+    uint32_t cursor = 0;
+    uint64_t id = 0;
+    uint8_t act = 0;
+
+    CHECK_EQ(r->conn[(uint32_t)l - 1].state, OFL_DT_CONN_UNLISTEN);
+    while (ofl_dt_next_action(&r->dt, &cursor, &id, &act) == OFL_OK &&
+           id != l)
+        ;
+    CHECK(id == l && act == OFL_DT_ACT_CLOSE);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, l, 0));
+}
+
 /* Host and adapter take turns until two rounds bring nothing new; the
  * host reads at most 4 responses a round. Returns the rounds taken. */
 static unsigned settle(struct dt_rig *r, uint32_t *n)
@@ -229,10 +245,11 @@ static void test_drain_terminate_listener(void)
     CHECK(got[fin].conn == l && got[fin].status == OFL_DT_ST_OK);
     CHECK_EQ(count(n, OFL_DT_RSP_TERMINATE, 91), 1);
     /* The drain took every slot the host freed, so the request was read
-     * after the last response: the id was stale by then (BAD_CONN; one
-     * read while DRAINING gets CONN_STATE: test_drain_listener_settles). */
+     * after the last response: the listener waited in UNLISTEN for the
+     * firmware by then, its id still taken (CONN_STATE). */
     ref = find(ref, n, OFL_DT_RSP_BUF_RECV, 92);
-    CHECK(ref < n && ref > fin && got[ref].status == OFL_DT_ST_BAD_CONN);
+    CHECK(ref < n && ref > fin && got[ref].status == OFL_DT_ST_CONN_STATE);
+    fw_stopped(r, l);
     CHECK_EQ(r->dt.conn_live, 0);
     CHECK_EQ(r->dt.xfer_count, 0);
     CHECK_EQ(r->dt.bt_bytes_listed, 0);
@@ -572,6 +589,7 @@ static void test_drain_member_no_shared(void)
               got[i].status == OFL_DT_ST_FLUSHED);
     CHECK_OK(ofl_dt_conn_query(&r->dt, m, &info));
     CHECK_EQ(info.rx_held, 5); /* still staged: no buffer of its own */
+    fw_stopped(r, l);
     CHECK_EQ(r->dt.conn_live, 1);
     dt_rig_free(r);
 }
@@ -709,6 +727,7 @@ static void test_drain_listener_settles(void)
         CHECK(i == fin || got[i].type != OFL_DT_RSP_TERMINATE);
     CHECK(memcmp(x, "aaakkkkkkk", 10) == 0 && memcmp(y, "bb", 2) == 0);
     CHECK_EQ(r->dt.cn_pending, 0);
+    fw_stopped(r, l);
     CHECK_EQ(r->dt.conn_live, 3); /* the members */
     /* The id is stale now: BAD_CONN. */
     d = mk(OFL_DT_REQ_BUF_AVAIL, l, 93);

@@ -118,10 +118,11 @@ static void test_listener_close_tells_firmware(void)
     uint8_t act, addr[16] = {0};
 
     CHECK(r != NULL);
-    lid = dt_rig_listen(r, 80, 0);
+    lid = dt_rig_listen(r, 80, 0); /* the firmware took it, said OK */
     CHECK(lid != 0);
-    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
-    CHECK(id == lid && act == OFL_DT_ACT_LISTEN);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act),
+              OFL_E_DT_EMPTY);
+    cursor = 0;
     memset(&d, 0, sizeof(d));
     d.type = OFL_DT_REQ_TERMINATE;
     d.conn = lid;
@@ -135,8 +136,18 @@ static void test_listener_close_tells_firmware(void)
     /* Meanwhile: no arrival, no second listen on the port, no request. */
     CHECK_ERR(ofl_dt_conn_arrive(&r->dt, lid, addr, 9, 2, &nid),
               OFL_E_DT_CONN_STATE);
-    CHECK_EQ(dt_rig_listen(r, 80, 2), 0);
-    CHECK_EQ(dt_rig_take(r, zr, NR), 0);
+    {
+        uint8_t t[16];
+        size_t off = 0;
+
+        dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80);
+        CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 10,
+                             NULL));
+    }
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 1);
+    CHECK(zr[0].type == OFL_DT_RSP_LISTEN &&
+          zr[0].status == OFL_DT_ST_CONN_STATE && zr[0].conn == 0);
     d.tag = 8;
     CHECK_OK(dt_rig_post(r, &d));
     CHECK_OK(dt_rig_poll(r, 2));
@@ -171,23 +182,25 @@ static void test_listener_close_tells_firmware(void)
     l2 = dt_rig_listen(r, 80, 4);
     CHECK(l2 != 0 && l2 != lid);
 
-    /* A listener the firmware never took is freed at once. */
+    /* A terminated listener the firmware runs waits for it too. */
     memset(&d, 0, sizeof(d));
     d.type = OFL_DT_REQ_TERMINATE;
     d.conn = l2;
     CHECK_OK(dt_rig_post(r, &d));
     CHECK_OK(dt_rig_poll(r, 5));
     CHECK_EQ(dt_rig_take(r, zr, NR), 1);
-    CHECK_EQ(r->dt.conn_live, 0);
+    CHECK_EQ(state_of(r, l2), OFL_DT_CONN_UNLISTEN);
     cursor = 0;
-    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act),
-              OFL_E_DT_EMPTY);
+    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
+    CHECK(id == l2 && act == OFL_DT_ACT_CLOSE);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, l2, 5));
+    CHECK_EQ(r->dt.conn_live, 0);
 
     /* A cancelled listener the firmware runs: the same. */
     lid = dt_rig_listen(r, 81, 6);
     cursor = 0;
-    CHECK_OK(ofl_dt_next_action(&r->dt, &cursor, &id, &act));
-    CHECK(id == lid && act == OFL_DT_ACT_LISTEN);
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act),
+              OFL_E_DT_EMPTY);
     memset(&d, 0, sizeof(d));
     d.type = OFL_DT_REQ_CANCEL;
     d.conn = lid;

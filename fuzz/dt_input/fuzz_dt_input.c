@@ -12,11 +12,14 @@
  *            host arena, bit 1 replaces conn with a known connection id.
  *   1 POLL   dt: time advances by dt, then ofl_dt_poll
  *   2 RX     sel, len, len bytes: ofl_dt_rx on a known id
- *   3 FW     kind, sel: established / failed / arrive / closed
+ *   3 FW     kind, sel: established / failed / arrive / closed /
+ *            listen result OK / FAILED / TIMEOUT (refused) / closed
  *   4 TX     sel, n (16 bits): transmit progress
  *   5 HOST   max: the host reads up to max responses
  *   6 ARENA  off (16 bits), len, len bytes: host writes its memory
- *   7 ACT    the firmware drains its actions
+ *   7 ACT    the firmware drains its actions; it answers a LISTEN on an
+ *            odd table index at once (OK), one on an even index stays
+ *            unanswered until a FW op answers it
  *   8 STEP   which: process (a few) / service / flush alone
  *
  * Guard: the sim port traps (abort) on any DMA outside the two tables and
@@ -452,6 +455,13 @@ static void audit(void)
             listed += dt.mem.xfer[j].conn == i;
         FUZZ_ASSERT(listed == c->xfer_n);
         draining += c->state == OFL_DT_CONN_DRAINING;
+        if (c->state == OFL_DT_CONN_LISTEN_WAIT) {
+            /* An unanswered listen is no listener yet: nothing names it. */
+            FUZZ_ASSERT(c->cn_pending == 0 && c->xfer_n == 0 &&
+                        c->buf_head == 0 && c->peek == 0 &&
+                        c->accepted == 0);
+            FUZZ_ASSERT((c->actions & ~OFL_DT_ACT_LISTEN) == 0);
+        }
         if (c->state == OFL_DT_CONN_UNLISTEN) {
             /* A drained listener waiting for the firmware owes nothing. */
             FUZZ_ASSERT(c->fw_listen && c->cn_pending == 0 &&
@@ -519,6 +529,8 @@ static void op_actions(void)
         if (ofl_dt_next_action(&dt, &cursor, &id, &act) != OFL_OK)
             break;
         learn(id);
+        if ((act & OFL_DT_ACT_LISTEN) && (id & 1))
+            (void)ofl_dt_listen_result(&dt, id, OFL_DT_ST_OK, 0);
     }
 }
 
@@ -606,7 +618,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case 3: {
-            uint8_t kind = fuzz_u8(&in) & 3;
+            uint8_t kind = fuzz_u8(&in) & 7;
             uint64_t id = pick(fuzz_u8(&in)), nid = 0;
             static const uint8_t addr[16] = {0};
 
@@ -618,8 +630,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                      ofl_dt_conn_arrive(&dt, id, addr, 1234, now, &nid) ==
                          OFL_OK)
                 learn(nid);
-            else if (kind == 3)
+            else if (kind == 3 || kind == 7)
                 (void)ofl_dt_conn_closed(&dt, id, now);
+            else
+                (void)ofl_dt_listen_result(&dt, id,
+                                           kind == 4   ? OFL_DT_ST_OK
+                                           : kind == 5 ? OFL_DT_ST_FAILED
+                                                       : OFL_DT_ST_TIMEOUT,
+                                           now);
             break;
         }
         case 4: {

@@ -203,14 +203,28 @@ uint64_t dt_rig_listen(struct dt_rig *r, uint16_t port, uint64_t now)
     uint8_t t[64];
     size_t off = 0;
     struct ofl_dt_desc d;
+    uint32_t cursor = 0;
+    uint64_t id;
+    uint8_t act;
 
     dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, port);
     if (dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 0, NULL) !=
             OFL_OK ||
-        dt_rig_poll(r, now) != OFL_OK || dt_rig_take(r, &d, 1) != 1 ||
-        d.type != OFL_DT_RSP_LISTEN || d.status != OFL_DT_ST_OK)
+        dt_rig_poll(r, now) != OFL_OK)
         return 0;
-    return d.conn;
+    /* The firmware takes the listen and answers it. */
+    for (;;) {
+        if (ofl_dt_next_action(&r->dt, &cursor, &id, &act) != OFL_OK)
+            return 0;
+        if (act & OFL_DT_ACT_LISTEN)
+            break;
+    }
+    if (ofl_dt_listen_result(&r->dt, id, OFL_DT_ST_OK, now) != OFL_OK ||
+        dt_rig_poll(r, now) != OFL_OK || dt_rig_take(r, &d, 1) != 1 ||
+        d.type != OFL_DT_RSP_LISTEN || d.status != OFL_DT_ST_OK ||
+        d.conn != id)
+        return 0;
+    return id;
 }
 
 uint64_t dt_rig_connect(struct dt_rig *r, uint16_t rport, uint64_t now)

@@ -82,7 +82,8 @@ void dt_tup_u32(uint8_t *b, size_t *off, bool set, uint16_t attr, uint32_t v);
 void dt_tup_u64(uint8_t *b, size_t *off, bool set, uint16_t attr, uint64_t v);
 void dt_tup_remote(uint8_t *b, size_t *off, uint8_t last, uint16_t port);
 
-/* Listen on port (plus optional extra tuples); returns listener id or 0. */
+/* Listen on port: the request, the firmware taking its LISTEN action and
+ * answering OK, the listen response taken; returns the listener id or 0. */
 uint64_t dt_rig_listen(struct dt_rig *r, uint16_t port, uint64_t now);
 /* Connects one remote, establishes it through the firmware events and
  * takes the completion; returns the id or 0. */
