@@ -961,6 +961,79 @@ static void test_ooo_recheck(void)
     }
 }
 
+/*
+ * The result buffer of an Atomic is a local data segment checked when its
+ * WQE was fetched (FIG. 15) and written when the response arrives. In
+ * between the consumer may invalidate it (k 0): the write then finds the
+ * STag invalid (the translation checks state, key and range again), the
+ * buffer stays untouched and the WQE completes with a local protection
+ * error. Rights and PD cannot change under the STag the WQE holds: a
+ * re-registration must take a new key (OFL_E_TPT_KEY_REUSED), so the old
+ * STag stays invalid. k 1: left alone, the original value lands.
+ */
+static void test_atomic_result_invalidated(void)
+{
+    struct qr_rig *r;
+    struct ofl_tpt_region_desc d;
+    struct ofl_cqe c[4];
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    uint8_t *w, *res;
+    uint32_t lw, lres, att;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        r = rig_o(false, false, 0);
+        CHECK(r != NULL);
+        if (r == NULL)
+            return;
+        w = qr_alloc(&r->b, 8, false);
+        res = qr_alloc(&r->a, 8, false);
+        lw = qr_reg(&r->b, w, 8, LW | RA, 0);
+        att = r->a.att_next;
+        lres = qr_reg(&r->a, res, 8, LW, OFL_TPT_F_INVALIDATABLE);
+        CHECK(lw != 0 && lres != 0);
+        w[0] = 41;
+        memset(res, 0xEE, 8);
+        qr_wr(&wr, OFL_QP_OP_ATOMIC_FADD, 7, &sge, res, 8, lres);
+        wr.remote_stag = lw;
+        wr.remote_to = va(w);
+        wr.atomic[0] = 1;
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        CHECK_OK(qr_process(&r->a, 0));
+        (void)qr_deliver(r, &r->a);
+        CHECK_OK(qr_process(&r->b, 0)); /* executed, response sent */
+        CHECK_EQ(w[0], 42);
+        if (k == 0) {
+            CHECK_OK(ofl_tpt_invalidate_local(&r->a.tpt, lres, r->a.attr.pd));
+            memset(&d, 0, sizeof(d));
+            d.va = va(res);
+            d.len = 8;
+            d.att_base = att;
+            d.att_count = 1;
+            d.fpo = (uint32_t)(ofl_sim_pa(res) & 0xFFF);
+            d.page_shift = 12;
+            d.att_kind = OFL_TPT_ATT_DIRECT;
+            d.access = LR;
+            CHECK_ERR(ofl_tpt_register(&r->a.tpt, lres, r->a.attr.pd, &d),
+                      OFL_E_TPT_KEY_REUSED);
+        }
+        (void)qr_deliver(r, &r->b);
+        CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+        CHECK_EQ(c[0].wr_id, 7);
+        if (k == 0) {
+            CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+            CHECK_EQ(res[0], 0xEE); /* not written */
+            CHECK_EQ(r->a.qp.err, OFL_E_TPT_NOT_VALID);
+        } else {
+            CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+            CHECK_EQ(res[0], 41);
+            CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+        }
+        qr_free(r);
+    }
+}
+
 OFL_SUITE(qp_edges)
 {
     test_many_pieces(0);
@@ -975,4 +1048,5 @@ OFL_SUITE(qp_edges)
     test_type2_life();
     test_one_touch_stream_end();
     test_ooo_recheck();
+    test_atomic_result_invalidated();
 }
