@@ -8031,7 +8031,7 @@ static uint32_t qp_fnv(uint32_t h, const uint8_t *p, uint32_t n)
     return h;
 }
 
-static uint32_t qp_tuple_hash(const struct ofl_qp_tuple *t)
+static OFL_NOINLINE uint32_t qp_tuple_hash(const struct ofl_qp_tuple *t)
 {
     uint8_t b[6];
 
