@@ -198,59 +198,54 @@ void dt_tup_remote(uint8_t *b, size_t *off, uint8_t last, uint16_t port)
     ofl_dt_tuple_put(b, 4096, off, true, OFL_DT_ATTR_REMOTE, x, sizeof(x));
 }
 
+/* Posts control request type with tuples t[0 .. len), plays the firmware
+ * (takes the action bit act of the new entry, answers it with success)
+ * and takes the response of type rsp, which must be OK and name the
+ * entry. Returns its id, or 0. */
+static uint64_t dt_rig_open(struct dt_rig *r, uint8_t type, const uint8_t *t,
+                            size_t len, uint8_t act, uint8_t rsp, uint64_t now)
+{
+    struct ofl_dt_desc d;
+    uint32_t cursor = 0;
+    uint64_t id;
+    uint8_t got;
+    enum ofl_err err;
+
+    if (dt_rig_ctrl(r, type, 0, t, (uint32_t)len, 1, 0, NULL) != OFL_OK ||
+        dt_rig_poll(r, now) != OFL_OK)
+        return 0;
+    for (;;) {
+        if (ofl_dt_next_action(&r->dt, &cursor, &id, &got) != OFL_OK)
+            return 0;
+        if (got & act)
+            break;
+    }
+    err = act == OFL_DT_ACT_LISTEN
+              ? ofl_dt_listen_result(&r->dt, id, OFL_DT_ST_OK, now)
+              : ofl_dt_conn_established(&r->dt, id, now);
+    if (err != OFL_OK || dt_rig_poll(r, now) != OFL_OK ||
+        dt_rig_take(r, &d, 1) != 1 || d.type != rsp ||
+        d.status != OFL_DT_ST_OK || d.conn != id)
+        return 0;
+    return id;
+}
+
 uint64_t dt_rig_listen(struct dt_rig *r, uint16_t port, uint64_t now)
 {
     uint8_t t[64];
     size_t off = 0;
-    struct ofl_dt_desc d;
-    uint32_t cursor = 0;
-    uint64_t id;
-    uint8_t act;
 
     dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, port);
-    if (dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 0, NULL) !=
-            OFL_OK ||
-        dt_rig_poll(r, now) != OFL_OK)
-        return 0;
-    /* The firmware takes the listen and answers it. */
-    for (;;) {
-        if (ofl_dt_next_action(&r->dt, &cursor, &id, &act) != OFL_OK)
-            return 0;
-        if (act & OFL_DT_ACT_LISTEN)
-            break;
-    }
-    if (ofl_dt_listen_result(&r->dt, id, OFL_DT_ST_OK, now) != OFL_OK ||
-        dt_rig_poll(r, now) != OFL_OK || dt_rig_take(r, &d, 1) != 1 ||
-        d.type != OFL_DT_RSP_LISTEN || d.status != OFL_DT_ST_OK ||
-        d.conn != id)
-        return 0;
-    return id;
+    return dt_rig_open(r, OFL_DT_REQ_LISTEN, t, off, OFL_DT_ACT_LISTEN,
+                       OFL_DT_RSP_LISTEN, now);
 }
 
 uint64_t dt_rig_connect(struct dt_rig *r, uint16_t rport, uint64_t now)
 {
     uint8_t t[64];
     size_t off = 0;
-    struct ofl_dt_desc d;
-    uint32_t cursor = 0;
-    uint64_t id;
-    uint8_t act;
 
     dt_tup_remote(t, &off, 7, rport);
-    if (dt_rig_ctrl(r, OFL_DT_REQ_CONNECT, 0, t, (uint32_t)off, 1, 0, NULL) !=
-            OFL_OK ||
-        dt_rig_poll(r, now) != OFL_OK)
-        return 0;
-    for (;;) {
-        if (ofl_dt_next_action(&r->dt, &cursor, &id, &act) != OFL_OK)
-            return 0;
-        if (act & OFL_DT_ACT_CONNECT)
-            break;
-    }
-    if (ofl_dt_conn_established(&r->dt, id, now) != OFL_OK ||
-        dt_rig_poll(r, now) != OFL_OK || dt_rig_take(r, &d, 1) != 1 ||
-        d.type != OFL_DT_RSP_CONN_COMPLETE || d.status != OFL_DT_ST_OK ||
-        d.conn != id)
-        return 0;
-    return id;
+    return dt_rig_open(r, OFL_DT_REQ_CONNECT, t, off, OFL_DT_ACT_CONNECT,
+                       OFL_DT_RSP_CONN_COMPLETE, now);
 }
