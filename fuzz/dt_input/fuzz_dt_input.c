@@ -35,15 +35,18 @@
  * not decode owns nothing. Invariants: every response the adapter wrote
  * decodes, every return names a buffer the adapter owned (only a
  * malformed request's refusal, BAD_DESC, or the refusal of a buffer
- * outside the host range, BAD_RANGE, may name none), and the
- * adapter's counters agree with its tables.
+ * outside the host range, BAD_RANGE, may name none), no listen request is
+ * answered twice, an unanswered listen owns nothing, and the adapter's
+ * counters agree with its tables.
  *
  * Liveness: when the input ends, the harness turns the delay criteria
  * off and drives ofl_dt_poll, the transmit rings and the host's reads for
  * a bounded number of rounds: the adapter must reach quiescence (input
  * table consumed, no response staged or unread, no close draining, no
- * send listed, no notice pending). A request or close waiting for room
- * the host can never give (a stall) fails it.
+ * send listed, no notice pending), the firmware answering every listen it
+ * took; then every listen request has had exactly one listen response. A
+ * request or close waiting for room the host can never give (a stall)
+ * fails it.
  */
 #include "fuzz.h"
 #include "ports/sim/ofl_sim.h"
@@ -89,6 +92,9 @@ static struct owned own[NOWN];
 static unsigned nown;
 static uint32_t in_seen;  /* input slots known consumed */
 static uint32_t out_seen; /* output slots whose responses were examined */
+/* Listen requests handed over (by their type field, well-formed or not)
+ * and listen responses written: each request gets exactly one. */
+static uint32_t listen_req, listen_rsp;
 static struct ofl_port port; /* the sim port, dma_write wrapped */
 static int (*sim_write)(void *ctx, uint64_t pa, const void *src, size_t len);
 static void sweep(void);
@@ -333,6 +339,7 @@ static void sweep(void)
         if (!(slot[0] & OFL_DT_OWNER))
             break;
         if (ofl_dt_desc_decode(slot, 32, &r) == OFL_OK) {
+            listen_rsp += r.type == OFL_DT_RSP_LISTEN;
             returned(&r);
             changed = true;
         }
@@ -367,6 +374,7 @@ static void setup(struct fuzz_in *in)
     nids = 0;
     nown = 0;
     in_seen = out_seen = 0;
+    listen_req = listen_rsp = 0;
     ofl_dt_config_default(&c);
     /* A few settings from the input so every criterion gets exercised. */
     c.cn_criteria = k & OFL_DT_CN_ALL;
@@ -476,6 +484,7 @@ static void audit(void)
     FUZZ_ASSERT(live == dt.conn_live);
     FUZZ_ASSERT(connecting == dt.connecting);
     FUZZ_ASSERT(pending == dt.cn_pending);
+    FUZZ_ASSERT(listen_rsp <= listen_req); /* never answered twice */
 }
 
 static void op_desc(struct fuzz_in *in)
@@ -506,6 +515,8 @@ static void op_desc(struct fuzz_in *in)
     memcpy(slot + 1, d + 1, 31);
     slot[0] = d[0] | OFL_DT_OWNER;
     host.in_tail++;
+    listen_req += ((d[0] >> OFL_DT_TYPE_SHIFT) & OFL_DT_TYPE_MASK) ==
+                  OFL_DT_REQ_LISTEN;
 }
 
 static void op_host(uint8_t max)
@@ -552,6 +563,20 @@ static void tx_all(uint64_t now)
     }
 }
 
+/* The firmware takes its actions and answers every listen still waiting
+ * (OK on an odd table index, FAILED on an even one). */
+static void answer_listens(void)
+{
+    unsigned i;
+
+    op_actions();
+    for (i = 0; i < CONNS; i++)
+        if (conns[i].state == OFL_DT_CONN_LISTEN_WAIT && conns[i].fw_listen)
+            (void)ofl_dt_listen_result(
+                &dt, ((uint64_t)conns[i].gen << 32) | (i + 1),
+                (i & 1) ? OFL_DT_ST_FAILED : OFL_DT_ST_OK, 0);
+}
+
 /* Nothing left for the adapter to do on its own. */
 static bool quiet(void)
 {
@@ -579,6 +604,7 @@ static void liveness(uint64_t now)
     FUZZ_ASSERT(ofl_dt_configure(&dt, &c) == OFL_OK);
     for (round = 0; round < LIVE_ROUNDS && !quiet(); round++) {
         now += 1000;
+        answer_listens();
         (void)ofl_dt_poll(&dt, now);
         sweep();
         tx_all(now);
@@ -586,6 +612,13 @@ static void liveness(uint64_t now)
         audit();
     }
     FUZZ_ASSERT(quiet());
+    /* Every listen was answered, once. */
+    answer_listens();
+    (void)ofl_dt_poll(&dt, now + 1000);
+    sweep();
+    for (round = 0; round < CONNS; round++)
+        FUZZ_ASSERT(conns[round].state != OFL_DT_CONN_LISTEN_WAIT);
+    FUZZ_ASSERT(listen_rsp == listen_req);
     /* Every send came back, every control buffer was released. */
     for (round = 0; round < nown; round++)
         FUZZ_ASSERT(own[round].kind == OWN_RECV);
@@ -688,14 +721,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef DT_FUZZ_DEBUG
     fprintf(stderr,
             "requests %llu bad %llu responses %llu merged %llu skipped %llu "
-            "combined %llu bulk %llu live %u ids %u\n",
+            "combined %llu bulk %llu live %u ids %u listens %u/%u\n",
             (unsigned long long)dt.stats.requests,
             (unsigned long long)dt.stats.bad_requests,
             (unsigned long long)dt.stats.responses,
             (unsigned long long)dt.stats.merged,
             (unsigned long long)dt.stats.dma_skipped,
             (unsigned long long)dt.stats.combined,
-            (unsigned long long)dt.stats.bulk_placed, dt.conn_live, nids);
+            (unsigned long long)dt.stats.bulk_placed, dt.conn_live, nids,
+            listen_rsp, listen_req);
 #endif
     return 0;
 }
