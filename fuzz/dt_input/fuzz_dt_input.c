@@ -236,7 +236,8 @@ static bool own_release_sends(uint64_t conn, uint32_t tag, uint64_t base,
  * The buffer a well-formed request d hands to the adapter, if any, with
  * its direction. A range outside the arena is not owned: the adapter must
  * refuse it. Returns false when the guard is full, or d posts a receive
- * buffer (base and tag) the adapter already holds (do not hand it over).
+ * buffer (base and tag) the adapter already holds, or a send (connection,
+ * base and tag) the adapter already holds (do not hand it over).
  */
 static bool describe(const uint8_t *raw)
 {
@@ -274,6 +275,14 @@ static bool describe(const uint8_t *raw)
     for (i = 0; kind == OWN_RECV && i < nown; i++)
         if (own[i].kind == OWN_RECV && own[i].pa == d.base &&
             own[i].tag == d.tag)
+            return false;
+    /* Sends likewise by connection, base and tag: a refusal names only
+     * those, so with two alike outstanding (one listed, one refused when
+     * its connection was CLOSING) the model could not tell which came
+     * back. */
+    for (i = 0; kind == OWN_SEND && i < nown; i++)
+        if (own[i].kind == OWN_SEND && own[i].pa == d.base &&
+            own[i].tag == d.tag && own[i].conn == d.conn)
             return false;
     own[nown].pa = d.base;
     own[nown].tag = d.tag;
