@@ -40,7 +40,8 @@
  * counters agree with its tables.
  *
  * Liveness: when the input ends, the harness turns the delay criteria
- * off and drives ofl_dt_poll, the transmit rings and the host's reads for
+ * off (again each round: a request still queued may set them) and drives
+ * ofl_dt_poll, the transmit rings and the host's reads for
  * a bounded number of rounds: the adapter must reach quiescence (input
  * table consumed, no response staged or unread, no close draining, no
  * send listed, no notice pending), the firmware answering every listen it
@@ -602,17 +603,27 @@ static bool quiet(void)
 #define LIVE_ROUNDS 64
 
 /* Liveness (see the top): bounded rounds must reach quiescence. */
-static void liveness(uint64_t now)
+/* Delay criteria off: notices and sends at once, no new reports. */
+static void criteria_off(void)
 {
     struct ofl_dt_config c = dt.cfg;
+
+    c.cn_criteria = 0;
+    c.bt_criteria = 0;
+    c.report_period = 0;
+    FUZZ_ASSERT(ofl_dt_configure(&dt, &c) == OFL_OK);
+}
+
+static void liveness(uint64_t now)
+{
     unsigned round;
 
-    c.cn_criteria = 0;  /* notices at once */
-    c.bt_criteria = 0;  /* sends at once */
-    c.report_period = 0; /* no new reports */
-    FUZZ_ASSERT(ofl_dt_configure(&dt, &c) == OFL_OK);
     for (round = 0; round < LIVE_ROUNDS && !quiet(); round++) {
         now += 1000;
+        /* Every round: an adapter attribute request still in the input
+         * table may have turned a criterion back on (a lone send would
+         * then wait for a count it never reaches, as configured). */
+        criteria_off();
         answer_listens();
         (void)ofl_dt_poll(&dt, now);
         sweep();
