@@ -4937,10 +4937,11 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * with a listen response naming no connection - and otherwise waits in
  * LISTEN_WAIT until the firmware calls ofl_dt_listen_result: OK makes it
  * LISTENING, FAILED frees it (the firmware does not listen for it). Until
- * then it is not a listener: buffers, sends, terminations, GROUP sets and
- * arrivals naming it are refused with CONN_STATE; a cancellation drains it
- * and its listen response (CANCELLED) goes out last, after which a
- * listener the firmware took waits in UNLISTEN for it to stop.
+ * then it is not a listener: buffers, sends, terminations and arrivals
+ * naming it are refused with CONN_STATE, a GROUP set naming it with
+ * BAD_TUPLE; a cancellation drains it and its listen response
+ * (CANCELLED) goes out last, after which a listener the firmware took
+ * waits in UNLISTEN for it to stop.
  *
  * Closing in steps (DRAINING). A termination, a cancellation or
  * ofl_dt_conn_closed can owe the host more responses than the output
