@@ -17,9 +17,9 @@
  *   4 TX     sel, n (16 bits): transmit progress
  *   5 HOST   max: the host reads up to max responses
  *   6 ARENA  off (16 bits), len, len bytes: host writes its memory
- *   7 ACT    the firmware drains its actions; it answers a LISTEN on an
- *            odd table index at once (OK), one on an even index stays
- *            unanswered until a FW op answers it
+ *   7 ACT    the firmware drains its actions; it answers a LISTEN with
+ *            an odd id (an even table index) at once (OK); one with an
+ *            even id stays unanswered until a FW op answers it
  *   8 STEP   which: process (a few) / service / flush alone
  *
  * Guard: the sim port traps (abort) on any DMA outside the two tables and
@@ -574,7 +574,8 @@ static void tx_all(uint64_t now)
 }
 
 /* The firmware takes its actions and answers every listen still waiting
- * (OK on an odd table index, FAILED on an even one). */
+ * by table index: even (odd id: op_actions's OK found the output full)
+ * OK again, odd FAILED. */
 static void answer_listens(void)
 {
     unsigned i;
