@@ -6534,6 +6534,36 @@ static void qp_irq_pop(struct ofl_qp *qp)
 static OFL_NOINLINE enum ofl_err qp_iscsi_data_out(struct ofl_qp *qp,
                                       struct ofl_qp_inreq *r);
 
+/*
+ * The source of a Read Response failed its check again: the Terminate
+ * carries the Read Request it answers, rebuilt as it arrived (untagged
+ * queue 1, its MSN, MO 0, then the RDMA Read Request Header), with M, D and
+ * R set, as one sent on the request's arrival does (RFC 5040 §4.8: the
+ * Terminated RDMA Header is the Read Request Header of a Read Request in
+ * error). It is built in qp->msg, the engine's message scratch: that held
+ * the abandoned response's header, and the Terminate is built there next.
+ */
+static OFL_NOINLINE enum ofl_err
+qp_read_src_fail(struct ofl_qp *qp, const struct ofl_qp_inreq *r,
+                 enum ofl_err err)
+{
+    struct ofl_rdmap_msg *m = &qp->msg;
+    uint8_t req[OFL_DDP_UNTAGGED_HDR_LEN + OFL_RDMAP_READ_REQ_LEN];
+    size_t n = 0;
+
+    qp_msg_control(qp, OFL_RDMAP_READ_REQ, OFL_DDP_QN_READ_REQ);
+    m->ddp.msn = r->msn;
+    m->u.read_req.sink_stag = r->stag_a;
+    m->u.read_req.sink_to = r->to_a;
+    m->u.read_req.size = r->len;
+    m->u.read_req.src_stag = r->stag_b;
+    m->u.read_req.src_to = r->to_b;
+    if (ofl_rdmap_build(m, req, sizeof(req), &n) != OFL_OK)
+        n = 0; /* cannot happen: a fixed, valid message */
+    return qp_fatal(qp, err, ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP), req,
+                    n);
+}
+
 /* One Read Response segment of the oldest Read Request (RFC 5040 §4.5):
  * the source is checked again (FIG. 18A a-f) as each segment is read. */
 static OFL_NOINLINE enum ofl_err
@@ -6564,9 +6594,7 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     if (n != 0) {
         err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
         if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL)
-            return qp_fatal(qp, err,
-                            ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP), NULL,
-                            0);
+            return qp_read_src_fail(qp, r, err);
         for (i = 0; i < sgl.count && err != OFL_E_PORT_DMA; i++) {
             if (ofl_port_dma_read(qp->attr.port, qp->piece[i].pa, dst + got,
                                   qp->piece[i].len) != OFL_OK)

@@ -2493,6 +2493,9 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   Read / Atomic Request: no inbound
  *         slot (IRD), or the MSN skips   1/2/02, 1/2/03    -
  *   Read Request: source STag (18A a-f)   ofl_tpt_term_cause(RDMAP)  -
+ *   Read Response: source fails its
+ *         check again as it is read       ofl_tpt_term_cause(RDMAP)  -
+ *         (the Terminate carries the Read Request, rebuilt: M, D, R)
  *   Atomic Request: target checks         ofl_tpt_term_cause(RDMAP)  -
  *   Atomic Request: target not 8-aligned  0/1/01            -
  *   Terminate received                    (none sent)       oldest in-flight

@@ -339,9 +339,34 @@ static void test_read_checks(void)
     win = qr_window(&r->b, reg, src, 4096, RR, 0, false);
     post_read(r, win, va(src), 64);
     CHECK_EQ(r->b.qp.irq_count, 1);
-    CHECK_OK(ofl_tpt_bind(&r->b.tpt, win, 0, 7, 0, 0, 0, 0, 0, NULL));
-    (void)qr_process(&r->b, 0);
-    EXPECT_TERM(r, &r->b, 0, 1, 0x00, 0, OFL_E_TPT_NOT_VALID);
+    {
+        /* the Terminate carries the Read Request as it arrived (RFC 5040
+         * §4.8): DDP header and Read Request Header, M, D and R set */
+        struct ofl_qp_inreq q = r->b.qp.irq[r->b.qp.irq_head];
+        struct ofl_rdmap_term t;
+        struct ofl_rdmap_msg m;
+        uint8_t req[OFL_DDP_UNTAGGED_HDR_LEN + OFL_RDMAP_READ_REQ_LEN];
+
+        CHECK_OK(ofl_tpt_bind(&r->b.tpt, win, 0, 7, 0, 0, 0, 0, 0, NULL));
+        (void)qr_process(&r->b, 0);
+        CHECK(qr_sent_term(r, &r->b, &t));
+        CHECK_EQ(t.ddp_hdr_len, OFL_DDP_UNTAGGED_HDR_LEN);
+        CHECK_EQ(t.seg_len, sizeof(req));
+        memcpy(req, t.ddp_hdr, OFL_DDP_UNTAGGED_HDR_LEN);
+        memcpy(req + OFL_DDP_UNTAGGED_HDR_LEN, t.rdmap_hdr,
+               OFL_RDMAP_READ_REQ_LEN);
+        CHECK_OK(ofl_rdmap_parse(req, sizeof(req), &m, NULL));
+        CHECK_EQ(m.ddp.opcode, OFL_RDMAP_READ_REQ);
+        CHECK_EQ(m.ddp.qn, OFL_DDP_QN_READ_REQ);
+        CHECK_EQ(m.ddp.msn, 1);
+        CHECK_EQ(m.ddp.mo, 0);
+        CHECK_EQ(m.u.read_req.src_stag, win);
+        CHECK_EQ(m.u.read_req.src_to, va(src));
+        CHECK_EQ(m.u.read_req.size, 64);
+        CHECK_EQ(m.u.read_req.sink_stag, q.stag_a);
+        CHECK_EQ(m.u.read_req.sink_to, q.to_a);
+    }
+    EXPECT_TERM(r, &r->b, 0, 1, 0x00, HDR, OFL_E_TPT_NOT_VALID);
     qr_free(r);
 }
 
