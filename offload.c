@@ -4967,6 +4967,7 @@ static void qp_reset_state(struct ofl_qp *qp)
     qp->llp_closed = 0;
     qp->close_sent = 0;
     qp->term_pending = 0;
+    qp->error_after_term = 0;
     qp->drained_sent = 0;
     qp->err = OFL_OK;
     qp->ooo_count = 0;
@@ -6084,7 +6085,12 @@ static enum ofl_err qp_sq_reg_fail(struct ofl_qp *qp, enum ofl_err err)
         return OFL_OK;
     }
     (void)qp_fatal(qp, err, qp_local_cause(), NULL, 0);
-    (void)qp_event(qp, OFL_QP_EV_MOD_ERROR);
+    /* Entering ERROR aborts the stream: with the Terminate refused by the
+     * transmit, the QP waits in TERMINATE until ofl_qp_process sends it. */
+    if (qp->term_pending)
+        qp->error_after_term = 1;
+    else
+        (void)qp_event(qp, OFL_QP_EV_MOD_ERROR);
     return err;
 }
 
@@ -6680,6 +6686,10 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
         err = qp_term_send(qp);
         if (err != OFL_OK)
             return err;
+        if (qp->error_after_term) {
+            qp->error_after_term = 0;
+            return qp_event(qp, OFL_QP_EV_MOD_ERROR);
+        }
     }
     if (!qp_state_in(qp, QP_IRQ_OK))
         return OFL_OK;

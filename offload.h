@@ -2428,10 +2428,11 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * failure that breaks the stream, sent a Terminate (iWARP; an iSCSI stream
  * is reset instead) and asked the LLP to close; TERM_RX a Terminate
  * arrived; LLP_CLOSED / LLP_LOST the connection closed gracefully / was
- * reset (ofl_qp_llp_event). Option 2 of FIG. 11 is FATAL followed at once
- * by MOD_ERROR: the Terminate goes out and every other WQE is flushed (a
- * Terminate the transmit refuses at that moment is lost: ERROR aborts the
- * stream without it).
+ * reset (ofl_qp_llp_event). Option 2 of FIG. 11 is FATAL followed by
+ * MOD_ERROR: the Terminate goes out and every other WQE is flushed. When
+ * the transmit refuses the Terminate, the QP stays in TERMINATE and the
+ * next ofl_qp_process sends it and only then makes MOD_ERROR (entering
+ * ERROR aborts a stream, which would lose the Terminate).
  *
  * What entering a state does:
  *   ERROR      every outstanding WQE, send and receive, completes in order
@@ -3069,6 +3070,8 @@ struct ofl_qp {
     uint8_t llp_closed;       /* the LLP closed or was asked to */
     uint8_t close_sent;       /* CLOSING: close requested */
     uint8_t term_pending;     /* a Terminate waits for the transmit */
+    uint8_t error_after_term; /* registration option 2: ERROR once the
+                                 pending Terminate is sent */
     uint8_t drained_sent;     /* SQD event raised */
     uint16_t err;             /* enum ofl_err of the violation (FATAL) */
     uint32_t events;          /* enum ofl_qp_evt bits raised so far */

@@ -773,6 +773,61 @@ static void test_term_status(void)
 }
 
 /* Seed 000 FIG. 11: a send-queue registration error, option 1 and 2. */
+/* Option 2 with the Terminate refused by the transmit: the QP waits in
+ * TERMINATE (entering ERROR would abort the stream without it), the next
+ * process sends the Terminate, then ERROR flushes the rest. */
+static void test_reg_option2_refused(void)
+{
+    struct qr_rig *r = rig(OFL_QP_REG_OPTION2, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_rdmap_term t;
+    struct ofl_cqe c[8];
+    uint32_t fr = 0;
+
+    qr_wr(&wr, OFL_QP_OP_FAST_REG, 2, &sge, NULL, 0, 0);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 7, 0, &fr));
+    wr.stag = fr + 1; /* not the key alloc gave */
+    wr.reg.len = 100;
+    wr.reg.att_count = 1;
+    wr.reg.page_shift = 12;
+    wr.reg.access = LR;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_wr(&wr, OFL_QP_OP_SEND, 3, &sge, NULL, 0, 0);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_post_recv(&r->a, 60, NULL, 0, 0));
+    r->a.refuse = 1;
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_TPT_KEY_MISMATCH);
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->a.qp.term_pending, 1);
+    CHECK(!qr_sent_term(r, &r->a, &t));
+    CHECK_EQ(r->a.aborts, 0);
+    CHECK_EQ(qr_poll(&r->a, false, c, 8), 0); /* not flushed yet */
+    /* refused again: still waiting */
+    r->a.refuse = 1;
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_QP_TX_BLOCKED);
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    /* taken: the Terminate closes the stream, then ERROR flushes */
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK(qr_sent_term(r, &r->a, &t));
+    CHECK_EQ(t.cause.layer, 0);
+    CHECK_EQ(t.cause.etype, 0);
+    CHECK_EQ(r->a.qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->a.aborts, 0);
+    CHECK_EQ(r->a.closes, 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 2);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+    CHECK_EQ(c[1].wr_id, 3);
+    CHECK_EQ(c[1].status, OFL_WC_WR_FLUSH_ERR);
+    CHECK_EQ(qr_poll(&r->a, false, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_WR_FLUSH_ERR);
+    qr_pump(r, 0);
+    CHECK_EQ(r->b.qp.state, OFL_QP_ERROR);
+    CHECK(r->b.qp.events & OFL_QP_EVT_TERM_RX);
+    qr_free(r);
+}
+
 static void test_reg_options(void)
 {
     int opt;
@@ -1082,6 +1137,7 @@ OFL_SUITE(qp_term)
     test_headers();
     test_term_status();
     test_reg_options();
+    test_reg_option2_refused();
     test_sq_errors();
     test_drain_flush();
     test_backpressure();
