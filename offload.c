@@ -3321,8 +3321,9 @@ static enum ofl_err mpa_hs_reply(struct ofl_mpa_hs *hs)
             return mpa_hs_fail(hs, OFL_E_MPA_IRD, OFL_MPA_HS_FAILED);
         p.ord = mpa_min16(c->ord, r->ird);
         if (c->p2p) {
-            /* Exactly one kind, and one we offered. */
-            if (r->rtr == 0 || (r->rtr & (r->rtr - 1u)) != 0 ||
+            /* The responder takes P2P with A set and exactly one kind,
+             * one we offered (RFC 6581; Linux siw checks both too). */
+            if (!r->p2p || r->rtr == 0 || (r->rtr & (r->rtr - 1u)) != 0 ||
                 (r->rtr & c->rtr) == 0)
                 return mpa_hs_fail(hs, OFL_E_MPA_RTR, OFL_MPA_HS_FAILED);
             p.p2p = true;

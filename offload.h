@@ -1887,8 +1887,8 @@ enum ofl_mpa_hs_state {
  * initiator lowers its ORD to the responder's IRD and fails with
  * E_MPA_IRD when the responder's ORD exceeds its own IRD. Peer-to-peer:
  * the responder picks one offered RTR kind (Write, then Read, then Send);
- * the initiator fails with E_MPA_RTR unless exactly one offered kind comes
- * back.
+ * the initiator fails with E_MPA_RTR unless the reply sets A and exactly
+ * one offered kind comes back (as Linux siw checks).
  *
  * Bytes: ofl_mpa_hs_recv consumes at most the peer's frame, so what follows
  * it in the same TCP payload (FPDUs) is left for the FPDU receiver.

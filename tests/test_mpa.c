@@ -543,6 +543,10 @@ static void test_hs_errors(void)
     rep.rtr = 0;
     CHECK_ERR(feed_reply(&ci, &rep, &hs), OFL_E_MPA_RTR);
     rep.rtr = OFL_MPA_RTR_READ;
+    rep.p2p = 0; /* a kind, but P2P (A) not taken */
+    CHECK_ERR(feed_reply(&ci, &rep, &hs), OFL_E_MPA_RTR);
+    CHECK_CAUSE(hs.cause, 2, 0, 7);
+    rep.p2p = 1;
     CHECK_OK(feed_reply(&ci, &rep, &hs));
     CHECK_EQ(hs.params.rtr, OFL_MPA_RTR_READ);
     /* A revision above ours. */

@@ -25,7 +25,8 @@
  *     responder's ORD is at most the initiator's IRD (else E_MPA_IRD);
  *   - peer-to-peer: the responder picks Write, then Read, then Send from
  *     the kinds both support (none: REJECTED with E_MPA_RTR); the
- *     initiator asked for p2p and uses exactly the kind the reply names;
+ *     initiator asked for p2p, and the reply set A and names exactly the
+ *     kind it uses;
  *   - the responder's Reply carries the negotiated revision, flags,
  *     depths and RTR kind.
  */
@@ -191,10 +192,11 @@ static void run(const struct ofl_mpa_cfg *cfg, bool initiator, bool reject,
             FUZZ_ASSERT(p->ord == cfg->ord);
         }
         if (initiator) {
-            /* Asked for p2p: exactly the one kind the reply names. */
+            /* Asked for p2p: the reply set A and names exactly the one
+             * kind used. */
             FUZZ_ASSERT(p->p2p == (p->enhanced && cfg->p2p));
             if (p->p2p)
-                FUZZ_ASSERT(p->rtr == hs.peer.rtr);
+                FUZZ_ASSERT(hs.peer.p2p && p->rtr == hs.peer.rtr);
         }
         if (p->p2p)
             FUZZ_ASSERT(p->rtr != 0 && (p->rtr & (p->rtr - 1)) == 0 &&
