@@ -12983,9 +12983,9 @@ static enum ofl_err dt_endpoint_check(const struct ofl_dt *dt,
             nremote++;
         } else if (t.attr == OFL_DT_ATTR_BACKLOG && !listen) {
             return OFL_E_DT_ATTR_SCOPE;
-        } else if (t.attr == OFL_DT_ATTR_LOCAL_PORT &&
-                   ofl_load_be32(t.value) != 0) {
-            lport = true;
+        } else if (t.attr == OFL_DT_ATTR_LOCAL_PORT) {
+            /* The last one is applied (dt_endpoint_apply). */
+            lport = ofl_load_be32(t.value) != 0;
         }
     }
     if (listen ? !lport : nremote == 0)
@@ -13063,13 +13063,15 @@ static OFL_NOINLINE int dt_req_listen(struct ofl_dt *dt, const struct ofl_dt_des
     if (err != OFL_OK)
         return dt_refuse(dt, d, err);
     dt_endpoint_apply(dt, d, c, 0);
-    /* One listener per protocol and port. */
+    /* One listener per protocol and port, a closing one the firmware
+     * still listens for (DRAINING or UNLISTEN) included. */
     for (i = 0; i < dt->mem.conn_cap; i++) {
         o = &dt->mem.conn[i];
         if (o != c &&
             (o->state == OFL_DT_CONN_LISTENING ||
              o->state == OFL_DT_CONN_LISTEN_WAIT ||
-             o->state == OFL_DT_CONN_UNLISTEN) &&
+             o->state == OFL_DT_CONN_UNLISTEN ||
+             (o->state == OFL_DT_CONN_DRAINING && o->fw_listen)) &&
             o->proto == c->proto && o->lport == c->lport) {
             dt_conn_release(dt, c);
             return dt_refuse(dt, d, OFL_E_DT_CONN_STATE); /* room reserved */

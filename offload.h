@@ -4929,9 +4929,11 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * firmware: when it has drained it waits in UNLISTEN with
  * OFL_DT_ACT_CLOSE for the firmware, which stops listening and calls
  * ofl_dt_conn_closed. Until then its id stays taken (every request naming
- * it is refused with CONN_STATE, ofl_dt_conn_arrive too) and a listen on
- * its protocol and port is refused with CONN_STATE, so that the firmware
- * never listens twice on one port. A listener the firmware never took is
+ * it is refused with CONN_STATE, ofl_dt_conn_arrive too) and, from the
+ * moment it starts to drain, a listen on its protocol and port is refused
+ * with CONN_STATE, so that the firmware never listens twice on one port.
+ * The port a listen names is its last LOCAL_PORT tuple (0: none, refused
+ * with BAD_TUPLE). A listener the firmware never took is
  * freed at once (its LISTEN action dies with it).
  *
  * A listen is answered like a connect: by the firmware, once it has tried

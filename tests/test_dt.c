@@ -2668,6 +2668,114 @@ static void test_listen_result(void)
     rig_done(r);
 }
 
+
+/* The port a listen names is its last LOCAL_PORT tuple, the one applied:
+ * 80 then 0 names no port (BAD_TUPLE); 0 then 80 names 80. */
+static void test_listen_last_port(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 8);
+    struct ofl_dt_conn_info info;
+    uint8_t t[64];
+    size_t off = 0;
+
+    CHECK(r != NULL);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 0);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 2, 5,
+                         NULL));
+    off = 0;
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 0);
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 2, 6,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 5 && rsp[0].type == OFL_DT_RSP_LISTEN &&
+          rsp[0].status == OFL_DT_ST_BAD_TUPLE && rsp[0].conn == 0);
+    CHECK_EQ(r->dt.conn_live, 1);
+    CHECK_OK(ofl_dt_conn_query(&r->dt, ((uint64_t)r->dt.mem.conn[0].gen << 32) | 1u,
+                               &info));
+    CHECK(info.state == OFL_DT_CONN_LISTEN_WAIT && info.lport == 80);
+    rig_done(r);
+}
+
+/*
+ * A listener the firmware listens for keeps its port while it drains: a
+ * listen on that port is refused (CONN_STATE) until the firmware has
+ * stopped (ofl_dt_conn_closed), so the firmware never listens twice on one
+ * port. The drain is held up by a member's open range in the listener's
+ * shared buffer, which needs two output slots while one is free.
+ */
+static void test_listen_port_draining(void)
+{
+    struct ofl_dt_config cfg;
+    struct dt_rig *r;
+    struct ofl_dt_desc d;
+    struct ofl_dt_conn_info info;
+    static const uint8_t raddr[16] = {0};
+    static const uint8_t data[10] = {1, 2, 3};
+    uint64_t l, m, id;
+    uint32_t cursor = 0, i, n;
+    uint8_t act, *buf, t[16];
+    size_t off = 0;
+
+    ofl_dt_config_default(&cfg);
+    cfg.cn_criteria = OFL_DT_CN_COUNT; /* arrival notices stay pending */
+    cfg.cn_count = 100;
+    r = dt_rig_new(&cfg, 8);
+    CHECK(r != NULL);
+    l = dt_rig_listen(r, 80, 1);
+    CHECK(l != 0);
+    buf = dt_rig_alloc(r, 256);
+    CHECK_OK(dt_rig_avail(r, l, buf, 256, 0, 0, 50));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, raddr, 1234, 3, &m));
+    CHECK_OK(ofl_dt_rx(&r->dt, m, data, sizeof(data), 4));
+    CHECK_OK(dt_rig_poll(r, 5));
+    (void)dt_rig_take(r, rsp, NRSP);
+    /* 7 of the 8 output slots taken by refusals the host leaves there */
+    for (i = 0; i < 7; i++) {
+        memset(&d, 0, sizeof(d));
+        d.type = OFL_DT_REQ_TERMINATE;
+        d.conn = 0x7777000000000001ull;
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 6));
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_TERMINATE;
+    d.conn = l;
+    d.tag = 60;
+    CHECK_OK(dt_rig_post(r, &d));
+    dt_tup_u32(t, &off, true, OFL_DT_ATTR_LOCAL_PORT, 80);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 61,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 7));
+    CHECK_OK(ofl_dt_conn_query(&r->dt, l, &info));
+    CHECK_EQ(info.state, OFL_DT_CONN_DRAINING);
+    /* the listen was refused: the firmware is not asked to listen again */
+    CHECK_ERR(ofl_dt_next_action(&r->dt, &cursor, &id, &act), OFL_E_DT_EMPTY);
+    n = dt_rig_take(r, rsp, NRSP);
+    CHECK_EQ(n, 8);
+    CHECK(rsp[7].tag == 61 && rsp[7].type == OFL_DT_RSP_LISTEN &&
+          rsp[7].status == OFL_DT_ST_CONN_STATE);
+    /* the drain ends in UNLISTEN; the port is still the firmware's */
+    for (i = 0; i < 4; i++) {
+        CHECK_OK(dt_rig_poll(r, 8 + i));
+        (void)dt_rig_take(r, rsp, NRSP);
+    }
+    CHECK_OK(ofl_dt_conn_query(&r->dt, l, &info));
+    CHECK_EQ(info.state, OFL_DT_CONN_UNLISTEN);
+    CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_LISTEN, 0, t, (uint32_t)off, 1, 62,
+                         NULL));
+    CHECK_OK(dt_rig_poll(r, 12));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 62 && rsp[0].status == OFL_DT_ST_CONN_STATE);
+    /* the firmware stopped: now the port is free */
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, l, 13));
+    CHECK(dt_rig_listen(r, 80, 14) != 0);
+    rig_done(r);
+}
+
 /* An unanswered listen is no listener yet: requests naming it are
  * refused (the host was not told its id), another listen on its port too;
  * a cancellation drains it and answers its listen with CANCELLED. */
@@ -3854,6 +3962,8 @@ OFL_SUITE(dt)
     test_output_full_requests();
     test_listen_result();
     test_listen_wait();
+    test_listen_last_port();
+    test_listen_port_draining();
     test_output_full_service();
     test_closed_everything();
     test_closed_after_send();

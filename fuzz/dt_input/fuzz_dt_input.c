@@ -445,6 +445,15 @@ static void setup(struct fuzz_in *in)
     FUZZ_ASSERT(ofl_dt_init(&dt, &m, &c, &port, 0) == OFL_OK);
 }
 
+/* The firmware listens (or is asked to) for entry c. */
+static bool fw_listens(const struct ofl_dt_conn *c)
+{
+    return c->state == OFL_DT_CONN_LISTENING ||
+           c->state == OFL_DT_CONN_LISTEN_WAIT ||
+           c->state == OFL_DT_CONN_UNLISTEN ||
+           (c->state == OFL_DT_CONN_DRAINING && c->fw_listen);
+}
+
 /* The adapter's counters agree with its tables. */
 static void audit(void)
 {
@@ -480,6 +489,11 @@ static void audit(void)
                         c->accepted == 0);
             FUZZ_ASSERT((c->actions & ~OFL_DT_ACT_LISTEN) == 0);
         }
+        /* The firmware never listens twice on one protocol and port. */
+        for (j = i + 1; fw_listens(c) && j < CONNS; j++)
+            FUZZ_ASSERT(!fw_listens(&conns[j]) ||
+                        conns[j].proto != c->proto ||
+                        conns[j].lport != c->lport);
         if (c->state == OFL_DT_CONN_UNLISTEN) {
             /* A drained listener waiting for the firmware owes nothing. */
             FUZZ_ASSERT(c->fw_listen && c->cn_pending == 0 &&
