@@ -4969,6 +4969,7 @@ static void qp_reset_state(struct ofl_qp *qp)
     qp->close_sent = 0;
     qp->term_pending = 0;
     qp->error_after_term = 0;
+    qp->rx_tag_open = 0;
     qp->drained_sent = 0;
     qp->err = OFL_OK;
     qp->ooo_count = 0;
@@ -5662,6 +5663,53 @@ static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
         }
     }
     return OFL_OK;
+}
+
+/*
+ * The rest of a checked access of n bytes at to through stag, past the
+ * done bytes a translation cut at OFL_QP_PIECES already holds, translates
+ * (every page present and well formed): so that a segment of more pieces
+ * than one step holds fails before any byte of it is placed or read, with
+ * the error its first pieces would give. Each round covers at least one
+ * piece, so the loop is bounded by n.
+ */
+static OFL_NOINLINE enum ofl_err qp_tpt_rest_ok(const struct ofl_qp *qp,
+                                                uint32_t stag, uint64_t to,
+                                                uint64_t n, uint64_t done)
+{
+    struct ofl_tpt_piece piece[4];
+    struct ofl_tpt_sgl sgl;
+    enum ofl_err err = OFL_E_TPT_SGL_FULL;
+
+    sgl.piece = piece;
+    sgl.cap = 4;
+    while (err == OFL_E_TPT_SGL_FULL && done < n) {
+        err = ofl_tpt_translate(qp->attr.tpt, stag, to + done, n - done,
+                                &sgl);
+        done += sgl.bytes;
+    }
+    return err == OFL_E_TPT_SGL_FULL ? OFL_OK : err;
+}
+
+/* The checked translation of a segment, SGL_FULL when cut at
+ * OFL_QP_PIECES and the rest translates too, else its first error. */
+static enum ofl_err qp_check_translate_all(struct ofl_qp *qp,
+                                           const struct ofl_tpt_remote *a,
+                                           struct ofl_tpt_sgl *sgl)
+{
+    enum ofl_err err;
+
+    sgl->piece = qp->piece;
+    sgl->cap = OFL_QP_PIECES;
+    err = ofl_tpt_check_translate_access(qp->attr.tpt, a, sgl);
+    if (err == OFL_E_TPT_SGL_FULL) {
+        enum ofl_err rest = qp_tpt_rest_ok(qp, a->stag, a->to, a->len,
+                                           sgl->bytes);
+
+        if (rest != OFL_OK)
+            err = rest;
+    }
+    return err;
 }
 
 /*
@@ -6596,10 +6644,8 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     dst = qp_payload_at(qp, hl);
     qp_remote(qp, &a, r->stag_b, r->to_b + r->done, n, OFL_TPT_REMOTE_READ);
-    sgl.piece = qp->piece;
-    sgl.cap = OFL_QP_PIECES;
     if (n != 0) {
-        err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
+        err = qp_check_translate_all(qp, &a, &sgl);
         if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL)
             return qp_read_src_fail(qp, r, err);
         for (i = 0; i < sgl.count && err != OFL_E_PORT_DMA; i++) {
@@ -6950,6 +6996,20 @@ static enum ofl_err qp_rx_imm(struct ofl_qp *qp, const struct qp_rxd *d)
     return OFL_OK;
 }
 
+/* A tagged segment of n bytes through stag was handled in order: a Last
+ * one ends the message, another of nonzero length opens (or continues)
+ * it (qp->rx_tag_stag). */
+static void qp_rx_tag_note(struct ofl_qp *qp, uint32_t stag, bool last,
+                           uint32_t n)
+{
+    if (last) {
+        qp->rx_tag_open = 0;
+    } else if (n != 0) {
+        qp->rx_tag_open = 1;
+        qp->rx_tag_stag = stag;
+    }
+}
+
 /* Copies src to the pieces of a translation, then the rest of n (when the
  * translation was cut at OFL_QP_PIECES) through further translations. */
 static enum ofl_err qp_place_rest(struct ofl_qp *qp,
@@ -6967,16 +7027,20 @@ static enum ofl_err qp_place_rest(struct ofl_qp *qp,
 
 /*
  * A tagged segment in order (RDMA Write, Read Response): the remote checks
- * (FIG. 18A a-f), the one-touch decision (FIG. 18B Table D; in order the
- * segment's DDP SN is NEXT, so rows 1-4), then the placement by DMA.
- * Returns OFL_OK (placed, or a zero-length segment: nothing to check or
- * place), else the error and *cause.
+ * (FIG. 18A a-f) over the whole segment, every page of it translated, the
+ * one-touch decision (FIG. 18B Table D; in order the segment's DDP SN is
+ * NEXT, so rows 1-4), then the placement by DMA. A zero-length segment is
+ * checked only as the Last of a message whose earlier segments were placed
+ * through its STag: it ends that message (Table D row 4, a one-shot key
+ * spent) as a Last segment with bytes would. Returns OFL_OK (placed, or a
+ * zero-length segment with nothing to end), else the error and *cause.
  */
 static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
                                     struct ofl_term_cause *cause)
 {
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
     uint32_t n = qp->msg.payload_len;
+    bool ends = h->last && qp->rx_tag_open && qp->rx_tag_stag == h->stag;
     struct ofl_tpt_remote a;
     struct ofl_tpt_sgl sgl;
     struct ofl_tpt_info info;
@@ -6984,12 +7048,11 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     enum ofl_err err;
 
     ot.invalidate = false;
-    if (n == 0)
+    qp_rx_tag_note(qp, h->stag, h->last, n);
+    if (n == 0 && !ends)
         return OFL_OK;
     qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_WRITE);
-    sgl.piece = qp->piece;
-    sgl.cap = OFL_QP_PIECES;
-    err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
+    err = qp_check_translate_all(qp, &a, &sgl);
     if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL) {
         *cause = ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE);
         return err;
@@ -7370,6 +7433,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_placed(struct ofl_qp *qp,
         return qp_fatal(qp, err, ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE),
                         d->ulpdu, d->len);
     (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, h->last);
+    qp_rx_tag_note(qp, h->stag, h->last, qp->msg.payload_len);
     return OFL_OK;
 }
 
@@ -7429,18 +7493,28 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
 
 /* ---- receiving ahead of a hole ------------------------------------------- */
 
-/* Does Table D place the Last FPDU of stag with DDP SN sn ahead of the
- * hole? A decision that places nothing is carried out at once (row 3
- * expires the entry); one that places (row 5) is recorded by the caller
- * after the placement. */
+/*
+ * May an FPDU of stag (Last: last, DDP SN sn) be placed ahead of the hole?
+ * Not through a one-shot key: an earlier message in the hole may spend it
+ * (seed 001), and in stream order this one would then place nothing. For
+ * a Last FPDU, Table D decides. A decision that places nothing is carried
+ * out at once: row 3 expires the entry (seed 000 step 1828: a second
+ * access ends the one touch), and the in-order stream then terminates at
+ * the first FPDU through it that it finds invalid, which may be one that
+ * row 5 placed. One that places (row 5) is recorded by the caller after
+ * the placement.
+ */
 static OFL_NOINLINE bool qp_ooo_may_place(struct ofl_qp *qp, uint32_t stag,
-                                          uint32_t sn)
+                                          bool last, uint32_t sn)
 {
     struct ofl_tpt_info info;
     struct ofl_seq_ot ot;
 
-    if (ofl_tpt_query(qp->attr.tpt, stag, &info) != OFL_OK)
+    if (ofl_tpt_query(qp->attr.tpt, stag, &info) != OFL_OK ||
+        (info.flags & OFL_TPT_F_ONE_SHOT))
         return false;
+    if (!last)
+        return true;
     ot = ofl_seq_one_touch(true, (info.flags & OFL_TPT_F_ONE_TOUCH) != 0,
                            (info.flags & OFL_TPT_F_TOUCHED) != 0, sn,
                            qp->seq.nxt, qp->seq.wnd);
@@ -7480,13 +7554,14 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
         return;
     qp_remote(qp, &a, h->stag, h->to, ulen - OFL_DDP_TAGGED_HDR_LEN,
               OFL_TPT_REMOTE_WRITE);
-    if (ofl_tpt_check_access(qp->attr.tpt, &a) != OFL_OK)
-        return;
+    if (ofl_tpt_check_access(qp->attr.tpt, &a) != OFL_OK ||
+        qp_tpt_rest_ok(qp, a.stag, a.to, a.len, 0) != OFL_OK)
+        return; /* every page present, or nothing placed */
     sn = qp->rx_base + pos + qp_ulpdu_wire_off(qp, pos, ulen - 1u);
     /* Table D decides first; its row 5 is recorded only once every run
      * was placed, so a failed placement leaves the entry untouched (the
      * in-order stream places the FPDU then). */
-    if (h->last && !qp_ooo_may_place(qp, h->stag, sn))
+    if (!qp_ooo_may_place(qp, h->stag, h->last, sn))
         return;
     for (off = OFL_DDP_TAGGED_HDR_LEN; off < ulen; off += run) {
         run = ofl_mpa_fpdu_piece(pos, true, wire, ulen, off, &p);

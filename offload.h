@@ -2517,14 +2517,17 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * a segment behind it is trimmed (duplicate bytes are dropped); a segment
  * ahead of a hole but inside the window is searched for FPDUs with markers
  * (ofl_mpa_locate_segment) and its complete RDMA Write FPDUs are placed at
- * once through the remote checks and the one-touch decision (Table D row
- * 5 for a Last segment); the TCP layer delivers those bytes again in order
+ * once through the remote checks, every page of the FPDU translated, and
+ * the one-touch decision (Table D row 5 for a Last segment; row 3 expires
+ * the entry at once, and the in-order stream then terminates at the first
+ * FPDU through it that it finds invalid); never through a one-shot key (a
+ * message in the hole may spend it: such FPDUs wait for the in-order
+ * stream). The TCP layer delivers those bytes again in order
  * later, and the engine recognises the FPDUs it placed (by their first
  * sequence number) and does not place them twice, but checks them again
  * (FIG. 18A a-f: a Send with Invalidate earlier in the stream may have
  * ended the STag; the stream is then terminated as it would have been in
- * order) and only then notes the use (a one-shot key ends in stream
- * order). The DDP SN of a segment is the sequence number of the last byte
+ * order) and only then notes the use. The DDP SN of a segment is the sequence number of the last byte
  * of its ULPDU. An FPDU handled in order is NEXT in Table D even when TCP
  * cut it inside its pad or CRC (RCV.NXT then already passed its ULPDU),
  * and an invalidation deferred to it is carried out after its re-check.
@@ -2533,8 +2536,17 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *
  * One-shot keys (seed 001: disabled once used for an RDMA operation) are
  * spent by the Last segment of a Write or Read Response placed through
- * them, by the last Read Response segment sent from a Read source of
- * nonzero length, and by the Atomic that modified their word.
+ * them (a zero-length Last segment too when earlier segments of its
+ * message were placed through the key; a zero-length message alone uses
+ * nothing), by the last Read Response segment sent from a Read source of
+ * nonzero length, and by the Atomic that modified their word. Likewise a
+ * zero-length Last segment ends a one-touch message (Table D row 4) only
+ * after such earlier segments.
+ *
+ * A tagged segment (Write, Read Response) and each Read Response segment
+ * read from a Read source is translated whole before any byte of it is
+ * placed or read: a page missing anywhere in it gives the cause of its
+ * remote check, never a partial placement.
  *
  * Completion ordering: send WQEs complete in posting order (a Send after
  * an RDMA Read completes after the Read's response arrived); an
@@ -3094,6 +3106,10 @@ struct ofl_qp {
 
     struct ofl_qp_sq_cur cur;
     struct ofl_qp_rx_cur rcur;
+    uint32_t rx_tag_stag;     /* the tagged message in progress: an earlier
+                                 segment of it, of nonzero length, was
+                                 placed through this STag (rx_tag_open) */
+    uint8_t rx_tag_open;
     struct ofl_qp_iscsi_rx irx;
     uint32_t iscsi_cmd_seq;   /* next command ID */
     uint32_t iscsi_exp_statsn;

@@ -895,8 +895,9 @@ static void test_one_touch_stream_end(void)
  * reaches it. A Send with Invalidate of window W, then a Write to W whose
  * FPDU arrives first (placed: W was valid then): in order, the Write names
  * an STag the stream had just invalidated, and the stream is terminated.
- * A one-shot window's Last FPDU placed ahead: the key stays usable until
- * the stream reaches it, then ends (no false Terminate).
+ * A one-shot window's FPDU is not placed ahead (an earlier message in the
+ * hole could spend the key): the in-order stream places it and the key
+ * ends (no false Terminate).
  */
 static void test_ooo_recheck(void)
 {
@@ -940,8 +941,8 @@ static void test_ooo_recheck(void)
         CHECK_EQ(w->nchunk, 2);
         second_chunk(w, &seg);
         CHECK_OK(ofl_qp_input(&r->b.qp, &seg)); /* the Write, ahead */
-        CHECK_EQ(r->b.qp.stats.ooo_placed, 1);
-        CHECK_EQ(dst[0], 0x77);
+        CHECK_EQ(r->b.qp.stats.ooo_placed, k == 0 ? 1 : 0);
+        CHECK_EQ(dst[0], k == 0 ? 0x77 : 0);
         CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
         CHECK_EQ(info.state, OFL_TPT_VALID); /* its use noted in order */
         seg.seq = w->seq;
@@ -954,9 +955,147 @@ static void test_ooo_recheck(void)
         } else {
             CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
             CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+            CHECK_EQ(dst[0], 0x77); /* placed in order */
             CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
             CHECK_EQ(info.state, OFL_TPT_INVALID); /* one shot, spent */
         }
+        qr_free(r);
+    }
+}
+
+
+/* A tagged segment fed to b as one FPDU (a hostile peer may frame its
+ * ULPDUs up to b's receive buffer, whatever the EMSS). */
+static void inject_write(struct qr_rig *r, uint32_t stag, uint64_t to,
+                         bool last, const uint8_t *pay, uint32_t n)
+{
+    static uint8_t f[70000];
+    struct ofl_rdmap_msg m;
+    uint32_t len;
+
+    memset(&m, 0, sizeof(m));
+    m.ddp.tagged = 1;
+    m.ddp.last = last;
+    m.ddp.opcode = OFL_RDMAP_WRITE;
+    m.ddp.stag = stag;
+    m.ddp.to = to;
+    r->a.qp.tx.mulpdu = 65000; /* the sender's framing only */
+    len = qr_fpdu(&r->a, &m, pay, n, f, sizeof(f));
+    CHECK(len != 0);
+    qr_inject(&r->a, f, len);
+    (void)qr_deliver(r, &r->a);
+}
+
+/*
+ * A missing page anywhere in a tagged segment or a Read Response's source
+ * segment: the same Terminate as one in its first pieces (the remote
+ * check's cause, headers included), and no byte placed. The region's 10
+ * pages are scattered (one piece each, more than OFL_QP_PIECES per FPDU).
+ */
+static void test_page_missing_anywhere(void)
+{
+    static uint8_t pay[10 * 4096];
+    struct ofl_term_cause first = {0, 0, 0};
+    uint8_t first_hdrct = 0;
+    int k;
+
+    memset(pay, 0x77, sizeof(pay));
+    for (k = 0; k < 4; k++) {
+        bool read = k >= 2;
+        uint32_t page = (k & 1) ? 9 : 1;
+        struct qr_rig *r = rig_emss(read ? 48000 : 0);
+        uint8_t *mem = qr_alloc(&r->b, 10 * 4096, true);
+        uint32_t reg = reg_scattered(&r->b, mem, 10, LW | RW | LR | RR);
+        struct ofl_rdmap_term t;
+        uint32_t i, touched = 0;
+
+        CHECK(reg != 0);
+        CHECK_OK(ofl_tpt_unmap_page(&r->b.tpt, reg,
+                                    0x40000000ull + page * 4096u));
+        if (!read) {
+            inject_write(r, reg, 0x40000000ull, true, pay, sizeof(pay));
+        } else {
+            uint8_t *back = qr_alloc(&r->a, 10 * 4096, false);
+            uint32_t lb = qr_reg(&r->a, back, 10 * 4096, LW | RW, 0);
+            struct ofl_qp_wr wr;
+            struct ofl_qp_sge sge;
+
+            qr_wr(&wr, OFL_QP_OP_READ, 1, &sge, back, 10 * 4096, lb);
+            wr.remote_stag = reg;
+            wr.remote_to = 0x40000000ull;
+            CHECK_OK(qr_post_send(&r->a, &wr));
+            CHECK_OK(qr_process(&r->a, 0));
+            (void)qr_deliver(r, &r->a); /* the Read Request */
+            (void)qr_process(&r->b, 0); /* its response's source */
+        }
+        CHECK(qr_sent_term(r, &r->b, &t));
+        CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+        CHECK_EQ(r->b.qp.err, OFL_E_TPT_PAGE_FAULT);
+        CHECK_EQ(t.hdrct, read ? (OFL_RDMAP_HDRCT_M | OFL_RDMAP_HDRCT_D |
+                                  OFL_RDMAP_HDRCT_R)
+                               : (OFL_RDMAP_HDRCT_M | OFL_RDMAP_HDRCT_D));
+        if ((k & 1) == 0) {
+            first = t.cause;
+            first_hdrct = t.hdrct;
+            CHECK(first.layer != 0 || first.etype != 0); /* not local 0/0 */
+        } else {
+            CHECK(t.cause.layer == first.layer &&
+                  t.cause.etype == first.etype &&
+                  t.cause.ecode == first.ecode && t.hdrct == first_hdrct);
+        }
+        for (i = 0; i < 10 * 4096; i++)
+            touched += mem[i] != 0;
+        CHECK_EQ(touched, 0); /* nothing placed */
+        CHECK_EQ(r->a.sim.violations + r->b.sim.violations, 0);
+        qr_free(r);
+    }
+}
+
+/*
+ * A zero-length Last segment ends the message whose earlier segments were
+ * placed through its STag: a one-touch window is spent (Table D row 4), a
+ * one-shot key too, and a second message is refused. A zero-length
+ * message alone, or a zero-length Last naming another STag, uses nothing.
+ */
+static void test_zero_length_last(void)
+{
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        uint8_t flag = k == 0 ? OFL_TPT_F_ONE_TOUCH : OFL_TPT_F_ONE_SHOT;
+        struct qr_rig *r = rig_o(false, false, 0);
+        uint8_t *dst = qr_alloc(&r->b, 4096, true);
+        uint32_t reg = qr_reg(&r->b, dst, 4096, LW | RW | BW, 0);
+        uint32_t win = qr_window(&r->b, reg, dst, 4096, RW, flag, false);
+        uint32_t other = qr_window(&r->b, reg, dst, 4096, RW, flag, false);
+        struct ofl_tpt_info info;
+        uint8_t pay[16];
+
+        memset(pay, 0xAB, sizeof(pay));
+        /* alone: nothing used */
+        inject_write(r, win, va(dst), true, pay, 0);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+        CHECK_EQ(info.state, OFL_TPT_VALID);
+        /* 16 bytes, then a zero-length Last through another STag: the
+         * other is not this message's */
+        inject_write(r, win, va(dst), false, pay, 16);
+        inject_write(r, other, va(dst) + 16, true, pay, 0);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, other, &info));
+        CHECK_EQ(info.state, OFL_TPT_VALID);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+        CHECK_EQ(info.state, OFL_TPT_VALID);
+        /* 16 bytes, then the zero-length Last: the message ends */
+        inject_write(r, win, va(dst), false, pay, 16);
+        inject_write(r, win, va(dst) + 16, true, pay, 0);
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+        CHECK_EQ(info.state, OFL_TPT_INVALID);
+        CHECK_EQ(dst[0], 0xAB);
+        memset(pay, 0xCD, sizeof(pay));
+        inject_write(r, win, va(dst), true, pay, 16);
+        CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+        CHECK_EQ(r->b.qp.err, OFL_E_TPT_NOT_VALID);
+        CHECK_EQ(dst[0], 0xAB);
         qr_free(r);
     }
 }
@@ -1049,4 +1188,6 @@ OFL_SUITE(qp_edges)
     test_one_touch_stream_end();
     test_ooo_recheck();
     test_atomic_result_invalidated();
+    test_page_missing_anywhere();
+    test_zero_length_last();
 }
