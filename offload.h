@@ -2476,7 +2476,10 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   violation                             cause             local WQE
  *   MPA CRC, marker, ULPDU too long       2/0/02 2/0/03 1/0/00  -
  *   a DMA failing while placing or
- *         reading for a response          0/0/00            -
+ *         reading for a response          0/0/00            the receive,
+ *                                         Read or Atomic placed into:
+ *                                         LOC_ACCESS_ERR (a receive WQE
+ *                                         unreadable: LOC_QP_OP_ERR)
  *   DDP/RDMAP header malformed            ofl_wire_term_cause    -
  *   Send: MSN beyond the posted receives  1/2/02            -
  *   Send: MSN behind or out of order      1/2/03            -
@@ -2539,7 +2542,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * them (a zero-length Last segment too when earlier segments of its
  * message were placed through the key; a zero-length message alone uses
  * nothing), by the last Read Response segment sent from a Read source of
- * nonzero length, and by the Atomic that modified their word. Likewise a
+ * nonzero length, and by an Atomic executed on their word (a Compare and
+ * Swap that did not match used the key too). Likewise a
  * zero-length Last segment ends a one-touch message (Table D row 4) only
  * after such earlier segments.
  *
