@@ -315,6 +315,29 @@ static void test_atomics(unsigned variant)
         CHECK_EQ(got, cases[i].init); /* the original value came back */
     }
     CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    /* a one-shot window is spent by an executed Compare and Swap, even
+     * one that did not match (it read the word: the key was used) */
+    {
+        uint32_t one = qr_window(&r->b, lw, word, 64, RA, OFL_TPT_F_ONE_SHOT,
+                                 false);
+        struct ofl_tpt_info info;
+
+        word[8] = 7;
+        qr_wr(&wr, OFL_QP_OP_ATOMIC_CSWAP, 50, &sge, res, 8, lr);
+        wr.remote_stag = one;
+        wr.remote_to = va(word + 8);
+        wr.atomic[0] = 9;
+        wr.atomic[1] = ~0ull;
+        wr.atomic[2] = 8; /* compare: no match */
+        wr.atomic[3] = ~0ull;
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+        CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+        CHECK_EQ(word[8], 7);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, one, &info));
+        CHECK_EQ(info.state, OFL_TPT_INVALID);
+    }
     CHECK_EQ(r->a.sim.violations + r->b.sim.violations, 0);
     qr_free(r);
 }
