@@ -1600,21 +1600,22 @@ static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
     if (type == OFL_TPT_REGION && !(d->flags & OFL_TPT_F_ZERO_BASED) &&
         d->va > OFL_U64_MAX - (d->len - 1))
         return OFL_E_TPT_BAD_DESC;
+    if (d->len > OFL_U64_MAX - d->fpo)
+        return OFL_E_TPT_BAD_DESC;
+    /* The ATT slots (none read for an entry without data): inside the ATT,
+     * and fpo + len bytes fit in the pages they describe. */
+    if (!no_data) {
+        if (d->att_count > tpt->att_capacity ||
+            d->att_base > tpt->att_capacity - d->att_count)
+            return OFL_E_TPT_ATT_RANGE;
+        pages = ((d->fpo + d->len - 1) >> d->page_shift) + 1;
+        if (pages > tpt_att_pages(d->att_count, d->att_kind))
+            return OFL_E_TPT_ATT_RANGE;
+    }
     /* IB/iWARP rule: remote write and atomic need local write. */
     if ((d->access & (OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_ATOMIC)) &&
         !(d->access & OFL_TPT_LOCAL_WRITE))
         return OFL_E_TPT_ACCESS_COMBO;
-    if (no_data)
-        return OFL_OK; /* no ATT slot is read */
-    if (d->att_count > tpt->att_capacity ||
-        d->att_base > tpt->att_capacity - d->att_count)
-        return OFL_E_TPT_ATT_RANGE;
-    /* fpo + len bytes must fit in the pages the ATT describes. */
-    if (d->len > OFL_U64_MAX - d->fpo)
-        return OFL_E_TPT_BAD_DESC;
-    pages = ((d->fpo + d->len - 1) >> d->page_shift) + 1;
-    if (pages > tpt_att_pages(d->att_count, d->att_kind))
-        return OFL_E_TPT_ATT_RANGE;
     return OFL_OK;
 }
 

@@ -928,6 +928,10 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  *                 4 KiB list of 512 page words in host memory
  *   2nd indirect  att[att_base + page / 512^2] -> list of 512 list addresses
  *                 -> list of 512 page words
+ * A list address (in the ATT or in a 2nd-order list) is the list's 4 KiB
+ * aligned physical address | OFL_TPT_ATT_PRESENT, as a page word is;
+ * without the bit, or with reserved bits set, translation fails with
+ * OFL_E_TPT_ATT_CORRUPT.
  * Host-memory lists hold little-endian 64-bit words and are read through
  * the port's DMA. A page word is the page's physical address (aligned to the
  * page size) | OFL_TPT_ATT_PRESENT; bits 1..11 are reserved and MUST be
@@ -1373,7 +1377,8 @@ enum ofl_err ofl_tpt_bind_window(struct ofl_tpt *tpt,
  * index, key, Valid and that to lies inside the entry (a window maps its
  * region's page). Direct ATTs are updated in place; indirect page words are
  * written through the port.
- * ofl_tpt_unmap_page clears the present bit again (page swapped out).
+ * ofl_tpt_unmap_page clears the page word to 0, present bit included
+ * (page swapped out; a later ofl_tpt_map_page gives its new address).
  */
 enum ofl_err ofl_tpt_map_page(struct ofl_tpt *tpt, uint32_t stag, uint64_t to,
                               uint64_t pa);

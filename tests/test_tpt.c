@@ -505,6 +505,11 @@ static void test_register_desc(void)
     REG_CASE(d.access = RA | LW, OFL_OK);
     REG_CASE(d.access = RR, OFL_OK);
     REG_CASE(d.access = BW, OFL_OK);
+    /* The documented order: desc, then ATT slots, then rights. */
+    REG_CASE((d.att_base = T_ATT, d.access = RW), OFL_E_TPT_ATT_RANGE);
+    REG_CASE((d.flags = OFL_TPT_F_ZERO_BASED, d.fpo = 1, d.len = U64MAX,
+              d.att_base = T_ATT),
+             OFL_E_TPT_BAD_DESC);
 
     /* iSCSI entries: va is a command reference (no wrap check), and they
      * are always zero-based. */
