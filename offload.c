@@ -3802,6 +3802,9 @@ static bool mpa_rx_fast(struct ofl_mpa_rx *rx, const uint8_t *data,
         return false;
     ulpdu = ofl_load_be16(data);
     if (ulpdu > rx->cap) {
+        /* The length field is consumed, as byte by byte. */
+        rx->pos += OFL_MPA_HDR_LEN;
+        *used = OFL_MPA_HDR_LEN;
         *err = mpa_rx_fail(rx, OFL_E_MPA_TOO_LONG);
         return true;
     }
@@ -3814,6 +3817,8 @@ static bool mpa_rx_fast(struct ofl_mpa_rx *rx, const uint8_t *data,
         !mpa_crc_ok(mpa_crc(rx->port, OFL_CRC32C_INIT, data,
                             wire - OFL_MPA_CRC_LEN),
                     data + wire - OFL_MPA_CRC_LEN)) {
+        rx->pos += wire; /* the whole FPDU is consumed, as byte by byte */
+        *used = wire;
         *err = mpa_rx_fail(rx, OFL_E_MPA_CRC);
         return true;
     }
@@ -3925,6 +3930,7 @@ enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
                 rx->body_got = 0;
                 rx->state = OFL_MPA_RX_BODY;
                 if (rx->ulpdu_len > rx->cap) {
+                    rx->pos += n;
                     *used = i + n;
                     return mpa_rx_fail(rx, OFL_E_MPA_TOO_LONG);
                 }

@@ -1886,8 +1886,11 @@ enum ofl_mpa_hs_state {
  * Negotiation: CRC is used in both directions when either side set C;
  * markers are per direction (each side's M asks the other to insert them;
  * offload honours every such request). The reply's revision is the lower of
- * the request's and the responder's; a revision 1 reply to a revision 2
- * request is accepted and ends in client-server mode. With both blocks
+ * the request's and the responder's; a reply without the RFC 6581 block
+ * (revision 1, or revision 2 without the enhanced flag) to an enhanced
+ * request is accepted and ends in client-server mode, peer-to-peer asked
+ * for or not (no RTR is exchanged; the ULP sees params.p2p false). With
+ * both blocks
  * present: the responder's ORD is lowered to the initiator's IRD; the
  * initiator lowers its ORD to the responder's IRD and fails with
  * E_MPA_IRD when the responder's ORD exceeds its own IRD. Peer-to-peer:
@@ -2094,7 +2097,10 @@ enum ofl_err ofl_mpa_rx_init(struct ofl_mpa_rx *rx,
  * non-NULL (call again with the rest of the data); otherwise it is NULL
  * and all of data was consumed. Errors (E_MPA_TOO_LONG, E_MPA_CRC,
  * E_MPA_MARKER) move the receiver to FAILED for good: every later call
- * returns the same error; rx->cause holds the terminate cause.
+ * returns the same error; rx->cause holds the terminate cause. On the
+ * error, *used and the stream position count the bytes up to the end of
+ * what failed (the ULPDU Length field, the whole FPDU, the marker),
+ * however the bytes were cut into calls.
  */
 enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
                              size_t len, size_t *used,

@@ -352,6 +352,12 @@ static void test_hs_v2(void)
     CHECK_EQ(ini.params.rev, 1);
     CHECK(!ini.params.enhanced && !ini.params.p2p);
     CHECK_EQ(ini.params.ord, 6);
+    /* A revision 2 responder without the enhanced block: the same. */
+    cr = cfg_v1(false, false);
+    cr.rev = 2;
+    CHECK_OK(handshake(&ci, &cr, 64, &ini, &res));
+    CHECK_EQ(ini.params.rev, 2);
+    CHECK(!ini.params.enhanced && !ini.params.p2p && ini.params.rtr == 0);
 
     /* No common RTR kind: the responder rejects. */
     ci.rtr = OFL_MPA_RTR_READ;
@@ -1097,6 +1103,28 @@ static void test_rx_errors(void)
     copy[5] ^= 1;
     CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, sizeof(buf), NULL));
     CHECK_ERR(ofl_mpa_rx_feed(&rx, copy, st.len, &used, &f), OFL_E_MPA_CRC);
+    /* On an error, what was consumed does not depend on the chunking: the
+     * whole FPDU for a CRC error, the length field for a ULPDU too long
+     * (in place, or byte by byte after a first call of one byte). */
+    CHECK_EQ(used, st.wlen[0]);
+    CHECK_EQ(rx.pos, st.wlen[0]);
+    CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, sizeof(buf), NULL));
+    CHECK_OK(ofl_mpa_rx_feed(&rx, copy, 3, &used, &f));
+    CHECK_ERR(ofl_mpa_rx_feed(&rx, copy + 3, st.len - 3, &used, &f),
+              OFL_E_MPA_CRC);
+    CHECK_EQ(used, st.wlen[0] - 3);
+    CHECK_EQ(rx.pos, st.wlen[0]);
+    CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, 8, NULL)); /* below the first */
+    CHECK_ERR(ofl_mpa_rx_feed(&rx, st.wire, st.len, &used, &f),
+              OFL_E_MPA_TOO_LONG);
+    CHECK_EQ(used, OFL_MPA_HDR_LEN);
+    CHECK_EQ(rx.pos, OFL_MPA_HDR_LEN);
+    CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, 8, NULL));
+    CHECK_OK(ofl_mpa_rx_feed(&rx, st.wire, 1, &used, &f));
+    CHECK_ERR(ofl_mpa_rx_feed(&rx, st.wire + 1, st.len - 1, &used, &f),
+              OFL_E_MPA_TOO_LONG);
+    CHECK_EQ(used, 1);
+    CHECK_EQ(rx.pos, OFL_MPA_HDR_LEN);
 }
 
 /* One call holding more than 0xFFFF bytes: the receiver walks it in steps
