@@ -9,7 +9,8 @@
  *
  * Invariants: whole-buffer, 1-byte and seeded random chunkings deliver the
  * same FPDUs (length, content, stream position, wire length) and end in the
- * same error and terminate cause, and a failure is one of the receiver's
+ * same error and terminate cause after the same bytes consumed (the stream
+ * position following them), and a failure is one of the receiver's
  * errors with the cause of the harness's own table (wire_expect.h); every
  * FPDU respects the buffer bound and the layout arithmetic (the receiver
  * gets exactly cap bytes, the end of rxbuf, so ASan sees a write past
@@ -39,6 +40,7 @@ struct run {
     uint32_t n;
     enum ofl_err err;
     struct ofl_term_cause cause;
+    size_t consumed; /* bytes the receiver took, up to its error */
 };
 
 static uint8_t rxbuf[65536];
@@ -84,6 +86,7 @@ static void receive(struct run *r, const struct ofl_mpa_params *p,
 
     r->n = 0;
     r->err = OFL_OK;
+    r->consumed = 0;
     memset(&r->cause, 0, sizeof(r->cause));
     /* Exactly cap bytes, the last of rxbuf: ASan's redzone after the
      * array starts where the receiver's buffer ends. */
@@ -103,6 +106,9 @@ static void receive(struct run *r, const struct ofl_mpa_params *p,
         }
         r->err = ofl_mpa_rx_feed(&rx, s + off, chunk, &used, &f);
         FUZZ_ASSERT(used <= chunk);
+        r->consumed = off + used;
+        /* the stream position follows the bytes consumed, error or not */
+        FUZZ_ASSERT(rx.pos == (uint32_t)r->consumed);
         if (r->err != OFL_OK) {
             struct ofl_term_cause want;
 
@@ -195,6 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (k = 1; k < 3; k++) {
         FUZZ_ASSERT(runs[k].n == runs[0].n);
         FUZZ_ASSERT(runs[k].err == runs[0].err);
+        FUZZ_ASSERT(runs[k].consumed == runs[0].consumed);
         FUZZ_ASSERT(runs[k].cause.layer == runs[0].cause.layer &&
                     runs[k].cause.etype == runs[0].cause.etype &&
                     runs[k].cause.ecode == runs[0].cause.ecode);
