@@ -4993,6 +4993,7 @@ static void qp_reset_state(struct ofl_qp *qp)
     ofl_fill(&qp->term_rx, 0, sizeof(qp->term_rx));
     qp->iscsi_cmd_seq = 1;
     qp->iscsi_exp_statsn = 0;
+    qp->iscsi_statsn_known = 0;
     qp->dg_epoch++; /* frames in EE windows no longer name our WQEs */
 }
 
@@ -7932,7 +7933,7 @@ static bool qp_iscsi_has_status(uint8_t opcode, const uint8_t *bhs)
 }
 
 /* The BHS (and AHS) of a PDU is in rx_buf: what to do with it. */
-static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
+static enum ofl_err qp_iscsi_header_mode(struct ofl_qp *qp)
 {
     struct ofl_qp_iscsi_rx *x = &qp->irx;
     const uint8_t *b = qp->rx_buf;
@@ -7943,8 +7944,6 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
     x->itt = ofl_load_be32(b + 16);
     x->final = 0;
     x->mode = IRX_RQ;
-    if (qp_iscsi_has_status(x->opcode, b))
-        qp->iscsi_exp_statsn = ofl_load_be32(b + 24) + 1u;
     switch (x->opcode) {
     case ISCSI_OP_DATA_IN:
         x->offset = ofl_load_be32(b + 40);
@@ -7995,6 +7994,49 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
     return OFL_OK;
 }
 
+/*
+ * A target PDU is taken: ExpStatSN follows its StatSN when it carries
+ * status (RFC 3720 §3.2.2.2). A PDU dropped (a SCSI Response whose ITT
+ * fails FIG. 17B) advances nothing, and ExpStatSN never moves back (serial
+ * arithmetic, RFC 1982) once a StatSN was taken.
+ */
+static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
+{
+    const uint8_t *b = qp->rx_buf;
+    bool status = qp_iscsi_has_status(b[0] & 0x3Fu, b);
+    uint32_t next = ofl_load_be32(b + 24) + 1u;
+    enum ofl_err err = qp_iscsi_header_mode(qp);
+
+    if (err == OFL_OK && status && qp->irx.mode != IRX_DROP &&
+        (!qp->iscsi_statsn_known ||
+         (int32_t)(next - qp->iscsi_exp_statsn) > 0)) {
+        qp->iscsi_exp_statsn = next;
+        qp->iscsi_statsn_known = 1;
+    }
+    return err;
+}
+
+/* The ITT of the PDU being received checked again (FIG. 17B a-g) and still
+ * naming the command its header named (command ID): the consumer may have
+ * ended the command, or registered another on its tag, while the PDU
+ * arrived in pieces. */
+static enum ofl_err qp_iscsi_same_task(const struct ofl_qp *qp, uint64_t off,
+                                       uint32_t len, uint8_t need)
+{
+    struct qp_iscsi_task k;
+    enum ofl_err err;
+
+    k.itt = qp->irx.itt;
+    k.off = off;
+    k.len = len;
+    k.cmd_id = 0;
+    k.need = need;
+    err = qp_iscsi_check(qp, &k);
+    if (err == OFL_OK && k.cmd_id != qp->irx.cmd_id)
+        err = OFL_E_QP_ISCSI_TASK;
+    return err;
+}
+
 /* Data segment bytes [at, at + n) of the PDU being received. */
 static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
                                   uint32_t at, uint32_t n)
@@ -8005,8 +8047,13 @@ static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
     if (n == 0 || x->mode == IRX_DROP)
         return OFL_OK;
     if (x->mode == IRX_PLACE) {
-        err = qp_dma_tpt(qp, x->itt, (uint64_t)x->offset + at, (uint8_t *)p, n,
-                         true);
+        /* Each piece through the ITT checked again, as each Data-Out is
+         * (a failure breaks the stream). */
+        err = qp_iscsi_same_task(qp, (uint64_t)x->offset + at, n,
+                                 OFL_TPT_REMOTE_WRITE);
+        if (err == OFL_OK)
+            err = qp_dma_tpt(qp, x->itt, (uint64_t)x->offset + at,
+                             (uint8_t *)p, n, true);
         return err == OFL_OK ? OFL_OK
                              : qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     }
@@ -8066,6 +8113,13 @@ static enum ofl_err qp_iscsi_end(struct ofl_qp *qp)
             return err;
         total = x->hdr_len;
         x->mode = IRX_RESP;
+    }
+    if (x->mode == IRX_RESP && qp_iscsi_same_task(qp, 0, 0, 0) != OFL_OK) {
+        /* The command ended (or its tag names another) while its response
+         * arrived: handed over flagged, the tag left to its new owner. */
+        x->mode = IRX_RQ;
+        x->cmd_id = 0;
+        flags = OFL_CQE_ISCSI_CHECK;
     }
     if (x->mode == IRX_RESP) {
         opcode = OFL_QP_OP_ISCSI_RESP;

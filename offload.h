@@ -2706,10 +2706,14 @@ struct ofl_qp_sge {
  * ImmediateData=No) and uses no header or data digests; the engine writes
  * ExpStatSN into every PDU it sends: one past the StatSN of the last target
  * PDU that advanced it (RFC 3720 §3.2.2.2: every response, Data-In with
- * status, a NOP-In answering a ping). An R2T is answered only while its
- * command lives: the command's end (its response) drops its R2Ts still
- * queued, and each Data-Out checks the ITT again (FIG. 17B a-g; a failure
- * breaks the stream). R2Ts of length 0 or past 2^32 of buffer offset, and
+ * status, a NOP-In answering a ping; not a SCSI Response dropped for its
+ * ITT, and never backwards in serial arithmetic). An R2T is answered only
+ * while its command lives: the command's end (its response) drops its
+ * R2Ts still queued, and each Data-Out checks the ITT again (FIG. 17B a-g;
+ * a failure breaks the stream). So does each piece of a Data-In placed
+ * through the ITT, which must still name the command its header named;
+ * a response whose command ended while it arrived is handed over flagged
+ * OFL_CQE_ISCSI_CHECK and ends nothing (the tag may be another's by then). R2Ts of length 0 or past 2^32 of buffer offset, and
  * Data-In with S but not F, are handed over flagged OFL_CQE_ISCSI_CHECK.
  * The ITT is an STag of the QP's PD: iSCSI connections that must not reach
  * each other's commands need PDs of their own.
@@ -3128,6 +3132,7 @@ struct ofl_qp {
     struct ofl_qp_iscsi_rx irx;
     uint32_t iscsi_cmd_seq;   /* next command ID */
     uint32_t iscsi_exp_statsn;
+    uint8_t iscsi_statsn_known; /* a StatSN was taken (ExpStatSN valid) */
 
     struct ofl_rdmap_msg msg; /* scratch: the message parsed or built */
     struct ofl_tpt_piece piece[OFL_QP_PIECES]; /* scratch: translation */

@@ -789,6 +789,131 @@ static void test_exp_statsn(void)
         CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
         CHECK_EQ(ofl_load_be32(bhs + 28), k[i].want);
     }
+    /* A SCSI Response dropped for its ITT (FIG. 17A step 1768) advances
+     * nothing; an older StatSN does not move ExpStatSN back. */
+    {
+        uint8_t pdu[48];
+
+        bhs_init(pdu, 0x21, 0x80, 0x12345678u, 0); /* no such ITT */
+        ofl_store_be32(pdu + 24, 900);
+        CHECK_OK(to_init(r, pdu, 48, 48));
+        CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
+        CHECK_EQ(r->a.qp.iscsi_exp_statsn, 711);
+        CHECK_OK(qr_post_recv(&r->a, 20, resp, 256, lresp));
+        bhs_init(pdu, 0x20, 0x80, 9, 0); /* NOP-In answering a ping */
+        ofl_store_be32(pdu + 24, 5);
+        CHECK_OK(to_init(r, pdu, 48, 48));
+        CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+        CHECK_EQ(r->a.qp.iscsi_exp_statsn, 711);
+        CHECK_OK(qr_post_recv(&r->a, 21, resp, 256, lresp));
+        ofl_store_be32(pdu + 24, 711); /* the next one: taken */
+        CHECK_OK(to_init(r, pdu, 48, 48));
+        CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+        CHECK_EQ(r->a.qp.iscsi_exp_statsn, 712);
+    }
+    qr_free(r);
+}
+
+/* The ITT comes round: 255 more lives of a dead entry's index (allocated
+ * and freed in pd), then the next allocation gets the same STag back. */
+static uint32_t itt_round(struct qr_rig *r, uint32_t pd)
+{
+    uint32_t s2 = 0, i;
+
+    for (i = 0; i < 255; i++) {
+        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, pd, 0, &s2));
+        CHECK_OK(ofl_tpt_dealloc(&r->a.tpt, s2, pd));
+    }
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, pd, 0, &s2));
+    return s2;
+}
+
+/*
+ * A PDU whose ITT passed FIG. 17B at its header, and whose command ends
+ * before the rest of it arrives (the consumer deregistered it and the tag
+ * came round to another entry): a Data-In's later bytes are not placed
+ * through the new entry (the stream breaks), and a Response's end does not
+ * end the new command (handed over flagged).
+ */
+static void test_itt_reused_mid_pdu(void)
+{
+    struct qr_rig *r = irig(1);
+    uint8_t *buf = qr_alloc(&r->a, 4096, true);
+    uint8_t *secret = qr_alloc(&r->a, 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t stag = 0, s2, id2;
+    struct ofl_qp_sge bufs[1];
+    static uint8_t pdu[48 + 128], bhs[48 * 4], data[8192 * 4];
+    uint32_t dl[4];
+    struct ofl_tpt_info info;
+    struct ofl_cqe c[4];
+
+    /* Data-In: 8 bytes placed, then the tag is another PD's */
+    memset(secret, 0x5E, 4096);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 1000;
+    (void)command(r, 0x40, stag, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    bhs_init(pdu, 0x25, 0x00, stag, 128);
+    memset(pdu + 48, 0xEE, 128);
+    CHECK_OK(to_init(r, pdu, 48 + 8, 48 + 8));
+    CHECK_EQ(buf[7], 0xEE);
+    CHECK_OK(ofl_tpt_dereg(&r->a.tpt, stag, 7));
+    s2 = itt_round(r, 99);
+    CHECK_EQ(s2, stag);
+    {
+        uint64_t word = ofl_sim_pa(secret) | OFL_TPT_ATT_PRESENT;
+        struct ofl_tpt_region_desc d;
+
+        memset(&d, 0, sizeof(d));
+        d.va = ((uint64_t)1 << 32) | 9u; /* a read command of PD 99 */
+        d.len = 4096;
+        d.att_base = 900;
+        d.att_count = 1;
+        d.page_shift = 12;
+        d.access = LR | LW | OFL_TPT_REMOTE_WRITE;
+        CHECK_OK(ofl_tpt_att_write(&r->a.tpt, 900, &word, 1));
+        CHECK_OK(ofl_tpt_register(&r->a.tpt, s2, 99, &d));
+    }
+    CHECK_ERR(to_init(r, pdu + 56, 120, 120), OFL_E_TPT_PD_MISMATCH);
+    CHECK_EQ(secret[8], 0x5E); /* nothing placed there */
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+
+    /* Response: its end finds a new command of the same PD on the tag */
+    r = irig(1);
+    buf = qr_alloc(&r->a, 4096, true);
+    resp = qr_alloc(&r->a, 256, false);
+    lresp = qr_reg(&r->a, resp, 256, LW, 0);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 1000;
+    (void)command(r, 0x40, stag, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
+    bhs_init(pdu, 0x21, 0x80, stag, 32); /* 32 bytes of sense data */
+    CHECK_OK(to_init(r, pdu, 52, 52));
+    CHECK_OK(ofl_tpt_dereg(&r->a.tpt, stag, 7));
+    s2 = itt_round(r, 7);
+    CHECK_EQ(s2, stag);
+    id2 = command(r, 0x40, s2, bufs, 1); /* a new command on the tag */
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+    CHECK(id2 != 0);
+    CHECK_OK(to_init(r, pdu + 52, 28, 28));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RECV);
+    CHECK(c[0].flags & OFL_CQE_ISCSI_CHECK);
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, s2, &info)); /* still registered */
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
     qr_free(r);
 }
 
@@ -935,4 +1060,5 @@ OFL_SUITE(qp_iscsi)
     test_r2t_lifetime();
     test_bad_transfers();
     test_exp_statsn();
+    test_itt_reused_mid_pdu();
 }
