@@ -10178,7 +10178,7 @@ static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
 /* A record addressed to open aperture e (index) was rejected with err.
  * With OFL_AP_F_ERRORS its port hears of it (seed 004: "error events
  * associated with the port", claims 3, 13). Any sender can cause one, so
- * a notice is posted only while at least half the ring is free: a flood
+ * a notice is posted only when at least half the ring stays free: a flood
  * of bad records can neither crowd out real events nor raise an interrupt
  * per frame through the overflow path. An overflow of the aperture's own
  * queue posts nothing more: the queue has counted it and told the OS
@@ -10189,10 +10189,14 @@ static enum ofl_err evq_refresh(struct ofl_evq *q, bool want_irq);
  * when it looks short of that. */
 static bool ap_evq_half_room(struct ofl_evq *q)
 {
-    if (ofl_evq_space(q) * OFL_EVQ_EVENT_WORDS * 2 >= q->ring_words)
+    /* Half the ring still free once the notice is in: a ring of one
+     * event never takes one, so its event is never a notice's. */
+    const uint32_t need = q->ring_words + OFL_EVQ_EVENT_WORDS * 2;
+
+    if (ofl_evq_space(q) * OFL_EVQ_EVENT_WORDS * 2 >= need)
         return true;
     (void)evq_refresh(q, false); /* FIG. 8 step 1 with fresh RDPTR' */
-    return ofl_evq_space(q) * OFL_EVQ_EVENT_WORDS * 2 >= q->ring_words;
+    return ofl_evq_space(q) * OFL_EVQ_EVENT_WORDS * 2 >= need;
 }
 
 static enum ofl_err ap_reject(struct ofl_ap_nic *nic,

@@ -3859,8 +3859,9 @@ enum ofl_ap_flag {
                                004: "error events associated with the
                                port"; claims 3, 13). Any sender can cause
                                these, so they never take the second half
-                               of the queue: a notice that finds less than
-                               half the ring free is dropped, counted in
+                               of the queue: a notice that would leave less
+                               than half the ring free (any notice, on a
+                               ring of one event) is dropped, counted in
                                errors_dropped, with no LOST count and no
                                OS message. Records for a closed or unknown
                                aperture name no port and post nothing,

@@ -1439,6 +1439,70 @@ static void test_ip_aperture(void)
 #undef IPFRAME
 }
 
+
+/* Error notices on a ring of two events: one notice at most (one event
+ * stays free), so a genuine event record still lands after a flood of
+ * forged ones. */
+static void test_notices_small_ring(void)
+{
+    struct ofl_evq_config qc;
+    struct ofl_ap_in_entry v;
+    struct apfx_rec r;
+    uint8_t fr[256];
+    size_t n;
+    int i;
+
+    CHECK(apfx_init(&fb, &apfx_host_b, NULL) == 0);
+    memset(&qc, 0, sizeof(qc));
+    qc.port = &fb.sim.port;
+    qc.ring_pa = ofl_sim_pa(fb.ring[0]);
+    qc.ring_words = 8; /* two events */
+    qc.var_pa = ofl_sim_pa(fb.var[0]);
+    qc.var_words = APFX_VAR_WORDS;
+    qc.ctl_pa = ofl_sim_pa(fb.ctl[0]);
+    qc.port_id = 0;
+    qc.os = &fb.osq;
+    CHECK_OK(ofl_evq_init(&fb.evq[0], &qc));
+    ofl_evq_app_init(&fb.app[0], fb.ring[0], 8, fb.var[0], APFX_VAR_WORDS,
+                     fb.ctl[0], NULL);
+    CHECK_OK(apfx_in_data(&fb, 2, 0, 1024, &apfx_host_a, 0x1111, 0, false));
+    memset(&v, 0, sizeof(v));
+    v.flags = OFL_AP_F_ERRORS;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 2, &v,
+                               OFL_AP_IN_NOTIFY));
+    memset(&v, 0, sizeof(v));
+    v.type = OFL_AP_TYPE_CI_EVENT;
+    v.size = 8;
+    v.evq = 0;
+    v.nonce = 42;
+    v.checks = OFL_AP_CHECK_NONCE;
+    v.state = OFL_AP_OPEN;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 3, &v,
+                               OFL_AP_IN_ALL));
+    memset(&r, 0, sizeof(r));
+    r.data = "ABCD";
+    r.len = 4;
+    r.in_index = 2;
+    r.nonce = 0xBAD;
+    r.offset = 8;
+    n = apfx_ci(fr, sizeof(fr), NULL, &r, 1);
+    for (i = 0; i < 5; i++)
+        CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, NULL), OFL_E_AP_NONCE);
+    CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 1);
+    CHECK_EQ(fb.nic.stats.errors_dropped, 4);
+    memset(&r, 0, sizeof(r));
+    r.data = "WXYZ";
+    r.len = 4;
+    r.in_index = 3;
+    r.nonce = 42;
+    r.offset = 4;
+    r.kind = OFL_AP_REC_EVENT;
+    n = apfx_ci(fr, sizeof(fr), NULL, &r, 1);
+    CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
+    CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 2);
+    CHECK_EQ(fb.evq[0].lost, 0);
+}
+
 /*
  * The notices of a CI data aperture: a delivery event per accepted write
  * (OFL_AP_F_NOTIFY) with what it carries, a full queue that loses the
@@ -1512,8 +1576,9 @@ static void test_notices(void)
     CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
     CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 0);
     /* A flood of bad records takes at most half the queue (the ring has
-     * APFX_RING_WORDS / 4 = 16 events: notices go in while 8 or more are
-     * free), with no LOST count and no OS message; real events still fit. */
+     * APFX_RING_WORDS / 4 = 16 events: a notice goes in while 8 stay free
+     * after it), with no LOST count and no OS message; real events still
+     * fit. */
     {
         uint32_t lost = fb.evq[0].lost, os = ofl_evq_app_pending(&fb.osapp);
         uint32_t dropped = fb.nic.stats.errors_dropped;
@@ -1523,8 +1588,8 @@ static void test_notices(void)
         n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
         for (i = 0; i < 20; i++)
             CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, NULL), OFL_E_AP_NONCE);
-        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 9);
-        CHECK_EQ(fb.nic.stats.errors_dropped, dropped + 11);
+        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 8);
+        CHECK_EQ(fb.nic.stats.errors_dropped, dropped + 12);
         CHECK_EQ(fb.evq[0].lost, lost);
         CHECK_EQ(ofl_evq_app_pending(&fb.osapp), os);
         v.flags = OFL_AP_F_ERRORS | OFL_AP_F_NOTIFY;
@@ -1533,7 +1598,7 @@ static void test_notices(void)
         r.nonce = NONCE_B;
         n = apfx_ci(fr, sizeof(fr), &h, &r, 1);
         CHECK_OK(ofl_ap_rx(&fb.nic, fr, n, NULL));
-        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 10); /* the delivery */
+        CHECK_EQ(ofl_evq_app_pending(&fb.app[0]), 9); /* the delivery */
         seq += 2;
         (void)drain_last(&fb.app[0]);
         v.flags = OFL_AP_F_ERRORS;
@@ -3916,6 +3981,7 @@ OFL_SUITE(ap)
     test_evq_pointers();
     test_evq_os_path();
     test_notices();
+    test_notices_small_ring();
     test_evq_init();
     test_wq();
     test_conn_handshake();
