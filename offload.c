@@ -11205,12 +11205,12 @@ static enum ofl_err evq_refresh(struct ofl_evq *q, bool want_irq)
     if (err != OFL_OK)
         return err;
     ofl_port_barrier(q->port, OFL_BARRIER_ACQUIRE);
+    /* Each value on its own: a refused pointer does not lose the
+     * application's request for an interrupt. */
     err = ofl_evq_set_rdptr(q, ofl_load_le32(b), ofl_load_le32(b + 4));
-    if (err != OFL_OK)
-        return err;
     if (want_irq)
         q->irq = (ofl_load_le32(b + 8) & 1u) != 0;
-    return OFL_OK;
+    return err;
 }
 
 enum ofl_err ofl_evq_refresh(struct ofl_evq *q)

@@ -4710,7 +4710,9 @@ void ofl_evq_set_irq(struct ofl_evq *q, bool on);
 enum ofl_err ofl_evq_set_rdptr(struct ofl_evq *q, uint32_t rd, uint32_t var_rd);
 
 /* Reads RDPTR, VRDPTR and IRQ from the control block (the mirrored
- * copies) and takes them as ofl_evq_set_rdptr / _set_irq would. */
+ * copies) and takes them as ofl_evq_set_rdptr / _set_irq would, each on
+ * its own: IRQ is taken even when the pointers are refused
+ * (OFL_E_EVQ_BAD_PTR). */
 enum ofl_err ofl_evq_refresh(struct ofl_evq *q);
 
 /* Free events in the fixed ring, free words in the variable ring. */

@@ -1939,9 +1939,15 @@ static void test_evq_pointers(void)
     CHECK_ERR(ofl_evq_set_rdptr(q, 0, 0), OFL_E_EVQ_BAD_PTR); /* backwards */
     CHECK_EQ(q->bad_ptr, 4);
     CHECK_EQ(q->rd, 4);
-    /* A garbage RDPTR in the control block is refused by refresh. */
+    /* A garbage RDPTR in the control block is refused by refresh; the IRQ
+     * bit beside it is still taken. */
     ctl_set(fb.ctl[0], OFL_EVQ_CTL_RDPTR, 0x1000);
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_IRQ, 1);
+    q->irq = 0;
     CHECK_ERR(ofl_evq_refresh(q), OFL_E_EVQ_BAD_PTR);
+    CHECK_EQ(q->irq, 1);
+    CHECK_EQ(q->rd, 4);
+    ctl_set(fb.ctl[0], OFL_EVQ_CTL_IRQ, 0);
     ctl_set(fb.ctl[0], OFL_EVQ_CTL_RDPTR, 8);
     CHECK_OK(ofl_evq_refresh(q));
     CHECK_EQ(q->rd, 8);
