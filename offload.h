@@ -4310,12 +4310,15 @@ struct ofl_ap_udp {
 };
 
 /*
- * Parses an Ethernet/IPv4/UDP frame with bounds checks: EtherType 0x0800
- * (OFL_E_AP_NOT_CI otherwise), version 4 (OFL_E_AP_VERSION), IHL >= 5,
- * total length inside the frame, no fragment, protocol UDP, UDP length
- * equal to the IPv4 payload (OFL_E_AP_MALFORMED), header checksum and a
- * non-zero UDP checksum (OFL_E_AP_HDR_CHECKSUM). Does not look at whom it
- * is addressed to.
+ * Parses an Ethernet/IPv4/UDP frame with bounds checks, in this order:
+ * room for the Ethernet and IPv4 headers (OFL_E_AP_TRUNCATED), EtherType
+ * 0x0800 (OFL_E_AP_NOT_CI), version 4 (OFL_E_AP_VERSION), IHL >= 5 and a
+ * total length that holds the UDP header (OFL_E_AP_MALFORMED), total
+ * length inside the frame (OFL_E_AP_TRUNCATED), no fragment
+ * (OFL_E_AP_MALFORMED), protocol UDP (OFL_E_AP_NOT_CI), header checksum
+ * (OFL_E_AP_HDR_CHECKSUM), UDP length equal to the IPv4 payload
+ * (OFL_E_AP_MALFORMED), a non-zero UDP checksum verified
+ * (OFL_E_AP_HDR_CHECKSUM). Does not look at whom it is addressed to.
  */
 enum ofl_err ofl_ap_udp_parse(const uint8_t *frame, size_t len,
                               struct ofl_ap_udp *out);
