@@ -7862,10 +7862,11 @@ static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp,
     return OFL_OK;
 }
 
-/* qp_iscsi_check of the PDU in rx_buf (its ITT); the command ID goes to
- * the receive state. */
-static enum ofl_err qp_iscsi_rx_check(struct ofl_qp *qp, uint64_t off,
-                                      uint32_t len, uint8_t need)
+/* qp_iscsi_check of the ITT of the PDU being received; *cmd_id receives
+ * the command ID it names. */
+static enum ofl_err qp_iscsi_rx_task(const struct ofl_qp *qp, uint64_t off,
+                                     uint32_t len, uint8_t need,
+                                     uint32_t *cmd_id)
 {
     struct qp_iscsi_task k;
     enum ofl_err err;
@@ -7876,8 +7877,20 @@ static enum ofl_err qp_iscsi_rx_check(struct ofl_qp *qp, uint64_t off,
     k.cmd_id = 0;
     k.need = need;
     err = qp_iscsi_check(qp, &k);
+    *cmd_id = k.cmd_id;
+    return err;
+}
+
+/* qp_iscsi_check of the PDU in rx_buf (its ITT); the command ID goes to
+ * the receive state. */
+static enum ofl_err qp_iscsi_rx_check(struct ofl_qp *qp, uint64_t off,
+                                      uint32_t len, uint8_t need)
+{
+    uint32_t id;
+    enum ofl_err err = qp_iscsi_rx_task(qp, off, len, need, &id);
+
     if (err == OFL_OK)
-        qp->irx.cmd_id = k.cmd_id;
+        qp->irx.cmd_id = id;
     return err;
 }
 
@@ -8023,16 +8036,10 @@ static enum ofl_err qp_iscsi_header(struct ofl_qp *qp)
 static enum ofl_err qp_iscsi_same_task(const struct ofl_qp *qp, uint64_t off,
                                        uint32_t len, uint8_t need)
 {
-    struct qp_iscsi_task k;
-    enum ofl_err err;
+    uint32_t id;
+    enum ofl_err err = qp_iscsi_rx_task(qp, off, len, need, &id);
 
-    k.itt = qp->irx.itt;
-    k.off = off;
-    k.len = len;
-    k.cmd_id = 0;
-    k.need = need;
-    err = qp_iscsi_check(qp, &k);
-    if (err == OFL_OK && k.cmd_id != qp->irx.cmd_id)
+    if (err == OFL_OK && id != qp->irx.cmd_id)
         err = OFL_E_QP_ISCSI_TASK;
     return err;
 }

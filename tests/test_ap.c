@@ -1214,27 +1214,35 @@ static void test_out_cache(void)
     CHECK_EQ(in_seq(&fb, 2), SEQ_B + 3);
 }
 
+
+/* fb's incoming entry index: an open event aperture on queue evq with the
+ * nonce check. */
+static void event_aperture(uint32_t index, uint32_t evq, uint32_t nonce)
+{
+    struct ofl_ap_in_entry v;
+
+    memset(&v, 0, sizeof(v));
+    v.type = OFL_AP_TYPE_CI_EVENT;
+    v.size = 8;
+    v.evq = evq;
+    v.nonce = nonce;
+    v.checks = OFL_AP_CHECK_NONCE;
+    v.state = OFL_AP_OPEN;
+    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, index, &v,
+                               OFL_AP_IN_ALL));
+}
 /* ---- event and IP apertures ---------------------------------------------------- */
 
 static void test_event_aperture(void)
 {
     uint8_t buf[128], data[64];
     struct ofl_ap_tx_frame f;
-    struct ofl_ap_in_entry v;
     struct ofl_evq_event ev;
     size_t len, dl;
     unsigned i;
 
     two_hosts(NULL, NULL);
-    memset(&v, 0, sizeof(v));
-    v.type = OFL_AP_TYPE_CI_EVENT;
-    v.size = 8;
-    v.evq = 1;
-    v.nonce = 42;
-    v.checks = OFL_AP_CHECK_NONCE;
-    v.state = OFL_AP_OPEN;
-    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 3, &v,
-                               OFL_AP_IN_ALL));
+    event_aperture(3, 1, 42);
     CHECK_OK(apfx_out(&fa, 9, OFL_AP_TYPE_CI_EVENT, &apfx_host_b, 3, 42, 0,
                       false));
     ofl_ap_tx_begin(&f, buf, sizeof(buf));
@@ -1470,15 +1478,7 @@ static void test_notices_small_ring(void)
     v.flags = OFL_AP_F_ERRORS;
     CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 2, &v,
                                OFL_AP_IN_NOTIFY));
-    memset(&v, 0, sizeof(v));
-    v.type = OFL_AP_TYPE_CI_EVENT;
-    v.size = 8;
-    v.evq = 0;
-    v.nonce = 42;
-    v.checks = OFL_AP_CHECK_NONCE;
-    v.state = OFL_AP_OPEN;
-    CHECK_OK(ofl_ap_in_program(&fb.nic, OFL_AP_PRIV_OS, 0, 3, &v,
-                               OFL_AP_IN_ALL));
+    event_aperture(3, 0, 42);
     memset(&r, 0, sizeof(r));
     r.data = "ABCD";
     r.len = 4;

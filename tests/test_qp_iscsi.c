@@ -602,6 +602,41 @@ static void test_iscsi_edges(void)
     qr_free(r);
 }
 
+/* The ITT comes round: 255 more lives of a dead entry's index (allocated
+ * and freed in pd), then the next allocation gets the same STag back. */
+static uint32_t itt_round(struct qr_rig *r, uint32_t pd)
+{
+    uint32_t s2 = 0, i;
+
+    for (i = 0; i < 255; i++) {
+        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, pd, 0, &s2));
+        CHECK_OK(ofl_tpt_dealloc(&r->a.tpt, s2, pd));
+    }
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, pd, 0, &s2));
+    return s2;
+}
+
+/* Registers s2 (allocated in PD 99) as a command of kind (1 read, 2
+ * write) over the 4 KiB page secret, reachable by the target (remote
+ * write for a read, remote read for a write). */
+static void secret_command(struct qr_rig *r, uint32_t s2, uint32_t kind,
+                           const uint8_t *secret)
+{
+    uint64_t word = ofl_sim_pa(secret) | OFL_TPT_ATT_PRESENT;
+    struct ofl_tpt_region_desc d;
+
+    memset(&d, 0, sizeof(d));
+    d.va = ((uint64_t)kind << 32) | 9u;
+    d.len = 4096;
+    d.att_base = 900;
+    d.att_count = 1;
+    d.page_shift = 12;
+    d.access = kind == 1 ? (LR | LW | OFL_TPT_REMOTE_WRITE)
+                         : (LR | OFL_TPT_REMOTE_READ);
+    CHECK_OK(ofl_tpt_att_write(&r->a.tpt, 900, &word, 1));
+    CHECK_OK(ofl_tpt_register(&r->a.tpt, s2, 99, &d));
+}
+
 /*
  * An R2T's life: checked again (FIG. 17B a-g) as each Data-Out is read,
  * dropped when its command ends, the others answered in order.
@@ -662,26 +697,9 @@ static void test_r2t_lifetime(void)
     CHECK_OK(r2t(&t, sb, 4, 0, 64));
     CHECK_EQ(r->a.qp.irq_count, 1);
     CHECK_OK(ofl_tpt_dereg(&r->a.tpt, sb, 7)); /* back to FREE */
-    for (i = 0; i < 255; i++) {
-        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 99, 0, &s2));
-        CHECK_OK(ofl_tpt_dealloc(&r->a.tpt, s2, 99));
-    }
-    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 99, 0, &s2));
+    s2 = itt_round(r, 99);
     CHECK_EQ(s2, sb); /* the 8-bit key has come round */
-    {
-        uint64_t word = ofl_sim_pa(secret) | OFL_TPT_ATT_PRESENT;
-        struct ofl_tpt_region_desc d;
-
-        memset(&d, 0, sizeof(d));
-        d.va = ((uint64_t)2 << 32) | 9u; /* a write command of PD 99 */
-        d.len = 4096;
-        d.att_base = 900;
-        d.att_count = 1;
-        d.page_shift = 12;
-        d.access = OFL_TPT_LOCAL_READ | OFL_TPT_REMOTE_READ;
-        CHECK_OK(ofl_tpt_att_write(&r->a.tpt, 900, &word, 1));
-        CHECK_OK(ofl_tpt_register(&r->a.tpt, s2, 99, &d));
-    }
+    secret_command(r, s2, 2, secret); /* a write command of PD 99 */
     CHECK_ERR(qr_process(&r->a, 0), OFL_E_TPT_PD_MISMATCH);
     CHECK_EQ(sent_pdus(r, bhs, data, dl, 16), 0);
     CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
@@ -814,18 +832,23 @@ static void test_exp_statsn(void)
     qr_free(r);
 }
 
-/* The ITT comes round: 255 more lives of a dead entry's index (allocated
- * and freed in pd), then the next allocation gets the same STag back. */
-static uint32_t itt_round(struct qr_rig *r, uint32_t pd)
+/* A read command of PD 7 over buf[0, 1000): posted, sent and completed;
+ * returns its ITT. */
+static uint32_t read_command(struct qr_rig *r, uint8_t *buf)
 {
-    uint32_t s2 = 0, i;
+    static uint8_t bhs[48 * 4], data[8192 * 4];
+    struct ofl_qp_sge bufs[1];
+    struct ofl_cqe c[4];
+    uint32_t dl[4], stag = 0;
 
-    for (i = 0; i < 255; i++) {
-        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, pd, 0, &s2));
-        CHECK_OK(ofl_tpt_dealloc(&r->a.tpt, s2, pd));
-    }
-    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, pd, 0, &s2));
-    return s2;
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 1000;
+    (void)command(r, 0x40, stag, bufs, 1);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    return stag;
 }
 
 /*
@@ -851,13 +874,7 @@ static void test_itt_reused_mid_pdu(void)
 
     /* Data-In: 8 bytes placed, then the tag is another PD's */
     memset(secret, 0x5E, 4096);
-    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
-    bufs[0].addr = ofl_sim_pa(buf);
-    bufs[0].len = 1000;
-    (void)command(r, 0x40, stag, bufs, 1);
-    CHECK_OK(qr_process(&r->a, 0));
-    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
-    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    stag = read_command(r, buf);
     bhs_init(pdu, 0x25, 0x00, stag, 128);
     memset(pdu + 48, 0xEE, 128);
     CHECK_OK(to_init(r, pdu, 48 + 8, 48 + 8));
@@ -865,20 +882,7 @@ static void test_itt_reused_mid_pdu(void)
     CHECK_OK(ofl_tpt_dereg(&r->a.tpt, stag, 7));
     s2 = itt_round(r, 99);
     CHECK_EQ(s2, stag);
-    {
-        uint64_t word = ofl_sim_pa(secret) | OFL_TPT_ATT_PRESENT;
-        struct ofl_tpt_region_desc d;
-
-        memset(&d, 0, sizeof(d));
-        d.va = ((uint64_t)1 << 32) | 9u; /* a read command of PD 99 */
-        d.len = 4096;
-        d.att_base = 900;
-        d.att_count = 1;
-        d.page_shift = 12;
-        d.access = LR | LW | OFL_TPT_REMOTE_WRITE;
-        CHECK_OK(ofl_tpt_att_write(&r->a.tpt, 900, &word, 1));
-        CHECK_OK(ofl_tpt_register(&r->a.tpt, s2, 99, &d));
-    }
+    secret_command(r, s2, 1, secret); /* a read command of PD 99 */
     CHECK_ERR(to_init(r, pdu + 56, 120, 120), OFL_E_TPT_PD_MISMATCH);
     CHECK_EQ(secret[8], 0x5E); /* nothing placed there */
     CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
@@ -890,19 +894,15 @@ static void test_itt_reused_mid_pdu(void)
     buf = qr_alloc(&r->a, 4096, true);
     resp = qr_alloc(&r->a, 256, false);
     lresp = qr_reg(&r->a, resp, 256, LW, 0);
-    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
-    bufs[0].addr = ofl_sim_pa(buf);
-    bufs[0].len = 1000;
-    (void)command(r, 0x40, stag, bufs, 1);
-    CHECK_OK(qr_process(&r->a, 0));
-    CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
-    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    stag = read_command(r, buf);
     CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
     bhs_init(pdu, 0x21, 0x80, stag, 32); /* 32 bytes of sense data */
     CHECK_OK(to_init(r, pdu, 52, 52));
     CHECK_OK(ofl_tpt_dereg(&r->a.tpt, stag, 7));
     s2 = itt_round(r, 7);
     CHECK_EQ(s2, stag);
+    bufs[0].addr = ofl_sim_pa(buf);
+    bufs[0].len = 1000;
     id2 = command(r, 0x40, s2, bufs, 1); /* a new command on the tag */
     CHECK_OK(qr_process(&r->a, 0));
     CHECK_EQ(sent_pdus(r, bhs, data, dl, 4), 1);
