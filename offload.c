@@ -12508,12 +12508,29 @@ enum ofl_err ofl_dt_init(struct ofl_dt *dt, const struct ofl_dt_mem *mem,
     return OFL_OK;
 }
 
+/* The notice pattern becomes len bytes at pat. When it changes, every
+ * partial match was of the old one: a match of the new one starts in the
+ * bytes that follow. Bounded by the connection table. */
+static void dt_pattern_set(struct ofl_dt *dt, uint8_t len, const uint8_t *pat)
+{
+    uint32_t i;
+    bool same = len == dt->cfg.cn_pattern_len;
+
+    for (i = 0; same && i < len; i++)
+        same = pat[i] == dt->cfg.cn_pattern[i];
+    dt->cfg.cn_pattern_len = len;
+    ofl_copy(dt->cfg.cn_pattern, pat, OFL_DT_PATTERN_MAX);
+    for (i = 0; !same && i < dt->mem.conn_cap; i++)
+        dt->mem.conn[i].pat_matched = 0;
+}
+
 enum ofl_err ofl_dt_configure(struct ofl_dt *dt,
                               const struct ofl_dt_config *cfg)
 {
     if (dt == NULL || cfg == NULL ||
         ofl_dt_config_check(cfg, dt->mem.out_slots) != OFL_OK)
         return OFL_E_ARG;
+    dt_pattern_set(dt, cfg->cn_pattern_len, cfg->cn_pattern);
     ofl_copy(&dt->cfg, cfg, sizeof(*cfg));
     return OFL_OK;
 }
@@ -12712,8 +12729,7 @@ static void dt_adapter_set(struct ofl_dt *dt, const struct dt_attr_def *a,
                            const uint8_t *value)
 {
     if (a->id == OFL_DT_ATTR_CN_PATTERN) {
-        dt->cfg.cn_pattern_len = value[0];
-        ofl_copy(dt->cfg.cn_pattern, value + 1, OFL_DT_PATTERN_MAX);
+        dt_pattern_set(dt, value[0], value + 1);
         return;
     }
     dt_field_set(dt, a, dt_load_val(value, a->size));

@@ -5398,7 +5398,10 @@ enum ofl_dt_cn_criterion {
     OFL_DT_CN_COUNT = 0x1,  /* cn_count notices pending */
     OFL_DT_CN_TIME = 0x2,   /* cn_time since the first pending notice */
     OFL_DT_CN_DATA = 0x4,   /* data arrived on a pending connection */
-    OFL_DT_CN_PATTERN = 0x8 /* cn_pattern received on a pending one */
+    OFL_DT_CN_PATTERN = 0x8 /* cn_pattern received on a pending one (a
+                               pattern set anew, by ofl_dt_configure or
+                               ADAPTER_ATTR, is looked for in the bytes
+                               that follow) */
 };
 #define OFL_DT_CN_ALL 0xFu
 

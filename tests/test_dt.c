@@ -939,6 +939,45 @@ static void test_cn_data_pattern(void)
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
     CHECK_EQ(rsp[0].type, OFL_DT_RSP_CONN_COMPLETE);
     rig_done(r);
+
+    /* A pattern set anew is looked for in the bytes that follow: "abX"
+     * under "XY", then the pattern "QB" and the byte "B" ("XB" is no
+     * "QB"); then "QB" itself. Setting the same pattern again keeps a
+     * partial match. */
+    {
+        struct ofl_dt_config c;
+        uint8_t t[64], v[17] = {2, 'Q', 'B'};
+        size_t off = 0;
+
+        ofl_dt_config_default(&c);
+        c.cn_criteria = OFL_DT_CN_PATTERN;
+        memcpy(c.cn_pattern, "XY", 2);
+        c.cn_pattern_len = 2;
+        r = dt_rig_new(&c, 0);
+        CHECK(r != NULL);
+        open_n(r, 1, ids, 0);
+        CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+        CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"abX", 3, 2));
+        CHECK_OK(dt_rig_poll(r, 2));
+        CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+        CHECK_OK(ofl_dt_tuple_put(t, sizeof(t), &off, true,
+                                  OFL_DT_ATTR_CN_PATTERN, v, 17));
+        CHECK_OK(dt_rig_ctrl(r, OFL_DT_REQ_ADAPTER_ATTR, 0, t, (uint32_t)off,
+                             1, 0, NULL));
+        CHECK_OK(dt_rig_poll(r, 3));
+        CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1); /* the attribute answer */
+        CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"BQ", 2, 4));
+        CHECK_OK(dt_rig_poll(r, 4));
+        CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+        c.cn_pattern[0] = 'Q';
+        c.cn_pattern[1] = 'B'; /* the same pattern: "Q" stays matched */
+        CHECK_OK(ofl_dt_configure(&r->dt, &c));
+        CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"B", 1, 5));
+        CHECK_OK(dt_rig_poll(r, 5));
+        CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+        CHECK_EQ(rsp[0].type, OFL_DT_RSP_CONN_COMPLETE);
+        rig_done(r);
+    }
 }
 
 static void test_connect_timeout_cancel(void)
