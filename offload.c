@@ -14628,6 +14628,42 @@ static void dt_rx_peek(struct ofl_dt *dt, struct ofl_dt_conn *c)
     c->peek = 0;
 }
 
+/*
+ * The port could not reach own or bulk buffer b of c (prev: b's
+ * predecessor in the bulk list): c's open note of it goes out, then b goes
+ * back to the host FINAL with status DMA and what it holds (aux = fill),
+ * as a flush returns it, and placement goes on with the next buffer. A
+ * host buffer it cannot reach stops nobody else. false when the output
+ * has no room yet (nothing changed).
+ */
+static bool dt_rx_buf_fail(struct ofl_dt *dt, struct ofl_dt_conn *c,
+                           struct ofl_dt_rbuf *b, uint32_t prev,
+                           bool contiguous)
+{
+    struct ofl_dt_desc r;
+
+    if (!dt_reserve(dt, contiguous ? 2u : 1u))
+        return false;
+    if (contiguous)
+        dt_note_emit(dt, c);
+    dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, OFL_DT_ST_DMA, b->tag,
+                b->kind == DT_RB_BULK ? 0 : dt_conn_id(dt, c));
+    r.flags = OFL_DT_F_FINAL;
+    r.base = b->base;
+    r.aux = b->fill;
+    (void)dt_emit(dt, &r);
+    if (b->kind == DT_RB_BULK) {
+        if (prev == 0)
+            dt->bulk_head = b->next;
+        else
+            dt->mem.rbuf[prev - 1].next = b->next;
+        dt_rbuf_release(dt, b);
+    } else {
+        dt_rbuf_pop(dt, c);
+    }
+    return true;
+}
+
 /* Places c's staged bytes into host buffers until none are left, no
  * buffer is available, or output room runs out. */
 static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_conn *c,
@@ -14696,9 +14732,15 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         n = dt_min32(staged, b->len - b->fill);
         err = dt_ring_dma_out(dt, dt_rx_ring(dt, c), dt->mem.rx_size,
                               c->rx_head, b->base + b->fill, n);
-        if (err != OFL_OK)
-            return err;
-        dt_cache_invalidate(dt, b->base + b->fill, n);
+        dt_cache_invalidate(dt, b->base + b->fill, n); /* even in part */
+        if (err != OFL_OK) {
+            /* A shared buffer holds other members' ranges: it stays, and
+             * so does c's data (the port's error is returned). */
+            if (b->kind == DT_RB_SHARED ||
+                !dt_rx_buf_fail(dt, c, b, prev, contiguous))
+                return err;
+            continue;
+        }
         c->rx_head += n;
         if (!note->open) {
             note->open = 1;
@@ -14745,7 +14787,7 @@ static enum ofl_err dt_rx_run(struct ofl_dt *dt, uint64_t now)
 {
     uint32_t classes = 0, i, cls;
     struct ofl_dt_conn *c;
-    enum ofl_err err;
+    enum ofl_err err = OFL_OK, e;
 
     for (i = 0; i < dt->mem.conn_cap; i++)
         if (dt_rx_live(&dt->mem.conn[i]))
@@ -14757,12 +14799,14 @@ static enum ofl_err dt_rx_run(struct ofl_dt *dt, uint64_t now)
             c = &dt->mem.conn[i];
             if (!dt_rx_live(c) || dt_rx_class(dt, c, now) != cls)
                 continue;
-            err = dt_rx_conn(dt, c, now);
-            if (err != OFL_OK)
-                return err;
+            /* One connection's failure does not stop the others; the
+             * first error is returned. */
+            e = dt_rx_conn(dt, c, now);
+            if (err == OFL_OK)
+                err = e;
         }
     }
-    return OFL_OK;
+    return err;
 }
 
 /* Is c's open note due (the notification delay, bounded by notify_max)? */

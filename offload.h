@@ -5175,7 +5175,13 @@ enum ofl_dt_status {
     OFL_DT_ST_NO_RESOURCE = 8, /* connection table or backlog full
                                   (NO_CONN): retry after closing some */
     OFL_DT_ST_NOT_FOUND = 9, /* nothing matched a cancellation */
-    OFL_DT_ST_DMA = 10,      /* the port failed to reach the buffer */
+    OFL_DT_ST_DMA = 10,      /* the port failed to reach the buffer: a
+                                send or peek answered with nothing moved;
+                                an own or bulk receive buffer returned
+                                FINAL (aux: the bytes it holds) while its
+                                data waits for the next buffer (a shared
+                                one stays, and the poll returns the
+                                port's error) */
     OFL_DT_ST_BUSY = 11,     /* a peek is already outstanding: repost
                                 after its answer */
     OFL_DT_ST_CONN_STATE = 12, /* the connection exists but its state

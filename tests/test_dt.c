@@ -3441,9 +3441,86 @@ static void test_rx_bulk_pick_order(void)
     rig_done(r);
 }
 
+/* A receive buffer the port never reaches (inside the host range, not
+ * mapped): it goes back with DMA status, and another connection's
+ * placement goes on; so does a bulk buffer's. */
+static void test_rx_unreachable_buffer(void)
+{
+    struct dt_rig *r = dt_rig_new(NULL, 0);
+    uint64_t a, b;
+    uint8_t *good, *bad;
+    uint32_t n, i, dma = 0, ok = 0;
+
+    CHECK(r != NULL);
+    a = dt_rig_connect(r, 1, 0);
+    b = dt_rig_connect(r, 2, 0);
+    good = dt_rig_alloc(r, 64);
+    bad = r->arena + DT_RIG_ARENA - 4096;
+    r->sim.allow[2].len = DT_RIG_ARENA - 8192; /* unmap the last pages */
+    CHECK_OK(dt_rig_avail(r, a, bad, 64, 0, 0, 100));
+    CHECK_OK(dt_rig_avail(r, b, good, 64, 0, 0, 200));
+    CHECK_OK(dt_rig_avail(r, 0, bad + 64, 64, 0, 0, 300)); /* bulk */
+    CHECK_OK(dt_rig_poll(r, 1));
+    (void)dt_rig_take(r, rsp, NRSP);
+    CHECK_OK(ofl_dt_rx(&r->dt, a, (const uint8_t *)"AAAA", 4, 2));
+    CHECK_OK(ofl_dt_rx(&r->dt, b, (const uint8_t *)"BBBB", 4, 2));
+    for (i = 3; i < 6; i++)
+        (void)dt_rig_poll(r, i);
+    n = dt_rig_take(r, rsp, NRSP);
+    for (i = 0; i < n; i++) {
+        if (rsp[i].status == OFL_DT_ST_DMA &&
+            (rsp[i].tag == 100 || rsp[i].tag == 300))
+            dma++;
+        if (rsp[i].tag == 200 && rsp[i].status == OFL_DT_ST_OK &&
+            rsp[i].len == 4)
+            ok++;
+    }
+    CHECK_EQ(dma, 2); /* a's own buffer, then the bulk one it fell back to */
+    CHECK_EQ(ok, 1);
+    CHECK(memcmp(good, "BBBB", 4) == 0);
+    CHECK_EQ(r->sim.violations, 2); /* the two refused attempts, no more */
+    r->sim.violations = 0;
+    rig_done(r);
+
+    /* A listener's shared buffer the port cannot reach stays (other
+     * members' ranges may lie in it) with its member's data, and the
+     * error is returned; a connection placed after it still is. */
+    {
+        static const uint8_t raddr[16] = {0};
+        uint64_t l, m;
+
+        r = dt_rig_new(NULL, 0);
+        CHECK(r != NULL);
+        l = dt_rig_listen(r, 80, 0);
+        CHECK_OK(ofl_dt_conn_arrive(&r->dt, l, raddr, 1234, 0, &m));
+        CHECK_OK(dt_rig_poll(r, 0));
+        (void)dt_rig_take(r, rsp, NRSP); /* the arrival */
+        b = dt_rig_connect(r, 2, 0);
+        CHECK(b != 0);
+        /* same class: table order, m before b */
+        CHECK((uint32_t)m < (uint32_t)b);
+        good = dt_rig_alloc(r, 64);
+        bad = r->arena + DT_RIG_ARENA - 4096;
+        r->sim.allow[2].len = DT_RIG_ARENA - 8192;
+        CHECK_OK(dt_rig_avail(r, l, bad, 64, 0, 0, 100)); /* shared */
+        CHECK_OK(dt_rig_avail(r, b, good, 64, 0, 0, 200));
+        CHECK_OK(dt_rig_poll(r, 1));
+        (void)dt_rig_take(r, rsp, NRSP);
+        CHECK_OK(ofl_dt_rx(&r->dt, m, (const uint8_t *)"MMMM", 4, 2));
+        CHECK_OK(ofl_dt_rx(&r->dt, b, (const uint8_t *)"BBBB", 4, 2));
+        CHECK_ERR(dt_rig_poll(r, 3), OFL_E_PORT_DMA);
+        CHECK(memcmp(good, "BBBB", 4) == 0);
+        CHECK_EQ(r->conn[(uint32_t)m - 1].rx_tail -
+                     r->conn[(uint32_t)m - 1].rx_head, 4);
+        r->sim.violations = 0;
+        rig_done(r);
+    }
+}
+
 /* The port fails under receive placement: a peek is answered with DMA
- * status and nothing; a placement stops the service with the error and
- * is retried later; ofl_dt_poll returns the first error of its steps. */
+ * status and nothing; an own buffer the placement cannot reach goes back
+ * FINAL with DMA status and what it holds, and its data waits for the
+ * next buffer; ofl_dt_poll returns the first error of its steps. */
 static void test_rx_port_failures(void)
 {
     struct dt_rig *r = dt_rig_new(NULL, 0);
@@ -3468,13 +3545,20 @@ static void test_rx_port_failures(void)
     CHECK(rsp[1].tag == 2 && rsp[1].len == 4 && memcmp(b, "data", 4) == 0);
     rx(r, id, "more", 2); /* the rest of b */
     r->sim.fail_dma_countdown = 1; /* the placement */
-    CHECK_ERR(ofl_dt_service(&r->dt, 2), OFL_E_PORT_DMA);
+    CHECK_OK(ofl_dt_service(&r->dt, 2));
     CHECK_EQ(r->conn[(uint32_t)id - 1].rx_tail - r->conn[(uint32_t)id - 1].rx_head,
              4);
     CHECK_OK(dt_rig_poll(r, 3));
     CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
-    CHECK(rsp[0].tag == 2 && rsp[0].aux == 4 && rsp[0].len == 4 &&
-          (rsp[0].flags & OFL_DT_F_FINAL) && memcmp(b, "datamore", 8) == 0);
+    CHECK(rsp[0].tag == 2 && rsp[0].status == OFL_DT_ST_DMA &&
+          rsp[0].aux == 4 && (rsp[0].flags & OFL_DT_F_FINAL) &&
+          memcmp(b, "data", 4) == 0 && b[4] == 0);
+    p = dt_rig_alloc(r, 16); /* the next buffer takes the data */
+    CHECK_OK(dt_rig_avail(r, id, p, 8, 0, 0, 3));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 3 && rsp[0].status == OFL_DT_ST_OK &&
+          rsp[0].len == 4 && memcmp(p, "more", 4) == 0);
     /* ofl_dt_poll: the input read fails, service and flush still run. */
     d = mk(OFL_DT_REQ_CANCEL);
     CHECK_OK(dt_rig_post(r, &d));
@@ -4015,6 +4099,7 @@ OFL_SUITE(dt)
     test_rx_same_address();
     test_rx_bulk_pick_order();
     test_rx_port_failures();
+    test_rx_unreachable_buffer();
     test_cn_empty_pattern_reports();
     test_send_edges();
     test_send_oldest_listed();
