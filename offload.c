@@ -15903,10 +15903,17 @@ enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
     if (conn == NULL || m == NULL || reply == NULL || m == reply)
         return OFL_E_ARG;
     reply->type = 0;
-    if (!pp_conn_live(conn))
+    if (!pp_conn_live(conn) && conn->state != OFL_PP_CLOSED) {
         err = OFL_E_PP_CONN_STATE;
-    else
+    } else {
         err = ofl_pp_msg_decode(p, len, m);
+        /* CLOSED answers a FlushRequest (every pool of it is EMPTY: the
+         * reply says so), else a peer whose pool this end refused or
+         * forgot would wait in FLUSHING for ever; it takes nothing else. */
+        if (conn->state == OFL_PP_CLOSED &&
+            (err != OFL_OK || m->type != OFL_PP_BUFFER_POOL_FLUSH_REQUEST))
+            err = OFL_E_PP_CONN_STATE;
+    }
     if (err == OFL_OK)
         err = pp_conn_apply(conn, m, reply);
     if (err != OFL_OK) {

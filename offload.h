@@ -5873,7 +5873,9 @@ enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
  * an inbound BufferRecvPool) and new writes (ofl_pp_write, _prepare) but
  * takes every other message, indications, replenishing and flushes. CLOSED
  * and ERROR take nothing (CLOSED still posts the FlushReply that emptied
- * its last pool).
+ * its last pool, and answers a BufferPoolFlushRequest with its Reply: its
+ * pools are all EMPTY, and a peer flushing a pool this end refused or
+ * forgot would otherwise stay FLUSHING for ever).
  *
  * Pool states, per pool slot of a table (struct ofl_pp_pool.state):
  *

@@ -1150,6 +1150,54 @@ static void test_flush_edges(void)
     }
 }
 
+/*
+ * A closing end refuses a peer's new pool (FLUSHING), then reaches CLOSED;
+ * the peer, closing in turn, flushes that pool: CLOSED answers the
+ * request (its pools are all EMPTY), so the peer reaches CLOSED too
+ * rather than waiting in FLUSHING for ever. CLOSED takes nothing else.
+ */
+static void test_flush_after_close(void)
+{
+    struct ofl_pp_pool_desc q = {1, 4, 64, 0x11, 0x10000, 0};
+    struct ofl_pp_pool_desc p = {2, 4, 64, 0x22, 0x20000, 0};
+    uint32_t idx;
+
+    end_init(&g_host);
+    end_init(&g_unit);
+    CHECK_OK(ofl_pp_advertise(&g_unit.c, &q, 1, &g_m));
+    CHECK_OK(carry(&g_unit, &g_host, &g_m));
+    CHECK_OK(ofl_pp_conn_close(&g_unit.c));
+    CHECK_EQ(g_unit.c.state, OFL_PP_FLUSHING);
+    CHECK_OK(ofl_pp_advertise(&g_host.c, &p, 1, &g_m));
+    CHECK_ERR(carry(&g_host, &g_unit, &g_m), OFL_E_PP_CONN_STATE);
+    idx = 1;
+    CHECK_OK(ofl_pp_flush(&g_unit.c, true, &idx, 1, 7, &g_m));
+    CHECK_OK(carry(&g_unit, &g_host, &g_m));
+    CHECK_OK(carry_reply(&g_unit));
+    CHECK_EQ(g_unit.c.state, OFL_PP_CLOSED);
+    /* the host closes and flushes the pool the unit refused */
+    CHECK_OK(ofl_pp_conn_close(&g_host.c));
+    CHECK_EQ(g_host.c.state, OFL_PP_FLUSHING);
+    idx = 2;
+    CHECK_OK(ofl_pp_flush(&g_host.c, true, &idx, 1, 9, &g_m));
+    memset(&g_reply, 0, sizeof(g_reply));
+    CHECK_OK(carry(&g_host, &g_unit, &g_m));
+    CHECK_EQ(g_reply.type, OFL_PP_BUFFER_POOL_FLUSH_REPLY);
+    CHECK_EQ(g_reply.ctx, 9);
+    CHECK_EQ(g_unit.c.state, OFL_PP_CLOSED);
+    CHECK_OK(carry_reply(&g_host));
+    CHECK_EQ(g_host.c.state, OFL_PP_CLOSED);
+    /* anything else is still refused by CLOSED */
+    {
+        struct ofl_pp_msg upd;
+
+        memset(&upd, 0, sizeof(upd));
+        upd.type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
+        upd.ctx = 9;
+        CHECK_ERR(carry(&g_host, &g_unit, &upd), OFL_E_PP_CONN_STATE);
+    }
+}
+
 /* Which channel each message takes (flushes and indications behind the
  * Writes), and the refusal of those on the control channel. */
 static void test_msg_channel(void)
@@ -1836,6 +1884,7 @@ OFL_SUITE(pp)
     test_conn_pools();
     test_conn_flush();
     test_flush_edges();
+    test_flush_after_close();
     test_msg_channel();
     test_cells();
     test_msg_edges();

@@ -22,7 +22,8 @@
  * Invariants after every event: in each of the four tables every pool's
  * consumed count equals its set bits, no bit is set at or past its element
  * count or in an EMPTY pool, and `active` counts the pools not EMPTY; a
- * CLOSED connection holds no pool; a refused call leaves the tables and the
+ * CLOSED connection holds no pool and answers a FlushRequest (nothing
+ * else); a refused call leaves the tables and the
  * state as they were (no half-applied state). While no raw bytes were
  * injected (events 0-2), the two ends agree: every message one end builds
  * is accepted by the other between two READY ends, and so is the
@@ -177,6 +178,7 @@ static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
     enum ofl_err err;
 
     bool ready = from->c.state == OFL_PP_READY && to->c.state == OFL_PP_READY;
+    bool to_closed = to->c.state == OFL_PP_CLOSED;
 
     g_replied = false;
     g_rep_err = OFL_OK;
@@ -190,6 +192,10 @@ static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
      * two views may then differ. */
     if (g_clean && ready)
         FUZZ_ASSERT(err == OFL_OK);
+    /* A CLOSED end takes a FlushRequest, and nothing else (offload.h). */
+    if (to_closed)
+        FUZZ_ASSERT((err == OFL_OK) ==
+                    (m->type == OFL_PP_BUFFER_POOL_FLUSH_REQUEST));
     if (err != OFL_OK)
         g_clean = false;
     if (err != OFL_OK)
