@@ -5068,7 +5068,10 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * Sends (FIG. 11, 15, 16): buffer send requests enter the bulk transfer
  * list and wait for a delay criterion (cfg.bt_*: count, bytes, time; the
  * ASAP flag or a full list acts at once; cfg.bt_max_delay bounds the
- * wait). The list is then ordered: connections starved for longer than
+ * wait). The criterion is looked at anew at each run: a send a run left
+ * listed because its ring was full waits for it to hold again (with
+ * bt_max_delay 0 and only a count or bytes criterion, until more sends
+ * come: set bt_max_delay where that matters). The list is then ordered: connections starved for longer than
  * cfg.starve_time first, then by connection priority (7 highest), each
  * connection's requests together in arrival order (the seed's A A A B B B
  * C C C). Consecutive requests of a connection for adjacent physical
