@@ -4893,8 +4893,10 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  *                     (a group send: every member connection transmits it)
  *   buffer available  conn names a connection (its own buffer, zero copy),
  *                     a listener (a buffer shared by its group) or 0 (a bulk
- *                     buffer for any connection). PEEK copies the first len
- *                     bytes without consuming them; aux = bytes of the
+ *                     buffer for any connection). PEEK copies the bytes
+ *                     staged when it is served, up to len, without
+ *                     consuming them (answered once any are staged: the
+ *                     response's len says how many); aux = bytes of the
  *                     stream to skip before filling (read with an offset)
  *   buffer receive    base/aux: the posted buffer and the byte offset of
  *                     this data in it (partial buffers, FIG. 14); FINAL:
