@@ -1640,11 +1640,11 @@ static void tpt_apply_desc(struct ofl_tpt_entry *e,
     e->state = OFL_TPT_VALID;
 }
 
-enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
-                              const struct ofl_tpt_region_desc *desc)
+enum ofl_err ofl_tpt_register_check(const struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd,
+                                    const struct ofl_tpt_region_desc *desc)
 {
-    struct ofl_tpt_entry *e;
-    enum ofl_err err;
+    const struct ofl_tpt_entry *e;
 
     if (tpt == NULL || desc == NULL)
         return OFL_E_ARG;
@@ -1664,9 +1664,18 @@ enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
         return OFL_E_TPT_PD_MISMATCH;
     if (e->state != OFL_TPT_INVALID)
         return OFL_E_TPT_BUSY;
-    err = tpt_desc_check(tpt, desc, (enum ofl_tpt_type)e->type);
+    return tpt_desc_check(tpt, desc, (enum ofl_tpt_type)e->type);
+}
+
+enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+                              const struct ofl_tpt_region_desc *desc)
+{
+    struct ofl_tpt_entry *e;
+    enum ofl_err err = ofl_tpt_register_check(tpt, stag, pd, desc);
+
     if (err != OFL_OK)
         return err;
+    e = tpt_slot(tpt, stag);
     e->key = ofl_stag_key(stag);
     tpt_apply_desc(e, desc);
     return OFL_OK;
@@ -6342,15 +6351,20 @@ static enum ofl_err qp_run_imm(struct ofl_qp *qp)
  * Writes the page words of physical buffers sge[0 .. n) into the ATT from
  * d->att_base, with the rules of ofl_tpt_reg_phys (only the first buffer
  * may start, only the last may end, inside a page), and completes d: len,
- * fpo, att_count, direct ATT. Nothing is written unless every buffer passed.
+ * fpo, att_count, direct ATT. Nothing is written unless every buffer passed
+ * and the registration of stag with d would be taken
+ * (ofl_tpt_register_check): a refused FAST_REG leaves the ATT, which other
+ * regions may use, as it was (seed 000: the entry is made only when the
+ * STag is valid).
  */
-static enum ofl_err qp_phys_pages(struct ofl_qp *qp,
+static enum ofl_err qp_phys_pages(struct ofl_qp *qp, uint32_t stag,
                                   const struct ofl_qp_sge *sge, uint32_t n,
                                   struct ofl_tpt_region_desc *d)
 {
     const struct ofl_tpt *tpt = qp->attr.tpt;
     uint64_t mask, total = 0, pages = 0;
     uint32_t i, slot = d->att_base;
+    enum ofl_err err;
 
     if (d->page_shift < OFL_TPT_PAGE_SHIFT_MIN ||
         d->page_shift > OFL_TPT_PAGE_SHIFT_MAX || n == 0)
@@ -6369,6 +6383,13 @@ static enum ofl_err qp_phys_pages(struct ofl_qp *qp,
     }
     if (pages > tpt->att_capacity || d->att_base > tpt->att_capacity - pages)
         return OFL_E_TPT_ATT_RANGE;
+    d->len = total;
+    d->fpo = (uint32_t)(sge[0].addr & mask);
+    d->att_count = (uint32_t)pages;
+    d->att_kind = OFL_TPT_ATT_DIRECT;
+    err = ofl_tpt_register_check(tpt, stag, qp->attr.pd, d);
+    if (err != OFL_OK)
+        return err;
     /* One page word at a time (bounded by pages <= att_capacity); the
      * words were checked above, so none is refused. */
     for (i = 0; i < n; i++) {
@@ -6382,10 +6403,6 @@ static enum ofl_err qp_phys_pages(struct ofl_qp *qp,
             (void)ofl_tpt_att_write(qp->attr.tpt, slot++, &word, 1);
         }
     }
-    d->len = total;
-    d->fpo = (uint32_t)(sge[0].addr & mask);
-    d->att_count = (uint32_t)pages;
-    d->att_kind = OFL_TPT_ATT_DIRECT;
     return OFL_OK;
 }
 
@@ -6407,7 +6424,7 @@ static OFL_NOINLINE enum ofl_err qp_run_register(struct ofl_qp *qp, bool phys)
     d.access = x[14];
     d.flags = x[15];
     if (phys && qp->cur.num_sge != 0)
-        err = qp_phys_pages(qp, qp->sq_sge, qp->cur.num_sge, &d);
+        err = qp_phys_pages(qp, stag, qp->sq_sge, qp->cur.num_sge, &d);
     if (err == OFL_OK)
         err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);
     if (err == OFL_OK)
@@ -7729,7 +7746,7 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
         } else {
             d.att_base = ofl_load_le32(w + QPW_RSTAG);
             d.page_shift = (uint8_t)ofl_load_le32(w + QPW_B32);
-            err = qp_phys_pages(qp, qp->sq_sge, qp->cur.num_sge, &d);
+            err = qp_phys_pages(qp, stag, qp->sq_sge, qp->cur.num_sge, &d);
         }
         if (err == OFL_OK)
             err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);

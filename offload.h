@@ -1169,6 +1169,14 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                               const struct ofl_tpt_region_desc *desc);
 
+/* Every check of ofl_tpt_register, in its order, and no change: OFL_OK
+ * when ofl_tpt_register with the same arguments would succeed (so that a
+ * caller writes the ATT slots of desc only for a registration that will
+ * take them). */
+enum ofl_err ofl_tpt_register_check(const struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd,
+                                    const struct ofl_tpt_region_desc *desc);
+
 /*
  * Register Memory Region in one step from a page list: allocates a region
  * STag, writes pages[0 .. n) as present page words into the ATT at

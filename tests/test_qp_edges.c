@@ -172,6 +172,52 @@ static void test_many_pieces(uint32_t emss)
     qr_free(r);
 }
 
+/* A FAST_REG the TPT refuses (an STag of another PD) writes no ATT slot:
+ * the live region whose slot it named still maps its own page. */
+static void test_fast_reg_refused_att(void)
+{
+    struct qr_rig *r = rig_emss(0);
+    uint8_t *secret = qr_alloc(&r->a, 4096, true);
+    uint8_t *victim = qr_alloc(&r->a, 4096, true);
+    uint8_t *dst = qr_alloc(&r->b, 4096, true);
+    uint32_t base = r->a.att_next, other = 0;
+    uint32_t lv = qr_reg(&r->a, victim, 4096, LR, 0);
+    uint32_t ld = qr_reg(&r->b, dst, 4096, LW, 0);
+    uint64_t before = r->a.att[base];
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge, ph;
+    struct ofl_cqe c[8];
+
+    memset(victim, 'V', 4096);
+    memset(secret, 'S', 4096);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 99, 0, &other));
+    ph.addr = ofl_sim_pa(secret);
+    ph.len = 4096;
+    ph.stag = 0;
+    qr_wr(&wr, OFL_QP_OP_FAST_REG, 1, &sge, NULL, 0, 0);
+    wr.sge = &ph;
+    wr.num_sge = 1;
+    wr.stag = other;
+    wr.reg.va = 0x5000;
+    wr.reg.att_base = base;
+    wr.reg.page_shift = 12;
+    wr.reg.access = LR;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+    CHECK_EQ(r->a.att[base], before);
+    /* the victim region still sends its own bytes */
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RTS));
+    CHECK_OK(qr_post_recv(&r->b, 5, dst, 4096, ld));
+    qr_wr(&wr, OFL_QP_OP_SEND, 2, &sge, victim, 16, lv);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(qr_poll(&r->b, false, c, 8), 1);
+    CHECK(memcmp(dst, "VVVVVVVVVVVVVVVV", 16) == 0);
+    qr_free(r);
+}
+
 /* WQEs the host wrote into its rings, checked again by the adapter. */
 static void test_hostile_wqes(void)
 {
@@ -1180,6 +1226,7 @@ OFL_SUITE(qp_edges)
     test_hostile_wqes();
     test_ord();
     test_phys();
+    test_fast_reg_refused_att();
     test_answer_failures();
     test_queue_edges();
     test_ooo_edges();

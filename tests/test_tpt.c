@@ -408,7 +408,11 @@ static enum ofl_err try_reg(enum ofl_tpt_type type,
 
     if (ofl_tpt_alloc(&F.t, type, 1, 0, &s) != OFL_OK)
         return OFL_E_TPT_FULL;
-    err = ofl_tpt_register(&F.t, s, 1, d);
+    /* The check alone: the same verdict, and the entry untouched. */
+    err = ofl_tpt_register_check(&F.t, s, 1, d);
+    CHECK_OK(ofl_tpt_query(&F.t, s, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    CHECK_ERR(ofl_tpt_register(&F.t, s, 1, d), err);
     CHECK_OK(ofl_tpt_query(&F.t, s, &info));
     if (err != OFL_OK) {
         CHECK_EQ(info.state, OFL_TPT_INVALID);
