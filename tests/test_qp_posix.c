@@ -180,9 +180,43 @@ static void test_mpa_failures(void)
     CHECK_ERR(ofl_posix_mpa_connect(&c, -1, &cfg, 10), OFL_E_ARG);
 }
 
+/* OFL_QP_TX_ABORT resets the connection: the peer sees a reset, not an
+ * end of stream; CLOSE ends it with a FIN (the peer sees the end). */
+static void test_abort_resets(void)
+{
+    static struct ofl_posix_conn c;
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), a, b, k = 1;
+    char buf[64];
+    int i;
+
+    CHECK(lfd >= 0);
+    for (i = 0; i < 2; i++) {
+        a = ofl_posix_tcp_connect("127.0.0.1", port);
+        b = ofl_posix_tcp_accept(lfd);
+        CHECK(a >= 0 && b >= 0);
+        memset(&c, 0, sizeof(c));
+        c.fd = a;
+        CHECK_EQ(ofl_posix_transmit(&c, (const uint8_t *)"abcd", 4, 0), 0);
+        CHECK_EQ(ofl_posix_transmit(&c, NULL, 0,
+                                    i == 0 ? OFL_QP_TX_ABORT
+                                           : OFL_QP_TX_CLOSE),
+                 0);
+        /* read until the stream ends: a reset (-1) or the end (0) */
+        do
+            k = (int)recv(b, buf, sizeof(buf), 0);
+        while (k > 0);
+        CHECK_EQ(k, i == 0 ? -1 : 0);
+        close(a);
+        close(b);
+    }
+    close(lfd);
+}
+
 OFL_SUITE(qp_posix)
 {
     test_tcp(false);
     test_tcp(true);
     test_mpa_failures();
+    test_abort_resets();
 }

@@ -769,6 +769,28 @@ enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
     return OFL_OK;
 }
 
+/*
+ * Resets the connection (RST, queued bytes dropped), keeping fd open so
+ * that later polls of it see the reset rather than a reused descriptor:
+ * connect() with AF_UNSPEC disconnects a TCP socket, which Linux and the
+ * BSDs do with a reset (SO_LINGER 0 makes it one where a graceful close
+ * would otherwise be chosen). Where that is refused, shutdown() at least
+ * ends the stream (a FIN: the peer then sees a close, not a loss).
+ */
+static void px_reset(int fd)
+{
+    struct linger lg;
+    struct sockaddr sa;
+
+    lg.l_onoff = 1;
+    lg.l_linger = 0;
+    (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_family = AF_UNSPEC;
+    if (connect(fd, &sa, sizeof(sa)) != 0)
+        (void)shutdown(fd, SHUT_RDWR);
+}
+
 int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
                        uint32_t flags)
 {
@@ -776,7 +798,7 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
 
     c->tx_calls++;
     if (flags & OFL_QP_TX_ABORT) {
-        (void)shutdown(c->fd, SHUT_RDWR);
+        px_reset(c->fd);
         return 0;
     }
     if (len != 0 &&
