@@ -1227,6 +1227,14 @@ enum ofl_err ofl_port_check(const struct ofl_port *port)
     return OFL_OK;
 }
 
+/* An optional port an engine context records: none, or one that passes
+ * ofl_port_check (offload.h: the core refuses a port of version 0). */
+static OFL_MAYBE_UNUSED enum ofl_err
+ofl_port_check_opt(const struct ofl_port *port)
+{
+    return port == NULL ? OFL_OK : ofl_port_check(port);
+}
+
 /* pa + len must not wrap 2^64 (a hostile length must never alias low memory). */
 static bool ofl_dma_range_ok(uint64_t pa, size_t len)
 {
@@ -1481,6 +1489,8 @@ enum ofl_err ofl_tpt_init(struct ofl_tpt *tpt, struct ofl_tpt_entry *entries,
         (policy != OFL_TPT_POLICY_STANDARD &&
          policy != OFL_TPT_POLICY_WINDOWS_ONLY))
         return OFL_E_ARG;
+    if (ofl_port_check_opt(port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
     ofl_fill(entries, 0, (size_t)capacity * sizeof(entries[0]));
     tpt->entry = entries;
     tpt->capacity = capacity;
@@ -3553,6 +3563,8 @@ enum ofl_err ofl_mpa_tx_init(struct ofl_mpa_tx *tx,
 
     if (tx == NULL || p == NULL || emss > 0xFFFFu)
         return OFL_E_ARG;
+    if (ofl_port_check_opt(port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
     m = ofl_mpa_mulpdu(emss, p->markers_tx);
     if (m == 0)
         return OFL_E_ARG;
@@ -3754,6 +3766,8 @@ enum ofl_err ofl_mpa_rx_init(struct ofl_mpa_rx *rx,
 {
     if (rx == NULL || p == NULL || buf == NULL || cap == 0)
         return OFL_E_ARG;
+    if (ofl_port_check_opt(port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
     ofl_fill(rx, 0, sizeof(*rx));
     rx->port = port;
     rx->buf = buf;
@@ -4811,6 +4825,8 @@ enum ofl_err ofl_cq_init(struct ofl_cq *cq, struct ofl_cqe *ring, uint32_t cap,
 {
     if (cq == NULL || ring == NULL || !qp_pow2(cap) || cap > (1u << 24))
         return OFL_E_ARG;
+    if (ofl_port_check_opt(port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
     ofl_fill(cq, 0, sizeof(*cq));
     cq->ring = ring;
     cq->cap = cap;
@@ -4944,6 +4960,8 @@ static enum ofl_err qp_mem_check(const struct ofl_qp_attr *a,
     if ((m->sq_host || m->rq_host) &&
         (a->port == NULL || a->port->dma_read == NULL))
         return OFL_E_ARG;
+    if (ofl_port_check_opt(a->port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
     if (a->service == OFL_QP_SVC_ISCSI &&
         (m->rx_cap < OFL_ISCSI_BHS_LEN + 1020u ||
          m->tx_cap < OFL_ISCSI_BHS_LEN + ((a->iscsi_max_data + 3u) & ~3u)))
@@ -11997,7 +12015,7 @@ enum ofl_err ofl_dt_host_init(struct ofl_dt_host *h, void *in_table,
         ((uintptr_t)in_table & (OFL_DT_DESC_SIZE - 1)) != 0 ||
         ((uintptr_t)out_table & (OFL_DT_DESC_SIZE - 1)) != 0)
         return OFL_E_ARG;
-    if (port != NULL && ofl_port_check(port) != OFL_OK)
+    if (ofl_port_check_opt(port) != OFL_OK)
         return OFL_E_PORT_VERSION;
     h->in = (uint8_t *)in_table;
     h->out = (uint8_t *)out_table;

@@ -767,7 +767,10 @@ uint32_t ofl_crc32c(const void *data, size_t len);
  * Versioning (as SQLite's VFS): version and size come first. A port built
  * against an older header has a smaller size; hooks beyond its size are
  * treated as absent. The core refuses a port whose version is 0 or whose
- * size does not cover version 1.
+ * size does not cover version 1: every init that records a port (TPT, CQ,
+ * QP, MPA sender and receiver, aperture NIC, event queue, descriptor
+ * tables) fails with OFL_E_PORT_VERSION for one, even where the port is
+ * optional.
  *
  * Context: hooks may be called from whatever context calls into the engine
  * that owns the port. They MUST NOT call back into the same engine.

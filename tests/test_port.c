@@ -35,6 +35,35 @@ static void test_port_check(void)
     p = sim.port;
     p.version = OFL_PORT_VERSION + 1; /* a newer port is accepted */
     CHECK_OK(ofl_port_check(&p));
+    /* Every init that records a port refuses one of version 0, even where
+     * the port is optional (none passes). */
+    {
+        static struct ofl_tpt_entry ent[4];
+        static uint64_t att[4];
+        static struct ofl_cqe ring[4];
+        static uint8_t buf[64];
+        struct ofl_tpt tpt;
+        struct ofl_cq cq;
+        struct ofl_mpa_tx tx;
+        struct ofl_mpa_rx rx;
+        struct ofl_mpa_params mp;
+
+        p = sim.port;
+        p.version = 0;
+        memset(&mp, 0, sizeof(mp));
+        CHECK_ERR(ofl_tpt_init(&tpt, ent, 4, att, 4, &p,
+                               OFL_TPT_POLICY_STANDARD),
+                  OFL_E_PORT_VERSION);
+        CHECK_OK(ofl_tpt_init(&tpt, ent, 4, att, 4, NULL,
+                              OFL_TPT_POLICY_STANDARD));
+        CHECK_ERR(ofl_cq_init(&cq, ring, 4, &p, 0), OFL_E_PORT_VERSION);
+        CHECK_OK(ofl_cq_init(&cq, ring, 4, NULL, 0));
+        CHECK_ERR(ofl_mpa_tx_init(&tx, &mp, 1460, &p), OFL_E_PORT_VERSION);
+        CHECK_OK(ofl_mpa_tx_init(&tx, &mp, 1460, NULL));
+        CHECK_ERR(ofl_mpa_rx_init(&rx, &mp, buf, sizeof(buf), &p),
+                  OFL_E_PORT_VERSION);
+        CHECK_OK(ofl_mpa_rx_init(&rx, &mp, buf, sizeof(buf), NULL));
+    }
 }
 
 static void test_port_hooks_absent(void)

@@ -232,6 +232,14 @@ static void test_create(void)
     TRY_ATTR((a.service = OFL_QP_SVC_ISCSI, a.iscsi_max_data = 0xFFFFFFF0u),
              OFL_E_ARG);
     TRY_ATTR(a.reg_option = 2, OFL_OK);
+    {
+        /* a port of version 0 is refused (offload.h, the port section) */
+        struct ofl_port bad = *s->attr.port;
+
+        bad.version = 0;
+        TRY_ATTR(a.port = &bad, OFL_E_PORT_VERSION);
+        TRY_ATTR(a.port = NULL, OFL_OK); /* none: no host rings here */
+    }
 #define TRY_MEM(stmt, want)                                                  \
     do {                                                                     \
         m = s->qmem;                                                         \
