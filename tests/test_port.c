@@ -139,6 +139,13 @@ static void test_sim_guard(void)
               OFL_E_PORT_DMA);
     CHECK_EQ(sim.violations, 2);
     CHECK(sim.last_violation_write);
+    /* An injected failure does not hide a violation from the guard. */
+    sim.fail_dma_countdown = 1;
+    CHECK_ERR(ofl_port_dma_write(&sim.port, ofl_sim_pa(mem), out, 1),
+              OFL_E_PORT_DMA);
+    CHECK_EQ(sim.violations, 3);
+    CHECK_EQ(sim.fail_dma_countdown, 0);
+    sim.violations = 2;
     /* Last byte of the range passes, one past the end is a violation. */
     CHECK_OK(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem + 31), out, 1));
     CHECK_ERR(ofl_port_dma_read(&sim.port, ofl_sim_pa(mem + 31), out, 2),

@@ -23,10 +23,15 @@ bool ofl_sim_allowed(const struct ofl_sim *sim, uint64_t pa, uint64_t len,
 
 static int sim_guard(struct ofl_sim *sim, uint64_t pa, size_t len, bool write)
 {
-    if (sim->fail_dma_countdown > 0 && --sim->fail_dma_countdown == 0)
-        return -1;
-    if (ofl_sim_allowed(sim, pa, len, write ? OFL_SIM_WRITE : OFL_SIM_READ))
+    /* The guard first: an injected failure must not hide a DMA outside
+     * the allow-list from it. */
+    if (ofl_sim_allowed(sim, pa, len, write ? OFL_SIM_WRITE : OFL_SIM_READ)) {
+        if (sim->fail_dma_countdown > 0 && --sim->fail_dma_countdown == 0)
+            return -1;
         return 0;
+    }
+    if (sim->fail_dma_countdown > 0)
+        --sim->fail_dma_countdown; /* the attempt still counts down */
     sim->violations++;
     sim->last_violation_pa = pa;
     sim->last_violation_len = len;
