@@ -6597,11 +6597,21 @@ qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
 }
 
 /* One step of the send queue: flush, fetch or carry on the current WQE. */
+/* The current WQE was fetched but has not begun (held behind ORD or a
+ * fence): in SQD it is one that has not started. */
+static bool qp_cur_held(const struct ofl_qp *qp)
+{
+    return qp->cur.active && !qp->cur.begun && qp->cur.phase == 0;
+}
+
 static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress)
 {
     enum ofl_err err;
 
     *progress = false;
+    if (qp_cur_held(qp) && qp->state != OFL_QP_RTS &&
+        qp->state != OFL_QP_CLOSING)
+        return OFL_OK; /* SQD: a WQE held before it began does not start */
     if (!qp->cur.active) {
         if (qp->sq.ci == qp->sq.db_pi)
             return OFL_OK;
@@ -6747,8 +6757,12 @@ static void qp_sq_idle_checks(struct ofl_qp *qp)
 {
     bool idle = !qp->cur.active && qp->ord_count == 0 &&
                 qp->sq.cc == qp->sq.ci;
+    /* SQD: drained also with a WQE held that has not begun (it does not
+     * start in SQD) once every WQE before it completed. */
+    bool drained = idle || (qp_cur_held(qp) && qp->ord_count == 0 &&
+                            qp->sq.cc == qp->cur.idx);
 
-    if (qp->state == OFL_QP_SQD && idle && !qp->drained_sent) {
+    if (qp->state == OFL_QP_SQD && drained && !qp->drained_sent) {
         qp->drained_sent = 1;
         qp_raise(qp, OFL_QP_EVT_SQ_DRAINED);
     }

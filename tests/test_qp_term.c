@@ -1012,6 +1012,69 @@ static void test_sq_errors(void)
     qr_free(r);
 }
 
+
+/* A WQE fetched but held before it began (ORD full, or a fence behind a
+ * Read) when MOD_SQD arrives does not start in SQD: the Read in flight
+ * completes, SQ_DRAINED is raised, and the held WQE runs after RTS. */
+static void test_sqd_held(void)
+{
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        struct qr_opts o;
+        struct qr_rig *r;
+        uint8_t *src, *dst, *dst2;
+        uint32_t rs, ls, ld2;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_cqe c[8];
+        uint64_t tx0;
+
+        memset(&o, 0, sizeof(o));
+        o.crc = true;
+        o.ord = 1;
+        r = qr_new(&o);
+        src = qr_alloc(&r->b, 4096, true);
+        dst = qr_alloc(&r->a, 4096, true);
+        dst2 = qr_alloc(&r->b, 4096, true);
+        rs = qr_reg(&r->b, src, 4096, LR | RR, 0);
+        ls = qr_reg(&r->a, dst, 4096, LW | LR | RW, 0);
+        ld2 = qr_reg(&r->b, dst2, 4096, LW, 0);
+        qr_wr(&wr, OFL_QP_OP_READ, 1, &sge, dst, 100, ls);
+        wr.remote_stag = rs;
+        wr.remote_to = va(src);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        if (k == 1) { /* a fenced Send */
+            CHECK_OK(qr_post_recv(&r->b, 9, dst2, 4096, ld2));
+            qr_wr(&wr, OFL_QP_OP_SEND, 2, &sge, dst, 10, ls);
+            wr.flags |= OFL_QP_WR_FENCE;
+        } else { /* a second Read, ORD 1 */
+            qr_wr(&wr, OFL_QP_OP_READ, 2, &sge, dst + 200, 100, ls);
+            wr.remote_stag = rs;
+            wr.remote_to = va(src);
+        }
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        CHECK_OK(qr_process(&r->a, 0));
+        CHECK_EQ(r->a.qp.cur.active, 1); /* the second, held */
+        CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_SQD));
+        tx0 = r->a.qp.stats.tx_fpdus;
+        qr_pump(r, 0);
+        CHECK_EQ(r->a.qp.state, OFL_QP_SQD);
+        CHECK_EQ(r->a.qp.stats.tx_fpdus, tx0); /* nothing started */
+        CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+        CHECK_EQ(c[0].wr_id, 1);
+        CHECK(r->a.qp.events & OFL_QP_EVT_SQ_DRAINED);
+        CHECK_EQ(qr_poll(&r->b, false, c, 8), 0);
+        CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RTS));
+        qr_pump(r, 0);
+        CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+        CHECK_EQ(c[0].wr_id, 2);
+        CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+        CHECK_EQ(qr_poll(&r->b, false, c, 8), k == 1 ? 1 : 0);
+        qr_free(r);
+    }
+}
+
 /* MOD_SQD drains: the message in flight finishes, nothing new starts, the
  * event comes once nothing is in flight; ERROR flushes in order. */
 static void test_drain_flush(void)
@@ -1140,5 +1203,6 @@ OFL_SUITE(qp_term)
     test_reg_option2_refused();
     test_sq_errors();
     test_drain_flush();
+    test_sqd_held();
     test_backpressure();
 }
