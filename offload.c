@@ -6613,6 +6613,10 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress)
         qp->state != OFL_QP_CLOSING)
         return OFL_OK; /* SQD: a WQE held before it began does not start */
     if (!qp->cur.active) {
+        /* Reached: flush_to follows ci, so that after 2^31 more WQEs a
+         * stale value never reads as ahead of it again (RFC 1982). */
+        if (!ofl_sn_lt(qp->sq.ci, qp->sq.flush_to))
+            qp->sq.flush_to = qp->sq.ci;
         if (qp->sq.ci == qp->sq.db_pi)
             return OFL_OK;
         if (qp->sq.flush_all || ofl_sn_lt(qp->sq.ci, qp->sq.flush_to)) {

@@ -1013,6 +1013,37 @@ static void test_sq_errors(void)
 }
 
 
+/* A QP reaching 2^31 send WQEs (its indices set as if it had run them,
+ * one short): the flush mark left at 0 must not read as ahead of the
+ * next ones, so they run rather than flush (RFC 1982 comparison). */
+static void test_sq_index_wrap(void)
+{
+    struct qr_rig *r = rig(1, 0);
+    uint8_t *src = qr_alloc(&r->a, 64, false);
+    uint32_t ls = qr_reg(&r->a, src, 64, LR, 0);
+    uint8_t *dst = qr_alloc(&r->b, 64, false);
+    uint32_t ld = qr_reg(&r->b, dst, 64, LW, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+    uint32_t at = 0x7FFFFFFFu, i;
+
+    CHECK_EQ(r->a.qp.sq.flush_to, 0);
+    r->a.qp.sq.pi = r->a.qp.sq.db_pi = r->a.qp.sq.ci = r->a.qp.sq.cc = at;
+    for (i = 0; i < 3; i++) {
+        CHECK_OK(qr_post_recv(&r->b, i, dst, 64, ld));
+        qr_wr(&wr, OFL_QP_OP_SEND, i, &sge, src, 16, ls);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+        CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+        CHECK_EQ(qr_poll(&r->b, false, c, 4), 1);
+    }
+    CHECK_EQ(r->a.qp.sq.ci, at + 3u);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    qr_free(r);
+}
+
 /* A WQE fetched but held before it began (ORD full, or a fence behind a
  * Read) when MOD_SQD arrives does not start in SQD: the Read in flight
  * completes, SQ_DRAINED is raised, and the held WQE runs after RTS. */
@@ -1204,5 +1235,6 @@ OFL_SUITE(qp_term)
     test_sq_errors();
     test_drain_flush();
     test_sqd_held();
+    test_sq_index_wrap();
     test_backpressure();
 }
