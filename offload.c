@@ -5563,7 +5563,9 @@ static enum ofl_err qp_event(struct ofl_qp *qp, enum ofl_qp_event ev)
         qp_reset_state(qp);
         break;
     case OFL_QP_SQD:
-        if (ev == OFL_QP_EV_MOD_SQD && from != OFL_QP_SQD)
+        /* Each entry into SQD (MOD_SQD, or REG_ERR under option 1) is
+         * drained anew: SQ_DRAINED is raised once per entry. */
+        if (from != OFL_QP_SQD)
             qp->drained_sent = 0;
         break;
     case OFL_QP_RTS:

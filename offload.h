@@ -2471,7 +2471,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *              option 1): the registration WQE completed with its error,
  *              the send WQEs posted behind it are flushed, receives,
  *              inbound Read Requests, Terminates and the WQEs before it
- *              continue; MOD_RTS resumes with WQEs posted since.
+ *              continue; MOD_RTS resumes with WQEs posted since. Either
+ *              way SQ_DRAINED is raised once per entry into SQD.
  *   TERMINATE  the Terminate went out; nothing is sent or placed any more;
  *              the WQE the violation concerned completed with its status;
  *              the rest is flushed when the LLP closes (-> ERROR).

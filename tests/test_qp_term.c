@@ -1013,6 +1013,36 @@ static void test_sq_errors(void)
 }
 
 
+/* SQ_DRAINED once per entry into SQD: after a MOD_SQD cycle, a REG_ERR
+ * (option 1) that enters SQD raises it again. */
+static void test_drained_each_entry(void)
+{
+    struct qr_rig *r = rig(1, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+    uint32_t fr = 0;
+
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_SQD));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK(r->a.qp.events & OFL_QP_EVT_SQ_DRAINED);
+    CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RTS));
+    r->a.qp.events = 0;
+    qr_wr(&wr, OFL_QP_OP_FAST_REG, 2, &sge, NULL, 0, 0);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 7, 0, &fr));
+    wr.stag = fr + 1; /* not the key alloc gave: REG_ERR */
+    wr.reg.len = 100;
+    wr.reg.att_count = 1;
+    wr.reg.page_shift = 12;
+    wr.reg.access = LR;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.state, OFL_QP_SQD);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK(r->a.qp.events & OFL_QP_EVT_SQ_DRAINED);
+    qr_free(r);
+}
+
 /* A QP reaching 2^31 send WQEs (its indices set as if it had run them,
  * one short): the flush mark left at 0 must not read as ahead of the
  * next ones, so they run rather than flush (RFC 1982 comparison). */
@@ -1236,5 +1266,6 @@ OFL_SUITE(qp_term)
     test_drain_flush();
     test_sqd_held();
     test_sq_index_wrap();
+    test_drained_each_entry();
     test_backpressure();
 }
