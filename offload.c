@@ -7385,7 +7385,10 @@ qp_rx_atomic_resp(struct ofl_qp *qp, const struct qp_rxd *d)
                         ofl_wire_term_cause(OFL_E_DDP_MSN_RANGE, false),
                         d->ulpdu, d->len);
     ofl_store_le64(v, qp->msg.u.atomic_resp.orig);
-    err = qp_dma_tpt(qp, t->stag, t->to, v, 8, true);
+    /* Through the local checks again (FIG. 15 a-f, local write), as every
+     * placement into a local buffer: the STag may name another entry by
+     * now (deregistered, its key come round in another PD). */
+    err = qp_dma_sge(qp, t->stag, t->to, v, 8, true);
     t->state = QP_TRACK_DONE;
     t->status = err == OFL_OK ? OFL_WC_SUCCESS
                               : (uint8_t)ofl_tpt_wc_status(err);

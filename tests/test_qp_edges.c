@@ -1167,7 +1167,7 @@ static void test_atomic_result_invalidated(void)
     uint32_t lw, lres, att;
     int k;
 
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < 3; k++) {
         r = rig_o(false, false, 0);
         CHECK(r != NULL);
         if (r == NULL)
@@ -1202,6 +1202,41 @@ static void test_atomic_result_invalidated(void)
             d.access = LR;
             CHECK_ERR(ofl_tpt_register(&r->a.tpt, lres, r->a.attr.pd, &d),
                       OFL_E_TPT_KEY_REUSED);
+        }
+        if (k == 2) {
+            /* the result buffer deregistered; its STag comes round to a
+             * region of PD 99 over another buffer: not written there */
+            uint8_t *other = qr_alloc(&r->a, 8, false);
+            uint64_t word = (ofl_sim_pa(other) & ~(uint64_t)0xFFF) |
+                            OFL_TPT_ATT_PRESENT;
+            uint32_t s2 = 0, i;
+
+            memset(other, 0x77, 8);
+            CHECK_OK(ofl_tpt_dereg(&r->a.tpt, lres, r->a.attr.pd));
+            for (i = 0; i < 255; i++) {
+                CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 99, 0, &s2));
+                CHECK_OK(ofl_tpt_dealloc(&r->a.tpt, s2, 99));
+            }
+            CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 99, 0, &s2));
+            CHECK_EQ(s2, lres);
+            memset(&d, 0, sizeof(d));
+            d.va = va(res); /* the TO the Atomic named */
+            d.len = 8;
+            d.att_base = 900;
+            d.att_count = 1;
+            d.fpo = (uint32_t)(ofl_sim_pa(other) & 0xFFF);
+            d.page_shift = 12;
+            d.att_kind = OFL_TPT_ATT_DIRECT;
+            d.access = LW;
+            CHECK_OK(ofl_tpt_att_write(&r->a.tpt, 900, &word, 1));
+            CHECK_OK(ofl_tpt_register(&r->a.tpt, s2, 99, &d));
+            (void)qr_deliver(r, &r->b);
+            CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+            CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+            CHECK_EQ(other[0], 0x77); /* not written */
+            CHECK_EQ(r->a.qp.err, OFL_E_TPT_PD_MISMATCH);
+            qr_free(r);
+            continue;
         }
         (void)qr_deliver(r, &r->b);
         CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
