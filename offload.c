@@ -11461,6 +11461,8 @@ enum ofl_err ofl_evq_app_init(struct ofl_evq_app *a, void *ring,
         (var_words != 0 && (var == NULL || !ap_pow2(var_words) ||
                             var_words > OFL_EVQ_MAX_WORDS)))
         return OFL_E_ARG;
+    if (ofl_port_check_opt(port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
     ofl_fill(a, 0, sizeof(*a));
     a->ring = (uint8_t *)ring;
     a->var = var_words != 0 ? (uint8_t *)var : NULL;
@@ -16248,6 +16250,8 @@ enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
 
     if (r == NULL || buf == NULL || cap == 0 || shift == 0)
         return OFL_E_ARG;
+    if (ofl_port_check_opt(port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
     ofl_fill(r, 0, sizeof(*r));
     r->buf = buf;
     r->cap = cap;

@@ -768,9 +768,9 @@ uint32_t ofl_crc32c(const void *data, size_t len);
  * against an older header has a smaller size; hooks beyond its size are
  * treated as absent. The core refuses a port whose version is 0 or whose
  * size does not cover version 1: every init that records a port (TPT, CQ,
- * QP, MPA sender and receiver, aperture NIC, event queue, descriptor
- * tables) fails with OFL_E_PORT_VERSION for one, even where the port is
- * optional.
+ * QP, MPA sender and receiver, aperture NIC, event queue and its
+ * application side, descriptor tables, pp reassembly) fails with
+ * OFL_E_PORT_VERSION for one, even where the port is optional.
  *
  * Context: hooks may be called from whatever context calls into the engine
  * that owns the port. They MUST NOT call back into the same engine.
@@ -2517,6 +2517,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   Read Response not matching the
  *         outstanding read (STag, TO)     1/1/00, 1/1/01    read: BAD_RESP_ERR
  *   Read / Atomic Response unexpected     0/2/06            -
+ *   Atomic Response: the result buffer
+ *         fails its local check again     0/0/00            atomic: LOC_PROT_ERR
  *   Read / Atomic Request: no inbound
  *         slot (IRD), or the MSN skips   1/2/02, 1/2/03    -
  *   Read Request: source STag (18A a-f)   ofl_tpt_term_cause(RDMAP)  -
@@ -4323,8 +4325,9 @@ struct ofl_ap_udp {
 
 /*
  * Parses an Ethernet/IPv4/UDP frame with bounds checks, in this order:
- * room for the Ethernet and IPv4 headers (OFL_E_AP_TRUNCATED), EtherType
- * 0x0800 (OFL_E_AP_NOT_CI), version 4 (OFL_E_AP_VERSION), IHL >= 5 and a
+ * room for the Ethernet header (OFL_E_AP_TRUNCATED), EtherType 0x0800
+ * (OFL_E_AP_NOT_CI), room for the IPv4 header (OFL_E_AP_TRUNCATED),
+ * version 4 (OFL_E_AP_VERSION), IHL >= 5 and a
  * total length that holds the UDP header (OFL_E_AP_MALFORMED), total
  * length inside the frame (OFL_E_AP_TRUNCATED), no fragment
  * (OFL_E_AP_MALFORMED), protocol UDP (OFL_E_AP_NOT_CI), header checksum

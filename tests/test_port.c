@@ -63,6 +63,18 @@ static void test_port_check(void)
         CHECK_ERR(ofl_mpa_rx_init(&rx, &mp, buf, sizeof(buf), &p),
                   OFL_E_PORT_VERSION);
         CHECK_OK(ofl_mpa_rx_init(&rx, &mp, buf, sizeof(buf), NULL));
+        {
+            static uint32_t ring[16], ctl[16];
+            struct ofl_evq_app app;
+            struct ofl_pp_reasm ra;
+
+            CHECK_ERR(ofl_evq_app_init(&app, ring, 16, NULL, 0, ctl, &p),
+                      OFL_E_PORT_VERSION);
+            CHECK_OK(ofl_evq_app_init(&app, ring, 16, NULL, 0, ctl, NULL));
+            CHECK_ERR(ofl_pp_reasm_init(&ra, &p, buf, sizeof(buf), 64, 0),
+                      OFL_E_PORT_VERSION);
+            CHECK_OK(ofl_pp_reasm_init(&ra, NULL, buf, sizeof(buf), 64, 0));
+        }
     }
 }
 
