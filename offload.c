@@ -14702,7 +14702,9 @@ static bool dt_rx_buf_fail(struct ofl_dt *dt, struct ofl_dt_conn *c,
 {
     struct ofl_dt_desc r;
 
-    if (!dt_reserve(dt, contiguous ? 2u : 1u))
+    /* Its note waits for the connection's notice, as every note does. */
+    if ((contiguous && c->cn_pending != 0) ||
+        !dt_reserve(dt, contiguous ? 2u : 1u))
         return false;
     if (contiguous)
         dt_note_emit(dt, c);
