@@ -3441,6 +3441,49 @@ static void test_rx_bulk_pick_order(void)
     rig_done(r);
 }
 
+/* A DMA failure into an own buffer whose note is still open (the
+ * notification delayed): the note of what the buffer holds goes out, then
+ * the buffer FINAL with DMA status and aux = its fill, and the next buffer
+ * takes the data. */
+static void test_rx_fail_open_note(void)
+{
+    struct ofl_dt_config cfg;
+    struct dt_rig *r;
+    uint64_t id;
+    uint8_t *b, *p;
+
+    ofl_dt_config_default(&cfg);
+    cfg.conn.notify_mode = OFL_DT_NOTIFY_TIME;
+    cfg.conn.notify_delay = 1000;
+    r = dt_rig_new(&cfg, 0);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    b = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, id, b, 8, 0, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 0));
+    (void)dt_rig_take(r, rsp, NRSP);
+    CHECK_OK(ofl_dt_rx(&r->dt, id, (const uint8_t *)"data", 4, 1));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0); /* the note waits */
+    CHECK_OK(ofl_dt_rx(&r->dt, id, (const uint8_t *)"more", 4, 2));
+    r->sim.fail_dma_countdown = 1; /* the placement */
+    CHECK_OK(ofl_dt_service(&r->dt, 2));
+    CHECK_OK(ofl_dt_flush(&r->dt));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 2);
+    CHECK(rsp[0].tag == 2 && rsp[0].status == OFL_DT_ST_OK &&
+          rsp[0].len == 4 && !(rsp[0].flags & OFL_DT_F_FINAL));
+    CHECK(rsp[1].tag == 2 && rsp[1].status == OFL_DT_ST_DMA &&
+          (rsp[1].flags & OFL_DT_F_FINAL) && rsp[1].aux == 4);
+    p = dt_rig_alloc(r, 16);
+    CHECK_OK(dt_rig_avail(r, id, p, 8, 0, 0, 3));
+    CHECK_OK(dt_rig_poll(r, 2000)); /* placed; its note due at 3000 */
+    CHECK_OK(dt_rig_poll(r, 3000));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 1);
+    CHECK(rsp[0].tag == 3 && rsp[0].len == 4 && memcmp(p, "more", 4) == 0);
+    CHECK(memcmp(b, "data", 4) == 0);
+    rig_done(r);
+}
+
 /* A receive buffer the port never reaches (inside the host range, not
  * mapped): it goes back with DMA status, and another connection's
  * placement goes on; so does a bulk buffer's. */
@@ -4100,6 +4143,7 @@ OFL_SUITE(dt)
     test_rx_bulk_pick_order();
     test_rx_port_failures();
     test_rx_unreachable_buffer();
+    test_rx_fail_open_note();
     test_cn_empty_pattern_reports();
     test_send_edges();
     test_send_oldest_listed();
