@@ -11779,6 +11779,13 @@ static DT_HOT enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
     if (r->range && d->len != 0 && !(d->flags & OFL_DT_F_REPORT) &&
         d->base > OFL_U64_MAX - ((uint64_t)d->len - 1))
         return OFL_E_DT_BAD_FIELD;
+    /* Received data lies at base + aux: that range must not wrap either
+     * (a host uses it as it comes). */
+    if (d->type == OFL_DT_RSP_BUF_RECV &&
+        (d->aux > OFL_U64_MAX - d->base ||
+         (d->len != 0 &&
+          d->base + d->aux > OFL_U64_MAX - ((uint64_t)d->len - 1))))
+        return OFL_E_DT_BAD_FIELD;
     /* PEEK is allowed in two types only. A peek reads a connection's own
      * stream from its start; its data always comes back whole (FINAL). */
     if ((d->flags & OFL_DT_F_PEEK) &&

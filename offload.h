@@ -5253,8 +5253,11 @@ enum ofl_err ofl_dt_desc_encode(const struct ofl_dt_desc *d, uint8_t *out,
  * unassigned (OFL_E_DT_BAD_TYPE), flags outside the type's set
  * (OFL_E_DT_BAD_FLAGS), a field the type leaves unused not zero
  * (OFL_E_DT_RESERVED; a request's status is such a field), a required
- * field zero, a status beyond OFL_DT_ST_MAX, base + len wrapping
- * (OFL_E_DT_BAD_FIELD). *d is written only on success.
+ * field zero, a status beyond OFL_DT_ST_MAX, base + len wrapping (for a
+ * buffer receive response, base + aux + len: the data) (OFL_E_DT_BAD_FIELD),
+ * PEEK outside its use: a buffer available request with it names a
+ * connection and skips nothing, a buffer receive response with it is
+ * FINAL (OFL_E_DT_BAD_FLAGS). *d is written only on success.
  */
 enum ofl_err ofl_dt_desc_decode(const uint8_t *in, size_t len,
                                 struct ofl_dt_desc *d);

@@ -260,6 +260,19 @@ static void test_codec_errors(void)
     CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FIELD);
     d.len = 11; /* ends exactly at 2^64 - 1 */
     CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    /* a buffer receive response's data, base + aux + len, too */
+    d = sample(OFL_DT_RSP_BUF_RECV);
+    d.base = ~0ull - 100;
+    d.aux = 90;
+    d.len = 12;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FIELD);
+    d.len = 11; /* its last byte at 2^64 - 1 */
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
+    d.aux = 101; /* base + aux past 2^64 alone */
+    d.len = 1;
+    CHECK_ERR(ofl_dt_desc_encode(&d, b, 32), OFL_E_DT_BAD_FIELD);
+    d.aux = 100;
+    CHECK_OK(ofl_dt_desc_encode(&d, b, 32));
     /* Peek needs a connection and no skip; a peek response is final. */
     d = sample(OFL_DT_REQ_BUF_AVAIL);
     d.flags = OFL_DT_F_PEEK;
