@@ -13396,22 +13396,31 @@ static bool dt_xfer_drop(struct ofl_dt *dt, uint32_t idx, bool by_mark,
 
 /* Returns, while the output has room, the buffers in c's FIFO with status
  * (FINAL, length 0 from its fill offset). True when none is left. */
+/* Hands receive buffer b back to the host unused from here on: FINAL,
+ * with status and what it holds (aux = fill), naming conn. The caller
+ * reserved the slot and takes b off its list. */
+static void dt_rbuf_return(struct ofl_dt *dt, const struct ofl_dt_rbuf *b,
+                           uint8_t status, uint64_t conn)
+{
+    struct ofl_dt_desc r;
+
+    dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, status, b->tag, conn);
+    r.flags = OFL_DT_F_FINAL;
+    r.base = b->base;
+    r.aux = b->fill;
+    (void)dt_emit(dt, &r);
+}
+
 static bool dt_rbuf_flush(struct ofl_dt *dt, struct ofl_dt_conn *c,
                           uint8_t status)
 {
     uint32_t guard;
-    struct ofl_dt_rbuf *b;
-    struct ofl_dt_desc r;
 
     for (guard = 0; guard < dt->mem.rbuf_cap && c->buf_head != 0; guard++) {
         if (!dt_reserve(dt, 1))
             return false;
-        b = dt_rbuf(dt, c->buf_head);
-        dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, status, b->tag, dt_conn_id(dt, c));
-        r.flags = OFL_DT_F_FINAL;
-        r.base = b->base;
-        r.aux = b->fill;
-        (void)dt_emit(dt, &r);
+        dt_rbuf_return(dt, dt_rbuf(dt, c->buf_head), status,
+                       dt_conn_id(dt, c));
         dt_rbuf_pop(dt, c);
     }
     return true;
@@ -14695,6 +14704,18 @@ static void dt_rx_peek(struct ofl_dt *dt, struct ofl_dt_conn *c)
     c->peek = 0;
 }
 
+/* Takes bulk buffer b (prev: its predecessor in the bulk list, 0 for the
+ * head) off the list and frees its entry. */
+static void dt_bulk_unlink(struct ofl_dt *dt, struct ofl_dt_rbuf *b,
+                           uint32_t prev)
+{
+    if (prev == 0)
+        dt->bulk_head = b->next;
+    else
+        dt->mem.rbuf[prev - 1].next = b->next;
+    dt_rbuf_release(dt, b);
+}
+
 /*
  * The port could not reach own or bulk buffer b of c (prev: b's
  * predecessor in the bulk list): c's open note of it goes out, then b goes
@@ -14707,26 +14728,16 @@ static bool dt_rx_buf_fail(struct ofl_dt *dt, struct ofl_dt_conn *c,
                            struct ofl_dt_rbuf *b, uint32_t prev,
                            bool contiguous)
 {
-    struct ofl_dt_desc r;
-
     /* Its note waits for the connection's notice, as every note does. */
     if ((contiguous && c->cn_pending != 0) ||
         !dt_reserve(dt, contiguous ? 2u : 1u))
         return false;
     if (contiguous)
         dt_note_emit(dt, c);
-    dt_rsp_init(&r, OFL_DT_RSP_BUF_RECV, OFL_DT_ST_DMA, b->tag,
-                b->kind == DT_RB_BULK ? 0 : dt_conn_id(dt, c));
-    r.flags = OFL_DT_F_FINAL;
-    r.base = b->base;
-    r.aux = b->fill;
-    (void)dt_emit(dt, &r);
+    dt_rbuf_return(dt, b, OFL_DT_ST_DMA,
+                   b->kind == DT_RB_BULK ? 0 : dt_conn_id(dt, c));
     if (b->kind == DT_RB_BULK) {
-        if (prev == 0)
-            dt->bulk_head = b->next;
-        else
-            dt->mem.rbuf[prev - 1].next = b->next;
-        dt_rbuf_release(dt, b);
+        dt_bulk_unlink(dt, b, prev);
     } else {
         dt_rbuf_pop(dt, c);
     }
@@ -14835,11 +14846,7 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         if (b->kind == DT_RB_BULK) {
             /* A bulk buffer serves one placement and goes back whole. */
             note->final = 1;
-            if (prev == 0)
-                dt->bulk_head = b->next;
-            else
-                dt->mem.rbuf[prev - 1].next = b->next;
-            dt_rbuf_release(dt, b);
+            dt_bulk_unlink(dt, b, prev);
             dt->stats.bulk_placed++;
             if (waited)
                 dt->stats.waited++;
