@@ -891,6 +891,24 @@ static void test_cn_count_time_max(void)
     rig_done(r);
 }
 
+/* A rig whose notices wait for pattern pat (CN_PATTERN alone) and one
+ * connection established at time 1; ids[0] receives its id. */
+static struct dt_rig *pattern_rig(const char *pat, uint64_t *ids)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+
+    ofl_dt_config_default(&c);
+    c.cn_criteria = OFL_DT_CN_PATTERN;
+    c.cn_pattern_len = (uint8_t)strlen(pat);
+    memcpy(c.cn_pattern, pat, c.cn_pattern_len);
+    r = dt_rig_new(&c, 0);
+    CHECK(r != NULL);
+    open_n(r, 1, ids, 0);
+    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+    return r;
+}
+
 static void test_cn_data_pattern(void)
 {
     struct dt_rig *r = cn_rig(OFL_DT_CN_DATA, 1, 0, 0);
@@ -934,18 +952,7 @@ static void test_cn_data_pattern(void)
     rig_done(r);
 
     /* A self-overlapping pattern: "aab" inside "aaab". */
-    {
-        struct ofl_dt_config c;
-
-        ofl_dt_config_default(&c);
-        c.cn_criteria = OFL_DT_CN_PATTERN;
-        memcpy(c.cn_pattern, "aab", 3);
-        c.cn_pattern_len = 3;
-        r = dt_rig_new(&c, 0);
-    }
-    CHECK(r != NULL);
-    open_n(r, 1, ids, 0);
-    CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+    r = pattern_rig("aab", ids);
     CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"aa", 2, 2));
     CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"ab", 2, 2));
     CHECK_OK(dt_rig_poll(r, 3));
@@ -962,14 +969,8 @@ static void test_cn_data_pattern(void)
         uint8_t t[64], v[17] = {2, 'Q', 'B'};
         size_t off = 0;
 
-        ofl_dt_config_default(&c);
-        c.cn_criteria = OFL_DT_CN_PATTERN;
-        memcpy(c.cn_pattern, "XY", 2);
-        c.cn_pattern_len = 2;
-        r = dt_rig_new(&c, 0);
-        CHECK(r != NULL);
-        open_n(r, 1, ids, 0);
-        CHECK_OK(ofl_dt_conn_established(&r->dt, ids[0], 1));
+        r = pattern_rig("XY", ids);
+        c = r->dt.cfg;
         CHECK_OK(ofl_dt_rx(&r->dt, ids[0], (const uint8_t *)"abX", 3, 2));
         CHECK_OK(dt_rig_poll(r, 2));
         CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);

@@ -1209,15 +1209,11 @@ static void test_atomic_result_invalidated(void)
             uint8_t *other = qr_alloc(&r->a, 8, false);
             uint64_t word = (ofl_sim_pa(other) & ~(uint64_t)0xFFF) |
                             OFL_TPT_ATT_PRESENT;
-            uint32_t s2 = 0, i;
+            uint32_t s2;
 
             memset(other, 0x77, 8);
             CHECK_OK(ofl_tpt_dereg(&r->a.tpt, lres, r->a.attr.pd));
-            for (i = 0; i < 255; i++) {
-                CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 99, 0, &s2));
-                CHECK_OK(ofl_tpt_dealloc(&r->a.tpt, s2, 99));
-            }
-            CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 99, 0, &s2));
+            s2 = qr_stag_round(&r->a, OFL_TPT_REGION, 99);
             CHECK_EQ(s2, lres);
             memset(&d, 0, sizeof(d));
             d.va = va(res); /* the TO the Atomic named */

@@ -602,20 +602,6 @@ static void test_iscsi_edges(void)
     qr_free(r);
 }
 
-/* The ITT comes round: 255 more lives of a dead entry's index (allocated
- * and freed in pd), then the next allocation gets the same STag back. */
-static uint32_t itt_round(struct qr_rig *r, uint32_t pd)
-{
-    uint32_t s2 = 0, i;
-
-    for (i = 0; i < 255; i++) {
-        CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, pd, 0, &s2));
-        CHECK_OK(ofl_tpt_dealloc(&r->a.tpt, s2, pd));
-    }
-    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, pd, 0, &s2));
-    return s2;
-}
-
 /* Registers s2 (allocated in PD 99) as a command of kind (1 read, 2
  * write) over the 4 KiB page secret, reachable by the target (remote
  * write for a read, remote read for a write). */
@@ -697,7 +683,7 @@ static void test_r2t_lifetime(void)
     CHECK_OK(r2t(&t, sb, 4, 0, 64));
     CHECK_EQ(r->a.qp.irq_count, 1);
     CHECK_OK(ofl_tpt_dereg(&r->a.tpt, sb, 7)); /* back to FREE */
-    s2 = itt_round(r, 99);
+    s2 = qr_stag_round(&r->a, OFL_TPT_ISCSI, 99);
     CHECK_EQ(s2, sb); /* the 8-bit key has come round */
     secret_command(r, s2, 2, secret); /* a write command of PD 99 */
     CHECK_ERR(qr_process(&r->a, 0), OFL_E_TPT_PD_MISMATCH);
@@ -880,7 +866,7 @@ static void test_itt_reused_mid_pdu(void)
     CHECK_OK(to_init(r, pdu, 48 + 8, 48 + 8));
     CHECK_EQ(buf[7], 0xEE);
     CHECK_OK(ofl_tpt_dereg(&r->a.tpt, stag, 7));
-    s2 = itt_round(r, 99);
+    s2 = qr_stag_round(&r->a, OFL_TPT_ISCSI, 99);
     CHECK_EQ(s2, stag);
     secret_command(r, s2, 1, secret); /* a read command of PD 99 */
     CHECK_ERR(to_init(r, pdu + 56, 120, 120), OFL_E_TPT_PD_MISMATCH);
@@ -899,7 +885,7 @@ static void test_itt_reused_mid_pdu(void)
     bhs_init(pdu, 0x21, 0x80, stag, 32); /* 32 bytes of sense data */
     CHECK_OK(to_init(r, pdu, 52, 52));
     CHECK_OK(ofl_tpt_dereg(&r->a.tpt, stag, 7));
-    s2 = itt_round(r, 7);
+    s2 = qr_stag_round(&r->a, OFL_TPT_ISCSI, 7);
     CHECK_EQ(s2, stag);
     bufs[0].addr = ofl_sim_pa(buf);
     bufs[0].len = 1000;

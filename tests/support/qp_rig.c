@@ -151,6 +151,21 @@ uint8_t *qr_alloc(struct qr_side *s, uint32_t len, bool align_page)
     return p;
 }
 
+uint32_t qr_stag_round(struct qr_side *s, uint8_t type, uint32_t pd)
+{
+    uint32_t stag = 0, i;
+
+    for (i = 0; i < 255; i++)
+        if (ofl_tpt_alloc(&s->tpt, (enum ofl_tpt_type)type, pd, 0, &stag) !=
+                OFL_OK ||
+            ofl_tpt_dealloc(&s->tpt, stag, pd) != OFL_OK)
+            return 0;
+    if (ofl_tpt_alloc(&s->tpt, (enum ofl_tpt_type)type, pd, 0, &stag) !=
+        OFL_OK)
+        return 0;
+    return stag;
+}
+
 uint32_t qr_reg(struct qr_side *s, void *p, uint32_t len, uint8_t access,
                 uint8_t flags)
 {

@@ -124,6 +124,10 @@ uint8_t *qr_alloc(struct qr_side *s, uint32_t len, bool align_page);
  * returns the STag, 0 on failure. */
 uint32_t qr_reg(struct qr_side *s, void *p, uint32_t len, uint8_t access,
                 uint8_t flags);
+/* 255 lives of the lowest free entry (allocated as type in pd and freed),
+ * then one more allocation: the 8-bit key has come round, so it returns
+ * the STag a dead entry of that index last had (0 on any failure). */
+uint32_t qr_stag_round(struct qr_side *s, uint8_t type, uint32_t pd);
 /* Allocates a window (type 2 when type2) and binds it to [p, p + len) of
  * region: returns the STag to advertise, 0 on failure. */
 uint32_t qr_window(struct qr_side *s, uint32_t region, void *p, uint32_t len,
