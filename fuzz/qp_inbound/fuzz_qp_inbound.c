@@ -942,6 +942,7 @@ static void fpdu(struct ctx *c, struct fuzz_in *in)
     bool req, was_sync = c->sync && c->out_ok;
 
     memset(&m, 0, sizeof(m));
+    memset(&want, 0, sizeof(want)); /* read only when wknown is set */
     m.ddp.opcode = k & 0x0F;
     m.ddp.tagged = m.ddp.opcode == OFL_RDMAP_WRITE ||
                    m.ddp.opcode == OFL_RDMAP_READ_RESP;
