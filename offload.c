@@ -11137,7 +11137,10 @@ enum ofl_err ofl_ap_conn_close(struct ofl_ap_conn *c, struct ofl_ap_msg *out,
 enum ofl_err ofl_ap_conn_error(const struct ofl_ap_conn *c, enum ofl_err code,
                                struct ofl_ap_msg *out)
 {
-    if (c == NULL || out == NULL || code == OFL_OK)
+    /* Only a named error travels: anything else would be cut to 16 bits
+     * and leave a message ofl_ap_msg_build refuses. */
+    if (c == NULL || out == NULL || code == OFL_OK ||
+        (unsigned)code >= (unsigned)OFL_ERR_END_)
         return OFL_E_ARG;
     if (c->state != OFL_AP_CONN_OPEN)
         return OFL_E_AP_CONN_STATE;

@@ -4566,7 +4566,8 @@ void ofl_ap_conn_heard(struct ofl_ap_conn *c, uint64_t now);
 enum ofl_err ofl_ap_conn_close(struct ofl_ap_conn *c,
                                struct ofl_ap_msg *out, bool *send);
 
-/* Fills an ERROR reporting `code` (an enum ofl_err) to the peer (OPEN). */
+/* Fills an ERROR reporting `code` (a named enum ofl_err, not OFL_OK, else
+ * OFL_E_ARG) to the peer (OPEN). */
 enum ofl_err ofl_ap_conn_error(const struct ofl_ap_conn *c, enum ofl_err code,
                                struct ofl_ap_msg *out);
 

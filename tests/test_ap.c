@@ -2506,6 +2506,12 @@ static void test_conn_failures(void)
         CHECK_EQ(cb.peer_error, OFL_E_AP_EXTENT);
         CHECK_EQ(cb.state, OFL_AP_CONN_OPEN);
         CHECK_ERR(ofl_ap_conn_error(&ca, OFL_OK, &forged), OFL_E_ARG);
+        /* OPEN, but no named error: refused, not cut to 16 bits */
+        CHECK_ERR(ofl_ap_conn_error(&ca, (enum ofl_err)0x10000, &forged),
+                  OFL_E_ARG);
+        CHECK_ERR(ofl_ap_conn_error(&ca, OFL_ERR_END_, &forged), OFL_E_ARG);
+        CHECK_OK(ofl_ap_conn_error(&ca, (enum ofl_err)(OFL_ERR_END_ - 1),
+                                   &forged));
     }
     /* ALIVE unanswered: resent, then the connection is declared dead. */
     CHECK_OK(ofl_ap_conn_tick(&cb, 1005, &m, &send));
