@@ -8744,14 +8744,6 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
     uint32_t si = 0, so = 0;
     enum ofl_err err;
 
-    if (!c->begun) {
-        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
-        if (err != OFL_OK) {
-            *progress = true;
-            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
-        }
-        c->begun = 1;
-    }
     if (svc == OFL_QP_SVC_RD) {
         const uint32_t ei = ofl_load_le32(c->hdr + QPW_DG_EE);
 
@@ -8769,6 +8761,16 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
             ee->snd_nxt - ee->snd_una >= ee->attr.window)
             return OFL_OK; /* hold: ORD reached or the EE window full */
         frame = qp_ee_frame(ee, ee->snd_nxt);
+    }
+    /* Begun only past the hold: a Send held has not begun, so it does not
+     * start in SQD and SQD can drain with it (qp_cur_held). */
+    if (!c->begun) {
+        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
+        if (err != OFL_OK) {
+            *progress = true;
+            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+        }
+        c->begun = 1;
     }
     err = qp_gather(qp, frame + hl, c->total, &si, &so);
     if (err != OFL_OK) {

@@ -3410,7 +3410,9 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * frames are unacknowledged (seed 001: "The requestor can have multiple
  * outstanding requests ... determined when a QP is created") or while the
  * EE window is full; FENCE waits until every earlier frame of the QP was
- * acknowledged. An in-sequence RD frame that its QP cannot take (no QP,
+ * acknowledged. A Send held so has not begun: in SQD it does not start,
+ * and SQ_DRAINED comes once the frames before it are acknowledged. Its
+ * local checks (FIG. 15) run when the hold lifts. An in-sequence RD frame that its QP cannot take (no QP,
  * wrong kind or state, no receive WQE, too long) is refused and not
  * acknowledged: the sender retransmits it (a receive WQE posted meanwhile
  * takes it). A frame that can never be taken (its QP does not exist, or

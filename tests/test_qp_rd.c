@@ -599,6 +599,85 @@ static void test_window(void)
     dgr_free(r);
 }
 
+/* A Send held by ORD or by a full EE window has not begun: moved to SQD,
+ * the QP raises SQ_DRAINED once nothing of its own is in flight, and the
+ * Send does not start in SQD when the hold lifts; back in RTS it goes. */
+static void test_sqd_held(void)
+{
+    struct dgr_rig *r = dgr_new(2);
+    struct dgr_qp_opts o;
+    struct ofl_ee *ee0;
+    struct ofl_cqe c[16];
+    struct ofl_qp *a, *b;
+    uint8_t *src;
+    int i;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    memset(&o, 0, sizeof(o));
+    o.service = OFL_QP_SVC_RD;
+    o.acked = 1;
+    o.ord = 1;
+    o.qpn = 1;
+    CHECK(dgr_qp_add(r, 0, &o, NULL) == 0); /* a: ORD 1 */
+    o.ord = 8;
+    o.qpn = 2;
+    CHECK(dgr_qp_add(r, 0, &o, NULL) == 1); /* b: shares the EE */
+    o.qpn = 7;
+    CHECK(dgr_qp_add(r, 1, &o, NULL) == 0);
+    a = &r->n[0].q[0].qp;
+    b = &r->n[0].q[1].qp;
+    ee0 = &r->n[0].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    post_recvs(r, 1, 0, 12);
+    /* ORD: a's second Send is held behind its first */
+    CHECK_OK(dgr_send(r, 0, 0, 1, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 2, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(a, 0, 8));
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_OK(ofl_qp_modify(a, OFL_QP_SQD));
+    CHECK_OK(ofl_qp_process(a, 0, 8));
+    CHECK((a->events & OFL_QP_EVT_SQ_DRAINED) == 0); /* frame 1 unacked */
+    CHECK_OK(dgr_deliver(r, 0, 1)); /* frame 1 */
+    CHECK_OK(dgr_deliver(r, 0, 1)); /* its ack */
+    CHECK_EQ(a->ord_count, 0);
+    CHECK_OK(ofl_qp_process(a, 0, 8));
+    CHECK_EQ(r->wire.n, 0);        /* the held Send did not start */
+    CHECK(a->events & OFL_QP_EVT_SQ_DRAINED);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 16), 1);
+    CHECK_OK(ofl_qp_modify(a, OFL_QP_RTS));
+    CHECK_OK(ofl_qp_process(a, 0, 8));
+    CHECK_EQ(r->wire.n, 1);        /* back in RTS it goes */
+    dgr_pump(r, 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 16), 1);
+    CHECK_EQ(c[0].wr_id, 2);
+    /* the EE window: a fills it, b's Send is held with nothing in flight */
+    a->ord = 8;
+    for (i = 0; i < DGR_WIN; i++)
+        CHECK_OK(dgr_send(r, 0, 0, 10u + (unsigned)i, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(a, 0, 16));
+    CHECK_EQ(ofl_ee_outstanding(ee0), DGR_WIN);
+    CHECK_OK(dgr_send(r, 0, 1, 99, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(b, 0, 16));
+    CHECK_EQ(r->wire.n, DGR_WIN);  /* held: the window is full */
+    b->events = 0;
+    CHECK_OK(ofl_qp_modify(b, OFL_QP_SQD));
+    CHECK_OK(ofl_qp_process(b, 0, 16));
+    CHECK(b->events & OFL_QP_EVT_SQ_DRAINED); /* nothing of b in flight */
+    dgr_pump(r, 0);                /* a's frames and their acks */
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_OK(ofl_qp_process(b, 0, 16));
+    CHECK_EQ(r->wire.n, 0);        /* room now, but b is in SQD */
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 16), DGR_WIN);
+    CHECK_OK(ofl_qp_modify(b, OFL_QP_RTS));
+    CHECK_OK(ofl_qp_process(b, 0, 16));
+    dgr_pump(r, 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 16), 1);
+    CHECK_EQ(c[0].wr_id, 99);
+    dgr_free(r);
+}
+
 /* A QP reset while its frames wait in the EE: the late acknowledgement
  * touches none of its (new) WQEs. */
 static void test_reset_epoch(void)
@@ -871,6 +950,7 @@ OFL_SUITE(qp_rd)
     test_post_dest();
     test_ord();
     test_window();
+    test_sqd_held();
     test_reset_epoch();
     test_recreate_detach();
     test_ee_reinit();
