@@ -41,7 +41,8 @@
  * receive completion carries a byte count the receive could hold and, as
  * long as every frame the node took was built by the harness (payload
  * byte i is i), a successful UD or RD receive holds exactly those bytes;
- * the state is a state.
+ * the state is a state. A QP in SQD sends no new UD or RD frame (the sink
+ * checks it as the frame goes out).
  */
 #include "fuzz.h"
 #include "own.h"
@@ -112,14 +113,23 @@ static int sink(void *ctx, const uint8_t *data, uint32_t len, uint32_t flags)
      * caller's bytes: not checked). */
     if (len >= OFL_DG_HDR_LEN && data[0] == OFL_DG_VERSION) {
         FUZZ_ASSERT(ofl_dg_parse(data, len, &h) == OFL_OK);
+        bool fresh = h.kind == OFL_DG_UD;
+
         if (h.kind == OFL_DG_RD) {
             uint32_t back = c->rd_next - h.sn;
 
             FUZZ_ASSERT(h.src_addr == 1 && h.dst_addr == 2);
             FUZZ_ASSERT(back <= WIN); /* new, or a retransmission */
+            fresh = back == 0;
             if (back == 0)
                 c->rd_next++;
         }
+        /* SQD: no send WQE starts. A datagram WQE is one frame, sent in
+         * the step that begins it, and this sink never refuses one: so a
+         * QP in SQD sends no new frame at all (retransmissions are the
+         * EE's, and allowed). */
+        if (fresh && h.src_qpn >= 1 && h.src_qpn <= NQP)
+            FUZZ_ASSERT(c->q[h.src_qpn - 1].qp.state != OFL_QP_SQD);
     }
     return 0;
 }
