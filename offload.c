@@ -2259,8 +2259,8 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
  * Translation through a direct ATT from region offset `off` (the hot path:
  * no DMA). A page word is usable when (word & page mask) == PRESENT: present,
  * reserved bits clear and the address aligned, all in one compare. Inlined
- * into its two callers (one call less on the hot paths, and no clone with
- * stack arguments).
+ * into its callers, the remote and local check-and-translate entry points
+ * (one call less on the hot paths, and no clone with stack arguments).
  */
 static OFL_ALWAYS_INLINE enum ofl_err
 tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
@@ -2399,76 +2399,95 @@ tpt_check_translate_precise(const struct ofl_tpt *tpt,
                                  a->to, a->len, sgl);
 }
 
+/*
+ * The remote fast path: one conjunction of every condition of FIG. 18A a-f
+ * for the common case (a live window, or a region under the standard
+ * policy, with a direct ATT). Returns the region to translate through and
+ * sets *off to the access's offset in it, or returns NULL when the precise
+ * path must decide (anything else, including every failure). Inlined into
+ * both entry points, so each takes the access in registers.
+ */
+static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
+tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+                uint32_t qp, uint64_t to, uint64_t len, uint8_t need,
+                const struct ofl_tpt_sgl *sgl, uint64_t *off)
+{
+    const struct ofl_tpt_entry *e, *r;
+    uint32_t index = ofl_stag_index(stag);
+    uint64_t base;
+
+    if (tpt == NULL || sgl == NULL || sgl->piece == NULL ||
+        index - 1u >= tpt->capacity - 1u)
+        return NULL;
+    e = &tpt->entry[index];
+    base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+    *off = to - base;
+    if (e->key != ofl_stag_key(stag) || e->state != OFL_TPT_VALID ||
+        e->pd != pd || (e->access & need) != need || need == 0 ||
+        (need & ~OFL_TPT_ACCESS_REMOTE) != 0 || to < base ||
+        *off > e->len || len > e->len - *off ||
+        (len != 0 && to > OFL_U64_MAX - (len - 1)))
+        return NULL;
+    r = e;
+    if (e->type == OFL_TPT_WINDOW) {
+        if (((e->flags & OFL_TPT_F_TYPE2) && e->qp != qp) ||
+            e->region >= tpt->capacity)
+            return NULL;
+        r = &tpt->entry[e->region];
+        if (r->gen != e->region_gen || r->state != OFL_TPT_VALID ||
+            r->type != OFL_TPT_REGION || r->pd != e->pd)
+            return NULL;
+        *off = to - ((r->flags & OFL_TPT_F_ZERO_BASED) ? 0 : r->va);
+    } else if (e->type != OFL_TPT_REGION ||
+               tpt->policy != OFL_TPT_POLICY_STANDARD) {
+        return NULL;
+    }
+    return r->att_kind == OFL_TPT_ATT_DIRECT ? r : NULL;
+}
+
 enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                      uint32_t pd, uint32_t qp, uint64_t to,
                                      uint64_t len, uint8_t need,
                                      struct ofl_tpt_sgl *sgl)
 {
     struct ofl_tpt_remote a;
+    const struct ofl_tpt_entry *r;
+    uint64_t off = 0;
 
+    r = tpt_remote_fast(tpt, stag, pd, qp, to, len, need, sgl, &off);
+    if (r != NULL)
+        return tpt_translate_direct(tpt, r, off, to, len, sgl);
     a.to = to;
     a.len = len;
     a.stag = stag;
     a.pd = pd;
     a.qp = qp;
     a.need = need;
-    return ofl_tpt_check_translate_access(tpt, &a, sgl);
+    return tpt_check_translate_precise(tpt, &a, sgl);
 }
 
 enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,
                                             const struct ofl_tpt_remote *a,
                                             struct ofl_tpt_sgl *sgl)
 {
-    const struct ofl_tpt_entry *e, *r;
-    uint32_t index, stag, pd, qp;
-    uint64_t base, off, to, len;
-    uint8_t need;
+#ifdef __OPTIMIZE_SIZE__
+    /* A size build keeps one copy of the fast path and its translation. */
+    if (a == NULL)
+        return OFL_E_ARG;
+    return ofl_tpt_check_translate(tpt, a->stag, a->pd, a->qp, a->to, a->len,
+                                   a->need, sgl);
+#else
+    const struct ofl_tpt_entry *r;
+    uint64_t off = 0;
 
     if (a == NULL)
         return OFL_E_ARG;
-    stag = a->stag;
-    pd = a->pd;
-    qp = a->qp;
-    to = a->to;
-    len = a->len;
-    need = a->need;
-    index = ofl_stag_index(stag);
-
-    /*
-     * Fast path: one conjunction of every condition of FIG. 18A a-f for the
-     * common case (a live window, or a region under the standard policy,
-     * with a direct ATT). Anything else, including every failure, takes the
-     * precise path, which names the reason.
-     */
-    if (tpt == NULL || sgl == NULL || sgl->piece == NULL ||
-        index - 1u >= tpt->capacity - 1u)
-        goto precise;
-    e = &tpt->entry[index];
-    base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
-    off = to - base;
-    if (e->key != ofl_stag_key(stag) || e->state != OFL_TPT_VALID ||
-        e->pd != pd || (e->access & need) != need || need == 0 ||
-        (need & ~OFL_TPT_ACCESS_REMOTE) != 0 || to < base || off > e->len ||
-        len > e->len - off || (len != 0 && to > OFL_U64_MAX - (len - 1)))
-        goto precise;
-    r = e;
-    if (e->type == OFL_TPT_WINDOW) {
-        if (((e->flags & OFL_TPT_F_TYPE2) && e->qp != qp) ||
-            e->region >= tpt->capacity)
-            goto precise;
-        r = &tpt->entry[e->region];
-        if (r->gen != e->region_gen || r->state != OFL_TPT_VALID ||
-            r->type != OFL_TPT_REGION || r->pd != e->pd)
-            goto precise;
-        off = to - ((r->flags & OFL_TPT_F_ZERO_BASED) ? 0 : r->va);
-    } else if (e->type != OFL_TPT_REGION ||
-               tpt->policy != OFL_TPT_POLICY_STANDARD) {
-        goto precise;
-    }
-    if (r->att_kind == OFL_TPT_ATT_DIRECT)
-        return tpt_translate_direct(tpt, r, off, to, len, sgl);
-precise:
+    r = tpt_remote_fast(tpt, a->stag, a->pd, a->qp, a->to, a->len, a->need,
+                        sgl, &off);
+    if (r != NULL)
+        return tpt_translate_direct(tpt, r, off, a->to, a->len, sgl);
     return tpt_check_translate_precise(tpt, a, sgl);
+#endif
 }
 
 /* The diagnosing path of ofl_tpt_check_translate_local. */

@@ -2123,22 +2123,40 @@ static void test_reregister_key(void)
     CHECK_EQ(F.sim.violations, 0);
 }
 
-/* One comparison of ofl_tpt_check_translate with the two-call path. */
+/* One comparison of ofl_tpt_check_translate with the two-call path, and of
+ * ofl_tpt_check_translate_access with ofl_tpt_check_translate (each has the
+ * fast path compiled in, so both are compared). */
 static unsigned long ct_mismatch;
 static void ct_compare(uint32_t stag, uint32_t pd, uint32_t qp, uint64_t to,
                        uint64_t len, uint8_t need, uint32_t cap)
 {
-    struct ofl_tpt_piece pa[8], pb[8];
+    struct ofl_tpt_piece pa[8], pb[8], pc[8];
     struct ofl_tpt_sgl a = {pa, cap, 0, 0, 0}, b = {pb, cap, 0, 0, 0};
-    enum ofl_err e1, e2;
+    struct ofl_tpt_sgl c = {pc, cap, 0, 0, 0};
+    struct ofl_tpt_remote r;
+    enum ofl_err e1, e2, e3;
     uint32_t i;
 
     memset(pa, 0, sizeof(pa));
     memset(pb, 0, sizeof(pb));
+    memset(pc, 0, sizeof(pc));
     e1 = ofl_tpt_check_remote(&F.t, stag, pd, qp, to, len, need);
     if (e1 == OFL_OK)
         e1 = ofl_tpt_translate(&F.t, stag, to, len, &a);
     e2 = ofl_tpt_check_translate(&F.t, stag, pd, qp, to, len, need, &b);
+    r.to = to;
+    r.len = len;
+    r.stag = stag;
+    r.pd = pd;
+    r.qp = qp;
+    r.need = need;
+    e3 = ofl_tpt_check_translate_access(&F.t, &r, &c);
+    if (e3 != e2 || c.count != b.count || c.bytes != b.bytes ||
+        (e3 == OFL_E_TPT_PAGE_FAULT && c.fault_va != b.fault_va))
+        ct_mismatch++;
+    for (i = 0; i < b.count && i < cap; i++)
+        if (pc[i].pa != pb[i].pa || pc[i].len != pb[i].len)
+            ct_mismatch++;
     if (e1 != e2 || a.count != b.count || a.bytes != b.bytes ||
         (e1 == OFL_E_TPT_PAGE_FAULT && a.fault_va != b.fault_va)) {
         ct_mismatch++;

@@ -1154,8 +1154,31 @@ static void check_translate_agrees(struct fuzz_in *in, uint32_t stag,
         eb = ofl_tpt_check_translate_local(&g_t, &l, &b);
         agree1("check_translate_local", eb, ea);
     } else {
+        struct ofl_tpt_piece pc[8];
+        struct ofl_tpt_sgl c;
+        struct ofl_tpt_remote r;
+        enum ofl_err ec;
+
         eb = ofl_tpt_check_translate(&g_t, stag, pd, qp, to, len, need, &b);
         agree1("check_translate", eb, ea);
+        /* The struct entry point has the fast path compiled in too. */
+        c.piece = pc;
+        c.cap = cap;
+        c.count = 0;
+        c.bytes = 0;
+        c.fault_va = 0;
+        r.to = to;
+        r.len = len;
+        r.stag = stag;
+        r.pd = pd;
+        r.qp = qp;
+        r.need = need;
+        ec = ofl_tpt_check_translate_access(&g_t, &r, &c);
+        agree1("check_translate_access", ec, eb);
+        FUZZ_ASSERT(c.count == b.count && c.bytes == b.bytes);
+        FUZZ_ASSERT(ec != OFL_E_TPT_PAGE_FAULT || c.fault_va == b.fault_va);
+        for (i = 0; i < c.count && i < cap; i++)
+            FUZZ_ASSERT(pc[i].pa == pb[i].pa && pc[i].len == pb[i].len);
     }
     FUZZ_ASSERT(a.count == b.count && a.bytes == b.bytes);
     FUZZ_ASSERT(ea != OFL_E_TPT_PAGE_FAULT || a.fault_va == b.fault_va);
