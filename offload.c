@@ -2450,20 +2450,18 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                      uint64_t len, uint8_t need,
                                      struct ofl_tpt_sgl *sgl)
 {
-    struct ofl_tpt_remote a;
     const struct ofl_tpt_entry *r;
     uint64_t off = 0;
 
     r = tpt_remote_fast(tpt, stag, pd, qp, to, len, need, sgl, &off);
     if (r != NULL)
         return tpt_translate_direct(tpt, r, off, to, len, sgl);
-    a.to = to;
-    a.len = len;
-    a.stag = stag;
-    a.pd = pd;
-    a.qp = qp;
-    a.need = need;
-    return tpt_check_translate_precise(tpt, &a, sgl);
+    {
+        const struct ofl_tpt_remote a = {.to = to, .len = len, .stag = stag,
+                                         .pd = pd, .qp = qp, .need = need};
+
+        return tpt_check_translate_precise(tpt, &a, sgl);
+    }
 }
 
 enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,

@@ -2133,7 +2133,8 @@ static void ct_compare(uint32_t stag, uint32_t pd, uint32_t qp, uint64_t to,
     struct ofl_tpt_piece pa[8], pb[8], pc[8];
     struct ofl_tpt_sgl a = {pa, cap, 0, 0, 0}, b = {pb, cap, 0, 0, 0};
     struct ofl_tpt_sgl c = {pc, cap, 0, 0, 0};
-    struct ofl_tpt_remote r;
+    const struct ofl_tpt_remote r = {.to = to, .len = len, .stag = stag,
+                                     .pd = pd, .qp = qp, .need = need};
     enum ofl_err e1, e2, e3;
     uint32_t i;
 
@@ -2144,12 +2145,6 @@ static void ct_compare(uint32_t stag, uint32_t pd, uint32_t qp, uint64_t to,
     if (e1 == OFL_OK)
         e1 = ofl_tpt_translate(&F.t, stag, to, len, &a);
     e2 = ofl_tpt_check_translate(&F.t, stag, pd, qp, to, len, need, &b);
-    r.to = to;
-    r.len = len;
-    r.stag = stag;
-    r.pd = pd;
-    r.qp = qp;
-    r.need = need;
     e3 = ofl_tpt_check_translate_access(&F.t, &r, &c);
     if (e3 != e2 || c.count != b.count || c.bytes != b.bytes ||
         (e3 == OFL_E_TPT_PAGE_FAULT && c.fault_va != b.fault_va))

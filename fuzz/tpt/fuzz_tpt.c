@@ -1155,24 +1155,14 @@ static void check_translate_agrees(struct fuzz_in *in, uint32_t stag,
         agree1("check_translate_local", eb, ea);
     } else {
         struct ofl_tpt_piece pc[8];
-        struct ofl_tpt_sgl c;
-        struct ofl_tpt_remote r;
+        struct ofl_tpt_sgl c = {pc, cap, 0, 0, 0};
+        const struct ofl_tpt_remote r = {.to = to, .len = len, .stag = stag,
+                                         .pd = pd, .qp = qp, .need = need};
         enum ofl_err ec;
 
         eb = ofl_tpt_check_translate(&g_t, stag, pd, qp, to, len, need, &b);
         agree1("check_translate", eb, ea);
         /* The struct entry point has the fast path compiled in too. */
-        c.piece = pc;
-        c.cap = cap;
-        c.count = 0;
-        c.bytes = 0;
-        c.fault_va = 0;
-        r.to = to;
-        r.len = len;
-        r.stag = stag;
-        r.pd = pd;
-        r.qp = qp;
-        r.need = need;
         ec = ofl_tpt_check_translate_access(&g_t, &r, &c);
         agree1("check_translate_access", ec, eb);
         FUZZ_ASSERT(c.count == b.count && c.bytes == b.bytes);
