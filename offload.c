@@ -2450,31 +2450,33 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                      uint64_t len, uint8_t need,
                                      struct ofl_tpt_sgl *sgl)
 {
+#ifdef __OPTIMIZE_SIZE__
+    /* A size build keeps one copy of the fast path and its translation, in
+     * ofl_tpt_check_translate_access (a call of three arguments: none goes
+     * on the stack). */
+    const struct ofl_tpt_remote a = {.to = to, .len = len, .stag = stag,
+                                     .pd = pd, .qp = qp, .need = need};
+
+    return ofl_tpt_check_translate_access(tpt, &a, sgl);
+#else
     const struct ofl_tpt_entry *r;
     uint64_t off = 0;
 
     r = tpt_remote_fast(tpt, stag, pd, qp, to, len, need, sgl, &off);
-    if (r != NULL)
-        return tpt_translate_direct(tpt, r, off, to, len, sgl);
-    {
+    if (r == NULL) {
         const struct ofl_tpt_remote a = {.to = to, .len = len, .stag = stag,
                                          .pd = pd, .qp = qp, .need = need};
 
         return tpt_check_translate_precise(tpt, &a, sgl);
     }
+    return tpt_translate_direct(tpt, r, off, to, len, sgl);
+#endif
 }
 
 enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,
                                             const struct ofl_tpt_remote *a,
                                             struct ofl_tpt_sgl *sgl)
 {
-#ifdef __OPTIMIZE_SIZE__
-    /* A size build keeps one copy of the fast path and its translation. */
-    if (a == NULL)
-        return OFL_E_ARG;
-    return ofl_tpt_check_translate(tpt, a->stag, a->pd, a->qp, a->to, a->len,
-                                   a->need, sgl);
-#else
     const struct ofl_tpt_entry *r;
     uint64_t off = 0;
 
@@ -2485,7 +2487,6 @@ enum ofl_err ofl_tpt_check_translate_access(const struct ofl_tpt *tpt,
     if (r != NULL)
         return tpt_translate_direct(tpt, r, off, a->to, a->len, sgl);
     return tpt_check_translate_precise(tpt, a, sgl);
-#endif
 }
 
 /* The diagnosing path of ofl_tpt_check_translate_local. */
