@@ -213,10 +213,80 @@ static void test_abort_resets(void)
     close(lfd);
 }
 
+/* The acceptor of test_mpa_trickle: its timeout bounds the whole read. */
+struct trickle {
+    int lfd, fd;
+    int timeout_ms;
+    enum ofl_err err;
+};
+
+static void *trickle_accept(void *p)
+{
+    struct trickle *t = p;
+    static struct ofl_posix_conn c;
+    struct ofl_mpa_cfg cfg;
+
+    cfg_init(&cfg, false);
+    t->fd = ofl_posix_tcp_accept(t->lfd);
+    t->err = ofl_posix_mpa_accept(&c, t->fd, &cfg, t->timeout_ms);
+    return NULL;
+}
+
+/*
+ * A peer that sends a valid MPA Request two bytes at a time, every 60 ms:
+ * each piece comes well inside the acceptor's timeout, the whole frame
+ * (some 0.8 s) does not. An acceptor of 300 ms refuses it as a timeout;
+ * one of 5 s takes it. (A timeout per read took the slow one too, so a
+ * trickling peer held a handshake open for as long as it liked.)
+ */
+static void test_mpa_trickle(void)
+{
+    static const int timeouts[2] = {300, 5000};
+    struct ofl_mpa_cfg cfg;
+    struct ofl_mpa_hs hs;
+    uint8_t frame[OFL_MPA_RR_MAX];
+    size_t len = 0, off;
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), fd, i;
+
+    CHECK(lfd >= 0);
+    cfg_init(&cfg, false);
+    CHECK_OK(ofl_mpa_hs_init(&hs, &cfg, true));
+    CHECK_OK(ofl_mpa_hs_request(&hs, frame, sizeof(frame), &len));
+    CHECK(len >= 20);
+    for (i = 0; i < 2; i++) {
+        struct trickle t;
+        pthread_t th;
+
+        memset(&t, 0, sizeof(t));
+        t.lfd = lfd;
+        t.fd = -1;
+        t.timeout_ms = timeouts[i];
+        CHECK(pthread_create(&th, NULL, trickle_accept, &t) == 0);
+        fd = ofl_posix_tcp_connect("127.0.0.1", port);
+        CHECK(fd >= 0);
+        for (off = 0; off < len; off += 2) {
+            (void)send(fd, frame + off, len - off < 2 ? len - off : 2,
+                       MSG_NOSIGNAL);
+            usleep(60 * 1000);
+        }
+        pthread_join(th, NULL);
+        if (i == 0)
+            CHECK_ERR(t.err, OFL_E_PORT_DMA);
+        else
+            CHECK_OK(t.err);
+        close(fd);
+        if (t.fd >= 0)
+            close(t.fd);
+    }
+    close(lfd);
+}
+
 OFL_SUITE(qp_posix)
 {
     test_tcp(false);
     test_tcp(true);
     test_mpa_failures();
+    test_mpa_trickle();
     test_abort_resets();
 }

@@ -13,6 +13,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #endif
 
@@ -678,9 +679,38 @@ static int px_send_all(int fd, const uint8_t *p, size_t n, int more)
 }
 
 /* Reads into c->rx until the handshake took a whole frame. */
+/* Milliseconds on the monotonic clock (the handshake's deadline). */
+static long long px_now_ms(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What is left of timeout_ms from start: poll's argument (negative: no
+ * limit; 0 once the deadline passed, so only bytes already there count). */
+static int px_left_ms(long long start, int timeout_ms)
+{
+    long long left;
+
+    if (timeout_ms < 0)
+        return -1;
+    left = start + timeout_ms - px_now_ms();
+    return left > 0 ? (int)left : 0;
+}
+
+/*
+ * Reads the peer's MPA frame. timeout_ms bounds the whole read, not each
+ * piece: a peer that trickles its frame a few bytes at a time, each just
+ * inside the timeout, would otherwise hold the handshake open for as long
+ * as the frame has bytes (up to OFL_MPA_RR_MAX timeouts).
+ */
 static enum ofl_err px_mpa_read(struct ofl_posix_conn *c,
                                 struct ofl_mpa_hs *hs, int timeout_ms)
 {
+    long long start = px_now_ms();
     size_t have = 0;
 
     for (;;) {
@@ -691,7 +721,7 @@ static enum ofl_err px_mpa_read(struct ofl_posix_conn *c,
 
         pf.fd = c->fd;
         pf.events = POLLIN;
-        if (poll(&pf, 1, timeout_ms) <= 0)
+        if (poll(&pf, 1, px_left_ms(start, timeout_ms)) <= 0)
             return OFL_E_PORT_DMA;
         k = recv(c->fd, c->rx + have, sizeof(c->rx) - have, 0);
         if (k <= 0)

@@ -85,12 +85,14 @@ int ofl_posix_tcp_accept(int lfd);
 int ofl_posix_tcp_connect(const char *host, uint16_t port);
 
 /* MPA as initiator over connected fd: sends the Request, reads the Reply
- * (timeout_ms), fills c. OFL_OK, an MPA error (rejected, bad frame), or
- * OFL_E_PORT_DMA for a socket failure or timeout. */
+ * (timeout_ms bounds the whole read, however the peer splits its frame;
+ * negative: no limit), fills c. OFL_OK, an MPA error (rejected, bad frame),
+ * or OFL_E_PORT_DMA for a socket failure or timeout. */
 enum ofl_err ofl_posix_mpa_connect(struct ofl_posix_conn *c, int fd,
                                    const struct ofl_mpa_cfg *cfg,
                                    int timeout_ms);
-/* MPA as responder: reads the Request, accepts, sends the Reply. */
+/* MPA as responder: reads the Request (timeout_ms as for connect),
+ * accepts, sends the Reply. */
 enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
                                   const struct ofl_mpa_cfg *cfg,
                                   int timeout_ms);
