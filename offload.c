@@ -2539,6 +2539,40 @@ precise:
     return tpt_check_translate_local_precise(tpt, a, sgl);
 }
 
+#if OFL_ENABLE_QP
+/*
+ * ofl_tpt_check_translate_local for an access whose checks (FIG. 15 a-g)
+ * are already known to pass: ofl_tpt_check_local passed for a range of the
+ * same STag, PD and need that holds [va, va + len), in the same engine call
+ * with nothing run in between that can change the TPT (no verb, no port
+ * hook, no transmission). Every check would pass again, so the result is
+ * the one ofl_tpt_check_translate_local gives: its translation through a
+ * direct ATT here, anything else (and an index out of the table, which the
+ * precondition rules out) through ofl_tpt_check_translate_local itself.
+ */
+static enum ofl_err tpt_translate_local_checked(const struct ofl_tpt *tpt,
+                                                const struct ofl_tpt_local *a,
+                                                struct ofl_tpt_sgl *sgl)
+{
+#ifdef __OPTIMIZE_SIZE__
+    /* A size build keeps one copy of the direct translation. */
+    return ofl_tpt_check_translate_local(tpt, a, sgl);
+#else
+    const struct ofl_tpt_entry *e;
+    uint32_t index = ofl_stag_index(a->stag);
+    uint64_t base;
+
+    if (index - 1u >= tpt->capacity - 1u)
+        return ofl_tpt_check_translate_local(tpt, a, sgl);
+    e = &tpt->entry[index];
+    if (e->att_kind != OFL_TPT_ATT_DIRECT)
+        return ofl_tpt_check_translate_local(tpt, a, sgl);
+    base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+    return tpt_translate_direct(tpt, e, a->va - base, a->va, a->len, sgl);
+#endif
+}
+#endif
+
 /* Writes the page word of the page holding `to`: pa | present, or 0. */
 static enum ofl_err tpt_set_page_word(struct ofl_tpt *tpt, uint32_t stag,
                                       uint64_t to, uint64_t pa, bool present)
@@ -5771,11 +5805,21 @@ static enum ofl_err qp_check_translate_all(struct ofl_qp *qp,
  * qp_dma_tpt for a WQE data segment (a local region checked when its WQE
  * was fetched): each round checks the segment again (FIG. 15 a-g, need
  * OFL_TPT_LOCAL_WRITE when write, else OFL_TPT_LOCAL_READ) and translates
- * it in the same lookup. Bounded by n like qp_dma_tpt.
+ * it in the same lookup. Bounded by n like qp_dma_tpt. how: QP_DMA_WRITE
+ * for a write, else a read; QP_DMA_CHECKED when the caller ran
+ * ofl_tpt_check_local on the whole segment (same STag, PD and need) in this
+ * call with nothing since that can change the TPT (no port hook, no
+ * transmission): the first round then only translates
+ * (tpt_translate_local_checked: the same result), the later ones, behind a
+ * DMA, check again. (One flags argument: six in all, none on the stack.)
  */
+#define QP_DMA_WRITE 0x1u
+#define QP_DMA_CHECKED 0x2u
 static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
-                               uint8_t *buf, uint32_t n, bool write)
+                               uint8_t *buf, uint32_t n, uint32_t how)
 {
+    const bool write = (how & QP_DMA_WRITE) != 0;
+    bool checked = (how & QP_DMA_CHECKED) != 0;
     struct ofl_tpt_sgl sgl;
     struct ofl_tpt_local a;
     uint32_t done = 0, i;
@@ -5789,7 +5833,9 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
     while (done < n) {
         a.va = va + done;
         a.len = n - done;
-        err = ofl_tpt_check_translate_local(qp->attr.tpt, &a, &sgl);
+        err = checked ? tpt_translate_local_checked(qp->attr.tpt, &a, &sgl)
+                      : ofl_tpt_check_translate_local(qp->attr.tpt, &a, &sgl);
+        checked = false;
         if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL)
             return err;
         if (sgl.bytes == 0)
@@ -5826,14 +5872,17 @@ static enum ofl_err qp_dma_pieces(struct ofl_qp *qp,
 }
 
 /*
- * Scatters n bytes of src over the data segments sge[0 .. num) starting at
- * message offset off (a receive WQE, or the result buffer of an atomic).
- * The segments were checked when the WQE was fetched (FIG. 15).
+ * Scatters n bytes of src over the data segments of the current receive
+ * WQE (qp->rcur) starting at message offset off. The segments were checked
+ * when the WQE was fetched (FIG. 15). checked: fetched, and checked for
+ * local write, in this call with nothing since that can change the TPT
+ * (qp_dma_sge): the first DMA only translates.
  */
-static enum ofl_err qp_scatter(struct ofl_qp *qp, const struct ofl_qp_sge *sge,
-                               uint32_t num, uint32_t off, const uint8_t *src,
-                               uint32_t n)
+static enum ofl_err qp_scatter(struct ofl_qp *qp, uint32_t off,
+                               const uint8_t *src, uint32_t n, bool checked)
 {
+    const struct ofl_qp_sge *sge = qp->rq_sge;
+    const uint32_t num = qp->rcur.num_sge;
     uint32_t i;
     enum ofl_err err;
 
@@ -5846,9 +5895,10 @@ static enum ofl_err qp_scatter(struct ofl_qp *qp, const struct ofl_qp_sge *sge,
         }
         k = qp_min32(n, sge[i].len - off);
         err = qp_dma_sge(qp, sge[i].stag, sge[i].addr + off, (uint8_t *)src,
-                         k, true);
+                         k, QP_DMA_WRITE | (checked ? QP_DMA_CHECKED : 0u));
         if (err != OFL_OK)
             return err;
+        checked = false; /* behind a DMA: check again */
         src += k;
         n -= k;
         off = 0;
@@ -5857,9 +5907,11 @@ static enum ofl_err qp_scatter(struct ofl_qp *qp, const struct ofl_qp_sge *sge,
 }
 
 /* Gathers n bytes of the current send WQE from its data segments, from
- * the cursor (*si, *so) on, into dst. */
+ * the cursor (*si, *so) on, into dst. checked: qp_sges_check passed for
+ * local read in this call with nothing since that can change the TPT
+ * (qp_dma_sge): the first DMA only translates. */
 static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
-                              uint32_t *si, uint32_t *so)
+                              uint32_t *si, uint32_t *so, bool checked)
 {
     enum ofl_err err;
 
@@ -5876,9 +5928,11 @@ static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
             continue;
         }
         k = qp_min32(n, s->len - *so);
-        err = qp_dma_sge(qp, s->stag, s->addr + *so, dst, k, false);
+        err = qp_dma_sge(qp, s->stag, s->addr + *so, dst, k,
+                         checked ? QP_DMA_CHECKED : 0u);
         if (err != OFL_OK)
             return err;
+        checked = false; /* behind a DMA: check again */
         dst += k;
         n -= k;
         *so += k;
@@ -6224,9 +6278,11 @@ static enum ofl_err qp_msg_begin(struct ofl_qp *qp, uint8_t opcode,
 /*
  * Sends the next segment of the current message. The segmenter and the
  * gather cursor move only when the transmission was taken. *done tells
- * when the last segment went.
+ * when the last segment went. checked: as for qp_gather (the message's
+ * data segments checked just before, in this call).
  */
-static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done)
+static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done,
+                                                bool checked)
 {
     struct ofl_ddp_seg *s = &qp->cur.seg;
     /* What ofl_ddp_seg_next moves, kept to undo a refused transmission
@@ -6245,7 +6301,7 @@ static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done)
     err = qp_hdr_build(qp, &hl);
     if (err == OFL_OK) {
         dst = qp_payload_at(qp, hl);
-        err = qp_gather(qp, dst, n, &si, &so);
+        err = qp_gather(qp, dst, n, &si, &so, checked);
         if (err == OFL_OK)
             err = qp_fpdu_send(qp, hl, dst, n,
                                s->done ? 0u : OFL_QP_TX_MORE);
@@ -6268,7 +6324,7 @@ static OFL_NOINLINE enum ofl_err
 qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
 {
     enum ofl_err err;
-    bool done;
+    bool done, checked = false;
 
     *finished = false;
     if (!qp->cur.begun) {
@@ -6279,8 +6335,11 @@ qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
         if (err != OFL_OK) /* a TO that wraps: a local length error */
             return qp_sq_fail(qp, err, OFL_WC_LOC_LEN_ERR);
         qp->cur.begun = 1;
+        /* Nothing between here and the first segment's gather touches
+         * the TPT or calls the port (header build only). */
+        checked = true;
     }
-    err = qp_msg_segment(qp, &done);
+    err = qp_msg_segment(qp, &done, checked);
     if (err == OFL_E_QP_TX_BLOCKED)
         return err;
     if (err != OFL_OK)
@@ -6998,12 +7057,17 @@ static enum ofl_err qp_rx_send(struct ofl_qp *qp, const struct qp_rxd *d)
     uint32_t n = qp->msg.payload_len;
     struct ofl_cqe *e;
     uint8_t flags = 0;
+    bool checked = false;
     enum ofl_err err;
 
     if (!qp->rcur.active) {
         err = qp_rx_new_message(qp, d);
         if (err != OFL_OK)
             return err;
+        /* Its data segments were checked for local write just now
+         * (qp_rq_fetch); nothing before the scatter touches the TPT or
+         * calls the port. */
+        checked = true;
     } else if (h->msn != qp->msn_rx[OFL_DDP_QN_SEND]) {
         return qp_fatal(qp, OFL_E_DDP_MSN_RANGE,
                         ofl_wire_term_cause(OFL_E_DDP_MSN_RANGE, false),
@@ -7015,8 +7079,7 @@ static enum ofl_err qp_rx_send(struct ofl_qp *qp, const struct qp_rxd *d)
         return qp_fatal(qp, err, ofl_wire_term_cause(err, false), d->ulpdu,
                         d->len);
     }
-    err = qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, h->mo,
-                     qp->msg.payload, n);
+    err = qp_scatter(qp, h->mo, qp->msg.payload, n, checked);
     if (err != OFL_OK) {
         qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
@@ -7406,7 +7469,7 @@ qp_rx_atomic_resp(struct ofl_qp *qp, const struct qp_rxd *d)
     /* Through the local checks again (FIG. 15 a-f, local write), as every
      * placement into a local buffer: the STag may name another entry by
      * now (deregistered, its key come round in another PD). */
-    err = qp_dma_sge(qp, t->stag, t->to, v, 8, true);
+    err = qp_dma_sge(qp, t->stag, t->to, v, 8, QP_DMA_WRITE);
     t->state = QP_TRACK_DONE;
     t->status = err == OFL_OK ? OFL_WC_SUCCESS
                               : (uint8_t)ofl_tpt_wc_status(err);
@@ -7843,7 +7906,7 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
     ofl_copy(qp->tx_buf, qp->cur.hdr + QPW_EXT, OFL_ISCSI_BHS_LEN);
     qp_store_be24(qp->tx_buf + 5, n);
     ofl_store_be32(qp->tx_buf + 28, qp->iscsi_exp_statsn);
-    err = qp_gather(qp, qp->tx_buf + OFL_ISCSI_BHS_LEN, n, &si, &so);
+    err = qp_gather(qp, qp->tx_buf + OFL_ISCSI_BHS_LEN, n, &si, &so, false);
     if (err != OFL_OK)
         return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
     err = qp_iscsi_xmit(qp, n);
@@ -7985,8 +8048,7 @@ static enum ofl_err qp_iscsi_to_rq(struct ofl_qp *qp)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     }
     qp->rcur.got = qp_min32(qp->irx.hdr_len, qp->rcur.total);
-    err = qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, 0, qp->rx_buf,
-                     qp->rcur.got);
+    err = qp_scatter(qp, 0, qp->rx_buf, qp->rcur.got, false);
     if (err != OFL_OK) { /* as for the data segment (qp_iscsi_data) */
         qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
@@ -8145,7 +8207,7 @@ static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
     if (at >= qp->rcur.total)
         return OFL_OK;
     n = qp_min32(n, qp->rcur.total - at);
-    err = qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, at, p, n);
+    err = qp_scatter(qp, at, p, n, false);
     if (err != OFL_OK) {
         qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
@@ -8790,7 +8852,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         }
         c->begun = 1;
     }
-    err = qp_gather(qp, frame + hl, c->total, &si, &so);
+    err = qp_gather(qp, frame + hl, c->total, &si, &so, false);
     if (err != OFL_OK) {
         *progress = true;
         return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
@@ -8869,7 +8931,7 @@ static OFL_NOINLINE void qp_dg_deliver(struct ofl_qp *qp, const uint8_t *p,
         status = OFL_WC_LOC_LEN_ERR;
     }
     if (err == OFL_OK) {
-        err = qp_scatter(qp, qp->rq_sge, qp->rcur.num_sge, 0, p, n);
+        err = qp_scatter(qp, 0, p, n, false);
         if (err != OFL_OK)
             status = (uint8_t)ofl_tpt_wc_status(err);
     }
