@@ -134,6 +134,11 @@ static inline OFL_MAYBE_UNUSED void ofl_fill(void *dst, uint8_t byte, size_t n)
 #if defined(OFL_WORD_MOVES)
     const uint64_t w = byte * 0x0101010101010101ull;
 
+    for (; n >= 16; n -= 16, d += 16) {
+        OFL_OPAQUE(d);
+        ofl_store_le64(d, w);
+        ofl_store_le64(d + 8, w);
+    }
     for (; n >= 8; n -= 8, d += 8) {
         OFL_OPAQUE(d);
         ofl_store_le64(d, w);
@@ -3776,7 +3781,9 @@ enum ofl_err ofl_mpa_fpdu_framev(struct ofl_mpa_tx *tx,
     ulpdu = (uint32_t)(hdr_len + payload_len);
     pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
     ofl_store_be16(prefix, (uint16_t)ulpdu);
-    ofl_fill(trailer, 0, 7);
+    /* The 7 bytes cleared as two overlapping words. */
+    ofl_store_le32(trailer, 0);
+    ofl_store_le32(trailer + 3, 0);
     if (tx->crc) {
         /* One CRC call per contiguous stretch: a caller that builds the
          * FPDU in place (header and payload right behind the prefix, as
@@ -6018,7 +6025,10 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
         err = ofl_mpa_fpdu_framev(&qp->tx, &u, b, trailer, &tl);
         if (err != OFL_OK)
             return err;
-        ofl_copy(b + OFL_MPA_HDR_LEN + hl + n, trailer, tl);
+        /* tl is pad + CRC, 4 to 7 bytes: two overlapping words. */
+        ofl_store_le32(b + OFL_MPA_HDR_LEN + hl + n, ofl_load_le32(trailer));
+        ofl_store_le32(b + OFL_MPA_HDR_LEN + hl + n + tl - 4u,
+                       ofl_load_le32(trailer + tl - 4u));
         len = OFL_MPA_HDR_LEN + hl + n + tl;
     } else {
         u.hdr = qp->hdr;
