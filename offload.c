@@ -71,6 +71,13 @@ const char *ofl_strerror(enum ofl_err e)
 #define OFL_NOINLINE
 #define OFL_ALWAYS_INLINE inline
 #endif
+/* The body of a public function that the qp engine calls once or twice
+ * per message: inlined there in a speed build, one copy in a size build. */
+#if defined(__OPTIMIZE_SIZE__)
+#define OFL_HOT_INLINE
+#else
+#define OFL_HOT_INLINE OFL_ALWAYS_INLINE
+#endif
 
 /*
  * Both move 16 or 8 bytes per step on targets where unaligned word access is
@@ -1246,8 +1253,11 @@ static bool ofl_dma_range_ok(uint64_t pa, size_t len)
     return len == 0 || pa <= OFL_U64_MAX - ((uint64_t)len - 1);
 }
 
-enum ofl_err ofl_port_dma_read(const struct ofl_port *port, uint64_t pa,
-                               void *dst, size_t len)
+/* The bodies of ofl_port_dma_read and ofl_port_dma_write, inlined into
+ * the qp engine's data-segment DMA (qp_dma_sge, qp_dma_tpt). */
+static OFL_HOT_INLINE enum ofl_err port_dma_read(const struct ofl_port *port,
+                                                 uint64_t pa, void *dst,
+                                                 size_t len)
 {
     if (!OFL_PORT_HAS(port, dma_read))
         return OFL_E_PORT_HOOK;
@@ -1259,8 +1269,9 @@ enum ofl_err ofl_port_dma_read(const struct ofl_port *port, uint64_t pa,
                                                          : OFL_E_PORT_DMA;
 }
 
-enum ofl_err ofl_port_dma_write(const struct ofl_port *port, uint64_t pa,
-                                const void *src, size_t len)
+static OFL_HOT_INLINE enum ofl_err
+port_dma_write(const struct ofl_port *port, uint64_t pa, const void *src,
+               size_t len)
 {
     if (!OFL_PORT_HAS(port, dma_write))
         return OFL_E_PORT_HOOK;
@@ -1270,6 +1281,18 @@ enum ofl_err ofl_port_dma_write(const struct ofl_port *port, uint64_t pa,
         return OFL_OK;
     return port->dma_write(port->ctx, pa, src, len) == 0 ? OFL_OK
                                                           : OFL_E_PORT_DMA;
+}
+
+enum ofl_err ofl_port_dma_read(const struct ofl_port *port, uint64_t pa,
+                               void *dst, size_t len)
+{
+    return port_dma_read(port, pa, dst, len);
+}
+
+enum ofl_err ofl_port_dma_write(const struct ofl_port *port, uint64_t pa,
+                                const void *src, size_t len)
+{
+    return port_dma_write(port, pa, src, len);
 }
 
 enum ofl_err ofl_port_doorbell(const struct ofl_port *port, uint32_t db,
@@ -1836,9 +1859,11 @@ static enum ofl_err tpt_rights(uint8_t have, uint8_t need)
     (OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE | OFL_TPT_BIND_WINDOW)
 #define TPT_ISCSI_NEEDS (OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE)
 
-enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
-                                 uint32_t pd, uint64_t va, uint64_t len,
-                                 uint8_t need)
+/* The body of ofl_tpt_check_local, inlined into the qp engine's checks of
+ * a WQE's data segments (once per segment per message). */
+static OFL_HOT_INLINE enum ofl_err
+tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+                uint64_t va, uint64_t len, uint8_t need)
 {
     struct ofl_tpt_entry *e;
     enum ofl_err err;
@@ -1858,6 +1883,13 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
     if (err != OFL_OK)
         return err;
     return tpt_rights(e->access, need);                /* f, g */
+}
+
+enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
+                                 uint32_t pd, uint64_t va, uint64_t len,
+                                 uint8_t need)
+{
+    return tpt_check_local(tpt, stag, pd, va, len, need);
 }
 
 /* A remote access is one value (struct ofl_tpt_remote), so internal calls
@@ -2818,8 +2850,10 @@ enum ofl_seq_class ofl_seq_classify(uint32_t nxt, uint32_t wnd, uint32_t sn)
     return OFL_SEQ_OUTSIDE;
 }
 
-enum ofl_err ofl_seq_advance(struct ofl_seq *s, uint32_t n,
-                             uint32_t *due_count)
+/* The body of ofl_seq_advance, inlined into the qp engine's receive path
+ * (qp_advance_only: twice per FPDU). */
+static OFL_HOT_INLINE enum ofl_err seq_advance(struct ofl_seq *s, uint32_t n,
+                                               uint32_t *due_count)
 {
     uint32_t i, due = 0;
 
@@ -2840,6 +2874,12 @@ enum ofl_err ofl_seq_advance(struct ofl_seq *s, uint32_t n,
     if (due_count != NULL)
         *due_count = due;
     return OFL_OK;
+}
+
+enum ofl_err ofl_seq_advance(struct ofl_seq *s, uint32_t n,
+                             uint32_t *due_count)
+{
+    return seq_advance(s, n, due_count);
 }
 
 enum ofl_err ofl_seq_defer(struct ofl_seq *s, uint32_t stag, uint32_t sn)
@@ -4375,9 +4415,11 @@ static enum ofl_err rdmap_parse_term(struct ofl_rd *r,
     return r->bad ? OFL_E_RDMAP_TERM : OFL_OK;
 }
 
-enum ofl_err ofl_rdmap_parse(const uint8_t *ulpdu, size_t len,
-                             struct ofl_rdmap_msg *msg,
-                             struct ofl_term_cause *cause)
+/* The body of ofl_rdmap_parse, inlined into the qp engine's receive path
+ * (qp_rx_ulpdu: every FPDU it takes in order). */
+static OFL_HOT_INLINE enum ofl_err
+rdmap_parse(const uint8_t *ulpdu, size_t len, struct ofl_rdmap_msg *msg,
+            struct ofl_term_cause *cause)
 {
     struct ofl_rd r;
     struct ofl_ddp_hdr *h;
@@ -4482,8 +4524,18 @@ out:
     return err;
 }
 
-enum ofl_err ofl_rdmap_build(const struct ofl_rdmap_msg *msg, uint8_t *out,
-                             size_t cap, size_t *len)
+enum ofl_err ofl_rdmap_parse(const uint8_t *ulpdu, size_t len,
+                             struct ofl_rdmap_msg *msg,
+                             struct ofl_term_cause *cause)
+{
+    return rdmap_parse(ulpdu, len, msg, cause);
+}
+
+/* The body of ofl_rdmap_build, inlined into the qp engine's header build
+ * (qp_hdr_build: every FPDU it sends). */
+static OFL_HOT_INLINE enum ofl_err
+rdmap_build(const struct ofl_rdmap_msg *msg, uint8_t *out, size_t cap,
+            size_t *len)
 {
     const struct ofl_ddp_hdr *h;
     struct ofl_wr w;
@@ -4576,6 +4628,12 @@ enum ofl_err ofl_rdmap_build(const struct ofl_rdmap_msg *msg, uint8_t *out,
         return OFL_E_SIZE;
     *len = w.off;
     return OFL_OK;
+}
+
+enum ofl_err ofl_rdmap_build(const struct ofl_rdmap_msg *msg, uint8_t *out,
+                             size_t cap, size_t *len)
+{
+    return rdmap_build(msg, out, cap, len);
 }
 
 void ofl_rdmap_term_fill(struct ofl_rdmap_term *term,
@@ -5749,10 +5807,10 @@ static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
         if (sgl.bytes == 0)
             return OFL_E_TPT_SGL_FULL;
         for (i = 0; i < sgl.count; i++) {
-            derr = write ? ofl_port_dma_write(qp->attr.port, qp->piece[i].pa,
-                                              buf + done, qp->piece[i].len)
-                         : ofl_port_dma_read(qp->attr.port, qp->piece[i].pa,
-                                             buf + done, qp->piece[i].len);
+            derr = write ? port_dma_write(qp->attr.port, qp->piece[i].pa,
+                                          buf + done, qp->piece[i].len)
+                         : port_dma_read(qp->attr.port, qp->piece[i].pa,
+                                         buf + done, qp->piece[i].len);
             if (derr != OFL_OK)
                 return derr;
             done += qp->piece[i].len;
@@ -5848,10 +5906,10 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
         if (sgl.bytes == 0)
             return OFL_E_TPT_SGL_FULL;
         for (i = 0; i < sgl.count; i++) {
-            derr = write ? ofl_port_dma_write(qp->attr.port, qp->piece[i].pa,
-                                              buf + done, qp->piece[i].len)
-                         : ofl_port_dma_read(qp->attr.port, qp->piece[i].pa,
-                                             buf + done, qp->piece[i].len);
+            derr = write ? port_dma_write(qp->attr.port, qp->piece[i].pa,
+                                          buf + done, qp->piece[i].len)
+                         : port_dma_read(qp->attr.port, qp->piece[i].pa,
+                                         buf + done, qp->piece[i].len);
             if (derr != OFL_OK)
                 return derr;
             done += qp->piece[i].len;
@@ -5956,8 +6014,8 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
     for (i = 0; i < qp->cur.num_sge; i++) {
         const struct ofl_qp_sge *s = &qp->sq_sge[i];
 
-        err = ofl_tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
-                                  s->len, need);
+        err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+                              s->len, need);
         if (err != OFL_OK)
             return err;
     }
@@ -6046,7 +6104,7 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
 static enum ofl_err qp_hdr_build(struct ofl_qp *qp, uint32_t *hl)
 {
     size_t n = 0;
-    enum ofl_err err = ofl_rdmap_build(&qp->msg, qp_hdr_at(qp),
+    enum ofl_err err = rdmap_build(&qp->msg, qp_hdr_at(qp),
                                        sizeof(qp->hdr), &n);
 
     *hl = (uint32_t)n;
@@ -6941,7 +6999,7 @@ static void qp_advance_only(struct ofl_qp *qp, uint32_t n)
     while (n != 0) {
         uint32_t k = qp_min32(n, qp->seq.wnd);
 
-        (void)ofl_seq_advance(&qp->seq, k, NULL);
+        (void)seq_advance(&qp->seq, k, NULL);
         n -= k;
     }
 }
@@ -7025,8 +7083,8 @@ static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
     for (i = 0; i < b[QPR_NSGE]; i++) {
         const struct ofl_qp_sge *s = &qp->rq_sge[i];
 
-        err = ofl_tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
-                                  s->len, OFL_TPT_LOCAL_WRITE);
+        err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+                              s->len, OFL_TPT_LOCAL_WRITE);
         if (err != OFL_OK) {
             *status = (uint8_t)ofl_tpt_wc_status(err);
             return err;
@@ -7540,7 +7598,7 @@ static OFL_NOINLINE enum ofl_err
 qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     struct ofl_term_cause cause;
-    enum ofl_err err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
+    enum ofl_err err = rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
 
     if (err != OFL_OK)
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
