@@ -58,8 +58,23 @@ x86_crc_1(uint32_t crc, const uint8_t *p, size_t len)
         len -= 8;
     }
     crc = (uint32_t)c;
-    while (len--)
-        crc = _mm_crc32_u8(crc, *p++);
+    /* The last 0 to 7 bytes: one step per set bit of len, in order. */
+    if (len & 4) {
+        uint32_t v;
+
+        memcpy(&v, p, 4);
+        crc = _mm_crc32_u32(crc, v);
+        p += 4;
+    }
+    if (len & 2) {
+        uint16_t v;
+
+        memcpy(&v, p, 2);
+        crc = _mm_crc32_u16(crc, v);
+        p += 2;
+    }
+    if (len & 1)
+        crc = _mm_crc32_u8(crc, *p);
     return crc;
 }
 
@@ -161,6 +176,10 @@ x86_crc(uint32_t crc, const void *data, size_t len)
     const uint8_t *p = data;
     int k;
 
+    /* Shorter than three of the smallest blocks (an FPDU of a small
+     * message): no block loop, and no table to build. */
+    if (len < 3 * x86_blk[X86_NBLK - 1])
+        return x86_crc_1(crc, p, len);
     pthread_once(&x86_once, x86_tables);
     for (k = 0; k < X86_NBLK; k++) {
         const size_t blk = x86_blk[k];
