@@ -6,9 +6,13 @@
 #include "support/qp_rig.h"
 #include "ports/posix/ofl_posix.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 struct acceptor {
@@ -282,11 +286,164 @@ static void test_mpa_trickle(void)
     close(lfd);
 }
 
+/* Reads what b holds until the stream ends: 0 at a clean end, -1 at a
+ * reset; *got counts the bytes. */
+static int drain(int b, size_t *got)
+{
+    char buf[65536];
+    ssize_t k;
+
+    *got = 0;
+    for (;;) {
+        k = recv(b, buf, sizeof(buf), 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k == 0 ? 0 : -1;
+        *got += (size_t)k;
+    }
+}
+
+/*
+ * A peer that reads nothing. The transmission that finds the socket full
+ * waits tx_timeout_ms, fails and leaves the stream as it was (the peer
+ * later reads every byte sent before, then a clean end); one that fails
+ * after part of its bytes went out resets the stream, so the engine's
+ * resend can never follow a piece of an FPDU. (Before, the transmit
+ * blocked for as long as the peer did not read.)
+ */
+static void test_tx_stall(void)
+{
+    static struct ofl_posix_conn c;
+    static uint8_t big[4u << 20];
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), a, b, i;
+    int small = 4096;
+    size_t filled, got;
+
+    CHECK(lfd >= 0);
+    for (i = 0; i < 2; i++) {
+        a = ofl_posix_tcp_connect("127.0.0.1", port);
+        b = ofl_posix_tcp_accept(lfd);
+        CHECK(a >= 0 && b >= 0);
+        (void)setsockopt(a, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+        (void)setsockopt(b, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+        memset(&c, 0, sizeof(c));
+        c.fd = a;
+        c.tx_timeout_ms = 200;
+        filled = 0;
+        if (i == 0) {
+            /* Fill the path by hand until it stays full (the window goes
+             * on opening for a moment): the transmission then takes none. */
+            size_t before;
+
+            do {
+                struct timespec ts = {0, 50 * 1000 * 1000};
+
+                before = filled;
+                for (;;) {
+                    ssize_t k = send(a, big, 1024,
+                                     MSG_DONTWAIT | MSG_NOSIGNAL);
+
+                    if (k <= 0)
+                        break;
+                    filled += (size_t)k;
+                }
+                nanosleep(&ts, NULL);
+            } while (filled != before);
+            CHECK(filled > 0);
+            CHECK(ofl_posix_transmit(&c, big, 64, 0) != 0);
+            close(a);
+            CHECK_EQ(drain(b, &got), 0); /* intact, then a clean end */
+            CHECK_EQ(got, filled);
+        } else {
+            /* 4 MiB against a peer that reads nothing: part goes out. */
+            CHECK(ofl_posix_transmit(&c, big, sizeof(big), 0) != 0);
+            close(a); /* a close after a reset ends nothing gracefully */
+            CHECK_EQ(drain(b, &got), -1); /* the stream was reset */
+            CHECK(got < sizeof(big));
+        }
+        close(b);
+    }
+    close(lfd);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+}
+
+struct slow_acceptor {
+    int lfd;
+    enum ofl_err err;
+};
+
+/* Takes the connection, then answers the Request after 200 ms. */
+static void *slow_accept(void *p)
+{
+    struct slow_acceptor *s = p;
+    static struct ofl_posix_conn c;
+    struct ofl_mpa_cfg cfg;
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    int fd = ofl_posix_tcp_accept(s->lfd);
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    cfg_init(&cfg, false);
+    s->err = ofl_posix_mpa_accept(&c, fd, &cfg, 5000);
+    sleep(1); /* the initiator reads the Reply before the close */
+    close(fd);
+    return NULL;
+}
+
+/* Signals during the handshake (a SIGALRM every 20 ms) do not fail it: a
+ * poll or recv cut short by a signal waits out the rest of the timeout.
+ * (Before, the first signal failed the handshake with OFL_E_PORT_DMA.) */
+static void test_mpa_signals(void)
+{
+    static struct ofl_posix_conn c;
+    struct slow_acceptor s;
+    struct sigaction sa, old_sa;
+    struct itimerval it, off;
+    struct ofl_mpa_cfg cfg;
+    pthread_t th;
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), fd;
+
+    CHECK(lfd >= 0);
+    memset(&s, 0, sizeof(s));
+    s.lfd = lfd;
+    s.err = OFL_E_ARG;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_alarm;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(SIGALRM, &sa, &old_sa) == 0);
+    CHECK(pthread_create(&th, NULL, slow_accept, &s) == 0);
+    fd = ofl_posix_tcp_connect("127.0.0.1", port);
+    CHECK(fd >= 0);
+    memset(&it, 0, sizeof(it));
+    it.it_interval.tv_usec = 20000;
+    it.it_value.tv_usec = 20000;
+    CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0);
+    cfg_init(&cfg, false);
+    CHECK_OK(ofl_posix_mpa_connect(&c, fd, &cfg, 5000));
+    memset(&off, 0, sizeof(off));
+    (void)setitimer(ITIMER_REAL, &off, NULL);
+    pthread_join(th, NULL);
+    (void)sigaction(SIGALRM, &old_sa, NULL);
+    CHECK_OK(s.err);
+    close(fd);
+    close(lfd);
+}
+
 OFL_SUITE(qp_posix)
 {
     test_tcp(false);
     test_tcp(true);
     test_mpa_failures();
     test_mpa_trickle();
+    test_mpa_signals();
+    test_tx_stall();
     test_abort_resets();
 }

@@ -682,22 +682,56 @@ int ofl_posix_tcp_connect(const char *host, uint16_t port)
     return fd;
 }
 
-static int px_send_all(int fd, const uint8_t *p, size_t n, int more)
-{
-    while (n != 0) {
-        ssize_t k = send(fd, p, n, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
+static long long px_now_ms(void);
+static int px_left_ms(long long start, int timeout_ms);
+static void px_reset(int fd);
 
+/*
+ * Sends all n bytes, waiting at most timeout_ms (negative or 0: no limit)
+ * for the peer to take them. Returns 0 when all went, -1 when they did not:
+ * the transmit contract reads a failure as "took none, try again later",
+ * so a transmission that stalls or fails after some of its bytes went out
+ * resets the stream rather than leave a piece of an FPDU on it (a resend
+ * would follow the piece and the peer would see a corrupt stream). A peer
+ * that stops reading thus costs at most timeout_ms, not the caller's
+ * thread for ever.
+ */
+static int px_send_all(int fd, const uint8_t *p, size_t n, int more,
+                       int timeout_ms)
+{
+    const long long start = px_now_ms();
+    const int limit = timeout_ms > 0 ? timeout_ms : -1;
+    size_t sent = 0;
+
+    while (sent < n) {
+        ssize_t k = send(fd, p + sent, n - sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
+
+        if (k > 0) {
+            sent += (size_t)k;
+            continue;
+        }
         if (k < 0 && errno == EINTR)
             continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pf;
+            int left = px_left_ms(start, limit), r;
+
+            pf.fd = fd;
+            pf.events = POLLOUT;
+            pf.revents = 0;
+            r = poll(&pf, 1, left);
+            if (r > 0 || (r < 0 && errno == EINTR))
+                continue;
+        }
+        /* An error, or the peer took nothing for timeout_ms. */
+        if (sent != 0)
+            px_reset(fd);
+        return -1;
     }
     return 0;
 }
 
-/* Reads into c->rx until the handshake took a whole frame. */
 /* Milliseconds on the monotonic clock (the handshake's deadline). */
 static long long px_now_ms(void)
 {
@@ -736,13 +770,19 @@ static enum ofl_err px_mpa_read(struct ofl_posix_conn *c,
         struct pollfd pf;
         size_t used = 0;
         ssize_t k;
+        int r;
         enum ofl_err err;
 
         pf.fd = c->fd;
         pf.events = POLLIN;
-        if (poll(&pf, 1, px_left_ms(start, timeout_ms)) <= 0)
+        r = poll(&pf, 1, px_left_ms(start, timeout_ms));
+        if (r < 0 && errno == EINTR)
+            continue; /* a signal: wait out what is left of the timeout */
+        if (r <= 0)
             return OFL_E_PORT_DMA;
-        k = recv(c->fd, c->rx + have, sizeof(c->rx) - have, 0);
+        do
+            k = recv(c->fd, c->rx + have, sizeof(c->rx) - have, 0);
+        while (k < 0 && errno == EINTR);
         if (k <= 0)
             return OFL_E_PORT_DMA;
         have += (size_t)k;
@@ -766,6 +806,7 @@ static void px_conn_init(struct ofl_posix_conn *c, int fd)
 {
     memset(c, 0, sizeof(*c));
     c->fd = fd;
+    c->tx_timeout_ms = OFL_POSIX_TX_TIMEOUT_MS;
 }
 
 enum ofl_err ofl_posix_mpa_connect(struct ofl_posix_conn *c, int fd,
@@ -783,7 +824,7 @@ enum ofl_err ofl_posix_mpa_connect(struct ofl_posix_conn *c, int fd,
         err = ofl_mpa_hs_request(&hs, frame, sizeof(frame), &len);
     if (err != OFL_OK)
         return err;
-    if (px_send_all(fd, frame, len, 0) != 0)
+    if (px_send_all(fd, frame, len, 0, c->tx_timeout_ms) != 0)
         return OFL_E_PORT_DMA;
     err = px_mpa_read(c, &hs, timeout_ms);
     if (err != OFL_OK)
@@ -810,7 +851,7 @@ enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
     if (err != OFL_OK)
         return err;
     err = ofl_mpa_hs_accept(&hs, frame, sizeof(frame), &len);
-    if (len != 0 && px_send_all(fd, frame, len, 0) != 0)
+    if (len != 0 && px_send_all(fd, frame, len, 0, c->tx_timeout_ms) != 0)
         return OFL_E_PORT_DMA;
     if (err != OFL_OK)
         return err;
@@ -851,7 +892,8 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
         return 0;
     }
     if (len != 0 &&
-        px_send_all(c->fd, data, len, (flags & OFL_QP_TX_MORE) != 0) != 0)
+        px_send_all(c->fd, data, len, (flags & OFL_QP_TX_MORE) != 0,
+                    c->tx_timeout_ms) != 0)
         return -1;
     c->tx_sn += len;
     if (flags & OFL_QP_TX_CLOSE)

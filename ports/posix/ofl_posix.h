@@ -73,7 +73,14 @@ struct ofl_posix_conn {
                                       arrived with it (fed first) */
     uint8_t rx[OFL_POSIX_RX_BUF];
     unsigned long tx_calls, rx_calls;
+    int tx_timeout_ms;             /* the most one transmission waits for
+                                      the peer to take its bytes (<= 0: no
+                                      limit); the MPA calls set
+                                      OFL_POSIX_TX_TIMEOUT_MS */
 };
+
+/* A peer that reads nothing for this long loses its connection (reset). */
+#define OFL_POSIX_TX_TIMEOUT_MS 10000
 
 /* A listening socket on host:port (host NULL: any; port 0: ephemeral,
  * *bound_port receives it). Returns the fd or -1. */
@@ -98,8 +105,12 @@ enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
                                   int timeout_ms);
 
 /* The transmit callback (ofl_qp_transmit_fn): ctx is the connection. Sends
- * every byte (blocking); OFL_QP_TX_CLOSE shuts the sending side down,
- * OFL_QP_TX_ABORT resets the connection. Returns non-zero on failure. */
+ * every byte, waiting up to c->tx_timeout_ms for the peer to take them;
+ * OFL_QP_TX_CLOSE shuts the sending side down, OFL_QP_TX_ABORT resets the
+ * connection. Returns non-zero when the bytes did not go (a socket error,
+ * or the peer took nothing for tx_timeout_ms); a transmission that fails
+ * after part of it went out resets the connection, so no piece of an FPDU
+ * is ever followed by the engine's resend of the whole. */
 int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
                        uint32_t flags);
 
