@@ -12625,27 +12625,42 @@ enum ofl_err ofl_dt_flush(struct ofl_dt *dt)
 }
 
 /*
- * Stages one response. The caller reserved room in the table (dt_reserve),
- * so only a full stage needs a flush first; if that flush fails the port
- * is broken and the response is lost (counted, error returned).
+ * Flushes the full stage before a response is staged: true when that made
+ * room. Only a failing flush leaves the stage full (one that fails between
+ * its two runs makes room): the port is broken and the response is lost
+ * (counted, *err says why).
  */
-static enum ofl_err dt_emit(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+static OFL_NOINLINE bool dt_stage_flush(struct ofl_dt *dt, enum ofl_err *err)
+{
+    *err = ofl_dt_flush(dt);
+    if (dt->out_staged != dt->mem.out_batch)
+        return true;
+    dt->stats.lost++;
+    return false;
+}
+
+/*
+ * Stages one response. The caller reserved room in the table (dt_reserve),
+ * so only a full stage needs a flush first (dt_stage_flush). d is not
+ * handed on: a path that answers one request after another (the bulk
+ * run) inlines this and builds the response in registers.
+ */
+static DT_HOT enum ofl_err dt_emit_hot(struct ofl_dt *dt,
+                                       const struct ofl_dt_desc *d)
 {
     enum ofl_err err;
 
-    if (dt->out_staged == dt->mem.out_batch) {
-        /* Only a failing flush leaves the stage full (one that fails
-         * between its two runs makes room). */
-        err = ofl_dt_flush(dt);
-        if (dt->out_staged == dt->mem.out_batch) {
-            dt->stats.lost++;
-            return err;
-        }
-    }
+    if (dt->out_staged == dt->mem.out_batch && !dt_stage_flush(dt, &err))
+        return err;
     dt_store(d, dt->mem.out_stage + (size_t)dt->out_staged * OFL_DT_DESC_SIZE,
              OFL_DT_OWNER);
     dt->out_staged++;
     return OFL_OK;
+}
+
+static enum ofl_err dt_emit(struct ofl_dt *dt, const struct ofl_dt_desc *d)
+{
+    return dt_emit_hot(dt, d);
 }
 
 /*
@@ -14771,7 +14786,7 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
         r.status = status;
         r.number = (uint8_t)(j - i);
         r.len = total;
-        (void)dt_emit(dt, &r);
+        (void)dt_emit_hot(dt, &r);
         dt->stats.merged += j - i - 1;
         c->xfer_n -= j - i; /* so that it is 0 when none stay listed */
     }
