@@ -11845,6 +11845,7 @@ static void dt_desc_zero(struct ofl_dt_desc *d)
 #define DT_Z_AUX 0x10u
 #define DT_Z_STATUS 0x20u
 #define DT_Z_CTL (DT_Z_BASE | DT_Z_LEN | DT_Z_NUMBER)
+#define DT_Z_ALL 0x3Fu
 
 struct dt_rule {
     uint8_t valid;
@@ -11905,31 +11906,42 @@ uint8_t ofl_dt_response_to(uint8_t req)
     return ofl_dt_is_request(req) ? rsp[req] : 0;
 }
 
+/* The DT_Z_ bits of the fields of d that are not zero, of those in care
+ * (the others read as zero). */
+static DT_HOT uint32_t dt_nz(const struct ofl_dt_desc *d, uint32_t care)
+{
+    return ((care & DT_Z_BASE) && d->base != 0 ? DT_Z_BASE : 0u) |
+           ((care & DT_Z_LEN) && d->len != 0 ? DT_Z_LEN : 0u) |
+           ((care & DT_Z_CONN) && d->conn != 0 ? DT_Z_CONN : 0u) |
+           ((care & DT_Z_NUMBER) && d->number != 0 ? DT_Z_NUMBER : 0u) |
+           ((care & DT_Z_AUX) && d->aux != 0 ? DT_Z_AUX : 0u) |
+           ((care & DT_Z_STATUS) && d->status != 0 ? DT_Z_STATUS : 0u);
+}
+
 /*
  * The checks shared by encode and decode (offload.h: the type table). Every
  * request type has its status in `zero`, so the status rule for `need`
  * only ever relaxes a response. type is d->type: a caller that has just
- * compared it with a constant passes that constant, and the type's rule
- * (a constant table entry) folds into the checks (dt_desc_check_hot).
+ * compared it with a constant passes that constant with known set, and
+ * the type's rule (a constant table entry) folds into the checks
+ * (dt_desc_check_hot): each field test then looks only at the fields its
+ * rule names. Otherwise every field is tested once (DT_Z_ALL), as the
+ * rule is only known at run time.
  */
 static DT_HOT enum ofl_err dt_desc_check_as(const struct ofl_dt_desc *d,
-                                            uint8_t type)
+                                            uint8_t type, bool known)
 {
     const struct dt_rule *r = &dt_rules[type & OFL_DT_TYPE_MASK];
-    uint32_t nz;
 
     if (type > OFL_DT_TYPE_MASK || !r->valid)
         return OFL_E_DT_BAD_TYPE;
     if ((d->flags & (uint8_t)~r->flags) != 0)
         return OFL_E_DT_BAD_FLAGS;
-    nz = (d->base != 0 ? DT_Z_BASE : 0u) | (d->len != 0 ? DT_Z_LEN : 0u) |
-         (d->conn != 0 ? DT_Z_CONN : 0u) |
-         (d->number != 0 ? DT_Z_NUMBER : 0u) |
-         (d->aux != 0 ? DT_Z_AUX : 0u) | (d->status != 0 ? DT_Z_STATUS : 0u);
-    if ((nz & r->zero) != 0)
+    if ((dt_nz(d, known ? r->zero : DT_Z_ALL) & r->zero) != 0)
         return OFL_E_DT_RESERVED;
     if (d->status > OFL_DT_ST_MAX ||
-        (d->status == OFL_DT_ST_OK && (r->need & ~nz) != 0))
+        (d->status == OFL_DT_ST_OK &&
+         (r->need & ~dt_nz(d, known ? r->need : DT_Z_ALL)) != 0))
         return OFL_E_DT_BAD_FIELD;
     /* A range must not wrap; a state report carries counters instead. */
     if (r->range && d->len != 0 && !(d->flags & OFL_DT_F_REPORT) &&
@@ -11953,7 +11965,7 @@ static DT_HOT enum ofl_err dt_desc_check_as(const struct ofl_dt_desc *d,
 
 static DT_HOT enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
 {
-    return dt_desc_check_as(d, d->type);
+    return dt_desc_check_as(d, d->type, false);
 }
 
 /* dt_desc_check, with the rule of type common (the one a batch is expected
@@ -11961,8 +11973,8 @@ static DT_HOT enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
 static DT_HOT enum ofl_err dt_desc_check_hot(const struct ofl_dt_desc *d,
                                              uint8_t common)
 {
-    return d->type == common ? dt_desc_check_as(d, common)
-                             : dt_desc_check_as(d, d->type);
+    return d->type == common ? dt_desc_check_as(d, common, true)
+                             : dt_desc_check_as(d, d->type, false);
 }
 
 /* Loads in[0 .. 32) into *d without any check (the owner bit ignored). */
