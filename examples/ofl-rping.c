@@ -169,13 +169,19 @@ static int node_init(struct node *n, const char *name)
         ofl_qp_create(&n->qp, &a, &m) != OFL_OK ||
         ofl_qp_modify(&n->qp, OFL_QP_INIT) != OFL_OK)
         return -1;
+    /* The peer reaches buf only through the window advertise() binds, so
+     * the region itself carries no remote right (under the standard policy
+     * a region with remote rights may be targeted by its own STag, which
+     * the window's invalidation would not revoke), except on the client:
+     * buf is its RDMA Read sink, which a Read Response writes as a tagged
+     * message (RFC 5040 §4.4). local is only ever a source. */
     n->l_buf = reg(n, n->buf, BUF,
                    OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
-                       OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_READ |
-                       OFL_TPT_BIND_WINDOW);
+                       OFL_TPT_BIND_WINDOW |
+                       (strcmp(name, "client") == 0 ? OFL_TPT_REMOTE_WRITE
+                                                    : 0));
     n->l_local = reg(n, n->local, BUF,
-                     OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
-                         OFL_TPT_REMOTE_WRITE);
+                     OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE);
     n->l_msgs = reg(n, n->msgs, sizeof(n->msgs), OFL_TPT_LOCAL_WRITE);
     n->l_out = reg(n, n->out, sizeof(n->out), OFL_TPT_LOCAL_READ);
     n->l_counter = reg(n, n->counter, 8,
