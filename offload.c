@@ -5788,6 +5788,30 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
 /* ---- moving bytes through the TPT ---------------------------------------- */
 
 /*
+ * Moves the pieces of one translation (sgl->bytes in all) between buf and
+ * host memory through the port: DMA write when write, else DMA read. The
+ * one loop every TPT-guided copy runs.
+ */
+static OFL_ALWAYS_INLINE enum ofl_err
+qp_dma_pieces(struct ofl_qp *qp, const struct ofl_tpt_sgl *sgl, uint8_t *buf,
+              bool write)
+{
+    uint32_t i, done = 0;
+    enum ofl_err err;
+
+    for (i = 0; i < sgl->count; i++) {
+        err = write ? port_dma_write(qp->attr.port, sgl->piece[i].pa,
+                                     buf + done, sgl->piece[i].len)
+                    : port_dma_read(qp->attr.port, sgl->piece[i].pa,
+                                    buf + done, sgl->piece[i].len);
+        if (err != OFL_OK)
+            return err;
+        done += sgl->piece[i].len;
+    }
+    return OFL_OK;
+}
+
+/*
  * Copies between buf and [to, to + n) of stag (already checked) through
  * the translation and the port: DMA write when write, else DMA read. Each
  * round translates up to OFL_QP_PIECES pieces and covers at least one
@@ -5797,8 +5821,8 @@ static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
                                uint8_t *buf, uint32_t n, bool write)
 {
     struct ofl_tpt_sgl sgl;
-    uint32_t done = 0, i;
-    enum ofl_err err, derr;
+    uint32_t done = 0;
+    enum ofl_err err;
 
     sgl.piece = qp->piece;
     sgl.cap = OFL_QP_PIECES;
@@ -5808,15 +5832,10 @@ static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
             return err;
         if (sgl.bytes == 0)
             return OFL_E_TPT_SGL_FULL;
-        for (i = 0; i < sgl.count; i++) {
-            derr = write ? port_dma_write(qp->attr.port, qp->piece[i].pa,
-                                          buf + done, qp->piece[i].len)
-                         : port_dma_read(qp->attr.port, qp->piece[i].pa,
-                                         buf + done, qp->piece[i].len);
-            if (derr != OFL_OK)
-                return derr;
-            done += qp->piece[i].len;
-        }
+        err = qp_dma_pieces(qp, &sgl, buf + done, write);
+        if (err != OFL_OK)
+            return err;
+        done += (uint32_t)sgl.bytes;
     }
     return OFL_OK;
 }
@@ -5889,8 +5908,8 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
     bool checked = (how & QP_DMA_CHECKED) != 0;
     struct ofl_tpt_sgl sgl;
     struct ofl_tpt_local a;
-    uint32_t done = 0, i;
-    enum ofl_err err, derr;
+    uint32_t done = 0;
+    enum ofl_err err;
 
     sgl.piece = qp->piece;
     sgl.cap = OFL_QP_PIECES;
@@ -5907,33 +5926,10 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
             return err;
         if (sgl.bytes == 0)
             return OFL_E_TPT_SGL_FULL;
-        for (i = 0; i < sgl.count; i++) {
-            derr = write ? port_dma_write(qp->attr.port, qp->piece[i].pa,
-                                          buf + done, qp->piece[i].len)
-                         : port_dma_read(qp->attr.port, qp->piece[i].pa,
-                                         buf + done, qp->piece[i].len);
-            if (derr != OFL_OK)
-                return derr;
-            done += qp->piece[i].len;
-        }
-    }
-    return OFL_OK;
-}
-
-/* Writes the pieces of a translation that covers n bytes from src. */
-static enum ofl_err qp_dma_pieces(struct ofl_qp *qp,
-                                  const struct ofl_tpt_sgl *sgl,
-                                  const uint8_t *src)
-{
-    uint32_t i, done = 0;
-    enum ofl_err err;
-
-    for (i = 0; i < sgl->count; i++) {
-        err = ofl_port_dma_write(qp->attr.port, sgl->piece[i].pa, src + done,
-                                 sgl->piece[i].len);
+        err = qp_dma_pieces(qp, &sgl, buf + done, write);
         if (err != OFL_OK)
             return err;
-        done += sgl->piece[i].len;
+        done += (uint32_t)sgl.bytes;
     }
     return OFL_OK;
 }
@@ -7230,7 +7226,8 @@ static enum ofl_err qp_place_rest(struct ofl_qp *qp,
                                   const struct ofl_tpt_sgl *sgl, uint32_t stag,
                                   uint64_t to, const uint8_t *src, uint32_t n)
 {
-    enum ofl_err err = qp_dma_pieces(qp, sgl, src);
+    /* src is only read: the pieces are written. */
+    enum ofl_err err = qp_dma_pieces(qp, sgl, (uint8_t *)src, true);
     uint32_t done = (uint32_t)sgl->bytes;
 
     if (err != OFL_OK || done >= n)
@@ -11976,7 +11973,7 @@ static DT_HOT enum ofl_err dt_desc_check_hot(const struct ofl_dt_desc *d,
                                              uint8_t common)
 {
     return d->type == common ? dt_desc_check_as(d, common, true)
-                             : dt_desc_check_as(d, d->type, false);
+                             : dt_desc_check(d);
 }
 
 /* Loads in[0 .. 32) into *d without any check (the owner bit ignored). */
