@@ -17,16 +17,24 @@
 
 struct acceptor {
     int lfd;
+    int fd;        /* out: the accepted connection (the test closes it) */
     struct ofl_posix_conn *conn;
     struct ofl_mpa_cfg cfg;
     enum ofl_err err;
     int garbage;   /* answer with bytes that are no MPA frame */
+    int timeout_ms; /* of ofl_posix_mpa_accept; 0: 5000 */
+    long delay_ms; /* wait this long after the accept before reading */
 };
 
 static void *accept_thread(void *p)
 {
     struct acceptor *a = p;
     int fd = ofl_posix_tcp_accept(a->lfd);
+    struct timespec ts = {a->delay_ms / 1000, (a->delay_ms % 1000) * 1000000};
+
+    a->fd = fd;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
 
     if (a->garbage) {
         static const uint8_t junk[32] = "NOT AN MPA FRAME AT ALL........";
@@ -38,7 +46,8 @@ static void *accept_thread(void *p)
         close(fd);
         return NULL;
     }
-    a->err = ofl_posix_mpa_accept(a->conn, fd, &a->cfg, 5000);
+    a->err = ofl_posix_mpa_accept(a->conn, fd, &a->cfg,
+                                  a->timeout_ms ? a->timeout_ms : 5000);
     return NULL;
 }
 
@@ -217,25 +226,6 @@ static void test_abort_resets(void)
     close(lfd);
 }
 
-/* The acceptor of test_mpa_trickle: its timeout bounds the whole read. */
-struct trickle {
-    int lfd, fd;
-    int timeout_ms;
-    enum ofl_err err;
-};
-
-static void *trickle_accept(void *p)
-{
-    struct trickle *t = p;
-    static struct ofl_posix_conn c;
-    struct ofl_mpa_cfg cfg;
-
-    cfg_init(&cfg, false);
-    t->fd = ofl_posix_tcp_accept(t->lfd);
-    t->err = ofl_posix_mpa_accept(&c, t->fd, &cfg, t->timeout_ms);
-    return NULL;
-}
-
 /*
  * A peer that sends a valid MPA Request two bytes at a time, every 60 ms:
  * each piece comes well inside the acceptor's timeout, the whole frame
@@ -259,14 +249,17 @@ static void test_mpa_trickle(void)
     CHECK_OK(ofl_mpa_hs_request(&hs, frame, sizeof(frame), &len));
     CHECK(len >= 20);
     for (i = 0; i < 2; i++) {
-        struct trickle t;
+        static struct ofl_posix_conn c;
+        struct acceptor t;
         pthread_t th;
 
         memset(&t, 0, sizeof(t));
         t.lfd = lfd;
         t.fd = -1;
+        t.conn = &c;
+        cfg_init(&t.cfg, false);
         t.timeout_ms = timeouts[i];
-        CHECK(pthread_create(&th, NULL, trickle_accept, &t) == 0);
+        CHECK(pthread_create(&th, NULL, accept_thread, &t) == 0);
         fd = ofl_posix_tcp_connect("127.0.0.1", port);
         CHECK(fd >= 0);
         for (off = 0; off < len; off += 2) {
@@ -373,36 +366,13 @@ static void on_alarm(int sig)
     (void)sig;
 }
 
-struct slow_acceptor {
-    int lfd;
-    enum ofl_err err;
-};
-
-/* Takes the connection, then answers the Request after 200 ms. */
-static void *slow_accept(void *p)
-{
-    struct slow_acceptor *s = p;
-    static struct ofl_posix_conn c;
-    struct ofl_mpa_cfg cfg;
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    int fd = ofl_posix_tcp_accept(s->lfd);
-
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-    cfg_init(&cfg, false);
-    s->err = ofl_posix_mpa_accept(&c, fd, &cfg, 5000);
-    sleep(1); /* the initiator reads the Reply before the close */
-    close(fd);
-    return NULL;
-}
-
 /* Signals during the handshake (a SIGALRM every 20 ms) do not fail it: a
  * poll or recv cut short by a signal waits out the rest of the timeout.
  * (Before, the first signal failed the handshake with OFL_E_PORT_DMA.) */
 static void test_mpa_signals(void)
 {
-    static struct ofl_posix_conn c;
-    struct slow_acceptor s;
+    static struct ofl_posix_conn c, cs;
+    struct acceptor s;
     struct sigaction sa, old_sa;
     struct itimerval it, off;
     struct ofl_mpa_cfg cfg;
@@ -413,13 +383,17 @@ static void test_mpa_signals(void)
     CHECK(lfd >= 0);
     memset(&s, 0, sizeof(s));
     s.lfd = lfd;
+    s.fd = -1;
+    s.conn = &cs;
+    cfg_init(&s.cfg, false);
+    s.delay_ms = 200; /* the Reply comes 200 ms (ten signals) late */
     s.err = OFL_E_ARG;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_alarm;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     CHECK(sigaction(SIGALRM, &sa, &old_sa) == 0);
-    CHECK(pthread_create(&th, NULL, slow_accept, &s) == 0);
+    CHECK(pthread_create(&th, NULL, accept_thread, &s) == 0);
     fd = ofl_posix_tcp_connect("127.0.0.1", port);
     CHECK(fd >= 0);
     memset(&it, 0, sizeof(it));
@@ -434,6 +408,8 @@ static void test_mpa_signals(void)
     (void)sigaction(SIGALRM, &old_sa, NULL);
     CHECK_OK(s.err);
     close(fd);
+    if (s.fd >= 0)
+        close(s.fd);
     close(lfd);
 }
 
