@@ -12863,6 +12863,7 @@ static void dt_cn_pend(struct ofl_dt *dt, struct ofl_dt_conn *c, uint8_t kind,
     if (dt->cn_pending == 0)
         dt->cn_t_first = now;
     dt->cn_pending++;
+    c->t_cn = now;
     c->cn_pending = kind;
     c->cn_status = status;
     c->pat_matched = 0;
@@ -14102,6 +14103,34 @@ static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
         dt_conn_release(dt, c);
 }
 
+/*
+ * Emits c's notice ahead of the delay criterion (a close or a settled
+ * note forces it out, room reserved). When it was the oldest pending one,
+ * the criterion's age counts again from the oldest left (FIG. 10: each
+ * notice waits from when it became pending; none goes early because an
+ * older one left early).
+ */
+static void dt_cn_emit_early(struct ofl_dt *dt, struct ofl_dt_conn *c)
+{
+    bool oldest = c->t_cn == dt->cn_t_first, found = false;
+    const struct ofl_dt_conn *o;
+    uint64_t t = 0;
+    uint32_t i;
+
+    dt_cn_emit(dt, c);
+    if (dt->cn_pending == 0 || !oldest)
+        return;
+    for (i = 0; i < dt->mem.conn_cap; i++) {
+        o = &dt->mem.conn[i];
+        if (o->state != OFL_DT_CONN_FREE && o->cn_pending != 0 &&
+            (!found || o->t_cn < t)) {
+            t = o->t_cn;
+            found = true;
+        }
+    }
+    dt->cn_t_first = t; /* found: the pending count is exact */
+}
+
 /* Emits c's open receive note (room reserved). */
 static void dt_note_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
@@ -14185,7 +14214,7 @@ static bool dt_settle(struct ofl_dt *dt, const struct ofl_dt_conn *except,
             if (!dt_reserve(dt, 1u + (o->cn_pending != 0)))
                 return false;
             if (o->cn_pending != 0)
-                dt_cn_emit(dt, o);
+                dt_cn_emit_early(dt, o);
             dt_note_emit(dt, o);
         }
     }
@@ -14252,7 +14281,7 @@ static OFL_NOINLINE bool dt_drain_conn(struct ofl_dt *dt, struct ofl_dt_conn *c)
     if (c->cn_pending != 0) {
         if (!dt_reserve(dt, 1))
             return false;
-        dt_cn_emit(dt, c); /* not FAILED: the entry stays */
+        dt_cn_emit_early(dt, c); /* not FAILED: the entry stays */
     }
     if (!dt_note_out(dt, c))
         return false;

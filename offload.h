@@ -5428,7 +5428,9 @@ enum ofl_err ofl_dt_host_kick(const struct ofl_dt_host *h);
 /* Completion aggregation criteria (cfg.cn_criteria, FIG. 10). */
 enum ofl_dt_cn_criterion {
     OFL_DT_CN_COUNT = 0x1,  /* cn_count notices pending */
-    OFL_DT_CN_TIME = 0x2,   /* cn_time since the first pending notice */
+    OFL_DT_CN_TIME = 0x2,   /* cn_time since the oldest notice still
+                               pending (one a close sent early no
+                               longer counts) */
     OFL_DT_CN_DATA = 0x4,   /* data arrived on a pending connection */
     OFL_DT_CN_PATTERN = 0x8 /* cn_pattern received on a pending one (a
                                pattern set anew, by ofl_dt_configure or
@@ -5554,6 +5556,7 @@ struct ofl_dt_conn {
                               (starvation, wait_limit) counts from there,
                               a partial placement does not restart it */
     uint64_t t_last_post;  /* last buffer posted for it */
+    uint64_t t_cn;         /* when its notice (cn_pending) became pending */
     uint32_t gen;
     uint32_t tag;          /* tag of the request that created it */
     uint32_t term_tag;     /* tag of its termination request */
@@ -5669,7 +5672,8 @@ struct ofl_dt {
     struct ofl_dt_config cfg;
     struct ofl_dt_stats stats;
     const struct ofl_port *port;
-    uint64_t cn_t_first;    /* first pending notice */
+    uint64_t cn_t_first;    /* when the oldest pending notice became
+                               pending */
     uint64_t t_report;      /* last periodic report */
     uint64_t bt_bytes_listed;
     uint32_t in_head;       /* next input slot to read */

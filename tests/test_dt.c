@@ -891,6 +891,58 @@ static void test_cn_count_time_max(void)
     rig_done(r);
 }
 
+/* Responses in rsp[0 .. n) for a connection other than id. */
+static uint32_t others(uint32_t n, uint64_t id)
+{
+    uint32_t i, k = 0;
+
+    for (i = 0; i < n; i++)
+        k += rsp[i].conn != id;
+    return k;
+}
+
+/*
+ * A notice forced out early (its connection closed while it waited) no
+ * longer dates the others (FIG. 10): each waits from when it became
+ * pending. Closing a younger one leaves the age alone; closing the oldest
+ * makes the oldest left the one it counts from.
+ */
+static void test_cn_time_after_early(void)
+{
+    static const uint64_t at[5] = {100, 130, 125, 120, 122};
+    struct dt_rig *r = cn_rig(OFL_DT_CN_TIME, 1, 50, 0);
+    uint64_t ids[5];
+    uint32_t i, n;
+
+    CHECK(r != NULL);
+    open_n(r, 5, ids, 0);
+    for (i = 0; i < 5; i++)
+        CHECK_OK(ofl_dt_conn_established(&r->dt, ids[i], at[i]));
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, ids[1], 140));
+    CHECK_OK(dt_rig_poll(r, 140));
+    n = dt_rig_take(r, rsp, NRSP);
+    CHECK(n >= 1);
+    CHECK_EQ(others(n, ids[1]), 0);
+    CHECK_EQ(r->dt.cn_pending, 4);
+    CHECK_EQ(r->dt.cn_t_first, 100);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, ids[0], 149));
+    CHECK_OK(dt_rig_poll(r, 149));
+    n = dt_rig_take(r, rsp, NRSP);
+    CHECK(n >= 1);
+    CHECK_EQ(others(n, ids[0]), 0);
+    CHECK_EQ(r->dt.cn_t_first, 120);
+    CHECK_OK(dt_rig_poll(r, 150)); /* 50 after the first, 30 after 120 */
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 169));
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 0);
+    CHECK_OK(dt_rig_poll(r, 170));
+    n = dt_rig_take(r, rsp, NRSP);
+    CHECK_EQ(n, 3);
+    for (i = 0; i < n; i++)
+        CHECK_EQ(rsp[i].type, OFL_DT_RSP_CONN_COMPLETE);
+    rig_done(r);
+}
+
 /* A rig whose notices wait for pattern pat (CN_PATTERN alone) and one
  * connection established at time 1; ids[0] receives its id. */
 static struct dt_rig *pattern_rig(const char *pat, uint64_t *ids)
@@ -4109,6 +4161,7 @@ OFL_SUITE(dt)
     test_connect_bulk();
     test_connect_refusals();
     test_cn_count_time_max();
+    test_cn_time_after_early();
     test_cn_data_pattern();
     test_connect_timeout_cancel();
     test_cancel_listener_and_sends();
