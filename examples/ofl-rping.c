@@ -18,10 +18,15 @@
  *   ofl-rping --client HOST [-p PORT]      run the exchange against it
  *   ofl-rping --loopback [-n N]            both, as two threads on 127.0.0.1
  *   ofl-rping --demo                       --loopback with the default N
+ *
+ * --fault server-mismatch | client-mismatch | short-verdict plants a
+ * mistake in one side's verdict for tests/check_rping.sh: the other side
+ * must fail.
  */
 #include "offload.h"
 #include "ports/posix/ofl_posix.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +82,16 @@ struct node {
     uint32_t pings, p_pings;             /* ping count (client's) */
 };
 
-static unsigned long iterations = 2000;
+static unsigned long iterations = 2000; /* at most UINT32_MAX: the count
+                                           travels as 32 bits */
+/* --fault NAME (tests/check_rping.sh): a planted mistake the other side
+ * must catch. */
+static const char *fault = "";
+
+static unsigned planted(const char *name)
+{
+    return strcmp(fault, name) == 0;
+}
 
 static uint64_t now_ns(void)
 {
@@ -231,6 +245,21 @@ static int wait_cqe(struct node *n, bool send, struct ofl_cqe *e)
     }
 }
 
+/* Waits for a receive completion and checks that the Send carried len
+ * bytes (a shorter or longer message is the peer's mistake, or ours). */
+static int wait_recv(struct node *n, uint32_t len, struct ofl_cqe *e)
+{
+    if (wait_cqe(n, false, e) != 0)
+        return -1;
+    if (e->byte_len != len) {
+        fprintf(stderr, "%s: a Send of %u bytes where %u were due\n",
+                n->name, e->byte_len, len);
+        n->errors++;
+        return -1;
+    }
+    return 0;
+}
+
 static void post_recv(struct node *n)
 {
     struct ofl_qp_recv_wr wr;
@@ -372,7 +401,7 @@ static int exchange(struct node *n)
     wr.opcode = OFL_QP_OP_SEND;
     wr.wr_id = 1;
     post(n, &wr, 0, MSG);
-    if (wait_cqe(n, true, &e) != 0 || wait_cqe(n, false, &e) != 0 ||
+    if (wait_cqe(n, true, &e) != 0 || wait_recv(n, MSG, &e) != 0 ||
         learn(n, n->msgs + e.wr_id * MSG) != 0) {
         fail(n, "description exchange");
         return -1;
@@ -396,7 +425,7 @@ static int server(struct node *n, int fd)
     pings = n->p_pings;
     /* echo the pings */
     for (i = 0; i < pings; i++) {
-        if (wait_cqe(n, false, &e) != 0)
+        if (wait_recv(n, MSG, &e) != 0)
             return -1;
         memcpy(n->out + MSG, n->msgs + e.wr_id * MSG, MSG);
         post_recv(n);
@@ -408,7 +437,7 @@ static int server(struct node *n, int fd)
     }
     /* the client's Writes, Read and atomics need nothing from us; its
      * Send with Invalidate ends them */
-    if (wait_cqe(n, false, &e) != 0)
+    if (wait_recv(n, 10, &e) != 0)
         return -1;
     post_recv(n);
     if (!(e.flags & OFL_CQE_INV) || e.stag != n->w_buf)
@@ -440,13 +469,15 @@ static int server(struct node *n, int fd)
         fail(n, "post write");
     memset(&wr, 0, sizeof(wr));
     wr.opcode = OFL_QP_OP_SEND;
-    ofl_store_be32(n->out, n->errors);
+    ofl_store_be32(n->out, n->errors + planted("server-mismatch"));
     post(n, &wr, 0, 4);
     if (wait_cqe(n, true, &e) != 0 || wait_cqe(n, true, &e) != 0)
         return -1;
-    /* the client's last word */
-    if (wait_cqe(n, false, &e) != 0)
+    /* the client's last word: its own count of mismatches */
+    if (wait_recv(n, 4, &e) != 0)
         return -1;
+    if (ofl_load_be32(n->msgs + e.wr_id * MSG) != 0)
+        fail(n, "the client found mismatches");
     return n->errors ? -1 : 0;
 }
 
@@ -489,7 +520,7 @@ static int client(struct node *n, int fd)
         wr.opcode = OFL_QP_OP_SEND;
         memset(n->out + 2 * MSG, (int)(i & 0xFF), MSG);
         post(n, &wr, 2, MSG);
-        if (wait_cqe(n, true, &e) != 0 || wait_cqe(n, false, &e) != 0)
+        if (wait_cqe(n, true, &e) != 0 || wait_recv(n, MSG, &e) != 0)
             return -1;
         if (memcmp(n->msgs + e.wr_id * MSG, n->out + 2 * MSG, MSG) != 0)
             fail(n, "echo differs");
@@ -573,7 +604,7 @@ static int client(struct node *n, int fd)
     if (wait_cqe(n, true, &e) != 0)
         return -1;
     /* the server's verdict, after its Write into our buffer */
-    if (wait_cqe(n, false, &e) != 0)
+    if (wait_recv(n, 4, &e) != 0)
         return -1;
     post_recv(n);
     if (ofl_load_be32(n->msgs + e.wr_id * MSG) != 0)
@@ -583,9 +614,11 @@ static int client(struct node *n, int fd)
         fail(n, "the server's RDMA Write differs");
     else
         printf("%s: the server's RDMA Write verified\n", n->name);
+    /* our verdict: the server fails too when we found a mismatch */
     memset(&wr, 0, sizeof(wr));
     wr.opcode = OFL_QP_OP_SEND;
-    post(n, &wr, 3, 4);
+    ofl_store_be32(n->out + 3 * MSG, n->errors + planted("client-mismatch"));
+    post(n, &wr, 3, planted("short-verdict") ? 3 : 4);
     if (wait_cqe(n, true, &e) != 0)
         return -1;
     return n->errors ? -1 : 0;
@@ -655,8 +688,26 @@ static int loopback(void)
     return rcode;
 }
 
+/* A decimal (or 0x hexadecimal) number in [lo, hi], the whole string;
+ * -1 otherwise. */
+static long long number(const char *s, unsigned long long lo,
+                        unsigned long long hi)
+{
+    char *end;
+    unsigned long long v;
+
+    if (*s == '\0' || *s == '-' || *s == '+')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
+        return -1;
+    return (long long)v;
+}
+
 int main(int argc, char **argv)
 {
+    long long v;
     const char *host = NULL;
     uint16_t port = 18515;
     int mode = 0, i;
@@ -670,11 +721,17 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--loopback") == 0 ||
                    strcmp(argv[i], "--demo") == 0)
             mode = 3;
-        else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
-            port = (uint16_t)atoi(argv[++i]);
-        else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
-            iterations = strtoul(argv[++i], NULL, 0);
-        else {
+        else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc &&
+                 (v = number(argv[i + 1], 1, 65535)) >= 0) {
+            port = (uint16_t)v;
+            i++;
+        } else if (strcmp(argv[i], "--fault") == 0 && i + 1 < argc) {
+            fault = argv[++i];
+        } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
+                   (v = number(argv[i + 1], 0, UINT32_MAX)) >= 0) {
+            iterations = (unsigned long)v;
+            i++;
+        } else {
             fprintf(stderr,
                     "usage: %s --server [-p PORT] | --client HOST [-p PORT] "
                     "| --loopback [-n N] | --demo\n",

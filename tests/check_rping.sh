@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+#
+# examples/ofl-rping's own checks: a clean loopback run passes; each
+# planted mistake in a verdict (--fault) makes the run fail with the
+# other side's message; malformed -n and -p are refused (exit 2).
+#
+# Usage: check_rping.sh BUILD_DIR CC   (run by make check)
+
+build=${1:-build/cc}
+cc=${2:-cc}
+pass=0
+fail=0
+tool="$(pwd)/$build/examples/ofl-rping"
+if [ ! -x "$tool" ]; then
+    make -s "$build/examples/ofl-rping" CC="$cc" BUILD="$build" >/dev/null ||
+        { echo "FAIL rping: cannot build $tool"; echo "0 passed, 1 failed"; exit 1; }
+fi
+log=$(mktemp "${TMPDIR:-/tmp}/ofl-rping.XXXXXX")
+trap 'rm -f "$log"' EXIT INT TERM
+
+# run NAME WANT_RC WANT_TEXT ARGS...: exit code and a line of the output
+run() {
+    name=$1 want=$2 text=$3
+    shift 3
+    "$tool" "$@" >"$log" 2>&1
+    rc=$?
+    if [ "$rc" != "$want" ]; then
+        fail=$((fail + 1))
+        echo "FAIL rping $name: exit $rc, want $want"
+        sed 's/^/    /' "$log"
+    elif [ -n "$text" ] && ! grep -q "$text" "$log"; then
+        fail=$((fail + 1))
+        echo "FAIL rping $name: no line with [$text]"
+        sed 's/^/    /' "$log"
+    else
+        pass=$((pass + 1))
+    fi
+}
+
+run clean 0 "ok: every byte verified" --loopback -n 50
+run server-mismatch 1 "client: the server found mismatches" \
+    --loopback -n 10 --fault server-mismatch
+run client-mismatch 1 "server: the client found mismatches" \
+    --loopback -n 10 --fault client-mismatch
+run short-verdict 1 "server: a Send of 3 bytes where 4 were due" \
+    --loopback -n 10 --fault short-verdict
+run n-too-big 2 usage --loopback -n 4294967296
+# the largest values parse: no mode given, the short usage line
+run n-max 2 "server | --client HOST | --loopback" -n 4294967295
+run p-max 2 "server | --client HOST | --loopback" -p 65535
+run n-junk 2 usage --loopback -n 12x
+run n-negative 2 usage --loopback -n -1
+run p-zero 2 usage --server -p 0
+run p-too-big 2 usage --server -p 65536
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
