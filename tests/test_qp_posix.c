@@ -10,6 +10,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -299,11 +302,11 @@ static int drain(int b, size_t *got)
 
 /*
  * A peer that reads nothing. The transmission that finds the socket full
- * waits tx_timeout_ms, fails and leaves the stream as it was (the peer
- * later reads every byte sent before, then a clean end); one that fails
- * after part of its bytes went out resets the stream, so the engine's
- * resend can never follow a piece of an FPDU. (Before, the transmit
- * blocked for as long as the peer did not read.)
+ * takes none at once and leaves the stream as it was (the peer later reads
+ * every byte sent before, then a clean end); one whose rest is too long to
+ * keep waits tx_timeout_ms for it, then resets the stream, so the engine's
+ * resend can never follow a piece of an FPDU. (Before the timeout, the
+ * transmit blocked for as long as the peer did not read.)
  */
 static void test_tx_stall(void)
 {
@@ -358,6 +361,239 @@ static void test_tx_stall(void)
         }
         close(b);
     }
+    close(lfd);
+}
+
+/* Socket options of the small pair, set before the connection exists (an
+ * MSS of a real link, not loopback's 64 KiB: a window of a few KiB must
+ * hold whole segments, as on a network). */
+static void small_opts(int s)
+{
+    int small = 4096, mss = 1400;
+
+    (void)setsockopt(s, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+    (void)setsockopt(s, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+    (void)setsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss));
+}
+
+/* A connected pair of posix connections (MPA without markers) over
+ * sockets of 4 KiB buffers; side b accepted by the acceptor thread. */
+static void small_pair(int lfd, uint16_t port, struct ofl_posix_conn *ca,
+                       struct ofl_posix_conn *cb)
+{
+    struct acceptor acc;
+    struct ofl_mpa_cfg cfg;
+    struct sockaddr_in sa;
+    pthread_t th;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+    CHECK(fd >= 0);
+    small_opts(lfd); /* inherited by the accepted socket */
+    small_opts(fd);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    memset(&acc, 0, sizeof(acc));
+    acc.lfd = lfd;
+    acc.conn = cb;
+    cfg_init(&acc.cfg, false);
+    CHECK(pthread_create(&th, NULL, accept_thread, &acc) == 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    cfg_init(&cfg, false);
+    CHECK_OK(ofl_posix_mpa_connect(ca, fd, &cfg, 5000));
+    pthread_join(th, NULL);
+    CHECK_OK(acc.err);
+}
+
+/*
+ * Both ends sending at once, both engines driven by one thread (pump2),
+ * through 4 KiB socket buffers: a transmission that finds its socket full
+ * takes none, or keeps the rest it could not send, and the polls read the
+ * other direction meanwhile, so both 96 KiB Writes arrive whole on live
+ * connections. (Before, a full socket held the thread in the transmit,
+ * while the only reader of the other direction was that same thread: after
+ * tx_timeout_ms the stream was reset.)
+ */
+static void test_both_directions(void)
+{
+    enum { N = 96 * 1024 };
+    struct qr_rig *r = qr_new(NULL);
+    static struct ofl_posix_conn ca, cb;
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), round;
+    uint8_t *sa, *da, *sb, *db, *ma, *mb;
+    uint32_t lsa, lda, lsb, ldb, lma, lmb, i, done_a = 0, done_b = 0;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+
+    CHECK(r != NULL && lfd >= 0);
+    small_pair(lfd, port, &ca, &cb);
+    ca.tx_timeout_ms = cb.tx_timeout_ms = 300;
+    CHECK_EQ(rebind(&r->a, &ca), 0);
+    CHECK_EQ(rebind(&r->b, &cb), 0);
+    sa = qr_alloc(&r->a, N, false);
+    da = qr_alloc(&r->a, N, false);
+    sb = qr_alloc(&r->b, N, false);
+    db = qr_alloc(&r->b, N, false);
+    lsa = qr_reg(&r->a, sa, N, OFL_TPT_LOCAL_READ, 0);
+    lda = qr_reg(&r->a, da, N, OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE, 0);
+    lsb = qr_reg(&r->b, sb, N, OFL_TPT_LOCAL_READ, 0);
+    ldb = qr_reg(&r->b, db, N, OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE, 0);
+    ma = qr_alloc(&r->a, 16, false);
+    mb = qr_alloc(&r->b, 16, false);
+    lma = qr_reg(&r->a, ma, 16, OFL_TPT_LOCAL_WRITE, 0);
+    lmb = qr_reg(&r->b, mb, 16, OFL_TPT_LOCAL_WRITE, 0);
+    for (i = 0; i < N; i++) {
+        sa[i] = (uint8_t)(i * 7 + 3);
+        sb[i] = (uint8_t)(i * 5 + 1);
+    }
+    /* Each side: a Write of N bytes, then a Send whose arrival at the peer
+     * (a receive completion) follows the Write's last byte. */
+    CHECK_OK(qr_post_recv(&r->a, 7, ma, 16, lma));
+    CHECK_OK(qr_post_recv(&r->b, 8, mb, 16, lmb));
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, sa, N, lsa);
+    wr.remote_stag = ldb;
+    wr.remote_to = (uint64_t)(uintptr_t)db;
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    qr_wr(&wr, OFL_QP_OP_SEND, 3, &sge, sa, 16, lsa);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    qr_wr(&wr, OFL_QP_OP_WRITE, 2, &sge, sb, N, lsb);
+    wr.remote_stag = lda;
+    wr.remote_to = (uint64_t)(uintptr_t)da;
+    CHECK_OK(ofl_qp_post_send(&r->b.qp, &wr, NULL));
+    qr_wr(&wr, OFL_QP_OP_SEND, 4, &sge, sb, 16, lsb);
+    CHECK_OK(ofl_qp_post_send(&r->b.qp, &wr, NULL));
+    for (round = 0; round < 20000 && (done_a < 3 || done_b < 3); round++) {
+        pump2(&r->a, &ca, &r->b, &cb, 1);
+        done_a += qr_poll(&r->a, true, c, 4) + qr_poll(&r->a, false, c, 4);
+        done_b += qr_poll(&r->b, true, c, 4) + qr_poll(&r->b, false, c, 4);
+    }
+    CHECK_EQ(done_a, 3); /* Write, Send, the peer's Send */
+    CHECK_EQ(done_b, 3);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK(!ca.eof && !cb.eof);
+    CHECK(memcmp(db, sa, N) == 0);
+    CHECK(memcmp(da, sb, N) == 0);
+    /* the path under test was taken: full sockets were met */
+    CHECK(ca.tx_refused + ca.tx_kept + cb.tx_refused + cb.tx_kept > 0);
+    ofl_posix_close(&ca);
+    ofl_posix_close(&cb);
+    close(lfd);
+    qr_free(r);
+}
+
+struct late_reader {
+    int fd;
+    size_t got;
+    int rc;
+};
+
+static void *late_reader_thread(void *p)
+{
+    struct late_reader *l = p;
+    struct timespec ts = {0, 100 * 1000 * 1000};
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    l->rc = drain(l->fd, &l->got);
+    return NULL;
+}
+
+/*
+ * A transmission the socket takes only part of keeps its rest and reports
+ * it taken (the engine may complete its WQE); the rest, and its close, go
+ * out before the peer's first read, at ofl_posix_close, which waits for
+ * the peer that starts reading 100 ms later: it reads every byte, then a
+ * clean end.
+ */
+/* The connected pair of test_close_sends_rest: *a the small-buffered
+ * sender, the accepted fd returned. */
+static int small_sockets(int lfd, uint16_t port, int *a)
+{
+    struct sockaddr_in sa;
+
+    small_opts(lfd);
+    *a = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(*a >= 0);
+    small_opts(*a);
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(connect(*a, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    return ofl_posix_tcp_accept(lfd);
+}
+
+/*
+ * A kept rest the peer takes no byte of for tx_timeout_ms: until then each
+ * transmission takes none; after it the stream is reset (a piece of an
+ * FPDU is on it), and the next transmission says so.
+ */
+static void test_rest_times_out(void)
+{
+    static struct ofl_posix_conn c;
+    static uint8_t buf[48 * 1024];
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), a, b, i;
+    size_t got;
+
+    CHECK(lfd >= 0);
+    b = small_sockets(lfd, port, &a);
+    CHECK(b >= 0);
+    memset(&c, 0, sizeof(c));
+    c.fd = a;
+    c.tx_timeout_ms = 200;
+    CHECK_EQ(ofl_posix_transmit(&c, buf, sizeof(buf), 0), 0);
+    CHECK_EQ(c.tx_kept, 1);
+    CHECK(ofl_posix_transmit(&c, buf, 64, 0) != 0); /* the rest first */
+    CHECK_EQ(c.tx_refused, 1);
+    CHECK_EQ(c.tx_blocked, 1);
+    /* The peer's kernel takes bytes until its buffer is full; the clock
+     * runs from the last of them. */
+    for (i = 0; i < 20 && c.tx_pend_len != 0; i++) {
+        struct timespec ts = {0, 250 * 1000 * 1000};
+
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+        CHECK(ofl_posix_transmit(&c, buf, 64, 0) != 0);
+    }
+    CHECK_EQ(c.tx_blocked, 0); /* not blocked: reset */
+    CHECK_EQ(c.tx_pend_len, 0);
+    close(a);
+    CHECK_EQ(drain(b, &got), -1);
+    CHECK(got < sizeof(buf));
+    close(b);
+    close(lfd);
+}
+
+static void test_close_sends_rest(void)
+{
+    static struct ofl_posix_conn c;
+    static uint8_t buf[48 * 1024];
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), a;
+    struct late_reader l;
+    pthread_t th;
+
+    CHECK(lfd >= 0);
+    l.fd = small_sockets(lfd, port, &a);
+    CHECK(l.fd >= 0);
+    memset(&c, 0, sizeof(c));
+    c.fd = a;
+    c.tx_timeout_ms = 5000;
+    CHECK_EQ(ofl_posix_transmit(&c, buf, sizeof(buf), OFL_QP_TX_CLOSE), 0);
+    CHECK_EQ(c.tx_kept, 1);
+    CHECK(c.tx_pend_len != 0);
+    CHECK(pthread_create(&th, NULL, late_reader_thread, &l) == 0);
+    ofl_posix_close(&c);
+    pthread_join(th, NULL);
+    CHECK_EQ(l.rc, 0);
+    CHECK_EQ(l.got, sizeof(buf));
+    close(l.fd);
     close(lfd);
 }
 
@@ -421,5 +657,8 @@ OFL_SUITE(qp_posix)
     test_mpa_trickle();
     test_mpa_signals();
     test_tx_stall();
+    test_both_directions();
+    test_close_sends_rest();
+    test_rest_times_out();
     test_abort_resets();
 }

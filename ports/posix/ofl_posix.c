@@ -881,20 +881,107 @@ static void px_reset(int fd)
         (void)shutdown(fd, SHUT_RDWR);
 }
 
+/* Drops what is kept of a transmission. */
+static void px_pend_drop(struct ofl_posix_conn *c)
+{
+    c->tx_pend_off = c->tx_pend_len = 0;
+    c->tx_pend_close = 0;
+}
+
+/*
+ * Sends what is kept of a started transmission, without waiting. Returns 0
+ * when nothing is left (the kept close done), 1 when some is left, -1 after
+ * a socket error or tx_timeout_ms without progress (the stream reset).
+ */
+static int px_pend_flush(struct ofl_posix_conn *c)
+{
+    while (c->tx_pend_off < c->tx_pend_len) {
+        ssize_t k = send(c->fd, c->tx_pend + c->tx_pend_off,
+                         c->tx_pend_len - c->tx_pend_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+
+        if (k > 0) {
+            c->tx_pend_off += (uint32_t)k;
+            c->tx_pend_since = px_now_ms();
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
+            (c->tx_timeout_ms <= 0 ||
+             px_now_ms() - c->tx_pend_since < c->tx_timeout_ms))
+            return 1;
+        px_pend_drop(c);
+        px_reset(c->fd);
+        return -1;
+    }
+    if (c->tx_pend_close)
+        (void)shutdown(c->fd, SHUT_WR);
+    px_pend_drop(c);
+    return 0;
+}
+
 int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
                        uint32_t flags)
 {
     struct ofl_posix_conn *c = ctx;
+    int more = (flags & OFL_QP_TX_MORE) != 0, r;
+    uint32_t sent = 0;
 
     c->tx_calls++;
     if (flags & OFL_QP_TX_ABORT) {
+        px_pend_drop(c);
         px_reset(c->fd);
         return 0;
     }
-    if (len != 0 &&
-        px_send_all(c->fd, data, len, (flags & OFL_QP_TX_MORE) != 0,
-                    c->tx_timeout_ms) != 0)
+    r = px_pend_flush(c);
+    if (r != 0) {
+        c->tx_blocked = r > 0;
+        c->tx_refused++;
+        return -1; /* took none: the kept rest goes first */
+    }
+    while (sent < len) {
+        ssize_t k = send(c->fd, data + sent, len - sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
+
+        if (k > 0) {
+            sent += (uint32_t)k;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (sent != 0)
+            px_reset(c->fd); /* an error after a piece went out */
         return -1;
+    }
+    if (sent == 0 && len != 0) {
+        c->tx_blocked = 1;
+        c->tx_refused++;
+        return -1; /* the socket is full: took none */
+    }
+    c->tx_blocked = 0;
+    if (sent < len) {
+        if (len - sent > OFL_POSIX_TX_PEND) {
+            /* Too long to keep: wait for the peer to take it whole. */
+            if (px_send_all(c->fd, data + sent, len - sent, more,
+                            c->tx_timeout_ms) != 0) {
+                px_reset(c->fd); /* px_send_all resets only after its own
+                                    first byte; ours went before it */
+                return -1;
+            }
+        } else {
+            memcpy(c->tx_pend, data + sent, len - sent);
+            c->tx_pend_off = 0;
+            c->tx_pend_len = len - sent;
+            c->tx_pend_close = (flags & OFL_QP_TX_CLOSE) != 0;
+            c->tx_pend_since = px_now_ms();
+            c->tx_kept++;
+            c->tx_sn += len;
+            return 0; /* taken: the rest goes before anything else */
+        }
+    }
     c->tx_sn += len;
     if (flags & OFL_QP_TX_CLOSE)
         (void)shutdown(c->fd, SHUT_WR);
@@ -931,7 +1018,20 @@ long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
     }
     pf.fd = c->fd;
     pf.events = POLLIN;
+    if (c->tx_blocked || c->tx_pend_len != 0)
+        pf.events |= POLLOUT;
+    pf.revents = 0;
     if (poll(&pf, 1, timeout_ms) <= 0)
+        return 0;
+    if (pf.revents & (POLLOUT | POLLERR | POLLHUP)) {
+        /* Room: the kept rest goes now, a blocked one on the next
+         * ofl_qp_process. */
+        c->tx_blocked = 0;
+        if (c->tx_pend_len != 0 && px_pend_flush(c) > 0 &&
+            !(pf.revents & POLLIN))
+            return 0;
+    }
+    if (!(pf.revents & (POLLIN | POLLERR | POLLHUP)))
         return 0;
     do
         k = recv(c->fd, c->rx, sizeof(c->rx), MSG_DONTWAIT);
@@ -950,6 +1050,14 @@ long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
 
 void ofl_posix_close(struct ofl_posix_conn *c)
 {
+    /* A kept rest was taken from the engine (its WQE may have completed):
+     * it goes out before the close, as the bytes of a blocking send would
+     * have. */
+    if (c->fd >= 0 && c->tx_pend_off < c->tx_pend_len)
+        (void)px_send_all(c->fd, c->tx_pend + c->tx_pend_off,
+                          c->tx_pend_len - c->tx_pend_off, 0,
+                          c->tx_timeout_ms);
+    px_pend_drop(c);
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;

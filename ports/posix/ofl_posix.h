@@ -62,6 +62,10 @@ ofl_posix_crc_fn ofl_posix_crc32c_isal(void);
  * frame. The socket is blocking for sends, and polled for receives.
  */
 #define OFL_POSIX_RX_BUF 65536
+/* The rest of a transmission the socket took only part of, kept to be sent
+ * before anything else: one FPDU (at most 65535 + header, pad, CRC and
+ * markers) fits; a longer remainder is waited for as a whole. */
+#define OFL_POSIX_TX_PEND (72u * 1024u)
 
 struct ofl_posix_conn {
     int fd;
@@ -73,13 +77,23 @@ struct ofl_posix_conn {
                                       arrived with it (fed first) */
     uint8_t rx[OFL_POSIX_RX_BUF];
     unsigned long tx_calls, rx_calls;
-    int tx_timeout_ms;             /* the most one transmission waits for
-                                      the peer to take its bytes (<= 0: no
+    int tx_timeout_ms;             /* the most the peer may take no byte
+                                      of a started transmission (<= 0: no
                                       limit); the MPA calls set
                                       OFL_POSIX_TX_TIMEOUT_MS */
+    unsigned long tx_refused;      /* transmissions that took none (the
+                                      socket full, or a rest still kept) */
+    unsigned long tx_kept;         /* transmissions whose rest was kept */
+    int tx_blocked;                /* a transmission found the socket full:
+                                      ofl_posix_poll also waits for room */
+    int tx_pend_close;             /* shut the sending side once sent */
+    uint32_t tx_pend_off, tx_pend_len; /* tx_pend[off .. len) unsent */
+    long long tx_pend_since;       /* ms of the last progress on it */
+    uint8_t tx_pend[OFL_POSIX_TX_PEND];
 };
 
-/* A peer that reads nothing for this long loses its connection (reset). */
+/* A peer that takes no byte of a started transmission's rest for this long
+ * loses its connection (reset). */
 #define OFL_POSIX_TX_TIMEOUT_MS 10000
 
 /* A listening socket on host:port (host NULL: any; port 0: ephemeral,
@@ -104,23 +118,32 @@ enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
                                   const struct ofl_mpa_cfg *cfg,
                                   int timeout_ms);
 
-/* The transmit callback (ofl_qp_transmit_fn): ctx is the connection. Sends
- * every byte, waiting up to c->tx_timeout_ms for the peer to take them;
- * OFL_QP_TX_CLOSE shuts the sending side down, OFL_QP_TX_ABORT resets the
- * connection. Returns non-zero when the bytes did not go (a socket error,
- * or the peer took nothing for tx_timeout_ms); a transmission that fails
- * after part of it went out resets the connection, so no piece of an FPDU
- * is ever followed by the engine's resend of the whole. */
+/* The transmit callback (ofl_qp_transmit_fn): ctx is the connection. It
+ * never waits for a peer that is not reading (both ends of a connection
+ * may be sending at once, each driven by one thread): when the socket
+ * takes none of the bytes it returns non-zero at once (took none: the
+ * engine tries again later; ofl_posix_poll then also waits for room), and
+ * when it takes part of them the rest is kept (tx_pend) and sent before
+ * anything else, by the next transmission or poll. A remainder longer than
+ * OFL_POSIX_TX_PEND is waited for instead. A started transmission whose
+ * rest the peer takes no byte of for tx_timeout_ms, or that fails on a
+ * socket error, resets the connection, so no piece of an FPDU is ever
+ * followed by the engine's resend of the whole. OFL_QP_TX_CLOSE shuts the
+ * sending side down after the bytes, OFL_QP_TX_ABORT resets the
+ * connection (dropping any kept rest). */
 int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
                        uint32_t flags);
 
 /* Waits up to timeout_ms for bytes, feeds what arrived to qp (the peer's
- * early bytes first); at EOF reports the LLP closed to qp (once). Returns
- * the bytes fed (0 on timeout), or -1 after EOF or an error. */
+ * early bytes first); at EOF reports the LLP closed to qp (once). While a
+ * transmission is blocked or a rest is kept it also waits for room, and
+ * sends the rest. Returns the bytes fed (0 on timeout or when only room
+ * came), or -1 after EOF or an error. */
 long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
                     int timeout_ms);
 
-/* Closes the socket. */
+/* Sends a kept rest (waiting up to tx_timeout_ms), then closes the
+ * socket. */
 void ofl_posix_close(struct ofl_posix_conn *c);
 #endif
 
