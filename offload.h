@@ -5998,7 +5998,8 @@ enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
  *          seed's paragraph says "the initiator uses" it but also that the
  *          target replenishes: the owner sends it)
  *          4 count(16)  6 reserved(16) = 0
- *          8 + 12 i: pool index(32)  first element(32)  elements(32) >= 1
+ *          8 + 12 i: pool index(32, bit 31 = 0)  first element(32)
+ *                    elements(32) >= 1
  *          runs of one pool do not overlap; first + elements <= 2^32
  *   0x0004 BufferPoolFlushRequest (either way; seed layout)
  *          4 transaction context(64)
@@ -6013,8 +6014,8 @@ enum ofl_err ofl_dt_conn_query(const struct ofl_dt *dt, uint64_t id,
  *          4 data size(32) >= 1   8 data
  *   0x0007 BufferRDMAIndicate (initiator -> target; defined here)
  *          4 count(16)  6 reserved(16) = 0
- *          8 + 12 i: pool index(32)  element index(32)  bytes written(32)
- *          >= 1; (pool, element) distinct
+ *          8 + 12 i: pool index(32, bit 31 = 0)  element index(32)
+ *                    bytes written(32) >= 1; (pool, element) distinct
  *   0x0008 CfgUtilRequest (either way; defined here)
  *          4 transaction context(64)  12 request code(16)
  *          14 reserved(16) = 0   16 data size(32)   20 data
@@ -6214,7 +6215,8 @@ struct ofl_pp_pools {
 };
 
 /* 32-bit words of bitmap a table of cap slots of max_elems needs; 0 when
- * out of range (cap or max_elems 0 or above 2^24). Pure. */
+ * out of range (cap or max_elems 0 or above 2^24) or when the bitmap would
+ * pass 2^32 - 1 words (16 GiB: cap x max_elems above about 2^37). Pure. */
 uint32_t ofl_pp_bitmap_words(uint32_t cap, uint32_t max_elems);
 
 /* Caller memory of a pool table. */
