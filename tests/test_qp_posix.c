@@ -196,6 +196,57 @@ static void test_mpa_failures(void)
     CHECK_ERR(ofl_posix_mpa_connect(&c, -1, &cfg, 10), OFL_E_ARG);
 }
 
+/* Connects to host:port, accepts on lfd, and moves one byte each way:
+ * true when all of it worked. */
+static bool reaches(int lfd, const char *host, uint16_t port)
+{
+    int a = ofl_posix_tcp_connect(host, port), b = -1;
+    char x = 'x', y = 0, z = 0;
+    bool ok = false;
+
+    if (a >= 0 && (b = ofl_posix_tcp_accept(lfd)) >= 0)
+        ok = send(a, &x, 1, 0) == 1 && recv(b, &y, 1, 0) == 1 &&
+             send(b, &y, 1, 0) == 1 && recv(a, &z, 1, 0) == 1 && z == 'x';
+    if (a >= 0)
+        close(a);
+    if (b >= 0)
+        close(b);
+    return ok;
+}
+
+/* Listening: a numeric IPv4 or IPv6 address, or any (both families on one
+ * socket); names and malformed addresses are refused. (Before, only IPv4:
+ * "::1" was refused and the wildcard took IPv4 alone.) */
+static void test_listen_families(void)
+{
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), v6;
+
+    CHECK(lfd >= 0 && port != 0);
+    CHECK(reaches(lfd, "127.0.0.1", port));
+    close(lfd);
+    CHECK_EQ(ofl_posix_tcp_listen("localhost", 0, NULL), -1); /* a name */
+    CHECK_EQ(ofl_posix_tcp_listen("127.0.0.256", 0, NULL), -1);
+    CHECK_EQ(ofl_posix_tcp_listen("::g", 0, NULL), -1);
+    v6 = socket(AF_INET6, SOCK_STREAM, 0);
+    if (v6 < 0) {
+        printf("note: no IPv6 sockets here; the IPv6 listens are not run\n");
+        return;
+    }
+    close(v6);
+    port = 0;
+    lfd = ofl_posix_tcp_listen("::1", 0, &port);
+    CHECK(lfd >= 0 && port != 0);
+    CHECK(reaches(lfd, "::1", port));
+    close(lfd);
+    port = 0;
+    lfd = ofl_posix_tcp_listen(NULL, 0, &port);
+    CHECK(lfd >= 0 && port != 0);
+    CHECK(reaches(lfd, "::1", port));
+    CHECK(reaches(lfd, "127.0.0.1", port));
+    close(lfd);
+}
+
 /* OFL_QP_TX_ABORT resets the connection: the peer sees a reset, not an
  * end of stream; CLOSE ends it with a FIN (the peer sees the end). */
 static void test_abort_resets(void)
@@ -654,6 +705,7 @@ OFL_SUITE(qp_posix)
     test_tcp(false);
     test_tcp(true);
     test_mpa_failures();
+    test_listen_families();
     test_mpa_trickle();
     test_mpa_signals();
     test_tx_stall();

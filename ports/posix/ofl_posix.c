@@ -607,32 +607,61 @@ void ofl_posix_init(struct ofl_posix *px)
 /* ---- TCP as the wire of a QP ---------------------------------------------- */
 
 #if OFL_ENABLE_QP
-int ofl_posix_tcp_listen(const char *host, uint16_t port,
-                         uint16_t *bound_port)
+/* A socket bound to address ai and listening, or -1. An IPv6 wildcard
+ * also takes IPv4 (V6ONLY off, where the system allows it). */
+static int px_listen_on(const struct addrinfo *ai, bool any6)
 {
-    struct sockaddr_in a;
-    socklen_t al = sizeof(a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+    int one = 1, zero = 0;
 
     if (fd < 0)
         return -1;
     (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (host != NULL && inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+    if (any6)
+        (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 4) != 0) {
         close(fd);
         return -1;
     }
-    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-        listen(fd, 4) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
+    return fd;
+}
+
+int ofl_posix_tcp_listen(const char *host, uint16_t port,
+                         uint16_t *bound_port)
+{
+    struct addrinfo hints, *res = NULL, *ai;
+    struct sockaddr_storage a;
+    socklen_t al = sizeof(a);
+    char ps[8];
+    int fd = -1, pass;
+
+    snprintf(ps, sizeof(ps), "%u", (unsigned)port);
+    /* host NULL: the IPv6 wildcard (both families) first, then IPv4's. */
+    for (pass = 0; pass < 2 && fd < 0; pass++) {
+        memset(&hints, 0, sizeof(hints));
+        hints.ai_family =
+            host != NULL ? AF_UNSPEC : pass == 0 ? AF_INET6 : AF_INET;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
+        if (getaddrinfo(host, ps, &hints, &res) != 0)
+            continue;
+        for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next)
+            fd = px_listen_on(ai, host == NULL && ai->ai_family == AF_INET6);
+        freeaddrinfo(res);
+        res = NULL;
+        if (host != NULL)
+            break;
+    }
+    if (fd < 0)
+        return -1;
+    if (getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
         close(fd);
         return -1;
     }
     if (bound_port != NULL)
-        *bound_port = ntohs(a.sin_port);
+        *bound_port = ntohs(a.ss_family == AF_INET6
+                                ? ((struct sockaddr_in6 *)&a)->sin6_port
+                                : ((struct sockaddr_in *)&a)->sin_port);
     return fd;
 }
 

@@ -96,8 +96,10 @@ struct ofl_posix_conn {
  * loses its connection (reset). */
 #define OFL_POSIX_TX_TIMEOUT_MS 10000
 
-/* A listening socket on host:port (host NULL: any; port 0: ephemeral,
- * *bound_port receives it). Returns the fd or -1. */
+/* A listening socket on host:port. host: a numeric IPv4 or IPv6 address,
+ * or NULL for any (IPv6 and IPv4 on one socket where the system allows,
+ * else IPv4 only); port 0: ephemeral, *bound_port receives it. Returns the
+ * fd or -1. */
 int ofl_posix_tcp_listen(const char *host, uint16_t port,
                          uint16_t *bound_port);
 /* Accepts one connection (blocking): the fd or -1. */
