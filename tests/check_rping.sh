@@ -11,7 +11,10 @@ build=${1:-build/cc}
 cc=${2:-cc}
 pass=0
 fail=0
-tool="$(pwd)/$build/examples/ofl-rping"
+case $build in
+/*) tool="$build/examples/ofl-rping" ;; # an absolute BUILD
+*) tool="$(pwd)/$build/examples/ofl-rping" ;;
+esac
 if [ ! -x "$tool" ]; then
     make -s "$build/examples/ofl-rping" CC="$cc" BUILD="$build" >/dev/null ||
         { echo "FAIL rping: cannot build $tool"; echo "0 passed, 1 failed"; exit 1; }

@@ -28,8 +28,10 @@ if ! command -v tshark >/dev/null 2>&1; then
     exit 0
 fi
 
-here=$(pwd)
-pcap_tool="$here/$build/examples/ofl-pcap"
+case $build in
+/*) pcap_tool="$build/examples/ofl-pcap" ;; # an absolute BUILD
+*) pcap_tool="$(pwd)/$build/examples/ofl-pcap" ;;
+esac
 if [ ! -x "$pcap_tool" ]; then
     make -s "$build/examples/ofl-pcap" CC="$cc" BUILD="$build" >/dev/null ||
         { echo "FAIL wireshark: cannot build $pcap_tool"; echo "0 passed, 1 failed"; exit 1; }
