@@ -48,7 +48,7 @@ help:
 	@echo "make check-valgrind the suite and corpus replays under memcheck"
 	@echo "make cross        freestanding core for Cortex-M4, RV64, x86-64 kernel flags"
 	@echo "make bench        benchmarks as ratios to baselines in the same run"
-	@echo "make bench-count  instruction counts (callgrind): ap cache hit vs direct"
+	@echo "make bench-count  instruction counts (callgrind): ap cache hit vs direct, dt exchange"
 	@echo "make fuzz         AFL++ harnesses; FUZZ_SECONDS=N runs each N seconds"
 	@echo "make demo         runs every example"
 	@echo "make install      PREFIX=$(PREFIX): header, static library, pkg-config"
@@ -202,6 +202,7 @@ bench: $(BUILD)/bench
 # the aperture cache's hit path against a direct table lookup (issue 5).
 bench-count:
 	sh tests/bench/count_ap_hit.sh build/callgrind-$(CCNAME)
+	sh tests/bench/count_dt.sh build/callgrind-$(CCNAME)
 
 # ---- examples and demo -------------------------------------------------------
 

@@ -278,43 +278,65 @@ static int bare_write(void *ctx, uint64_t pa, const void *src, size_t len)
     return 0;
 }
 
-/* The floor on a rig of its own, its answers compared with the library's
- * (same type, connection, tag, length). bare: DMA as plain copies instead
- * of the sim port (whose allow-list check every DMA pays). */
-static double dt_floor_measure(const struct dt_ex *lib, bool bare)
+/* The floor on a rig of its own, its first answers compared with the
+ * library's (same type, connection, tag, length); NULL when they differ.
+ * bare: DMA as plain copies instead of the sim port (whose allow-list
+ * check every DMA pays). */
+static struct dt_floor *dt_floor_new(const struct dt_ex *lib, bool bare)
 {
     struct ofl_dt_config c;
     struct dt_floor *x = calloc(1, sizeof(*x));
-    double t = -1;
     uint32_t i;
 
     if (x == NULL)
-        return t;
+        return NULL;
     ofl_dt_config_default(&c);
     x->r = dt_rig_new_sized(&c, SLOTS, BATCH);
-    if (x->r != NULL) {
-        x->bare = x->r->sim.port;
-        x->bare.dma_read = bare_read;
-        x->bare.dma_write = bare_write;
-        x->port = bare ? &x->bare : &x->r->sim.port;
-        x->held = x->r->cache_data;
-        x->tx = x->r->conn_data;
-        memcpy(x->req, lib->req, sizeof(x->req));
-        dt_floor_batch(x, BATCH);
-        for (i = 0; i < BATCH; i++)
-            if (x->rsp[i].type != lib->rsp[i].type ||
-                x->rsp[i].conn != lib->rsp[i].conn ||
-                x->rsp[i].tag != lib->rsp[i].tag ||
-                x->rsp[i].len != lib->rsp[i].len)
-                x->errors++;
-        if (x->errors == 0) {
-            t = bench_measure(dt_floor_batch, x);
-            if (x->errors != 0 || x->r->sim.violations != 0)
-                t = -1;
-        }
-        dt_rig_free(x->r);
+    if (x->r == NULL) {
+        free(x);
+        return NULL;
     }
+    x->bare = x->r->sim.port;
+    x->bare.dma_read = bare_read;
+    x->bare.dma_write = bare_write;
+    x->port = bare ? &x->bare : &x->r->sim.port;
+    x->held = x->r->cache_data;
+    x->tx = x->r->conn_data;
+    memcpy(x->req, lib->req, sizeof(x->req));
+    dt_floor_batch(x, BATCH);
+    for (i = 0; i < BATCH; i++)
+        if (x->rsp[i].type != lib->rsp[i].type ||
+            x->rsp[i].conn != lib->rsp[i].conn ||
+            x->rsp[i].tag != lib->rsp[i].tag ||
+            x->rsp[i].len != lib->rsp[i].len)
+            x->errors++;
+    if (x->errors != 0 || x->r->sim.violations != 0) {
+        dt_rig_free(x->r);
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+static void dt_floor_free(struct dt_floor *x)
+{
+    if (x != NULL)
+        dt_rig_free(x->r);
     free(x);
+}
+
+/* Seconds per exchange of a floor, -1 when it failed. */
+static double dt_floor_measure(const struct dt_ex *lib, bool bare)
+{
+    struct dt_floor *x = dt_floor_new(lib, bare);
+    double t = -1;
+
+    if (x != NULL) {
+        t = bench_measure(dt_floor_batch, x);
+        if (x->errors != 0 || x->r->sim.violations != 0)
+            t = -1;
+    }
+    dt_floor_free(x);
     return t;
 }
 
@@ -386,6 +408,85 @@ static struct rte_ring *rte_make(const char *name)
 }
 #endif
 
+/*
+ * dt_count: COUNT_EXCHANGES exchanges of the library, of the floor (sim
+ * port) and of rte_ring, each in a function of its own, so that an
+ * instruction counter can be aimed at each (tests/bench/count_dt.sh runs
+ * this under callgrind with --toggle-collect). The timed lines move with
+ * the machine's load; instruction counts do not, though they are not time
+ * (the rings' copies run at a higher rate per instruction). The bench runs
+ * only this part when OFL_BENCH_DT_COUNT is set in its environment.
+ */
+#define COUNT_EXCHANGES 32000u
+
+/* gcc's noipa keeps it from folding or cloning them. */
+#if defined(__clang__)
+#define COUNT_FN __attribute__((noinline))
+#else
+#define COUNT_FN __attribute__((noinline, noipa))
+#endif
+
+static COUNT_FN void dt_count_library(struct dt_ex *x)
+{
+    dt_exchange_batch(x, COUNT_EXCHANGES);
+    bench_sink = 1;
+}
+
+static COUNT_FN void dt_count_floor(struct dt_floor *f)
+{
+    dt_floor_batch(f, COUNT_EXCHANGES);
+    bench_sink = 2;
+}
+
+#ifdef OFL_BENCH_HAVE_RTE_RING
+static COUNT_FN void dt_count_rte_ring(struct rte_ex *y)
+{
+    rte_exchange_batch(y, COUNT_EXCHANGES);
+    bench_sink = 3;
+}
+#endif
+
+static void dt_count(struct dt_ex *x)
+{
+    struct dt_floor *f = dt_floor_new(x, false);
+    unsigned long rte_errors = 0;
+    bool rte = false;
+
+    if (f == NULL) {
+        bench_skip("dt_count", "the floor's answers differ");
+        return;
+    }
+    dt_count_library(x);
+    dt_count_floor(f);
+#ifdef OFL_BENCH_HAVE_RTE_RING
+    {
+        struct rte_ex *y = calloc(1, sizeof(*y));
+
+        if (y != NULL) {
+            y->req = rte_make("ofl_req_c");
+            y->rsp = rte_make("ofl_rsp_c");
+            if (y->req != NULL && y->rsp != NULL) {
+                rte_exchange_batch(y, BATCH); /* warm */
+                dt_count_rte_ring(y);
+                rte = true;
+                rte_errors = y->errors;
+            }
+            free(y->req);
+            free(y->rsp);
+            free(y);
+        }
+    }
+#endif
+    if (x->errors != 0 || f->errors != 0 || rte_errors != 0 ||
+        x->r->sim.violations != 0 || f->r->sim.violations != 0)
+        bench_skip("dt_count", "an exchange failed");
+    else
+        printf("bench: dt_count ran %u exchanges of the library, the floor%s "
+               "(tests/bench/count_dt.sh counts their instructions)\n",
+               COUNT_EXCHANGES, rte ? " and rte_ring" : "");
+    dt_floor_free(f);
+}
+
 OFL_BENCH(dt)
 {
     struct ofl_dt_config c;
@@ -418,6 +519,11 @@ OFL_BENCH(dt)
     dt_exchange_batch(x, BATCH);
     x->req[0].flags = 0;
     x->errors = 0;
+    if (getenv("OFL_BENCH_DT_COUNT") != NULL) {
+        dt_exchange_batch(x, BATCH); /* warm, as the timed runs are */
+        dt_count(x);
+        goto out;
+    }
     t_dt = bench_measure(dt_exchange_batch, x);
     if (x->errors != 0 || x->r->sim.violations != 0 || x->r->host.bad != 0 ||
         x->rsp[BATCH - 1].type != OFL_DT_RSP_BUF_AVAIL ||
