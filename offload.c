@@ -12255,33 +12255,65 @@ static uint8_t *dt_host_out_slot(const struct ofl_dt_host *h, uint32_t i)
     return h->out + (size_t)(i & (h->out_slots - 1)) * OFL_DT_DESC_SIZE;
 }
 
+/*
+ * The batch loops below walk the slots as at most two runs of adjacent
+ * slots (up to the table's end, then from its start), with a pointer
+ * that steps by a slot: no mask and shift per slot. They keep the mask
+ * and the first index in locals and read h only at the start of a run: a
+ * byte store into a slot (or into a uint8_t field of d[]) may alias *h,
+ * and the compiler would otherwise reload h's fields after every one.
+ * Returns the length of the run that starts at index i of a table of
+ * mask + 1 slots, at most n.
+ */
+static uint32_t dt_host_run(uint32_t i, uint32_t mask, uint32_t n)
+{
+    uint32_t room = mask + 1 - (i & mask);
+
+    return n < room ? n : room;
+}
+
 enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
                                     const struct ofl_dt_desc *d, uint32_t n)
 {
-    uint32_t i;
+    uint8_t *p;
+    uint32_t i, j, run, mask, tail;
     enum ofl_err err;
 
     if (h == NULL || h->in == NULL || (d == NULL && n != 0))
         return OFL_E_ARG;
     if (n > h->in_slots)
         return OFL_E_DT_FULL;
+    mask = h->in_slots - 1;
+    tail = h->in_tail;
     /* Validate everything and check every slot is free before writing. */
-    for (i = 0; i < n; i++) {
-        if (!ofl_dt_is_request(d[i].type))
-            return OFL_E_DT_BAD_TYPE;
-        err = dt_desc_check_hot(&d[i], OFL_DT_REQ_BUF_SEND);
-        if (err != OFL_OK)
-            return err;
-        if (dt_host_in_slot(h, h->in_tail + i)[0] & OFL_DT_OWNER)
-            return OFL_E_DT_FULL;
+    for (i = 0; i < n; i += run) {
+        run = dt_host_run(tail + i, mask, n - i);
+        p = dt_host_in_slot(h, tail + i);
+        for (j = i; j < i + run; j++, p += OFL_DT_DESC_SIZE) {
+            if (!ofl_dt_is_request(d[j].type))
+                return OFL_E_DT_BAD_TYPE;
+            err = dt_desc_check_hot(&d[j], OFL_DT_REQ_BUF_SEND);
+            if (err != OFL_OK)
+                return err;
+            if (p[0] & OFL_DT_OWNER)
+                return OFL_E_DT_FULL;
+        }
     }
-    for (i = 0; i < n; i++)
-        dt_store(&d[i], dt_host_in_slot(h, h->in_tail + i), 0);
+    for (i = 0; i < n; i += run) {
+        run = dt_host_run(tail + i, mask, n - i);
+        p = dt_host_in_slot(h, tail + i);
+        for (j = i; j < i + run; j++, p += OFL_DT_DESC_SIZE)
+            dt_store(&d[j], p, 0);
+    }
     /* The contents become visible before any owner bit. */
     ofl_port_barrier(h->port, OFL_BARRIER_RELEASE);
-    for (i = 0; i < n; i++)
-        dt_host_in_slot(h, h->in_tail + i)[0] |= OFL_DT_OWNER;
-    h->in_tail += n;
+    for (i = 0; i < n; i += run) {
+        run = dt_host_run(tail + i, mask, n - i);
+        p = dt_host_in_slot(h, tail + i);
+        for (j = 0; j < run; j++, p += OFL_DT_DESC_SIZE)
+            p[0] |= OFL_DT_OWNER;
+    }
+    h->in_tail = tail + n;
     return OFL_OK;
 }
 
@@ -12297,7 +12329,8 @@ enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
                                     struct ofl_dt_desc *d, uint32_t max,
                                     uint32_t *n)
 {
-    uint32_t i, k = 0;
+    uint8_t *p;
+    uint32_t i, j, k = 0, run, mask, head;
     enum ofl_err first = OFL_OK, err;
 
     if (h == NULL || h->out == NULL || d == NULL || n == NULL)
@@ -12305,31 +12338,47 @@ enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
     *n = 0;
     if (max > h->out_slots)
         max = h->out_slots;
-    while (k < max && (dt_host_out_slot(h, h->out_head + k)[0] & OFL_DT_OWNER))
-        k++;
+    mask = h->out_slots - 1;
+    head = h->out_head;
+    /* k: the full slots from head on, up to the first free one. */
+    for (i = 0; i < max && k == i; i += run) {
+        run = dt_host_run(head + i, mask, max - i);
+        p = dt_host_out_slot(h, head + i);
+        while (k < i + run && (p[0] & OFL_DT_OWNER)) {
+            k++;
+            p += OFL_DT_DESC_SIZE;
+        }
+    }
     if (k == 0)
         return OFL_E_DT_EMPTY;
     /* Read nothing of a slot before its owner bit was seen. */
     ofl_port_barrier(h->port, OFL_BARRIER_ACQUIRE);
-    for (i = 0; i < k; i++) {
-        /* A malformed or non-response slot is consumed as type 0 (the
-         * ring must not stall). */
-        err = dt_decode(dt_host_out_slot(h, h->out_head + i), &d[i],
-                        OFL_DT_RSP_BUF_AVAIL);
-        if (err == OFL_OK && !ofl_dt_is_response(d[i].type))
-            err = OFL_E_DT_BAD_TYPE;
-        if (err != OFL_OK) {
-            dt_desc_zero(&d[i]);
-            h->bad++;
-            if (first == OFL_OK)
-                first = err;
+    for (i = 0; i < k; i += run) {
+        run = dt_host_run(head + i, mask, k - i);
+        p = dt_host_out_slot(h, head + i);
+        for (j = i; j < i + run; j++, p += OFL_DT_DESC_SIZE) {
+            /* A malformed or non-response slot is consumed as type 0
+             * (the ring must not stall). */
+            err = dt_decode(p, &d[j], OFL_DT_RSP_BUF_AVAIL);
+            if (err == OFL_OK && !ofl_dt_is_response(d[j].type))
+                err = OFL_E_DT_BAD_TYPE;
+            if (err != OFL_OK) {
+                dt_desc_zero(&d[j]);
+                h->bad++;
+                if (first == OFL_OK)
+                    first = err;
+            }
         }
     }
     /* Finish reading before the adapter may reuse the slots. */
     ofl_port_barrier(h->port, OFL_BARRIER_FULL);
-    for (i = 0; i < k; i++)
-        dt_host_out_slot(h, h->out_head + i)[0] = 0;
-    h->out_head += k;
+    for (i = 0; i < k; i += run) {
+        run = dt_host_run(head + i, mask, k - i);
+        p = dt_host_out_slot(h, head + i);
+        for (j = 0; j < run; j++, p += OFL_DT_DESC_SIZE)
+            p[0] = 0;
+    }
+    h->out_head = head + k;
     *n = k;
     return first;
 }
