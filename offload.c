@@ -12272,6 +12272,94 @@ static uint32_t dt_host_run(uint32_t i, uint32_t mask, uint32_t n)
     return n < room ? n : room;
 }
 
+/*
+ * dt_desc_check_as(d, type, true) for the two types the exchange is made
+ * of, with their rules (dt_rules; offload.h, the type table) written out:
+ * the same checks, in the same order, with the same errors, each a
+ * compare and a branch, where dt_nz builds a mask of the non-zero fields
+ * bit by bit (a compare, a set and a shift per field with GCC). Every
+ * other type goes through dt_desc_check. tests/test_dt_rules.c compares
+ * the host paths with ofl_dt_desc_encode / ofl_dt_desc_decode over a grid
+ * of field values, so that these cannot drift from the rules unnoticed.
+ *
+ * A buffer send: flags ASAP and MODIFY only (so no PEEK); number, aux and
+ * status MUST be zero; with the status OK, len and conn are required; the
+ * buffer's range must not wrap (len is not zero, no REPORT flag).
+ */
+static DT_HOT enum ofl_err dt_host_check_send(const struct ofl_dt_desc *d)
+{
+    if ((d->flags & (uint8_t)~(OFL_DT_F_ASAP | OFL_DT_F_MODIFY)) != 0)
+        return OFL_E_DT_BAD_FLAGS;
+    if ((d->number | d->aux | d->status) != 0)
+        return OFL_E_DT_RESERVED;
+    if (d->len == 0 || d->conn == 0)
+        return OFL_E_DT_BAD_FIELD;
+    if (d->base > OFL_U64_MAX - ((uint64_t)d->len - 1))
+        return OFL_E_DT_BAD_FIELD;
+    return OFL_OK;
+}
+
+/* A buffer available response: no flags (so no REPORT, no PEEK); aux
+ * MUST be zero; a status up to OFL_DT_ST_MAX, and with the status OK,
+ * conn is required; a range must not wrap. */
+static DT_HOT enum ofl_err dt_host_check_avail(const struct ofl_dt_desc *d)
+{
+    if (d->flags != 0)
+        return OFL_E_DT_BAD_FLAGS;
+    if (d->aux != 0)
+        return OFL_E_DT_RESERVED;
+    if (d->status > OFL_DT_ST_MAX ||
+        (d->status == OFL_DT_ST_OK && d->conn == 0))
+        return OFL_E_DT_BAD_FIELD;
+    if (d->len != 0 && d->base > OFL_U64_MAX - ((uint64_t)d->len - 1))
+        return OFL_E_DT_BAD_FIELD;
+    return OFL_OK;
+}
+
+/* A request's checks as ofl_dt_host_post documents them: a request type,
+ * then dt_desc_check. */
+static DT_HOT enum ofl_err dt_host_check_req(const struct ofl_dt_desc *d)
+{
+    if (d->type == OFL_DT_REQ_BUF_SEND)
+        return dt_host_check_send(d);
+    if (!ofl_dt_is_request(d->type))
+        return OFL_E_DT_BAD_TYPE;
+    return dt_desc_check(d);
+}
+
+/*
+ * dt_decode of a response slot, then the response type test (the order
+ * ofl_dt_host_poll_batch documents); *d is garbage on error. Byte 0 of
+ * the common response (a buffer available), owner bit aside, says at
+ * once that its reserved bits are clear and what its type is: its fields
+ * are loaded here as dt_load loads them (dt_load is a call of its own)
+ * and take the folded checks. Any other byte 0 takes dt_decode's path
+ * from its start.
+ */
+static DT_HOT enum ofl_err dt_host_decode(const uint8_t *in,
+                                          struct ofl_dt_desc *d)
+{
+    enum ofl_err err;
+
+    if ((in[0] & (uint8_t)~OFL_DT_OWNER) ==
+        OFL_DT_RSP_BUF_AVAIL << OFL_DT_TYPE_SHIFT) {
+        d->type = OFL_DT_RSP_BUF_AVAIL;
+        d->flags = in[DT_OFF_FLAGS];
+        d->status = in[DT_OFF_STATUS];
+        d->number = in[DT_OFF_NUMBER];
+        d->tag = ofl_load_be32(in + DT_OFF_TAG);
+        d->base = ofl_load_be64(in + DT_OFF_BASE);
+        d->len = ofl_load_be32(in + DT_OFF_LEN);
+        d->conn = ofl_load_be64(in + DT_OFF_CONN);
+        d->aux = ofl_load_be32(in + DT_OFF_AUX);
+        return dt_host_check_avail(d);
+    }
+    err = dt_decode(in, d, OFL_DT_RSP_BUF_AVAIL);
+    if (err == OFL_OK && !ofl_dt_is_response(d->type))
+        err = OFL_E_DT_BAD_TYPE;
+    return err;
+}
+
 enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
                                     const struct ofl_dt_desc *d, uint32_t n)
 {
@@ -12290,9 +12378,7 @@ enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
         run = dt_host_run(tail + i, mask, n - i);
         p = dt_host_in_slot(h, tail + i);
         for (j = i; j < i + run; j++, p += OFL_DT_DESC_SIZE) {
-            if (!ofl_dt_is_request(d[j].type))
-                return OFL_E_DT_BAD_TYPE;
-            err = dt_desc_check_hot(&d[j], OFL_DT_REQ_BUF_SEND);
+            err = dt_host_check_req(&d[j]);
             if (err != OFL_OK)
                 return err;
             if (p[0] & OFL_DT_OWNER)
@@ -12359,9 +12445,7 @@ enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
         for (j = i; j < i + run; j++, p += OFL_DT_DESC_SIZE) {
             /* A malformed or non-response slot is consumed as type 0
              * (the ring must not stall). */
-            err = dt_decode(p, &d[j], OFL_DT_RSP_BUF_AVAIL);
-            if (err == OFL_OK && !ofl_dt_is_response(d[j].type))
-                err = OFL_E_DT_BAD_TYPE;
+            err = dt_host_decode(p, &d[j]);
             if (err != OFL_OK) {
                 dt_desc_zero(&d[j]);
                 h->bad++;
