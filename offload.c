@@ -12316,6 +12316,29 @@ static DT_HOT enum ofl_err dt_host_check_avail(const struct ofl_dt_desc *d)
     return OFL_OK;
 }
 
+/*
+ * dt_store with the owner bit clear, for a checked d (its type fits in 5
+ * bits). Bytes 0 .. 3 are built as one little-endian word: type, flags,
+ * status and number are adjacent fields, which GCC then reads with one
+ * load, and the type is moved up by OFL_DT_TYPE_SHIFT within the low byte
+ * by adding (2^shift - 1) times it (type << 2 is at most 0x7C: no carry
+ * into flags). Written as a shift, the type breaks the adjacent-byte
+ * pattern and the four bytes are loaded, shifted and ORed one by one:
+ * 4 more instructions per descriptor (callgrind).
+ */
+static DT_HOT void dt_host_store(const struct ofl_dt_desc *d, uint8_t *out)
+{
+    uint32_t w = (uint32_t)d->type | (uint32_t)d->flags << 8 |
+                 (uint32_t)d->status << 16 | (uint32_t)d->number << 24;
+
+    ofl_store_le32(out, w + (w & 0xFFu) * ((1u << OFL_DT_TYPE_SHIFT) - 1u));
+    ofl_store_be32(out + DT_OFF_TAG, d->tag);
+    ofl_store_be64(out + DT_OFF_BASE, d->base);
+    ofl_store_be32(out + DT_OFF_LEN, d->len);
+    ofl_store_be64(out + DT_OFF_CONN, d->conn);
+    ofl_store_be32(out + DT_OFF_AUX, d->aux);
+}
+
 /* A request's checks as ofl_dt_host_post documents them: a request type,
  * then dt_desc_check. */
 static DT_HOT enum ofl_err dt_host_check_req(const struct ofl_dt_desc *d)
@@ -12389,7 +12412,7 @@ enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
         run = dt_host_run(tail + i, mask, n - i);
         p = dt_host_in_slot(h, tail + i);
         for (j = i; j < i + run; j++, p += OFL_DT_DESC_SIZE)
-            dt_store(&d[j], p, 0);
+            dt_host_store(&d[j], p);
     }
     /* The contents become visible before any owner bit. */
     ofl_port_barrier(h->port, OFL_BARRIER_RELEASE);
@@ -12415,7 +12438,7 @@ enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
                                     struct ofl_dt_desc *d, uint32_t max,
                                     uint32_t *n)
 {
-    uint8_t *p;
+    uint8_t *p, *q, *end;
     uint32_t i, j, k = 0, run, mask, head;
     enum ofl_err first = OFL_OK, err;
 
@@ -12430,10 +12453,10 @@ enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
     for (i = 0; i < max && k == i; i += run) {
         run = dt_host_run(head + i, mask, max - i);
         p = dt_host_out_slot(h, head + i);
-        while (k < i + run && (p[0] & OFL_DT_OWNER)) {
-            k++;
-            p += OFL_DT_DESC_SIZE;
-        }
+        end = p + (size_t)run * OFL_DT_DESC_SIZE;
+        for (q = p; q != end && (q[0] & OFL_DT_OWNER); q += OFL_DT_DESC_SIZE)
+            ;
+        k += (uint32_t)((size_t)(q - p) / OFL_DT_DESC_SIZE);
     }
     if (k == 0)
         return OFL_E_DT_EMPTY;
