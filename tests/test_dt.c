@@ -416,6 +416,108 @@ static void test_host_ring(void)
     CHECK_ERR(ofl_dt_host_kick(NULL), OFL_E_ARG);
 }
 
+/* Batches that run over the end of a table: a post lands in the last
+ * slot and then from the first, all or nothing when a slot of either run
+ * is full; a poll reads on from the first slot and stops at the first free
+ * slot in either run, or at max. */
+static void test_host_wrap(void)
+{
+    _Alignas(64) static uint8_t in[4 * 32], out[4 * 32];
+    struct ofl_dt_host h;
+    struct ofl_dt_desc d = sample(OFL_DT_REQ_BUF_SEND), e[4], got;
+    uint8_t keep[32];
+    uint32_t n, i;
+
+    CHECK_OK(ofl_dt_host_init(&h, in, 4, out, 4, NULL));
+    for (i = 0; i < 3; i++)
+        CHECK_OK(ofl_dt_host_post(&h, &d));
+    in[0] = in[32] = in[64] = 0; /* the adapter took slots 0 .. 2 */
+    for (i = 0; i < 3; i++) {
+        e[i] = d;
+        e[i].tag = 100 + i;
+    }
+    CHECK_OK(ofl_dt_host_post_batch(&h, e, 3)); /* slots 3, 0, 1 */
+    CHECK_EQ(h.in_tail, 6);
+    for (i = 0; i < 3; i++) {
+        uint8_t *s = in + ((3 + i) & 3) * 32;
+
+        CHECK_EQ(s[0], OFL_DT_OWNER | (OFL_DT_REQ_BUF_SEND << 2));
+        s[0] &= (uint8_t)~OFL_DT_OWNER;
+        CHECK_OK(ofl_dt_desc_decode(s, 32, &got));
+        s[0] |= OFL_DT_OWNER;
+        CHECK(got.tag == 100 + i && got.base == d.base && got.len == d.len &&
+              got.conn == d.conn && got.flags == d.flags);
+    }
+    CHECK_EQ(in[64], 0); /* slot 2 untouched */
+    /* Slot 2 free, slot 3 full (first run): nothing is written. */
+    memcpy(keep, in + 64, 32);
+    CHECK_ERR(ofl_dt_host_post_batch(&h, e, 2), OFL_E_DT_FULL);
+    /* Slots 2 and 3 free, slot 0 full (second run). */
+    in[96] = 0;
+    CHECK_ERR(ofl_dt_host_post_batch(&h, e, 3), OFL_E_DT_FULL);
+    CHECK(memcmp(keep, in + 64, 32) == 0);
+    CHECK_EQ(in[96], 0);
+    CHECK_EQ(h.in_tail, 6);
+    /* A descriptor's error comes before its own slot's owner bit, a full
+     * slot before a later descriptor's error. */
+    e[2].type = OFL_DT_RSP_BUF_AVAIL;
+    CHECK_ERR(ofl_dt_host_post_batch(&h, e, 3), OFL_E_DT_BAD_TYPE);
+    e[0].flags = OFL_DT_F_PEEK;
+    CHECK_ERR(ofl_dt_host_post_batch(&h, e, 3), OFL_E_DT_BAD_FLAGS);
+    e[0] = d;
+    e[1].len = 0;
+    in[96] = OFL_DT_OWNER; /* e[1]'s own slot */
+    CHECK_ERR(ofl_dt_host_post_batch(&h, e, 3), OFL_E_DT_BAD_FIELD);
+    in[64] = OFL_DT_OWNER; /* e[0]'s slot */
+    CHECK_ERR(ofl_dt_host_post_batch(&h, e, 3), OFL_E_DT_FULL);
+    in[64] = 0;
+    CHECK(memcmp(keep, in + 64, 32) == 0);
+    CHECK_EQ(h.in_tail, 6);
+
+    /* Output: three responses in slots 0 .. 2 move the head to 3. */
+    got = sample(OFL_DT_RSP_BUF_AVAIL);
+    for (i = 0; i < 3; i++) {
+        got.tag = 200 + i;
+        CHECK_OK(ofl_dt_desc_encode(&got, out + i * 32, 32));
+        out[i * 32] |= OFL_DT_OWNER;
+    }
+    CHECK_OK(ofl_dt_host_poll_batch(&h, e, 4, &n));
+    CHECK(n == 3 && e[2].tag == 202 && h.out_head == 3);
+    /* Slots 3, 0 and 1 full, 2 free: one batch reads the three and stops
+     * at slot 2 (a free slot in the second run). */
+    for (i = 0; i < 3; i++) {
+        got.tag = 300 + i;
+        CHECK_OK(ofl_dt_desc_encode(&got, out + ((3 + i) & 3) * 32, 32));
+        out[((3 + i) & 3) * 32] |= OFL_DT_OWNER;
+    }
+    CHECK_OK(ofl_dt_host_poll_batch(&h, e, 4, &n));
+    CHECK_EQ(n, 3);
+    for (i = 0; i < 3; i++)
+        CHECK(e[i].type == OFL_DT_RSP_BUF_AVAIL && e[i].tag == 300 + i &&
+              e[i].base == got.base && e[i].len == got.len &&
+              e[i].conn == got.conn && e[i].number == got.number);
+    CHECK(out[96] == 0 && out[0] == 0 && out[32] == 0);
+    CHECK_EQ(h.out_head, 6);
+    /* Slot 2 full, slot 3 free: stops in the first run. */
+    got.tag = 400;
+    CHECK_OK(ofl_dt_desc_encode(&got, out + 64, 32));
+    out[64] |= OFL_DT_OWNER;
+    CHECK_OK(ofl_dt_desc_encode(&got, out, 32)); /* slot 0: beyond the stop */
+    out[0] |= OFL_DT_OWNER;
+    CHECK_OK(ofl_dt_host_poll_batch(&h, e, 4, &n));
+    CHECK(n == 1 && e[0].tag == 400 && h.out_head == 7);
+    CHECK_EQ(out[0], OFL_DT_OWNER | (OFL_DT_RSP_BUF_AVAIL << 2));
+    /* Slots 3 and 0 full, max 1: stops at max. */
+    CHECK_OK(ofl_dt_desc_encode(&got, out + 96, 32));
+    out[96] |= OFL_DT_OWNER;
+    CHECK_OK(ofl_dt_host_poll_batch(&h, e, 1, &n));
+    CHECK(n == 1 && h.out_head == 8 && out[96] == 0);
+    CHECK_EQ(out[0], OFL_DT_OWNER | (OFL_DT_RSP_BUF_AVAIL << 2));
+    CHECK_OK(ofl_dt_host_poll(&h, &e[0]));
+    CHECK_EQ(h.out_head, 9);
+    CHECK_EQ(h.bad, 0);
+}
+
 /* ---- adapter: init and the input loop ------------------------------------- */
 
 static void test_adapter_init(void)
@@ -4153,6 +4255,7 @@ OFL_SUITE(dt)
     test_codec_errors();
     test_tuples();
     test_host_ring();
+    test_host_wrap();
     test_adapter_init();
     test_process_loop();
     test_process_malformed();

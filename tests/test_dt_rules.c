@@ -347,9 +347,101 @@ static void test_rules_paths(void)
     dt_rig_free(r);
 }
 
+/*
+ * The host's table paths against the codec, over a grid of field values
+ * (every type value, flag bits, statuses around OFL_DT_ST_MAX, fields zero
+ * and not, ranges that wrap): ofl_dt_host_post gives what
+ * ofl_dt_desc_encode gives (OFL_E_DT_BAD_TYPE first for a non-request),
+ * the host's poll what ofl_dt_desc_decode gives (OFL_E_DT_BAD_TYPE after
+ * it for a non-response), with the same fields. The host paths fold the
+ * rules of their common types in a copy of their own; this keeps the copy
+ * equal to the codec's checks, error for error.
+ */
+static void test_rules_host_same(void)
+{
+    static const uint8_t flags[] = {0, 1, 2, 4, 8, 0x0C, 0x10, 0x80};
+    static const uint8_t status[] = {0, 1, OFL_DT_ST_MAX, OFL_DT_ST_MAX + 1};
+    static const uint64_t base[] = {0, 0x1000, 1ull << 56, ~0ull - 10};
+    static const uint32_t len[] = {0, 32, 0x10000, 0xFFFFFFFFu};
+    static const uint32_t aux[] = {0, 7, 0x100, 0xFFFFFFFFu};
+    static const uint64_t conn[] = {0, 5, 1ull << 40};
+    _Alignas(64) static uint8_t in[2 * 32], out[2 * 32];
+    struct ofl_dt_host h;
+    struct ofl_dt_desc d, e, got;
+    uint8_t raw[32], *slot;
+    enum ofl_err want, ee, pe;
+    unsigned t, fl, st, nu, ba, le, co, au, rs;
+    unsigned long cases = 0, bad = 0;
+    uint32_t bad_before;
+
+    CHECK_OK(ofl_dt_host_init(&h, in, 2, out, 2, NULL));
+    for (t = 0; t < 0x22; t++)
+    for (fl = 0; fl < sizeof(flags); fl++)
+    for (st = 0; st < sizeof(status); st++)
+    for (nu = 0; nu < 2; nu++)
+    for (ba = 0; ba < 4; ba++)
+    for (le = 0; le < 4; le++)
+    for (co = 0; co < 3; co++)
+    for (au = 0; au < 4; au++) {
+        memset(&d, 0, sizeof(d));
+        d.type = t < 0x20 ? (uint8_t)t : t == 0x20 ? 0x20 : 0xFF;
+        d.flags = flags[fl];
+        d.status = status[st];
+        d.number = nu ? 3 : 0;
+        d.base = base[ba];
+        d.len = len[le];
+        d.conn = conn[co];
+        d.aux = aux[au];
+        d.tag = 0x7A6;
+        cases++;
+        /* Post. */
+        want = ofl_dt_is_request(d.type) ? ofl_dt_desc_encode(&d, raw, 32)
+                                         : OFL_E_DT_BAD_TYPE;
+        slot = in + (h.in_tail & 1) * 32;
+        pe = ofl_dt_host_post(&h, &d);
+        if (pe == OFL_OK)
+            slot[0] = 0; /* the adapter took it */
+        if (pe != want && bad++ < 8)
+            printf("  post type 0x%02x flags 0x%02x status %u: %s, "
+                   "encode %s\n", d.type, d.flags, d.status,
+                   ofl_strerror(pe), ofl_strerror(want));
+        if (t >= 0x20)
+            continue;
+        /* Poll, and the same bytes with a reserved bit. */
+        for (rs = 0; rs < 2; rs++) {
+            raw_store(&d, raw);
+            raw[0] |= (uint8_t)rs;
+            memset(&e, 0x5A, sizeof(e));
+            ee = ofl_dt_desc_decode(raw, 32, &e);
+            if (ee == OFL_OK && !ofl_dt_is_response(e.type))
+                ee = OFL_E_DT_BAD_TYPE;
+            slot = out + (h.out_head & 1) * 32;
+            memcpy(slot, raw, 32);
+            slot[0] |= OFL_DT_OWNER;
+            bad_before = h.bad;
+            memset(&got, 0x5A, sizeof(got));
+            pe = ofl_dt_host_poll(&h, &got);
+            if (pe != ee ||
+                (ee == OFL_OK ? memcmp(&got, &e, sizeof(e)) != 0 ||
+                                    h.bad != bad_before
+                              : got.type != 0 || h.bad != bad_before + 1)) {
+                if (bad++ < 8)
+                    printf("  poll type 0x%02x flags 0x%02x status %u "
+                           "reserved %u: %s, decode %s\n", d.type, d.flags,
+                           d.status, rs, ofl_strerror(pe), ofl_strerror(ee));
+            }
+        }
+    }
+    CHECK_EQ(bad, 0);
+    CHECK(cases > 100000);
+    /* Some of each kind got through (a valid descriptor is rare here). */
+    CHECK(h.in_tail > 50 && h.out_head - h.bad > 1000 && h.bad > 1000);
+}
+
 OFL_SUITE(dt_rules)
 {
     test_rules_fields();
     test_rules_flags();
     test_rules_paths();
+    test_rules_host_same();
 }
