@@ -13016,8 +13016,10 @@ static void dt_conn_release(struct ofl_dt *dt, struct ofl_dt_conn *c)
 static void dt_cn_pend(struct ofl_dt *dt, struct ofl_dt_conn *c, uint8_t kind,
                        uint8_t status, uint64_t now)
 {
-    if (dt->cn_pending == 0)
+    if (dt->cn_pending == 0) {
         dt->cn_t_first = now;
+        dt->cn_t_stale = 0;
+    }
     dt->cn_pending++;
     c->t_cn = now;
     c->cn_pending = kind;
@@ -14262,20 +14264,26 @@ static void dt_cn_emit(struct ofl_dt *dt, struct ofl_dt_conn *c)
 /*
  * Emits c's notice ahead of the delay criterion (a close or a settled
  * note forces it out, room reserved). When it was the oldest pending one,
- * the criterion's age counts again from the oldest left (FIG. 10: each
+ * the criterion's age is to count from the oldest left (FIG. 10: each
  * notice waits from when it became pending; none goes early because an
- * older one left early).
+ * older one left early): dt_cn_run works that out once, rather than a
+ * scan of every entry here for each notice a drain sends.
  */
 static void dt_cn_emit_early(struct ofl_dt *dt, struct ofl_dt_conn *c)
 {
-    bool oldest = c->t_cn == dt->cn_t_first, found = false;
+    if (c->t_cn == dt->cn_t_first)
+        dt->cn_t_stale = 1;
+    dt_cn_emit(dt, c);
+}
+
+/* The time of the oldest pending notice (some is pending). */
+static uint64_t dt_cn_oldest(const struct ofl_dt *dt)
+{
     const struct ofl_dt_conn *o;
+    bool found = false;
     uint64_t t = 0;
     uint32_t i;
 
-    dt_cn_emit(dt, c);
-    if (dt->cn_pending == 0 || !oldest)
-        return;
     for (i = 0; i < dt->mem.conn_cap; i++) {
         o = &dt->mem.conn[i];
         if (o->state != OFL_DT_CONN_FREE && o->cn_pending != 0 &&
@@ -14284,7 +14292,7 @@ static void dt_cn_emit_early(struct ofl_dt *dt, struct ofl_dt_conn *c)
             found = true;
         }
     }
-    dt->cn_t_first = t; /* found: the pending count is exact */
+    return t;
 }
 
 /* Emits c's open receive note (room reserved). */
@@ -14690,6 +14698,10 @@ static OFL_NOINLINE void dt_cn_run(struct ofl_dt *dt, uint64_t now)
 
     if (dt->cn_pending == 0)
         return;
+    if (dt->cn_t_stale) {
+        dt->cn_t_first = dt_cn_oldest(dt);
+        dt->cn_t_stale = 0;
+    }
     age = now - dt->cn_t_first;
     met = cfg->cn_criteria == 0 ||
           ((cfg->cn_criteria & OFL_DT_CN_COUNT) &&

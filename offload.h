@@ -5430,7 +5430,7 @@ enum ofl_dt_cn_criterion {
     OFL_DT_CN_COUNT = 0x1,  /* cn_count notices pending */
     OFL_DT_CN_TIME = 0x2,   /* cn_time since the oldest notice still
                                pending (one a close sent early no
-                               longer counts) */
+                               longer counts; see ofl_dt.cn_t_first) */
     OFL_DT_CN_DATA = 0x4,   /* data arrived on a pending connection */
     OFL_DT_CN_PATTERN = 0x8 /* cn_pattern received on a pending one (a
                                pattern set anew, by ofl_dt_configure or
@@ -5673,7 +5673,9 @@ struct ofl_dt {
     struct ofl_dt_stats stats;
     const struct ofl_port *port;
     uint64_t cn_t_first;    /* when the oldest pending notice became
-                               pending */
+                               pending (after a run cut short by a full
+                               output table: the run's oldest, so the
+                               notices left, which were due, stay due) */
     uint64_t t_report;      /* last periodic report */
     uint64_t bt_bytes_listed;
     uint32_t in_head;       /* next input slot to read */
@@ -5700,6 +5702,8 @@ struct ofl_dt {
     uint8_t bt_asap;        /* an ASAP request is listed */
     uint8_t warned;         /* overflow interrupt raised, not yet re-armed */
     uint8_t cancel_run;     /* a cancellation is running */
+    uint8_t cn_t_stale;     /* the oldest notice went early: cn_t_first
+                               is worked out again at the next run */
     uint8_t scan[8 * OFL_DT_DESC_SIZE]; /* output reclaim scratch */
 };
 

@@ -475,6 +475,9 @@ static void audit(void)
         live++;
         connecting += c->state == OFL_DT_CONN_CONNECTING;
         pending += c->cn_pending != 0;
+        /* The notice age counts from no later than any pending notice
+         * (FIG. 10: none goes early because an older one left early). */
+        FUZZ_ASSERT(c->cn_pending == 0 || dt.cn_t_first <= c->t_cn);
         FUZZ_ASSERT(c->rx_tail - c->rx_head <= 256);
         FUZZ_ASSERT(c->tx_tail - c->tx_head <= 256);
         FUZZ_ASSERT(c->cfg.priority <= 7);
