@@ -566,15 +566,8 @@ static void *late_reader_thread(void *p)
     return NULL;
 }
 
-/*
- * A transmission the socket takes only part of keeps its rest and reports
- * it taken (the engine may complete its WQE); the rest, and its close, go
- * out before the peer's first read, at ofl_posix_close, which waits for
- * the peer that starts reading 100 ms later: it reads every byte, then a
- * clean end.
- */
-/* The connected pair of test_close_sends_rest: *a the small-buffered
- * sender, the accepted fd returned. */
+/* A connected pair of small-buffered sockets: *a the sender, the accepted
+ * fd returned. */
 static int small_sockets(int lfd, uint16_t port, int *a)
 {
     struct sockaddr_in sa;
@@ -633,6 +626,12 @@ static void test_rest_times_out(void)
     close(lfd);
 }
 
+/*
+ * A transmission the socket takes only part of keeps its rest and reports
+ * it taken (the engine may complete its WQE); the rest, and its close, go
+ * out at ofl_posix_close, which waits for the peer that starts reading
+ * 100 ms later: it reads every byte, then a clean end.
+ */
 static void test_close_sends_rest(void)
 {
     static struct ofl_posix_conn c;
@@ -657,6 +656,100 @@ static void test_close_sends_rest(void)
     CHECK_EQ(l.rc, 0);
     CHECK_EQ(l.got, sizeof(buf));
     close(l.fd);
+    close(lfd);
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A sender with 48 KiB taken and a rest kept (tx_timeout_ms ms) towards
+ * a peer that reads nothing yet; *b the peer's fd. */
+static void kept_rest(struct ofl_posix_conn *c, int lfd, uint16_t port,
+                      int *b, int timeout_ms, uint32_t flags)
+{
+    static uint8_t buf[48 * 1024];
+    int a;
+
+    *b = small_sockets(lfd, port, &a);
+    CHECK(*b >= 0);
+    memset(c, 0, sizeof(*c));
+    c->fd = a;
+    c->tx_timeout_ms = timeout_ms;
+    CHECK_EQ(ofl_posix_transmit(c, buf, sizeof(buf), flags), 0);
+    CHECK_EQ(c->tx_kept, 1);
+}
+
+/*
+ * The ways a kept rest ends besides a transmission:
+ * - ofl_posix_close towards a peer that never reads: after tx_timeout_ms
+ *   the stream is reset, not ended cleanly behind a piece of an FPDU;
+ * - no transmission at all, only polls: the rest's deadline bounds the
+ *   poll's wait and resets the stream once it passed;
+ * - polls towards a peer that reads: the rest goes, then the CLOSE it
+ *   carried (every byte, then a clean end);
+ * - ABORT drops it and resets.
+ */
+static void test_rest_endings(void)
+{
+    static struct ofl_posix_conn c;
+    uint16_t port = 0;
+    int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), b, i;
+    uint32_t before;
+    struct late_reader l;
+    pthread_t th;
+    size_t got;
+    long long t0;
+
+    CHECK(lfd >= 0);
+    /* close, the peer never reading: a reset. The polls first send what
+     * the path takes until it stays full, so that the close's own send
+     * takes no byte at all (else it resets by itself). */
+    kept_rest(&c, lfd, port, &b, 5000, 0);
+    for (i = 0, before = 0; i < 3; i++) {
+        before = c.tx_pend_off;
+        (void)ofl_posix_poll(&c, NULL, 50);
+        if (c.tx_pend_off != before)
+            i = -1; /* progress: three quiet polls more */
+    }
+    CHECK(c.tx_pend_off < c.tx_pend_len);
+    c.tx_timeout_ms = 200;
+    ofl_posix_close(&c);
+    CHECK_EQ(drain(b, &got), -1);
+    CHECK(got < 48 * 1024);
+    close(b);
+    /* polls only: the deadline ends the wait and the stream */
+    kept_rest(&c, lfd, port, &b, 200, 0);
+    t0 = now_ms();
+    for (i = 0; i < 8 && c.tx_pend_len != 0; i++)
+        CHECK_EQ(ofl_posix_poll(&c, NULL, 1000), 0);
+    CHECK_EQ(c.tx_pend_len, 0);
+    CHECK(now_ms() - t0 < 4000); /* not 8 polls of 1 s */
+    close(c.fd); /* a clean end, were the stream not reset */
+    CHECK_EQ(drain(b, &got), -1);
+    close(b);
+    /* polls with a reading peer: the rest, then the CLOSE it carried */
+    kept_rest(&c, lfd, port, &l.fd, 5000, OFL_QP_TX_CLOSE);
+    CHECK(pthread_create(&th, NULL, late_reader_thread, &l) == 0);
+    for (i = 0; i < 100 && c.tx_pend_len != 0; i++)
+        (void)ofl_posix_poll(&c, NULL, 100);
+    CHECK_EQ(c.tx_pend_len, 0);
+    pthread_join(th, NULL);
+    CHECK_EQ(l.rc, 0);
+    CHECK_EQ(l.got, 48 * 1024);
+    close(c.fd);
+    close(l.fd);
+    /* ABORT: dropped, reset */
+    kept_rest(&c, lfd, port, &b, 5000, 0);
+    CHECK_EQ(ofl_posix_transmit(&c, NULL, 0, OFL_QP_TX_ABORT), 0);
+    CHECK_EQ(c.tx_pend_len, 0);
+    CHECK_EQ(drain(b, &got), -1);
+    close(c.fd);
+    close(b);
     close(lfd);
 }
 
@@ -724,5 +817,6 @@ OFL_SUITE(qp_posix)
     test_both_directions();
     test_close_sends_rest();
     test_rest_times_out();
+    test_rest_endings();
     test_abort_resets();
 }

@@ -607,9 +607,10 @@ void ofl_posix_init(struct ofl_posix *px)
 /* ---- TCP as the wire of a QP ---------------------------------------------- */
 
 #if OFL_ENABLE_QP
-/* A socket bound to address ai and listening, or -1. An IPv6 wildcard
- * also takes IPv4 (V6ONLY off, where the system allows it). */
-static int px_listen_on(const struct addrinfo *ai, bool any6)
+/* A socket bound to address ai and listening, or -1. The IPv6 wildcard
+ * also takes IPv4 (V6ONLY off); where the system refuses that, -1, and the
+ * caller takes IPv4's wildcard instead. */
+static int px_listen_on(const struct addrinfo *ai)
 {
     int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
     int one = 1, zero = 0;
@@ -617,41 +618,50 @@ static int px_listen_on(const struct addrinfo *ai, bool any6)
     if (fd < 0)
         return -1;
     (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (any6)
-        (void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 4) != 0) {
+    if ((ai->ai_family == AF_INET6 &&
+         IN6_IS_ADDR_UNSPECIFIED(
+             &((const struct sockaddr_in6 *)(const void *)ai->ai_addr)
+                  ->sin6_addr) &&
+         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) !=
+             0) ||
+        bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 4) != 0) {
         close(fd);
         return -1;
     }
     return fd;
 }
 
+/* The first address of host:port (family fam) that listens, or -1. */
+static int px_listen_family(const char *host, const char *port, int fam)
+{
+    struct addrinfo hints, *res = NULL, *ai;
+    int fd = -1;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = fam;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
+    if (getaddrinfo(host, port, &hints, &res) != 0)
+        return -1;
+    for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next)
+        fd = px_listen_on(ai);
+    freeaddrinfo(res);
+    return fd;
+}
+
 int ofl_posix_tcp_listen(const char *host, uint16_t port,
                          uint16_t *bound_port)
 {
-    struct addrinfo hints, *res = NULL, *ai;
     struct sockaddr_storage a;
     socklen_t al = sizeof(a);
     char ps[8];
-    int fd = -1, pass;
+    int fd;
 
     snprintf(ps, sizeof(ps), "%u", (unsigned)port);
-    /* host NULL: the IPv6 wildcard (both families) first, then IPv4's. */
-    for (pass = 0; pass < 2 && fd < 0; pass++) {
-        memset(&hints, 0, sizeof(hints));
-        hints.ai_family =
-            host != NULL ? AF_UNSPEC : pass == 0 ? AF_INET6 : AF_INET;
-        hints.ai_socktype = SOCK_STREAM;
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
-        if (getaddrinfo(host, ps, &hints, &res) != 0)
-            continue;
-        for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next)
-            fd = px_listen_on(ai, host == NULL && ai->ai_family == AF_INET6);
-        freeaddrinfo(res);
-        res = NULL;
-        if (host != NULL)
-            break;
-    }
+    if (host != NULL)
+        fd = px_listen_family(host, ps, AF_UNSPEC);
+    else if ((fd = px_listen_family(NULL, ps, AF_INET6)) < 0)
+        fd = px_listen_family(NULL, ps, AF_INET); /* no dual-stack here */
     if (fd < 0)
         return -1;
     if (getsockname(fd, (struct sockaddr *)&a, &al) != 0) {
@@ -1050,8 +1060,19 @@ long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
     if (c->tx_blocked || c->tx_pend_len != 0)
         pf.events |= POLLOUT;
     pf.revents = 0;
-    if (poll(&pf, 1, timeout_ms) <= 0)
+    /* A kept rest's deadline bounds the wait: the engine may have nothing
+     * more to send, and no transmit would then look at it. */
+    if (c->tx_pend_len != 0 && c->tx_timeout_ms > 0) {
+        int left = px_left_ms(c->tx_pend_since, c->tx_timeout_ms);
+
+        if (timeout_ms < 0 || timeout_ms > left)
+            timeout_ms = left;
+    }
+    if (poll(&pf, 1, timeout_ms) <= 0) {
+        if (c->tx_pend_len != 0)
+            (void)px_pend_flush(c); /* resets once the deadline passed */
         return 0;
+    }
     if (pf.revents & (POLLOUT | POLLERR | POLLHUP)) {
         /* Room: the kept rest goes now, a blocked one on the next
          * ofl_qp_process. */
@@ -1082,10 +1103,11 @@ void ofl_posix_close(struct ofl_posix_conn *c)
     /* A kept rest was taken from the engine (its WQE may have completed):
      * it goes out before the close, as the bytes of a blocking send would
      * have. */
-    if (c->fd >= 0 && c->tx_pend_off < c->tx_pend_len)
-        (void)px_send_all(c->fd, c->tx_pend + c->tx_pend_off,
-                          c->tx_pend_len - c->tx_pend_off, 0,
-                          c->tx_timeout_ms);
+    if (c->fd >= 0 && c->tx_pend_off < c->tx_pend_len &&
+        px_send_all(c->fd, c->tx_pend + c->tx_pend_off,
+                    c->tx_pend_len - c->tx_pend_off, 0,
+                    c->tx_timeout_ms) != 0)
+        px_reset(c->fd); /* a piece of an FPDU went out: no clean end */
     px_pend_drop(c);
     if (c->fd >= 0)
         close(c->fd);

@@ -96,10 +96,10 @@ struct ofl_posix_conn {
  * loses its connection (reset). */
 #define OFL_POSIX_TX_TIMEOUT_MS 10000
 
-/* A listening socket on host:port. host: a numeric IPv4 or IPv6 address,
- * or NULL for any (IPv6 and IPv4 on one socket where the system allows,
- * else IPv4 only); port 0: ephemeral, *bound_port receives it. Returns the
- * fd or -1. */
+/* A listening socket on host:port. host: a numeric IPv4 or IPv6 address;
+ * NULL (or "::") for any: IPv6 and IPv4 on one socket where the system
+ * allows it, else (NULL) IPv4 only. port 0: ephemeral, *bound_port
+ * receives it. Returns the fd or -1. */
 int ofl_posix_tcp_listen(const char *host, uint16_t port,
                          uint16_t *bound_port);
 /* Accepts one connection (blocking): the fd or -1. */
@@ -120,31 +120,41 @@ enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
                                   const struct ofl_mpa_cfg *cfg,
                                   int timeout_ms);
 
-/* The transmit callback (ofl_qp_transmit_fn): ctx is the connection. It
+/*
+ * The transmit callback (ofl_qp_transmit_fn): ctx is the connection. It
  * never waits for a peer that is not reading (both ends of a connection
- * may be sending at once, each driven by one thread): when the socket
- * takes none of the bytes it returns non-zero at once (took none: the
- * engine tries again later; ofl_posix_poll then also waits for room), and
- * when it takes part of them the rest is kept (tx_pend) and sent before
- * anything else, by the next transmission or poll. A remainder longer than
- * OFL_POSIX_TX_PEND is waited for instead. A started transmission whose
- * rest the peer takes no byte of for tx_timeout_ms, or that fails on a
- * socket error, resets the connection, so no piece of an FPDU is ever
- * followed by the engine's resend of the whole. OFL_QP_TX_CLOSE shuts the
- * sending side down after the bytes, OFL_QP_TX_ABORT resets the
- * connection (dropping any kept rest). */
+ * may be sending at once, each driven by one thread):
+ * - the socket takes none of the bytes: non-zero at once (took none: the
+ *   engine tries again later; ofl_posix_poll then also waits for room);
+ * - it takes part of them: the rest is kept (tx_pend) and goes before
+ *   anything else, from the next transmission or poll, or at the latest
+ *   from ofl_posix_close. So a completed WQE's bytes may not all be in the
+ *   kernel yet: end a connection with ofl_posix_close;
+ * - a rest longer than OFL_POSIX_TX_PEND (an iSCSI PDU or a frame of that
+ *   size; an FPDU always fits) is waited for instead, as a blocking send,
+ *   which can stall two ends sending at once until tx_timeout_ms.
+ * A started transmission whose rest the peer takes no byte of for
+ * tx_timeout_ms, or that fails on a socket error, resets the connection,
+ * so no piece of an FPDU is ever followed by the engine's resend of the
+ * whole, nor by a clean end. OFL_QP_TX_CLOSE shuts the sending side down
+ * after the bytes (after a kept rest), OFL_QP_TX_ABORT resets the
+ * connection (dropping any kept rest).
+ */
 int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
                        uint32_t flags);
 
 /* Waits up to timeout_ms for bytes, feeds what arrived to qp (the peer's
  * early bytes first); at EOF reports the LLP closed to qp (once). While a
  * transmission is blocked or a rest is kept it also waits for room, and
- * sends the rest. Returns the bytes fed (0 on timeout or when only room
- * came), or -1 after EOF or an error. */
+ * sends the rest (a kept rest's deadline, tx_timeout_ms after its last
+ * progress, shortens the wait, and the stream is reset once it passed).
+ * Returns the bytes fed (0 on timeout or when only room came), or -1
+ * after EOF or an error. */
 long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
                     int timeout_ms);
 
-/* Sends a kept rest (waiting up to tx_timeout_ms), then closes the
+/* Sends a kept rest (waiting up to tx_timeout_ms; without limit when it
+ * is <= 0), resetting the stream when it does not go, then closes the
  * socket. */
 void ofl_posix_close(struct ofl_posix_conn *c);
 #endif
