@@ -26,6 +26,7 @@
 #include "offload.h"
 #include "ports/posix/ofl_posix.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -689,17 +690,18 @@ static int loopback(void)
 }
 
 /* A decimal (or 0x hexadecimal) number in [lo, hi], the whole string;
- * -1 otherwise. */
+ * -1 otherwise (no sign, no blank, no octal). */
 static long long number(const char *s, unsigned long long lo,
                         unsigned long long hi)
 {
+    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
     char *end;
     unsigned long long v;
 
-    if (*s == '\0' || *s == '-' || *s == '+')
+    if (!isdigit((unsigned char)s[hex ? 2 : 0]))
         return -1;
     errno = 0;
-    v = strtoull(s, &end, 0);
+    v = strtoull(s, &end, hex ? 16 : 10);
     if (errno != 0 || *end != '\0' || v < lo || v > hi)
         return -1;
     return (long long)v;
@@ -725,7 +727,10 @@ int main(int argc, char **argv)
                  (v = number(argv[i + 1], 1, 65535)) >= 0) {
             port = (uint16_t)v;
             i++;
-        } else if (strcmp(argv[i], "--fault") == 0 && i + 1 < argc) {
+        } else if (strcmp(argv[i], "--fault") == 0 && i + 1 < argc &&
+                   (strcmp(argv[i + 1], "server-mismatch") == 0 ||
+                    strcmp(argv[i + 1], "client-mismatch") == 0 ||
+                    strcmp(argv[i + 1], "short-verdict") == 0)) {
             fault = argv[++i];
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
                    (v = number(argv[i + 1], 0, UINT32_MAX)) >= 0) {
@@ -734,7 +739,9 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr,
                     "usage: %s --server [-p PORT] | --client HOST [-p PORT] "
-                    "| --loopback [-n N] | --demo\n",
+                    "| --loopback [-n N] | --demo\n"
+                    "  --fault server-mismatch|client-mismatch|"
+                    "short-verdict: a planted mistake (tests)\n",
                     argv[0]);
             return 2;
         }
@@ -750,6 +757,7 @@ int main(int argc, char **argv)
             return 1;
         printf("server: waiting on port %u\n", port);
         rc = server(n, ofl_posix_tcp_accept(lfd));
+        ofl_posix_close(&n->conn); /* sends what the port still holds */
         printf("%s\n", rc ? "FAILED" : "ok");
         return rc ? 1 : 0;
     }
@@ -760,6 +768,7 @@ int main(int argc, char **argv)
         if (n == NULL)
             return 1;
         rc = client(n, ofl_posix_tcp_connect(host, port));
+        ofl_posix_close(&n->conn); /* sends what the port still holds */
         printf("%s\n", rc ? "FAILED" : "ok: every byte verified");
         return rc ? 1 : 0;
     }

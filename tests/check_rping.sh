@@ -20,7 +20,8 @@ if [ ! -x "$tool" ]; then
         { echo "FAIL rping: cannot build $tool"; echo "0 passed, 1 failed"; exit 1; }
 fi
 log=$(mktemp "${TMPDIR:-/tmp}/ofl-rping.XXXXXX")
-trap 'rm -f "$log"' EXIT INT TERM
+trap 'rm -f "$log"' EXIT
+trap 'exit 1' INT TERM
 
 # run NAME WANT_RC WANT_TEXT ARGS...: exit code and a line of the output
 run() {
@@ -54,6 +55,11 @@ run n-max 2 "server | --client HOST | --loopback" -n 4294967295
 run p-max 2 "server | --client HOST | --loopback" -p 65535
 run n-junk 2 usage --loopback -n 12x
 run n-negative 2 usage --loopback -n -1
+run n-blank 2 usage --loopback -n " 5"
+run n-octal-looking 2 "server | --client HOST | --loopback" -n 010
+run n-hex 2 "server | --client HOST | --loopback" -n 0x10
+run n-hex-empty 2 usage --loopback -n 0x
+run fault-unknown 2 usage --loopback --fault nonsense
 run p-zero 2 usage --server -p 0
 run p-too-big 2 usage --server -p 65536
 echo "$pass passed, $fail failed"

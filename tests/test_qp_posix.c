@@ -251,12 +251,14 @@ static void test_listen_families(void)
     CHECK(lfd >= 0 && port != 0);
     CHECK(reaches(lfd, "::1", port));
     close(lfd);
-    port = 0;
-    lfd = ofl_posix_tcp_listen(NULL, 0, &port);
-    CHECK(lfd >= 0 && port != 0);
-    CHECK(reaches(lfd, "::1", port));
-    CHECK(reaches(lfd, "127.0.0.1", port));
-    close(lfd);
+    for (v6 = 0; v6 < 2; v6++) { /* NULL, then "::": both families */
+        port = 0;
+        lfd = ofl_posix_tcp_listen(v6 ? "::" : NULL, 0, &port);
+        CHECK(lfd >= 0 && port != 0);
+        CHECK(reaches(lfd, "::1", port));
+        CHECK(reaches(lfd, "127.0.0.1", port));
+        close(lfd);
+    }
 }
 
 /* OFL_QP_TX_ABORT resets the connection: the peer sees a reset, not an
