@@ -86,7 +86,9 @@ static void dt_exchange_batch(void *ctx, uint64_t n)
  * sets its owner bit after a release barrier; the adapter reads the run
  * with one DMA and hands it back with one; it loads each request, moves
  * the 32 held bytes into the connection's transmit ring and stores the
- * answer in its output stage; one DMA writes the answers; the host sees
+ * answer in its output stage; it reads the owner byte of the last output
+ * slot of the run (one DMA of one byte: the slots are free) and one DMA
+ * writes the answers; the host sees
  * the owner bits, loads the answers after an acquire barrier and clears
  * the slots after a full one. Word loads and stores with byte swaps (the
  * fastest encoding here). It says how far above bare movement the
@@ -201,7 +203,7 @@ static void dt_floor_batch(void *ctx, uint64_t n)
     struct ofl_dt_desc d;
     uint64_t done, pa;
     uint32_t k, i, off;
-    uint8_t *slot;
+    uint8_t *slot, own;
 
     for (done = 0; done < n; done += k) {
         k = n - done < BATCH ? (uint32_t)(n - done) : BATCH;
@@ -240,6 +242,15 @@ static void dt_floor_batch(void *ctx, uint64_t n)
             d.number = 1;
             floor_store(&d, r->out_stage + i * 32u, OFL_DT_OWNER);
         }
+        /* The run's slots must be free (the host reaped them a lap ago). The
+         * host frees slots in order, so the owner byte of the run's last
+         * slot says it for all: one DMA of one byte, the least a check can
+         * read (the library reads runs of whole slots, dt_reclaim). */
+        pa = dt_rig_pa(r->out_table) +
+             (uint64_t)((x->out_tail + k - 1) & mask) * 32u;
+        if (ofl_port_dma_read(port, pa, &own, 1) != OFL_OK ||
+            (own & OFL_DT_OWNER) != 0)
+            x->errors++;
         if (floor_dma(port, true, dt_rig_pa(r->out_table), x->out_tail,
                       r->out_stage, k) != 0)
             x->errors++;
