@@ -13033,8 +13033,11 @@ static uint8_t *dt_cache_data(const struct ofl_dt *dt, uint32_t i)
 }
 
 /* Drops every cached copy overlapping [base, base + len). Compares last
- * bytes: a host range may end at 2^64, where base + len is 0. */
-static void dt_cache_invalidate(struct ofl_dt *dt, uint64_t base, uint32_t len)
+ * bytes: a host range may end at 2^64, where base + len is 0. Out of line:
+ * the input loop calls it for a buffer send with the modify bit, and its
+ * frame stays small. */
+static OFL_NOINLINE void dt_cache_invalidate(struct ofl_dt *dt, uint64_t base,
+                                             uint32_t len)
 {
     uint32_t i;
     uint64_t last = base + ((uint64_t)len - 1);
@@ -13244,12 +13247,40 @@ static OFL_NOINLINE int dt_refuse(struct ofl_dt *dt,
     return DT_DONE;
 }
 
+/* Lists a buffer send of connection entry ci that passed every check (the
+ * list has room); the caller sets the tag of the entry returned (six
+ * arguments at most: none on the stack). */
+static DT_HOT struct ofl_dt_xfer *dt_xfer_add(struct ofl_dt *dt, uint32_t ci,
+                                              uint64_t base, uint32_t len,
+                                              uint8_t flags, uint64_t now)
+{
+    struct ofl_dt_conn *c = &dt->mem.conn[ci];
+    struct ofl_dt_xfer *x = &dt->mem.xfer[dt->xfer_count++];
+    uint32_t seq = dt->xfer_seq++;
+
+    x->base = base;
+    x->len = len;
+    x->conn = ci;
+    x->seq = seq;
+    x->flags = flags;
+    x->cancel = 0;
+    x->t_listed = now;
+    if (c->xfer_n++ == 0)
+        c->xfer_first = seq;
+    dt->bt_bytes_listed += len;
+    if (flags & OFL_DT_F_ASAP)
+        dt->bt_asap = 1;
+    /* The host changed the buffer: no copy of it may be reused. */
+    if (flags & OFL_DT_F_MODIFY)
+        dt_cache_invalidate(dt, base, len);
+    return x;
+}
+
 /* A buffer send (FIG. 11, 16): listed in the bulk transfer list. */
 static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                        uint64_t now)
 {
     struct ofl_dt_conn *c;
-    struct ofl_dt_xfer *x;
     enum ofl_err err = OFL_OK;
 
     if (dt->xfer_count == dt->mem.xfer_cap)
@@ -13266,24 +13297,54 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
         err = OFL_E_DT_TOO_LARGE; /* could never fit a transmit ring */
     if (err != OFL_OK)
         return dt_refuse(dt, d, err);
-    x = &dt->mem.xfer[dt->xfer_count++];
-    x->base = d->base;
-    x->len = d->len;
-    x->tag = d->tag;
-    x->conn = dt_conn_index(dt, c);
-    x->seq = dt->xfer_seq++;
-    x->flags = d->flags;
-    x->cancel = 0;
-    x->t_listed = now;
-    if (c->xfer_n++ == 0)
-        c->xfer_first = x->seq;
-    dt->bt_bytes_listed += d->len;
-    if (d->flags & OFL_DT_F_ASAP)
-        dt->bt_asap = 1;
-    /* The host changed the buffer: no copy of it may be reused. */
-    if (d->flags & OFL_DT_F_MODIFY)
-        dt_cache_invalidate(dt, d->base, d->len);
+    dt_xfer_add(dt, dt_conn_index(dt, c), d->base, d->len, d->flags, now)
+        ->tag = d->tag;
     return DT_DONE;
+}
+
+/* Byte 0 to 3 of a buffer send as ofl_dt_process's fast path takes it:
+ * owner bit set, the type, reserved bits clear, no flag but the two a send
+ * allows (masked off before the compare), status and number zero. */
+#define DT_SEND_W0 \
+    ((uint32_t)(OFL_DT_OWNER | (OFL_DT_REQ_BUF_SEND << OFL_DT_TYPE_SHIFT)) << 24)
+#define DT_SEND_FLAGS_W0 \
+    ((uint32_t)(OFL_DT_F_ASAP | OFL_DT_F_MODIFY) << 16)
+
+/*
+ * The exchange's hot path: lists raw (an input slot) when it is a buffer
+ * send that dt_decode accepts and dt_req_send lists as it stands, checked
+ * straight from its bytes into the list entry (no struct ofl_dt_desc, no
+ * second copy). These are the same conditions, taken together: the
+ * send's rule in dt_rules (flags, the zero and need fields; a connection
+ * id of 0 finds no entry), a range that does not wrap, room in the list,
+ * dt_host_ok, a live connection in a state that sends, a length a ring
+ * holds. Returns false with nothing changed for anything else: the
+ * caller then decodes it and hands it to dt_req_send or dt_request, which
+ * check in their order and answer as they always did.
+ */
+static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const uint8_t *raw,
+                                uint64_t now)
+{
+    uint32_t w0 = ofl_load_be32(raw);
+    uint32_t len = ofl_load_be32(raw + DT_OFF_LEN);
+    uint64_t base = ofl_load_be64(raw + DT_OFF_BASE);
+    uint64_t id = ofl_load_be64(raw + DT_OFF_CONN);
+    struct ofl_dt_conn *c;
+
+    if ((w0 & ~DT_SEND_FLAGS_W0) != DT_SEND_W0 ||
+        ofl_load_be32(raw + DT_OFF_AUX) != 0 || len == 0 ||
+        base > OFL_U64_MAX - ((uint64_t)len - 1) ||
+        dt->xfer_count == dt->mem.xfer_cap || len > dt->mem.tx_size ||
+        !dt_host_ok(dt, base, len))
+        return false;
+    c = dt_conn_find(dt, id);
+    if (c == NULL || (c->state != OFL_DT_CONN_ESTABLISHED &&
+                      c->state != OFL_DT_CONN_LISTENING))
+        return false;
+    /* The entry index: dt_conn_find took entry (uint32_t)id - 1. */
+    dt_xfer_add(dt, (uint32_t)id - 1, base, len, (uint8_t)(w0 >> 16), now)
+        ->tag = ofl_load_be32(raw + DT_OFF_TAG);
+    return true;
 }
 
 /* A buffer available: an own, shared, bulk or peek receive buffer. */
@@ -13882,6 +13943,49 @@ static OFL_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw,
 }
 
 /*
+ * Every input descriptor raw (owner bit set) that dt_send_fast does not
+ * list: decoded and handed to dt_req_send (a well-formed buffer send: it
+ * refuses or waits) or dt_request. Out of line, with the descriptor it
+ * decodes into, so that the input loop's frame stays small. Returns
+ * DT_DONE or DT_WAIT as they do.
+ */
+static OFL_NOINLINE int dt_input_slow(struct ofl_dt *dt, const uint8_t *raw,
+                                      uint64_t now)
+{
+    struct ofl_dt_desc d;
+    enum ofl_err err = dt_decode(raw, &d, OFL_DT_REQ_BUF_SEND);
+
+    if (err == OFL_OK && d.type == OFL_DT_REQ_BUF_SEND)
+        return dt_req_send(dt, &d, now);
+    return dt_request(dt, raw, &d, err, now);
+}
+
+/*
+ * Handles the n descriptors read into stage, in order, up to the first
+ * free slot or the first that must wait; returns how many were consumed,
+ * their owner bits cleared for the hand-back (the same bytes, one DMA for
+ * the run). Out of line: the loop keeps its own frame, apart from the
+ * batch loop's.
+ */
+static OFL_NOINLINE uint32_t dt_input_run(struct ofl_dt *dt, uint8_t *stage,
+                                          uint32_t n, uint64_t now)
+{
+    uint32_t c;
+    uint8_t *raw;
+
+    for (c = 0; c < n; c++) {
+        raw = stage + (size_t)c * OFL_DT_DESC_SIZE;
+        /* The hot path: a well-formed buffer send is listed at once. */
+        if (!dt_send_fast(dt, raw, now) &&
+            (!(raw[0] & OFL_DT_OWNER) ||
+             dt_input_slow(dt, raw, now) == DT_WAIT))
+            break;
+        raw[0] &= (uint8_t)~OFL_DT_OWNER; /* consumed */
+    }
+    return c;
+}
+
+/*
  * Hands back the run of in_unreturned slots before in_head whose hand-back
  * failed: the slots are still the adapter's, so reading them gives the
  * bytes it consumed. The run never wraps (a run is read within the table).
@@ -13911,17 +14015,16 @@ static OFL_NOINLINE enum ofl_err dt_in_hand_back(struct ofl_dt *dt)
 enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
                             uint32_t *consumed)
 {
-    struct ofl_dt_desc d;
-    uint32_t total = 0, mask, off, n, c, k, guard;
+    uint32_t total = 0, mask, off, n, c, guard;
     uint64_t pa;
-    enum ofl_err err = OFL_OK, derr;
-    const uint8_t *raw;
-    int done;
+    enum ofl_err err = OFL_OK;
+    uint8_t *stage;
 
     if (consumed != NULL)
         *consumed = 0;
     if (dt == NULL)
         return OFL_E_ARG;
+    stage = dt->mem.in_stage;
     dt_drain_run(dt);
     if (dt->in_unreturned != 0)
         err = dt_in_hand_back(dt); /* nothing new is read until it passes */
@@ -13934,34 +14037,17 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
         n = dt_min32(dt->mem.in_batch, dt->mem.in_slots - off);
         n = dt_min32(n, max - total);
         pa = dt->mem.in_pa + (uint64_t)off * OFL_DT_DESC_SIZE;
-        err = ofl_port_dma_read(dt->port, pa, dt->mem.in_stage,
+        err = ofl_port_dma_read(dt->port, pa, stage,
                                 (size_t)n * OFL_DT_DESC_SIZE);
         if (err != OFL_OK)
             break;
         dt->stats.batches_in++;
-        for (c = 0; c < n; c++) {
-            raw = dt->mem.in_stage + (size_t)c * OFL_DT_DESC_SIZE;
-            if (!(raw[0] & OFL_DT_OWNER))
-                break;
-            /* The hot path: a well-formed buffer send is listed here. */
-            derr = dt_decode(raw, &d, OFL_DT_REQ_BUF_SEND);
-            if (derr == OFL_OK && d.type == OFL_DT_REQ_BUF_SEND)
-                done = dt_req_send(dt, &d, now);
-            else
-                done = dt_request(dt, raw, &d, derr, now);
-            if (done == DT_WAIT)
-                break;
-        }
+        c = dt_input_run(dt, stage, n, now);
         dt->stats.requests += c;
         if (c != 0) {
-            /* Hand the consumed run back: the same bytes with the owner
-             * bits clear (one DMA for the run). */
-            for (k = 0; k < c; k++)
-                dt->mem.in_stage[(size_t)k * OFL_DT_DESC_SIZE] &=
-                    (uint8_t)~OFL_DT_OWNER;
             dt->in_head += c;
             total += c;
-            err = ofl_port_dma_write(dt->port, pa, dt->mem.in_stage,
+            err = ofl_port_dma_write(dt->port, pa, stage,
                                      (size_t)c * OFL_DT_DESC_SIZE);
             if (err != OFL_OK) {
                 dt->in_unreturned = c; /* carried out: never again */
