@@ -13053,20 +13053,40 @@ static OFL_NOINLINE void dt_cache_invalidate(struct ofl_dt *dt, uint64_t base,
     }
 }
 
+/* Does slot s hold a copy that covers [base, base + len)? */
+static DT_HOT bool dt_cache_covers(const struct ofl_dt_cache *s,
+                                   uint64_t base, uint32_t len)
+{
+    return s->len != 0 && base >= s->base && base - s->base <= s->len &&
+           len <= s->len - (base - s->base);
+}
+
 /* The slot whose copy covers [base, base + len), or -1. */
 static int32_t dt_cache_lookup(const struct ofl_dt *dt, uint64_t base,
                                uint32_t len)
 {
     uint32_t i;
-    const struct ofl_dt_cache *s;
 
-    for (i = 0; i < dt->mem.cache_slots; i++) {
-        s = &dt->mem.cache[i];
-        if (s->len != 0 && base >= s->base && base - s->base <= s->len &&
-            len <= s->len - (base - s->base))
+    for (i = 0; i < dt->mem.cache_slots; i++)
+        if (dt_cache_covers(&dt->mem.cache[i], base, len))
             return (int32_t)i;
-    }
     return -1;
+}
+
+/*
+ * dt_cache_lookup, trying slot hint (any number) first: the same answer
+ * for len > 0, as copies never overlap (dt_cache_store drops every copy
+ * the new one overlaps), so at most one slot covers a range with a byte
+ * in it. A run of sends from one buffer finds its slot at once.
+ */
+static DT_HOT int32_t dt_cache_lookup_hint(const struct ofl_dt *dt,
+                                           uint32_t hint, uint64_t base,
+                                           uint32_t len)
+{
+    if (hint < dt->mem.cache_slots &&
+        dt_cache_covers(&dt->mem.cache[hint], base, len))
+        return (int32_t)hint;
+    return dt_cache_lookup(dt, base, len);
 }
 
 /* Keeps a copy of [base, base + len) read from ring (wrapping at size). */
@@ -14690,9 +14710,9 @@ static bool dt_xfer_before(const struct ofl_dt *dt, const struct ofl_dt_xfer *a,
 static OFL_NOINLINE void dt_xfer_sort(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer, x;
-    uint32_t i, j;
+    uint32_t i, j, n = dt->xfer_count;
 
-    for (i = 1; i < dt->xfer_count; i++) {
+    for (i = 1; i < n; i++) {
         if (e[i].conn == e[i - 1].conn ||
             !dt_xfer_before(dt, &e[i], &e[i - 1], now))
             continue;
@@ -14736,13 +14756,15 @@ static OFL_NOINLINE enum ofl_err dt_xfer_dma(struct ofl_dt *dt,
     return err;
 }
 
+/* ring is dt_tx_ring(dt, c) (a caller that moves several ranges into one
+ * ring works it out once); slot is the send cache slot that covers the
+ * range (dt_cache_lookup), or -1 when none does or none may be used. */
 static DT_HOT uint8_t dt_xfer_in(struct ofl_dt *dt, struct ofl_dt_conn *c,
-                          uint64_t base, uint32_t len, bool may_cache)
+                                 uint8_t *ring, uint64_t base, uint32_t len,
+                                 int32_t slot)
 {
-    int32_t slot = may_cache ? dt_cache_lookup(dt, base, len) : -1;
-
     if (slot >= 0) {
-        dt_ring_put(dt_tx_ring(dt, c), dt->mem.tx_size, c->tx_tail,
+        dt_ring_put(ring, dt->mem.tx_size, c->tx_tail,
                     dt_cache_data(dt, (uint32_t)slot) +
                         (base - dt->mem.cache[slot].base),
                     len);
@@ -14781,7 +14803,9 @@ static OFL_NOINLINE int dt_xfer_group(struct ofl_dt *dt, struct ofl_dt_conn *l,
         if (!dt_member(m, lid))
             continue; /* the listener itself transmits nothing */
         if (first == NULL) {
-            *status = dt_xfer_in(dt, m, base, len, may_cache);
+            *status = dt_xfer_in(dt, m, dt_tx_ring(dt, m), base, len,
+                                 may_cache ? dt_cache_lookup(dt, base, len)
+                                           : -1);
             if (*status != OFL_DT_ST_OK)
                 break;
             first = m;
@@ -14819,6 +14843,16 @@ static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
            (cfg->bt_max_delay != 0 && age >= cfg->bt_max_delay);
 }
 
+/* What a merge of total bytes may still take: cfg.merge_max, and never
+ * more than a transmit ring holds (worked out where a merge is possible,
+ * not kept across the whole run). */
+static uint32_t dt_merge_room(const struct ofl_dt *dt, uint32_t total)
+{
+    uint32_t merge_max = dt_min32(dt->cfg.merge_max, dt->mem.tx_size);
+
+    return merge_max - dt_min32(total, merge_max);
+}
+
 /*
  * Runs the list when its criterion holds: order, merge, transfer, answer.
  * A connection's requests for adjacent ranges merge into one transfer and
@@ -14830,40 +14864,60 @@ static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
 static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer;
-    struct ofl_dt_conn *c;
+    const struct ofl_dt_xfer *x, *p;
+    struct ofl_dt_conn *c, *cc = NULL;
     struct ofl_dt_desc r;
-    uint32_t i, j, k = 0, total;
-    uint32_t merge_max = dt_min32(dt->cfg.merge_max, dt->mem.tx_size);
+    uint8_t *ring = NULL;
+    uint64_t id = 0;
+    uint32_t i, j, k = 0, total, n = dt->xfer_count, last, hint = 0;
+    int32_t slot;
     uint8_t status = OFL_DT_ST_OK, modify;
 
-    if (dt->xfer_count == 0 || !dt_bt_met(dt, now))
+    if (n == 0 || !dt_bt_met(dt, now))
         return;
     dt_xfer_sort(dt, now);
-    /* Answered requests leave the list; the others move up to e[k]. */
-    for (i = 0; i < dt->xfer_count; i = j) {
-        c = &dt->mem.conn[e[i].conn];
-        if (c->state == OFL_DT_CONN_DRAINING || e[i].cancel) {
+    /* Answered requests leave the list; the others move up to e[k]. No
+     * step below adds to the list, so its length stays in n. */
+    for (i = 0; i < n; i = j) {
+        x = &e[i];
+        c = &dt->mem.conn[x->conn];
+        if (c->state == OFL_DT_CONN_DRAINING || x->cancel) {
             /* Cancelled or closing: answered by dt_drain_run, never sent. */
-            dt_xfer_copy(&e[k++], &e[i]);
+            dt_xfer_copy(&e[k++], x);
             j = i + 1;
             continue;
         }
-        total = e[i].len;
-        modify = e[i].flags & OFL_DT_F_MODIFY;
-        /* Merge the connection's following requests for adjacent ranges. */
-        for (j = i + 1; j < dt->xfer_count && j - i < 255 &&
-                        e[j].conn == e[i].conn && !e[j].cancel &&
-                        e[j].base > e[j - 1].base &&
-                        e[j].base - e[j - 1].base == e[j - 1].len &&
-                        e[j].len <= merge_max - dt_min32(total, merge_max);
-             j++) {
-            total += e[j].len;
-            modify |= e[j].flags & OFL_DT_F_MODIFY;
+        if (c != cc) {
+            /* A connection's requests stand together (dt_xfer_sort): its
+             * ring and id are worked out once for them. */
+            cc = c;
+            ring = dt_tx_ring(dt, c);
+            id = dt_conn_id(dt, c);
+        }
+        total = x->len;
+        modify = x->flags & OFL_DT_F_MODIFY;
+        /* Merge the connection's following requests for adjacent ranges:
+         * each is tested against the one before it (of the connection, not
+         * cancelled, once merged). The range test comes first, and the
+         * first one is made before the loop is set up: in a run of
+         * unrelated buffers it is the one that fails. */
+        j = i + 1;
+        if (j < n && x[1].base - x->base == x->len) {
+            last = i + dt_min32(n - i, 255); /* j < n and j - i < 255 */
+            for (; j < last; j++) {
+                p = &e[j - 1];
+                if (e[j].base - p->base != p->len || e[j].base <= p->base ||
+                    e[j].conn != p->conn || e[j].cancel ||
+                    e[j].len > dt_merge_room(dt, total))
+                    break;
+                total += e[j].len;
+                modify |= e[j].flags & OFL_DT_F_MODIFY;
+            }
         }
         if (!dt_reserve(dt, 1))
             break; /* the rest waits for output room */
         if (c->state == OFL_DT_CONN_LISTENING) {
-            if (dt_xfer_group(dt, c, e[i].base, total, modify == 0, &status) ==
+            if (dt_xfer_group(dt, c, x->base, total, modify == 0, &status) ==
                 DT_WAIT)
                 j = i; /* keep all its requests */
             else
@@ -14871,23 +14925,29 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
         } else if (dt_tx_room(dt, c) < total) {
             j = i;
         } else {
-            status = dt_xfer_in(dt, c, e[i].base, total, modify == 0);
+            slot = modify == 0
+                       ? dt_cache_lookup_hint(dt, hint, x->base, total)
+                       : -1;
+            if (slot >= 0)
+                hint = (uint32_t)slot;
+            status = dt_xfer_in(dt, c, ring, x->base, total, slot);
         }
         if (j == i) {
             /* Its ring is full: all its requests stay, in order. */
-            for (; j < dt->xfer_count && e[j].conn == e[i].conn; j++)
+            for (; j < n && e[j].conn == x->conn; j++)
                 dt_xfer_copy(&e[k++], &e[j]);
             continue;
         }
-        dt_rsp_sent(dt, &e[i], &r);
-        r.status = status;
+        /* The buffer available response (send side). */
+        dt_rsp_init(&r, OFL_DT_RSP_BUF_AVAIL, status, x->tag, id);
+        r.base = x->base;
         r.number = (uint8_t)(j - i);
         r.len = total;
         (void)dt_emit_hot(dt, &r);
         dt->stats.merged += j - i - 1;
         c->xfer_n -= j - i; /* so that it is 0 when none stay listed */
     }
-    for (; i < dt->xfer_count; i++)
+    for (; i < n; i++)
         dt_xfer_copy(&e[k++], &e[i]);
     dt->xfer_count = k;
     dt_xfer_recount(dt);

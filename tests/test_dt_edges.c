@@ -539,6 +539,114 @@ static void test_send_fast_conditions(void)
     dt_rig_free(r);
 }
 
+/*
+ * Sends from two buffers in turn, in one run of the list: each finds its
+ * own cached copy (the bulk run tries the slot the previous send used
+ * first, then the others), and the copies' ages, which pick the slot a
+ * new copy replaces, are as the sends used them.
+ */
+static void test_send_cache_alternating(void)
+{
+    struct dt_rig *r = rig_bt_time();
+    uint8_t *b1, *b2, *b3, out[8 * 48];
+    uint64_t id;
+    uint32_t i, n;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    id = dt_rig_connect(r, 1, 0);
+    b1 = dt_rig_alloc(r, 64); /* 48 sent: never adjacent, never merged */
+    b2 = dt_rig_alloc(r, 64);
+    b3 = dt_rig_alloc(r, 64);
+    memset(b1, 0x11, 48);
+    memset(b2, 0x22, 48);
+    memset(b3, 0x33, 48);
+    /* First run: both read from the host, a copy each kept. */
+    CHECK_OK(dt_rig_send(r, id, b1, 48, 0, 1));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_OK(dt_rig_poll(r, 101));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2);
+    CHECK_EQ(r->dt.stats.dma_skipped, 0);
+    /* Second run: b1, b2, b1, b2, b2 all from the cache. */
+    CHECK_OK(dt_rig_send(r, id, b1, 48, 0, 3));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 4));
+    CHECK_OK(dt_rig_send(r, id, b1, 48, 0, 5));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 6));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 7));
+    CHECK_OK(dt_rig_poll(r, 102));
+    CHECK_OK(dt_rig_poll(r, 202));
+    n = dt_rig_take(r, zr, NR);
+    CHECK_EQ(n, 5);
+    for (i = 0; i < n; i++)
+        CHECK(zr[i].tag == 3 + i && zr[i].status == OFL_DT_ST_OK &&
+              zr[i].number == 1);
+    CHECK_EQ(r->dt.stats.dma_skipped, 5);
+    CHECK_EQ(drain_tx(r, id, out, sizeof(out)), 7 * 48);
+    for (i = 0; i < 7; i++)
+        CHECK(out[i * 48] == ((i == 1 || i == 3 || i >= 5) ? 0x22 : 0x11) &&
+              out[i * 48 + 47] == out[i * 48]);
+    /* b2 was used last: with the other two slots filled, a copy of b3
+     * replaces b1's, which is then read from the host again. */
+    for (i = 2; i < DT_RIG_CACHE; i++) {
+        /* Copies of ranges no send names, newest: never the victim. */
+        r->cache[i].base = dt_rig_pa(r->ctrl) + (uint64_t)i * 64;
+        r->cache[i].len = 16;
+        r->cache[i].stamp = r->dt.cache_stamp + 1;
+    }
+    CHECK_OK(dt_rig_send(r, id, b3, 48, 0, 8));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 9));
+    CHECK_OK(dt_rig_send(r, id, b1, 48, 0, 10));
+    CHECK_OK(dt_rig_poll(r, 203));
+    CHECK_OK(dt_rig_poll(r, 303));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 3);
+    CHECK_EQ(r->dt.stats.dma_skipped, 6); /* b2 only */
+    CHECK_EQ(drain_tx(r, id, out, sizeof(out)), 3 * 48);
+    CHECK(out[0] == 0x33 && out[48] == 0x22 && out[96] == 0x11);
+    CHECK_EQ(r->sim.violations, 0);
+    dt_rig_free(r);
+}
+
+/*
+ * A send that ends at the top of the address space and one that starts at
+ * 0 are adjacent modulo 2^64, but never merge: a merged range would wrap.
+ * (Neither is in the sim's allow-list: each is read, and fails, alone.)
+ */
+static void test_merge_not_across_top(void)
+{
+    struct dt_rig *r = rig_bt_time();
+    struct ofl_dt_desc d;
+    uint64_t id;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    id = dt_rig_connect(r, 1, 0);
+    r->dt.mem.host_lo = 0;
+    r->dt.mem.host_hi = ~0ull;
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_BUF_SEND;
+    d.conn = id;
+    d.len = 32;
+    d.base = ~0ull - 31;
+    d.tag = 1;
+    CHECK_OK(dt_rig_post(r, &d));
+    d.base = 0;
+    d.tag = 2;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_OK(dt_rig_poll(r, 101));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2);
+    CHECK(zr[0].tag == 1 && zr[0].number == 1 && zr[0].len == 32 &&
+          zr[0].status == OFL_DT_ST_DMA);
+    CHECK(zr[1].tag == 2 && zr[1].number == 1 && zr[1].len == 32 &&
+          zr[1].status == OFL_DT_ST_DMA);
+    CHECK_EQ(r->dt.stats.merged, 0);
+    CHECK_EQ(r->sim.violations, 2); /* the two reads, refused */
+    dt_rig_free(r);
+}
+
 OFL_SUITE(dt_edges)
 {
     test_attr_writeback_cache();
@@ -550,4 +658,6 @@ OFL_SUITE(dt_edges)
     test_cancel_asap();
     test_request_status();
     test_send_fast_conditions();
+    test_send_cache_alternating();
+    test_merge_not_across_top();
 }
