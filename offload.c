@@ -12456,28 +12456,49 @@ static uint8_t *dt_tx_ring(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
     return dt_rx_ring(dt, c) + dt->mem.rx_size;
 }
 
-/* Do [a, a + alen) and [b, b + blen) share a byte? (lengths > 0, neither
- * wraps) */
-static DT_HOT bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b,
-                              uint64_t blen)
+/* The bounds of dt_host_ok: the host range and the first and last bytes
+ * of the two tables (a loop over many ranges works them out once). */
+struct dt_bounds {
+    uint64_t lo, hi, in_pa, in_last, out_pa, out_last;
+};
+
+static DT_HOT void dt_bounds_init(const struct ofl_dt *dt, struct dt_bounds *b)
 {
-    return a <= b + (blen - 1) && b <= a + (alen - 1);
+    b->lo = dt->mem.host_lo;
+    b->hi = dt->mem.host_hi;
+    b->in_pa = dt->mem.in_pa;
+    b->in_last = dt->mem.in_pa +
+                 ((uint64_t)dt->mem.in_slots * OFL_DT_DESC_SIZE - 1);
+    b->out_pa = dt->mem.out_pa;
+    b->out_last = dt->mem.out_pa +
+                  ((uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE - 1);
 }
 
 /*
- * Is [base, base + len) inside the host range descriptors may name, and
- * clear of both tables (received data must never land in a table)? len is
- * not 0: the decoder requires a length of every type that names a buffer.
+ * Is [base, base + len) inside the host range descriptors may name (b),
+ * and clear of both tables (received data must never land in a table)?
+ * len is not 0: the decoder requires a length of every type that names a
+ * buffer. Once inside the host range the range does not wrap: it shares
+ * a byte with a table when each starts at or before the other's last.
  */
+static DT_HOT bool dt_host_ok_in(const struct dt_bounds *b, uint64_t base,
+                                 uint32_t len)
+{
+    uint64_t last = base + ((uint64_t)len - 1);
+
+    return base >= b->lo && base <= b->hi &&
+           (uint64_t)len - 1 <= b->hi - base &&
+           !(base <= b->in_last && b->in_pa <= last) &&
+           !(base <= b->out_last && b->out_pa <= last);
+}
+
 static DT_HOT bool dt_host_ok(const struct ofl_dt *dt, uint64_t base,
                               uint32_t len)
 {
-    return base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
-           (uint64_t)len - 1 <= dt->mem.host_hi - base &&
-           !dt_overlap(base, len, dt->mem.in_pa,
-                       (uint64_t)dt->mem.in_slots * OFL_DT_DESC_SIZE) &&
-           !dt_overlap(base, len, dt->mem.out_pa,
-                       (uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE);
+    struct dt_bounds b;
+
+    dt_bounds_init(dt, &b);
+    return dt_host_ok_in(&b, base, len);
 }
 
 /* The buffer a reference names (index + 1; the core only ever stores 0 or
@@ -13342,8 +13363,8 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
  * caller then decodes it and hands it to dt_req_send or dt_request, which
  * check in their order and answer as they always did.
  */
-static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const uint8_t *raw,
-                                uint64_t now)
+static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const struct dt_bounds *b,
+                                const uint8_t *raw, uint64_t now)
 {
     uint32_t w0 = ofl_load_be32(raw);
     uint32_t len = ofl_load_be32(raw + DT_OFF_LEN);
@@ -13355,7 +13376,7 @@ static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const uint8_t *raw,
         ofl_load_be32(raw + DT_OFF_AUX) != 0 || len == 0 ||
         base > OFL_U64_MAX - ((uint64_t)len - 1) ||
         dt->xfer_count == dt->mem.xfer_cap || len > dt->mem.tx_size ||
-        !dt_host_ok(dt, base, len))
+        !dt_host_ok_in(b, base, len))
         return false;
     c = dt_conn_find(dt, id);
     if (c == NULL || (c->state != OFL_DT_CONN_ESTABLISHED &&
@@ -13990,13 +14011,15 @@ static OFL_NOINLINE int dt_input_slow(struct ofl_dt *dt, const uint8_t *raw,
 static OFL_NOINLINE uint32_t dt_input_run(struct ofl_dt *dt, uint8_t *stage,
                                           uint32_t n, uint64_t now)
 {
+    struct dt_bounds b;
     uint32_t c;
     uint8_t *raw;
 
+    dt_bounds_init(dt, &b);
     for (c = 0; c < n; c++) {
         raw = stage + (size_t)c * OFL_DT_DESC_SIZE;
         /* The hot path: a well-formed buffer send is listed at once. */
-        if (!dt_send_fast(dt, raw, now) &&
+        if (!dt_send_fast(dt, &b, raw, now) &&
             (!(raw[0] & OFL_DT_OWNER) ||
              dt_input_slow(dt, raw, now) == DT_WAIT))
             break;
@@ -15213,9 +15236,12 @@ static enum ofl_err dt_rx_run(struct ofl_dt *dt, uint64_t now)
     for (i = 0; i < dt->mem.conn_cap; i++)
         if (dt_rx_live(&dt->mem.conn[i]))
             classes |= 1u << dt_rx_class(dt, &dt->mem.conn[i], now);
-    for (cls = 16; cls-- > 0;) {
+    /* The classes found, highest first (a class is below 16: at most 16
+     * rounds). The loop ends when none is left: most calls find none. */
+    for (cls = 15; classes != 0; cls--) {
         if (!(classes & (1u << cls)))
             continue;
+        classes &= ~(1u << cls);
         for (i = 0; i < dt->mem.conn_cap; i++) {
             c = &dt->mem.conn[i];
             if (!dt_rx_live(c) || dt_rx_class(dt, c, now) != cls)
