@@ -14735,6 +14735,10 @@ static OFL_NOINLINE void dt_xfer_sort(struct ofl_dt *dt, uint64_t now)
     struct ofl_dt_xfer *e = dt->mem.xfer, x;
     uint32_t i, j, n = dt->xfer_count;
 
+    /* One connection's requests only (its xfer_n, kept exact, counts them
+     * all): in arrival order already, nothing would move. */
+    if (n < 2 || dt->mem.conn[e[0].conn].xfer_n == n)
+        return;
     for (i = 1; i < n; i++) {
         if (e[i].conn == e[i - 1].conn ||
             !dt_xfer_before(dt, &e[i], &e[i - 1], now))
@@ -15229,13 +15233,20 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
 /* Places staged data of every connection, class by class. */
 static enum ofl_err dt_rx_run(struct ofl_dt *dt, uint64_t now)
 {
-    uint32_t classes = 0, i, cls;
+    uint32_t classes = 0, i, cls, seen = 0, live = dt->conn_live;
     struct ofl_dt_conn *c;
     enum ofl_err err = OFL_OK, e;
 
-    for (i = 0; i < dt->mem.conn_cap; i++)
-        if (dt_rx_live(&dt->mem.conn[i]))
-            classes |= 1u << dt_rx_class(dt, &dt->mem.conn[i], now);
+    /* Once live entries not FREE are seen, the rest are FREE
+     * (dt->conn_live is exact): the scan ends there. */
+    for (i = 0; i < dt->mem.conn_cap && seen < live; i++) {
+        c = &dt->mem.conn[i];
+        if (c->state == OFL_DT_CONN_FREE)
+            continue;
+        seen++;
+        if (dt_rx_live(c))
+            classes |= 1u << dt_rx_class(dt, c, now);
+    }
     /* The classes found, highest first (a class is below 16: at most 16
      * rounds). The loop ends when none is left: most calls find none. */
     for (cls = 15; classes != 0; cls--) {
@@ -15281,13 +15292,18 @@ static bool dt_note_due(const struct ofl_dt_conn *c, uint64_t now)
 /* Emits every due receive note whose connection has no notice pending. */
 static OFL_NOINLINE void dt_notes_run(struct ofl_dt *dt, uint64_t now)
 {
-    uint32_t i;
+    uint32_t i, seen = 0, live = dt->conn_live;
     struct ofl_dt_conn *c;
 
-    for (i = 0; i < dt->mem.conn_cap; i++) {
+    /* The entries not FREE when it starts, and no more: once live of them
+     * are seen the rest are FREE (dt->conn_live is exact, and emitting a
+     * note takes no entry). */
+    for (i = 0; i < dt->mem.conn_cap && seen < live; i++) {
         c = &dt->mem.conn[i];
-        if (c->state == OFL_DT_CONN_FREE || !c->note.open ||
-            c->cn_pending != 0 || !dt_note_due(c, now))
+        if (c->state == OFL_DT_CONN_FREE)
+            continue;
+        seen++;
+        if (!c->note.open || c->cn_pending != 0 || !dt_note_due(c, now))
             continue;
         if (!dt_reserve(dt, dt_note_room(dt, c)) || !dt_note_out(dt, c))
             return;
