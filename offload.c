@@ -14880,6 +14880,16 @@ static uint32_t dt_merge_room(const struct ofl_dt *dt, uint32_t total)
     return merge_max - dt_min32(total, merge_max);
 }
 
+/* Moves list entries e[from .. to) up to e[k ..) (k <= from, in order);
+ * returns the new k. Out of line: the run's rare paths. */
+static OFL_NOINLINE uint32_t dt_xfer_keep(struct ofl_dt_xfer *e, uint32_t k,
+                                          uint32_t from, uint32_t to)
+{
+    for (; from < to; from++)
+        dt_xfer_copy(&e[k++], &e[from]);
+    return k;
+}
+
 /*
  * Runs the list when its criterion holds: order, merge, transfer, answer.
  * A connection's requests for adjacent ranges merge into one transfer and
@@ -14892,11 +14902,11 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer;
     const struct ofl_dt_xfer *x, *p;
-    struct ofl_dt_conn *c, *cc = NULL;
+    struct ofl_dt_conn *c = NULL;
     struct ofl_dt_desc r;
     uint8_t *ring = NULL;
     uint64_t id = 0;
-    uint32_t i, j, k = 0, total, n = dt->xfer_count, last, hint = 0;
+    uint32_t i, j, k = 0, total, n = dt->xfer_count, last, hint = 0, ci = 0;
     int32_t slot;
     uint8_t status = OFL_DT_ST_OK, modify;
 
@@ -14907,19 +14917,19 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
      * step below adds to the list, so its length stays in n. */
     for (i = 0; i < n; i = j) {
         x = &e[i];
-        c = &dt->mem.conn[x->conn];
-        if (c->state == OFL_DT_CONN_DRAINING || x->cancel) {
-            /* Cancelled or closing: answered by dt_drain_run, never sent. */
-            dt_xfer_copy(&e[k++], x);
-            j = i + 1;
-            continue;
-        }
-        if (c != cc) {
+        if (c == NULL || x->conn != ci) {
             /* A connection's requests stand together (dt_xfer_sort): its
-             * ring and id are worked out once for them. */
-            cc = c;
+             * entry, ring and id are worked out once for them. */
+            ci = x->conn;
+            c = &dt->mem.conn[ci];
             ring = dt_tx_ring(dt, c);
             id = dt_conn_id(dt, c);
+        }
+        if (c->state == OFL_DT_CONN_DRAINING || x->cancel) {
+            /* Cancelled or closing: answered by dt_drain_run, never sent. */
+            j = i + 1;
+            k = dt_xfer_keep(e, k, i, j);
+            continue;
         }
         total = x->len;
         modify = x->flags & OFL_DT_F_MODIFY;
@@ -14962,7 +14972,8 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
         if (j == i) {
             /* Its ring is full: all its requests stay, in order. */
             for (; j < n && e[j].conn == x->conn; j++)
-                dt_xfer_copy(&e[k++], &e[j]);
+                ;
+            k = dt_xfer_keep(e, k, i, j);
             continue;
         }
         /* The buffer available response (send side). */
@@ -14974,8 +14985,7 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
         dt->stats.merged += j - i - 1;
         c->xfer_n -= j - i; /* so that it is 0 when none stay listed */
     }
-    for (; i < n; i++)
-        dt_xfer_copy(&e[k++], &e[i]);
+    k = dt_xfer_keep(e, k, i, n);
     dt->xfer_count = k;
     dt_xfer_recount(dt);
 }
