@@ -12612,28 +12612,49 @@ static uint8_t *dt_tx_ring(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
     return dt_rx_ring(dt, c) + dt->mem.rx_size;
 }
 
-/* Do [a, a + alen) and [b, b + blen) share a byte? (lengths > 0, neither
- * wraps) */
-static DT_HOT bool dt_overlap(uint64_t a, uint64_t alen, uint64_t b,
-                              uint64_t blen)
+/* The bounds of dt_host_ok: the host range and the first and last bytes
+ * of the two tables (a loop over many ranges works them out once). */
+struct dt_bounds {
+    uint64_t lo, hi, in_pa, in_last, out_pa, out_last;
+};
+
+static DT_HOT void dt_bounds_init(const struct ofl_dt *dt, struct dt_bounds *b)
 {
-    return a <= b + (blen - 1) && b <= a + (alen - 1);
+    b->lo = dt->mem.host_lo;
+    b->hi = dt->mem.host_hi;
+    b->in_pa = dt->mem.in_pa;
+    b->in_last = dt->mem.in_pa +
+                 ((uint64_t)dt->mem.in_slots * OFL_DT_DESC_SIZE - 1);
+    b->out_pa = dt->mem.out_pa;
+    b->out_last = dt->mem.out_pa +
+                  ((uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE - 1);
 }
 
 /*
- * Is [base, base + len) inside the host range descriptors may name, and
- * clear of both tables (received data must never land in a table)? len is
- * not 0: the decoder requires a length of every type that names a buffer.
+ * Is [base, base + len) inside the host range descriptors may name (b),
+ * and clear of both tables (received data must never land in a table)?
+ * len is not 0: the decoder requires a length of every type that names a
+ * buffer. Once inside the host range the range does not wrap: it shares
+ * a byte with a table when each starts at or before the other's last.
  */
+static DT_HOT bool dt_host_ok_in(const struct dt_bounds *b, uint64_t base,
+                                 uint32_t len)
+{
+    uint64_t last = base + ((uint64_t)len - 1);
+
+    return base >= b->lo && base <= b->hi &&
+           (uint64_t)len - 1 <= b->hi - base &&
+           !(base <= b->in_last && b->in_pa <= last) &&
+           !(base <= b->out_last && b->out_pa <= last);
+}
+
 static DT_HOT bool dt_host_ok(const struct ofl_dt *dt, uint64_t base,
                               uint32_t len)
 {
-    return base >= dt->mem.host_lo && base <= dt->mem.host_hi &&
-           (uint64_t)len - 1 <= dt->mem.host_hi - base &&
-           !dt_overlap(base, len, dt->mem.in_pa,
-                       (uint64_t)dt->mem.in_slots * OFL_DT_DESC_SIZE) &&
-           !dt_overlap(base, len, dt->mem.out_pa,
-                       (uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE);
+    struct dt_bounds b;
+
+    dt_bounds_init(dt, &b);
+    return dt_host_ok_in(&b, base, len);
 }
 
 /* The buffer a reference names (index + 1; the core only ever stores 0 or
@@ -13192,8 +13213,11 @@ static uint8_t *dt_cache_data(const struct ofl_dt *dt, uint32_t i)
 }
 
 /* Drops every cached copy overlapping [base, base + len). Compares last
- * bytes: a host range may end at 2^64, where base + len is 0. */
-static void dt_cache_invalidate(struct ofl_dt *dt, uint64_t base, uint32_t len)
+ * bytes: a host range may end at 2^64, where base + len is 0. Out of line:
+ * the input loop calls it for a buffer send with the modify bit, and its
+ * frame stays small. */
+static OFL_NOINLINE void dt_cache_invalidate(struct ofl_dt *dt, uint64_t base,
+                                             uint32_t len)
 {
     uint32_t i;
     uint64_t last = base + ((uint64_t)len - 1);
@@ -13209,20 +13233,40 @@ static void dt_cache_invalidate(struct ofl_dt *dt, uint64_t base, uint32_t len)
     }
 }
 
+/* Does slot s hold a copy that covers [base, base + len)? */
+static DT_HOT bool dt_cache_covers(const struct ofl_dt_cache *s,
+                                   uint64_t base, uint32_t len)
+{
+    return s->len != 0 && base >= s->base && base - s->base <= s->len &&
+           len <= s->len - (base - s->base);
+}
+
 /* The slot whose copy covers [base, base + len), or -1. */
 static int32_t dt_cache_lookup(const struct ofl_dt *dt, uint64_t base,
                                uint32_t len)
 {
     uint32_t i;
-    const struct ofl_dt_cache *s;
 
-    for (i = 0; i < dt->mem.cache_slots; i++) {
-        s = &dt->mem.cache[i];
-        if (s->len != 0 && base >= s->base && base - s->base <= s->len &&
-            len <= s->len - (base - s->base))
+    for (i = 0; i < dt->mem.cache_slots; i++)
+        if (dt_cache_covers(&dt->mem.cache[i], base, len))
             return (int32_t)i;
-    }
     return -1;
+}
+
+/*
+ * dt_cache_lookup, trying slot hint (any number) first: the same answer
+ * for len > 0, as copies never overlap (dt_cache_store drops every copy
+ * the new one overlaps), so at most one slot covers a range with a byte
+ * in it. A run of sends from one buffer finds its slot at once.
+ */
+static DT_HOT int32_t dt_cache_lookup_hint(const struct ofl_dt *dt,
+                                           uint32_t hint, uint64_t base,
+                                           uint32_t len)
+{
+    if (hint < dt->mem.cache_slots &&
+        dt_cache_covers(&dt->mem.cache[hint], base, len))
+        return (int32_t)hint;
+    return dt_cache_lookup(dt, base, len);
 }
 
 /* Keeps a copy of [base, base + len) read from ring (wrapping at size). */
@@ -13403,12 +13447,40 @@ static OFL_NOINLINE int dt_refuse(struct ofl_dt *dt,
     return DT_DONE;
 }
 
+/* Lists a buffer send of connection entry ci that passed every check (the
+ * list has room); the caller sets the tag of the entry returned (six
+ * arguments at most: none on the stack). */
+static DT_HOT struct ofl_dt_xfer *dt_xfer_add(struct ofl_dt *dt, uint32_t ci,
+                                              uint64_t base, uint32_t len,
+                                              uint8_t flags, uint64_t now)
+{
+    struct ofl_dt_conn *c = &dt->mem.conn[ci];
+    struct ofl_dt_xfer *x = &dt->mem.xfer[dt->xfer_count++];
+    uint32_t seq = dt->xfer_seq++;
+
+    x->base = base;
+    x->len = len;
+    x->conn = ci;
+    x->seq = seq;
+    x->flags = flags;
+    x->cancel = 0;
+    x->t_listed = now;
+    if (c->xfer_n++ == 0)
+        c->xfer_first = seq;
+    dt->bt_bytes_listed += len;
+    if (flags & OFL_DT_F_ASAP)
+        dt->bt_asap = 1;
+    /* The host changed the buffer: no copy of it may be reused. */
+    if (flags & OFL_DT_F_MODIFY)
+        dt_cache_invalidate(dt, base, len);
+    return x;
+}
+
 /* A buffer send (FIG. 11, 16): listed in the bulk transfer list. */
 static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                        uint64_t now)
 {
     struct ofl_dt_conn *c;
-    struct ofl_dt_xfer *x;
     enum ofl_err err = OFL_OK;
 
     if (dt->xfer_count == dt->mem.xfer_cap)
@@ -13425,24 +13497,54 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
         err = OFL_E_DT_TOO_LARGE; /* could never fit a transmit ring */
     if (err != OFL_OK)
         return dt_refuse(dt, d, err);
-    x = &dt->mem.xfer[dt->xfer_count++];
-    x->base = d->base;
-    x->len = d->len;
-    x->tag = d->tag;
-    x->conn = dt_conn_index(dt, c);
-    x->seq = dt->xfer_seq++;
-    x->flags = d->flags;
-    x->cancel = 0;
-    x->t_listed = now;
-    if (c->xfer_n++ == 0)
-        c->xfer_first = x->seq;
-    dt->bt_bytes_listed += d->len;
-    if (d->flags & OFL_DT_F_ASAP)
-        dt->bt_asap = 1;
-    /* The host changed the buffer: no copy of it may be reused. */
-    if (d->flags & OFL_DT_F_MODIFY)
-        dt_cache_invalidate(dt, d->base, d->len);
+    dt_xfer_add(dt, dt_conn_index(dt, c), d->base, d->len, d->flags, now)
+        ->tag = d->tag;
     return DT_DONE;
+}
+
+/* Byte 0 to 3 of a buffer send as ofl_dt_process's fast path takes it:
+ * owner bit set, the type, reserved bits clear, no flag but the two a send
+ * allows (masked off before the compare), status and number zero. */
+#define DT_SEND_W0 \
+    ((uint32_t)(OFL_DT_OWNER | (OFL_DT_REQ_BUF_SEND << OFL_DT_TYPE_SHIFT)) << 24)
+#define DT_SEND_FLAGS_W0 \
+    ((uint32_t)(OFL_DT_F_ASAP | OFL_DT_F_MODIFY) << 16)
+
+/*
+ * The exchange's hot path: lists raw (an input slot) when it is a buffer
+ * send that dt_decode accepts and dt_req_send lists as it stands, checked
+ * straight from its bytes into the list entry (no struct ofl_dt_desc, no
+ * second copy). These are the same conditions, taken together: the
+ * send's rule in dt_rules (flags, the zero and need fields; a connection
+ * id of 0 finds no entry), a range that does not wrap, room in the list,
+ * dt_host_ok, a live connection in a state that sends, a length a ring
+ * holds. Returns false with nothing changed for anything else: the
+ * caller then decodes it and hands it to dt_req_send or dt_request, which
+ * check in their order and answer as they always did.
+ */
+static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const struct dt_bounds *b,
+                                const uint8_t *raw, uint64_t now)
+{
+    uint32_t w0 = ofl_load_be32(raw);
+    uint32_t len = ofl_load_be32(raw + DT_OFF_LEN);
+    uint64_t base = ofl_load_be64(raw + DT_OFF_BASE);
+    uint64_t id = ofl_load_be64(raw + DT_OFF_CONN);
+    struct ofl_dt_conn *c;
+
+    if ((w0 & ~DT_SEND_FLAGS_W0) != DT_SEND_W0 ||
+        ofl_load_be32(raw + DT_OFF_AUX) != 0 || len == 0 ||
+        base > OFL_U64_MAX - ((uint64_t)len - 1) ||
+        dt->xfer_count == dt->mem.xfer_cap || len > dt->mem.tx_size ||
+        !dt_host_ok_in(b, base, len))
+        return false;
+    c = dt_conn_find(dt, id);
+    if (c == NULL || (c->state != OFL_DT_CONN_ESTABLISHED &&
+                      c->state != OFL_DT_CONN_LISTENING))
+        return false;
+    /* The entry index: dt_conn_find took entry (uint32_t)id - 1. */
+    dt_xfer_add(dt, (uint32_t)id - 1, base, len, (uint8_t)(w0 >> 16), now)
+        ->tag = ofl_load_be32(raw + DT_OFF_TAG);
+    return true;
 }
 
 /* A buffer available: an own, shared, bulk or peek receive buffer. */
@@ -14041,6 +14143,51 @@ static OFL_NOINLINE int dt_request(struct ofl_dt *dt, const uint8_t *raw,
 }
 
 /*
+ * Every input descriptor raw (owner bit set) that dt_send_fast does not
+ * list: decoded and handed to dt_req_send (a well-formed buffer send: it
+ * refuses or waits) or dt_request. Out of line, with the descriptor it
+ * decodes into, so that the input loop's frame stays small. Returns
+ * DT_DONE or DT_WAIT as they do.
+ */
+static OFL_NOINLINE int dt_input_slow(struct ofl_dt *dt, const uint8_t *raw,
+                                      uint64_t now)
+{
+    struct ofl_dt_desc d;
+    enum ofl_err err = dt_decode(raw, &d, OFL_DT_REQ_BUF_SEND);
+
+    if (err == OFL_OK && d.type == OFL_DT_REQ_BUF_SEND)
+        return dt_req_send(dt, &d, now);
+    return dt_request(dt, raw, &d, err, now);
+}
+
+/*
+ * Handles the n descriptors read into stage, in order, up to the first
+ * free slot or the first that must wait; returns how many were consumed,
+ * their owner bits cleared for the hand-back (the same bytes, one DMA for
+ * the run). Out of line: the loop keeps its own frame, apart from the
+ * batch loop's.
+ */
+static OFL_NOINLINE uint32_t dt_input_run(struct ofl_dt *dt, uint8_t *stage,
+                                          uint32_t n, uint64_t now)
+{
+    struct dt_bounds b;
+    uint32_t c;
+    uint8_t *raw;
+
+    dt_bounds_init(dt, &b);
+    for (c = 0; c < n; c++) {
+        raw = stage + (size_t)c * OFL_DT_DESC_SIZE;
+        /* The hot path: a well-formed buffer send is listed at once. */
+        if (!dt_send_fast(dt, &b, raw, now) &&
+            (!(raw[0] & OFL_DT_OWNER) ||
+             dt_input_slow(dt, raw, now) == DT_WAIT))
+            break;
+        raw[0] &= (uint8_t)~OFL_DT_OWNER; /* consumed */
+    }
+    return c;
+}
+
+/*
  * Hands back the run of in_unreturned slots before in_head whose hand-back
  * failed: the slots are still the adapter's, so reading them gives the
  * bytes it consumed. The run never wraps (a run is read within the table).
@@ -14070,17 +14217,16 @@ static OFL_NOINLINE enum ofl_err dt_in_hand_back(struct ofl_dt *dt)
 enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
                             uint32_t *consumed)
 {
-    struct ofl_dt_desc d;
-    uint32_t total = 0, mask, off, n, c, k, guard;
+    uint32_t total = 0, mask, off, n, c, guard;
     uint64_t pa;
-    enum ofl_err err = OFL_OK, derr;
-    const uint8_t *raw;
-    int done;
+    enum ofl_err err = OFL_OK;
+    uint8_t *stage;
 
     if (consumed != NULL)
         *consumed = 0;
     if (dt == NULL)
         return OFL_E_ARG;
+    stage = dt->mem.in_stage;
     dt_drain_run(dt);
     if (dt->in_unreturned != 0)
         err = dt_in_hand_back(dt); /* nothing new is read until it passes */
@@ -14093,34 +14239,17 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
         n = dt_min32(dt->mem.in_batch, dt->mem.in_slots - off);
         n = dt_min32(n, max - total);
         pa = dt->mem.in_pa + (uint64_t)off * OFL_DT_DESC_SIZE;
-        err = ofl_port_dma_read(dt->port, pa, dt->mem.in_stage,
+        err = ofl_port_dma_read(dt->port, pa, stage,
                                 (size_t)n * OFL_DT_DESC_SIZE);
         if (err != OFL_OK)
             break;
         dt->stats.batches_in++;
-        for (c = 0; c < n; c++) {
-            raw = dt->mem.in_stage + (size_t)c * OFL_DT_DESC_SIZE;
-            if (!(raw[0] & OFL_DT_OWNER))
-                break;
-            /* The hot path: a well-formed buffer send is listed here. */
-            derr = dt_decode(raw, &d, OFL_DT_REQ_BUF_SEND);
-            if (derr == OFL_OK && d.type == OFL_DT_REQ_BUF_SEND)
-                done = dt_req_send(dt, &d, now);
-            else
-                done = dt_request(dt, raw, &d, derr, now);
-            if (done == DT_WAIT)
-                break;
-        }
+        c = dt_input_run(dt, stage, n, now);
         dt->stats.requests += c;
         if (c != 0) {
-            /* Hand the consumed run back: the same bytes with the owner
-             * bits clear (one DMA for the run). */
-            for (k = 0; k < c; k++)
-                dt->mem.in_stage[(size_t)k * OFL_DT_DESC_SIZE] &=
-                    (uint8_t)~OFL_DT_OWNER;
             dt->in_head += c;
             total += c;
-            err = ofl_port_dma_write(dt->port, pa, dt->mem.in_stage,
+            err = ofl_port_dma_write(dt->port, pa, stage,
                                      (size_t)c * OFL_DT_DESC_SIZE);
             if (err != OFL_OK) {
                 dt->in_unreturned = c; /* carried out: never again */
@@ -14801,9 +14930,13 @@ static bool dt_xfer_before(const struct ofl_dt *dt, const struct ofl_dt_xfer *a,
 static OFL_NOINLINE void dt_xfer_sort(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer, x;
-    uint32_t i, j;
+    uint32_t i, j, n = dt->xfer_count;
 
-    for (i = 1; i < dt->xfer_count; i++) {
+    /* One connection's requests only (its xfer_n, kept exact, counts them
+     * all): in arrival order already, nothing would move. */
+    if (n < 2 || dt->mem.conn[e[0].conn].xfer_n == n)
+        return;
+    for (i = 1; i < n; i++) {
         if (e[i].conn == e[i - 1].conn ||
             !dt_xfer_before(dt, &e[i], &e[i - 1], now))
             continue;
@@ -14847,13 +14980,15 @@ static OFL_NOINLINE enum ofl_err dt_xfer_dma(struct ofl_dt *dt,
     return err;
 }
 
+/* ring is dt_tx_ring(dt, c) (a caller that moves several ranges into one
+ * ring works it out once); slot is the send cache slot that covers the
+ * range (dt_cache_lookup), or -1 when none does or none may be used. */
 static DT_HOT uint8_t dt_xfer_in(struct ofl_dt *dt, struct ofl_dt_conn *c,
-                          uint64_t base, uint32_t len, bool may_cache)
+                                 uint8_t *ring, uint64_t base, uint32_t len,
+                                 int32_t slot)
 {
-    int32_t slot = may_cache ? dt_cache_lookup(dt, base, len) : -1;
-
     if (slot >= 0) {
-        dt_ring_put(dt_tx_ring(dt, c), dt->mem.tx_size, c->tx_tail,
+        dt_ring_put(ring, dt->mem.tx_size, c->tx_tail,
                     dt_cache_data(dt, (uint32_t)slot) +
                         (base - dt->mem.cache[slot].base),
                     len);
@@ -14892,7 +15027,9 @@ static OFL_NOINLINE int dt_xfer_group(struct ofl_dt *dt, struct ofl_dt_conn *l,
         if (!dt_member(m, lid))
             continue; /* the listener itself transmits nothing */
         if (first == NULL) {
-            *status = dt_xfer_in(dt, m, base, len, may_cache);
+            *status = dt_xfer_in(dt, m, dt_tx_ring(dt, m), base, len,
+                                 may_cache ? dt_cache_lookup(dt, base, len)
+                                           : -1);
             if (*status != OFL_DT_ST_OK)
                 break;
             first = m;
@@ -14930,6 +15067,26 @@ static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
            (cfg->bt_max_delay != 0 && age >= cfg->bt_max_delay);
 }
 
+/* What a merge of total bytes may still take: cfg.merge_max, and never
+ * more than a transmit ring holds (worked out where a merge is possible,
+ * not kept across the whole run). */
+static uint32_t dt_merge_room(const struct ofl_dt *dt, uint32_t total)
+{
+    uint32_t merge_max = dt_min32(dt->cfg.merge_max, dt->mem.tx_size);
+
+    return merge_max - dt_min32(total, merge_max);
+}
+
+/* Moves list entries e[from .. to) up to e[k ..) (k <= from, in order);
+ * returns the new k. Out of line: the run's rare paths. */
+static OFL_NOINLINE uint32_t dt_xfer_keep(struct ofl_dt_xfer *e, uint32_t k,
+                                          uint32_t from, uint32_t to)
+{
+    for (; from < to; from++)
+        dt_xfer_copy(&e[k++], &e[from]);
+    return k;
+}
+
 /*
  * Runs the list when its criterion holds: order, merge, transfer, answer.
  * A connection's requests for adjacent ranges merge into one transfer and
@@ -14941,40 +15098,60 @@ static bool dt_bt_met(const struct ofl_dt *dt, uint64_t now)
 static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
 {
     struct ofl_dt_xfer *e = dt->mem.xfer;
-    struct ofl_dt_conn *c;
+    const struct ofl_dt_xfer *x, *p;
+    struct ofl_dt_conn *c = NULL;
     struct ofl_dt_desc r;
-    uint32_t i, j, k = 0, total;
-    uint32_t merge_max = dt_min32(dt->cfg.merge_max, dt->mem.tx_size);
+    uint8_t *ring = NULL;
+    uint64_t id = 0;
+    uint32_t i, j, k = 0, total, n = dt->xfer_count, last, hint = 0, ci = 0;
+    int32_t slot;
     uint8_t status = OFL_DT_ST_OK, modify;
 
-    if (dt->xfer_count == 0 || !dt_bt_met(dt, now))
+    if (n == 0 || !dt_bt_met(dt, now))
         return;
     dt_xfer_sort(dt, now);
-    /* Answered requests leave the list; the others move up to e[k]. */
-    for (i = 0; i < dt->xfer_count; i = j) {
-        c = &dt->mem.conn[e[i].conn];
-        if (c->state == OFL_DT_CONN_DRAINING || e[i].cancel) {
+    /* Answered requests leave the list; the others move up to e[k]. No
+     * step below adds to the list, so its length stays in n. */
+    for (i = 0; i < n; i = j) {
+        x = &e[i];
+        if (c == NULL || x->conn != ci) {
+            /* A connection's requests stand together (dt_xfer_sort): its
+             * entry, ring and id are worked out once for them. */
+            ci = x->conn;
+            c = &dt->mem.conn[ci];
+            ring = dt_tx_ring(dt, c);
+            id = dt_conn_id(dt, c);
+        }
+        if (c->state == OFL_DT_CONN_DRAINING || x->cancel) {
             /* Cancelled or closing: answered by dt_drain_run, never sent. */
-            dt_xfer_copy(&e[k++], &e[i]);
             j = i + 1;
+            k = dt_xfer_keep(e, k, i, j);
             continue;
         }
-        total = e[i].len;
-        modify = e[i].flags & OFL_DT_F_MODIFY;
-        /* Merge the connection's following requests for adjacent ranges. */
-        for (j = i + 1; j < dt->xfer_count && j - i < 255 &&
-                        e[j].conn == e[i].conn && !e[j].cancel &&
-                        e[j].base > e[j - 1].base &&
-                        e[j].base - e[j - 1].base == e[j - 1].len &&
-                        e[j].len <= merge_max - dt_min32(total, merge_max);
-             j++) {
-            total += e[j].len;
-            modify |= e[j].flags & OFL_DT_F_MODIFY;
+        total = x->len;
+        modify = x->flags & OFL_DT_F_MODIFY;
+        /* Merge the connection's following requests for adjacent ranges:
+         * each is tested against the one before it (of the connection, not
+         * cancelled, once merged). The range test comes first, and the
+         * first one is made before the loop is set up: in a run of
+         * unrelated buffers it is the one that fails. */
+        j = i + 1;
+        if (j < n && x[1].base - x->base == x->len) {
+            last = i + dt_min32(n - i, 255); /* j < n and j - i < 255 */
+            for (; j < last; j++) {
+                p = &e[j - 1];
+                if (e[j].base - p->base != p->len || e[j].base <= p->base ||
+                    e[j].conn != p->conn || e[j].cancel ||
+                    e[j].len > dt_merge_room(dt, total))
+                    break;
+                total += e[j].len;
+                modify |= e[j].flags & OFL_DT_F_MODIFY;
+            }
         }
         if (!dt_reserve(dt, 1))
             break; /* the rest waits for output room */
         if (c->state == OFL_DT_CONN_LISTENING) {
-            if (dt_xfer_group(dt, c, e[i].base, total, modify == 0, &status) ==
+            if (dt_xfer_group(dt, c, x->base, total, modify == 0, &status) ==
                 DT_WAIT)
                 j = i; /* keep all its requests */
             else
@@ -14982,24 +15159,30 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
         } else if (dt_tx_room(dt, c) < total) {
             j = i;
         } else {
-            status = dt_xfer_in(dt, c, e[i].base, total, modify == 0);
+            slot = modify == 0
+                       ? dt_cache_lookup_hint(dt, hint, x->base, total)
+                       : -1;
+            if (slot >= 0)
+                hint = (uint32_t)slot;
+            status = dt_xfer_in(dt, c, ring, x->base, total, slot);
         }
         if (j == i) {
             /* Its ring is full: all its requests stay, in order. */
-            for (; j < dt->xfer_count && e[j].conn == e[i].conn; j++)
-                dt_xfer_copy(&e[k++], &e[j]);
+            for (; j < n && e[j].conn == x->conn; j++)
+                ;
+            k = dt_xfer_keep(e, k, i, j);
             continue;
         }
-        dt_rsp_sent(dt, &e[i], &r);
-        r.status = status;
+        /* The buffer available response (send side). */
+        dt_rsp_init(&r, OFL_DT_RSP_BUF_AVAIL, status, x->tag, id);
+        r.base = x->base;
         r.number = (uint8_t)(j - i);
         r.len = total;
         (void)dt_emit_hot(dt, &r);
         dt->stats.merged += j - i - 1;
         c->xfer_n -= j - i; /* so that it is 0 when none stay listed */
     }
-    for (; i < dt->xfer_count; i++)
-        dt_xfer_copy(&e[k++], &e[i]);
+    k = dt_xfer_keep(e, k, i, n);
     dt->xfer_count = k;
     dt_xfer_recount(dt);
 }
@@ -15257,16 +15440,26 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
 /* Places staged data of every connection, class by class. */
 static enum ofl_err dt_rx_run(struct ofl_dt *dt, uint64_t now)
 {
-    uint32_t classes = 0, i, cls;
+    uint32_t classes = 0, i, cls, seen = 0, live = dt->conn_live;
     struct ofl_dt_conn *c;
     enum ofl_err err = OFL_OK, e;
 
-    for (i = 0; i < dt->mem.conn_cap; i++)
-        if (dt_rx_live(&dt->mem.conn[i]))
-            classes |= 1u << dt_rx_class(dt, &dt->mem.conn[i], now);
-    for (cls = 16; cls-- > 0;) {
+    /* Once live entries not FREE are seen, the rest are FREE
+     * (dt->conn_live is exact): the scan ends there. */
+    for (i = 0; i < dt->mem.conn_cap && seen < live; i++) {
+        c = &dt->mem.conn[i];
+        if (c->state == OFL_DT_CONN_FREE)
+            continue;
+        seen++;
+        if (dt_rx_live(c))
+            classes |= 1u << dt_rx_class(dt, c, now);
+    }
+    /* The classes found, highest first (a class is below 16: at most 16
+     * rounds). The loop ends when none is left: most calls find none. */
+    for (cls = 15; classes != 0; cls--) {
         if (!(classes & (1u << cls)))
             continue;
+        classes &= ~(1u << cls);
         for (i = 0; i < dt->mem.conn_cap; i++) {
             c = &dt->mem.conn[i];
             if (!dt_rx_live(c) || dt_rx_class(dt, c, now) != cls)
@@ -15306,13 +15499,18 @@ static bool dt_note_due(const struct ofl_dt_conn *c, uint64_t now)
 /* Emits every due receive note whose connection has no notice pending. */
 static OFL_NOINLINE void dt_notes_run(struct ofl_dt *dt, uint64_t now)
 {
-    uint32_t i;
+    uint32_t i, seen = 0, live = dt->conn_live;
     struct ofl_dt_conn *c;
 
-    for (i = 0; i < dt->mem.conn_cap; i++) {
+    /* The entries not FREE when it starts, and no more: once live of them
+     * are seen the rest are FREE (dt->conn_live is exact, and emitting a
+     * note takes no entry). */
+    for (i = 0; i < dt->mem.conn_cap && seen < live; i++) {
         c = &dt->mem.conn[i];
-        if (c->state == OFL_DT_CONN_FREE || !c->note.open ||
-            c->cn_pending != 0 || !dt_note_due(c, now))
+        if (c->state == OFL_DT_CONN_FREE)
+            continue;
+        seen++;
+        if (!c->note.open || c->cn_pending != 0 || !dt_note_due(c, now))
             continue;
         if (!dt_reserve(dt, dt_note_room(dt, c)) || !dt_note_out(dt, c))
             return;

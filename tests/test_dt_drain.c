@@ -854,6 +854,119 @@ static void test_note_steps_beyond_table(void)
     dt_rig_free(r);
 }
 
+/*
+ * The list runs (another connection's ASAP send meets its criterion)
+ * while a closing connection's drain waits for output room: the run keeps
+ * the closing connection's sends listed and sends none of them; the drain
+ * answers them FLUSHED once the host reads, and the ASAP send goes out.
+ */
+static void test_drain_sends_kept_by_run(void)
+{
+    struct dt_rig *r = rig(4);
+    struct ofl_dt_desc d;
+    uint64_t id, id2;
+    uint8_t *s;
+    uint32_t n, at;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    id2 = dt_rig_connect(r, 2, 0);
+    CHECK(id != 0 && id2 != 0);
+    n = load(r, id, 200);
+    CHECK_EQ(n, 0);
+    d = mk(OFL_DT_REQ_TERMINATE, id, 90);
+    post(r, &d, &n);
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(r->conn[(uint32_t)id - 1].state, OFL_DT_CONN_CLOSING);
+    CHECK_OK(ofl_dt_conn_closed(&r->dt, id, 1)); /* the firmware closed it */
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(r->conn[(uint32_t)id - 1].state, OFL_DT_CONN_DRAINING);
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 0);
+    CHECK_EQ(r->dt.xfer_count, NSEND);
+    s = dt_rig_alloc(r, 16);
+    d = mk(OFL_DT_REQ_BUF_SEND, id2, 300);
+    d.base = dt_rig_pa(s);
+    d.len = 8;
+    d.flags = OFL_DT_F_ASAP;
+    post(r, &d, &n);
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(r->dt.xfer_count, NSEND + 1); /* kept, and no room to send */
+    CHECK_EQ(r->conn[(uint32_t)id - 1].tx_tail, 0);
+    CHECK_EQ(r->conn[(uint32_t)id2 - 1].tx_tail, 0);
+    settle(r, &n);
+    (void)check_close(n, id, OFL_DT_ST_FLUSHED, 200, OFL_DT_RSP_TERMINATE, 90);
+    CHECK_EQ(count(n, OFL_DT_RSP_BUF_AVAIL, 300), 1);
+    at = find(0, n, OFL_DT_RSP_BUF_AVAIL, 300);
+    CHECK(at < n && got[at].status == OFL_DT_ST_OK && got[at].conn == id2);
+    CHECK_EQ(r->conn[(uint32_t)id2 - 1].tx_tail, 8);
+    CHECK_EQ(r->dt.xfer_count, 0);
+    input_moves(r);
+    dt_rig_free(r);
+}
+
+/*
+ * A running cancellation that could answer only one of the two sends it
+ * matched leaves the other in the list, marked: a run of the list then
+ * merges nothing into it (even from an adjacent range) and sends none of
+ * it; the drain answers it CANCELLED once the host reads.
+ */
+static void test_drain_cancel_not_merged(void)
+{
+    struct dt_rig *r = rig(8);
+    struct ofl_dt_desc d;
+    uint64_t id;
+    uint8_t *s;
+    uint32_t n = 0, i, at;
+
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    CHECK(id != 0);
+    for (i = 0; i < 7; i++) { /* seven answers the host leaves unread */
+        d = mk(OFL_DT_REQ_CANCEL, 0, 10 + i);
+        d.aux = 999;
+        CHECK_OK(dt_rig_post(r, &d));
+    }
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 1);
+    s = dt_rig_alloc(r, 128);
+    d = mk(OFL_DT_REQ_BUF_SEND, id, 0x77); /* answered with the last slot */
+    d.base = dt_rig_pa(s + 64);
+    d.len = 8;
+    CHECK_OK(dt_rig_post(r, &d));
+    d = mk(OFL_DT_REQ_BUF_SEND, id, 1); /* ASAP: the list runs */
+    d.base = dt_rig_pa(s);
+    d.len = 8;
+    d.flags = OFL_DT_F_ASAP;
+    CHECK_OK(dt_rig_post(r, &d));
+    d = mk(OFL_DT_REQ_BUF_SEND, id, 0x77); /* adjacent to the one before */
+    d.base = dt_rig_pa(s + 8);
+    d.len = 8;
+    CHECK_OK(dt_rig_post(r, &d));
+    d = mk(OFL_DT_REQ_CANCEL, 0, 50);
+    d.aux = 0x77;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(r->dt.cancel_run, 1);
+    CHECK_EQ(r->dt.xfer_count, 2);
+    CHECK(r->xfer[1].tag == 0x77 && r->xfer[1].cancel);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].tx_tail, 0);
+    settle(r, &n);
+    CHECK_EQ(n, 7 + 4);
+    CHECK_EQ(count(n, OFL_DT_RSP_BUF_AVAIL, 0x77), 2);
+    for (i = 7; i < n; i++)
+        if (got[i].type == OFL_DT_RSP_BUF_AVAIL && got[i].tag == 0x77)
+            CHECK(got[i].status == OFL_DT_ST_CANCELLED && got[i].number == 1);
+    at = find(0, n, OFL_DT_RSP_BUF_AVAIL, 1);
+    CHECK(at < n && got[at].status == OFL_DT_ST_OK && got[at].number == 1 &&
+          got[at].len == 8);
+    at = find(0, n, OFL_DT_RSP_CANCEL, 50);
+    CHECK(at < n && got[at].status == OFL_DT_ST_OK && got[at].number == 2);
+    CHECK_EQ(r->conn[(uint32_t)id - 1].tx_tail, 8);
+    CHECK_EQ(r->dt.stats.merged, 0);
+    input_moves(r);
+    dt_rig_free(r);
+}
+
 OFL_SUITE(dt_drain)
 {
     test_drain_listener_settles();
@@ -866,4 +979,6 @@ OFL_SUITE(dt_drain)
     test_drain_conn_closed();
     test_drain_fits();
     test_drain_no_room_waits();
+    test_drain_sends_kept_by_run();
+    test_drain_cancel_not_merged();
 }

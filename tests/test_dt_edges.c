@@ -407,6 +407,246 @@ static void test_request_status(void)
     CHECK_ERR(ofl_dt_desc_decode(raw, sizeof(raw), &d), OFL_E_DT_RESERVED);
 }
 
+/* A buffer send stored as bytes in the next input slot, owner bit set,
+ * without any check (a host that skips the encoder); b0 is or-ed into
+ * byte 0. */
+static void post_raw_send(struct dt_rig *r, const struct ofl_dt_desc *d,
+                          uint8_t b0)
+{
+    uint8_t *b = r->in_table +
+                 (r->host.in_tail & (r->host.in_slots - 1)) * OFL_DT_DESC_SIZE;
+
+    memset(b, 0, OFL_DT_DESC_SIZE);
+    b[0] = (uint8_t)(OFL_DT_OWNER | (d->type << OFL_DT_TYPE_SHIFT) | b0);
+    b[1] = d->flags;
+    b[2] = d->status;
+    b[3] = d->number;
+    ofl_store_be32(b + 4, d->tag);
+    ofl_store_be64(b + 8, d->base);
+    ofl_store_be32(b + 16, d->len);
+    ofl_store_be64(b + 20, d->conn);
+    ofl_store_be32(b + 28, d->aux);
+    r->host.in_tail++;
+}
+
+/*
+ * The input loop lists a well-formed buffer send straight from its bytes
+ * (dt_send_fast) and hands everything else to the decoder and
+ * dt_req_send: a send that fails any one of the fast path's conditions
+ * gets the answer the full checks give, in order, and one that passes
+ * them all is listed and answered as before.
+ */
+static void test_send_fast_conditions(void)
+{
+    struct dt_rig *r = rig_bt_time();
+    struct ofl_dt_desc d, base;
+    uint8_t *b, *big;
+    uint64_t id, closing;
+    uint32_t i, n, tag;
+    static const uint8_t want[] = {
+        OFL_DT_ST_BAD_DESC,  /* 1: a reserved bit of byte 0 */
+        OFL_DT_ST_BAD_DESC,  /* 2: a flag a send does not allow */
+        OFL_DT_ST_BAD_DESC,  /* 3: a status */
+        OFL_DT_ST_BAD_DESC,  /* 4: a number */
+        OFL_DT_ST_BAD_DESC,  /* 5: aux */
+        OFL_DT_ST_BAD_DESC,  /* 6: no length */
+        OFL_DT_ST_BAD_DESC,  /* 7: a range that wraps */
+        OFL_DT_ST_BAD_DESC,  /* 8: no connection */
+        OFL_DT_ST_BAD_RANGE, /* 9: outside the host range */
+        OFL_DT_ST_TOO_LARGE, /* 10: larger than a transmit ring */
+        OFL_DT_ST_BAD_CONN,  /* 11: a stale generation */
+        OFL_DT_ST_BAD_CONN,  /* 12: an index beyond the table */
+        OFL_DT_ST_CONN_STATE /* 13: a closing connection */
+    };
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    id = dt_rig_connect(r, 1, 0);
+    closing = dt_rig_connect(r, 2, 0);
+    CHECK(id != 0 && closing != 0);
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_TERMINATE;
+    d.conn = closing;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 0));
+    (void)dt_rig_take(r, zr, NR);
+    b = dt_rig_alloc(r, 64);
+    big = dt_rig_alloc(r, DT_RIG_TX + 1);
+    memset(b, 0x3C, 64);
+    memset(&base, 0, sizeof(base));
+    base.type = OFL_DT_REQ_BUF_SEND;
+    base.base = dt_rig_pa(b);
+    base.len = 64;
+    base.conn = id;
+    for (tag = 1; tag <= 13; tag++) {
+        d = base;
+        d.tag = tag;
+        switch (tag) {
+        case 2: d.flags = OFL_DT_F_PEEK | OFL_DT_F_FINAL; break;
+        case 3: d.status = OFL_DT_ST_OK + 1; break;
+        case 4: d.number = 1; break;
+        case 5: d.aux = 1; break;
+        case 6: d.len = 0; break;
+        case 7: d.base = ~0ull - 15; d.len = 32; break;
+        case 8: d.conn = 0; break;
+        case 9: d.base = dt_rig_pa(r->ctrl); break;
+        case 10: d.base = dt_rig_pa(big); d.len = DT_RIG_TX + 1; break;
+        case 11: d.conn = id + (1ull << 32); break;
+        case 12: d.conn = DT_RIG_CONNS + 1; break;
+        case 13: d.conn = closing; break;
+        default: break;
+        }
+        post_raw_send(r, &d, tag == 1 ? 0x01 : 0);
+    }
+    /* The same send, whole: listed (it waits for the time criterion). */
+    d = base;
+    d.tag = 14;
+    d.flags = OFL_DT_F_MODIFY;
+    post_raw_send(r, &d, 0);
+    CHECK_OK(dt_rig_poll(r, 1));
+    n = dt_rig_take(r, zr, NR);
+    CHECK_EQ(n, 13);
+    for (i = 0; i < n && i < 13; i++)
+        CHECK(zr[i].type == OFL_DT_RSP_BUF_AVAIL && zr[i].tag == i + 1 &&
+              zr[i].status == want[i]);
+    CHECK_EQ(r->dt.xfer_count, 1);
+    CHECK_EQ(r->dt.stats.bad_requests, 13);
+    /* A full list: the next send waits in its slot (31 more fill it). */
+    for (tag = 15; tag < 15 + DT_RIG_XFERS; tag++) {
+        d = base;
+        d.tag = tag;
+        post_raw_send(r, &d, 0);
+    }
+    CHECK_OK(ofl_dt_process(&r->dt, 2, 64, &n));
+    CHECK_EQ(n, DT_RIG_XFERS - 1);
+    CHECK_EQ(r->dt.xfer_count, DT_RIG_XFERS);
+    CHECK_EQ(dt_rig_take(r, zr, NR), 0);
+    /* Time passes: the list runs; the waiting send is listed by the next
+     * call and runs when its own time has passed. */
+    CHECK_OK(dt_rig_poll(r, 101));
+    CHECK_EQ(r->dt.xfer_count, 0);
+    CHECK_OK(dt_rig_poll(r, 102));
+    CHECK_EQ(r->dt.xfer_count, 1);
+    CHECK_OK(dt_rig_poll(r, 202));
+    n = dt_rig_take(r, zr, NR);
+    CHECK_EQ(n, DT_RIG_XFERS + 1);
+    for (i = 0; i < n; i++)
+        CHECK(zr[i].tag == 14 + i && zr[i].status == OFL_DT_ST_OK &&
+              zr[i].len == 64 && zr[i].conn == id);
+    CHECK_EQ(r->dt.stats.bad_requests, 13);
+    CHECK_EQ(r->sim.violations, 0);
+    dt_rig_free(r);
+}
+
+/*
+ * Sends from two buffers in turn, in one run of the list: each finds its
+ * own cached copy (the bulk run tries the slot the previous send used
+ * first, then the others), and the copies' ages, which pick the slot a
+ * new copy replaces, are as the sends used them.
+ */
+static void test_send_cache_alternating(void)
+{
+    struct dt_rig *r = rig_bt_time();
+    uint8_t *b1, *b2, *b3, out[8 * 48];
+    uint64_t id;
+    uint32_t i, n;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    id = dt_rig_connect(r, 1, 0);
+    b1 = dt_rig_alloc(r, 64); /* 48 sent: never adjacent, never merged */
+    b2 = dt_rig_alloc(r, 64);
+    b3 = dt_rig_alloc(r, 64);
+    memset(b1, 0x11, 48);
+    memset(b2, 0x22, 48);
+    memset(b3, 0x33, 48);
+    /* First run: both read from the host, a copy each kept. */
+    CHECK_OK(dt_rig_send(r, id, b1, 48, 0, 1));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 2));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_OK(dt_rig_poll(r, 101));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2);
+    CHECK_EQ(r->dt.stats.dma_skipped, 0);
+    /* Second run: b1, b2, b1, b2, b2 all from the cache. */
+    CHECK_OK(dt_rig_send(r, id, b1, 48, 0, 3));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 4));
+    CHECK_OK(dt_rig_send(r, id, b1, 48, 0, 5));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 6));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 7));
+    CHECK_OK(dt_rig_poll(r, 102));
+    CHECK_OK(dt_rig_poll(r, 202));
+    n = dt_rig_take(r, zr, NR);
+    CHECK_EQ(n, 5);
+    for (i = 0; i < n; i++)
+        CHECK(zr[i].tag == 3 + i && zr[i].status == OFL_DT_ST_OK &&
+              zr[i].number == 1);
+    CHECK_EQ(r->dt.stats.dma_skipped, 5);
+    CHECK_EQ(drain_tx(r, id, out, sizeof(out)), 7 * 48);
+    for (i = 0; i < 7; i++)
+        CHECK(out[i * 48] == ((i == 1 || i == 3 || i >= 5) ? 0x22 : 0x11) &&
+              out[i * 48 + 47] == out[i * 48]);
+    /* b2 was used last: with the other two slots filled, a copy of b3
+     * replaces b1's, which is then read from the host again. */
+    for (i = 2; i < DT_RIG_CACHE; i++) {
+        /* Copies of ranges no send names, newest: never the victim. */
+        r->cache[i].base = dt_rig_pa(r->ctrl) + (uint64_t)i * 64;
+        r->cache[i].len = 16;
+        r->cache[i].stamp = r->dt.cache_stamp + 1;
+    }
+    CHECK_OK(dt_rig_send(r, id, b3, 48, 0, 8));
+    CHECK_OK(dt_rig_send(r, id, b2, 48, 0, 9));
+    CHECK_OK(dt_rig_send(r, id, b1, 48, 0, 10));
+    CHECK_OK(dt_rig_poll(r, 203));
+    CHECK_OK(dt_rig_poll(r, 303));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 3);
+    CHECK_EQ(r->dt.stats.dma_skipped, 6); /* b2 only */
+    CHECK_EQ(drain_tx(r, id, out, sizeof(out)), 3 * 48);
+    CHECK(out[0] == 0x33 && out[48] == 0x22 && out[96] == 0x11);
+    CHECK_EQ(r->sim.violations, 0);
+    dt_rig_free(r);
+}
+
+/*
+ * A send that ends at the top of the address space and one that starts at
+ * 0 are adjacent modulo 2^64, but never merge: a merged range would wrap.
+ * (Neither is in the sim's allow-list: each is read, and fails, alone.)
+ */
+static void test_merge_not_across_top(void)
+{
+    struct dt_rig *r = rig_bt_time();
+    struct ofl_dt_desc d;
+    uint64_t id;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    id = dt_rig_connect(r, 1, 0);
+    r->dt.mem.host_lo = 0;
+    r->dt.mem.host_hi = ~0ull;
+    memset(&d, 0, sizeof(d));
+    d.type = OFL_DT_REQ_BUF_SEND;
+    d.conn = id;
+    d.len = 32;
+    d.base = ~0ull - 31;
+    d.tag = 1;
+    CHECK_OK(dt_rig_post(r, &d));
+    d.base = 0;
+    d.tag = 2;
+    CHECK_OK(dt_rig_post(r, &d));
+    CHECK_OK(dt_rig_poll(r, 1));
+    CHECK_OK(dt_rig_poll(r, 101));
+    CHECK_EQ(dt_rig_take(r, zr, NR), 2);
+    CHECK(zr[0].tag == 1 && zr[0].number == 1 && zr[0].len == 32 &&
+          zr[0].status == OFL_DT_ST_DMA);
+    CHECK(zr[1].tag == 2 && zr[1].number == 1 && zr[1].len == 32 &&
+          zr[1].status == OFL_DT_ST_DMA);
+    CHECK_EQ(r->dt.stats.merged, 0);
+    CHECK_EQ(r->sim.violations, 2); /* the two reads, refused */
+    dt_rig_free(r);
+}
+
 OFL_SUITE(dt_edges)
 {
     test_attr_writeback_cache();
@@ -417,4 +657,7 @@ OFL_SUITE(dt_edges)
     test_cancel_reorders();
     test_cancel_asap();
     test_request_status();
+    test_send_fast_conditions();
+    test_send_cache_alternating();
+    test_merge_not_across_top();
 }
