@@ -11976,10 +11976,9 @@ static DT_HOT enum ofl_err dt_desc_check_hot(const struct ofl_dt_desc *d,
                              : dt_desc_check(d);
 }
 
-/* Loads in[0 .. 32) into *d without any check (the owner bit ignored). */
-static void dt_load(const uint8_t *in, struct ofl_dt_desc *d)
+/* Loads in[1 .. 32) into *d without any check (all but the type). */
+static DT_HOT void dt_load_fields(const uint8_t *in, struct ofl_dt_desc *d)
 {
-    d->type = (uint8_t)((in[0] >> OFL_DT_TYPE_SHIFT) & OFL_DT_TYPE_MASK);
     d->flags = in[DT_OFF_FLAGS];
     d->status = in[DT_OFF_STATUS];
     d->number = in[DT_OFF_NUMBER];
@@ -11988,6 +11987,13 @@ static void dt_load(const uint8_t *in, struct ofl_dt_desc *d)
     d->len = ofl_load_be32(in + DT_OFF_LEN);
     d->conn = ofl_load_be64(in + DT_OFF_CONN);
     d->aux = ofl_load_be32(in + DT_OFF_AUX);
+}
+
+/* Loads in[0 .. 32) into *d without any check (the owner bit ignored). */
+static void dt_load(const uint8_t *in, struct ofl_dt_desc *d)
+{
+    d->type = (uint8_t)((in[0] >> OFL_DT_TYPE_SHIFT) & OFL_DT_TYPE_MASK);
+    dt_load_fields(in, d);
 }
 
 /* Loads and checks in[0 .. 32) into *d; *d is garbage on error. common:
@@ -12354,9 +12360,9 @@ static DT_HOT enum ofl_err dt_host_check_req(const struct ofl_dt_desc *d)
  * dt_decode of a response slot, then the response type test (the order
  * ofl_dt_host_poll_batch documents); *d is garbage on error. Byte 0 of
  * the common response (a buffer available), owner bit aside, says at
- * once that its reserved bits are clear and what its type is: its fields
- * are loaded here as dt_load loads them (dt_load is a call of its own)
- * and take the folded checks. Any other byte 0 takes dt_decode's path
+ * once that its reserved bits are clear and what its type is: its other
+ * fields are loaded (dt_load_fields, inline: dt_load is a call of its
+ * own) and take the folded checks. Any other byte 0 takes dt_decode's path
  * from its start.
  */
 static DT_HOT enum ofl_err dt_host_decode(const uint8_t *in,
@@ -12367,14 +12373,7 @@ static DT_HOT enum ofl_err dt_host_decode(const uint8_t *in,
     if ((in[0] & (uint8_t)~OFL_DT_OWNER) ==
         OFL_DT_RSP_BUF_AVAIL << OFL_DT_TYPE_SHIFT) {
         d->type = OFL_DT_RSP_BUF_AVAIL;
-        d->flags = in[DT_OFF_FLAGS];
-        d->status = in[DT_OFF_STATUS];
-        d->number = in[DT_OFF_NUMBER];
-        d->tag = ofl_load_be32(in + DT_OFF_TAG);
-        d->base = ofl_load_be64(in + DT_OFF_BASE);
-        d->len = ofl_load_be32(in + DT_OFF_LEN);
-        d->conn = ofl_load_be64(in + DT_OFF_CONN);
-        d->aux = ofl_load_be32(in + DT_OFF_AUX);
+        dt_load_fields(in, d);
         return dt_host_check_avail(d);
     }
     err = dt_decode(in, d, OFL_DT_RSP_BUF_AVAIL);
