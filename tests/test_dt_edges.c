@@ -416,16 +416,7 @@ static void post_raw_send(struct dt_rig *r, const struct ofl_dt_desc *d,
     uint8_t *b = r->in_table +
                  (r->host.in_tail & (r->host.in_slots - 1)) * OFL_DT_DESC_SIZE;
 
-    memset(b, 0, OFL_DT_DESC_SIZE);
-    b[0] = (uint8_t)(OFL_DT_OWNER | (d->type << OFL_DT_TYPE_SHIFT) | b0);
-    b[1] = d->flags;
-    b[2] = d->status;
-    b[3] = d->number;
-    ofl_store_be32(b + 4, d->tag);
-    ofl_store_be64(b + 8, d->base);
-    ofl_store_be32(b + 16, d->len);
-    ofl_store_be64(b + 20, d->conn);
-    ofl_store_be32(b + 28, d->aux);
+    dt_raw_store(d, b, (uint8_t)(OFL_DT_OWNER | b0));
     r->host.in_tail++;
 }
 

@@ -129,21 +129,6 @@ static struct ofl_dt_desc minimal(const struct row *w)
     return d;
 }
 
-/* d's fields stored as bytes without any check (the layout table of
- * offload.h), owner bit clear. */
-static void raw_store(const struct ofl_dt_desc *d, uint8_t *b)
-{
-    memset(b, 0, 32);
-    b[0] = (uint8_t)(d->type << OFL_DT_TYPE_SHIFT);
-    b[1] = d->flags;
-    b[2] = d->status;
-    b[3] = d->number;
-    ofl_store_be32(b + 4, d->tag);
-    ofl_store_be64(b + 8, d->base);
-    ofl_store_be32(b + 16, d->len);
-    ofl_store_be64(b + 20, d->conn);
-    ofl_store_be32(b + 28, d->aux);
-}
 
 /* Encode (the struct) and decode (the same fields as bytes) both give
  * want; a decoded pass gives back d. */
@@ -155,7 +140,7 @@ static void expect(const struct ofl_dt_desc *d, enum ofl_err want,
     enum ofl_err ee, de;
 
     ee = ofl_dt_desc_encode(d, b, sizeof(b));
-    raw_store(d, b);
+    dt_raw_store(d, b, 0);
     memset(&e, 0x5A, sizeof(e));
     de = ofl_dt_desc_decode(b, sizeof(b), &e);
     if (ee != want || de != want)
@@ -309,7 +294,7 @@ static void test_rules_paths(void)
     d = minimal(&rows[6]); /* connection attribute without its conn */
     d.tag = 42;
     d.conn = 0;
-    raw_store(&d, raw);
+    dt_raw_store(&d, raw, 0);
     raw[0] |= OFL_DT_OWNER;
     memcpy(r->in_table + (r->host.in_tail & (r->host.in_slots - 1)) * OFL_DT_DESC_SIZE, raw, 32);
     r->host.in_tail++;
@@ -409,7 +394,7 @@ static void test_rules_host_same(void)
             continue;
         /* Poll, and the same bytes with a reserved bit. */
         for (rs = 0; rs < 2; rs++) {
-            raw_store(&d, raw);
+            dt_raw_store(&d, raw, 0);
             raw[0] |= (uint8_t)rs;
             memset(&e, 0x5A, sizeof(e));
             ee = ofl_dt_desc_decode(raw, 32, &e);

@@ -31,6 +31,16 @@ typedef void (*bench_batch_fn)(void *ctx, uint64_t n);
 /* Seconds per operation: best of the repetitions. */
 double bench_measure(bench_batch_fn fn, void *ctx);
 
+/* A function an instruction counter is aimed at (callgrind's
+ * --toggle-collect, tests/bench/count_*.sh): never inlined, and with gcc
+ * never folded with another of the same body or cloned under another name
+ * (noipa). */
+#if defined(__clang__)
+#define BENCH_COUNT_FN __attribute__((noinline))
+#else
+#define BENCH_COUNT_FN __attribute__((noinline, noipa))
+#endif
+
 /* Keeps the compiler from optimising a value or a buffer away. */
 static inline void bench_escape(const void *p)
 {

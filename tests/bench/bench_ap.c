@@ -237,21 +237,15 @@ static int compare(struct run *d, struct run *c, double *td, double *tc,
 #define COUNT_PKTS 100000u
 
 /* The two differ in the mark they leave, so that the compiler cannot fold
- * them into one function (gcc's identical code folding would); gcc's
- * noipa also keeps it from cloning them under other names. */
-#if defined(__clang__)
-#define COUNT_FN __attribute__((noinline))
-#else
-#define COUNT_FN __attribute__((noinline, noipa))
-#endif
+ * them into one function (BENCH_COUNT_FN). */
 
-static COUNT_FN void ap_count_direct(struct run *r)
+static BENCH_COUNT_FN void ap_count_direct(struct run *r)
 {
     rx_batch(r, COUNT_PKTS);
     bench_sink = 1;
 }
 
-static COUNT_FN void ap_count_hit(struct run *r)
+static BENCH_COUNT_FN void ap_count_hit(struct run *r)
 {
     rx_batch(r, COUNT_PKTS);
     bench_sink = 2;

@@ -430,27 +430,22 @@ static struct rte_ring *rte_make(const char *name)
  */
 #define COUNT_EXCHANGES 32000u
 
-/* gcc's noipa keeps it from folding or cloning them. */
-#if defined(__clang__)
-#define COUNT_FN __attribute__((noinline))
-#else
-#define COUNT_FN __attribute__((noinline, noipa))
-#endif
+/* Each leaves its own mark (BENCH_COUNT_FN). */
 
-static COUNT_FN void dt_count_library(struct dt_ex *x)
+static BENCH_COUNT_FN void dt_count_library(struct dt_ex *x)
 {
     dt_exchange_batch(x, COUNT_EXCHANGES);
     bench_sink = 1;
 }
 
-static COUNT_FN void dt_count_floor(struct dt_floor *f)
+static BENCH_COUNT_FN void dt_count_floor(struct dt_floor *f)
 {
     dt_floor_batch(f, COUNT_EXCHANGES);
     bench_sink = 2;
 }
 
 #ifdef OFL_BENCH_HAVE_RTE_RING
-static COUNT_FN void dt_count_rte_ring(struct rte_ex *y)
+static BENCH_COUNT_FN void dt_count_rte_ring(struct rte_ex *y)
 {
     rte_exchange_batch(y, COUNT_EXCHANGES);
     bench_sink = 3;

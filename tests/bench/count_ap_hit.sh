@@ -19,37 +19,22 @@ build=${1:-build/callgrind}
 pass=0
 fail=0
 
-if ! command -v valgrind >/dev/null 2>&1; then
-    if [ "${OFL_REQUIRE_TOOLS:-0}" = 1 ]; then
-        echo "FAIL ap hit cost: valgrind not installed (OFL_REQUIRE_TOOLS=1)"
-        echo "0 passed, 1 failed"
-        exit 1
-    fi
-    echo "SKIP ap hit cost: valgrind not installed"
-    exit 0
-fi
-
-march=
-[ "$(uname -m)" = x86_64 ] && march=-march=x86-64-v2
-# DWARF 4: valgrind 3.19 gives up on clang 14's DWARF 5.
-make -s BUILD="$build" CFLAGS="$march -gdwarf-4" "$build/bench" >/dev/null ||
-    { echo "FAIL ap hit cost: cannot build $build/bench"; echo "0 passed, 1 failed"; exit 1; }
+what="ap hit cost"
+. "$(dirname "$0")/count_lib.sh"
+count_setup
 
 # Instructions collected inside function $1, or nothing.
 count() {
-    OFL_BENCH_AP_COUNT=1 valgrind --tool=callgrind \
-        --callgrind-out-file=/dev/null --toggle-collect="$1" \
-        "$build/bench" ap >"$build/ap_count.out" 2>"$build/ap_count.$1.log"
-    sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' "$build/ap_count.$1.log"
+    count_in OFL_BENCH_AP_COUNT ap "$1"
 }
 
 pkts=100000
 direct=$(count ap_count_direct)
 hit=$(count ap_count_hit)
-if ! grep -q "^bench: ap_count ran $pkts packets" "$build/ap_count.out"; then
+if ! grep -q "^bench: ap_count ran $pkts packets" "$build/count.ap.out"; then
     echo "FAIL ap hit cost: the counting run failed:"
-    cat "$build/ap_count.out"
-    tail -5 "$build/ap_count.ap_count_hit.log"
+    cat "$build/count.ap.out"
+    tail -5 "$build/count.ap.ap_count_hit.log"
     fail=$((fail + 1))
 elif [ -z "$direct" ] || [ -z "$hit" ] || [ "$direct" -eq 0 ] || [ "$hit" -eq 0 ]; then
     echo "FAIL ap hit cost: callgrind counted nothing (direct '$direct', hit '$hit')"

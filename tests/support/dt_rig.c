@@ -249,3 +249,17 @@ uint64_t dt_rig_connect(struct dt_rig *r, uint16_t rport, uint64_t now)
     return dt_rig_open(r, OFL_DT_REQ_CONNECT, t, off, OFL_DT_ACT_CONNECT,
                        OFL_DT_RSP_CONN_COMPLETE, now);
 }
+
+void dt_raw_store(const struct ofl_dt_desc *d, uint8_t *b, uint8_t b0)
+{
+    memset(b, 0, OFL_DT_DESC_SIZE);
+    b[0] = (uint8_t)((d->type << OFL_DT_TYPE_SHIFT) | b0);
+    b[1] = d->flags;
+    b[2] = d->status;
+    b[3] = d->number;
+    ofl_store_be32(b + 4, d->tag);
+    ofl_store_be64(b + 8, d->base);
+    ofl_store_be32(b + 16, d->len);
+    ofl_store_be64(b + 20, d->conn);
+    ofl_store_be32(b + 28, d->aux);
+}

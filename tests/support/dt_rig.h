@@ -77,6 +77,11 @@ enum ofl_err dt_rig_poll(struct dt_rig *r, uint64_t now);
 /* Takes up to max responses; returns how many. */
 uint32_t dt_rig_take(struct dt_rig *r, struct ofl_dt_desc *d, uint32_t max);
 
+/* d's fields stored as the 32 bytes of offload.h's layout table without
+ * any check (a host that skips the encoder); byte 0 gets the type and
+ * b0 (an owner or reserved bit). */
+void dt_raw_store(const struct ofl_dt_desc *d, uint8_t *b, uint8_t b0);
+
 /* Tuple helpers: append a u32 / u64 / REMOTE set (or get) tuple. */
 void dt_tup_u32(uint8_t *b, size_t *off, bool set, uint16_t attr, uint32_t v);
 void dt_tup_u64(uint8_t *b, size_t *off, bool set, uint16_t attr, uint64_t v);
