@@ -472,6 +472,22 @@ static void small_pair(int lfd, uint16_t port, struct ofl_posix_conn *ca,
     CHECK_OK(acc.err);
 }
 
+/* Posts on side s a Write of n bytes of src (local STag ls) to dst (the
+ * peer's STag ld), then a Send of src's first 16 bytes. */
+static void write_then_send(struct qr_side *s, uint8_t *src, uint32_t ls,
+                            uint32_t n, uint8_t *dst, uint32_t ld)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, n, ls);
+    wr.remote_stag = ld;
+    wr.remote_to = (uint64_t)(uintptr_t)dst;
+    CHECK_OK(ofl_qp_post_send(&s->qp, &wr, NULL));
+    qr_wr(&wr, OFL_QP_OP_SEND, 2, &sge, src, 16, ls);
+    CHECK_OK(ofl_qp_post_send(&s->qp, &wr, NULL));
+}
+
 /*
  * Both ends sending at once, both engines driven by one thread (pump2),
  * through 4 KiB socket buffers: a transmission that finds its socket full
@@ -490,8 +506,6 @@ static void test_both_directions(void)
     int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port), round;
     uint8_t *sa, *da, *sb, *db, *ma, *mb;
     uint32_t lsa, lda, lsb, ldb, lma, lmb, i, done_a = 0, done_b = 0;
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
     struct ofl_cqe c[4];
 
     CHECK(r != NULL && lfd >= 0);
@@ -519,18 +533,8 @@ static void test_both_directions(void)
      * (a receive completion) follows the Write's last byte. */
     CHECK_OK(qr_post_recv(&r->a, 7, ma, 16, lma));
     CHECK_OK(qr_post_recv(&r->b, 8, mb, 16, lmb));
-    qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, sa, N, lsa);
-    wr.remote_stag = ldb;
-    wr.remote_to = (uint64_t)(uintptr_t)db;
-    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
-    qr_wr(&wr, OFL_QP_OP_SEND, 3, &sge, sa, 16, lsa);
-    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
-    qr_wr(&wr, OFL_QP_OP_WRITE, 2, &sge, sb, N, lsb);
-    wr.remote_stag = lda;
-    wr.remote_to = (uint64_t)(uintptr_t)da;
-    CHECK_OK(ofl_qp_post_send(&r->b.qp, &wr, NULL));
-    qr_wr(&wr, OFL_QP_OP_SEND, 4, &sge, sb, 16, lsb);
-    CHECK_OK(ofl_qp_post_send(&r->b.qp, &wr, NULL));
+    write_then_send(&r->a, sa, lsa, N, db, ldb);
+    write_then_send(&r->b, sb, lsb, N, da, lda);
     for (round = 0; round < 20000 && (done_a < 3 || done_b < 3); round++) {
         pump2(&r->a, &ca, &r->b, &cb, 1);
         done_a += qr_poll(&r->a, true, c, 4) + qr_poll(&r->a, false, c, 4);
