@@ -11905,30 +11905,41 @@ uint8_t ofl_dt_response_to(uint8_t req)
     return ofl_dt_is_request(req) ? rsp[req] : 0;
 }
 
-/* The DT_Z_ bits of the fields of d that are not zero, of those in care
- * (the others read as zero). */
-static DT_HOT uint32_t dt_nz(const struct ofl_dt_desc *d, uint32_t care)
+/* Is a field of d among those in set (DT_Z_ bits) not zero? Written as
+ * one OR of the fields: with set a constant (a type's rule folded in) it
+ * is an OR of the fields the rule names and one test. */
+static DT_HOT bool dt_any_set(const struct ofl_dt_desc *d, uint32_t set)
 {
-    return ((care & DT_Z_BASE) && d->base != 0 ? DT_Z_BASE : 0u) |
-           ((care & DT_Z_LEN) && d->len != 0 ? DT_Z_LEN : 0u) |
-           ((care & DT_Z_CONN) && d->conn != 0 ? DT_Z_CONN : 0u) |
-           ((care & DT_Z_NUMBER) && d->number != 0 ? DT_Z_NUMBER : 0u) |
-           ((care & DT_Z_AUX) && d->aux != 0 ? DT_Z_AUX : 0u) |
-           ((care & DT_Z_STATUS) && d->status != 0 ? DT_Z_STATUS : 0u);
+    return (((set & DT_Z_BASE) ? d->base : 0u) |
+            ((set & DT_Z_LEN) ? d->len : 0u) |
+            ((set & DT_Z_CONN) ? d->conn : 0u) |
+            ((set & DT_Z_NUMBER) ? d->number : 0u) |
+            ((set & DT_Z_AUX) ? d->aux : 0u) |
+            ((set & DT_Z_STATUS) ? d->status : 0u)) != 0;
+}
+
+/* Is a field of d among those in set zero? */
+static DT_HOT bool dt_any_clear(const struct ofl_dt_desc *d, uint32_t set)
+{
+    return ((set & DT_Z_BASE) && d->base == 0) ||
+           ((set & DT_Z_LEN) && d->len == 0) ||
+           ((set & DT_Z_CONN) && d->conn == 0) ||
+           ((set & DT_Z_NUMBER) && d->number == 0) ||
+           ((set & DT_Z_AUX) && d->aux == 0) ||
+           ((set & DT_Z_STATUS) && d->status == 0);
 }
 
 /*
  * The checks shared by encode and decode (offload.h: the type table). Every
  * request type has its status in `zero`, so the status rule for `need`
  * only ever relaxes a response. type is d->type: a caller that has just
- * compared it with a constant passes that constant with known set, and
- * the type's rule (a constant table entry) folds into the checks
- * (dt_desc_check_hot): each field test then looks only at the fields its
- * rule names. Otherwise every field is tested once (DT_Z_ALL), as the
- * rule is only known at run time.
+ * compared it with a constant passes that constant, and the type's rule
+ * (a constant table entry) folds into the checks: each field test then
+ * looks only at the fields its rule names (dt_desc_check_hot, and the
+ * host's two common types). Otherwise the rule is read at run time.
  */
 static DT_HOT enum ofl_err dt_desc_check_as(const struct ofl_dt_desc *d,
-                                            uint8_t type, bool known)
+                                            uint8_t type)
 {
     const struct dt_rule *r = &dt_rules[type & OFL_DT_TYPE_MASK];
 
@@ -11936,11 +11947,10 @@ static DT_HOT enum ofl_err dt_desc_check_as(const struct ofl_dt_desc *d,
         return OFL_E_DT_BAD_TYPE;
     if ((d->flags & (uint8_t)~r->flags) != 0)
         return OFL_E_DT_BAD_FLAGS;
-    if ((dt_nz(d, known ? r->zero : DT_Z_ALL) & r->zero) != 0)
+    if (dt_any_set(d, r->zero))
         return OFL_E_DT_RESERVED;
     if (d->status > OFL_DT_ST_MAX ||
-        (d->status == OFL_DT_ST_OK &&
-         (r->need & ~dt_nz(d, known ? r->need : DT_Z_ALL)) != 0))
+        (d->status == OFL_DT_ST_OK && dt_any_clear(d, r->need)))
         return OFL_E_DT_BAD_FIELD;
     /* A range must not wrap; a state report carries counters instead. */
     if (r->range && d->len != 0 && !(d->flags & OFL_DT_F_REPORT) &&
@@ -11964,7 +11974,7 @@ static DT_HOT enum ofl_err dt_desc_check_as(const struct ofl_dt_desc *d,
 
 static DT_HOT enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
 {
-    return dt_desc_check_as(d, d->type, false);
+    return dt_desc_check_as(d, d->type);
 }
 
 /* dt_desc_check, with the rule of type common (the one a batch is expected
@@ -11972,7 +11982,7 @@ static DT_HOT enum ofl_err dt_desc_check(const struct ofl_dt_desc *d)
 static DT_HOT enum ofl_err dt_desc_check_hot(const struct ofl_dt_desc *d,
                                              uint8_t common)
 {
-    return d->type == common ? dt_desc_check_as(d, common, true)
+    return d->type == common ? dt_desc_check_as(d, common)
                              : dt_desc_check(d);
 }
 
@@ -12007,14 +12017,24 @@ static DT_HOT enum ofl_err dt_decode(const uint8_t *in, struct ofl_dt_desc *d,
     return dt_desc_check_hot(d, common);
 }
 
-/* Stores d (already checked) with the owner bit as given. */
+/*
+ * Stores d (already checked: its type fits in 5 bits) with the owner bit
+ * as given. Bytes 0 .. 3 are built as one little-endian word: type,
+ * flags, status and number are adjacent fields, which GCC then reads with
+ * one load, and the type is moved up by OFL_DT_TYPE_SHIFT within the low
+ * byte by adding (2^shift - 1) times it (type << 2 is at most 0x7C: no
+ * carry into flags). Written as a shift, the type breaks the
+ * adjacent-byte pattern and the four bytes are loaded, shifted and ORed
+ * one by one: 4 more instructions per posted descriptor (callgrind).
+ */
 static DT_HOT void dt_store(const struct ofl_dt_desc *d, uint8_t *out,
                             uint8_t owner)
 {
-    out[0] = (uint8_t)(owner | (uint8_t)(d->type << OFL_DT_TYPE_SHIFT));
-    out[DT_OFF_FLAGS] = d->flags;
-    out[DT_OFF_STATUS] = d->status;
-    out[DT_OFF_NUMBER] = d->number;
+    uint32_t w = (uint32_t)d->type | (uint32_t)d->flags << 8 |
+                 (uint32_t)d->status << 16 | (uint32_t)d->number << 24;
+
+    ofl_store_le32(out, (w + (w & 0xFFu) * ((1u << OFL_DT_TYPE_SHIFT) - 1u)) |
+                            owner);
     ofl_store_be32(out + DT_OFF_TAG, d->tag);
     ofl_store_be64(out + DT_OFF_BASE, d->base);
     ofl_store_be32(out + DT_OFF_LEN, d->len);
@@ -12278,79 +12298,12 @@ static uint32_t dt_host_run(uint32_t i, uint32_t mask, uint32_t n)
     return n < room ? n : room;
 }
 
-/*
- * dt_desc_check_as(d, type, true) for the two types the exchange is made
- * of, with their rules (dt_rules; offload.h, the type table) written out:
- * the same checks, in the same order, with the same errors, each a
- * compare and a branch, where dt_nz builds a mask of the non-zero fields
- * bit by bit (a compare, a set and a shift per field with GCC). Every
- * other type goes through dt_desc_check. tests/test_dt_rules.c compares
- * the host paths with ofl_dt_desc_encode / ofl_dt_desc_decode over a grid
- * of field values, so that these cannot drift from the rules unnoticed.
- *
- * A buffer send: flags ASAP and MODIFY only (so no PEEK); number, aux and
- * status MUST be zero; with the status OK, len and conn are required; the
- * buffer's range must not wrap (len is not zero, no REPORT flag).
- */
-static DT_HOT enum ofl_err dt_host_check_send(const struct ofl_dt_desc *d)
-{
-    if ((d->flags & (uint8_t)~(OFL_DT_F_ASAP | OFL_DT_F_MODIFY)) != 0)
-        return OFL_E_DT_BAD_FLAGS;
-    if ((d->number | d->aux | d->status) != 0)
-        return OFL_E_DT_RESERVED;
-    if (d->len == 0 || d->conn == 0)
-        return OFL_E_DT_BAD_FIELD;
-    if (d->base > OFL_U64_MAX - ((uint64_t)d->len - 1))
-        return OFL_E_DT_BAD_FIELD;
-    return OFL_OK;
-}
-
-/* A buffer available response: no flags (so no REPORT, no PEEK); aux
- * MUST be zero; a status up to OFL_DT_ST_MAX, and with the status OK,
- * conn is required; a range must not wrap. */
-static DT_HOT enum ofl_err dt_host_check_avail(const struct ofl_dt_desc *d)
-{
-    if (d->flags != 0)
-        return OFL_E_DT_BAD_FLAGS;
-    if (d->aux != 0)
-        return OFL_E_DT_RESERVED;
-    if (d->status > OFL_DT_ST_MAX ||
-        (d->status == OFL_DT_ST_OK && d->conn == 0))
-        return OFL_E_DT_BAD_FIELD;
-    if (d->len != 0 && d->base > OFL_U64_MAX - ((uint64_t)d->len - 1))
-        return OFL_E_DT_BAD_FIELD;
-    return OFL_OK;
-}
-
-/*
- * dt_store with the owner bit clear, for a checked d (its type fits in 5
- * bits). Bytes 0 .. 3 are built as one little-endian word: type, flags,
- * status and number are adjacent fields, which GCC then reads with one
- * load, and the type is moved up by OFL_DT_TYPE_SHIFT within the low byte
- * by adding (2^shift - 1) times it (type << 2 is at most 0x7C: no carry
- * into flags). Written as a shift, the type breaks the adjacent-byte
- * pattern and the four bytes are loaded, shifted and ORed one by one:
- * 4 more instructions per descriptor (callgrind).
- */
-static DT_HOT void dt_host_store(const struct ofl_dt_desc *d, uint8_t *out)
-{
-    uint32_t w = (uint32_t)d->type | (uint32_t)d->flags << 8 |
-                 (uint32_t)d->status << 16 | (uint32_t)d->number << 24;
-
-    ofl_store_le32(out, w + (w & 0xFFu) * ((1u << OFL_DT_TYPE_SHIFT) - 1u));
-    ofl_store_be32(out + DT_OFF_TAG, d->tag);
-    ofl_store_be64(out + DT_OFF_BASE, d->base);
-    ofl_store_be32(out + DT_OFF_LEN, d->len);
-    ofl_store_be64(out + DT_OFF_CONN, d->conn);
-    ofl_store_be32(out + DT_OFF_AUX, d->aux);
-}
-
 /* A request's checks as ofl_dt_host_post documents them: a request type,
  * then dt_desc_check. */
 static DT_HOT enum ofl_err dt_host_check_req(const struct ofl_dt_desc *d)
 {
     if (d->type == OFL_DT_REQ_BUF_SEND)
-        return dt_host_check_send(d);
+        return dt_desc_check_as(d, OFL_DT_REQ_BUF_SEND); /* rule folded */
     if (!ofl_dt_is_request(d->type))
         return OFL_E_DT_BAD_TYPE;
     return dt_desc_check(d);
@@ -12374,7 +12327,7 @@ static DT_HOT enum ofl_err dt_host_decode(const uint8_t *in,
         OFL_DT_RSP_BUF_AVAIL << OFL_DT_TYPE_SHIFT) {
         d->type = OFL_DT_RSP_BUF_AVAIL;
         dt_load_fields(in, d);
-        return dt_host_check_avail(d);
+        return dt_desc_check_as(d, OFL_DT_RSP_BUF_AVAIL); /* folded */
     }
     err = dt_decode(in, d, OFL_DT_RSP_BUF_AVAIL);
     if (err == OFL_OK && !ofl_dt_is_response(d->type))
@@ -12411,7 +12364,7 @@ enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
         run = dt_host_run(tail + i, mask, n - i);
         p = dt_host_in_slot(h, tail + i);
         for (j = i; j < i + run; j++, p += OFL_DT_DESC_SIZE)
-            dt_host_store(&d[j], p);
+            dt_store(&d[j], p, 0);
     }
     /* The contents become visible before any owner bit. */
     ofl_port_barrier(h->port, OFL_BARRIER_RELEASE);

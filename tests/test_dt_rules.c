@@ -338,9 +338,10 @@ static void test_rules_paths(void)
  * and not, ranges that wrap): ofl_dt_host_post gives what
  * ofl_dt_desc_encode gives (OFL_E_DT_BAD_TYPE first for a non-request),
  * the host's poll what ofl_dt_desc_decode gives (OFL_E_DT_BAD_TYPE after
- * it for a non-response), with the same fields. The host paths fold the
- * rules of their common types in a copy of their own; this keeps the copy
- * equal to the codec's checks, error for error.
+ * it for a non-response), with the same fields. The host paths take
+ * their own ways for their common types (the type's rule folded in as a
+ * constant, an inline load); this keeps them equal to the codec's checks,
+ * error for error.
  */
 static void test_rules_host_same(void)
 {
