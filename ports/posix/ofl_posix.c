@@ -725,6 +725,27 @@ static long long px_now_ms(void);
 static int px_left_ms(long long start, int timeout_ms);
 static void px_reset(int fd);
 
+/* Sends what the socket takes of p[*sent .. n) now, without waiting;
+ * *sent grows by what went. Returns 0 when all went, 1 when the socket is
+ * full, -1 on a socket error. */
+static int px_send_now(int fd, const uint8_t *p, size_t n, int more,
+                       size_t *sent)
+{
+    while (*sent < n) {
+        ssize_t k = send(fd, p + *sent, n - *sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
+
+        if (k > 0) {
+            *sent += (size_t)k;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        return k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 1 : -1;
+    }
+    return 0;
+}
+
 /*
  * Sends all n bytes, waiting at most timeout_ms (negative or 0: no limit)
  * for the peer to take them. Returns 0 when all went, -1 when they did not:
@@ -741,34 +762,23 @@ static int px_send_all(int fd, const uint8_t *p, size_t n, int more,
     const long long start = px_now_ms();
     const int limit = timeout_ms > 0 ? timeout_ms : -1;
     size_t sent = 0;
+    int r;
 
-    while (sent < n) {
-        ssize_t k = send(fd, p + sent, n - sent,
-                         MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
+    while ((r = px_send_now(fd, p, n, more, &sent)) > 0) {
+        struct pollfd pf;
 
-        if (k > 0) {
-            sent += (size_t)k;
-            continue;
-        }
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd pf;
-            int left = px_left_ms(start, limit), r;
-
-            pf.fd = fd;
-            pf.events = POLLOUT;
-            pf.revents = 0;
-            r = poll(&pf, 1, left);
-            if (r > 0 || (r < 0 && errno == EINTR))
-                continue;
-        }
-        /* An error, or the peer took nothing for timeout_ms. */
-        if (sent != 0)
-            px_reset(fd);
-        return -1;
+        pf.fd = fd;
+        pf.events = POLLOUT;
+        pf.revents = 0;
+        r = poll(&pf, 1, px_left_ms(start, limit));
+        if (r == 0 || (r < 0 && errno != EINTR))
+            break; /* the peer took nothing for timeout_ms, or an error */
     }
-    return 0;
+    if (r == 0 && sent == n)
+        return 0;
+    if (sent != 0)
+        px_reset(fd);
+    return -1;
 }
 
 /* Milliseconds on the monotonic clock (the handshake's deadline). */
@@ -934,22 +944,17 @@ static void px_pend_drop(struct ofl_posix_conn *c)
  */
 static int px_pend_flush(struct ofl_posix_conn *c)
 {
-    while (c->tx_pend_off < c->tx_pend_len) {
-        ssize_t k = send(c->fd, c->tx_pend + c->tx_pend_off,
-                         c->tx_pend_len - c->tx_pend_off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
+    size_t off = c->tx_pend_off;
+    int r = px_send_now(c->fd, c->tx_pend, c->tx_pend_len, 0, &off);
 
-        if (k > 0) {
-            c->tx_pend_off += (uint32_t)k;
-            c->tx_pend_since = px_now_ms();
-            continue;
-        }
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
-            (c->tx_timeout_ms <= 0 ||
-             px_now_ms() - c->tx_pend_since < c->tx_timeout_ms))
-            return 1;
+    if (off != c->tx_pend_off) {
+        c->tx_pend_off = (uint32_t)off;
+        c->tx_pend_since = px_now_ms();
+    }
+    if (r > 0 && (c->tx_timeout_ms <= 0 ||
+                  px_now_ms() - c->tx_pend_since < c->tx_timeout_ms))
+        return 1;
+    if (r != 0) {
         px_pend_drop(c);
         px_reset(c->fd);
         return -1;
@@ -965,7 +970,7 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
 {
     struct ofl_posix_conn *c = ctx;
     int more = (flags & OFL_QP_TX_MORE) != 0, r;
-    uint32_t sent = 0;
+    size_t sent = 0;
 
     c->tx_calls++;
     if (flags & OFL_QP_TX_ABORT) {
@@ -979,18 +984,7 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
         c->tx_refused++;
         return -1; /* took none: the kept rest goes first */
     }
-    while (sent < len) {
-        ssize_t k = send(c->fd, data + sent, len - sent,
-                         MSG_NOSIGNAL | MSG_DONTWAIT | (more ? MSG_MORE : 0));
-
-        if (k > 0) {
-            sent += (uint32_t)k;
-            continue;
-        }
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
+    if (px_send_now(c->fd, data, len, more, &sent) < 0) {
         if (sent != 0)
             px_reset(c->fd); /* an error after a piece went out */
         return -1;
@@ -1013,7 +1007,7 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
         } else {
             memcpy(c->tx_pend, data + sent, len - sent);
             c->tx_pend_off = 0;
-            c->tx_pend_len = len - sent;
+            c->tx_pend_len = len - (uint32_t)sent;
             c->tx_pend_close = (flags & OFL_QP_TX_CLOSE) != 0;
             c->tx_pend_since = px_now_ms();
             c->tx_kept++;
