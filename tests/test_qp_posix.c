@@ -441,6 +441,27 @@ static void small_opts(int s)
     (void)setsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss));
 }
 
+/* A socket connected to 127.0.0.1:port (listening on lfd, which is given
+ * the same options: an accepted socket inherits them), both with the small
+ * options and TCP_NODELAY (as the port's own connect). The connection
+ * completes in the listen backlog, before any accept. */
+static int small_connect(int lfd, uint16_t port)
+{
+    struct sockaddr_in sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+    CHECK(fd >= 0);
+    small_opts(lfd);
+    small_opts(fd);
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    return fd;
+}
+
 /* A connected pair of posix connections (MPA without markers) over
  * sockets of 4 KiB buffers; side b accepted by the acceptor thread. */
 static void small_pair(int lfd, uint16_t port, struct ofl_posix_conn *ca,
@@ -448,24 +469,14 @@ static void small_pair(int lfd, uint16_t port, struct ofl_posix_conn *ca,
 {
     struct acceptor acc;
     struct ofl_mpa_cfg cfg;
-    struct sockaddr_in sa;
     pthread_t th;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    int fd = small_connect(lfd, port);
 
-    CHECK(fd >= 0);
-    small_opts(lfd); /* inherited by the accepted socket */
-    small_opts(fd);
-    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     memset(&acc, 0, sizeof(acc));
     acc.lfd = lfd;
     acc.conn = cb;
     cfg_init(&acc.cfg, false);
     CHECK(pthread_create(&th, NULL, accept_thread, &acc) == 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
     cfg_init(&cfg, false);
     CHECK_OK(ofl_posix_mpa_connect(ca, fd, &cfg, 5000));
     pthread_join(th, NULL);
@@ -576,17 +587,7 @@ static void *late_reader_thread(void *p)
  * fd returned. */
 static int small_sockets(int lfd, uint16_t port, int *a)
 {
-    struct sockaddr_in sa;
-
-    small_opts(lfd);
-    *a = socket(AF_INET, SOCK_STREAM, 0);
-    CHECK(*a >= 0);
-    small_opts(*a);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(connect(*a, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    *a = small_connect(lfd, port);
     return ofl_posix_tcp_accept(lfd);
 }
 
