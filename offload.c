@@ -1218,6 +1218,65 @@ uint32_t ofl_crc32c(const void *data, size_t len)
     return ofl_crc32c_final(ofl_crc32c_update(OFL_CRC32C_INIT, data, len));
 }
 
+/* ---- SipHash-2-4 ---------------------------------------------------------- */
+
+#define SIP_ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+
+/* One SipRound over the state v[4] (the paper, section 2). */
+static inline void sip_round(uint64_t v[4])
+{
+    v[0] += v[1];
+    v[1] = SIP_ROTL(v[1], 13);
+    v[1] ^= v[0];
+    v[0] = SIP_ROTL(v[0], 32);
+    v[2] += v[3];
+    v[3] = SIP_ROTL(v[3], 16);
+    v[3] ^= v[2];
+    v[0] += v[3];
+    v[3] = SIP_ROTL(v[3], 21);
+    v[3] ^= v[0];
+    v[2] += v[1];
+    v[1] = SIP_ROTL(v[1], 17);
+    v[1] ^= v[2];
+    v[2] = SIP_ROTL(v[2], 32);
+}
+
+static inline void sip_compress(uint64_t v[4], uint64_t m)
+{
+    v[3] ^= m;
+    sip_round(v);
+    sip_round(v);
+    v[0] ^= m;
+}
+
+/* SipHash-2-4 with the key as (k0, k1). */
+static uint64_t sip24(uint64_t k0, uint64_t k1, const uint8_t *p, size_t len)
+{
+    uint64_t v[4], last = 0;
+    size_t i, tail = len & 7u;
+
+    v[0] = k0 ^ 0x736f6d6570736575ull; /* "somepseudorandomlygeneratedbytes" */
+    v[1] = k1 ^ 0x646f72616e646f6dull;
+    v[2] = k0 ^ 0x6c7967656e657261ull;
+    v[3] = k1 ^ 0x7465646279746573ull;
+    for (i = 0; i + 8u <= len; i += 8)
+        sip_compress(v, ofl_load_le64(p + i));
+    for (i = tail; i > 0; i--) /* constant shifts only (32-bit targets) */
+        last = (last << 8) | p[len - tail + i - 1u];
+    sip_compress(v, last | ((uint64_t)(len & 0xFFu) << 56));
+    v[2] ^= 0xFFu;
+    sip_round(v);
+    sip_round(v);
+    sip_round(v);
+    sip_round(v);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+uint64_t ofl_siphash24(const uint8_t key[16], const uint8_t *p, size_t len)
+{
+    return sip24(ofl_load_le64(key), ofl_load_le64(key + 8), p, len);
+}
+
 /* ======================================================================== */
 /* port                                                                     */
 /* ======================================================================== */
@@ -8409,25 +8468,23 @@ qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
 
 /* ---- demultiplexing by quintuple (FIG. 16) ------------------------------- */
 
-static uint32_t qp_fnv(uint32_t h, const uint8_t *p, uint32_t n)
+/* SipHash-2-4 of the quintuple under the table's key (offload.h: the 38
+ * bytes of the hash input). */
+static OFL_NOINLINE uint32_t qp_tuple_hash(const struct ofl_qp_demux *d,
+                                           const struct ofl_qp_tuple *t)
 {
+    uint8_t b[38];
     uint32_t i;
-
-    for (i = 0; i < n; i++)
-        h = (h ^ p[i]) * 16777619u;
-    return h;
-}
-
-static OFL_NOINLINE uint32_t qp_tuple_hash(const struct ofl_qp_tuple *t)
-{
-    uint8_t b[6];
 
     b[0] = t->transport;
     b[1] = t->family;
     ofl_store_be16(b + 2, t->src_port);
     ofl_store_be16(b + 4, t->dst_port);
-    return qp_fnv(qp_fnv(qp_fnv(2166136261u, b, 6), t->src_addr, 16),
-                  t->dst_addr, 16);
+    for (i = 0; i < 16; i++) {
+        b[6 + i] = t->src_addr[i];
+        b[22 + i] = t->dst_addr[i];
+    }
+    return (uint32_t)sip24(d->k0, d->k1, b, sizeof(b));
 }
 
 static bool qp_tuple_eq(const struct ofl_qp_tuple *a,
@@ -8446,11 +8503,11 @@ static bool qp_tuple_eq(const struct ofl_qp_tuple *a,
 }
 
 enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
-                               uint32_t cap)
+                               uint32_t cap, const uint8_t key[16])
 {
     uint32_t i;
 
-    if (d == NULL || slots == NULL || !qp_pow2(cap))
+    if (d == NULL || slots == NULL || key == NULL || !qp_pow2(cap))
         return OFL_E_ARG;
     for (i = 0; i < cap; i++) {
         OFL_OPAQUE(slots); /* no memset idiom (base: copy and fill) */
@@ -8459,16 +8516,27 @@ enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
     d->slot = slots;
     d->cap = cap;
     d->count = 0;
+    d->k0 = ofl_load_le64(key);
+    d->k1 = ofl_load_le64(key + 8);
     return OFL_OK;
 }
 
-/* The slot holding tuple t, or cap when absent. At most cap probes. */
+/* Slots a probe run may span: every member lies within this many slots of
+ * its home (add places none further). */
+static uint32_t qp_demux_reach(const struct ofl_qp_demux *d)
+{
+    return d->cap < OFL_QP_DEMUX_PROBE_MAX ? d->cap : OFL_QP_DEMUX_PROBE_MAX;
+}
+
+/* The slot holding tuple t, or cap when absent: at most
+ * OFL_QP_DEMUX_PROBE_MAX slots read, the first free one ends the run. */
 static uint32_t qp_demux_slot(const struct ofl_qp_demux *d,
                               const struct ofl_qp_tuple *t)
 {
-    uint32_t i, at = qp_tuple_hash(t) & (d->cap - 1u);
+    uint32_t i, n = qp_demux_reach(d),
+                at = qp_tuple_hash(d, t) & (d->cap - 1u);
 
-    for (i = 0; i < d->cap; i++, at = (at + 1u) & (d->cap - 1u)) {
+    for (i = 0; i < n; i++, at = (at + 1u) & (d->cap - 1u)) {
         if (d->slot[at] == NULL)
             break;
         if (qp_tuple_eq(&d->slot[at]->attr.tuple, t))
@@ -8479,25 +8547,28 @@ static uint32_t qp_demux_slot(const struct ofl_qp_demux *d,
 
 enum ofl_err ofl_qp_demux_add(struct ofl_qp_demux *d, struct ofl_qp *qp)
 {
-    uint32_t at;
+    uint32_t i, n, at;
 
     if (d == NULL || qp == NULL)
         return OFL_E_ARG;
-    if (qp_demux_slot(d, &qp->attr.tuple) != d->cap)
-        return OFL_E_QP_TUPLE_BUSY;
-    if (d->count == d->cap)
-        return OFL_E_QP_DEMUX_FULL;
-    at = qp_tuple_hash(&qp->attr.tuple) & (d->cap - 1u);
-    while (d->slot[at] != NULL) /* a free slot exists: count < cap */
-        at = (at + 1u) & (d->cap - 1u);
-    d->slot[at] = qp;
-    d->count++;
-    return OFL_OK;
+    n = qp_demux_reach(d);
+    at = qp_tuple_hash(d, &qp->attr.tuple) & (d->cap - 1u);
+    /* The tuple, if present, lies before the first free slot of its run. */
+    for (i = 0; i < n; i++, at = (at + 1u) & (d->cap - 1u)) {
+        if (d->slot[at] == NULL) {
+            d->slot[at] = qp;
+            d->count++;
+            return OFL_OK;
+        }
+        if (qp_tuple_eq(&d->slot[at]->attr.tuple, &qp->attr.tuple))
+            return OFL_E_QP_TUPLE_BUSY;
+    }
+    return d->count == d->cap ? OFL_E_QP_DEMUX_FULL : OFL_E_QP_DEMUX_CROWDED;
 }
 
 enum ofl_err ofl_qp_demux_remove(struct ofl_qp_demux *d, struct ofl_qp *qp)
 {
-    uint32_t hole, j, i;
+    uint32_t hole, j, i, reach;
 
     if (d == NULL || qp == NULL)
         return OFL_E_ARG;
@@ -8507,15 +8578,18 @@ enum ofl_err ofl_qp_demux_remove(struct ofl_qp_demux *d, struct ofl_qp *qp)
     d->slot[hole] = NULL;
     d->count--;
     /* Backward shift: pull later members of the probe run into the hole
-     * when their home lies at or before it (cyclically). */
+     * when their home lies at or before it (cyclically). One that lies
+     * OFL_QP_DEMUX_PROBE_MAX or more past the hole has its home after it
+     * (no member is further from home), so the scan ends there too. */
+    reach = qp_demux_reach(d);
     j = hole;
     for (i = 1; i < d->cap; i++) {
         uint32_t home;
 
         j = (j + 1u) & (d->cap - 1u);
-        if (d->slot[j] == NULL)
+        if (d->slot[j] == NULL || ((j - hole) & (d->cap - 1u)) >= reach)
             break;
-        home = qp_tuple_hash(&d->slot[j]->attr.tuple) & (d->cap - 1u);
+        home = qp_tuple_hash(d, &d->slot[j]->attr.tuple) & (d->cap - 1u);
         if (((j - home) & (d->cap - 1u)) >= ((j - hole) & (d->cap - 1u))) {
             d->slot[hole] = d->slot[j];
             d->slot[j] = NULL;
@@ -8534,6 +8608,14 @@ struct ofl_qp *ofl_qp_demux_find(const struct ofl_qp_demux *d,
         return NULL;
     at = qp_demux_slot(d, t);
     return at == d->cap ? NULL : d->slot[at];
+}
+
+uint32_t ofl_qp_demux_home(const struct ofl_qp_demux *d,
+                           const struct ofl_qp_tuple *t)
+{
+    if (d == NULL || t == NULL)
+        return 0;
+    return qp_tuple_hash(d, t) & (d->cap - 1u);
 }
 
 enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,

@@ -292,7 +292,10 @@ uint32_t ofl_version(void);
                                    next header and destination address */   \
     X(E_QP_STEER_FULL, 0x0429)  /* the raw steering table is full */       \
     X(E_QP_STEER_BUSY, 0x042A)  /* that next header and address are        \
-                                   already steered */
+                                   already steered */                       \
+    X(E_QP_DEMUX_CROWDED, 0x042B) /* every slot within                     \
+                                   OFL_QP_DEMUX_PROBE_MAX of the           \
+                                   quintuple's home is taken */
 #define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
                             reasons of the incoming path, each counted in    \
                             struct ofl_ap_stats */                           \
@@ -753,6 +756,19 @@ static inline uint32_t ofl_crc32c_final(uint32_t state)
 }
 /* One shot: ofl_crc32c_final(ofl_crc32c_update(OFL_CRC32C_INIT, data, len)). */
 uint32_t ofl_crc32c(const void *data, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* base: keyed hash (SipHash-2-4; vectors from the SipHash reference code)  */
+/* ------------------------------------------------------------------------ */
+/*
+ * SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF",
+ * 2012) of p[0 .. len) under the 128-bit key: key bytes 0..7 are k0 and
+ * 8..15 are k1, both little-endian, as the paper reads them. A table keyed
+ * by a secret the peer cannot see gives it no way to choose inputs that
+ * collide (the demultiplexer uses it). 64-bit shifts, rotates, xor and add
+ * only. Cost: O(len). Pure.
+ */
+uint64_t ofl_siphash24(const uint8_t key[16], const uint8_t *p, size_t len);
 
 /* ======================================================================== */
 /* port: what a platform supplies                                           */
@@ -3285,28 +3301,57 @@ enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause);
 /* ---- demultiplexing (FIG. 16) ----------------------------------------- */
 
 /*
- * QPs by quintuple: an open-addressed hash table over a caller array of
- * cap slots (a power of two). Lookups probe at most cap slots.
+ * QPs by quintuple: an open-addressed hash table (linear probing, removal
+ * by backward shift) over a caller array of cap slots (a power of two).
+ * The peer picks its address and port, so the slot of a quintuple is
+ * SipHash-2-4 (ofl_siphash24) of it under a secret key the caller gives at
+ * init (the caller owns randomness: draw it from a good source per table
+ * and never send it): a peer that cannot see the key cannot aim many
+ * quintuples at one probe run. Every member lies within
+ * OFL_QP_DEMUX_PROBE_MAX slots of its home, so a lookup, hit or miss,
+ * reads at most that many slots whatever the peer sends. At half load a
+ * random key's longest run stays well below the bound (at most 32 slots
+ * in 10 tables of 65536 at half load); a table kept at most half full
+ * practically never sees OFL_E_QP_DEMUX_CROWDED, and one that does can be
+ * filled again under a new key.
+ *
+ * Hash input, 38 bytes: transport, family, src_port (big-endian), dst_port
+ * (big-endian), src_addr[16], dst_addr[16].
  */
+#define OFL_QP_DEMUX_PROBE_MAX 64u /* slots a lookup reads, at most */
+
 struct ofl_qp_demux {
     struct ofl_qp **slot;
     uint32_t cap;
     uint32_t count;
+    uint64_t k0, k1; /* the SipHash key (little-endian key bytes 0..7, 8..15) */
 };
 
+/* Empties d over slots[cap] (cap a power of two) with the 16-byte secret
+ * key (OFL_E_ARG for a NULL pointer or a bad cap). Cost: O(cap). */
 enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
-                               uint32_t cap);
+                               uint32_t cap, const uint8_t key[16]);
 /* Adds qp under qp->attr.tuple: OFL_E_QP_TUPLE_BUSY if that quintuple is
- * taken, OFL_E_QP_DEMUX_FULL when the table is full. */
+ * taken, OFL_E_QP_DEMUX_FULL when the table is full,
+ * OFL_E_QP_DEMUX_CROWDED when the OFL_QP_DEMUX_PROBE_MAX slots from its
+ * home are all taken. Cost: one hash and at most OFL_QP_DEMUX_PROBE_MAX
+ * slots. */
 enum ofl_err ofl_qp_demux_add(struct ofl_qp_demux *d, struct ofl_qp *qp);
-/* Removes qp (OFL_E_QP_NO_CONTEXT if absent). */
+/* Removes qp (OFL_E_QP_NO_CONTEXT if absent). Cost: one hash per slot of
+ * the probe run after it (backward shift): O(cap) at worst, a few slots
+ * under a key the peer cannot see. */
 enum ofl_err ofl_qp_demux_remove(struct ofl_qp_demux *d, struct ofl_qp *qp);
-/* The QP of a quintuple, or NULL. */
+/* The QP of a quintuple, or NULL. Cost: one hash and at most
+ * OFL_QP_DEMUX_PROBE_MAX slots. */
 struct ofl_qp *ofl_qp_demux_find(const struct ofl_qp_demux *d,
                                  const struct ofl_qp_tuple *t);
+/* The home slot of t under d's key (0 .. cap - 1; 0 for a NULL
+ * argument): where its probe run starts. For tests and benches. Pure. */
+uint32_t ofl_qp_demux_home(const struct ofl_qp_demux *d,
+                           const struct ofl_qp_tuple *t);
 /* FIG. 16 step 1620: OFL_E_QP_NO_CONTEXT when no QP has seg's quintuple
  * (the segment belongs to the host's ordinary NIC path), else
- * ofl_qp_input of that QP. */
+ * ofl_qp_input of that QP. Cost: ofl_qp_demux_find, then ofl_qp_input's. */
 enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
                                 const struct ofl_qp_seg *seg);
 
