@@ -7794,6 +7794,13 @@ static OFL_NOINLINE bool qp_ooo_may_place(struct ofl_qp *qp, uint32_t stag,
     if (!ot.place)
         (void)ofl_seq_one_touch_apply(&qp->seq, qp->attr.tpt, stag, true, sn,
                                       &ot);
+    /* Row 5 with no pending slot to record it in (and no pair of an
+     * earlier life to take over): placed untracked, the entry would stay
+     * writable until the stream reached it, and a second FPDU to it could
+     * land too. Not placed: the in-order stream places it (row 4). */
+    if (ot.defer && qp->seq.pending_count >= qp->seq.pending_cap &&
+        seq_pending_of(&qp->seq, stag) == NULL)
+        return false;
     return ot.place;
 }
 
@@ -7843,8 +7850,8 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
                        (uint8_t *)p, run, true) != OFL_OK)
             return;
     }
-    /* Row 5 recorded; with no pending slot left (row 6) the bytes stay
-     * placed untracked and the in-order stream handles the FPDU again. */
+    /* Row 5 recorded (qp_ooo_may_place saw a slot for it); should the
+     * record fail, the in-order stream handles the FPDU again. */
     if (h->last &&
         (ofl_seq_one_touch_apply(&qp->seq, qp->attr.tpt, h->stag, true, sn,
                                  &ot) != OFL_OK ||

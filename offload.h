@@ -2576,7 +2576,11 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * cut it inside its pad or CRC (RCV.NXT then already passed its ULPDU),
  * and an invalidation deferred to it is carried out after its re-check.
  * A placement ahead of the hole that fails records nothing (no Touched
- * bit): the in-order stream places the FPDU.
+ * bit): the in-order stream places the FPDU. Nor is a Last FPDU to a
+ * one-touch entry placed ahead when its deferred invalidation has no free
+ * slot in ot_pending (Table D row 5 would place it unrecorded, and a
+ * second FPDU to the entry could land before the stream reached the
+ * first): it waits for the in-order stream (row 4).
  *
  * One-shot keys (seed 001: disabled once used for an RDMA operation) are
  * spent by the Last segment of a Write or Read Response placed through
