@@ -16151,15 +16151,22 @@ static void pp_bit_set(struct ofl_pp_pools *t, uint32_t pool, uint32_t elem,
     *w = on ? (*w | b) : (*w & ~b);
 }
 
-/* A pool slot becomes EMPTY: every element forgotten. */
+/* A pool slot becomes EMPTY: every element forgotten. Only a pool with
+ * consumed elements has bits to clear, and none past its count: the
+ * bitmap of an EMPTY slot is clear, so the cost is O(1), or O(count / 32)
+ * words for a pool that had elements consumed. */
 static void pp_empty(struct ofl_pp_pools *t, uint32_t pool)
 {
     struct ofl_pp_pool *s = &t->slot[pool];
 
     if (s->state != OFL_PP_POOL_EMPTY)
         t->active--;
+    if (s->state == OFL_PP_POOL_FLUSHING)
+        t->flushing--;
+    if (s->consumed != 0)
+        ofl_fill(pp_words(t, pool), 0,
+                 (size_t)((s->d.count + 31u) >> 5) * sizeof(uint32_t));
     ofl_fill(s, 0, sizeof(*s));
-    ofl_fill(pp_words(t, pool), 0, (size_t)t->words * sizeof(uint32_t));
 }
 
 /* The slot a pool reference names, or the error (range, EMPTY). */
@@ -16255,18 +16262,45 @@ enum ofl_err ofl_pp_pools_consume(struct ofl_pp_pools *t,
     return err != OFL_OK ? err : pp_consume(t, ref, n, true);
 }
 
+/*
+ * Bits [first, first + len) of w, a word at a time: whether all are set,
+ * and with clear, cleared (first + len <= 2^24: no wrap). Cost: len / 32 + 2
+ * words.
+ */
+static bool pp_run_bits(uint32_t *w, uint32_t first, uint32_t len, bool clear)
+{
+    uint32_t end = first + len;
+
+    while (first < end) {
+        uint32_t lo = first & 31u, n = 32u - lo, mask;
+
+        if (n > end - first)
+            n = end - first;
+        mask = (n == 32u ? 0xFFFFFFFFu : ((1u << n) - 1u)) << lo;
+        if (clear)
+            w[first >> 5] &= ~mask;
+        else if ((w[first >> 5] & mask) != mask)
+            return false;
+        first += n;
+    }
+    return true;
+}
+
 enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
                                   const struct ofl_pp_ref *run, uint32_t n)
 {
-    uint32_t i, j, e;
+    uint32_t i, j;
 
     if (t == NULL || t->slot == NULL || run == NULL)
         return OFL_E_ARG;
     if (n == 0 || n > OFL_PP_MSG_ITEMS)
         return OFL_E_PP_COUNT;
+    /* First what the message alone decides, against the slots: no run
+     * reaches the bitmap until every run passed (issue 26 item 6). */
     for (i = 0; i < n; i++) {
         const struct ofl_pp_pool *s;
         enum ofl_err err = pp_known(t, run[i].pool);
+        uint32_t given = run[i].len;
 
         if (err != OFL_OK)
             return err;
@@ -16275,18 +16309,25 @@ enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
             return OFL_E_PP_FIELD;
         if ((uint64_t)run[i].elem + run[i].len > s->d.count)
             return OFL_E_PP_ELEMENT;
-        for (j = 0; j < i; j++)
-            if (run[j].pool == run[i].pool &&
-                pp_runs_overlap(run[j].elem, run[j].len, run[i].elem,
+        for (j = 0; j < i; j++) {
+            if (run[j].pool != run[i].pool)
+                continue;
+            if (pp_runs_overlap(run[j].elem, run[j].len, run[i].elem,
                                 run[i].len))
                 return OFL_E_PP_DUPLICATE;
-        for (e = 0; e < run[i].len; e++)
-            if (!pp_bit(t, run[i].pool, run[i].elem + e))
-                return OFL_E_PP_NOT_CONSUMED;
+            given += run[j].len; /* disjoint runs inside one pool: no wrap */
+        }
+        /* A pool cannot give back more elements than it has consumed. */
+        if (given > s->consumed)
+            return OFL_E_PP_NOT_CONSUMED;
     }
+    for (i = 0; i < n; i++)
+        if (!pp_run_bits(pp_words(t, run[i].pool), run[i].elem, run[i].len,
+                         false))
+            return OFL_E_PP_NOT_CONSUMED;
     for (i = 0; i < n; i++) {
-        for (e = 0; e < run[i].len; e++)
-            pp_bit_set(t, run[i].pool, run[i].elem + e, false);
+        (void)pp_run_bits(pp_words(t, run[i].pool), run[i].elem, run[i].len,
+                          true);
         t->slot[run[i].pool].consumed -= run[i].len;
     }
     return OFL_OK;
@@ -16490,12 +16531,17 @@ enum ofl_err ofl_pp_replenish(struct ofl_pp_conn *conn,
 static uint32_t pp_flush_done(struct ofl_pp_pools *t, uint64_t ctx,
                               bool commit)
 {
-    uint32_t p, n = 0;
+    uint32_t p, n = 0, seen = 0, flushing = t->flushing;
 
-    for (p = 0; p < t->cap; p++) {
+    /* The scan ends once every FLUSHING pool was seen: O(1) when this end
+     * has none, else at most cap slots (caller-bounded). */
+    for (p = 0; p < t->cap && seen < flushing; p++) {
         const struct ofl_pp_pool *s = &t->slot[p];
 
-        if (s->state == OFL_PP_POOL_FLUSHING && s->flush_ctx == ctx) {
+        if (s->state != OFL_PP_POOL_FLUSHING)
+            continue;
+        seen++;
+        if (s->flush_ctx == ctx) {
             n++;
             if (commit)
                 pp_empty(t, p);
@@ -16542,6 +16588,7 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
         struct ofl_pp_pool *s = &t->slot[pool[i]];
 
         s->state = OFL_PP_POOL_FLUSHING;
+        t->flushing++;
         s->flush_local = 1;
         s->flush_ctx = ctx;
         out->u.pool_ref[i] = own ? (pool[i] | OFL_PP_POOL_OWNER) : pool[i];

@@ -6205,6 +6205,7 @@ enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,
  * Decodes len hostile bytes into *m: OFL_E_PP_TRUNCATED, _VERSION, _TYPE,
  * _LENGTH, _COUNT, _RESERVED, _FIELD, _DUPLICATE, checked in that order of
  * discovery. *m is written only on success; m->data points into p.
+ * Cost: O(len) + O(count^2) duplicate checks (count <= OFL_PP_MSG_ITEMS).
  */
 enum ofl_err ofl_pp_msg_decode(const uint8_t *p, size_t len,
                                struct ofl_pp_msg *m);
@@ -6263,6 +6264,7 @@ struct ofl_pp_pools {
     uint32_t max_elems;
     uint32_t words;       /* bitmap words per slot */
     uint32_t active;      /* slots not EMPTY */
+    uint32_t flushing;    /* slots FLUSHING */
     uint8_t role;         /* enum ofl_pp_role */
     uint8_t reserved[3];
 };
@@ -6291,7 +6293,8 @@ enum ofl_err ofl_pp_pools_init(struct ofl_pp_pools *t, enum ofl_pp_role role,
  * Checks n descriptors (fields as the decoder, index < cap ->
  * OFL_E_PP_POOL_INDEX, slot EMPTY -> _POOL_BUSY, count <= max_elems ->
  * _POOL_TOO_BIG, distinct) and then makes them ACTIVE with every element
- * free. All or nothing.
+ * free. All or nothing. Cost: O(n^2) (an EMPTY slot's bitmap is already
+ * clear: none is walked).
  */
 enum ofl_err ofl_pp_pools_add(struct ofl_pp_pools *t,
                               const struct ofl_pp_pool_desc *d, uint32_t n);
@@ -6301,14 +6304,20 @@ enum ofl_err ofl_pp_pools_add(struct ofl_pp_pools *t,
  * (pool known -> _POOL_INDEX / _POOL_UNKNOWN; an initiator table refuses a
  * FLUSHING pool -> _FLUSHING; elem < count -> _ELEMENT; len 1 .. size ->
  * _FIELD / _TOO_LONG; free -> _CONSUMED; distinct -> _DUPLICATE), then
- * marks all consumed. All or nothing.
+ * marks all consumed. All or nothing. Cost: O(n^2), one bit per element.
  */
 enum ofl_err ofl_pp_pools_consume(struct ofl_pp_pools *t,
                                   const struct ofl_pp_ref *ref, uint32_t n);
 
-/* Frees n runs (pool, first element, elements): every element named must
+/*
+ * Frees n runs (pool, first element, elements): every element named must
  * be consumed (_NOT_CONSUMED), runs inside the pool (_ELEMENT), not
- * overlapping (_DUPLICATE). All or nothing. */
+ * overlapping (_DUPLICATE). All or nothing. Cost: O(n^2) checks of the
+ * runs against their slots first (known, inside, disjoint, and no pool
+ * giving back more elements than its consumed count); only a message that
+ * passes them all reaches the bitmaps, a word at a time: O(n + elements
+ * released / 32) words, the elements being ones this end consumed.
+ */
 enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
                                   const struct ofl_pp_ref *run, uint32_t n);
 
@@ -6452,6 +6461,11 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
  *                        stale and is safe to ignore)
  *   others               no state; handed to the caller in *m
  * reply->type is 0 when nothing is to be sent. READY or FLUSHING.
+ * Cost: the decode's, then the table call's (ofl_pp_pools_add, _release,
+ * _consume: bounded by the message); a FlushRequest O(count) plus
+ * O(count / 32) bitmap words for each pool it empties that had elements
+ * consumed; a FlushReply O(1) while this end has no flush pending, else
+ * at most the two tables' cap slots (caller-bounded).
  */
 enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
                               size_t len, struct ofl_pp_msg *m,
@@ -6459,7 +6473,8 @@ enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
 
 /* Target: received RFC 7306 Immediate Data (the CQE's imm) is a transfer
  * indication: decoded (ofl_pp_imm_decode) and consumed in the rx table
- * (ofl_pp_pools_consume); *ref says which element holds the data. */
+ * (ofl_pp_pools_consume); *ref says which element holds the data. Cost:
+ * O(1). */
 enum ofl_err ofl_pp_conn_recv_imm(struct ofl_pp_conn *conn, uint64_t imm,
                                   struct ofl_pp_ref *ref);
 
@@ -6608,6 +6623,7 @@ enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
  * packet length (_CELL_TOO_LONG), and on the last cell the packet CRC
  * (_PACKET_CRC). *done is true when the cell completed a packet, which
  * *pkt then describes (data in r->buf, valid until the next call).
+ * Cost: O(len) (two CRCs and one copy of the cell).
  */
 enum ofl_err ofl_pp_reasm_input(struct ofl_pp_reasm *r, const uint8_t *cell,
                                 size_t len, struct ofl_pp_packet *pkt,
