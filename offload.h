@@ -1294,6 +1294,7 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
  * other bit, is OFL_E_ARG. Under OFL_TPT_POLICY_WINDOWS_ONLY a
  * region is refused (OFL_E_TPT_WRONG_TYPE); iSCSI entries always are. A
  * window of a dead region fails with OFL_E_TPT_REGION_GONE. Read-only.
+ * Cost: O(1) (the entry, and a window's region).
  */
 enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
                                   uint32_t pd, uint32_t qp, uint64_t to,
@@ -1853,7 +1854,8 @@ enum ofl_err ofl_mpa_rr_build(const struct ofl_mpa_rr *rr, uint8_t *out,
  * OFL_E_MPA_PD_LEN, OFL_E_MPA_ENHANCED. On success *frame_len is the frame
  * length and rr->pd points into buf. A request with a revision above 2 is
  * accepted (the reply answers with a lower one). Nothing is written on
- * failure except *frame_len.
+ * failure except *frame_len. Cost: O(1) (the 20-byte header; private data
+ * is pointed at, not read).
  */
 enum ofl_err ofl_mpa_rr_parse(const uint8_t *buf, size_t len, bool reply,
                               struct ofl_mpa_rr *rr, size_t *frame_len);
@@ -1959,7 +1961,8 @@ enum ofl_err ofl_mpa_hs_request(struct ofl_mpa_hs *hs, uint8_t *out,
  * were consumed (never past the frame). Returns OFL_OK while the frame is
  * incomplete or once it was handled (see the state), or the error that
  * moved the handshake to FAILED or REJECTED (hs->cause holds the terminate
- * cause). Calls in other states: OFL_E_MPA_STATE.
+ * cause). Calls in other states: OFL_E_MPA_STATE. Cost: O(*used): each
+ * byte is copied once into the frame buffer and parsed once.
  */
 enum ofl_err ofl_mpa_hs_recv(struct ofl_mpa_hs *hs, const uint8_t *data,
                              size_t len, size_t *used);
@@ -2127,7 +2130,8 @@ enum ofl_err ofl_mpa_rx_init(struct ofl_mpa_rx *rx,
  * returns the same error; rx->cause holds the terminate cause. On the
  * error, *used and the stream position count the bytes up to the end of
  * what failed (the ULPDU Length field, the whole FPDU, the marker),
- * however the bytes were cut into calls.
+ * however the bytes were cut into calls. Cost: O(*used) (CRC, markers and
+ * a copy of what is staged, each byte once).
  */
 enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
                              size_t len, size_t *used,
@@ -2150,7 +2154,8 @@ struct ofl_mpa_found {
  * first FPDUPTR that points into it, then walks the FPDUs by their ULPDU
  * Length, checking every marker met. Records up to cap FPDUs in found[]
  * (*count); a segment without a usable marker yields 0. E_MPA_MARKER when a
- * marker disagrees with the walk (cause 2/0/03).
+ * marker disagrees with the walk (cause 2/0/03). Cost: O(len / 512) markers
+ * read plus one step per FPDU walked (each at least 8 bytes): O(len).
  */
 enum ofl_err ofl_mpa_locate(uint32_t base, uint32_t seq, const uint8_t *seg,
                             size_t len, struct ofl_mpa_found *found,
@@ -2329,7 +2334,8 @@ static inline uint32_t ofl_ddp_hdr_len(uint8_t ctrl)
  * with L set (E_RDMAP_LAST) and MO 0 (E_DDP_MO), exact length of fixed
  * bodies (E_RDMAP_LENGTH), atomic operation (E_RDMAP_ATOMIC_OP), Terminate
  * consistency (E_RDMAP_TERM). On failure *cause (may be NULL) receives the
- * terminate cause and *msg is unspecified. Read-only over ulpdu.
+ * terminate cause and *msg is unspecified. Read-only over ulpdu. Cost:
+ * O(1): headers and fixed bodies only.
  */
 enum ofl_err ofl_rdmap_parse(const uint8_t *ulpdu, size_t len,
                              struct ofl_rdmap_msg *msg,
@@ -3286,6 +3292,11 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget);
  * "Sequence space"). Returns OFL_OK (also for duplicates and segments held
  * for later), OFL_E_QP_STATE when the QP takes no input in its state, or
  * the error of a violation after the Terminate went out.
+ * Cost: O(seg->len) for framing, CRC and placement (one translation per
+ * page placed, one scatter element per receive SGE), plus per FPDU at most
+ * ot_cap deferred one-touch pairs and ooo_cap placed-ahead FPDUs looked at
+ * (caller-bounded); a segment ahead of a hole: at most 4 FPDUs located,
+ * each checked and placed as one.
  */
 enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg);
 
@@ -3521,7 +3532,8 @@ struct ofl_dg_hdr {
 };
 
 /* Decodes the header of frame[0 .. len) and checks it against the table
- * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH. Pure. */
+ * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH. Pure.
+ * Cost: O(1). */
 enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
                           struct ofl_dg_hdr *h);
 
@@ -3644,7 +3656,8 @@ enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp);
  * or created again. */
 enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp);
 
-/* The EE context of node whose remote address is addr, or NULL. */
+/* The EE context of node whose remote address is addr, or NULL. Cost:
+ * O(ee_cap), a linear search (caller-bounded). */
 struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
 
 /*
@@ -3654,7 +3667,9 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * when refused); a duplicate -> OFL_OK, dropped, re-acknowledged. An
  * acknowledgement releases the frames it covers. Returns OFL_OK or the
  * named error of the first check that failed; on an error nothing
- * changed.
+ * changed. Cost: O(len) for the payload; an RD frame adds ofl_qp_node_ee
+ * (O(ee_cap), caller-bounded); an acknowledgement releases at most the EE
+ * window, each frame one this end sent.
  */
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
                                 size_t len, uint64_t now);
@@ -3688,7 +3703,8 @@ enum ofl_err ofl_qp_steer_add(struct ofl_qp_steer *st, uint8_t next_header,
 enum ofl_err ofl_qp_steer_remove(struct ofl_qp_steer *st, uint8_t next_header,
                                  const uint8_t addr[16]);
 
-/* The QP steered for the pair, or NULL. */
+/* The QP steered for the pair, or NULL. Cost: O(cap), a linear search
+ * (caller-bounded: a table of a few addresses per node). */
 struct ofl_qp *ofl_qp_steer_find(const struct ofl_qp_steer *st,
                                  uint8_t next_header, const uint8_t addr[16]);
 
@@ -3698,7 +3714,8 @@ struct ofl_qp *ofl_qp_steer_find(const struct ofl_qp_steer *st,
  * (OFL_E_QP_STEER_NONE), then the QP (state: OFL_E_QP_STATE, max_dgram:
  * OFL_E_QP_DG_TOO_LONG, a receive WQE: OFL_E_QP_RQ_EMPTY); then the whole
  * frame is placed into the receive WQE and completes it. On an error
- * nothing changed.
+ * nothing changed. Cost: ofl_qp_steer_find's O(cap) (caller-bounded), then
+ * O(len).
  */
 enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
                               const uint8_t *frame, size_t len);
@@ -4359,7 +4376,10 @@ struct ofl_ap_rx_result {
  * rejection (counted in nic->stats); res (may be NULL) says how far it
  * got. A rejected record for an open aperture with OFL_AP_F_ERRORS also
  * posts an error event to its queue (see the flag). The port only ever
- * sees writes inside the checked range.
+ * sees writes inside the checked range. Cost: O(len): per record one
+ * incoming-table entry (through the cache: at most its ways compared) and
+ * the PCI writes of its payload (at most payload + log2(max_burst)
+ * bursts).
  */
 enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
                        size_t len, struct ofl_ap_rx_result *res);
@@ -4385,6 +4405,7 @@ struct ofl_ap_udp {
  * (OFL_E_AP_HDR_CHECKSUM), UDP length equal to the IPv4 payload
  * (OFL_E_AP_MALFORMED), a non-zero UDP checksum verified
  * (OFL_E_AP_HDR_CHECKSUM). Does not look at whom it is addressed to.
+ * Cost: O(len) (the checksums).
  */
 enum ofl_err ofl_ap_udp_parse(const uint8_t *frame, size_t len,
                               struct ofl_ap_udp *out);
@@ -4461,7 +4482,7 @@ struct ofl_ap_msg {
 
 /* Parses exactly OFL_AP_MSG_LEN bytes (OFL_E_AP_TRUNCATED shorter,
  * OFL_E_AP_MALFORMED longer or a used-by rule broken, OFL_E_AP_VERSION,
- * OFL_E_AP_MSG_TYPE). */
+ * OFL_E_AP_MSG_TYPE). Cost: O(1). */
 enum ofl_err ofl_ap_msg_parse(const uint8_t *p, size_t len,
                               struct ofl_ap_msg *m);
 
@@ -4597,7 +4618,8 @@ enum ofl_err ofl_ap_conn_accept(struct ofl_ap_conn *c, uint64_t now,
 /* A message m from `from` for this connection. *send says whether *reply
  * must go out. Errors: OFL_E_AP_CONN_PEER (not this connection),
  * OFL_E_AP_CONN_STATE (not expected now), OFL_E_AP_CONN_REFUSED (the
- * CONNECT was refused: CLOSED), a programming error from the apertures. */
+ * CONNECT was refused: CLOSED), a programming error from the apertures.
+ * Cost: O(1). */
 enum ofl_err ofl_ap_conn_rx(struct ofl_ap_conn *c, uint64_t now,
                             const struct ofl_ap_endpoint *from,
                             const struct ofl_ap_msg *m,
@@ -4829,7 +4851,8 @@ uint32_t ofl_evq_app_pending(const struct ofl_evq_app *a);
  * data[0 .. cap), *len its length; then advances and publishes RDPTR and
  * VRDPTR. OFL_E_EVQ_EMPTY, OFL_E_EVQ_BAD_PTR (WRPTR' not believable),
  * OFL_E_EVQ_CORRUPT (record sizes that disagree), OFL_E_SIZE (cap too
- * small: the event stays for a retry with a larger buffer).
+ * small: the event stays for a retry with a larger buffer). Cost: O(1)
+ * plus the copy of the variable record.
  */
 enum ofl_err ofl_evq_app_poll(struct ofl_evq_app *a, struct ofl_evq_event *ev,
                               void *data, size_t cap, size_t *len);
@@ -5890,7 +5913,8 @@ enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now);
 /*
  * Received bytes for connection id (ESTABLISHED or CLOSING): appended to
  * its staging ring whole or not at all (OFL_E_DT_RX_FULL). Feeds the
- * completion criteria DATA and PATTERN.
+ * completion criteria DATA and PATTERN. Cost: O(len) (the copy, and the
+ * pattern match: a constant number of compares per byte).
  */
 enum ofl_err ofl_dt_rx(struct ofl_dt *dt, uint64_t id, const uint8_t *data,
                        uint32_t len, uint64_t now);
