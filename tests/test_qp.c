@@ -784,6 +784,30 @@ static void test_demux_keyed(void)
         for (i = 0, j = 0; i < N; i++)
             j += ofl_qp_demux_find(&d, &qps[i].attr.tuple) == &qps[i];
         CHECK_EQ(j, N);
+        /* A run longer than the bound, every member at home (homes 100 ..
+         * 100 + N - 1): removing its first ends the backward shift
+         * OFL_QP_DEMUX_PROBE_MAX slots on (nobody further can belong
+         * before the hole), and every other member stays found. */
+        CHECK_OK(ofl_qp_demux_init(&d, slots, CAP, dkey));
+        n = 0;
+        for (port = 1024; port < 65536 && n < N; port++) {
+            struct ofl_qp *q = &qps[n];
+
+            memset(q, 0, sizeof(*q));
+            demux_tuple(&q->attr.tuple, v6 != 0, (uint16_t)port);
+            if (ofl_qp_demux_home(&d, &q->attr.tuple) == 100 + n &&
+                ofl_qp_demux_add(&d, q) == OFL_OK)
+                n++;
+        }
+        CHECK_EQ(n, N);
+        for (i = 0; i < N; i++)
+            CHECK(slots[100 + i] == &qps[i]);
+        CHECK_OK(ofl_qp_demux_remove(&d, &qps[0]));
+        CHECK(slots[100] == NULL);
+        for (i = 1, j = 0; i < N; i++)
+            j += slots[100 + i] == &qps[i] &&
+                 ofl_qp_demux_find(&d, &qps[i].attr.tuple) == &qps[i];
+        CHECK_EQ(j, N - 1);
     }
 }
 
