@@ -2177,7 +2177,7 @@ enum ofl_err ofl_mpa_locate_segment(const struct ofl_mpa_segment *s,
  * pos: it holds its ULPDU Length (E_TRUNCATED), which agrees with wire_len
  * (E_MPA_MARKER if markers, else E_MPA_TOO_LONG), every marker
  * (E_MPA_MARKER), and the CRC when crc (E_MPA_CRC). *ulpdu_len receives
- * the ULPDU Length.
+ * the ULPDU Length. Cost: O(wire_len).
  */
 enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
                                  const uint8_t *wire, size_t wire_len,
@@ -2195,6 +2195,7 @@ enum ofl_err ofl_mpa_fpdu_check(const struct ofl_mpa_rx *rx, uint32_t pos,
  * without a marker inside, starting at ULPDU offset off. *piece points into
  * wire; returns its length (0 when off >= ulpdu_len). An engine places
  * tagged payload straight from the segment by walking off forward.
+ * Cost: O(1).
  */
 uint32_t ofl_mpa_fpdu_piece(uint32_t pos, bool markers, const uint8_t *wire,
                             uint16_t ulpdu_len, uint32_t off,
