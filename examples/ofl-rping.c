@@ -977,6 +977,7 @@ static int rp_main(bool is_server, const char *host, uint16_t port)
 
     if (n == NULL)
         return 1;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* in order with stderr in a log */
     if (is_server) {
         lfd = ofl_posix_tcp_listen(NULL, port, NULL);
         if (lfd < 0) {
@@ -984,7 +985,6 @@ static int rp_main(bool is_server, const char *host, uint16_t port)
             return 1;
         }
         printf("rping-server: waiting on port %u\n", port);
-        fflush(stdout);
         rc = rp_server(n, ofl_posix_tcp_accept(lfd));
     } else {
         rc = rp_client(n, ofl_posix_tcp_connect(host, port));

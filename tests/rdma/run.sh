@@ -41,7 +41,8 @@ trap 'exit 1' INT TERM
 #             guest; cli: ofl-rping --rping-client, `rping -s -V` in the
 #             guest
 #   OFL_CRC / SIW_CRC: which side asks for MPA CRC (siw through the rig's
-#             mpa_crc_required parameter)
+#             mpa_crc_required parameter; siw 6.1 as responder only follows
+#             the initiator's C bit, so "asked by siw" is an srv case)
 #   DELAY_MS: siw's pause between its MPA Reply and the QP's taking of the
 #             socket (rig_accept_delay_ms): the responder race, widened
 #   EXPECT:   pass, mismatch (rping -V must report it), stall (our client
@@ -206,6 +207,7 @@ for line in $(echo "$CASES" | tr ' ' ':'); do
     crc="CRC off"
     [ "$oc" = crc ] && crc="CRC asked by ofl-rping"
     [ "$sc" = 1 ] && crc="CRC asked by siw"
+    [ "$oc$sc" = crc1 ] && crc="CRC asked by both"
     race=""
     [ "$delay" = 0 ] || race=", siw hands over ${delay} ms after its Reply"
     detail=""
