@@ -169,23 +169,26 @@ fi
 # detail text for the CRC verdicts (per TCP port).
 tsh() {
     tshark -r "$run/guest.pcap" -o tcp.try_heuristic_first:TRUE \
-        --disable-protocol rpcordma "$@" 2>/dev/null
+        --disable-protocol rpcordma -o ip.check_checksum:TRUE \
+        -o tcp.check_checksum:TRUE "$@" 2>/dev/null
 }
 tsh -T fields -E separator='|' -e tcp.srcport -e tcp.dstport -e _ws.malformed \
     -e _ws.expert.severity -e iwarp_mpa.req -e iwarp_mpa.ulpdulength \
-    >"$run/fields.txt"
+    -e ip.checksum.status -e tcp.checksum.status >"$run/fields.txt"
 tsh -V | awk '/^Transmission Control Protocol, Src Port: / {
         s = $6; d = $9; sub(/,$/, "", s); sub(/,$/, "", d) }
     /\(Good CRC32\)/ { good[s]++; good[d]++ }
     /\(Bad CRC32\)/ { bad[s]++; bad[d]++ }
     END { for (p in good) print "good", p, good[p]; for (p in bad) print "bad", p, bad[p] }' \
     >"$run/crc.txt"
-# stat PORT: frames malformed expert-errors mpa-requests fpdus good bad
+# stat PORT: frames malformed expert-errors mpa-requests fpdus
+#            checksums-not-good good-crcs bad-crcs
 stat() {
     awk -F'|' -v p="$1" '$1 == p || $2 == p {
             f++; if ($3 != "") m++; if ($4 ~ /8388608/) e++; if ($5 != "") r++
-            if ($6 != "") u += split($6, x, ",") }
-        END { printf "%d %d %d %d %d", f, m, e, r, u }' "$run/fields.txt"
+            if ($6 != "") u += split($6, x, ",")
+            if ($7 != "1" || $8 != "1") c++ }
+        END { printf "%d %d %d %d %d %d", f, m, e, r, u, c }' "$run/fields.txt"
     awk -v p="$1" '$2 == p { v[$1] = $3 } END { printf " %d %d\n", v["good"], v["bad"] }' \
         "$run/crc.txt"
 }
@@ -243,13 +246,14 @@ for line in $(echo "$CASES" | tr ' ' ':'); do
     fi
     [ "$expect" = pass ] || continue
     # the capture of this pair
-    read -r frames malformed experr req fpdus good badc <<EOF
+    read -r frames malformed experr req fpdus csum good badc <<EOF
 $(stat $port)
 EOF
     detail=""
     [ "$fpdus" -gt 0 ] && [ "$req" = 1 ] || detail="$detail $frames frames, $req MPA Requests, $fpdus FPDUs"
     [ "$malformed" = 0 ] || detail="$detail $malformed malformed"
     [ "$experr" = 0 ] || detail="$detail $experr expert errors"
+    [ "$csum" = 0 ] || detail="$detail $csum frames without good IP and TCP checksums"
     [ "$badc" = 0 ] || detail="$detail $badc bad CRCs"
     if [ "$crc" = "CRC off" ]; then
         [ "$good" = 0 ] || detail="$detail $good CRCs where none was asked"
@@ -257,7 +261,7 @@ EOF
         [ "$good" -gt 0 ] && [ "$good" = "$fpdus" ] || detail="$detail $good good CRCs for $fpdus FPDUs"
     fi
     if [ -z "$detail" ]; then
-        ok "$name: capture: $frames frames, $fpdus FPDUs, no malformed frame$( [ "$good" = 0 ] || echo ", every FPDU Good CRC32")"
+        ok "$name: capture: $frames frames, $fpdus FPDUs, no malformed frame, checksums good$( [ "$good" = 0 ] || echo ", every FPDU Good CRC32")"
     else
         bad "$name: capture:$detail"
     fi
