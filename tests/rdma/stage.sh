@@ -39,6 +39,12 @@ die() { echo "stage: $*" >&2; exit 1; }
 [ -f "$src_tar" ] || die "$src_tar missing (apt-get install linux-source-6.1)"
 command -v busybox >/dev/null || die "busybox missing (apt-get install busybox-static)"
 
+# another kernel: siw and the initramfs are rebuilt
+if [ "$(cat "$out/.kver" 2>/dev/null)" != "$kver" ]; then
+    rm -rf "$out/siw" "$out/initrd" "$out/initrd.gz"
+    echo "$kver" >"$out/.kver"
+fi
+
 # ---- 1. the packages ---------------------------------------------------------
 PKGS="libibverbs1 librdmacm1 ibverbs-providers rdmacm-utils ibverbs-utils
 perftest libibumad3 libpci3 python3-pyverbs iproute2 libbpf1 libelf1 libmnl0
