@@ -1106,7 +1106,7 @@ int main(int argc, char **argv)
         return rc ? 1 : 0;
     }
     fprintf(stderr, "usage: %s --server | --client HOST | --loopback | "
-                    "--demo\n",
+                    "--demo | --rping-server | --rping-client HOST\n",
             argv[0]);
     return 2;
 }
