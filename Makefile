@@ -58,6 +58,7 @@ help:
 	@echo "make test-be      the test suite big-endian (s390x under qemu-user)"
 	@echo "make test-arm64   the posix port's ARMv8 CRC path, gcc and clang (qemu-user)"
 	@echo "make test-kmod    the self-test kernel module; test-kmod-boot runs it in QEMU"
+	@echo "make test-rdma    ofl-rping against rdma-core's rping on Linux siw (QEMU)"
 	@echo "make analyze      cppcheck, clang --analyze, frame sizes, undefined symbols"
 	@echo "make coverage     line and branch coverage of offload.c per section"
 	@echo "make fuzz-campaign HOURS=N  AFL++ and libFuzzer, N hours each per harness"
@@ -284,3 +285,5 @@ FORCE:
 # test-cortexm, size-cortexm, test-configs, test-be, test-kmod, analyze,
 # coverage, fuzz-campaign: see mk/embed.mk.
 include mk/embed.mk
+# test-rdma, rdma-stage: the Linux RDMA rig, see mk/rdma.mk.
+include mk/rdma.mk
