@@ -1673,8 +1673,10 @@ static void tpt_apply_desc(struct ofl_tpt_entry *e,
     e->att_kind = d->att_kind;
     e->access = d->access;
     e->flags = d->flags;
-    if (e->type == OFL_TPT_ISCSI) /* FIG. 15: iSCSI regions are zero-based */
+    if (e->type == OFL_TPT_ISCSI) { /* FIG. 15: iSCSI regions are zero-based */
         e->flags |= OFL_TPT_F_ZERO_BASED;
+        e->qp = OFL_TPT_QP_NONE; /* ofl_tpt_register_iscsi names its QP */
+    }
     e->registered = 1;
     e->gen++;
     e->state = OFL_TPT_VALID;
@@ -1718,6 +1720,27 @@ enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
     e = tpt_slot(tpt, stag);
     e->key = ofl_stag_key(stag);
     tpt_apply_desc(e, desc);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd, uint32_t qp,
+                                    const struct ofl_tpt_region_desc *desc)
+{
+    struct ofl_tpt_entry *e;
+    enum ofl_err err;
+
+    if (qp == OFL_TPT_QP_NONE)
+        return OFL_E_ARG;
+    err = ofl_tpt_register_check(tpt, stag, pd, desc);
+    if (err != OFL_OK)
+        return err;
+    e = tpt_slot(tpt, stag);
+    if (e->type != OFL_TPT_ISCSI)
+        return OFL_E_TPT_WRONG_TYPE;
+    e->key = ofl_stag_key(stag);
+    tpt_apply_desc(e, desc);
+    e->qp = qp; /* its ITT names a task of this QP only */
     return OFL_OK;
 }
 
@@ -1952,8 +1975,8 @@ enum ofl_err ofl_tpt_check_access(const struct ofl_tpt *tpt,
 }
 
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
-                                 uint32_t pd, uint64_t offset, uint64_t len,
-                                 uint8_t need)
+                                 uint32_t pd, uint32_t qp, uint64_t offset,
+                                 uint64_t len, uint8_t need)
 {
     struct ofl_tpt_entry *e;
     enum ofl_err err;
@@ -1967,6 +1990,11 @@ enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
         return OFL_E_TPT_WRONG_TYPE;
     if (e->pd != pd)                                   /* c */
         return OFL_E_TPT_PD_MISMATCH;
+    /* c, the connection: a task tag names a task of the QP whose command
+     * registered it (RFC 3720 connection allegiance); an entry of no QP
+     * (ofl_tpt_register) is no task of any. */
+    if (e->qp != qp || qp == OFL_TPT_QP_NONE)
+        return OFL_E_TPT_QP_MISMATCH;
     err = tpt_range(0, e->len, offset, len);           /* e */
     if (err != OFL_OK)
         return err;
@@ -2110,8 +2138,9 @@ uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd)
     for (i = 1; i < tpt->capacity; i++) { /* index 0 is never used */
         struct ofl_tpt_entry *e = &tpt->entry[i];
 
-        if (e->state == OFL_TPT_VALID && e->type == OFL_TPT_WINDOW &&
-            (e->flags & OFL_TPT_F_TYPE2) && e->qp == qp && e->pd == pd) {
+        if (e->state == OFL_TPT_VALID && e->qp == qp && e->pd == pd &&
+            ((e->type == OFL_TPT_WINDOW && (e->flags & OFL_TPT_F_TYPE2)) ||
+             e->type == OFL_TPT_ISCSI)) {
             tpt_make_invalid(e);
             n++;
         }
@@ -5056,8 +5085,10 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
          a->reg_option != OFL_QP_REG_OPTION2) ||
         a->sq_reg > 1 ||
         (a->service == OFL_QP_SVC_ISCSI &&
-         (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu)))
-        return OFL_E_ARG; /* RFC 3720 §12.12: 512 .. 2^24 - 1 */
+         (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu ||
+          a->qpn == OFL_TPT_QP_NONE)))
+        return OFL_E_ARG; /* RFC 3720 §12.12: 512 .. 2^24 - 1; the qpn
+                             owns the ITTs (ofl_tpt_register_iscsi) */
     return OFL_OK;
 }
 
@@ -7938,7 +7969,8 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
             err = qp_phys_pages(qp, stag, qp->sq_sge, qp->cur.num_sge, &d);
         }
         if (err == OFL_OK)
-            err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);
+            err = ofl_tpt_register_iscsi(qp->attr.tpt, stag, qp->attr.pd,
+                                         qp->attr.qpn, &d);
         if (err != OFL_OK)
             return qp_sq_reg_fail(qp, err);
         qp->cur.phase = 1;
@@ -8056,7 +8088,8 @@ static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp,
     uint32_t kind = k->need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
                                                    : ISCSI_KIND_READ;
     enum ofl_err err = ofl_tpt_check_iscsi(qp->attr.tpt, k->itt, qp->attr.pd,
-                                           k->off, k->len, k->need);
+                                           qp->attr.qpn, k->off, k->len,
+                                           k->need);
 
     if (err == OFL_OK)
         err = ofl_tpt_query(qp->attr.tpt, k->itt, &info);

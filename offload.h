@@ -1000,6 +1000,8 @@ enum ofl_tpt_att_kind {
 #define OFL_TPT_PAGE_SHIFT_MIN 12         /* 4 KiB */
 #define OFL_TPT_PAGE_SHIFT_MAX 28         /* 256 MiB */
 #define OFL_TPT_MAX_ENTRIES (1u << 24)    /* Tag_Index is 24 bits */
+#define OFL_TPT_QP_NONE 0xFFFFFFFFu       /* an iSCSI entry's owner: no QP
+                                             (ofl_tpt_register) */
 
 /* STag composition. */
 static inline uint32_t ofl_stag_make(uint32_t index, uint8_t key)
@@ -1030,7 +1032,9 @@ struct ofl_tpt_entry {
     uint32_t gen;         /* region: generation (see the state table) */
     uint32_t region;      /* window: Tag_Index of its region */
     uint32_t region_gen;  /* window: its region's generation when bound */
-    uint32_t qp;          /* type 2 window: the QP it is bound through */
+    uint32_t qp;          /* type 2 window: the QP it is bound through;
+                             iSCSI: the QP whose command registered it
+                             (OFL_TPT_QP_NONE: none) */
     uint32_t next_free;   /* free list link while FREE */
     uint8_t key;          /* 1310 Tag_Instance */
     uint8_t type;         /* 1311 enum ofl_tpt_type */
@@ -1167,10 +1171,22 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * att_count 0, fpo 0; no ATT slot is checked): its ITT then names a command
  * without data buffers, and only a zero-length check at offset 0 passes
  * its range. Bumps the region's generation, so windows of an
- * earlier registration stay dead.
+ * earlier registration stay dead. An iSCSI entry registered here belongs
+ * to no QP (OFL_TPT_QP_NONE): no ofl_tpt_check_iscsi passes it; its QP
+ * registers it with ofl_tpt_register_iscsi.
  */
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                               const struct ofl_tpt_region_desc *desc);
+
+/*
+ * ofl_tpt_register of an OFL_TPT_ISCSI entry (any other type:
+ * OFL_E_TPT_WRONG_TYPE, nothing changed) that belongs to QP number qp: its
+ * ITT then names a task of that connection only (ofl_tpt_check_iscsi). qp
+ * OFL_TPT_QP_NONE is OFL_E_ARG.
+ */
+enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd, uint32_t qp,
+                                    const struct ofl_tpt_region_desc *desc);
 
 /* Every check of ofl_tpt_register, in its order, and no change: OFL_OK
  * when ofl_tpt_register with the same arguments would succeed (so that a
@@ -1251,9 +1267,10 @@ enum ofl_err ofl_tpt_invalidate_remote(struct ofl_tpt *tpt, uint32_t stag,
 
 /*
  * A QP's life ended (RESET, or a QP created under its number): every
- * valid type 2 window of pd tied to QP number qp becomes INVALID, so that
- * the next connection on that QP number cannot use a window advertised to
- * the last one. Returns how many. A sweep of the whole table, O(capacity):
+ * valid type 2 window of pd tied to QP number qp, and every valid iSCSI
+ * entry of pd that QP registered, becomes INVALID, so that the next
+ * connection on that QP number cannot use a window advertised to the last
+ * one, nor take over its tasks. Returns how many. A sweep of the whole table, O(capacity):
  * for the slow path. ofl_qp_create and the RESET transition call it.
  */
 uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd);
@@ -1284,16 +1301,21 @@ enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
                                   uint64_t len, uint8_t need);
 
 /*
- * iSCSI 1.0 check (seed 000 FIG. 17B a-f): the Initiator Task Tag names an
- * OFL_TPT_ISCSI entry; offset + len must lie inside its length; need is
- * OFL_TPT_REMOTE_READ (R2T), OFL_TPT_REMOTE_WRITE (Data-In) or 0 (a SCSI
- * Response: no data moves, checks a-e only); other bits are OFL_E_ARG. Check g
- * (command kind: R2T only for a write, Data-In only for a read; a response
- * for any command) is the qp section's. Read-only.
+ * iSCSI 1.0 check (seed 000 FIG. 17B a-f) for a PDU received on QP number
+ * qp: the Initiator Task Tag names an OFL_TPT_ISCSI entry; check c asks its
+ * PD be pd and that QP registered it (ofl_tpt_register_iscsi), else
+ * OFL_E_TPT_QP_MISMATCH: a task tag belongs to its connection (RFC 3720:
+ * "the corresponding response and/or other related PDU(s) MUST be sent
+ * over the same connection", connection allegiance); offset + len must lie
+ * inside its length; need is OFL_TPT_REMOTE_READ (R2T),
+ * OFL_TPT_REMOTE_WRITE (Data-In) or 0 (a SCSI Response: no data moves,
+ * checks a-e only); other bits are OFL_E_ARG. Check g (command kind: R2T
+ * only for a write, Data-In only for a read; a response for any command)
+ * is the qp section's. Read-only.
  */
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
-                                 uint32_t pd, uint64_t offset, uint64_t len,
-                                 uint8_t need);
+                                 uint32_t pd, uint32_t qp, uint64_t offset,
+                                 uint64_t len, uint8_t need);
 
 /*
  * Translates [to, to + len) of stag into physical pieces appended to sgl
@@ -2729,8 +2751,17 @@ struct ofl_qp_sge {
  * a response whose command ended while it arrived is handed over flagged
  * OFL_CQE_ISCSI_CHECK and ends nothing (the tag may be another's by then). R2Ts of length 0 or past 2^32 of buffer offset, and
  * Data-In with S but not F, are handed over flagged OFL_CQE_ISCSI_CHECK.
- * The ITT is an STag of the QP's PD: iSCSI connections that must not reach
- * each other's commands need PDs of their own.
+ * The ITT is an STag of the QP's PD that names a task of this QP only
+ * (RFC 3720 connection allegiance: a task's PDUs come on the connection
+ * its command went on): the command's entry records the QP number
+ * (ofl_tpt_register_iscsi), so iSCSI QPs sharing a TPT MUST have distinct
+ * numbers. A PDU naming another QP's task names no task of this one and
+ * is treated as any ITT that fails FIG. 17B: a Data-In or R2T goes to the
+ * receive queue flagged OFL_CQE_ISCSI_CHECK (nothing placed, no Data-Out),
+ * a SCSI Response is dropped (FIG. 17A step 1768); the other QP's command
+ * is not touched. The QP's RESET, or a QP created under its number,
+ * invalidates the entries of its commands still live
+ * (ofl_tpt_invalidate_qp).
  */
 struct ofl_qp_wr {
     uint64_t wr_id;
@@ -3181,7 +3212,7 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
  * 1 .. 65535 and node present for RD and UD (OFL_E_ARG), tx_cap >=
  * max_dgram plus the 28-byte header (RAW: max_dgram) (OFL_E_SIZE); irq,
  * ord_ring and rx_buf may be NULL. iSCSI: iscsi_max_data 512 .. 2^24 - 1
- * (OFL_E_ARG), rx_cap >= 1068 and tx_cap >= 48 + iscsi_max_data rounded up
+ * and qpn not OFL_TPT_QP_NONE (OFL_E_ARG), rx_cap >= 1068 and tx_cap >= 48 + iscsi_max_data rounded up
  * to 4 (OFL_E_SIZE). acked = 1 on any service but RD is OFL_E_QP_ACKED.
  */
 enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
