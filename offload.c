@@ -7041,17 +7041,29 @@ static void qp_advance(struct ofl_qp *qp, uint32_t n)
         (void)ofl_seq_retire(&qp->seq, qp->attr.tpt, NULL);
 }
 
-/* Is sn (the first SN of an FPDU) one placed out of order? Takes it out of
- * the list; entries the stream has passed are dropped on the way. */
-static bool qp_ooo_take(struct ofl_qp *qp, uint32_t sn)
+/* Is sn (the first SN of an FPDU the in-order stream completed, whose
+ * last wire byte is end - 1) one placed out of order? Takes its record out
+ * of the list into *rec. Records the stream has reached otherwise (before
+ * end) are dropped on the way; *passed says there was one: the stream
+ * reached a placed Write's first byte inside another FPDU. */
+static bool qp_ooo_take(struct ofl_qp *qp, uint32_t sn, uint32_t end,
+                        struct ofl_qp_ooo *rec, bool *passed)
 {
     uint32_t i = 0;
     bool found = false;
 
+    *passed = false;
     while (i < qp->ooo_count) {
-        if (qp->ooo[i] == sn || ofl_sn_lt(qp->ooo[i], qp->seq.nxt)) {
-            found = found || qp->ooo[i] == sn;
-            qp->ooo[i] = qp->ooo[--qp->ooo_count];
+        struct ofl_qp_ooo *o = &qp->ooo[i];
+
+        if (o->sn == sn || ofl_sn_lt(o->sn, end)) {
+            if (o->sn == sn) {
+                ofl_copy(rec, o, sizeof(*rec));
+                found = true;
+            } else {
+                *passed = true;
+            }
+            ofl_copy(o, &qp->ooo[--qp->ooo_count], sizeof(*o));
             continue;
         }
         i++;
@@ -7064,7 +7076,7 @@ static bool qp_ooo_has(const struct ofl_qp *qp, uint32_t sn)
     uint32_t i;
 
     for (i = 0; i < qp->ooo_count; i++)
-        if (qp->ooo[i] == sn)
+        if (qp->ooo[i].sn == sn)
             return true;
     return false;
 }
@@ -7654,21 +7666,52 @@ qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
 }
 
 /*
+ * The in-order stream is not what was placed ahead of the hole: the FPDU
+ * at a placed Write's position differs from it (qp_rx_placed), or the
+ * stream passed that position inside another FPDU (qp_ooo_take). The
+ * placed bytes belong to no message of the stream, so the stream ends.
+ * RFC 5040 §7.2 cause 0/2/07, Remote Operation Error "Catastrophic error,
+ * localized to RDMAP Stream": the peer broke the stream itself (TCP
+ * delivered other bytes at sequence numbers already taken), which is none
+ * of the protection errors of the STag it names (that STag may be valid)
+ * nor a DDP buffer error; and the stream, not the adapter, is what is lost.
+ */
+static enum ofl_err qp_placed_mismatch(struct ofl_qp *qp,
+                                       const struct qp_rxd *d)
+{
+    return qp_fatal(qp, OFL_E_QP_PLACED_MISMATCH,
+                    qp_cause(OFL_TERM_LAYER_RDMAP,
+                             OFL_TERM_RDMAP_REMOTE_OPERATION,
+                             OFL_TERM_RDMAP_CATASTROPHIC_STREAM),
+                    d->ulpdu, d->len);
+}
+
+/*
  * An RDMA Write FPDU placed ahead of a hole (qp_ooo_place) comes by in
- * order: its bytes are not placed again, but FIG. 18A a-f run again. The
- * stream before it may have invalidated its STag (a Send with Invalidate),
- * and a Write the in-order stream refuses must still end the stream. Its
- * use is noted now, in stream order (a one-shot key ends with its
- * message).
+ * order: the FPDU there must be the Write that was placed (its ULPDU
+ * Length and its DDP/RDMAP header, as recorded in rec), else
+ * qp_placed_mismatch. Its bytes are not placed again, but FIG. 18A a-f
+ * run again. The stream before it may have invalidated its STag (a Send
+ * with Invalidate), and a Write the in-order stream refuses must still end
+ * the stream. Its use is noted now, in stream order (a one-shot key ends
+ * with its message).
  */
 static OFL_NOINLINE enum ofl_err qp_rx_placed(struct ofl_qp *qp,
-                                              const struct qp_rxd *d)
+                                              const struct qp_rxd *d,
+                                              const struct ofl_qp_ooo *rec)
 {
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
     struct ofl_term_cause cause;
     struct ofl_tpt_remote a;
-    enum ofl_err err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
+    enum ofl_err err;
+    uint32_t i;
 
+    if (d->len != rec->ulpdu_len || d->len < OFL_DDP_TAGGED_HDR_LEN)
+        return qp_placed_mismatch(qp, d);
+    for (i = 0; i < OFL_DDP_TAGGED_HDR_LEN; i++)
+        if (d->ulpdu[i] != rec->hdr[i])
+            return qp_placed_mismatch(qp, d);
+    err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
     if (err != OFL_OK)
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
     qp_remote(qp, &a, h->stag, h->to, qp->msg.payload_len,
@@ -7693,9 +7736,10 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
     while (len != 0) {
         struct ofl_mpa_fpdu f;
         struct qp_rxd d;
+        struct ofl_qp_ooo rec;
         size_t used = 0;
         uint32_t head, start_sn;
-        bool placed;
+        bool placed = false, passed = false;
         enum ofl_err err = ofl_mpa_rx_feed(&qp->rx, p, len, &used, &f);
 
         qp->stats.rx_bytes += used;
@@ -7718,10 +7762,14 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
                qp_ulpdu_wire_off(qp, f.start, f.len != 0 ? f.len - 1u : 0u);
         head = qp_min32(d.sn + 1u - qp->seq.nxt, (uint32_t)used);
         start_sn = qp->rx_base + f.start;
-        placed = qp->ooo_count != 0 && qp_ooo_take(qp, start_sn);
+        if (qp->ooo_count != 0)
+            placed = qp_ooo_take(qp, start_sn, qp->seq.nxt + (uint32_t)used,
+                                 &rec, &passed);
         /* Placed ahead of a hole: checked again before the stream passes
          * it (a one-touch invalidation deferred to its SN fires then). */
-        err = placed ? qp_rx_placed(qp, &d) : OFL_OK;
+        err = passed   ? qp_placed_mismatch(qp, &d)
+              : placed ? qp_rx_placed(qp, &d, &rec)
+                       : OFL_OK;
         qp_advance(qp, head);
         if (err == OFL_OK && !placed)
             err = qp_rx_ulpdu(qp, &d);
@@ -7781,9 +7829,10 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
              const struct ofl_mpa_found *f)
 {
     uint32_t pos = seg->seq + f->off - qp->rx_base;
-    const uint8_t *wire = seg->data + f->off, *p;
+    const uint8_t *wire = seg->data + f->off, *p, *hdr;
     struct ofl_tpt_remote a;
     struct ofl_seq_ot ot;
+    struct ofl_qp_ooo *rec;
     uint16_t ulen;
     uint32_t off, run, sn;
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
@@ -7797,6 +7846,7 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
         ofl_rdmap_parse(p, OFL_DDP_TAGGED_HDR_LEN, &qp->msg, NULL) != OFL_OK ||
         h->opcode != OFL_RDMAP_WRITE || ulen == OFL_DDP_TAGGED_HDR_LEN)
         return;
+    hdr = p; /* in seg: kept for the record */
     qp_remote(qp, &a, h->stag, h->to, ulen - OFL_DDP_TAGGED_HDR_LEN,
               OFL_TPT_REMOTE_WRITE);
     if (ofl_tpt_check_access(qp->attr.tpt, &a) != OFL_OK ||
@@ -7822,8 +7872,12 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
                                  &ot) != OFL_OK ||
          !ot.place))
         return;
-    /* The use is noted when the stream reaches it (qp_rx_placed). */
-    qp->ooo[qp->ooo_count++] = seg->seq + f->off;
+    /* The use is noted when the stream reaches it (qp_rx_placed), which
+     * first checks the FPDU there is this one: header and length kept. */
+    rec = &qp->ooo[qp->ooo_count++];
+    rec->sn = seg->seq + f->off;
+    rec->ulpdu_len = ulen;
+    ofl_copy(rec->hdr, hdr, OFL_DDP_TAGGED_HDR_LEN);
     qp->stats.ooo_placed++;
 }
 

@@ -292,7 +292,11 @@ uint32_t ofl_version(void);
                                    next header and destination address */   \
     X(E_QP_STEER_FULL, 0x0429)  /* the raw steering table is full */       \
     X(E_QP_STEER_BUSY, 0x042A)  /* that next header and address are        \
-                                   already steered */
+                                   already steered */                       \
+    X(E_QP_PLACED_MISMATCH, 0x042B) /* the in-order stream's FPDU at the   \
+                                   position of a Write placed ahead of a   \
+                                   hole is not that Write (struct          \
+                                   ofl_qp_ooo) */
 #define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
                             reasons of the incoming path, each counted in    \
                             struct ofl_ap_stats */                           \
@@ -2549,6 +2553,10 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *         (the Terminate carries the Read Request, rebuilt: M, D, R)
  *   Atomic Request: target checks         ofl_tpt_term_cause(RDMAP)  -
  *   Atomic Request: target not 8-aligned  0/1/01            -
+ *   the in-order FPDU at a Write placed
+ *         ahead of a hole is not that
+ *         Write, or the stream passes its
+ *         first byte inside another FPDU  0/2/07            -
  *   Terminate received                    (none sent)       oldest in-flight
  *                                         send WQE: from the cause (remote
  *                                         protection and DDP tagged:
@@ -2574,7 +2582,10 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * message in the hole may spend it: such FPDUs wait for the in-order
  * stream). The TCP layer delivers those bytes again in order
  * later, and the engine recognises the FPDUs it placed (by their first
- * sequence number) and does not place them twice, but checks them again
+ * sequence number), verifies the FPDU there is the one it placed (its
+ * ULPDU Length and DDP/RDMAP header, struct ofl_qp_ooo; else Terminate
+ * 0/2/07, OFL_E_QP_PLACED_MISMATCH: TCP brought other bytes at sequence
+ * numbers already taken), does not place it twice, but checks it again
  * (FIG. 18A a-f: a Send with Invalidate earlier in the stream may have
  * ended the STag; the stream is then terminated as it would have been in
  * order) and only then notes the use. The DDP SN of a segment is the sequence number of the last byte
@@ -3016,6 +3027,20 @@ struct ofl_qp_attr {
                                  address and, for RD, EE contexts) */
 };
 
+/*
+ * An RDMA Write FPDU placed ahead of a hole (ofl_qp_input with markers), as
+ * it was placed: when the in-order stream reaches sn it MUST carry an FPDU
+ * starting there with the same ULPDU Length and the same DDP/RDMAP header
+ * (control, STag, TO), else the stream ends with a Terminate
+ * (OFL_E_QP_PLACED_MISMATCH); so does a stream that passes sn inside
+ * another FPDU.
+ */
+struct ofl_qp_ooo {
+    uint32_t sn;                              /* TCP SN of its first byte */
+    uint16_t ulpdu_len;                       /* its MPA ULPDU Length */
+    uint8_t hdr[OFL_DDP_TAGGED_HDR_LEN];      /* its DDP/RDMAP header */
+};
+
 /* Caller memory for one QP: rings, their adapter state and buffers. */
 struct ofl_qp_mem {
     void *sq_ring;            /* verbs view: ofl_qp_ring_size(depth, sge,
@@ -3046,7 +3071,7 @@ struct ofl_qp_mem {
     uint32_t rx_cap;                /* >= the peer's MULPDU; iSCSI >= 1068 */
     struct ofl_seq_pending *ot_pending; /* deferred one-touch invalidations */
     uint32_t ot_cap;
-    uint32_t *ooo;                  /* FPDUs placed out of order (first SN) */
+    struct ofl_qp_ooo *ooo;         /* FPDUs placed out of order */
     uint32_t ooo_cap;
 };
 
@@ -3136,7 +3161,7 @@ struct ofl_qp {
     uint32_t *ord_ring;
     uint8_t *tx_buf, *tx_stage, *rx_buf;
     uint32_t tx_cap, rx_cap;
-    uint32_t *ooo;
+    struct ofl_qp_ooo *ooo;
     uint32_t ooo_cap;
     struct ofl_seq_pending *ot_pending;
     uint32_t ot_cap;

@@ -171,7 +171,7 @@ struct ctx {
     struct ofl_qp_inreq irq[IRD];
     uint32_t ord_ring[ORD];
     struct ofl_seq_pending ot[2];
-    uint32_t ooo[2];
+    struct ofl_qp_ooo ooo[2];
     uint8_t tx_buf[2048], tx_stage[2048], rx_buf[4096];
     _Alignas(4096) uint8_t sq_ring[DEPTH * 128];
     _Alignas(4096) uint8_t rq_ring[DEPTH * 64];
