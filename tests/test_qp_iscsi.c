@@ -160,7 +160,7 @@ static int b_transmit(void *ctx, const uint8_t *data, uint32_t len,
 {
     (void)ctx;
     (void)flags;
-    if (len <= sizeof(b_out) - b_out_len) {
+    if (len != 0 && len <= sizeof(b_out) - b_out_len) {
         memcpy(b_out + b_out_len, data, len);
         b_out_len += len;
     }
