@@ -7987,10 +7987,10 @@ static enum ofl_err qp_iscsi_xmit(struct ofl_qp *qp, uint32_t n)
 
 /*
  * The SCSI Command of an ISCSI_CMD WQE (FIG. 17A step 1736): the data
- * buffers become an iSCSI TPT entry on the WQE's STag (its VA holds the
- * command kind and ID, access by direction); a failure takes the
- * registration error option. Then the Command PDU goes out with the STag
- * as its Initiator Task Tag.
+ * buffers become an iSCSI TPT entry on the WQE's STag, owned by this QP
+ * (its VA holds the command kind and ID, access by direction); a failure
+ * takes the registration error option. Then the Command PDU goes out with
+ * the STag as its Initiator Task Tag.
  */
 static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
 {

@@ -2762,16 +2762,16 @@ struct ofl_qp_sge {
  * a response whose command ended while it arrived is handed over flagged
  * OFL_CQE_ISCSI_CHECK and ends nothing (the tag may be another's by then). R2Ts of length 0 or past 2^32 of buffer offset, and
  * Data-In with S but not F, are handed over flagged OFL_CQE_ISCSI_CHECK.
- * The ITT is an STag of the QP's PD that names a task of this QP only
- * (RFC 3720 connection allegiance: a task's PDUs come on the connection
- * its command went on): the command's entry records the QP number
- * (ofl_tpt_register_iscsi), so iSCSI QPs sharing a TPT MUST have distinct
- * numbers. A PDU naming another QP's task names no task of this one and
- * is treated as any ITT that fails FIG. 17B: a Data-In or R2T goes to the
- * receive queue flagged OFL_CQE_ISCSI_CHECK (nothing placed, no Data-Out),
- * a SCSI Response is dropped (FIG. 17A step 1768); the other QP's command
- * is not touched. The QP's RESET, or a QP created under its number,
- * invalidates the entries of its commands still live
+ * The ITT is an STag of the QP's PD that names a task of this QP only (RFC
+ * 3720 connection allegiance: a task's PDUs come on the connection its
+ * command went on): the command's entry records the QP number
+ * (ofl_tpt_register_iscsi), so QPs sharing a TPT MUST have distinct numbers
+ * (as type 2 windows need too). A PDU naming another QP's task names no task
+ * of this one and is treated as any ITT that fails FIG. 17B: a Data-In or
+ * R2T goes to the receive queue flagged OFL_CQE_ISCSI_CHECK (nothing placed,
+ * no Data-Out), a SCSI Response is dropped (FIG. 17A step 1768); the other
+ * QP's command is not touched. The QP's RESET, or a QP created under its
+ * number, invalidates the entries of its commands still live
  * (ofl_tpt_invalidate_qp).
  */
 struct ofl_qp_wr {
