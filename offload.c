@@ -1673,8 +1673,9 @@ static void tpt_apply_desc(struct ofl_tpt_entry *e,
     e->att_kind = d->att_kind;
     e->access = d->access;
     e->flags = d->flags;
-    if (e->type == OFL_TPT_ISCSI) { /* FIG. 15: iSCSI regions are zero-based */
-        e->flags |= OFL_TPT_F_ZERO_BASED;
+    if (e->type == OFL_TPT_ISCSI) {
+        e->flags |= OFL_TPT_F_ZERO_BASED; /* FIG. 15: iSCSI regions are
+                                             zero-based */
         e->qp = OFL_TPT_QP_NONE; /* ofl_tpt_register_iscsi names its QP */
     }
     e->registered = 1;

@@ -1270,11 +1270,11 @@ enum ofl_err ofl_tpt_invalidate_remote(struct ofl_tpt *tpt, uint32_t stag,
                                        uint32_t pd, uint32_t qp);
 
 /*
- * A QP's life ended (RESET, or a QP created under its number): every
- * valid type 2 window of pd tied to QP number qp, and every valid iSCSI
- * entry of pd that QP registered, becomes INVALID, so that the next
- * connection on that QP number cannot use a window advertised to the last
- * one, nor take over its tasks. Returns how many. A sweep of the whole table, O(capacity):
+ * A QP's life ended (RESET, or a QP created under its number): every valid
+ * type 2 window of pd tied to QP number qp, and every valid iSCSI entry of
+ * pd that QP registered, becomes INVALID, so that the next connection on
+ * that QP number cannot use a window advertised to the last one, nor take
+ * over its tasks. Returns how many. A sweep of the whole table, O(capacity):
  * for the slow path. ofl_qp_create and the RESET transition call it.
  */
 uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd);
@@ -3237,8 +3237,9 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
  * 1 .. 65535 and node present for RD and UD (OFL_E_ARG), tx_cap >=
  * max_dgram plus the 28-byte header (RAW: max_dgram) (OFL_E_SIZE); irq,
  * ord_ring and rx_buf may be NULL. iSCSI: iscsi_max_data 512 .. 2^24 - 1
- * and qpn not OFL_TPT_QP_NONE (OFL_E_ARG), rx_cap >= 1068 and tx_cap >= 48 + iscsi_max_data rounded up
- * to 4 (OFL_E_SIZE). acked = 1 on any service but RD is OFL_E_QP_ACKED.
+ * and qpn not OFL_TPT_QP_NONE (OFL_E_ARG), rx_cap >= 1068 and tx_cap >=
+ * 48 + iscsi_max_data rounded up to 4 (OFL_E_SIZE). acked = 1 on any
+ * service but RD is OFL_E_QP_ACKED.
  */
 enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
                            const struct ofl_qp_mem *mem);

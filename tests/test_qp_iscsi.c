@@ -1064,10 +1064,11 @@ static void test_no_data_command(void)
 }
 
 /* Check g alone (FIG. 17B g: the command kind kept in the entry's VA must
- * match the message): an iSCSI entry the consumer registered itself for
- * the QP (ofl_tpt_register_iscsi) with both remote rights, so a-f pass for R2T and Data-In alike, but whose VA
- * names a read command. Data-In passes g and is placed; an R2T trips g and
- * goes to the receive queue as it is (flagged), nothing queued to answer. */
+ * match the message): an iSCSI entry the consumer registered itself for the
+ * QP (ofl_tpt_register_iscsi) with both remote rights, so a-f pass for R2T
+ * and Data-In alike, but whose VA names a read command. Data-In passes g and
+ * is placed; an R2T trips g and goes to the receive queue as it is
+ * (flagged), nothing queued to answer. */
 static void test_check_g(void)
 {
     struct qr_rig *r = irig(1);

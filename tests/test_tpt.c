@@ -1045,7 +1045,8 @@ static void test_check_iscsi(void)
               OFL_E_TPT_PD_MISMATCH);
     CHECK_ERR(ofl_tpt_check_iscsi(&F.t, other_key(isc), 1, IQP, 0, 1, RW),
               OFL_E_TPT_KEY_MISMATCH);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 1, RR), OFL_E_TPT_ACCESS);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 1, RR),
+              OFL_E_TPT_ACCESS);
     CHECK_OK(ofl_tpt_check_iscsi(&F.t, ro, 1, IQP, 0, 1, RR)); /* R2T */
     CHECK_ERR(ofl_tpt_check_iscsi(&F.t, ro, 1, IQP, 0, 1, RW),
               OFL_E_TPT_ACCESS); /* Data-In */
