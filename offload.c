@@ -1732,8 +1732,11 @@ static void tpt_apply_desc(struct ofl_tpt_entry *e,
     e->att_kind = d->att_kind;
     e->access = d->access;
     e->flags = d->flags;
-    if (e->type == OFL_TPT_ISCSI) /* FIG. 15: iSCSI regions are zero-based */
-        e->flags |= OFL_TPT_F_ZERO_BASED;
+    if (e->type == OFL_TPT_ISCSI) {
+        e->flags |= OFL_TPT_F_ZERO_BASED; /* FIG. 15: iSCSI regions are
+                                             zero-based */
+        e->qp = OFL_TPT_QP_NONE; /* ofl_tpt_register_iscsi names its QP */
+    }
     e->registered = 1;
     e->gen++;
     e->state = OFL_TPT_VALID;
@@ -1777,6 +1780,27 @@ enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
     e = tpt_slot(tpt, stag);
     e->key = ofl_stag_key(stag);
     tpt_apply_desc(e, desc);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd, uint32_t qp,
+                                    const struct ofl_tpt_region_desc *desc)
+{
+    struct ofl_tpt_entry *e;
+    enum ofl_err err;
+
+    if (qp == OFL_TPT_QP_NONE)
+        return OFL_E_ARG;
+    err = ofl_tpt_register_check(tpt, stag, pd, desc);
+    if (err != OFL_OK)
+        return err;
+    e = tpt_slot(tpt, stag);
+    if (e->type != OFL_TPT_ISCSI)
+        return OFL_E_TPT_WRONG_TYPE;
+    e->key = ofl_stag_key(stag);
+    tpt_apply_desc(e, desc);
+    e->qp = qp; /* its ITT names a task of this QP only */
     return OFL_OK;
 }
 
@@ -2011,8 +2035,8 @@ enum ofl_err ofl_tpt_check_access(const struct ofl_tpt *tpt,
 }
 
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
-                                 uint32_t pd, uint64_t offset, uint64_t len,
-                                 uint8_t need)
+                                 uint32_t pd, uint32_t qp, uint64_t offset,
+                                 uint64_t len, uint8_t need)
 {
     struct ofl_tpt_entry *e;
     enum ofl_err err;
@@ -2026,6 +2050,11 @@ enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
         return OFL_E_TPT_WRONG_TYPE;
     if (e->pd != pd)                                   /* c */
         return OFL_E_TPT_PD_MISMATCH;
+    /* c, the connection: a task tag names a task of the QP whose command
+     * registered it (RFC 3720 connection allegiance); an entry of no QP
+     * (ofl_tpt_register) is no task of any. */
+    if (e->qp != qp || qp == OFL_TPT_QP_NONE)
+        return OFL_E_TPT_QP_MISMATCH;
     err = tpt_range(0, e->len, offset, len);           /* e */
     if (err != OFL_OK)
         return err;
@@ -2169,8 +2198,9 @@ uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd)
     for (i = 1; i < tpt->capacity; i++) { /* index 0 is never used */
         struct ofl_tpt_entry *e = &tpt->entry[i];
 
-        if (e->state == OFL_TPT_VALID && e->type == OFL_TPT_WINDOW &&
-            (e->flags & OFL_TPT_F_TYPE2) && e->qp == qp && e->pd == pd) {
+        if (e->state == OFL_TPT_VALID && e->qp == qp && e->pd == pd &&
+            ((e->type == OFL_TPT_WINDOW && (e->flags & OFL_TPT_F_TYPE2)) ||
+             e->type == OFL_TPT_ISCSI)) {
             tpt_make_invalid(e);
             n++;
         }
@@ -5115,8 +5145,10 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
          a->reg_option != OFL_QP_REG_OPTION2) ||
         a->sq_reg > 1 ||
         (a->service == OFL_QP_SVC_ISCSI &&
-         (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu)))
-        return OFL_E_ARG; /* RFC 3720 §12.12: 512 .. 2^24 - 1 */
+         (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu ||
+          a->qpn == OFL_TPT_QP_NONE)))
+        return OFL_E_ARG; /* RFC 3720 §12.12: 512 .. 2^24 - 1; the qpn
+                             owns the ITTs (ofl_tpt_register_iscsi) */
     return OFL_OK;
 }
 
@@ -7069,17 +7101,29 @@ static void qp_advance(struct ofl_qp *qp, uint32_t n)
         (void)ofl_seq_retire(&qp->seq, qp->attr.tpt, NULL);
 }
 
-/* Is sn (the first SN of an FPDU) one placed out of order? Takes it out of
- * the list; entries the stream has passed are dropped on the way. */
-static bool qp_ooo_take(struct ofl_qp *qp, uint32_t sn)
+/* Is sn (the first SN of an FPDU the in-order stream completed, whose
+ * last wire byte is end - 1) one placed out of order? Takes its record out
+ * of the list into *rec. Records the stream has reached otherwise (before
+ * end) are dropped on the way; *passed says there was one: the stream
+ * reached a placed Write's first byte inside another FPDU. */
+static bool qp_ooo_take(struct ofl_qp *qp, uint32_t sn, uint32_t end,
+                        struct ofl_qp_ooo *rec, bool *passed)
 {
     uint32_t i = 0;
     bool found = false;
 
+    *passed = false;
     while (i < qp->ooo_count) {
-        if (qp->ooo[i] == sn || ofl_sn_lt(qp->ooo[i], qp->seq.nxt)) {
-            found = found || qp->ooo[i] == sn;
-            qp->ooo[i] = qp->ooo[--qp->ooo_count];
+        struct ofl_qp_ooo *o = &qp->ooo[i];
+
+        if (o->sn == sn || ofl_sn_lt(o->sn, end)) {
+            if (o->sn == sn) {
+                ofl_copy(rec, o, sizeof(*rec));
+                found = true;
+            } else {
+                *passed = true;
+            }
+            ofl_copy(o, &qp->ooo[--qp->ooo_count], sizeof(*o));
             continue;
         }
         i++;
@@ -7092,7 +7136,7 @@ static bool qp_ooo_has(const struct ofl_qp *qp, uint32_t sn)
     uint32_t i;
 
     for (i = 0; i < qp->ooo_count; i++)
-        if (qp->ooo[i] == sn)
+        if (qp->ooo[i].sn == sn)
             return true;
     return false;
 }
@@ -7682,21 +7726,52 @@ qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
 }
 
 /*
+ * The in-order stream is not what was placed ahead of the hole: the FPDU
+ * at a placed Write's position differs from it (qp_rx_placed), or the
+ * stream passed that position inside another FPDU (qp_ooo_take). The
+ * placed bytes belong to no message of the stream, so the stream ends.
+ * RFC 5040 §7.2 cause 0/2/07, Remote Operation Error "Catastrophic error,
+ * localized to RDMAP Stream": the peer broke the stream itself (TCP
+ * delivered other bytes at sequence numbers already taken), which is none
+ * of the protection errors of the STag it names (that STag may be valid)
+ * nor a DDP buffer error; and the stream, not the adapter, is what is lost.
+ */
+static enum ofl_err qp_placed_mismatch(struct ofl_qp *qp,
+                                       const struct qp_rxd *d)
+{
+    return qp_fatal(qp, OFL_E_QP_PLACED_MISMATCH,
+                    qp_cause(OFL_TERM_LAYER_RDMAP,
+                             OFL_TERM_RDMAP_REMOTE_OPERATION,
+                             OFL_TERM_RDMAP_CATASTROPHIC_STREAM),
+                    d->ulpdu, d->len);
+}
+
+/*
  * An RDMA Write FPDU placed ahead of a hole (qp_ooo_place) comes by in
- * order: its bytes are not placed again, but FIG. 18A a-f run again. The
- * stream before it may have invalidated its STag (a Send with Invalidate),
- * and a Write the in-order stream refuses must still end the stream. Its
- * use is noted now, in stream order (a one-shot key ends with its
- * message).
+ * order: the FPDU there must be the Write that was placed (its ULPDU
+ * Length and its DDP/RDMAP header, as recorded in rec), else
+ * qp_placed_mismatch. Its bytes are not placed again, but FIG. 18A a-f
+ * run again. The stream before it may have invalidated its STag (a Send
+ * with Invalidate), and a Write the in-order stream refuses must still end
+ * the stream. Its use is noted now, in stream order (a one-shot key ends
+ * with its message).
  */
 static OFL_NOINLINE enum ofl_err qp_rx_placed(struct ofl_qp *qp,
-                                              const struct qp_rxd *d)
+                                              const struct qp_rxd *d,
+                                              const struct ofl_qp_ooo *rec)
 {
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
     struct ofl_term_cause cause;
     struct ofl_tpt_remote a;
-    enum ofl_err err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
+    enum ofl_err err;
+    uint32_t i;
 
+    if (d->len != rec->ulpdu_len || d->len < OFL_DDP_TAGGED_HDR_LEN)
+        return qp_placed_mismatch(qp, d);
+    for (i = 0; i < OFL_DDP_TAGGED_HDR_LEN; i++)
+        if (d->ulpdu[i] != rec->hdr[i])
+            return qp_placed_mismatch(qp, d);
+    err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
     if (err != OFL_OK)
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
     qp_remote(qp, &a, h->stag, h->to, qp->msg.payload_len,
@@ -7721,9 +7796,10 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
     while (len != 0) {
         struct ofl_mpa_fpdu f;
         struct qp_rxd d;
+        struct ofl_qp_ooo rec;
         size_t used = 0;
         uint32_t head, start_sn;
-        bool placed;
+        bool placed = false, passed = false;
         enum ofl_err err = ofl_mpa_rx_feed(&qp->rx, p, len, &used, &f);
 
         qp->stats.rx_bytes += used;
@@ -7746,10 +7822,14 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
                qp_ulpdu_wire_off(qp, f.start, f.len != 0 ? f.len - 1u : 0u);
         head = qp_min32(d.sn + 1u - qp->seq.nxt, (uint32_t)used);
         start_sn = qp->rx_base + f.start;
-        placed = qp->ooo_count != 0 && qp_ooo_take(qp, start_sn);
+        if (qp->ooo_count != 0)
+            placed = qp_ooo_take(qp, start_sn, qp->seq.nxt + (uint32_t)used,
+                                 &rec, &passed);
         /* Placed ahead of a hole: checked again before the stream passes
          * it (a one-touch invalidation deferred to its SN fires then). */
-        err = placed ? qp_rx_placed(qp, &d) : OFL_OK;
+        err = passed   ? qp_placed_mismatch(qp, &d)
+              : placed ? qp_rx_placed(qp, &d, &rec)
+                       : OFL_OK;
         qp_advance(qp, head);
         if (err == OFL_OK && !placed)
             err = qp_rx_ulpdu(qp, &d);
@@ -7816,9 +7896,10 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
              const struct ofl_mpa_found *f)
 {
     uint32_t pos = seg->seq + f->off - qp->rx_base;
-    const uint8_t *wire = seg->data + f->off, *p;
+    const uint8_t *wire = seg->data + f->off, *p, *hdr;
     struct ofl_tpt_remote a;
     struct ofl_seq_ot ot;
+    struct ofl_qp_ooo *rec;
     uint16_t ulen;
     uint32_t off, run, sn;
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
@@ -7832,6 +7913,7 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
         ofl_rdmap_parse(p, OFL_DDP_TAGGED_HDR_LEN, &qp->msg, NULL) != OFL_OK ||
         h->opcode != OFL_RDMAP_WRITE || ulen == OFL_DDP_TAGGED_HDR_LEN)
         return;
+    hdr = p; /* in seg: kept for the record */
     qp_remote(qp, &a, h->stag, h->to, ulen - OFL_DDP_TAGGED_HDR_LEN,
               OFL_TPT_REMOTE_WRITE);
     if (ofl_tpt_check_access(qp->attr.tpt, &a) != OFL_OK ||
@@ -7857,8 +7939,12 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
                                  &ot) != OFL_OK ||
          !ot.place))
         return;
-    /* The use is noted when the stream reaches it (qp_rx_placed). */
-    qp->ooo[qp->ooo_count++] = seg->seq + f->off;
+    /* The use is noted when the stream reaches it (qp_rx_placed), which
+     * first checks the FPDU there is this one: header and length kept. */
+    rec = &qp->ooo[qp->ooo_count++];
+    rec->sn = seg->seq + f->off;
+    rec->ulpdu_len = ulen;
+    ofl_copy(rec->hdr, hdr, OFL_DDP_TAGGED_HDR_LEN);
     qp->stats.ooo_placed++;
 }
 
@@ -7968,10 +8054,10 @@ static enum ofl_err qp_iscsi_xmit(struct ofl_qp *qp, uint32_t n)
 
 /*
  * The SCSI Command of an ISCSI_CMD WQE (FIG. 17A step 1736): the data
- * buffers become an iSCSI TPT entry on the WQE's STag (its VA holds the
- * command kind and ID, access by direction); a failure takes the
- * registration error option. Then the Command PDU goes out with the STag
- * as its Initiator Task Tag.
+ * buffers become an iSCSI TPT entry on the WQE's STag, owned by this QP
+ * (its VA holds the command kind and ID, access by direction); a failure
+ * takes the registration error option. Then the Command PDU goes out with
+ * the STag as its Initiator Task Tag.
  */
 static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
 {
@@ -8004,7 +8090,8 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
             err = qp_phys_pages(qp, stag, qp->sq_sge, qp->cur.num_sge, &d);
         }
         if (err == OFL_OK)
-            err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);
+            err = ofl_tpt_register_iscsi(qp->attr.tpt, stag, qp->attr.pd,
+                                         qp->attr.qpn, &d);
         if (err != OFL_OK)
             return qp_sq_reg_fail(qp, err);
         qp->cur.phase = 1;
@@ -8122,7 +8209,8 @@ static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp,
     uint32_t kind = k->need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
                                                    : ISCSI_KIND_READ;
     enum ofl_err err = ofl_tpt_check_iscsi(qp->attr.tpt, k->itt, qp->attr.pd,
-                                           k->off, k->len, k->need);
+                                           qp->attr.qpn, k->off, k->len,
+                                           k->need);
 
     if (err == OFL_OK)
         err = ofl_tpt_query(qp->attr.tpt, k->itt, &info);

@@ -295,7 +295,11 @@ uint32_t ofl_version(void);
                                    already steered */                       \
     X(E_QP_DEMUX_CROWDED, 0x042B) /* every slot within                     \
                                    OFL_QP_DEMUX_PROBE_MAX of the           \
-                                   quintuple's home is taken */
+                                   quintuple's home is taken */            \
+    X(E_QP_PLACED_MISMATCH, 0x042C) /* the in-order stream's FPDU at the   \
+                                   position of a Write placed ahead of a   \
+                                   hole is not that Write (struct          \
+                                   ofl_qp_ooo) */
 #define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
                             reasons of the incoming path, each counted in    \
                             struct ofl_ap_stats */                           \
@@ -1016,6 +1020,8 @@ enum ofl_tpt_att_kind {
 #define OFL_TPT_PAGE_SHIFT_MIN 12         /* 4 KiB */
 #define OFL_TPT_PAGE_SHIFT_MAX 28         /* 256 MiB */
 #define OFL_TPT_MAX_ENTRIES (1u << 24)    /* Tag_Index is 24 bits */
+#define OFL_TPT_QP_NONE 0xFFFFFFFFu       /* an iSCSI entry's owner: no QP
+                                             (ofl_tpt_register) */
 
 /* STag composition. */
 static inline uint32_t ofl_stag_make(uint32_t index, uint8_t key)
@@ -1046,7 +1052,9 @@ struct ofl_tpt_entry {
     uint32_t gen;         /* region: generation (see the state table) */
     uint32_t region;      /* window: Tag_Index of its region */
     uint32_t region_gen;  /* window: its region's generation when bound */
-    uint32_t qp;          /* type 2 window: the QP it is bound through */
+    uint32_t qp;          /* type 2 window: the QP it is bound through;
+                             iSCSI: the QP whose command registered it
+                             (OFL_TPT_QP_NONE: none) */
     uint32_t next_free;   /* free list link while FREE */
     uint8_t key;          /* 1310 Tag_Instance */
     uint8_t type;         /* 1311 enum ofl_tpt_type */
@@ -1183,10 +1191,22 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * att_count 0, fpo 0; no ATT slot is checked): its ITT then names a command
  * without data buffers, and only a zero-length check at offset 0 passes
  * its range. Bumps the region's generation, so windows of an
- * earlier registration stay dead.
+ * earlier registration stay dead. An iSCSI entry registered here belongs
+ * to no QP (OFL_TPT_QP_NONE): no ofl_tpt_check_iscsi passes it; its QP
+ * registers it with ofl_tpt_register_iscsi.
  */
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                               const struct ofl_tpt_region_desc *desc);
+
+/*
+ * ofl_tpt_register of an OFL_TPT_ISCSI entry (any other type:
+ * OFL_E_TPT_WRONG_TYPE, nothing changed) that belongs to QP number qp: its
+ * ITT then names a task of that connection only (ofl_tpt_check_iscsi). qp
+ * OFL_TPT_QP_NONE is OFL_E_ARG.
+ */
+enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd, uint32_t qp,
+                                    const struct ofl_tpt_region_desc *desc);
 
 /* Every check of ofl_tpt_register, in its order, and no change: OFL_OK
  * when ofl_tpt_register with the same arguments would succeed (so that a
@@ -1266,10 +1286,11 @@ enum ofl_err ofl_tpt_invalidate_remote(struct ofl_tpt *tpt, uint32_t stag,
                                        uint32_t pd, uint32_t qp);
 
 /*
- * A QP's life ended (RESET, or a QP created under its number): every
- * valid type 2 window of pd tied to QP number qp becomes INVALID, so that
- * the next connection on that QP number cannot use a window advertised to
- * the last one. Returns how many. A sweep of the whole table, O(capacity):
+ * A QP's life ended (RESET, or a QP created under its number): every valid
+ * type 2 window of pd tied to QP number qp, and every valid iSCSI entry of
+ * pd that QP registered, becomes INVALID, so that the next connection on
+ * that QP number cannot use a window advertised to the last one, nor take
+ * over its tasks. Returns how many. A sweep of the whole table, O(capacity):
  * for the slow path. ofl_qp_create and the RESET transition call it.
  */
 uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd);
@@ -1301,16 +1322,21 @@ enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
                                   uint64_t len, uint8_t need);
 
 /*
- * iSCSI 1.0 check (seed 000 FIG. 17B a-f): the Initiator Task Tag names an
- * OFL_TPT_ISCSI entry; offset + len must lie inside its length; need is
- * OFL_TPT_REMOTE_READ (R2T), OFL_TPT_REMOTE_WRITE (Data-In) or 0 (a SCSI
- * Response: no data moves, checks a-e only); other bits are OFL_E_ARG. Check g
- * (command kind: R2T only for a write, Data-In only for a read; a response
- * for any command) is the qp section's. Read-only.
+ * iSCSI 1.0 check (seed 000 FIG. 17B a-f) for a PDU received on QP number
+ * qp: the Initiator Task Tag names an OFL_TPT_ISCSI entry; check c asks its
+ * PD be pd and that QP registered it (ofl_tpt_register_iscsi), else
+ * OFL_E_TPT_QP_MISMATCH: a task tag belongs to its connection (RFC 3720:
+ * "the corresponding response and/or other related PDU(s) MUST be sent
+ * over the same connection", connection allegiance); offset + len must lie
+ * inside its length; need is OFL_TPT_REMOTE_READ (R2T),
+ * OFL_TPT_REMOTE_WRITE (Data-In) or 0 (a SCSI Response: no data moves,
+ * checks a-e only); other bits are OFL_E_ARG. Check g (command kind: R2T
+ * only for a write, Data-In only for a read; a response for any command)
+ * is the qp section's. Read-only.
  */
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
-                                 uint32_t pd, uint64_t offset, uint64_t len,
-                                 uint8_t need);
+                                 uint32_t pd, uint32_t qp, uint64_t offset,
+                                 uint64_t len, uint8_t need);
 
 /*
  * Translates [to, to + len) of stag into physical pieces appended to sgl
@@ -2550,6 +2576,10 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *         (the Terminate carries the Read Request, rebuilt: M, D, R)
  *   Atomic Request: target checks         ofl_tpt_term_cause(RDMAP)  -
  *   Atomic Request: target not 8-aligned  0/1/01            -
+ *   the in-order FPDU at a Write placed
+ *         ahead of a hole is not that
+ *         Write, or the stream passes its
+ *         first byte inside another FPDU  0/2/07            -
  *   Terminate received                    (none sent)       oldest in-flight
  *                                         send WQE: from the cause (remote
  *                                         protection and DDP tagged:
@@ -2575,7 +2605,10 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * message in the hole may spend it: such FPDUs wait for the in-order
  * stream). The TCP layer delivers those bytes again in order
  * later, and the engine recognises the FPDUs it placed (by their first
- * sequence number) and does not place them twice, but checks them again
+ * sequence number), verifies the FPDU there is the one it placed (its
+ * ULPDU Length and DDP/RDMAP header, struct ofl_qp_ooo; else Terminate
+ * 0/2/07, OFL_E_QP_PLACED_MISMATCH: TCP brought other bytes at sequence
+ * numbers already taken), does not place it twice, but checks it again
  * (FIG. 18A a-f: a Send with Invalidate earlier in the stream may have
  * ended the STag; the stream is then terminated as it would have been in
  * order) and only then notes the use. The DDP SN of a segment is the sequence number of the last byte
@@ -2756,8 +2789,17 @@ struct ofl_qp_sge {
  * a response whose command ended while it arrived is handed over flagged
  * OFL_CQE_ISCSI_CHECK and ends nothing (the tag may be another's by then). R2Ts of length 0 or past 2^32 of buffer offset, and
  * Data-In with S but not F, are handed over flagged OFL_CQE_ISCSI_CHECK.
- * The ITT is an STag of the QP's PD: iSCSI connections that must not reach
- * each other's commands need PDs of their own.
+ * The ITT is an STag of the QP's PD that names a task of this QP only (RFC
+ * 3720 connection allegiance: a task's PDUs come on the connection its
+ * command went on): the command's entry records the QP number
+ * (ofl_tpt_register_iscsi), so QPs sharing a TPT MUST have distinct numbers
+ * (as type 2 windows need too). A PDU naming another QP's task names no task
+ * of this one and is treated as any ITT that fails FIG. 17B: a Data-In or
+ * R2T goes to the receive queue flagged OFL_CQE_ISCSI_CHECK (nothing placed,
+ * no Data-Out), a SCSI Response is dropped (FIG. 17A step 1768); the other
+ * QP's command is not touched. The QP's RESET, or a QP created under its
+ * number, invalidates the entries of its commands still live
+ * (ofl_tpt_invalidate_qp).
  */
 struct ofl_qp_wr {
     uint64_t wr_id;
@@ -3012,6 +3054,20 @@ struct ofl_qp_attr {
                                  address and, for RD, EE contexts) */
 };
 
+/*
+ * An RDMA Write FPDU placed ahead of a hole (ofl_qp_input with markers), as
+ * it was placed: when the in-order stream reaches sn it MUST carry an FPDU
+ * starting there with the same ULPDU Length and the same DDP/RDMAP header
+ * (control, STag, TO), else the stream ends with a Terminate
+ * (OFL_E_QP_PLACED_MISMATCH); so does a stream that passes sn inside
+ * another FPDU.
+ */
+struct ofl_qp_ooo {
+    uint32_t sn;                              /* TCP SN of its first byte */
+    uint16_t ulpdu_len;                       /* its MPA ULPDU Length */
+    uint8_t hdr[OFL_DDP_TAGGED_HDR_LEN];      /* its DDP/RDMAP header */
+};
+
 /* Caller memory for one QP: rings, their adapter state and buffers. */
 struct ofl_qp_mem {
     void *sq_ring;            /* verbs view: ofl_qp_ring_size(depth, sge,
@@ -3042,7 +3098,7 @@ struct ofl_qp_mem {
     uint32_t rx_cap;                /* >= the peer's MULPDU; iSCSI >= 1068 */
     struct ofl_seq_pending *ot_pending; /* deferred one-touch invalidations */
     uint32_t ot_cap;
-    uint32_t *ooo;                  /* FPDUs placed out of order (first SN) */
+    struct ofl_qp_ooo *ooo;         /* FPDUs placed out of order */
     uint32_t ooo_cap;
 };
 
@@ -3132,7 +3188,7 @@ struct ofl_qp {
     uint32_t *ord_ring;
     uint8_t *tx_buf, *tx_stage, *rx_buf;
     uint32_t tx_cap, rx_cap;
-    uint32_t *ooo;
+    struct ofl_qp_ooo *ooo;
     uint32_t ooo_cap;
     struct ofl_seq_pending *ot_pending;
     uint32_t ot_cap;
@@ -3208,8 +3264,9 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
  * 1 .. 65535 and node present for RD and UD (OFL_E_ARG), tx_cap >=
  * max_dgram plus the 28-byte header (RAW: max_dgram) (OFL_E_SIZE); irq,
  * ord_ring and rx_buf may be NULL. iSCSI: iscsi_max_data 512 .. 2^24 - 1
- * (OFL_E_ARG), rx_cap >= 1068 and tx_cap >= 48 + iscsi_max_data rounded up
- * to 4 (OFL_E_SIZE). acked = 1 on any service but RD is OFL_E_QP_ACKED.
+ * and qpn not OFL_TPT_QP_NONE (OFL_E_ARG), rx_cap >= 1068 and tx_cap >=
+ * 48 + iscsi_max_data rounded up to 4 (OFL_E_SIZE). acked = 1 on any
+ * service but RD is OFL_E_QP_ACKED.
  */
 enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
                            const struct ofl_qp_mem *mem);

@@ -71,7 +71,7 @@ struct chan {
     struct ofl_qp_inreq irq[8];
     uint32_t ord_ring[8];
     struct ofl_seq_pending ot[4];
-    uint32_t ooo[4];
+    struct ofl_qp_ooo ooo[4];
     uint8_t tx_buf[TXCAP], rx_buf[RXCAP];
     _Alignas(4096) uint8_t sq_ring[DEPTH * 256];
     _Alignas(4096) uint8_t rq_ring[DEPTH * 128];

@@ -20,7 +20,8 @@
  *                    identifier the source offset and size fields);
  *                    iSCSI: one target PDU from fields (opcode, ITT
  *                    selector among the write, read and no-data
- *                    commands posted at setup or a stale or any tag,
+ *                    commands posted at setup, a task of another
+ *                    connection (FOREIGN_AT), or a stale or any tag,
  *                    flags, AHS, StatSN, offset, length, data)
  *   0x03 B           ofl_qp_process with budget B
  *   0x04             post a receive
@@ -116,6 +117,8 @@
 #define VA 0x10000000ull
 #define RECV_AT 32768u  /* receive slot i: RECV_AT + i * 1024, 512 bytes */
 #define SINK_AT 10240u  /* Read sinks: inside stag[1]'s region */
+#define FOREIGN_AT 57344u /* iSCSI: the buffer of another QP's task (one
+                             page the guard never allows) */
 #define OB_CAP 16384u   /* outbound bytes not yet parsed */
 #define SNAP 8192u      /* largest Read source a slot covers (slot 1) */
 
@@ -168,7 +171,7 @@ struct ctx {
     struct ofl_qp_inreq irq[IRD];
     uint32_t ord_ring[ORD];
     struct ofl_seq_pending ot[2];
-    uint32_t ooo[2];
+    struct ofl_qp_ooo ooo[2];
     uint8_t tx_buf[2048], tx_stage[2048], rx_buf[4096];
     _Alignas(4096) uint8_t sq_ring[DEPTH * 128];
     _Alignas(4096) uint8_t rq_ring[DEPTH * 64];
@@ -177,6 +180,7 @@ struct ctx {
     uint32_t stag[NSTAG];
     uint64_t sva[NSTAG];
     uint32_t itt[3];           /* iSCSI: a write, a read, a no-data command */
+    uint32_t itt_foreign;      /* iSCSI: a task of QP 10 in the same PD */
     uint32_t att_next;
     uint64_t next_send_id, next_recv_id;
     uint64_t send_done, recv_done;  /* completions seen */
@@ -545,6 +549,31 @@ static void post_command(struct ctx *c, uint32_t *itt, uint8_t rw,
     }
 }
 
+/* iSCSI: a read and write task of another connection (QP 10) in the QP's
+ * PD over FOREIGN_AT, which the guard never allows: a target PDU naming it
+ * names no task of this QP (offload.h ISCSI_CMD), so no byte of it may be
+ * touched. */
+static void foreign_task(struct ctx *c)
+{
+    struct ofl_tpt_region_desc d;
+    uint64_t word = ofl_sim_pa(c->mem + FOREIGN_AT) | OFL_TPT_ATT_PRESENT;
+
+    if (ofl_tpt_alloc(&c->tpt, OFL_TPT_ISCSI, 1, 0, &c->itt_foreign) !=
+            OFL_OK ||
+        ofl_tpt_att_write(&c->tpt, c->att_next, &word, 1) != OFL_OK)
+        return;
+    memset(&d, 0, sizeof(d));
+    d.va = ((uint64_t)3 << 32) | 77u; /* command kinds read and write */
+    d.len = 4096;
+    d.att_base = c->att_next;
+    d.att_count = 1;
+    d.page_shift = 12;
+    d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
+    if (ofl_tpt_register_iscsi(&c->tpt, c->itt_foreign, 1, 10, &d) == OFL_OK)
+        c->att_next++;
+}
+
 static int setup(struct ctx *c, uint8_t cfgb)
 {
     struct ofl_qp_attr a;
@@ -691,6 +720,7 @@ static int setup(struct ctx *c, uint8_t cfgb)
         post_command(c, &c->itt[0], 0x20, 45056, 4096);
         post_command(c, &c->itt[1], 0x40, 49152 + 100, 3000);
         post_command(c, &c->itt[2], 0x00, 0, 0);
+        foreign_task(c);
     }
     (void)ofl_qp_process(&c->qp, 0, 16);
     memset(c->msn_rx, 0, sizeof(c->msn_rx));
@@ -1088,6 +1118,8 @@ static void iscsi_pdu(struct ctx *c, struct fuzz_in *in)
     pdu[7] = (uint8_t)n;
     if (sel >= 0xC0)
         itt = (sel & 0x20) ? itt + 1u : fuzz_u32(in); /* stale key, any */
+    else if (sel >= 0xB0)
+        itt = c->itt_foreign; /* another connection's task */
     ofl_store_be32(pdu + 16, itt);
     ofl_store_be32(pdu + 20, fuzz_u8(in));              /* TTT */
     ofl_store_be32(pdu + 24, fuzz_u32(in));             /* StatSN */
@@ -1151,6 +1183,9 @@ static void check(struct ctx *c)
             FUZZ_ASSERT(e[i].wr_id == c->recv_done);
             FUZZ_ASSERT(own_drop(&c->own, own_key(OWN_RECV, 0,
                                                   e[i].wr_id)) == 1);
+            /* the foreign task's command (ID 77) is never ended here */
+            FUZZ_ASSERT(e[i].opcode != OFL_QP_OP_ISCSI_RESP ||
+                        e[i].imm != 77);
             if (e[i].opcode == OFL_QP_OP_ISCSI_RESP)
                 own_drop(&c->own, own_key(OWN_TASK, 0, e[i].imm));
             c->recv_done++;

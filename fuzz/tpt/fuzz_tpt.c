@@ -231,9 +231,9 @@ static enum ofl_err m_check_remote(uint32_t stag, uint32_t pd, uint32_t qp,
     return m_rights(e->access, need);
 }
 
-/* FIG. 17B a-f. */
-static enum ofl_err m_check_iscsi(uint32_t stag, uint32_t pd, uint64_t off,
-                                  uint64_t len, uint8_t need)
+/* FIG. 17B a-f; c also asks the QP that registered the entry. */
+static enum ofl_err m_check_iscsi(uint32_t stag, uint32_t pd, uint32_t qp,
+                                  uint64_t off, uint64_t len, uint8_t need)
 {
     struct m_ent *e = NULL;
     enum ofl_err err;
@@ -249,6 +249,8 @@ static enum ofl_err m_check_iscsi(uint32_t stag, uint32_t pd, uint64_t off,
         return OFL_E_TPT_WRONG_TYPE;
     if (e->pd != pd)
         return OFL_E_TPT_PD_MISMATCH;
+    if (e->qp != qp || qp == OFL_TPT_QP_NONE)
+        return OFL_E_TPT_QP_MISMATCH;
     err = m_range(0, e->len, off, len);
     if (err != OFL_OK)
         return err;
@@ -339,8 +341,10 @@ static void m_apply(struct m_ent *e, const struct ofl_tpt_region_desc *d)
     e->kind = d->att_kind;
     e->access = d->access;
     e->flags = d->flags;
-    if (e->type == OFL_TPT_ISCSI)
+    if (e->type == OFL_TPT_ISCSI) {
         e->flags |= OFL_TPT_F_ZERO_BASED;
+        e->qp = OFL_TPT_QP_NONE; /* ofl_tpt_register: no QP's task */
+    }
     e->sn = 0;
     e->life = ++M.next_life;
     e->registered = true;
@@ -760,9 +764,15 @@ static enum ofl_err op_dealloc(struct fuzz_in *in)
     return got;
 }
 
+/* Register (ofl_tpt_register, or ofl_tpt_register_iscsi for QP owner):
+ * an iSCSI entry's index takes register_iscsi, any other plain register;
+ * the pd byte's value 192 and up swaps the two. */
 static enum ofl_err op_register(struct fuzz_in *in)
 {
-    uint32_t stag = pick_stag(in), pd = fuzz_u8(in) % 3;
+    uint32_t stag = pick_stag(in), b = fuzz_u8(in), pd = b % 3;
+    uint32_t owner = (b >> 4) % 3;
+    bool as_iscsi = (M.e[(stag >> 8) % CAP].type == OFL_TPT_ISCSI) !=
+                    (b >= 192);
     struct ofl_tpt_region_desc d;
     struct errset es = {{OFL_OK}, 0};
     struct m_ent *e = NULL;
@@ -777,12 +787,15 @@ static enum ofl_err op_register(struct fuzz_in *in)
     } else if (f == OFL_OK && e->state == OFL_TPT_INVALID && e->registered) {
         f = OFL_E_TPT_KEY_REUSED;
     }
-    got = ofl_tpt_register(&g_t, stag, pd, &d);
+    got = as_iscsi ? ofl_tpt_register_iscsi(&g_t, stag, pd, owner, &d)
+                   : ofl_tpt_register(&g_t, stag, pd, &d);
     if (f != OFL_OK) {
         agree1("register", got, f);
         return got;
     }
-    es_add(&es, e->type == OFL_TPT_WINDOW, OFL_E_TPT_WRONG_TYPE);
+    es_add(&es, e->type == OFL_TPT_WINDOW ||
+                    (as_iscsi && e->type != OFL_TPT_ISCSI),
+           OFL_E_TPT_WRONG_TYPE);
     es_add(&es, e->pd != pd, OFL_E_TPT_PD_MISMATCH);
     es_add(&es, e->state != OFL_TPT_INVALID, OFL_E_TPT_BUSY);
     m_desc_rules(&d, e->type, &es);
@@ -790,6 +803,8 @@ static enum ofl_err op_register(struct fuzz_in *in)
     if (got == OFL_OK) {
         e->key = (uint8_t)stag;
         m_apply(e, &d);
+        if (as_iscsi)
+            e->qp = owner;
     }
     return got;
 }
@@ -1183,7 +1198,7 @@ static enum ofl_err op_check(struct fuzz_in *in, int op)
     uint8_t need;
     enum ofl_err want, got;
 
-    if (op == OP_CHECK_REMOTE)
+    if (op == OP_CHECK_REMOTE || op == OP_CHECK_ISCSI)
         qp = fuzz_u8(in) % 3;
     entry_span(stag, &base, &elen);
     to = pick_to(in, base, elen);
@@ -1204,8 +1219,8 @@ static enum ofl_err op_check(struct fuzz_in *in, int op)
         break;
     default:
         need &= OFL_TPT_ACCESS_ALL & ~OFL_TPT_BIND_WINDOW;
-        want = m_check_iscsi(stag, pd, to, len, need);
-        got = ofl_tpt_check_iscsi(&g_t, stag, pd, to, len, need);
+        want = m_check_iscsi(stag, pd, qp, to, len, need);
+        got = ofl_tpt_check_iscsi(&g_t, stag, pd, qp, to, len, need);
         break;
     }
     agree1(op_name[op], got, want);

@@ -71,7 +71,7 @@ struct qr_side {
     struct ofl_qp_inreq irq[QR_IRD];
     uint32_t ord_ring[QR_ORD];
     struct ofl_seq_pending ot[QR_OT];
-    uint32_t ooo[QR_OOO];
+    struct ofl_qp_ooo ooo[QR_OOO];
     uint8_t tx_buf[QR_TX_MAX], tx_stage[QR_TX_MAX], rx_buf[QR_RX];
     _Alignas(4096) uint8_t sq_ring[QR_DEPTH * 256];
     _Alignas(4096) uint8_t rq_ring[QR_DEPTH * 128];
