@@ -985,7 +985,7 @@ static void test_emss_loopback(bool markers)
     hi = derived_emss(ca.fd);
     CHECK(lo <= ca.emss && ca.emss <= hi);
     CHECK_EQ(ca.emss_socket, ca.emss);
-    CHECK_EQ(ofl_posix_emss(&ca), hi);
+    CHECK(ofl_posix_emss(&ca) >= hi); /* read later: never less */
     CHECK_EQ(r->a.qp.tx.mulpdu, ofl_mpa_mulpdu(ca.emss, markers));
     r->b.qmem.tx_cap = QR_TX;
     CHECK_OK(bind_qp(&r->b, &cb, 0));
