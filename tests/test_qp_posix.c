@@ -1361,16 +1361,19 @@ static void test_wait_trickle(void)
 }
 
 /*
- * The stream ends: a peer that closes (FIN), one that resets, and a QP
- * moved to ERROR locally. The posted receive completes flushed (a
- * completion, with its status), then the wait says closed at once, on
- * either CQ.
+ * The stream ends: a peer that closes (FIN), one that resets, a QP moved
+ * to ERROR locally, and the waiter's own descriptor closed behind the
+ * port's back. The posted receive completes flushed (a completion, with
+ * its status), then the wait says closed at once, on either CQ. (A closed
+ * descriptor made poll(2) report POLLNVAL at once, which the port's poll
+ * took for "nothing yet": the wait spun to its timeout.) A wait after
+ * ofl_posix_close says closed too.
  */
 static void test_wait_closed(void)
 {
     int i;
 
-    for (i = 0; i < 3; i++) {
+    for (i = 0; i < 4; i++) {
         static struct ofl_posix_conn ca, cb;
         uint16_t port = 0;
         int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port);
@@ -1385,8 +1388,10 @@ static void test_wait_closed(void)
         } else if (i == 1) {
             CHECK_EQ(ofl_posix_transmit(&ca, NULL, 0, OFL_QP_TX_ABORT), 0);
             ofl_posix_close(&ca);
-        } else {
+        } else if (i == 2) {
             CHECK_OK(ofl_qp_modify(&r->b.qp, OFL_QP_ERROR));
+        } else {
+            close(cb.fd); /* cb.fd stays: the port's copy of a stale fd */
         }
         CHECK_EQ(ofl_posix_wait(&cb, &r->b.qp, &r->b.rcq, &e, 5000),
                  OFL_POSIX_WAIT_CQE);
@@ -1397,11 +1402,32 @@ static void test_wait_closed(void)
         CHECK_EQ(ofl_posix_wait(&cb, &r->b.qp, &r->b.scq, &e, 5000),
                  OFL_POSIX_WAIT_CLOSED);
         CHECK_EQ(r->b.qp.state, OFL_QP_ERROR);
-        if (i < 2)
+        if (i != 2)
             CHECK(cb.eof);
-        else
+        if (i >= 2)
             ofl_posix_close(&ca);
+        if (i == 3)
+            cb.fd = -1; /* closed above */
         ofl_posix_close(&cb);
+        CHECK_EQ(ofl_posix_wait(&cb, &r->b.qp, &r->b.rcq, &e, 5000),
+                 OFL_POSIX_WAIT_CLOSED);
+        close(lfd);
+        qr_free(r);
+    }
+    /* the waiter's connection closed by ofl_posix_close while its QP is
+     * still in RTS: closed, not a sleep on no socket until the timeout */
+    {
+        static struct ofl_posix_conn ca, cb;
+        uint16_t port = 0;
+        int lfd = ofl_posix_tcp_listen("127.0.0.1", 0, &port);
+        struct qr_rig *r = wait_rig(lfd, port, &ca, &cb);
+        struct ofl_cqe e;
+
+        ofl_posix_close(&cb);
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK_EQ(ofl_posix_wait(&cb, &r->b.qp, &r->b.rcq, &e, 5000),
+                 OFL_POSIX_WAIT_CLOSED);
+        ofl_posix_close(&ca);
         close(lfd);
         qr_free(r);
     }

@@ -1075,7 +1075,10 @@ long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
             !(pf.revents & POLLIN))
             return 0;
     }
-    if (!(pf.revents & (POLLIN | POLLERR | POLLHUP)))
+    /* POLLNVAL: fd is no open descriptor (closed behind the port's back);
+     * recv fails, which ends the stream, rather than poll failing at once
+     * for ever. */
+    if (!(pf.revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)))
         return 0;
     do
         k = recv(c->fd, c->rx, sizeof(c->rx), MSG_DONTWAIT);
@@ -1226,7 +1229,7 @@ enum ofl_posix_wait_result ofl_posix_wait(struct ofl_posix_conn *c,
             return OFL_POSIX_WAIT_CQE; /* an overrun shows on the next */
         if (err != OFL_OK)
             return OFL_POSIX_WAIT_OVERRUN;
-        if (c->eof || qp->state == OFL_QP_ERROR)
+        if (c->eof || c->fd < 0 || qp->state == OFL_QP_ERROR)
             return OFL_POSIX_WAIT_CLOSED; /* the engine flushed above */
         if (last)
             return OFL_POSIX_WAIT_TIMEOUT;

@@ -212,8 +212,9 @@ enum ofl_posix_wait_result {
     OFL_POSIX_WAIT_TIMEOUT = 1, /* timeout_ms passed, no completion */
     OFL_POSIX_WAIT_CLOSED = 2,  /* no completion and none will come: the
                                    peer closed or reset the stream (or the
-                                   socket failed), or the QP is in ERROR,
-                                   and the CQ is empty */
+                                   socket failed, or ofl_posix_close closed
+                                   it), or the QP is in ERROR, and the CQ
+                                   is empty */
     OFL_POSIX_WAIT_OVERRUN = 3, /* the CQ lost a completion (ofl_cq_poll's
                                    OFL_E_QP_CQ_OVERRUN) */
     OFL_POSIX_WAIT_ARG = 4      /* a NULL argument */
