@@ -70,7 +70,6 @@
 #define SGE 2u
 #define IRD 8u
 #define ORD 8u
-#define EMSS 8960u /* FPDUs up to a jumbo frame's payload */
 #define TXCAP 9200u
 #define RXCAP 65536u
 #define BUF (64u * 1024u) /* the RDMA buffer of each side */
@@ -238,44 +237,28 @@ static int node_init(struct node *n, const char *name)
     return n->errors ? -1 : 0;
 }
 
-/* One round of the engine: send what is due, take what arrived. */
-static int pump(struct node *n, int timeout_ms)
-{
-    long k;
-
-    (void)ofl_qp_process(&n->qp, now_ns(), 64);
-    k = ofl_posix_poll(&n->conn, &n->qp, timeout_ms);
-    (void)ofl_qp_process(&n->qp, now_ns(), 64);
-    return k < 0 ? -1 : 0;
-}
-
-/* Waits for one CQE on the send or receive CQ. */
+/* Waits for one CQE on the send or receive CQ (the port runs the engine
+ * and sleeps on the socket meanwhile). */
 static int wait_cqe(struct node *n, bool send, struct ofl_cqe *e)
 {
-    uint64_t end = now_ns() + (uint64_t)TIMEOUT_MS * 1000000ull;
-    uint32_t got = 0;
+    enum ofl_posix_wait_result r = ofl_posix_wait(
+        &n->conn, &n->qp, send ? &n->scq : &n->rcq, e, TIMEOUT_MS);
 
-    for (;;) {
-        (void)ofl_cq_poll(send ? &n->scq : &n->rcq, e, 1, &got);
-        if (got == 1) {
-            if (e->status != OFL_WC_SUCCESS) {
-                fprintf(stderr, "%s: completion wr_id %llu status %u\n",
-                        n->name, (unsigned long long)e->wr_id, e->status);
-                n->errors++;
-                return -1;
-            }
-            return 0;
-        }
-        if (now_ns() > end || n->qp.state != OFL_QP_RTS) {
-            fprintf(stderr, "%s: no completion (QP %s, %s)\n", n->name,
-                    ofl_qp_state_name((enum ofl_qp_state)n->qp.state),
-                    ofl_strerror((enum ofl_err)n->qp.err));
-            n->errors++;
-            return -1;
-        }
-        if (pump(n, 1) != 0 && n->qp.state != OFL_QP_RTS)
-            continue;
+    if (r != OFL_POSIX_WAIT_CQE) {
+        fprintf(stderr, "%s: no completion: %s (QP %s, %s)\n", n->name,
+                ofl_posix_wait_name(r),
+                ofl_qp_state_name((enum ofl_qp_state)n->qp.state),
+                ofl_strerror((enum ofl_err)n->qp.err));
+        n->errors++;
+        return -1;
     }
+    if (e->status != OFL_WC_SUCCESS) {
+        fprintf(stderr, "%s: completion wr_id %llu status %u\n", n->name,
+                (unsigned long long)e->wr_id, e->status);
+        n->errors++;
+        return -1;
+    }
+    return 0;
 }
 
 /* Waits for a receive completion and checks that the Send carried len
@@ -405,18 +388,21 @@ static int connect_node(struct node *n, int fd, bool initiator)
         n->errors++;
         return -1;
     }
-    err = ofl_qp_establish(&n->qp, &n->conn.params, EMSS, 0, 1u << 24);
+    /* EMSS 0: the socket's (a 1500-byte MTU path: 1448), as far as TXCAP
+     * holds its FPDUs */
+    err = ofl_posix_establish(&n->conn, &n->qp, 0, 1u << 24);
     if (err != OFL_OK) {
         fprintf(stderr, "%s: establish: %s\n", n->name, ofl_strerror(err));
         n->errors++;
         return -1;
     }
-    printf("%s: MPA rev %u, CRC %s, markers %s/%s, ORD %u, MULPDU %u, "
-           "CRC32c %s\n",
+    printf("%s: MPA rev %u, CRC %s, markers %s/%s, ORD %u, EMSS %u (socket "
+           "%u), MULPDU %u, CRC32c %s\n",
            n->name, n->conn.params.rev, n->conn.params.crc ? "on" : "off",
            n->conn.params.markers_tx ? "on" : "off",
            n->conn.params.markers_rx ? "on" : "off", n->qp.ord,
-           n->qp.tx.mulpdu, n->px.crc_name);
+           n->conn.emss, n->conn.emss_socket, n->qp.tx.mulpdu,
+           n->px.crc_name);
     for (i = 0; i < DEPTH; i++)
         post_recv(n);
     advertise(n);
