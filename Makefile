@@ -284,3 +284,5 @@ FORCE:
 # test-cortexm, size-cortexm, test-configs, test-be, test-kmod, analyze,
 # coverage, fuzz-campaign: see mk/embed.mk.
 include mk/embed.mk
+# kmod-iw, test-kmod-iw, test-uring: the Linux RDMA device, mk/kmod-iw.mk.
+include mk/kmod-iw.mk
