@@ -72,11 +72,16 @@ int ofl_iw_query_port(struct ib_device *ibdev, u32 port,
     struct ofl_iw_dev *dev = to_ofl_dev(ibdev);
     struct net_device *netdev = dev->netdev;
     bool up = ofl_iw_port_active(netdev);
-    int rv;
 
     memset(attr, 0, sizeof(*attr));
-    rv = ib_get_eth_speed(ibdev, port, &attr->active_speed,
-                          &attr->active_width);
+    /* fails (-ENODEV) while the netdev is being unregistered: the port
+     * is then down, not an error */
+    if (ib_get_eth_speed(ibdev, port, &attr->active_speed,
+                         &attr->active_width)) {
+        attr->active_speed = IB_SPEED_SDR;
+        attr->active_width = IB_WIDTH_1X;
+        up = false;
+    }
     attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
     attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
                             IB_PORT_PHYS_STATE_DISABLED;
@@ -87,7 +92,7 @@ int ofl_iw_query_port(struct ib_device *ibdev, u32 port,
     /* a message is at most 2^32 - 1 bytes (the CQE's byte count) */
     attr->max_msg_sz = U32_MAX;
     attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
-    return rv;
+    return 0;
 }
 
 int ofl_iw_get_port_immutable(struct ib_device *ibdev, u32 port,
