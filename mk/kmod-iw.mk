@@ -75,3 +75,17 @@ test-kmod-iw: kmod-iw $(IW_BUILD)/ofl_iw_probe
 	     echo "test-kmod-iw: FAILED (qemu exit $$rc; full console in $(IW_BUILD)/boot.log)"; \
 	     tail -40 $(IW_BUILD)/boot.log; exit 1; fi; \
 	 echo "test-kmod-iw: ok ($${last#ofl-iw: })"
+
+# The user-ring translation in user space (plain C: offload.h and
+# <rdma/siw-abi.h> from linux-libc-dev), with ASan and UBSan.
+UR_BUILD := build/uring
+$(UR_BUILD)/tests: ports/linux/iw/test_iw_uring.c ports/linux/iw/ofl_iw_uring.[ch] \
+                   tests/main.c tests/test.h offload.c offload.h
+	$(call ofl_suites_h,ports/linux/iw/test_iw_uring.c,$(UR_BUILD)/suites.h)
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -I. -Itests -Iports/linux/iw -I$(UR_BUILD) tests/main.c \
+	    ports/linux/iw/test_iw_uring.c ports/linux/iw/ofl_iw_uring.c offload.c -o $@
+
+test-uring: $(UR_BUILD)/tests
+	@$< | tail -2
+	@$< > /dev/null

@@ -77,3 +77,134 @@ uint8_t ofl_iw_cqe_to_siw(const struct ofl_cqe *c, uint32_t qp_id,
     out->qp_id = qp_id;
     return flags;
 }
+
+const char *ofl_iw_ring_strerror(enum ofl_iw_ring_err e)
+{
+    switch (e) {
+    case OFL_IW_RING_OK:
+        return "OFL_IW_RING_OK";
+    case OFL_IW_RING_NOT_VALID:
+        return "OFL_IW_RING_NOT_VALID";
+    case OFL_IW_RING_FLAGS:
+        return "OFL_IW_RING_FLAGS";
+    case OFL_IW_RING_OPCODE:
+        return "OFL_IW_RING_OPCODE";
+    case OFL_IW_RING_NUM_SGE:
+        return "OFL_IW_RING_NUM_SGE";
+    case OFL_IW_RING_INLINE:
+        return "OFL_IW_RING_INLINE";
+    case OFL_IW_RING_LENGTH:
+        return "OFL_IW_RING_LENGTH";
+    case OFL_IW_RING_READ_SGE:
+        return "OFL_IW_RING_READ_SGE";
+    }
+    return "OFL_IW_RING_?";
+}
+
+/* Copies n (checked) segments and refuses a total of 2^32 bytes or more. */
+static enum ofl_iw_ring_err ofl_iw_ring_sges(const struct siw_sge *in,
+                                             uint32_t n,
+                                             struct ofl_qp_sge *out)
+{
+    uint64_t total = 0;
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        out[i].addr = in[i].laddr;
+        out[i].len = in[i].length;
+        out[i].stag = in[i].lkey;
+        total += in[i].length;
+    }
+    return total > 0xFFFFFFFFu ? OFL_IW_RING_LENGTH : OFL_IW_RING_OK;
+}
+
+#define OFL_IW_SQE_FLAGS_OK \
+    (SIW_WQE_VALID | SIW_WQE_SIGNALLED | SIW_WQE_SOLICITED | SIW_WQE_READ_FENCE)
+
+enum ofl_iw_ring_err ofl_iw_sqe_to_wr(const struct siw_sqe *sqe,
+                                      uint32_t max_sge,
+                                      struct ofl_qp_sge *sge,
+                                      struct ofl_qp_wr *wr)
+{
+    uint16_t flags = sqe->flags;
+    uint32_t n = sqe->num_sge;
+    enum ofl_iw_ring_err e;
+    uint8_t op, wf = 0;
+
+    if (!(flags & SIW_WQE_VALID))
+        return OFL_IW_RING_NOT_VALID;
+    if (flags & SIW_WQE_INLINE)
+        return OFL_IW_RING_INLINE;
+    if (flags & ~(uint16_t)OFL_IW_SQE_FLAGS_OK)
+        return OFL_IW_RING_FLAGS;
+    switch (sqe->opcode) {
+    case SIW_OP_WRITE:
+        op = OFL_QP_OP_WRITE;
+        break;
+    case SIW_OP_READ:
+        op = OFL_QP_OP_READ;
+        break;
+    case SIW_OP_SEND:
+        op = OFL_QP_OP_SEND;
+        break;
+    case SIW_OP_SEND_REMOTE_INV:
+        op = OFL_QP_OP_SEND_INV;
+        break;
+    default:
+        return OFL_IW_RING_OPCODE;
+    }
+    if (max_sge > SIW_MAX_SGE)
+        max_sge = SIW_MAX_SGE;
+    if (n > max_sge)
+        return OFL_IW_RING_NUM_SGE;
+    if (op == OFL_QP_OP_READ && n > 1)
+        return OFL_IW_RING_READ_SGE;
+    e = ofl_iw_ring_sges(sqe->sge, n, sge);
+    if (e != OFL_IW_RING_OK)
+        return e;
+    if (flags & SIW_WQE_SIGNALLED)
+        wf |= OFL_QP_WR_SIGNALED;
+    if (flags & SIW_WQE_SOLICITED)
+        wf |= OFL_QP_WR_SOLICITED;
+    if (flags & SIW_WQE_READ_FENCE)
+        wf |= OFL_QP_WR_FENCE;
+
+    *wr = (struct ofl_qp_wr){ 0 };
+    wr->wr_id = sqe->id;
+    wr->sge = sge;
+    wr->num_sge = n;
+    wr->opcode = op;
+    wr->flags = wf;
+    if (op == OFL_QP_OP_SEND_INV) {
+        wr->stag = sqe->rkey;
+    } else if (op != OFL_QP_OP_SEND) {
+        wr->remote_stag = sqe->rkey;
+        wr->remote_to = sqe->raddr;
+    }
+    return OFL_IW_RING_OK;
+}
+
+enum ofl_iw_ring_err ofl_iw_rqe_to_wr(const struct siw_rqe *rqe,
+                                      uint32_t max_sge,
+                                      struct ofl_qp_sge *sge,
+                                      struct ofl_qp_recv_wr *wr)
+{
+    uint32_t n = rqe->num_sge;
+    enum ofl_iw_ring_err e;
+
+    if (!(rqe->flags & SIW_WQE_VALID))
+        return OFL_IW_RING_NOT_VALID;
+    if (rqe->flags != SIW_WQE_VALID)
+        return OFL_IW_RING_FLAGS;
+    if (max_sge > SIW_MAX_SGE)
+        max_sge = SIW_MAX_SGE;
+    if (n > max_sge)
+        return OFL_IW_RING_NUM_SGE;
+    e = ofl_iw_ring_sges(rqe->sge, n, sge);
+    if (e != OFL_IW_RING_OK)
+        return e;
+    wr->wr_id = rqe->id;
+    wr->sge = sge;
+    wr->num_sge = n;
+    return OFL_IW_RING_OK;
+}
