@@ -224,8 +224,8 @@ static int ofl_iw_netdev_event(struct notifier_block *nb, unsigned long event,
          * core (ofl_qp_llp_event / ofl_qp_modify), as siw does. */
         break;
     case NETDEV_CHANGEADDR:
-        /* The GID and node GUID keep the address the link was made with
-         * (connections are bound to it); consumers are told. */
+        /* The GID and node GUID keep the address the link was made with:
+         * they do not change, so no GID event; the log says so. */
         netdev_warn(netdev, "ofl_iw: %s keeps its GID %pM\n",
                     dev_name(&ibdev->dev), dev->mac);
         break;
