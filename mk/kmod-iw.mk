@@ -30,7 +30,7 @@ kmod-iw:
 	 [ $$rc -eq 0 ] || { cat $(IW_BUILD)/kbuild.log; echo "kmod-iw: kbuild failed"; exit 1; }
 	@if grep -E '(warning|error):' $(IW_BUILD)/kbuild.log; then \
 	    echo "kmod-iw: not warning-free under the kernel's flags (W=$(KM_W))"; exit 1; fi
-	@cp $(IW_SRC)/ofl_iw.ko $(IW_BUILD)/
+	@cp $(IW_SRC)/ofl_iw.ko $(IW_SRC)/ofl_iw_ktest.ko $(IW_BUILD)/
 	@modinfo $(IW_BUILD)/ofl_iw.ko 2>/dev/null | grep -E '^(vermagic|license|depends|alias)' || true
 	@echo "kmod-iw: built $(IW_BUILD)/ofl_iw.ko for $(KVER), warning-free (W=$(KM_W))"
 
@@ -65,7 +65,7 @@ test-kmod-iw: kmod-iw $(IW_BUILD)/ofl_iw_probe
 	    f=$$(find /lib/modules/$(KVER)/kernel -name "$$m.ko" | head -1); \
 	    [ -n "$$f" ] || { echo "test-kmod-iw: $$m.ko not in /lib/modules/$(KVER) (linux-image-$(KVER))"; exit 1; }; \
 	    cp "$$f" $(IW_ROOT)/m/; done
-	@cp $(IW_BUILD)/ofl_iw.ko $(IW_ROOT)/m/
+	@cp $(IW_BUILD)/ofl_iw.ko $(IW_BUILD)/ofl_iw_ktest.ko $(IW_ROOT)/m/
 	@cp ports/linux/iw/boot.sh $(IW_ROOT)/init; chmod 755 $(IW_ROOT)/init
 	@rc=0; KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" mk/ofl_kboot.sh $(KIMAGE) $(IW_ROOT) \
 	    $(IW_BUILD)/boot.log 512 -netdev user,id=n0 -device e1000,netdev=n0 || rc=$$?; \

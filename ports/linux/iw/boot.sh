@@ -36,7 +36,7 @@ eth_up() { /bin/busybox ip link set eth0 up && waitfor 10 carrier; }
 
 echo "ofl-boot: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpu(s)"
 # load order: modinfo depends (ib_core first; iw_cm and ib_uverbs on it)
-for m in ib_core iw_cm ib_uverbs e1000 ofl_iw; do
+for m in ib_core iw_cm ib_uverbs e1000 ofl_iw ofl_iw_ktest; do
     check "insmod $m" insmod /m/$m.ko
 done
 check "eth0 up with carrier" eth_up
@@ -52,6 +52,12 @@ check "link layer Ethernet" grep -q Ethernet $D/ports/1/link_layer
 check "GID 0 is the MAC zero padded ($GID)" test "$(cat $D/ports/1/gids/0 2>/dev/null)" = "$GID"
 check "rdma link show: ofl0/1 on eth0" sh -c "$RDMA link show | grep -q 'ofl0/1 state ACTIVE .*netdev eth0'"
 check "/dev/infiniband/uverbs0" test -c /dev/infiniband/uverbs0
+# the kernel consumer (ofl_iw_ktest, an ib_client) ran on ofl0's registration
+dmesg | sed -n 's/^\[[ 0-9.]*\] ofl_iw_ktest: /ofl-iw: /p' > /tmp/ktest
+cat /tmp/ktest
+pass=$((pass + $(grep -c '^ofl-iw: ok' /tmp/ktest)))
+fail=$((fail + $(grep -c '^ofl-iw: FAIL' /tmp/ktest)))
+check "the kernel consumer ran its checks" grep -q 'beyond max_cqe' /tmp/ktest
 if ibv_devinfo -v -d ofl0 > /tmp/devinfo 2>&1; then ok "ibv_devinfo -v -d ofl0"; else bad "ibv_devinfo -v -d ofl0"; fi
 grep -E 'hca_id|transport|fw_ver|node_guid|max_mr_size|page_size_cap|max_qp:|max_qp_wr|max_sge|max_cq|max_mr:|max_pd|max_qp_rd_atom|max_qp_init_rd_atom|atomic_cap|state:|active_mtu|link_layer|GID\[' /tmp/devinfo |
     sed 's/^[[:space:]]*/ofl-iw:      /'
@@ -77,11 +83,15 @@ check "ofl0 removed with its netdev" waitfor 10 test ! -e $D
 check "insmod e1000 again" insmod /m/e1000.ko
 check "eth0 up with carrier again" eth_up
 check "rdma link add ofl0 on the new eth0" $RDMA link add ofl0 type ofl netdev eth0
+check "rmmod ofl_iw_ktest" rmmod ofl_iw_ktest
 check "rmmod ofl_iw with ofl0 registered" rmmod ofl_iw
 check "ofl0 gone after module unload" test ! -e $D
 check "insmod ofl_iw again, link, rmmod" sh -c "insmod /m/ofl_iw.ko && $RDMA link add ofl0 type ofl netdev eth0 && rmmod ofl_iw && test ! -e $D"
 
-dmesg | grep -iE 'ofl_iw|ofl0' | sed 's/^\[[ 0-9.]*\] /ofl-iw: dmesg: /'
+# ofl_iw_ktest was loaded for three registrations of ofl0
+check "the kernel consumer ran on all 3 registrations, no FAIL" sh -c \
+    "! dmesg | grep -q 'ofl_iw_ktest: FAIL' && test \$(dmesg | grep -c 'ofl_iw_ktest: ok   kernel ib_alloc_cq beyond') = 3"
+dmesg | grep -iE 'ofl_iw|ofl0' | grep -v ofl_iw_ktest | sed 's/^\[[ 0-9.]*\] /ofl-iw: dmesg: /'
 if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t:|unregister_netdevice: waiting' > /tmp/warn; then
     bad "dmesg has no WARNING, BUG or Oops"
     sed 's/^/ofl-iw:      /' /tmp/warn

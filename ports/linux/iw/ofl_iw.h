@@ -144,6 +144,7 @@ int ofl_iw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void ofl_iw_mmap_free(struct rdma_user_mmap_entry *entry);
 int ofl_iw_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int ofl_iw_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+struct ib_mr *ofl_iw_get_dma_mr(struct ib_pd *pd, int access);
 int ofl_iw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
                      struct ib_udata *udata);
 int ofl_iw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);

@@ -19,7 +19,10 @@ MODULE_LICENSE("Dual BSD/GPL");
 MODULE_ALIAS_RDMA_LINK(OFL_IW_LINK_TYPE);
 
 static LIST_HEAD(ofl_iw_devs);
-static DEFINE_MUTEX(ofl_iw_lock);
+static DEFINE_MUTEX(ofl_iw_lock);      /* the list */
+static DEFINE_MUTEX(ofl_iw_link_lock); /* one newlink at a time: the
+                                          check for an existing device and
+                                          the registration are one step */
 static atomic_t ofl_iw_dev_ids = ATOMIC_INIT(0);
 
 /* The last driver callback of a device: from ib_dealloc_device, after an
@@ -49,6 +52,7 @@ static const struct ib_device_ops ofl_iw_dev_ops = {
     .dealloc_ucontext = ofl_iw_dealloc_ucontext,
     .destroy_cq = ofl_iw_destroy_cq,
     .get_dev_fw_str = ofl_iw_get_dev_fw_str,
+    .get_dma_mr = ofl_iw_get_dma_mr, /* not yet done: -EOPNOTSUPP */
     .get_port_immutable = ofl_iw_get_port_immutable,
     .mmap = ofl_iw_mmap,
     .mmap_free = ofl_iw_mmap_free,
@@ -152,15 +156,19 @@ static int ofl_iw_newlink(const char *name, struct net_device *netdev)
 
     if (!ofl_iw_netdev_ok(netdev))
         return -EINVAL;
+    mutex_lock(&ofl_iw_link_lock);
     /* one iWARP device per netdev: ours or a real siw's */
     other = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
     if (other) {
         ib_device_put(other);
-        return -EEXIST;
+        rv = -EEXIST;
+        goto out_unlock;
     }
     dev = ofl_iw_dev_alloc(netdev);
-    if (IS_ERR(dev))
-        return PTR_ERR(dev);
+    if (IS_ERR(dev)) {
+        rv = PTR_ERR(dev);
+        goto out_unlock;
+    }
 
     /* On the list before registration: once registered, `rdma link
      * delete` may free the device at once; dealloc_driver takes it off. */
@@ -171,13 +179,16 @@ static int ofl_iw_newlink(const char *name, struct net_device *netdev)
     rv = ib_register_device(&dev->ibdev, name, NULL);
     if (rv)
         goto err_dealloc;
-    netdev_info(netdev, "ofl_iw: %s registered (port %s)\n",
-                dev_name(&dev->ibdev.dev),
-                netif_carrier_ok(netdev) ? "active" : "down");
+    /* dev is not touched again: `rdma link delete` may have freed it */
+    netdev_info(netdev, "ofl_iw: %s registered (port %s)\n", name,
+                ofl_iw_port_active(netdev) ? "active" : "down");
+    mutex_unlock(&ofl_iw_link_lock);
     return 0;
 
 err_dealloc:
     ib_dealloc_device(&dev->ibdev); /* calls ofl_iw_dealloc_driver */
+out_unlock:
+    mutex_unlock(&ofl_iw_link_lock);
     return rv;
 }
 

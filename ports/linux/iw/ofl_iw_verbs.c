@@ -235,6 +235,14 @@ int ofl_iw_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
     return 0;
 }
 
+/* ib_alloc_pd asks every kernel PD for a DMA MR (its local_dma_lkey).
+ * NOT YET DONE: memory registration does not exist, so kernel consumers
+ * get -EOPNOTSUPP from ib_alloc_pd instead of a call through a NULL op. */
+struct ib_mr *ofl_iw_get_dma_mr(struct ib_pd *pd, int access)
+{
+    return ERR_PTR(-EOPNOTSUPP);
+}
+
 /* ---- completion queues ------------------------------------------------- */
 
 int ofl_iw_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
