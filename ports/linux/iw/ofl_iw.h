@@ -103,6 +103,7 @@ struct ofl_iw_cq {
     struct ofl_cqe *ring;        /* core.ring, num_cqe entries */
     u32 num_cqe;                 /* a power of two */
     u32 id;                      /* in dev->cq_xa; the core's vector */
+    unsigned long overrun_reported; /* bit 0: IB_EVENT_CQ_ERR sent */
     /* User CQs: siw's mmap'ed ring, num_cqe struct siw_cqe and then
      * struct siw_cq_ctrl; NULL for a kernel CQ. */
     struct siw_cqe *uring;

@@ -441,7 +441,9 @@ int ofl_iw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
         ofl_iw_cqe_to_wc(&c, &wc[i]);
     }
     if (e == OFL_E_QP_CQ_OVERRUN) {
-        ofl_iw_cq_overrun(cq);
+        /* the core keeps reporting it: the event goes out once */
+        if (!test_and_set_bit(0, &cq->overrun_reported))
+            ofl_iw_cq_overrun(cq);
         if (i == 0)
             return -EOVERFLOW;
     }
