@@ -40,7 +40,7 @@ kmod-iw:
 # dpkg -x; nothing installed): iproute2's rdma, libibverbs1,
 # ibverbs-providers (libsiw), ibverbs-utils (ibv_devinfo) and their
 # libraries. ofl_iw_probe is built on the host against libibverbs-dev.
-IW_STAGE    := build/stage
+IW_STAGE    := $(IW_BUILD)/stage
 IW_PKGS     := iproute2 libibverbs1 ibverbs-providers ibverbs-utils libmnl0 \
                libnl-3-200 libnl-route-3-200 libelf1 libbpf1 libcap2 libbsd0 \
                libmd0 libdb5.3 libselinux1 libtirpc3 libxtables12
