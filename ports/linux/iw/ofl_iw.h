@@ -103,7 +103,7 @@ struct ofl_iw_cq {
     struct ofl_cqe *ring;        /* core.ring, num_cqe entries */
     u32 num_cqe;                 /* a power of two */
     u32 id;                      /* in dev->cq_xa; the core's vector */
-    unsigned long overrun_reported; /* bit 0: IB_EVENT_CQ_ERR sent */
+    unsigned long bits;          /* OFL_IW_CQ_* bits */
     /* User CQs: siw's mmap'ed ring, num_cqe struct siw_cqe and then
      * struct siw_cq_ctrl; NULL for a kernel CQ. */
     struct siw_cqe *uring;
@@ -117,6 +117,10 @@ static inline bool ofl_iw_port_active(const struct net_device *netdev)
 {
     return netif_running(netdev) && netif_carrier_ok(netdev);
 }
+
+/* struct ofl_iw_cq.bits */
+#define OFL_IW_CQ_OVERRUN_SENT 0 /* IB_EVENT_CQ_ERR went out */
+#define OFL_IW_CQ_EVENT 1        /* the core raised the CQ's vector */
 
 static inline struct ofl_iw_dev *to_ofl_dev(struct ib_device *ibdev)
 {
@@ -152,6 +156,7 @@ int ofl_iw_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int ofl_iw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int ofl_iw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ofl_iw_cq_notify(void *drv, u32 vector);
+void ofl_iw_cq_deliver(struct ofl_iw_cq *cq);
 u32 ofl_iw_cq_to_user(struct ofl_iw_cq *cq);
 
 /* ofl_iw_cm.c */

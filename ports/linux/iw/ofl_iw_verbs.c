@@ -442,7 +442,7 @@ int ofl_iw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
     }
     if (e == OFL_E_QP_CQ_OVERRUN) {
         /* the core keeps reporting it: the event goes out once */
-        if (!test_and_set_bit(0, &cq->overrun_reported))
+        if (!test_and_set_bit(OFL_IW_CQ_OVERRUN_SENT, &cq->bits))
             ofl_iw_cq_overrun(cq);
         if (i == 0)
             return -EOVERFLOW;
@@ -465,17 +465,26 @@ int ofl_iw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 }
 
 /* The port's notify hook: the core raises vector (a CQ id) when a CQE
- * matched the CQ's arming, with the CQ's lock held by the glue that called
- * the core. A completion handler may call back into the CQ (req_notify),
- * so it runs here only because no path produces completions yet.
- * TODO with QPs: record the event under the lock and call the handler
- * after the lock is dropped. */
+ * matched the CQ's arming. It runs inside a core call the glue makes with
+ * the CQ's lock held, and a completion handler may call back into the CQ
+ * (ib_req_notify_cq takes that lock): so the event is only recorded here,
+ * and every path that calls the core under cq->lock calls
+ * ofl_iw_cq_deliver once it dropped the lock. */
 void ofl_iw_cq_notify(void *drv, u32 vector)
 {
     struct ofl_iw_dev *dev = drv;
     struct ofl_iw_cq *cq = xa_load(&dev->cq_xa, vector);
 
-    if (cq && cq->base.comp_handler)
+    if (cq)
+        set_bit(OFL_IW_CQ_EVENT, &cq->bits);
+}
+
+/* Calls the CQ's completion handler for an event the core raised. No lock
+ * of the CQ may be held. */
+void ofl_iw_cq_deliver(struct ofl_iw_cq *cq)
+{
+    if (test_and_clear_bit(OFL_IW_CQ_EVENT, &cq->bits) &&
+        cq->base.comp_handler)
         cq->base.comp_handler(&cq->base, cq->base.cq_context);
 }
 
@@ -493,7 +502,6 @@ u32 ofl_iw_cq_to_user(struct ofl_iw_cq *cq)
 {
     unsigned long irqf;
     struct ofl_cqe c;
-    bool notify = false;
     u32 moved = 0, n, uflags;
 
     if (!cq->uring)
@@ -523,10 +531,9 @@ u32 ofl_iw_cq_to_user(struct ofl_iw_cq *cq)
     }
     if (moved && cq->core.arm != OFL_CQ_ARM_NONE) {
         ofl_cq_arm(&cq->core, OFL_CQ_ARM_NONE);
-        notify = true;
+        set_bit(OFL_IW_CQ_EVENT, &cq->bits);
     }
     spin_unlock_irqrestore(&cq->lock, irqf);
-    if (notify && cq->base.comp_handler)
-        cq->base.comp_handler(&cq->base, cq->base.cq_context);
+    ofl_iw_cq_deliver(cq);
     return moved;
 }
