@@ -287,3 +287,5 @@ FORCE:
 include mk/embed.mk
 # test-rdma, rdma-stage: the Linux RDMA rig, see mk/rdma.mk.
 include mk/rdma.mk
+# kmod-iw, test-kmod-iw, test-uring: the Linux RDMA device, mk/kmod-iw.mk.
+include mk/kmod-iw.mk
