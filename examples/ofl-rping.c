@@ -760,16 +760,18 @@ static void rp_nudge(struct node *n, struct rp_state *r)
     r->nudge_at = now_ns() + r->nudge_step;
 }
 
-/* wait_cqe with the nudge. */
+/* wait_cqe with the nudge: the port's wait in 1 ms slices, a nudge due
+ * between two of them. */
 static int rp_wait(struct node *n, struct rp_state *r, bool send,
                    struct ofl_cqe *e)
 {
     uint64_t end = now_ns() + (uint64_t)TIMEOUT_MS * 1000000ull;
-    uint32_t got = 0;
 
     for (;;) {
-        (void)ofl_cq_poll(send ? &n->scq : &n->rcq, e, 1, &got);
-        if (got == 1) {
+        enum ofl_posix_wait_result w = ofl_posix_wait(
+            &n->conn, &n->qp, send ? &n->scq : &n->rcq, e, 1);
+
+        if (w == OFL_POSIX_WAIT_CQE) {
             if (e->status == OFL_WC_SUCCESS)
                 return 0;
             fprintf(stderr, "%s: completion wr_id %llu status %u\n", n->name,
@@ -777,16 +779,16 @@ static int rp_wait(struct node *n, struct rp_state *r, bool send,
             n->errors++;
             return -1;
         }
-        if (now_ns() > end || n->qp.state != OFL_QP_RTS) {
-            fprintf(stderr, "%s: no completion (QP %s, %s, %u nudges)\n",
-                    n->name,
+        if (w != OFL_POSIX_WAIT_TIMEOUT || now_ns() > end ||
+            n->qp.state != OFL_QP_RTS) {
+            fprintf(stderr, "%s: no completion: %s (QP %s, %s, %u nudges)\n",
+                    n->name, ofl_posix_wait_name(w),
                     ofl_qp_state_name((enum ofl_qp_state)n->qp.state),
                     ofl_strerror((enum ofl_err)n->qp.err), r->nudges);
             n->errors++;
             return -1;
         }
         rp_nudge(n, r);
-        (void)pump(n, 1);
     }
 }
 
@@ -914,8 +916,11 @@ static int rp_server(struct node *n, int fd)
            n->name, rp_count, rp_size);
     /* the client disconnects */
     end = now_ns() + (uint64_t)TIMEOUT_MS * 1000000ull;
-    while (!n->conn.eof && now_ns() < end)
-        (void)pump(n, 10);
+    while (!n->conn.eof && now_ns() < end) {
+        (void)ofl_qp_process(&n->qp, now_ns(), 64);
+        if (ofl_posix_poll(&n->conn, &n->qp, 10) < 0)
+            break;
+    }
     if (!n->conn.eof)
         fail(n, "the client did not close");
     return n->errors ? -1 : 0;
