@@ -1240,8 +1240,8 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
  * fragmented pool), O(slots / 32) when runs are word sized; free and the
  * marking of a run are O(n / 32 + 1) word operations.
  *
- * Owners. Without an owner table (the default, and every table set up
- * before this existed) the ATT has no owners: any registration may name
+ * Owners. Without an owner table (the default after ofl_tpt_init, so
+ * every existing caller) the ATT has no owners: any registration may name
  * any slots inside the ATT, regions may share slots (FIG. 14), and
  * whoever posts FAST_REG, REG_SEND and ISCSI_CMD WQEs is trusted with
  * every region's translation. A kernel provider whose user space writes
@@ -1272,6 +1272,11 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
  * physical addresses a WQE or an indirect list names are the poster's to
  * vouch for (a kernel provider translates them from pages it pinned).
  * ofl_tpt_att_write (a driver verb) is not checked against owners.
+ * Owners know registrations, not the pool: a registration may take free
+ * slots that the pool handed to a caller who has not registered them yet
+ * (that caller's registration then fails with OFL_E_TPT_ATT_OWNED). A
+ * provider whose users post FAST_REG should fill reg.att_base from the run
+ * it gave that MR (its user-ring translation) rather than from the user.
  */
 #define OFL_TPT_ATT_POOL_WORDS(slots) (2u * (((uint32_t)(slots) + 31u) >> 5))
 #define OFL_TPT_ATT_POOL_MAX 0x80000000u /* most slots one pool covers */
