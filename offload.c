@@ -1951,40 +1951,109 @@ enum ofl_err ofl_tpt_att_pool_init(struct ofl_tpt_att_pool *pool,
     return OFL_OK;
 }
 
+/* Trailing zero bits of x != 0 (no builtin: some targets would call
+ * libgcc for it). Five steps. */
+static uint32_t tpt_ctz32(uint32_t x)
+{
+    uint32_t n = 0;
+
+    if ((x & 0xFFFFu) == 0) {
+        n += 16;
+        x >>= 16;
+    }
+    if ((x & 0xFFu) == 0) {
+        n += 8;
+        x >>= 8;
+    }
+    if ((x & 0xFu) == 0) {
+        n += 4;
+        x >>= 4;
+    }
+    if ((x & 3u) == 0) {
+        n += 2;
+        x >>= 2;
+    }
+    return n + ((x & 1u) == 0);
+}
+
+/* Leading zero bits of x != 0. */
+static uint32_t tpt_clz32(uint32_t x)
+{
+    uint32_t n = 0;
+
+    if ((x >> 16) == 0) {
+        n += 16;
+        x <<= 16;
+    }
+    if ((x >> 24) == 0) {
+        n += 8;
+        x <<= 8;
+    }
+    if ((x >> 28) == 0) {
+        n += 4;
+        x <<= 4;
+    }
+    if ((x >> 30) == 0) {
+        n += 2;
+        x <<= 2;
+    }
+    return n + ((x >> 31) == 0);
+}
+
+/* Bit i of the result: bits i .. i + n - 1 of x are all set (1 <= n <=
+ * 32; runs do not continue past bit 31). O(log n) shifts. */
+static uint32_t tpt_runs32(uint32_t x, uint32_t n)
+{
+    uint32_t len = 1;
+
+    while (2u * len <= n) {
+        x &= x >> len;
+        len *= 2u;
+    }
+    return n > len ? x & (x >> (n - len)) : x;
+}
+
 enum ofl_err ofl_tpt_att_alloc(struct ofl_tpt_att_pool *pool, uint32_t n,
                                uint32_t *base)
 {
-    uint32_t s = 0, run = 0, start = 0;
+    uint32_t k, words, run = 0, start = 0;
 
     if (pool == NULL || pool->map == NULL || base == NULL || n == 0)
         return OFL_E_ARG;
     if (n > pool->free)
         return OFL_E_TPT_ATT_FULL;
-    /* First fit; run counts the free slots before s since start. Whole
-     * words are stepped over when all free or all taken. */
-    while (s < pool->slots && run < n) {
-        uint32_t w = pool->map[s >> 5];
+    /* First fit, a word at a time: run counts the free slots that end the
+     * words before word k (from start); in word k a run of n is the one
+     * that carries on into its low bits, else one inside it (n < 32),
+     * else its high free bits carry over. */
+    words = (pool->slots + 31u) >> 5;
+    for (k = 0; k < words; k++) {
+        uint32_t w = pool->map[k], y;
 
-        if ((s & 31u) == 0 && pool->slots - s >= 32u &&
-            (w == 0 || w == 0xFFFFFFFFu)) {
-            if (w != 0) {
-                run = 0;
-            } else {
-                if (run == 0)
-                    start = s;
-                run += 32u;
-            }
-            s += 32u;
+        if (k + 1u == words && (pool->slots & 31u) != 0)
+            w |= ~((1u << (pool->slots & 31u)) - 1u); /* past the end */
+        if (w == 0) {
+            if (run == 0)
+                start = k << 5;
+            run += 32u;
+            if (run >= n)
+                break;
             continue;
         }
-        if ((w >> (s & 31u)) & 1u) {
-            run = 0;
-        } else {
+        if (run + tpt_ctz32(w) >= n) {
             if (run == 0)
-                start = s;
-            run++;
+                start = k << 5;
+            run = n;
+            break;
         }
-        s++;
+        y = n < 32u ? tpt_runs32(~w, n) : 0;
+        if (y != 0) {
+            start = (k << 5) + tpt_ctz32(y);
+            run = n;
+            break;
+        }
+        run = tpt_clz32(w);
+        start = (k << 5) + 32u - run;
     }
     if (run < n)
         return OFL_E_TPT_ATT_FULL;

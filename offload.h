@@ -1235,9 +1235,10 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
  *   anything else ofl_tpt_att_free              OFL_E_TPT_ATT_NOT_ALLOCATED,
  *                                               nothing changes
  *
- * Cost: alloc tests whole 32-bit words where they are all free or all
- * taken and single bits elsewhere, O(slots) bit tests at worst (a
- * fragmented pool), O(slots / 32) when runs are word sized; free and the
+ * Cost: alloc visits each 32-bit word of the first bitmap at most once,
+ * with a bounded number of operations per word (at most 5 shift-and-masks
+ * to find a run inside a word, 5-step bit counts): O(slots / 32) at worst,
+ * fragmented or not, and less when a run is found early; free and the
  * marking of a run are O(n / 32 + 1) word operations.
  *
  * Owners. Without an owner table (the default after ofl_tpt_init, so

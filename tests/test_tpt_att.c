@@ -165,6 +165,63 @@ static void test_pool_bad_free(void)
     CHECK_ERR(ofl_tpt_att_free(NULL, 0, 4), OFL_E_ARG);
 }
 
+/* First fit a word at a time against a slot-by-slot model: random allocs
+ * and frees of runs of 1 .. 70 slots over pools of 37, 100 and 200 slots
+ * (partial last words, runs inside a word, across words). */
+static void test_pool_model(void)
+{
+    static const uint32_t sizes[] = {37, 100, 200};
+    uint32_t z, bad = 0;
+
+    for (z = 0; z < 3; z++) {
+        struct ofl_tpt_att_pool p;
+        uint32_t slots = sizes[z], run[200], next = 0, rng = 12345u + z;
+        uint32_t i, k, s;
+
+        memset(run, 0, sizeof(run));
+        CHECK_OK(ofl_tpt_att_pool_init(&p, g_map, 14, slots));
+        for (i = 0; i < 20000; i++) {
+            uint32_t n, want = 0xFFFFFFFFu, c = 0, base = 0;
+            enum ofl_err err;
+
+            rng = rng * 1103515245u + 12345u;
+            n = (rng >> 16) % (i & 1 ? 8u : 70u) + 1u;
+            if ((rng >> 8) & 1) { /* free the run holding a random slot */
+                s = (rng >> 20) % slots;
+                if (run[s] == 0)
+                    continue;
+                while (s > 0 && run[s - 1] == run[s])
+                    s--;
+                for (n = 0; s + n < slots && run[s + n] == run[s]; n++)
+                    ;
+                if (ofl_tpt_att_free(&p, s, n) != OFL_OK)
+                    bad++;
+                for (k = 0; k < n; k++)
+                    run[s + k] = 0;
+                continue;
+            }
+            for (s = 0; s < slots && want == 0xFFFFFFFFu; s++) {
+                c = run[s] == 0 ? c + 1 : 0;
+                if (c == n)
+                    want = s + 1 - n;
+            }
+            err = ofl_tpt_att_alloc(&p, n, &base);
+            if (want == 0xFFFFFFFFu) {
+                bad += err != OFL_E_TPT_ATT_FULL;
+                continue;
+            }
+            if (err != OFL_OK || base != want) {
+                bad++;
+                continue;
+            }
+            next++;
+            for (k = 0; k < n; k++)
+                run[base + k] = next;
+        }
+    }
+    CHECK_EQ(bad, 0);
+}
+
 /* ---- the slot count helper --------------------------------------------- */
 
 static struct ofl_tpt g_t;
@@ -608,6 +665,7 @@ OFL_SUITE(tpt_att)
     test_pool_full();
     test_pool_fragmented();
     test_pool_bad_free();
+    test_pool_model();
     test_slots();
     test_owners_attach();
     test_owners_verbs();
