@@ -1172,11 +1172,11 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * (OFL_E_TPT_BAD_DESC), ATT slots inside the ATT and large enough for
  * fpo + len (OFL_E_TPT_ATT_RANGE), with an owner table none of them owned
  * by another entry (OFL_E_TPT_ATT_OWNED; see ofl_tpt_att_owners), rights
- * combination (OFL_E_TPT_ACCESS_COMBO). An iSCSI entry may describe no data (len 0,
- * att_count 0, fpo 0; no ATT slot is checked): its ITT then names a command
- * without data buffers, and only a zero-length check at offset 0 passes
- * its range. Bumps the region's generation, so windows of an
- * earlier registration stay dead.
+ * combination (OFL_E_TPT_ACCESS_COMBO). An iSCSI entry may describe no
+ * data (len 0, att_count 0, fpo 0; no ATT slot is checked): its ITT then
+ * names a command without data buffers, and only a zero-length check at
+ * offset 0 passes its range. Bumps the region's generation, so windows of
+ * an earlier registration stay dead.
  */
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                               const struct ofl_tpt_region_desc *desc);
