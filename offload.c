@@ -1586,6 +1586,7 @@ enum ofl_err ofl_tpt_init(struct ofl_tpt *tpt, struct ofl_tpt_entry *entries,
     tpt->att = att;
     tpt->att_capacity = att_capacity;
     tpt->port = port;
+    tpt->att_owner = NULL;
     tpt->policy = (uint8_t)policy;
     /* Free list in ascending index order; index 0 is never on it. */
     for (i = 1; i < capacity; i++) {
@@ -1675,10 +1676,43 @@ static uint64_t tpt_att_pages(uint32_t att_count, uint8_t att_kind)
     return (uint64_t)att_count << (OFL_TPT_ATT_LIST_SHIFT * att_kind);
 }
 
-/* Checks a registration descriptor against the table (no state changes). */
+/* Does entry o own ATT slot s? (See the owner table in offload.h: o
+ * registered s last, is allocated, and its registration's slots hold s.) */
+static bool tpt_att_held(const struct ofl_tpt *tpt, uint32_t o, uint32_t s)
+{
+    const struct ofl_tpt_entry *e;
+
+    if (o == 0 || o >= tpt->capacity)
+        return false;
+    e = &tpt->entry[o];
+    return e->state != OFL_TPT_FREE && e->type != OFL_TPT_WINDOW &&
+           s - e->att_base < e->att_count;
+}
+
+/* OFL_E_TPT_ATT_OWNED when an entry other than self (0: a new entry) owns
+ * any of the n slots from base, which lie inside the ATT. O(n). */
+static enum ofl_err tpt_att_owner_check(const struct ofl_tpt *tpt,
+                                        uint32_t base, uint32_t n,
+                                        uint32_t self)
+{
+    uint32_t i;
+
+    if (tpt->att_owner == NULL)
+        return OFL_OK;
+    for (i = 0; i < n; i++) {
+        uint32_t o = tpt->att_owner[base + i];
+
+        if (o != self && tpt_att_held(tpt, o, base + i))
+            return OFL_E_TPT_ATT_OWNED;
+    }
+    return OFL_OK;
+}
+
+/* Checks a registration descriptor against the table (no state changes):
+ * self is the registering entry's Tag_Index, 0 for one not yet allocated. */
 static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
                                    const struct ofl_tpt_region_desc *d,
-                                   enum ofl_tpt_type type)
+                                   enum ofl_tpt_type type, uint32_t self)
 {
     uint64_t pages;
     /* An iSCSI entry without data (len 0, no ATT, fpo 0): a command with no
@@ -1710,6 +1744,9 @@ static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
         pages = ((d->fpo + d->len - 1) >> d->page_shift) + 1;
         if (pages > tpt_att_pages(d->att_count, d->att_kind))
             return OFL_E_TPT_ATT_RANGE;
+        if (tpt_att_owner_check(tpt, d->att_base, d->att_count, self) !=
+            OFL_OK)
+            return OFL_E_TPT_ATT_OWNED;
     }
     /* IB/iWARP rule: remote write and atomic need local write. */
     if ((d->access & (OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_ATOMIC)) &&
@@ -1718,10 +1755,16 @@ static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
     return OFL_OK;
 }
 
-/* Fills a checked descriptor into an INVALID entry and makes it VALID. */
-static void tpt_apply_desc(struct ofl_tpt_entry *e,
+/* Fills a checked descriptor into an INVALID entry and makes it VALID; with
+ * an owner table the entry now owns its slots. */
+static void tpt_apply_desc(struct ofl_tpt *tpt, struct ofl_tpt_entry *e,
                            const struct ofl_tpt_region_desc *d)
 {
+    uint32_t i;
+
+    if (tpt->att_owner != NULL)
+        for (i = 0; i < d->att_count; i++)
+            tpt->att_owner[d->att_base + i] = (uint32_t)(e - tpt->entry);
     tpt_clear_translation(e);
     e->va = d->va;
     e->len = d->len;
@@ -1766,7 +1809,8 @@ enum ofl_err ofl_tpt_register_check(const struct ofl_tpt *tpt, uint32_t stag,
         return OFL_E_TPT_PD_MISMATCH;
     if (e->state != OFL_TPT_INVALID)
         return OFL_E_TPT_BUSY;
-    return tpt_desc_check(tpt, desc, (enum ofl_tpt_type)e->type);
+    return tpt_desc_check(tpt, desc, (enum ofl_tpt_type)e->type,
+                          ofl_stag_index(stag));
 }
 
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
@@ -1779,7 +1823,7 @@ enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
         return err;
     e = tpt_slot(tpt, stag);
     e->key = ofl_stag_key(stag);
-    tpt_apply_desc(e, desc);
+    tpt_apply_desc(tpt, e, desc);
     return OFL_OK;
 }
 
@@ -1799,7 +1843,7 @@ enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
     if (e->type != OFL_TPT_ISCSI)
         return OFL_E_TPT_WRONG_TYPE;
     e->key = ofl_stag_key(stag);
-    tpt_apply_desc(e, desc);
+    tpt_apply_desc(tpt, e, desc);
     e->qp = qp; /* its ITT names a task of this QP only */
     return OFL_OK;
 }
@@ -1814,7 +1858,7 @@ static enum ofl_err tpt_alloc_register(struct ofl_tpt *tpt, uint32_t pd,
 
     if (err != OFL_OK)
         return err;
-    tpt_apply_desc(&tpt->entry[ofl_stag_index(s)], d);
+    tpt_apply_desc(tpt, &tpt->entry[ofl_stag_index(s)], d);
     *stag = s;
     return OFL_OK;
 }
@@ -1834,7 +1878,7 @@ enum ofl_err ofl_tpt_reg_pages(struct ofl_tpt *tpt, uint32_t pd,
     ofl_copy(&d, desc, sizeof(d));
     d.att_count = n;
     d.att_kind = OFL_TPT_ATT_DIRECT;
-    err = tpt_desc_check(tpt, &d, OFL_TPT_REGION);
+    err = tpt_desc_check(tpt, &d, OFL_TPT_REGION, 0);
     if (err != OFL_OK)
         return err;
     for (i = 0; i < n; i++)
@@ -1894,7 +1938,7 @@ enum ofl_err ofl_tpt_reg_phys(struct ofl_tpt *tpt, uint32_t pd,
     d.fpo = (uint32_t)(bufs[0].pa & mask);
     d.att_count = (uint32_t)pages;
     d.att_kind = OFL_TPT_ATT_DIRECT;
-    err = tpt_desc_check(tpt, &d, OFL_TPT_REGION);
+    err = tpt_desc_check(tpt, &d, OFL_TPT_REGION, 0);
     if (err != OFL_OK)
         return err;
     if (tpt->free_count == 0)
@@ -1926,6 +1970,305 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd)
         return OFL_E_TPT_PD_MISMATCH;
     tpt_push_free(tpt, e); /* bumps the generation: its windows die */
     return OFL_OK;
+}
+
+/* ---- ATT slot pool and owners ------------------------------------------ */
+
+/* Bits [s, s + n) of map (n >= 1) as a sequence of per-word masks: calls
+ * are bounded by n / 32 + 2 words. */
+static uint32_t tpt_bits_mask(uint32_t s, uint32_t n, uint32_t *word,
+                              uint32_t *taken)
+{
+    uint32_t bit = s & 31u, k = 32u - bit;
+
+    if (k > n)
+        k = n;
+    *word = s >> 5;
+    *taken = k;
+    return (k == 32u ? 0xFFFFFFFFu : ((1u << k) - 1u)) << bit;
+}
+
+/* Are bits [s, s + n) of map all set (want true) / all clear (false)? */
+static bool tpt_bits_all(const uint32_t *map, uint32_t s, uint32_t n,
+                         bool want)
+{
+    while (n != 0) {
+        uint32_t w, k, m = tpt_bits_mask(s, n, &w, &k);
+
+        if ((map[w] & m) != (want ? m : 0u))
+            return false;
+        s += k;
+        n -= k;
+    }
+    return true;
+}
+
+/* Sets (on) or clears bits [s, s + n) of map. */
+static void tpt_bits_set(uint32_t *map, uint32_t s, uint32_t n, bool on)
+{
+    while (n != 0) {
+        uint32_t w, k, m = tpt_bits_mask(s, n, &w, &k);
+
+        map[w] = on ? map[w] | m : map[w] & ~m;
+        s += k;
+        n -= k;
+    }
+}
+
+static bool tpt_bit(const uint32_t *map, uint32_t s)
+{
+    return (map[s >> 5] >> (s & 31u)) & 1u;
+}
+
+enum ofl_err ofl_tpt_att_pool_init(struct ofl_tpt_att_pool *pool,
+                                   uint32_t *map, uint32_t words,
+                                   uint32_t slots)
+{
+    if (pool == NULL || map == NULL || slots == 0 ||
+        slots > OFL_TPT_ATT_POOL_MAX || words < OFL_TPT_ATT_POOL_WORDS(slots))
+        return OFL_E_ARG;
+    ofl_fill(map, 0, (size_t)OFL_TPT_ATT_POOL_WORDS(slots) * sizeof(map[0]));
+    pool->map = map;
+    pool->slots = slots;
+    pool->free = slots;
+    return OFL_OK;
+}
+
+/* Trailing zero bits of x != 0 (no builtin: some targets would call
+ * libgcc for it). Five steps. */
+static uint32_t tpt_ctz32(uint32_t x)
+{
+    uint32_t n = 0;
+
+    if ((x & 0xFFFFu) == 0) {
+        n += 16;
+        x >>= 16;
+    }
+    if ((x & 0xFFu) == 0) {
+        n += 8;
+        x >>= 8;
+    }
+    if ((x & 0xFu) == 0) {
+        n += 4;
+        x >>= 4;
+    }
+    if ((x & 3u) == 0) {
+        n += 2;
+        x >>= 2;
+    }
+    return n + ((x & 1u) == 0);
+}
+
+/* Leading zero bits of x != 0. */
+static uint32_t tpt_clz32(uint32_t x)
+{
+    uint32_t n = 0;
+
+    if ((x >> 16) == 0) {
+        n += 16;
+        x <<= 16;
+    }
+    if ((x >> 24) == 0) {
+        n += 8;
+        x <<= 8;
+    }
+    if ((x >> 28) == 0) {
+        n += 4;
+        x <<= 4;
+    }
+    if ((x >> 30) == 0) {
+        n += 2;
+        x <<= 2;
+    }
+    return n + ((x >> 31) == 0);
+}
+
+/* Bit i of the result: bits i .. i + n - 1 of x are all set (1 <= n <=
+ * 32; runs do not continue past bit 31). O(log n) shifts. */
+static uint32_t tpt_runs32(uint32_t x, uint32_t n)
+{
+    uint32_t len = 1;
+
+    while (2u * len <= n) {
+        x &= x >> len;
+        len *= 2u;
+    }
+    return n > len ? x & (x >> (n - len)) : x;
+}
+
+enum ofl_err ofl_tpt_att_alloc(struct ofl_tpt_att_pool *pool, uint32_t n,
+                               uint32_t *base)
+{
+    uint32_t k, words, run = 0, start = 0;
+
+    if (pool == NULL || pool->map == NULL || base == NULL || n == 0)
+        return OFL_E_ARG;
+    if (n > pool->free)
+        return OFL_E_TPT_ATT_FULL;
+    /* First fit, a word at a time: run counts the free slots that end the
+     * words before word k (from start); in word k a run of n is the one
+     * that carries on into its low bits, else one inside it (n < 32),
+     * else its high free bits carry over. */
+    words = (pool->slots + 31u) >> 5;
+    for (k = 0; k < words; k++) {
+        uint32_t w = pool->map[k], y;
+
+        if (k + 1u == words && (pool->slots & 31u) != 0)
+            w |= ~((1u << (pool->slots & 31u)) - 1u); /* past the end */
+        if (w == 0) {
+            if (run == 0)
+                start = k << 5;
+            run += 32u;
+            if (run >= n)
+                break;
+            continue;
+        }
+        if (run + tpt_ctz32(w) >= n) {
+            if (run == 0)
+                start = k << 5;
+            run = n;
+            break;
+        }
+        y = n < 32u ? tpt_runs32(~w, n) : 0;
+        if (y != 0) {
+            start = (k << 5) + tpt_ctz32(y);
+            run = n;
+            break;
+        }
+        run = tpt_clz32(w);
+        start = (k << 5) + 32u - run;
+    }
+    if (run < n)
+        return OFL_E_TPT_ATT_FULL;
+    tpt_bits_set(pool->map, start, n, true);
+    tpt_bits_set(pool->map + (OFL_TPT_ATT_POOL_WORDS(pool->slots) >> 1), start,
+                 1, true);
+    pool->free -= n;
+    *base = start;
+    return OFL_OK;
+}
+
+/* OFL_OK when [base, base + n) is exactly one run pool handed out. */
+static enum ofl_err tpt_att_run_check(const struct ofl_tpt_att_pool *pool,
+                                      uint32_t base, uint32_t n)
+{
+    const uint32_t *starts;
+    uint32_t end;
+
+    if (pool == NULL || pool->map == NULL || n == 0)
+        return OFL_E_ARG;
+    if (base >= pool->slots || n > pool->slots - base)
+        return OFL_E_TPT_ATT_RANGE;
+    starts = pool->map + (OFL_TPT_ATT_POOL_WORDS(pool->slots) >> 1);
+    end = base + n;
+    /* Its first slot starts a run, no later slot of it does, all are
+     * handed out, and the run ends there (the next slot is free or starts
+     * another run). */
+    if (!tpt_bit(starts, base) ||
+        (n > 1 && !tpt_bits_all(starts, base + 1, n - 1, false)) ||
+        !tpt_bits_all(pool->map, base, n, true) ||
+        (end < pool->slots && tpt_bit(pool->map, end) &&
+         !tpt_bit(starts, end)))
+        return OFL_E_TPT_ATT_NOT_ALLOCATED;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_att_free(struct ofl_tpt_att_pool *pool, uint32_t base,
+                              uint32_t n)
+{
+    enum ofl_err err = tpt_att_run_check(pool, base, n);
+
+    if (err != OFL_OK)
+        return err;
+    tpt_bits_set(pool->map, base, n, false);
+    tpt_bits_set(pool->map + (OFL_TPT_ATT_POOL_WORDS(pool->slots) >> 1), base,
+                 1, false);
+    pool->free += n;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_att_slots(uint64_t len, uint32_t fpo, uint8_t page_shift,
+                               uint8_t att_kind, uint32_t *count)
+{
+    uint64_t pages, per;
+
+    if (count == NULL)
+        return OFL_E_ARG;
+    if (page_shift < OFL_TPT_PAGE_SHIFT_MIN ||
+        page_shift > OFL_TPT_PAGE_SHIFT_MAX ||
+        fpo >= ((uint32_t)1 << page_shift) || len == 0 ||
+        att_kind > OFL_TPT_ATT_INDIRECT2 || len > OFL_U64_MAX - fpo)
+        return OFL_E_TPT_BAD_DESC;
+    /* The rule of tpt_desc_check: pages <= att_count << (9 * kind). */
+    pages = ((fpo + len - 1) >> page_shift) + 1;
+    per = (uint64_t)1 << (OFL_TPT_ATT_LIST_SHIFT * att_kind);
+    pages = (pages >> (OFL_TPT_ATT_LIST_SHIFT * att_kind)) +
+            ((pages & (per - 1)) != 0);
+    if (pages > 0xFFFFFFFFu)
+        return OFL_E_TPT_ATT_RANGE;
+    *count = (uint32_t)pages;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_att_owners(struct ofl_tpt *tpt, uint32_t *owner,
+                                uint32_t n)
+{
+    if (tpt == NULL || owner == NULL || n != tpt->att_capacity)
+        return OFL_E_ARG;
+    if (tpt->free_count != tpt->capacity - 1)
+        return OFL_E_TPT_BUSY; /* an entry may hold slots already */
+    ofl_fill(owner, 0, (size_t)n * sizeof(owner[0]));
+    tpt->att_owner = owner;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_reg_pages_pool(struct ofl_tpt *tpt,
+                                    struct ofl_tpt_att_pool *pool,
+                                    uint32_t pd,
+                                    const struct ofl_tpt_region_desc *desc,
+                                    const uint64_t *pages, uint32_t n,
+                                    uint32_t *stag)
+{
+    struct ofl_tpt_region_desc d;
+    enum ofl_err err;
+
+    if (tpt == NULL || desc == NULL || pages == NULL || stag == NULL || n == 0)
+        return OFL_E_ARG;
+    ofl_copy(&d, desc, sizeof(d));
+    err = ofl_tpt_att_alloc(pool, n, &d.att_base);
+    if (err != OFL_OK)
+        return err;
+    err = ofl_tpt_reg_pages(tpt, pd, &d, pages, n, stag);
+    if (err != OFL_OK)
+        (void)ofl_tpt_att_free(pool, d.att_base, n);
+    return err;
+}
+
+enum ofl_err ofl_tpt_dereg_pool(struct ofl_tpt *tpt,
+                                struct ofl_tpt_att_pool *pool, uint32_t stag,
+                                uint32_t pd)
+{
+    struct ofl_tpt_entry *e;
+    uint32_t base, count;
+    enum ofl_err err = tpt_find(tpt, stag, &e);
+
+    if (err != OFL_OK)
+        return err;
+    if (e->type == OFL_TPT_WINDOW)
+        return OFL_E_TPT_WRONG_TYPE;
+    if (e->pd != pd)
+        return OFL_E_TPT_PD_MISMATCH;
+    base = e->att_base;
+    count = e->att_count;
+    if (count != 0) {
+        err = tpt_att_run_check(pool, base, count);
+        if (err != OFL_OK)
+            return err == OFL_E_ARG ? err : OFL_E_TPT_ATT_NOT_ALLOCATED;
+    }
+    err = ofl_tpt_dereg(tpt, stag, pd);
+    if (err == OFL_OK && count != 0)
+        err = ofl_tpt_att_free(pool, base, count);
+    return err;
 }
 
 /* The access-right part of a check (FIG. 15 f-g, FIG. 18A f). */
@@ -2872,6 +3215,7 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e)
     case OFL_E_TPT_TO_WRAP:
     case OFL_E_TPT_ACCESS:
     case OFL_E_TPT_REGION_GONE:
+    case OFL_E_TPT_ATT_OWNED: /* the WQE named another entry's slots */
         return OFL_WC_LOC_PROT_ERR;
     case OFL_E_TPT_NO_BIND:
     case OFL_E_TPT_ACCESS_COMBO:

@@ -169,7 +169,13 @@ uint32_t ofl_version(void);
                                       local write, or local rights asked     \
                                       for a window */                        \
     X(E_TPT_KEY_REUSED, 0x0115)    /* re-registration kept the key of the    \
-                                      registration it replaces */
+                                      registration it replaces */            \
+    X(E_TPT_ATT_FULL, 0x0116)      /* no run of that many free ATT slots     \
+                                      in the slot pool */                    \
+    X(E_TPT_ATT_NOT_ALLOCATED, 0x0117) /* freed slots are not exactly one    \
+                                      run the slot pool handed out */        \
+    X(E_TPT_ATT_OWNED, 0x0118)     /* registration names ATT slots another   \
+                                      live entry owns */
 
 /* Errors of the later sections are added to these lists by those sections. */
 #define OFL_ERRORS_SEQ(X)                                                    \
@@ -1084,6 +1090,8 @@ struct ofl_tpt {
     uint32_t att_capacity;
     uint32_t free_head;          /* 0 = none free */
     uint32_t free_count;
+    uint32_t *att_owner;         /* att_owner[att_capacity] or NULL: see
+                                    ofl_tpt_att_owners */
     uint8_t policy;              /* enum ofl_tpt_policy */
 };
 
@@ -1186,14 +1194,15 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * (OFL_E_TPT_PD_MISMATCH), state INVALID (a VALID entry checks its key as
  * usual, then OFL_E_TPT_BUSY), desc sane
  * (OFL_E_TPT_BAD_DESC), ATT slots inside the ATT and large enough for
- * fpo + len (OFL_E_TPT_ATT_RANGE), rights combination
- * (OFL_E_TPT_ACCESS_COMBO). An iSCSI entry may describe no data (len 0,
- * att_count 0, fpo 0; no ATT slot is checked): its ITT then names a command
- * without data buffers, and only a zero-length check at offset 0 passes
- * its range. Bumps the region's generation, so windows of an
- * earlier registration stay dead. An iSCSI entry registered here belongs
- * to no QP (OFL_TPT_QP_NONE): no ofl_tpt_check_iscsi passes it; its QP
- * registers it with ofl_tpt_register_iscsi.
+ * fpo + len (OFL_E_TPT_ATT_RANGE), with an owner table none of them owned
+ * by another entry (OFL_E_TPT_ATT_OWNED; see ofl_tpt_att_owners), rights
+ * combination (OFL_E_TPT_ACCESS_COMBO). An iSCSI entry may describe no
+ * data (len 0, att_count 0, fpo 0; no ATT slot is checked): its ITT then
+ * names a command without data buffers, and only a zero-length check at
+ * offset 0 passes its range. Bumps the region's generation, so windows of
+ * an earlier registration stay dead. An iSCSI entry registered here
+ * belongs to no QP (OFL_TPT_QP_NONE): no ofl_tpt_check_iscsi passes it;
+ * its QP registers it with ofl_tpt_register_iscsi.
  */
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                               const struct ofl_tpt_region_desc *desc);
@@ -1244,6 +1253,132 @@ enum ofl_err ofl_tpt_reg_phys(struct ofl_tpt *tpt, uint32_t pd,
  * generation (windows bound to it die), returns the entry to FREE.
  */
 enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
+
+/*
+ * ATT slots: who hands them out, and who may name them.
+ *
+ * Slot pool. struct ofl_tpt_att_pool hands out runs of contiguous ATT slots
+ * over caller storage (no allocation): OFL_TPT_ATT_POOL_WORDS(slots) 32-bit
+ * words, two bitmaps (bit s of the first: slot s handed out; of the second:
+ * slot s starts a run), so that a free must name exactly one run handed
+ * out. First fit from slot 0. ofl_tpt_att_slots says how many slots a
+ * region needs, so that no caller counts pages by hand. The pool is the
+ * caller's bookkeeping and knows no entry; locking is the caller's.
+ *
+ *   run of slots  call                          next
+ *   FREE          ofl_tpt_att_alloc             ALLOCATED (to the caller)
+ *   ALLOCATED     ofl_tpt_att_free (same run)   FREE
+ *   anything else ofl_tpt_att_free              OFL_E_TPT_ATT_NOT_ALLOCATED,
+ *                                               nothing changes
+ *
+ * Cost: alloc visits each 32-bit word of the first bitmap at most once,
+ * with a bounded number of operations per word (at most 5 shift-and-masks
+ * to find a run inside a word, 5-step bit counts): O(slots / 32) at worst,
+ * fragmented or not, and less when a run is found early; free and the
+ * marking of a run are O(n / 32 + 1) word operations.
+ *
+ * Owners. Without an owner table (the default after ofl_tpt_init, so
+ * every existing caller) the ATT has no owners: any registration may name
+ * any slots inside the ATT, regions may share slots (FIG. 14), and
+ * whoever posts FAST_REG, REG_SEND and ISCSI_CMD WQEs is trusted with
+ * every region's translation. A kernel provider whose user space writes
+ * SQ entries (siw's user ABI) must not trust them: it gives the table an
+ * owner table (ofl_tpt_att_owners, one uint32_t per ATT slot) and then
+ * every registration - verbs, reg_pages / reg_phys and the WQEs - is
+ * checked before anything is written:
+ *
+ *   slots         event                              next
+ *   FREE          entry X registers them             OWNED(X)
+ *   OWNED(X)      X registers them again (subset)    OWNED(X)
+ *   OWNED(X)      X registers other slots            FREE (the ones it left)
+ *   OWNED(X)      X deregistered / deallocated       FREE
+ *   OWNED(X)      X invalidated or expired           OWNED(X): X keeps them
+ *                                                    for its next fast
+ *                                                    registration, as an
+ *                                                    MR keeps its page list
+ *   OWNED(X)      entry Y != X registers any of them OFL_E_TPT_ATT_OWNED,
+ *                                                    nothing changes
+ *
+ * att_owner[s] records the Tag_Index of the last entry that registered
+ * slot s; slot s is OWNED(X) when att_owner[s] == X and entry X is
+ * allocated and its registration's slots [att_base, att_base + att_count)
+ * contain s. So invalidation and deregistration cost nothing here; a
+ * registration costs O(att_count) owner reads and writes (a direct ATT:
+ * one per page, as the page words themselves). With owners, FIG. 14 slot
+ * sharing between entries is refused. Owners guard ATT slots only: the
+ * physical addresses a WQE or an indirect list names are the poster's to
+ * vouch for (a kernel provider translates them from pages it pinned).
+ * ofl_tpt_att_write (a driver verb) is not checked against owners.
+ * Owners know registrations, not the pool: a registration may take free
+ * slots that the pool handed to a caller who has not registered them yet
+ * (that caller's registration then fails with OFL_E_TPT_ATT_OWNED). A
+ * provider whose users post FAST_REG should fill reg.att_base from the run
+ * it gave that MR (its user-ring translation) rather than from the user.
+ */
+#define OFL_TPT_ATT_POOL_WORDS(slots) (2u * (((uint32_t)(slots) + 31u) >> 5))
+#define OFL_TPT_ATT_POOL_MAX 0x80000000u /* most slots one pool covers */
+
+struct ofl_tpt_att_pool {
+    uint32_t *map;   /* OFL_TPT_ATT_POOL_WORDS(slots) words: handed-out
+                        bits, then run-start bits */
+    uint32_t slots;  /* slots 0 .. slots - 1 */
+    uint32_t free;   /* slots not handed out */
+};
+
+/* Initialises pool over map[words] for slots 1 .. OFL_TPT_ATT_POOL_MAX
+ * (OFL_E_ARG otherwise, or when words < OFL_TPT_ATT_POOL_WORDS(slots));
+ * every slot FREE. O(words). */
+enum ofl_err ofl_tpt_att_pool_init(struct ofl_tpt_att_pool *pool,
+                                   uint32_t *map, uint32_t words,
+                                   uint32_t slots);
+
+/* Hands out the first run of n free slots (first fit) in *base.
+ * OFL_E_ARG for n == 0, OFL_E_TPT_ATT_FULL when no run of n is free (n
+ * above the pool's slots included); nothing changes on failure. */
+enum ofl_err ofl_tpt_att_alloc(struct ofl_tpt_att_pool *pool, uint32_t n,
+                               uint32_t *base);
+
+/* Returns the run [base, base + n) to the pool. OFL_E_ARG for n == 0,
+ * OFL_E_TPT_ATT_RANGE for slots past the pool, OFL_E_TPT_ATT_NOT_ALLOCATED
+ * unless it is exactly one run handed out (a double free, a part of a run,
+ * two runs at once); nothing changes on failure. */
+enum ofl_err ofl_tpt_att_free(struct ofl_tpt_att_pool *pool, uint32_t base,
+                              uint32_t n);
+
+/* The least att_count a registration of len bytes starting fpo bytes into
+ * its first page of 2^page_shift bytes needs with an ATT of att_kind
+ * (FIG. 13: pages = (fpo + len - 1) / page size + 1, one slot per page
+ * direct, per 512 pages 1st indirect, per 512^2 2nd indirect) in *count.
+ * OFL_E_TPT_BAD_DESC for what ofl_tpt_register refuses as such (page_shift
+ * outside 12 .. 28, fpo >= page size, len 0, unknown kind, fpo + len past
+ * 2^64), OFL_E_TPT_ATT_RANGE when the count passes 2^32 - 1. */
+enum ofl_err ofl_tpt_att_slots(uint64_t len, uint32_t fpo, uint8_t page_shift,
+                               uint8_t att_kind, uint32_t *count);
+
+/* Gives tpt an owner table of n == tpt->att_capacity words (zeroed here;
+ * see above). Only while no entry is allocated (else OFL_E_TPT_BUSY), as
+ * right after ofl_tpt_init; OFL_E_ARG for NULL or another n. */
+enum ofl_err ofl_tpt_att_owners(struct ofl_tpt *tpt, uint32_t *owner,
+                                uint32_t n);
+
+/* ofl_tpt_reg_pages with the n ATT slots taken from pool (desc->att_base is
+ * ignored): on any failure the slots go back and nothing is left
+ * allocated. */
+enum ofl_err ofl_tpt_reg_pages_pool(struct ofl_tpt *tpt,
+                                    struct ofl_tpt_att_pool *pool,
+                                    uint32_t pd,
+                                    const struct ofl_tpt_region_desc *desc,
+                                    const uint64_t *pages, uint32_t n,
+                                    uint32_t *stag);
+
+/* ofl_tpt_dereg, then the entry's slots [att_base, att_base + att_count)
+ * go back to pool. Checked first (ofl_tpt_dereg's checks, then that the
+ * slots are one run of pool: OFL_E_TPT_ATT_NOT_ALLOCATED), so a failure
+ * changes nothing. For an entry whose registration took its slots from
+ * pool as one run (ofl_tpt_reg_pages_pool, or ofl_tpt_att_alloc). */
+enum ofl_err ofl_tpt_dereg_pool(struct ofl_tpt *tpt,
+                                struct ofl_tpt_att_pool *pool, uint32_t stag,
+                                uint32_t pd);
 
 /*
  * Binds window stag to [va, va + len) of region region_stag with the given
@@ -1495,7 +1630,8 @@ enum ofl_tpt_use {
 struct ofl_term_cause ofl_tpt_term_cause(enum ofl_err e, enum ofl_tpt_use use);
 
 /* Maps a local check failure to a completion status (OFL_WC_LOC_PROT_ERR,
- * OFL_WC_MW_BIND_ERR, ...). OFL_OK maps to OFL_WC_SUCCESS. */
+ * OFL_WC_MW_BIND_ERR, ...; OFL_E_TPT_ATT_OWNED: OFL_WC_LOC_PROT_ERR). OFL_OK
+ * maps to OFL_WC_SUCCESS. */
 enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e);
 
 #endif /* OFL_ENABLE_TPT */
@@ -2776,6 +2912,9 @@ struct ofl_qp_sge {
  *                    then unused: its entry describes no data, and its
  *                    SCSI Response still completes as ISCSI_RESP
  *   ISCSI_PDU        bhs (DataSegmentLength is set from the sge total), sge
+ * With an owner table (ofl_tpt_att_owners), a FAST_REG, REG_SEND or
+ * ISCSI_CMD naming ATT slots another entry owns completes with
+ * OFL_WC_LOC_PROT_ERR (OFL_E_TPT_ATT_OWNED) and writes nothing.
  * iSCSI mode sends no immediate or unsolicited data (InitialR2T=Yes,
  * ImmediateData=No) and uses no header or data digests; the engine writes
  * ExpStatSN into every PDU it sends: one past the StatSN of the last target

@@ -84,7 +84,9 @@ struct node {
     struct ofl_tpt tpt;
     struct ofl_tpt_entry entry[64];
     uint64_t att[256];
-    uint32_t att_next;
+    uint32_t att_owner[256]; /* ofl_tpt_att_owners: who holds a slot */
+    uint32_t att_map[OFL_TPT_ATT_POOL_WORDS(256)];
+    struct ofl_tpt_att_pool att_pool; /* hands out the ATT slots */
     struct ofl_cq scq, rcq;
     struct ofl_cqe scqe[256], rcqe[256];
     struct ofl_qp qp;
@@ -150,20 +152,26 @@ static uint32_t reg(struct node *n, void *p, uint32_t len, uint8_t access)
 {
     struct ofl_tpt_region_desc d;
     struct ofl_tpt_pbuf b;
-    uint32_t stag = 0;
+    uint32_t stag = 0, slots = 0;
 
     memset(&d, 0, sizeof(d));
     d.va = va(p);
     d.page_shift = 12;
     d.access = access;
-    d.att_base = n->att_next;
     b.pa = va(p);
     b.len = len;
+    /* As many ATT slots as the pages the buffer touches, from the pool. */
+    if (ofl_tpt_att_slots(len, (uint32_t)(b.pa & 4095u), 12,
+                          OFL_TPT_ATT_DIRECT, &slots) != OFL_OK ||
+        ofl_tpt_att_alloc(&n->att_pool, slots, &d.att_base) != OFL_OK) {
+        fail(n, "ATT slots");
+        return 0;
+    }
     if (ofl_tpt_reg_phys(&n->tpt, PD, &d, &b, 1, &stag) != OFL_OK) {
+        (void)ofl_tpt_att_free(&n->att_pool, d.att_base, slots);
         fail(n, "registration");
         return 0;
     }
-    n->att_next += (uint32_t)(((b.pa + len - 1) >> 12) - (b.pa >> 12) + 1);
     return stag;
 }
 
@@ -176,6 +184,9 @@ static int node_init(struct node *n, const char *name)
     ofl_posix_init(&n->px);
     if (ofl_tpt_init(&n->tpt, n->entry, 64, n->att, 256, &n->px.port,
                      OFL_TPT_POLICY_STANDARD) != OFL_OK ||
+        ofl_tpt_att_owners(&n->tpt, n->att_owner, 256) != OFL_OK ||
+        ofl_tpt_att_pool_init(&n->att_pool, n->att_map,
+                              OFL_TPT_ATT_POOL_WORDS(256), 256) != OFL_OK ||
         ofl_cq_init(&n->scq, n->scqe, 256, &n->px.port, 1) != OFL_OK ||
         ofl_cq_init(&n->rcq, n->rcqe, 256, &n->px.port, 2) != OFL_OK)
         return -1;
