@@ -39,6 +39,20 @@ const char *ofl_strerror(enum ofl_err e)
     return "OFL_E_UNKNOWN";
 }
 
+#define OFL_WC_NAME_CASE_(name, value) \
+    case OFL_WC_##name:                \
+        return "OFL_WC_" #name;
+
+const char *ofl_wc_status_str(enum ofl_wc_status s)
+{
+    switch (s) {
+        OFL_WC_STATUSES(OFL_WC_NAME_CASE_)
+    case OFL_WC_STATUS_COUNT_:
+        break;
+    }
+    return "OFL_WC_UNKNOWN";
+}
+
 /*
  * Internal copy and fill. The core may not call the C library's copy or
  * fill (firmware without libc), and compilers turn plain copy and fill
@@ -1774,6 +1788,10 @@ static void tpt_apply_desc(struct ofl_tpt *tpt, struct ofl_tpt_entry *e,
     e->page_shift = d->page_shift;
     e->att_kind = d->att_kind;
     e->access = d->access;
+    /* Verbs (ibv_reg_mr(3)): "Local read access is always enabled for the
+     * MR". */
+    if (e->type == OFL_TPT_REGION)
+        e->access |= OFL_TPT_LOCAL_READ;
     e->flags = d->flags;
     if (e->type == OFL_TPT_ISCSI) {
         e->flags |= OFL_TPT_F_ZERO_BASED; /* FIG. 15: iSCSI regions are
@@ -2450,7 +2468,7 @@ enum ofl_err ofl_tpt_bind_window(struct ofl_tpt *tpt,
         return OFL_E_TPT_WRONG_TYPE;
     if (w->pd != pd)
         return OFL_E_TPT_PD_MISMATCH;
-    if (va == 0 && len == 0) { /* UnbindRKey (seed 001) */
+    if (len == 0) { /* UnbindRKey (seed 001); verbs: any zero length */
         if ((w->flags & OFL_TPT_F_TYPE2) && w->state == OFL_TPT_VALID &&
             w->qp != qp)
             return OFL_E_TPT_QP_MISMATCH;
@@ -5487,7 +5505,7 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
         a->transmit == NULL || a->ord == 0 || !qp_pow2(a->ird) ||
         (a->reg_option != OFL_QP_REG_OPTION1 &&
          a->reg_option != OFL_QP_REG_OPTION2) ||
-        a->sq_reg > 1 ||
+        a->sq_reg > 1 || a->read_sink > OFL_QP_READ_SINK_TAGGED ||
         (a->service == OFL_QP_SVC_ISCSI &&
          (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu ||
           a->qpn == OFL_TPT_QP_NONE)))
@@ -6438,7 +6456,10 @@ static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
     return OFL_OK;
 }
 
-/* FIG. 15 a-f for every data segment of the current send WQE. */
+/* FIG. 15 a-f for every data segment of the current send WQE that holds
+ * bytes. A zero-length segment names no memory and its STag is not looked
+ * at (as in verbs: Linux siw checks no key of a zero-length SGE, and rxe
+ * reads none): gather and scatter pass over it. */
 static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
 {
     uint32_t i;
@@ -6447,6 +6468,8 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
     for (i = 0; i < qp->cur.num_sge; i++) {
         const struct ofl_qp_sge *s = &qp->sq_sge[i];
 
+        if (s->len == 0)
+            continue; /* verbs: no key is checked for a zero-length SGE */
         err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                               s->len, need);
         if (err != OFL_OK)
@@ -6884,6 +6907,16 @@ static OFL_NOINLINE enum ofl_err qp_run_request(struct ofl_qp *qp, bool atomic)
         return OFL_OK; /* ORD reached: wait for a response */
     if (!qp->cur.begun) {
         err = qp_sges_check(qp, OFL_TPT_LOCAL_WRITE);
+        /* OFL_QP_READ_SINK_TAGGED: the sink must take the Read Response
+         * as a tagged target too (what qp_place_tagged will check), so
+         * that a sink without remote write fails here, locally. */
+        if (err == OFL_OK && !atomic && s != NULL && s->len != 0 &&
+            qp->attr.read_sink == OFL_QP_READ_SINK_TAGGED) {
+            struct ofl_tpt_remote a;
+
+            qp_remote(qp, &a, s->stag, s->addr, s->len, OFL_TPT_REMOTE_WRITE);
+            err = ofl_tpt_check_access(qp->attr.tpt, &a);
+        }
         if (err != OFL_OK)
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
         qp->cur.begun = 1;
@@ -7528,6 +7561,8 @@ static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
     for (i = 0; i < b[QPR_NSGE]; i++) {
         const struct ofl_qp_sge *s = &qp->rq_sge[i];
 
+        if (s->len == 0)
+            continue; /* verbs: no key is checked for a zero-length SGE */
         err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                               s->len, OFL_TPT_LOCAL_WRITE);
         if (err != OFL_OK) {
@@ -7743,6 +7778,49 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     return OFL_OK;
 }
 
+/*
+ * A Read Response segment into its Read's sink under OFL_QP_READ_SINK_LOCAL
+ * (the verbs rule): the sink is the WQE's local data segment, so the
+ * segment gets the local checks (FIG. 15 a-g, local write, the QP's PD, a
+ * region) over its whole range, every page of it translated, before any
+ * byte is placed. The caller matched STag, TO and length to the oldest
+ * outstanding Read. A failure is the local side's (the STag was fine when
+ * the Read started): local catastrophic, 0/0/00.
+ */
+static OFL_NOINLINE enum ofl_err
+qp_place_read_sink(struct ofl_qp *qp, struct ofl_term_cause *cause)
+{
+    const struct ofl_ddp_hdr *h = &qp->msg.ddp;
+    uint32_t n = qp->msg.payload_len;
+    struct ofl_tpt_local a;
+    struct ofl_tpt_sgl sgl;
+    enum ofl_err err;
+
+    qp_rx_tag_note(qp, h->stag, h->last, n);
+    if (n == 0)
+        return OFL_OK;
+    a.va = h->to;
+    a.len = n;
+    a.stag = h->stag;
+    a.pd = qp->attr.pd;
+    a.need = OFL_TPT_LOCAL_WRITE;
+    sgl.piece = qp->piece;
+    sgl.cap = OFL_QP_PIECES;
+    err = ofl_tpt_check_translate_local(qp->attr.tpt, &a, &sgl);
+    if (err == OFL_E_TPT_SGL_FULL) {
+        enum ofl_err rest = qp_tpt_rest_ok(qp, a.stag, a.va, a.len,
+                                           sgl.bytes);
+
+        if (rest != OFL_OK)
+            err = rest;
+    }
+    if (err == OFL_OK || err == OFL_E_TPT_SGL_FULL)
+        err = qp_place_rest(qp, &sgl, h->stag, h->to, qp->msg.payload, n);
+    if (err != OFL_OK)
+        *cause = qp_local_cause();
+    return err;
+}
+
 static enum ofl_err qp_rx_write(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     struct ofl_term_cause cause;
@@ -7807,7 +7885,9 @@ qp_rx_read_resp(struct ofl_qp *qp, const struct qp_rxd *d)
                                  OFL_TERM_DDP_T_BASE_BOUNDS),
                         d->ulpdu, d->len);
     }
-    err = qp_place_tagged(qp, d, &cause);
+    err = qp->attr.read_sink == OFL_QP_READ_SINK_TAGGED
+              ? qp_place_tagged(qp, d, &cause)
+              : qp_place_read_sink(qp, &cause);
     if (err != OFL_OK) {
         t->state = QP_TRACK_DONE;
         t->status = (uint8_t)ofl_tpt_wc_status(err);
@@ -7995,21 +8075,37 @@ qp_rx_atomic_resp(struct ofl_qp *qp, const struct qp_rxd *d)
     return OFL_OK;
 }
 
+/*
+ * RFC 5040 §7.2 names an error type from the side of the Terminate's
+ * sender: "local" is the sender's own failure, "remote" one the receiver
+ * (this QP) caused. IBA's NAKs, and so the verbs statuses, name them from
+ * the responder's side. Hence: the peer's local catastrophic error is
+ * IBA's remote operational error (the responder could not complete it for
+ * a reason of its own, REM_OP_ERR); a remote operation error (our message
+ * was invalid to the peer: opcode, version, unexpected, ...) and a DDP
+ * untagged error are IBA's invalid request (REM_INV_REQ_ERR); a protection
+ * or tagged buffer error is a remote access error; "no buffer available"
+ * for a Send is the receiver-not-ready error (iWARP retries no Send, so
+ * rnr_retry is in effect 0).
+ */
 enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause)
 {
     switch (cause.layer) {
     case OFL_TERM_LAYER_RDMAP:
-        if (cause.etype == OFL_TERM_RDMAP_REMOTE_PROTECTION)
-            return OFL_WC_REM_ACCESS_ERR;
-        if (cause.etype == OFL_TERM_RDMAP_REMOTE_OPERATION)
-            return OFL_WC_REM_OP_ERR;
-        return OFL_WC_FATAL_ERR;
     case OFL_TERM_LAYER_DDP:
-        if (cause.etype == OFL_TERM_DDP_TAGGED)
+        if (cause.etype == 0) /* RDMAP and DDP: local catastrophic */
+            return OFL_WC_REM_OP_ERR;
+        if (cause.layer == OFL_TERM_LAYER_DDP &&
+            cause.etype == OFL_TERM_DDP_UNTAGGED)
+            return cause.ecode == OFL_TERM_DDP_U_INVALID_MSN_NO_BUFFER
+                       ? OFL_WC_RNR_RETRY_EXC_ERR
+                       : OFL_WC_REM_INV_REQ_ERR;
+        if (cause.etype == 1) /* remote protection, DDP tagged */
             return OFL_WC_REM_ACCESS_ERR;
-        if (cause.etype == OFL_TERM_DDP_UNTAGGED)
+        if (cause.layer == OFL_TERM_LAYER_RDMAP &&
+            cause.etype == OFL_TERM_RDMAP_REMOTE_OPERATION)
             return OFL_WC_REM_INV_REQ_ERR;
-        return OFL_WC_FATAL_ERR;
+        return OFL_WC_GENERAL_ERR;
     case OFL_TERM_LAYER_MPA:
         return OFL_WC_FATAL_ERR;
     default:
@@ -8017,8 +8113,13 @@ enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause)
     }
 }
 
-/* A Terminate from the peer (queue 2): the oldest send WQE in flight
- * takes the status its cause maps to, the QP goes to ERROR. */
+/*
+ * A Terminate from the peer (queue 2): the oldest send WQE in flight
+ * takes the status its cause maps to (RNR_RETRY_EXC_ERR only for a Send:
+ * a Read or Atomic past the peer's IRD is an invalid request), a receive
+ * that holds part of a Send completes with REM_ABORT_ERR (the peer
+ * abandoned the message), the QP goes to ERROR.
+ */
 static OFL_NOINLINE enum ofl_err
 qp_rx_term(struct ofl_qp *qp)
 {
@@ -8029,11 +8130,20 @@ qp_rx_term(struct ofl_qp *qp)
         struct ofl_qp_swqe *t = &qp->sq_track[i & (qp->sq.depth - 1u)];
 
         if (t->state != QP_TRACK_DONE) {
+            uint8_t st = (uint8_t)ofl_qp_term_status(qp->term_rx);
+
+            if (st == OFL_WC_RNR_RETRY_EXC_ERR &&
+                t->opcode != OFL_QP_OP_SEND &&
+                t->opcode != OFL_QP_OP_SEND_INV &&
+                t->opcode != OFL_QP_OP_WRITE_IMM &&
+                t->opcode != OFL_QP_OP_REG_SEND)
+                st = OFL_WC_REM_INV_REQ_ERR;
             t->state = QP_TRACK_DONE;
-            t->status = (uint8_t)ofl_qp_term_status(qp->term_rx);
+            t->status = st;
             break;
         }
     }
+    qp_rcur_fail(qp, OFL_WC_REM_ABORT_ERR);
     qp_raise(qp, OFL_QP_EVT_TERM_RX);
     (void)qp_event(qp, OFL_QP_EV_TERM_RX);
     return OFL_OK;
@@ -9416,11 +9526,17 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         const uint32_t ei = ofl_load_le32(c->hdr + QPW_DG_EE);
 
         /* The rules again: since the WQE was fetched the EE may have
-         * failed, or been set up again with smaller slots. */
+         * failed, or been set up again with smaller slots. IBA's RD
+         * statuses: an EE context no longer in use is an invalid EE
+         * context number, one in use but not in RTS an invalid EE
+         * context state. */
         err = qp_dg_rules(qp, c->total, ei);
         if (err != OFL_OK || qp->attr.node->ee[ei].state != OFL_EE_RTS) {
-            qp_cur_done(qp, err == OFL_E_QP_DG_TOO_LONG ? OFL_WC_LOC_LEN_ERR
-                                                        : OFL_WC_WR_FLUSH_ERR);
+            qp_cur_done(qp, err == OFL_E_QP_DG_TOO_LONG
+                                ? OFL_WC_LOC_LEN_ERR
+                            : err == OFL_E_QP_DG_DEST
+                                ? OFL_WC_INV_EECN_ERR
+                                : OFL_WC_INV_EEC_STATE_ERR);
             *progress = true;
             return OFL_OK;
         }

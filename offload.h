@@ -574,26 +574,69 @@ struct ofl_term_cause {
 };
 
 /*
- * Completion statuses of work completions. The names follow libibverbs'
- * enum ibv_wc_status so that a verbs provider maps them one to one.
+ * Completion statuses of work completions. Names and numbers are those of
+ * libibverbs' enum ibv_wc_status (<infiniband/verbs.h>) and of the Linux
+ * kernel's enum ib_wc_status (<rdma/ib_verbs.h>), which share them: a
+ * status passes to either unchanged (tests/test_verbs.c checks every value
+ * against libibverbs' header, tests/check_ib_wc_status.sh against the
+ * kernel headers', when installed). ibv_wc_status goes on
+ * past GENERAL_ERR with tag-matching statuses (TM_ERR 22,
+ * TM_RNDV_INCOMPLETE 23) that the kernel's enum and offload do not have.
+ * X(NAME, value) defines OFL_WC_<NAME> = value; ofl_wc_status_str() returns
+ * "OFL_WC_<NAME>".
+ *
+ * What the core produces (the tables of the tpt and qp sections say when):
+ *   SUCCESS, LOC_LEN_ERR, LOC_QP_OP_ERR, LOC_PROT_ERR, WR_FLUSH_ERR,
+ *   MW_BIND_ERR, BAD_RESP_ERR, LOC_ACCESS_ERR, REM_INV_REQ_ERR,
+ *   REM_ACCESS_ERR, REM_OP_ERR, RETRY_EXC_ERR (an RD EE context's
+ *   retransmissions ran out, as IBA's transport retry counter),
+ *   RNR_RETRY_EXC_ERR (the peer had no receive for a Send: Terminate
+ *   1/2/02; iWARP has no RNR retry, so this is IBA's receiver-not-ready
+ *   error with rnr_retry 0), REM_ABORT_ERR (a receive taking a Send the
+ *   peer abandoned: its Terminate arrived mid-message), INV_EECN_ERR and
+ *   INV_EEC_STATE_ERR (an RD Send whose EE context is unused or not in
+ *   RTS), FATAL_ERR, GENERAL_ERR.
+ *   Never produced, kept so the numbering stays that of verbs:
+ *   LOC_EEC_OP_ERR, LOC_RDD_VIOL_ERR and REM_INV_RD_REQ_ERR (RD domains,
+ *   which offload has not), RESP_TIMEOUT_ERR (offload has no response
+ *   timer: an iWARP stream relies on TCP's, an RD EE context's timer ends
+ *   in RETRY_EXC_ERR).
  */
+#define OFL_WC_STATUSES(X)                                                   \
+    X(SUCCESS, 0)                                                            \
+    X(LOC_LEN_ERR, 1)        /* local length error (receive too small) */    \
+    X(LOC_QP_OP_ERR, 2)      /* local QP operation error (WQE malformed) */  \
+    X(LOC_EEC_OP_ERR, 3)     /* (RD: local EE context error; unused) */      \
+    X(LOC_PROT_ERR, 4)       /* local protection error (STag checks) */      \
+    X(WR_FLUSH_ERR, 5)       /* flushed: the QP (or SQ) is in error */       \
+    X(MW_BIND_ERR, 6)        /* window bind failed */                        \
+    X(BAD_RESP_ERR, 7)       /* unexpected response from the peer */         \
+    X(LOC_ACCESS_ERR, 8)     /* local access error (DMA, page missing) */    \
+    X(REM_INV_REQ_ERR, 9)    /* the peer found the request invalid */        \
+    X(REM_ACCESS_ERR, 10)    /* the peer refused the access (its STags) */   \
+    X(REM_OP_ERR, 11)        /* the peer could not complete it (an error     \
+                                of its own) */                               \
+    X(RETRY_EXC_ERR, 12)     /* retransmission retries exhausted (RD EE) */  \
+    X(RNR_RETRY_EXC_ERR, 13) /* receiver not ready: no receive at the peer */\
+    X(LOC_RDD_VIOL_ERR, 14)  /* (RD domain violation; unused) */             \
+    X(REM_INV_RD_REQ_ERR, 15) /* (invalid RD request; unused) */             \
+    X(REM_ABORT_ERR, 16)     /* the peer aborted the message */              \
+    X(INV_EECN_ERR, 17)      /* RD: the EE context named is not in use */    \
+    X(INV_EEC_STATE_ERR, 18) /* RD: the EE context is not in RTS */          \
+    X(FATAL_ERR, 19)         /* catastrophic, stream lost */                 \
+    X(RESP_TIMEOUT_ERR, 20)  /* (response timeout; unused) */                \
+    X(GENERAL_ERR, 21)       /* anything else */
+
+#define OFL_WC_ENUM_(name, value) OFL_WC_##name = value,
 enum ofl_wc_status {
-    OFL_WC_SUCCESS = 0,
-    OFL_WC_LOC_LEN_ERR,      /* local length error (receive too small) */
-    OFL_WC_LOC_QP_OP_ERR,    /* local QP operation error */
-    OFL_WC_LOC_PROT_ERR,     /* local protection error (STag checks) */
-    OFL_WC_WR_FLUSH_ERR,     /* flushed: the QP went to an error state */
-    OFL_WC_MW_BIND_ERR,      /* window bind failed */
-    OFL_WC_BAD_RESP_ERR,     /* unexpected response from the peer */
-    OFL_WC_LOC_ACCESS_ERR,   /* local access error on an inbound placement */
-    OFL_WC_REM_INV_REQ_ERR,  /* peer found the request invalid */
-    OFL_WC_REM_ACCESS_ERR,   /* peer refused the access (its STag checks) */
-    OFL_WC_REM_OP_ERR,       /* peer could not complete the operation */
-    OFL_WC_FATAL_ERR,        /* catastrophic, stream lost */
-    OFL_WC_GENERAL_ERR,      /* anything else */
-    OFL_WC_RETRY_EXC_ERR     /* retransmission retries exhausted (a
-                                reliable datagram EE context failed) */
+    OFL_WC_STATUSES(OFL_WC_ENUM_)
+    OFL_WC_STATUS_COUNT_ /* one past the last; not a status */
 };
+#undef OFL_WC_ENUM_
+
+/* "OFL_WC_LOC_PROT_ERR", ...; "OFL_WC_UNKNOWN" for a value outside the
+ * enum (libibverbs' ibv_wc_status_str with offload's names). */
+const char *ofl_wc_status_str(enum ofl_wc_status s);
 
 /* ------------------------------------------------------------------------ */
 /* base: byte order on byte arrays                                          */
@@ -989,7 +1032,11 @@ enum ofl_tpt_state {
     OFL_TPT_VALID = 2
 };
 
-/* Access rights (FIG. 13 fields 1330, 1332). */
+/* Access rights (FIG. 13 fields 1330, 1332). Numbers are offload's, not
+ * IBV_ACCESS_*'s (a verbs provider translates bit by bit; verbs has no
+ * local read bit). As in verbs (ibv_reg_mr(3)): a region always has local
+ * read (ofl_tpt_register sets it whatever desc.access says), and remote
+ * write or remote atomic need local write (OFL_E_TPT_ACCESS_COMBO). */
 enum ofl_tpt_access {
     OFL_TPT_LOCAL_READ = 0x01,
     OFL_TPT_LOCAL_WRITE = 0x02,
@@ -1391,12 +1438,13 @@ enum ofl_err ofl_tpt_dereg_pool(struct ofl_tpt *tpt,
  * window may be rebound while VALID (the new binding replaces the old); a
  * type 2 window only from INVALID, else OFL_E_TPT_BUSY (IBA vol. 1
  * o10-37.2.30: it stays tied to its QP until invalidated or unbound).
- * va == 0 and len == 0 unbinds (UnbindRKey, seed 001) and ignores the
- * region. Every bind, of either type, gives the window a new key (IBA: a
- * bind returns a new R_Key), so an STag advertised for an earlier binding
- * reaches neither the new range nor its rights; *bound_stag is the STag to
- * advertise and to name the window by from now on (may be NULL for
- * unbind, which keeps the key).
+ * len == 0 unbinds, whatever va (UnbindRKey, seed 001; ibv_alloc_mw(3):
+ * a type 1 window is invalidated by "ibv_bind_mw verb with zero length"),
+ * and ignores the region. Every bind, of either type, gives the window a
+ * new key (IBA: a bind returns a new R_Key), so an STag advertised for an
+ * earlier binding reaches neither the new range nor its rights;
+ * *bound_stag is the STag to advertise and to name the window by from now
+ * on (may be NULL for unbind, which keeps the key).
  */
 enum ofl_err ofl_tpt_bind(struct ofl_tpt *tpt, uint32_t stag,
                           uint32_t region_stag, uint32_t pd, uint32_t qp,
@@ -1445,7 +1493,9 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
 /*
  * Remote access check (seed 000 FIG. 18A a-f) of [to, to + len) for a
  * stream with protection domain pd on QP qp. need: OFL_TPT_REMOTE_WRITE
- * (RDMA Write, Read Response placement), OFL_TPT_REMOTE_READ (Read Request
+ * (RDMA Write; Read Response placement only under the opt-in
+ * OFL_QP_READ_SINK_TAGGED: a Read's sink is a local data segment by
+ * default), OFL_TPT_REMOTE_READ (Read Request
  * source), OFL_TPT_REMOTE_ATOMIC; a need of none of them, or with any
  * other bit, is OFL_E_ARG. Under OFL_TPT_POLICY_WINDOWS_ONLY a
  * region is refused (OFL_E_TPT_WRONG_TYPE); iSCSI entries always are. A
@@ -2696,7 +2746,13 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   Send: receive data segment fails
  *         its local checks (FIG. 15)      0/0/00            receive: LOC_PROT_ERR
  *   Send with Invalidate: STag refused    0/1/09 or 0/2/09  receive: REM_INV_REQ_ERR
- *   Write / Read Response: remote checks  ofl_tpt_term_cause(PLACE)
+ *   Write: remote checks (FIG. 18A a-f)   ofl_tpt_term_cause(PLACE)  -
+ *   Read Response: its sink fails the
+ *         local checks again (FIG. 15;
+ *         OFL_QP_READ_SINK_LOCAL)         0/0/00            read:
+ *                                                           ofl_tpt_wc_status
+ *   Read Response: remote checks (only
+ *         OFL_QP_READ_SINK_TAGGED)        ofl_tpt_term_cause(PLACE)
  *                                         read: ofl_tpt_wc_status
  *   tagged segment on a spent one-touch   1/1/00 (Table D row 3)    -
  *   Read Response not matching the
@@ -2717,12 +2773,16 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *         Write, or the stream passes its
  *         first byte inside another FPDU  0/2/07            -
  *   Terminate received                    (none sent)       oldest in-flight
- *                                         send WQE: from the cause (remote
- *                                         protection and DDP tagged:
- *                                         REM_ACCESS_ERR; DDP untagged:
- *                                         REM_INV_REQ_ERR; remote operation:
- *                                         REM_OP_ERR; catastrophic and MPA:
- *                                         FATAL_ERR), QP -> ERROR.
+ *                                         send WQE: ofl_qp_term_status (the
+ *                                         peer's local catastrophic error:
+ *                                         REM_OP_ERR; remote protection and
+ *                                         DDP tagged: REM_ACCESS_ERR; remote
+ *                                         operation and DDP untagged:
+ *                                         REM_INV_REQ_ERR, but 1/2/02 for a
+ *                                         Send: RNR_RETRY_EXC_ERR; MPA:
+ *                                         FATAL_ERR); a receive holding part
+ *                                         of a Send: REM_ABORT_ERR; QP ->
+ *                                         ERROR.
  *
  * Two behaviours that Linux siw lacks and offload keeps: an inbound Read
  * Request is served only when its source STag grants remote read (FIG. 18A
@@ -2759,19 +2819,20 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * first): it waits for the in-order stream (row 4).
  *
  * One-shot keys (seed 001: disabled once used for an RDMA operation) are
- * spent by the Last segment of a Write or Read Response placed through
- * them (a zero-length Last segment too when earlier segments of its
- * message were placed through the key; a zero-length message alone uses
- * nothing), by the last Read Response segment sent from a Read source of
- * nonzero length, and by an Atomic executed on their word (a Compare and
- * Swap that did not match used the key too). Likewise a
- * zero-length Last segment ends a one-touch message (Table D row 4) only
- * after such earlier segments.
+ * spent by the Last segment of a Write (or, under OFL_QP_READ_SINK_TAGGED,
+ * a Read Response) placed through them (a zero-length Last segment too
+ * when earlier segments of its message were placed through the key; a
+ * zero-length message alone uses nothing), by the last Read Response
+ * segment sent from a Read source of nonzero length, and by an Atomic
+ * executed on their word (a Compare and Swap that did not match used the
+ * key too). Likewise a zero-length Last segment ends a one-touch message
+ * (Table D row 4) only after such earlier segments.
  *
  * A tagged segment (Write, Read Response) and each Read Response segment
  * read from a Read source is translated whole before any byte of it is
  * placed or read: a page missing anywhere in it gives the cause of its
- * remote check, never a partial placement.
+ * remote check (into a Read's sink under OFL_QP_READ_SINK_LOCAL: 0/0/00),
+ * never a partial placement.
  *
  * Completion ordering: send WQEs complete in posting order (a Send after
  * an RDMA Read completes after the Read's response arrived); an
@@ -2779,6 +2840,65 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * Write or Immediate Data completes when its last byte was handed to the
  * transmit callback (RFC 5040 gives no acknowledgement); an RD Send of an
  * acknowledged QP when its EE acknowledgement returns ("Channel kinds").
+ *
+ * Verbs (libibverbs' man pages, the kernel's ib_verbs.h). Where a verbs
+ * consumer expects a rule the core keeps it, so a verbs provider over
+ * offload translates names and numbers and decides nothing:
+ *   - completion statuses are ibv_wc_status / ib_wc_status, value for
+ *     value (enum ofl_wc_status);
+ *   - QP states RESET .. ERROR have the numbers of enum ibv_qp_state and
+ *     ib_qp_state (0 .. 6); TERMINATE and CLOSING are iWARP's and have no
+ *     verbs value (7 is IBV_QPS_UNKNOWN): Linux's iWARP drivers (siw,
+ *     cxgb4) report them as SQE and SQD;
+ *   - a region always grants local read; remote write or atomic needs
+ *     local write, for a region and for a window's region (ibv_reg_mr(3),
+ *     ibv_bind_mw(3)); a bind of length 0 unbinds;
+ *   - a Read's sink needs local write only (enum ofl_qp_read_sink);
+ *   - a zero-length data segment is not checked (its STag may be 0);
+ *   - SIGNALED, SOLICITED and FENCE mean what IBV_SEND_* do: an
+ *     unsignalled WQE completes silently unless it failed or was flushed;
+ *     SOLICITED matters for a Send and an Immediate Data message only;
+ *     FENCE waits for every earlier Read and Atomic;
+ *   - a flush completes every outstanding WQE, signalled or not, in order,
+ *     with WR_FLUSH_ERR; a WQE posted in ERROR is flushed;
+ *   - a CQ armed for solicited completions fires on a solicited receive or
+ *     any unsuccessful completion (ibv_req_notify_cq(3));
+ *   - byte_len: bytes received (RECV), sent (SEND, WRITE), read (READ, the
+ *     requested size), 8 (atomics), 0 for RECV_IMM; for a local operation
+ *     the total of its data segments (0 for a BIND or LOCAL_INV without
+ *     any; FAST_REG: its physical buffers). As in verbs, only wr_id,
+ *     status, opcode and qpn mean anything in an unsuccessful CQE.
+ * Where offload differs on purpose:
+ *   - opcodes and CQE flags are offload's own numbers (one enum for work
+ *     requests and completions, with iWARP and iSCSI kinds verbs lack). A
+ *     CQE's opcode maps to ibv_wc_opcode as SEND, SEND_INV -> IBV_WC_SEND;
+ *     WRITE, WRITE_IMM -> IBV_WC_RDMA_WRITE; READ -> IBV_WC_RDMA_READ;
+ *     ATOMIC_CSWAP -> IBV_WC_COMP_SWAP; ATOMIC_FADD -> IBV_WC_FETCH_ADD;
+ *     BIND -> IBV_WC_BIND_MW; LOCAL_INV -> IBV_WC_LOCAL_INV; FAST_REG ->
+ *     IB_WC_REG_MR; RECV -> IBV_WC_RECV; RECV_IMM ->
+ *     IBV_WC_RECV_RDMA_WITH_IMM; OFL_CQE_IMM -> IBV_WC_WITH_IMM; OFL_CQE_INV
+ *     -> IBV_WC_WITH_INV with stag as invalidated_rkey. OFL_CQE_SOLICITED
+ *     has no verbs flag;
+ *   - Immediate Data is RFC 7306's 8 bytes (imm), not verbs' 32-bit
+ *     imm_data, and is a message of its own on queue 0 after the Write;
+ *   - there is no inline send: the engine reads a WQE's payload by DMA
+ *     when it runs the WQE, so its buffer may be reused only after the
+ *     completion (a provider offering IBV_SEND_INLINE copies the bytes
+ *     to a registered buffer of its own first);
+ *   - a send WQE that fails its local checks before any byte of it was
+ *     sent moves the QP to SQE (receives and inbound requests go on,
+ *     MOD_RTS resumes), where IBA moves an RC QP, and siw and rxe move
+ *     theirs, to ERROR: the stream is intact, so it is kept. A consumer
+ *     that wants IBA RC behaviour modifies the QP to ERROR on the error
+ *     CQE;
+ *   - every receive WQE's data segments are checked when it is fetched,
+ *     not only those a message reaches (siw checks lazily);
+ *   - a stream service reaches RTS by ofl_qp_establish (the connection
+ *     manager's job in verbs), not by MOD_RTS from RTR; SQ_DRAINED is
+ *     raised on every entry into SQD (verbs: if en_sqd_async_notify);
+ *   - a bind (type 1 or 2) picks the window's new key itself (the old
+ *     one plus one) and returns it in the CQE's stag: a verbs provider
+ *     reports that key rather than honouring ibv_bind_mw's rkey request.
  */
 
 #define OFL_QP_WQE_MAX 256  /* largest WQE slot in bytes */
@@ -2896,7 +3016,7 @@ struct ofl_qp_sge {
  *                    Add Mask bit ends a field: no carry out of it). Target
  *                    and result are little-endian 64-bit words in host
  *                    memory, on both sides
- *   BIND             stag (window), bind.*; va 0 and len 0 unbind
+ *   BIND             stag (window), bind.*; len 0 unbinds
  *   FAST_REG         stag (allocated region, next key), reg; with sge the
  *                    physical buffers whose pages the engine writes into
  *                    the ATT at reg.att_base (len, fpo and att_count are
@@ -3114,6 +3234,46 @@ enum ofl_qp_reg_option {
     OFL_QP_REG_OPTION2 = 2  /* anticipatory: Terminate, ERROR, flush all */
 };
 
+/*
+ * The rule for an RDMA Read's sink (its one data segment; attr.read_sink).
+ *
+ * OFL_QP_READ_SINK_LOCAL (0) is the verbs rule (ibv_post_send(3): an SGE
+ * names an lkey; Linux siw and rxe place a Read Response through the
+ * sink's local write right): the sink is a local data segment, a region
+ * of the QP's PD that grants local write, checked (FIG. 15 a-g) when the
+ * WQE starts and again for every Read Response segment placed into it.
+ * Remote write is neither needed nor looked at; one-shot and one-touch
+ * flags (which govern remote use) are not spent by it; the TPT's windows-
+ * only policy does not concern it. A sink that fails when the WQE starts
+ * completes with ofl_tpt_wc_status (LOC_PROT_ERR) and stops the SQ (SQE)
+ * with nothing sent; one that fails later (deregistered while its Read was
+ * outstanding) is the local side's failure: Terminate 0/0/00 (local
+ * catastrophic, not a fault of the peer), the Read LOC_PROT_ERR.
+ * What protects the sink, although the peer names its STag on the wire:
+ * a Read Response is taken only for the oldest outstanding Read (the ORD
+ * ring; none outstanding: 0/2/06), only with that Read's sink STag, at the
+ * next TO of its sink and within its length (else 1/1/00 or 1/1/01, the
+ * Read BAD_RESP_ERR). So a peer writes exactly the bytes the Read asked
+ * for, once, in order, and nothing through the STag at any other time; an
+ * RDMA Write naming it still needs its remote rights.
+ *
+ * OFL_QP_READ_SINK_TAGGED (1), opt-in, is the stricter rule of iWARP
+ * adapters that place a Read Response as any tagged message, through the
+ * sink's remote rights (Linux's rdma_rw registers an iWARP Read sink with
+ * IB_ACCESS_REMOTE_WRITE for them): the sink must also pass the remote
+ * checks (FIG. 18A a-f) with OFL_TPT_REMOTE_WRITE, when the WQE starts
+ * (else LOC_PROT_ERR and SQE, nothing sent) and for every segment (else
+ * Terminate with ofl_tpt_term_cause(PLACE)), and a one-shot or one-touch
+ * sink is spent as by a Write. Its use: running a consumer under that rule,
+ * so that a sink registered without remote write fails here as it would
+ * on such an adapter, or keeping every placement of the QP on the remote
+ * path (one rule for every tagged byte).
+ */
+enum ofl_qp_read_sink {
+    OFL_QP_READ_SINK_LOCAL = 0,
+    OFL_QP_READ_SINK_TAGGED = 1
+};
+
 /* Inbound request kinds (struct ofl_qp_inreq.kind). */
 enum ofl_qp_inreq_kind {
     OFL_QP_IN_READ = 1,   /* RDMA Read Request: Read Responses to send */
@@ -3167,6 +3327,8 @@ struct ofl_qp_attr {
                                  send WQE completes when the EE
                                  acknowledgement covering it returns
                                  (RD only), 0 = when its frame left */
+    uint8_t read_sink;        /* enum ofl_qp_read_sink: 0 (LOCAL) is the
+                                 verbs rule */
     uint16_t ord;             /* outbound Reads and Atomics outstanding at
                                  most (fixed at creation), >= 1; RD: the
                                  frames sent and not yet acknowledged
@@ -3396,7 +3558,8 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
 
 /*
  * Creates qp in RESET over mem. Checks attr (service, pd, ORD >= 1, IRD a
- * power of two, CQs and TPT present, transmit present, reg_option 1 or 2)
+ * power of two, CQs and TPT present, transmit present, reg_option 1 or 2,
+ * read_sink 0 or 1)
  * and mem (depths powers of two, SGE limits, every array present for the
  * sizes given) -> OFL_E_ARG / OFL_E_QP_SERVICE. The CQs record nothing:
  * sizing them is the caller's (struct ofl_cq). Datagram kinds: max_dgram

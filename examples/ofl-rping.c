@@ -229,14 +229,12 @@ static int node_init(struct node *n, const char *name)
     /* The peer reaches buf only through the window advertise() binds, so
      * the region itself carries no remote right (under the standard policy
      * a region with remote rights may be targeted by its own STag, which
-     * the window's invalidation would not revoke), except on the client:
-     * buf is its RDMA Read sink, which a Read Response writes as a tagged
-     * message (RFC 5040 §4.4). local is only ever a source. */
+     * the window's invalidation would not revoke). On the client buf is
+     * also its RDMA Read sink, which needs local write only (enum
+     * ofl_qp_read_sink). local is only ever a source. */
     n->l_buf = reg(n, n->buf, BUF,
                    OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
-                       OFL_TPT_BIND_WINDOW |
-                       (strcmp(name, "client") == 0 ? OFL_TPT_REMOTE_WRITE
-                                                    : 0));
+                       OFL_TPT_BIND_WINDOW);
     n->l_local = reg(n, n->local, BUF,
                      OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE);
     n->l_msgs = reg(n, n->msgs, sizeof(n->msgs), OFL_TPT_LOCAL_WRITE);
@@ -264,8 +262,9 @@ static int wait_cqe(struct node *n, bool send, struct ofl_cqe *e)
         return -1;
     }
     if (e->status != OFL_WC_SUCCESS) {
-        fprintf(stderr, "%s: completion wr_id %llu status %u\n", n->name,
-                (unsigned long long)e->wr_id, e->status);
+        fprintf(stderr, "%s: completion wr_id %llu status %u (%s)\n", n->name,
+                (unsigned long long)e->wr_id, e->status,
+                ofl_wc_status_str((enum ofl_wc_status)e->status));
         n->errors++;
         return -1;
     }

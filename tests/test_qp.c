@@ -928,7 +928,12 @@ static void test_input_args(void)
     CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RESET));
     CHECK_OK(ofl_qp_process(&r->a.qp, 0, 1));
     CHECK_ERR(ofl_qp_input(&r->a.qp, &seg), OFL_E_QP_STATE);
-    CHECK_EQ(ofl_qp_term_status(r->a.qp.term_rx), OFL_WC_FATAL_ERR);
+    /* RESET cleared the cause received: 0/0/00, the peer's local
+     * catastrophic error, REM_OP_ERR in verbs (it was FATAL_ERR before
+     * issue 28) */
+    CHECK(r->a.qp.term_rx.layer == 0 && r->a.qp.term_rx.etype == 0 &&
+          r->a.qp.term_rx.ecode == 0);
+    CHECK_EQ(ofl_qp_term_status(r->a.qp.term_rx), OFL_WC_REM_OP_ERR);
     qr_free(r);
 }
 

@@ -26,7 +26,9 @@
  *   0x03 B           ofl_qp_process with budget B
  *   0x04             post a receive
  *   0x05 X           an LLP event (X & 1: lost)
- *   0x06 O           post a send WR of kind O (Read, Atomic, Send, Write)
+ *   0x06 O           post a send WR of kind O (O & 3: Read, Atomic, Send,
+ *                    Write; O & 0x30: buffer offset; O & 0x40: a Read's
+ *                    sink named by the local-only key)
  * (any other type: its value mod 7).
  *
  * The guard (fuzz/own.h) allows only what the core may touch at that
@@ -483,10 +485,11 @@ static void post_send(struct ctx *c, uint8_t kind)
     sge.len = wr.opcode == OFL_QP_OP_ATOMIC_FADD ? 8 : 64;
     sge.stag = c->stag[0];
     if (wr.opcode == OFL_QP_OP_READ) {
-        /* a Read Response places through the sink's remote write right
-         * (RFC 5040 §4.4): the sink lies in the remote-writable region */
+        /* a Read's sink needs local write only (enum ofl_qp_read_sink):
+         * named through stag[0] (local rights only) when kind has 0x40,
+         * else through stag[1], whose region also grants remote write */
         sge.addr = VA + SINK_AT + (kind & 0x30) * 8;
-        sge.stag = c->stag[1];
+        sge.stag = (kind & 0x40) ? c->stag[0] : c->stag[1];
     }
     wr.sge = &sge;
     wr.num_sge = 1;

@@ -380,6 +380,8 @@ static void m_apply(struct m_ent *e, const struct ofl_tpt_region_desc *d)
     e->shift = d->page_shift;
     e->kind = d->att_kind;
     e->access = d->access;
+    if (e->type == OFL_TPT_REGION) /* verbs: a region always reads locally */
+        e->access |= OFL_TPT_LOCAL_READ;
     e->flags = d->flags;
     if (e->type == OFL_TPT_ISCSI) {
         e->flags |= OFL_TPT_F_ZERO_BASED;
@@ -1004,15 +1006,17 @@ static enum ofl_err op_dereg(struct fuzz_in *in)
     return got;
 }
 
-/* Unbind (seed 001): bind with va 0 and len 0. */
+/* Unbind (seed 001): bind with len 0, at any va (verbs: a zero-length
+ * bind). */
 static enum ofl_err m_unbind(const char *what, uint32_t stag, uint32_t region,
-                             uint32_t pd, uint32_t qp, bool want_stag)
+                             uint32_t pd, uint32_t qp, bool want_stag,
+                             uint64_t va)
 {
     struct errset es = {{OFL_OK}, 0};
     struct m_ent *w = NULL;
     uint32_t out = 0xDEADBEEF;
     enum ofl_err f = m_find(stag, &w);
-    enum ofl_err got = ofl_tpt_bind(&g_t, stag, region, pd, qp, 0, 0, 0, 0,
+    enum ofl_err got = ofl_tpt_bind(&g_t, stag, region, pd, qp, va, 0, 0, 0,
                                     want_stag ? &out : NULL);
 
     if (f != OFL_OK) {
@@ -1057,8 +1061,8 @@ static enum ofl_err op_bind(struct fuzz_in *in)
     access = (uint8_t)((b & 0x80) ? b & 0x3F : b & OFL_TPT_ACCESS_REMOTE);
     b = fuzz_u8(in);
     flags = (uint8_t)((b & 0x80) ? b & 0x7F : b & BIND_FLAGS);
-    if (va == 0 && len == 0)
-        return m_unbind("bind", stag, rstag, pd, qp, true);
+    if (len == 0) /* any zero length unbinds (verbs' zero-length bind) */
+        return m_unbind("bind", stag, rstag, pd, qp, true, va);
     f = m_find(stag, &w);
     got = ofl_tpt_bind(&g_t, stag, rstag, pd, qp, va, len, access, flags, &out);
     if (f != OFL_OK) {
@@ -1107,7 +1111,7 @@ static enum ofl_err op_unbind(struct fuzz_in *in)
 {
     uint32_t stag = pick_stag(in), pd = fuzz_u8(in) % 3, qp = fuzz_u8(in) % 3;
 
-    return m_unbind("unbind", stag, 0, pd, qp, (qp & 1) != 0);
+    return m_unbind("unbind", stag, 0, pd, qp, (qp & 1) != 0, 0);
 }
 
 static enum ofl_err op_invalidate(struct fuzz_in *in, bool remote)

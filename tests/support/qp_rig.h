@@ -102,6 +102,7 @@ struct qr_opts {
     uint32_t rx_cap;       /* MPA receive buffer, 0: QR_RX */
     bool no_markers_stage; /* create without a staging buffer */
     uint32_t tx_cap;       /* FPDU build buffer, 0: QR_TX (<= QR_TX_MAX) */
+    uint8_t read_sink;     /* attr.read_sink of both QPs (0: LOCAL) */
 };
 
 struct qr_rig {
