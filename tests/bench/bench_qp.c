@@ -182,7 +182,9 @@ static double run(bench_batch_fn fn, bool crc, uint32_t emss, uint8_t op,
  * to warm it: 64-byte Sends (CRC on, EMSS 1460), 4 KiB Writes in one FPDU
  * (CRC on, EMSS 9000) and in three (CRC on, EMSS 1460), and, for the
  * Write's unavoidable work, the port's CRC32c and a memcpy of the 4 KiB.
- * The bench runs only this part when OFL_BENCH_QP_COUNT is set.
+ * The bench runs only this part when OFL_BENCH_QP_COUNT is set. It prints
+ * the FPDUs per Write of each (the sender's transmissions, one FPDU each,
+ * over COUNT_MSGS), which the counter's per-FPDU figure divides by.
  *
  * It also counts the passes a Write makes over its payload on each side,
  * with no instruction counter: every port hook that touches bytes
@@ -310,6 +312,7 @@ static void qp_count(void)
     struct qctx *c[4];
     unsigned long errors = 0;
     unsigned tx = 0, rx = 0;
+    unsigned long tx1 = 0, tx3 = 0; /* transmissions: one FPDU each */
     int i;
 
     for (i = 0; i < 4; i++)
@@ -324,9 +327,13 @@ static void qp_count(void)
         send_batch(c[0], COUNT_WARM);
         qp_count_send64(c[0]);
         write_batch(c[1], COUNT_WARM);
+        tx1 = c[1]->r->a.tx_calls;
         qp_count_write4k_1fpdu(c[1]);
+        tx1 = c[1]->r->a.tx_calls - tx1;
         write_batch(c[2], COUNT_WARM);
+        tx3 = c[2]->r->a.tx_calls;
         qp_count_write4k_emss1460(c[2]);
+        tx3 = c[2]->r->a.tx_calls - tx3;
         crc_batch(c[3], COUNT_WARM);
         qp_count_crc4k(c[3]);
         memcpy_batch(c[3], COUNT_WARM);
@@ -339,7 +346,8 @@ static void qp_count(void)
         if (memcmp(c[1]->src, c[1]->dst, 4096) != 0 ||
             memcmp(c[2]->src, c[2]->dst, 4096) != 0)
             errors++;
-        if (count_passes(&tx, &rx) != 0)
+        if (count_passes(&tx, &rx) != 0 || tx1 % COUNT_MSGS != 0 ||
+            tx3 % COUNT_MSGS != 0)
             errors++;
     }
     for (i = 0; i < 4; i++) {
@@ -353,6 +361,8 @@ static void qp_count(void)
     }
     printf("bench: qp_count ran %u operations each (tests/bench/count_qp.sh "
            "counts their instructions)\n", COUNT_MSGS);
+    printf("bench: qp_count FPDUs per 4 KiB Write: %lu at EMSS 9000, %lu at "
+           "EMSS 1460\n", tx1 / COUNT_MSGS, tx3 / COUNT_MSGS);
     if (tx == 0)
         printf("bench: qp_count passes not measured: no CRC32c hook\n");
     else

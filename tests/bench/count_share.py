@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 """Splits the instructions of a callgrind output file by owner.
 
-Usage: count_share.py CALLGRIND_OUT [SOURCE_ROOT]
+Usage: count_share.py [--list] CALLGRIND_OUT [SOURCE_ROOT]
 Prints one line: "total T lib L port P crc C wire W loop B floor F"
-(instructions).
+(instructions). With --list, first one line per function with a count:
+its owner, its own instructions, what it was charged for its calls to
+unowned functions, and how it was placed (file or name).
 
 Each function in the file belongs to an owner by where it is defined
 (callgrind's fl= / ob= of its block):
@@ -82,6 +84,7 @@ def owner(ob, fl, fn, root):
             if any(pat.match(ln) for ln in src):
                 found.add(owner_of_file(os.path.relpath(f, root)))
     found.discard(None)
+    placed[fn] = 'by name, first line in %s' % os.path.basename(fl)
     if len(found) != 1:
         raise SystemExit('count_share: %s (first line in %s) is defined by %s'
                          % (fn, fl, sorted(found) or 'no source here'))
@@ -101,7 +104,10 @@ def defining_sources(root):
     return _sources
 
 
-def main(path, root):
+placed = {}
+
+
+def main(path, root, listing=False):
     names = {'ob': {}, 'fl': {}, 'fn': {}}
     kind_of = {'ob': 'ob', 'cob': 'ob', 'fl': 'fl', 'fi': 'fl', 'fe': 'fl',
                'cfi': 'fl', 'cfl': 'fl', 'fn': 'fn', 'cfn': 'fn'}
@@ -176,13 +182,27 @@ def main(path, root):
         print('count_share: owners add up to %d, the file says %d'
               % (sum(share.values()), total))
         return 1
+    if listing:
+        charged_to = {}
+        for caller, callee, c in calls:
+            if fn_owner.get(caller) is not None and fn_owner.get(callee) is None:
+                charged_to[caller] = charged_to.get(caller, 0) + c
+        rows = [(fn_owner[fn], self_cost.get(fn, 0), charged_to.get(fn, 0), fn)
+                for fn in fn_owner if fn_owner[fn] is not None and
+                self_cost.get(fn, 0) + charged_to.get(fn, 0) > 0]
+        for o, c, ch, fn in sorted(rows, key=lambda r: -(r[1] + r[2])):
+            print('%-5s %12d %12d %s (%s)' % (o, c, ch, fn, placed.get(fn, 'file')))
     print('total %d %s' % (total, ' '.join('%s %d' % (o, share[o])
                                            for o in OWNERS)))
     return 0
 
 
 if __name__ == '__main__':
-    if len(sys.argv) not in (2, 3):
+    args = sys.argv[1:]
+    listing = bool(args) and args[0] == '--list'
+    if listing:
+        args = args[1:]
+    if len(args) not in (1, 2):
         print(__doc__)
         sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else '.'))
+    sys.exit(main(args[0], args[1] if len(args) == 2 else '.', listing))
