@@ -176,6 +176,13 @@ fi
 base=$(sed -n 's/^bytes \([0-9]*\).*/\1/p' "$(dirname "$0")/cm4_size.baseline")
 if ! command -v arm-none-eabi-gcc >/dev/null 2>&1; then
     echo "bench-count: cm4_offload_o_bytes_added not measured (arm-none-eabi-gcc not installed) (target <= 0)"
+    if [ "${OFL_REQUIRE_TOOLS:-0}" = 1 ]; then
+        echo "FAIL cm4 size: arm-none-eabi-gcc not installed (OFL_REQUIRE_TOOLS=1)"
+        fail=$((fail + 1))
+    fi
+elif [ -z "$base" ]; then
+    echo "FAIL cm4 size: no number in tests/bench/cm4_size.baseline"
+    fail=$((fail + 1))
 elif ! make -s build/cortexm/offload.o >/dev/null 2>&1; then
     echo "FAIL cm4 size: cannot build build/cortexm/offload.o"
     fail=$((fail + 1))
