@@ -1565,10 +1565,33 @@ static void tpt_make_invalid(struct ofl_tpt_entry *e)
         e->gen++;
 }
 
+/* With an owner table, the slots entry e gives up (those of its
+ * registration outside [keep, keep + keep_n)) lose their page words and
+ * their owner: a later registration over FREE slots (the verbs, or a
+ * FAST_REG with no physical buffers) must not find the departed region's
+ * pages there. O(e->att_count). */
+static void tpt_att_release(struct ofl_tpt *tpt, const struct ofl_tpt_entry *e,
+                            uint32_t keep, uint32_t keep_n)
+{
+    uint32_t index = (uint32_t)(e - tpt->entry), i;
+
+    if (tpt->att_owner == NULL || e->type == OFL_TPT_WINDOW || !e->registered)
+        return;
+    for (i = 0; i < e->att_count; i++) {
+        uint32_t s = e->att_base + i;
+
+        if (s - keep >= keep_n && tpt->att_owner[s] == index) {
+            tpt->att[s] = 0;
+            tpt->att_owner[s] = 0;
+        }
+    }
+}
+
 static void tpt_push_free(struct ofl_tpt *tpt, struct ofl_tpt_entry *e)
 {
     uint32_t index = (uint32_t)(e - tpt->entry);
 
+    tpt_att_release(tpt, e, 0, 0);
     if (e->type != OFL_TPT_WINDOW)
         e->gen++;
     tpt_clear_translation(e);
@@ -1776,9 +1799,11 @@ static void tpt_apply_desc(struct ofl_tpt *tpt, struct ofl_tpt_entry *e,
 {
     uint32_t i;
 
-    if (tpt->att_owner != NULL)
+    if (tpt->att_owner != NULL) {
+        tpt_att_release(tpt, e, d->att_base, d->att_count);
         for (i = 0; i < d->att_count; i++)
             tpt->att_owner[d->att_base + i] = (uint32_t)(e - tpt->entry);
+    }
     tpt_clear_translation(e);
     e->va = d->va;
     e->len = d->len;
@@ -1845,11 +1870,11 @@ enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
     return OFL_OK;
 }
 
-enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
-                                    uint32_t pd, uint32_t qp,
-                                    const struct ofl_tpt_region_desc *desc)
+enum ofl_err ofl_tpt_register_iscsi_check(const struct ofl_tpt *tpt,
+                                          uint32_t stag, uint32_t pd,
+                                          uint32_t qp,
+                                          const struct ofl_tpt_region_desc *desc)
 {
-    struct ofl_tpt_entry *e;
     enum ofl_err err;
 
     if (qp == OFL_TPT_QP_NONE)
@@ -1857,9 +1882,22 @@ enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
     err = ofl_tpt_register_check(tpt, stag, pd, desc);
     if (err != OFL_OK)
         return err;
-    e = tpt_slot(tpt, stag);
-    if (e->type != OFL_TPT_ISCSI)
+    if (tpt_slot(tpt, stag)->type != OFL_TPT_ISCSI)
         return OFL_E_TPT_WRONG_TYPE;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd, uint32_t qp,
+                                    const struct ofl_tpt_region_desc *desc)
+{
+    struct ofl_tpt_entry *e;
+    enum ofl_err err;
+
+    err = ofl_tpt_register_iscsi_check(tpt, stag, pd, qp, desc);
+    if (err != OFL_OK)
+        return err;
+    e = tpt_slot(tpt, stag);
     e->key = ofl_stag_key(stag);
     tpt_apply_desc(tpt, e, desc);
     e->qp = qp; /* its ITT names a task of this QP only */
@@ -6979,20 +7017,24 @@ static enum ofl_err qp_run_imm(struct ofl_qp *qp)
 }
 
 /*
- * Writes the page words of physical buffers sge[0 .. n) into the ATT from
+ * Writes the page words of the current WQE's physical buffers (qp->sq_sge,
+ * qp->cur.num_sge of them) into the ATT from
  * d->att_base, with the rules of ofl_tpt_reg_phys (only the first buffer
  * may start, only the last may end, inside a page), and completes d: len,
  * fpo, att_count, direct ATT. Nothing is written unless every buffer passed
  * and the registration of stag with d would be taken
- * (ofl_tpt_register_check): a refused FAST_REG leaves the ATT, which other
+ * (ofl_tpt_register_check, or for an iSCSI command
+ * ofl_tpt_register_iscsi_check, which also needs an iSCSI entry): a
+ * refused FAST_REG or ISCSI_CMD leaves the ATT, which other
  * regions may use, as it was (seed 000: the entry is made only when the
  * STag is valid).
  */
 static enum ofl_err qp_phys_pages(struct ofl_qp *qp, uint32_t stag,
-                                  const struct ofl_qp_sge *sge, uint32_t n,
-                                  struct ofl_tpt_region_desc *d)
+                                  struct ofl_tpt_region_desc *d, bool iscsi)
 {
     const struct ofl_tpt *tpt = qp->attr.tpt;
+    const struct ofl_qp_sge *sge = qp->sq_sge;
+    uint32_t n = qp->cur.num_sge;
     uint64_t mask, total = 0, pages = 0;
     uint32_t i, slot = d->att_base;
     enum ofl_err err;
@@ -7018,7 +7060,9 @@ static enum ofl_err qp_phys_pages(struct ofl_qp *qp, uint32_t stag,
     d->fpo = (uint32_t)(sge[0].addr & mask);
     d->att_count = (uint32_t)pages;
     d->att_kind = OFL_TPT_ATT_DIRECT;
-    err = ofl_tpt_register_check(tpt, stag, qp->attr.pd, d);
+    err = iscsi ? ofl_tpt_register_iscsi_check(tpt, stag, qp->attr.pd,
+                                               qp->attr.qpn, d)
+                : ofl_tpt_register_check(tpt, stag, qp->attr.pd, d);
     if (err != OFL_OK)
         return err;
     /* One page word at a time (bounded by pages <= att_capacity); the
@@ -7055,7 +7099,7 @@ static OFL_NOINLINE enum ofl_err qp_run_register(struct ofl_qp *qp, bool phys)
     d.access = x[14];
     d.flags = x[15];
     if (phys && qp->cur.num_sge != 0)
-        err = qp_phys_pages(qp, stag, qp->sq_sge, qp->cur.num_sge, &d);
+        err = qp_phys_pages(qp, stag, &d, false);
     if (err == OFL_OK)
         err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);
     if (err == OFL_OK)
@@ -8541,7 +8585,7 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
         } else {
             d.att_base = ofl_load_le32(w + QPW_RSTAG);
             d.page_shift = (uint8_t)ofl_load_le32(w + QPW_B32);
-            err = qp_phys_pages(qp, stag, qp->sq_sge, qp->cur.num_sge, &d);
+            err = qp_phys_pages(qp, stag, &d, true);
         }
         if (err == OFL_OK)
             err = ofl_tpt_register_iscsi(qp->attr.tpt, stag, qp->attr.pd,

@@ -1264,6 +1264,13 @@ enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
                                     uint32_t pd, uint32_t qp,
                                     const struct ofl_tpt_region_desc *desc);
 
+/* The checks of ofl_tpt_register_iscsi, in its order, with nothing changed:
+ * what an ISCSI_CMD WQE asks before it writes page words into the ATT. */
+enum ofl_err ofl_tpt_register_iscsi_check(const struct ofl_tpt *tpt,
+                                          uint32_t stag, uint32_t pd,
+                                          uint32_t qp,
+                                          const struct ofl_tpt_region_desc *desc);
+
 /* Every check of ofl_tpt_register, in its order, and no change: OFL_OK
  * when ofl_tpt_register with the same arguments would succeed (so that a
  * caller writes the ATT slots of desc only for a registration that will
@@ -1349,9 +1356,14 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
  * att_owner[s] records the Tag_Index of the last entry that registered
  * slot s; slot s is OWNED(X) when att_owner[s] == X and entry X is
  * allocated and its registration's slots [att_base, att_base + att_count)
- * contain s. So invalidation and deregistration cost nothing here; a
- * registration costs O(att_count) owner reads and writes (a direct ATT:
- * one per page, as the page words themselves). With owners, FIG. 14 slot
+ * contain s. Invalidation costs nothing here; a registration costs
+ * O(att_count) owner reads and writes (a direct ATT: one per page, as the
+ * page words themselves), and so do a deregistration, a deallocation and
+ * a registration that leaves slots: the slots X gives up are cleared (page
+ * word 0, not present, and no owner), so that a later registration over
+ * FREE slots - which owners allow, and a FAST_REG with no physical
+ * buffers names - cannot reach the pages of a region that is gone,
+ * whatever PD it is in. With owners, FIG. 14 slot
  * sharing between entries is refused. Owners guard ATT slots only: the
  * physical addresses a WQE or an indirect list names are the poster's to
  * vouch for (a kernel provider translates them from pages it pinned).
@@ -1422,7 +1434,11 @@ enum ofl_err ofl_tpt_reg_pages_pool(struct ofl_tpt *tpt,
  * go back to pool. Checked first (ofl_tpt_dereg's checks, then that the
  * slots are one run of pool: OFL_E_TPT_ATT_NOT_ALLOCATED), so a failure
  * changes nothing. For an entry whose registration took its slots from
- * pool as one run (ofl_tpt_reg_pages_pool, or ofl_tpt_att_alloc). */
+ * pool as one run (ofl_tpt_reg_pages_pool, or ofl_tpt_att_alloc). It frees
+ * the run the entry names NOW: a caller whose entries can be re-registered
+ * onto other slots by WQEs it does not control (FAST_REG from user space)
+ * MUST keep each MR's own run and free that one with ofl_tpt_att_free
+ * after ofl_tpt_dereg, or the run of another caller could go back twice. */
 enum ofl_err ofl_tpt_dereg_pool(struct ofl_tpt *tpt,
                                 struct ofl_tpt_att_pool *pool, uint32_t stag,
                                 uint32_t pd);
@@ -3361,7 +3377,10 @@ struct ofl_qp_attr {
  * starting there with the same ULPDU Length and the same DDP/RDMAP header
  * (control, STag, TO), else the stream ends with a Terminate
  * (OFL_E_QP_PLACED_MISMATCH); so does a stream that passes sn inside
- * another FPDU.
+ * another FPDU. The payload is not compared: the same peer placed it
+ * through the same STag and range, so no protection rule is at stake, and
+ * a retransmission of the same bytes is what TCP delivers (RFC 5044's CRC,
+ * when negotiated, already covered those bytes as they were placed).
  */
 struct ofl_qp_ooo {
     uint32_t sn;                              /* TCP SN of its first byte */

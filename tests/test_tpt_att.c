@@ -424,6 +424,55 @@ static void test_owners_verbs(void)
     CHECK_OK(ofl_tpt_register(&g_t, s, 1, &d));
 }
 
+/* Slots an owner gives up lose their page words: a registration over FREE
+ * slots - another PD's, or a FAST_REG with no physical buffers - finds no
+ * page of a region that is gone (review of issue 26 item 3). Without
+ * owners nothing is cleared (FIG. 14 sharing). */
+static void test_owners_release_clears(void)
+{
+    struct ofl_tpt_region_desc d;
+    struct ofl_tpt_piece piece[4];
+    struct ofl_tpt_sgl sgl = {piece, 4, 0, 0, 0};
+    uint64_t pages[4] = {PG(1), PG(2), PG(3), PG(4)};
+    uint32_t a = 0, b = 0, s = 0, i;
+
+    t_init(true);
+    d = desc(4 * PSZ, 0, 12, 0, 0, 4);
+    d.access = LR | LW | OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
+    CHECK_OK(ofl_tpt_reg_pages(&g_t, 1, &d, pages, 4, &a));
+    CHECK_EQ(g_att[0], PG(1) | PRES);
+    CHECK_OK(ofl_tpt_dereg(&g_t, a, 1));
+    for (i = 0; i < 4; i++) {
+        CHECK_EQ(g_att[i], 0);
+        CHECK_EQ(g_own[i], 0);
+    }
+    /* another PD over the same, now FREE, slots: taken, but nothing
+     * translates to the old pages */
+    CHECK_OK(ofl_tpt_alloc(&g_t, OFL_TPT_REGION, 2, 0, &b));
+    CHECK_OK(ofl_tpt_register(&g_t, b, 2, &d));
+    CHECK_ERR(ofl_tpt_translate(&g_t, b, d.va, PSZ, &sgl),
+              OFL_E_TPT_PAGE_FAULT);
+    /* a registration that moves to other slots clears the ones it left,
+     * and keeps the words of the ones it keeps */
+    CHECK_OK(ofl_tpt_dereg(&g_t, b, 2));
+    d = desc(4 * PSZ, 0, 12, 0, 8, 4);
+    d.flags = OFL_TPT_F_INVALIDATABLE;
+    CHECK_OK(ofl_tpt_reg_pages(&g_t, 1, &d, pages, 4, &s));
+    CHECK_OK(ofl_tpt_invalidate_local(&g_t, s, 1));
+    d = desc(2 * PSZ, 0, 12, 0, 10, 2);
+    CHECK_OK(ofl_tpt_register(&g_t, rekey(s), 1, &d));
+    CHECK_EQ(g_att[8], 0);
+    CHECK_EQ(g_att[9], 0);
+    CHECK_EQ(g_att[10], PG(3) | PRES);
+    CHECK_EQ(g_att[11], PG(4) | PRES);
+    /* without owners a deregistration leaves the words (shared slots) */
+    t_init(false);
+    d = desc(4 * PSZ, 0, 12, 0, 0, 4);
+    CHECK_OK(ofl_tpt_reg_pages(&g_t, 1, &d, pages, 4, &a));
+    CHECK_OK(ofl_tpt_dereg(&g_t, a, 1));
+    CHECK_EQ(g_att[0], PG(1) | PRES);
+}
+
 /* reg_pages_pool / dereg_pool: the slots come from the pool and go back. */
 static void test_pool_register(void)
 {
@@ -659,6 +708,59 @@ static void test_owned_iscsi(void)
     qr_free(r);
 }
 
+/* An ISCSI_CMD naming an entry that is not an iSCSI entry is refused
+ * before it writes a page word (review of issue 26 item 3: it wrote the
+ * ATT, then failed). */
+static void test_iscsi_wrong_type_writes_nothing(void)
+{
+    struct qr_rig *r = owned_rig(OFL_QP_SVC_ISCSI);
+    uint8_t *buf = qr_alloc(&r->a, 4096, true);
+    uint32_t stag = 0, id = 0;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge ph;
+    struct ofl_cqe c[4];
+    uint64_t w = r->a.att[600];
+
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 7, 0, &stag));
+    ph.addr = ofl_sim_pa(buf);
+    ph.len = 4096;
+    ph.stag = 0;
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_ISCSI_CMD;
+    wr.wr_id = 78;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.stag = stag;
+    wr.sge = &ph;
+    wr.num_sge = 1;
+    wr.reg.att_base = 600;
+    wr.reg.page_shift = 12;
+    wr.bhs[0] = 0x01;
+    wr.bhs[1] = 0x80 | 0x40; /* F, R */
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &id));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+    CHECK_EQ(r->a.att[600], w);
+    CHECK_EQ(r->ab.len, 0); /* no Command PDU */
+    {
+        struct ofl_tpt_region_desc d;
+
+        memset(&d, 0, sizeof(d));
+        d.len = 4096;
+        d.page_shift = 12;
+        d.att_base = 600;
+        d.att_count = 1;
+        d.access = LR | LW;
+        CHECK_OK(ofl_tpt_register_check(&r->a.tpt, stag, 7, &d));
+        CHECK_ERR(ofl_tpt_register_iscsi_check(&r->a.tpt, stag, 7, 1, &d),
+                  OFL_E_TPT_WRONG_TYPE);
+        CHECK_ERR(ofl_tpt_register_iscsi_check(&r->a.tpt, stag, 7,
+                                               OFL_TPT_QP_NONE, &d),
+                  OFL_E_ARG);
+    }
+    qr_free(r);
+}
+
 OFL_SUITE(tpt_att)
 {
     test_pool_init();
@@ -672,4 +774,6 @@ OFL_SUITE(tpt_att)
     test_pool_register();
     test_owned_wqes();
     test_owned_iscsi();
+    test_owners_release_clears();
+    test_iscsi_wrong_type_writes_nothing();
 }

@@ -122,10 +122,29 @@ struct m_loc {
     uint32_t index;
 };
 
+/* With owners, the slots e gives up (outside [keep, keep + keep_n)) lose
+ * their page words and their owner (offload.h, "ATT slots"). */
+static void m_release(const struct m_ent *e, uint32_t keep, uint32_t keep_n)
+{
+    uint32_t i, index = (uint32_t)(e - M.e);
+
+    if (!M.owners || e->type == OFL_TPT_WINDOW || !e->registered)
+        return;
+    for (i = 0; i < e->count; i++) {
+        uint32_t s = e->base + i;
+
+        if (s - keep >= keep_n && M.own[s] == index) {
+            M.att[s] = 0;
+            M.own[s] = 0;
+        }
+    }
+}
+
 static void m_reset_entry(struct m_ent *e)
 {
     uint8_t key = e->key;
 
+    m_release(e, 0, 0);
     memset(e, 0, sizeof(*e));
     e->key = key;
 }
@@ -369,9 +388,12 @@ static void m_apply(struct m_ent *e, const struct ofl_tpt_region_desc *d)
 {
     uint32_t i;
 
-    if (M.owners) /* the entry owns its slots now */
+    if (M.owners) { /* it leaves the slots it does not keep, and owns its
+                       slots now */
+        m_release(e, d->att_base, d->att_count);
         for (i = 0; i < d->att_count; i++)
             M.own[d->att_base + i] = (uint32_t)(e - M.e);
+    }
     e->va = d->va;
     e->len = d->len;
     e->base = d->att_base;
