@@ -2437,8 +2437,24 @@ enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
                                  uint32_t pd, uint32_t qp, uint64_t offset,
                                  uint64_t len, uint8_t need)
 {
+    struct ofl_tpt_iscsi_use u;
+
+    u.offset = offset;
+    u.len = len;
+    u.pd = pd;
+    u.qp = qp;
+    u.need = need;
+    return ofl_tpt_check_iscsi_use(tpt, itt, &u);
+}
+
+enum ofl_err ofl_tpt_check_iscsi_use(const struct ofl_tpt *tpt, uint32_t itt,
+                                     const struct ofl_tpt_iscsi_use *u)
+{
     struct ofl_tpt_entry *e;
     enum ofl_err err;
+    uint32_t pd = u->pd, qp = u->qp;
+    uint64_t offset = u->offset, len = u->len;
+    uint8_t need = u->need;
 
     if ((need & ~TPT_ISCSI_NEEDS) != 0) /* 0: a SCSI Response, no data */
         return OFL_E_ARG;
@@ -8706,10 +8722,15 @@ static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp,
     struct ofl_tpt_info info;
     uint32_t kind = k->need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
                                                    : ISCSI_KIND_READ;
-    enum ofl_err err = ofl_tpt_check_iscsi(qp->attr.tpt, k->itt, qp->attr.pd,
-                                           qp->attr.qpn, k->off, k->len,
-                                           k->need);
+    struct ofl_tpt_iscsi_use u;
+    enum ofl_err err;
 
+    u.offset = k->off;
+    u.len = k->len;
+    u.pd = qp->attr.pd;
+    u.qp = qp->attr.qpn;
+    u.need = k->need;
+    err = ofl_tpt_check_iscsi_use(qp->attr.tpt, k->itt, &u);
     if (err == OFL_OK)
         err = ofl_tpt_query(qp->attr.tpt, k->itt, &info);
     if (err != OFL_OK)

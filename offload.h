@@ -1539,6 +1539,21 @@ enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
                                  uint32_t pd, uint32_t qp, uint64_t offset,
                                  uint64_t len, uint8_t need);
 
+/* ofl_tpt_check_iscsi's arguments after itt as one value:
+ * ofl_tpt_check_iscsi_use(tpt, itt, u) is ofl_tpt_check_iscsi(tpt, itt,
+ * u->pd, u->qp, u->offset, u->len, u->need). The engine calls this one: a
+ * seventh argument goes on the stack, and its caller's frame then is no
+ * longer static in every build (make analyze). */
+struct ofl_tpt_iscsi_use {
+    uint64_t offset;
+    uint64_t len;
+    uint32_t pd;
+    uint32_t qp;
+    uint8_t need;
+};
+enum ofl_err ofl_tpt_check_iscsi_use(const struct ofl_tpt *tpt, uint32_t itt,
+                                     const struct ofl_tpt_iscsi_use *u);
+
 /*
  * Translates [to, to + len) of stag into physical pieces appended to sgl
  * (sgl->count and sgl->bytes are reset first); physically contiguous pages
