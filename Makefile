@@ -37,34 +37,41 @@ CHECK_SCRIPTS := $(sort $(wildcard tests/check_*.sh))
 FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
 
 .PHONY: all lib check check-asan check-valgrind cross bench bench-count fuzz demo install clean help \
-        examples FORCE
+        examples check-help FORCE
 
+# Targets: `make help` prints the "## target text" lines of the Makefiles;
+# check-help (run by make check) fails when a .PHONY target has none.
+## all               (plain make) the static library and the examples
+## lib               build/<cc>/liboffload.a alone
+## examples          build/<cc>/examples/*
+## check             every test: the suites, corpus replays, tests/check_*.sh; last line the total
+## check-asan        the same under ASan + UBSan (clang)
+## check-valgrind    the suite, corpus replays and demos under memcheck
+## check-help        every .PHONY target has a line in make help
+## cross             freestanding core for Cortex-M4, RV64, x86-64 kernel flags
+## bench             benchmarks as ratios to baselines in the same run
+## bench-count       instruction counts (callgrind): ap cache hit vs direct, dt exchange
+## fuzz              AFL++ harnesses; FUZZ_SECONDS=N runs each N seconds
+## demo              runs every example with --demo
+## install           PREFIX=/usr/local: headers, core and port libraries, pkg-config files
+## clean             removes build/
+## help              this list
 all: lib examples
 
 help:
-	@echo "make              static library and examples"
-	@echo "make check        the whole test suite (+ fuzz corpus replay)"
-	@echo "make check-asan   the same under ASan + UBSan (clang)"
-	@echo "make check-valgrind the suite and corpus replays under memcheck"
-	@echo "make cross        freestanding core for Cortex-M4, RV64, x86-64 kernel flags"
-	@echo "make bench        benchmarks as ratios to baselines in the same run"
-	@echo "make bench-count  instruction counts (callgrind): ap cache hit vs direct, dt exchange"
-	@echo "make fuzz         AFL++ harnesses; FUZZ_SECONDS=N runs each N seconds"
-	@echo "make demo         runs every example"
-	@echo "make install      PREFIX=$(PREFIX): header, static library, pkg-config"
-	@echo "make test-cortexm the test suite on a Cortex-M4 (QEMU mps2-an386, semihosting)"
-	@echo "make size-cortexm code size of offload.o at -Os per section"
-	@echo "make test-configs every OFL_ENABLE_* combination: allowed build, forbidden refused"
-	@echo "make test-be      the test suite big-endian (s390x under qemu-user)"
-	@echo "make test-arm64   the posix port's ARMv8 CRC path, gcc and clang (qemu-user)"
-	@echo "make test-kmod    the self-test kernel module; test-kmod-boot runs it in QEMU"
-	@echo "make analyze      cppcheck, clang --analyze, frame sizes, undefined symbols"
-	@echo "make coverage     line and branch coverage of offload.c per section"
-	@echo "make fuzz-campaign HOURS=N  AFL++ and libFuzzer, N hours each per harness"
+	@sed -n 's/^## \([a-z][a-z0-9-]*\) /make \1 /p' Makefile mk/embed.mk
+
+# Every .PHONY target of the Makefiles has a `## target` line above.
+check-help:
+	@missing=$$(for f in Makefile mk/embed.mk; do \
+	    sed -e ':a' -e '/\\$$/{N;s/\\\n//;ba' -e '}' $$f | sed -n 's/^\.PHONY://p'; done | \
+	    tr ' \t' '\n\n' | grep -v '^$$' | grep -vx FORCE | sort -u | while read t; do \
+	    grep -qE "^## $$t( |$$)" Makefile mk/embed.mk || echo $$t; done | tr '\n' ' '); \
+	 if [ -n "$$missing" ]; then echo "check-help: no '## target' help line for: $$missing"; exit 1; fi
 
 # ---- the library -----------------------------------------------------------
 
-$(BUILD)/offload.o: offload.c offload.h | $(BUILD)/.dir
+$(BUILD)/offload.o: offload.c offload.h $(BUILD)/config.stamp | $(BUILD)/.dir
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/liboffload.a: $(BUILD)/offload.o
@@ -75,6 +82,17 @@ lib: $(BUILD)/liboffload.a
 $(BUILD)/.dir:
 	@mkdir -p $(BUILD)/examples $(BUILD)/fuzz
 	@touch $@
+
+# The detected configuration: the compiler, the flags and what was found
+# (ISA-L). Rewritten only when it changes, so that the objects, which
+# depend on it, rebuild when (and only when) it does: e.g. after ISA-L is
+# installed, the posix port is rebuilt with OFL_POSIX_HAVE_ISAL.
+CC_VERSION := $(shell $(CC) --version 2>/dev/null | head -1)
+$(BUILD)/config.stamp: FORCE | $(BUILD)/.dir
+	@printf '%s\n' 'CC=$(CC)' 'CC_VERSION=$(CC_VERSION)' 'HAVE_ISAL=$(HAVE_ISAL)' \
+	    'CPPFLAGS=$(CPPFLAGS)' 'CFLAGS=$(ALL_CFLAGS)' 'HOST_CFLAGS=$(HOST_CFLAGS)' \
+	    'LDFLAGS=$(LDFLAGS)' 'LIBS=$(HOST_LIBS)' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
 # ---- tests -----------------------------------------------------------------
 
@@ -96,7 +114,7 @@ PORT_OBJS    = $(call hostobj,$(PORT_SRCS))
 TEST_OBJS    = $(call hostobj,tests/main.c $(TEST_SRCS) $(TEST_SUPPORT))
 FUZZ_OBJS    = $(call hostobj,fuzz/driver.c ports/sim/ofl_sim.c)
 
-$(BUILD)/obj/%.o: %.c $(HOST_HDRS) | $(BUILD)/.dir
+$(BUILD)/obj/%.o: %.c $(HOST_HDRS) $(BUILD)/config.stamp | $(BUILD)/.dir
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 
@@ -106,26 +124,22 @@ $(BUILD)/obj/tests/main.o: $(BUILD)/suites.h
 .SECONDARY: $(TEST_OBJS) $(PORT_OBJS) $(FUZZ_OBJS) \
             $(call hostobj,$(wildcard fuzz/*/fuzz_*.c) $(wildcard examples/*.c))
 
-$(BUILD)/tests: $(TEST_OBJS) $(PORT_OBJS) $(BUILD)/offload.o
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(HOST_LIBS)
+$(BUILD)/tests: $(TEST_OBJS) $(PORT_OBJS) $(BUILD)/offload.o $(BUILD)/config.stamp
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(filter %.o,$^) -o $@ $(HOST_LIBS)
 
 # Plain (non-AFL) builds of the fuzz harnesses replay their corpora and any
 # regression inputs as part of check. A pattern prerequisite substitutes only
 # its first %, so the harness path uses the stem through second expansion.
 .SECONDEXPANSION:
 $(BUILD)/fuzz/%: $(FUZZ_OBJS) $$(call hostobj,fuzz/$$*/fuzz_$$*.c) $(BUILD)/offload.o \
-                 | $(BUILD)/.dir
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@
+                 $(BUILD)/config.stamp | $(BUILD)/.dir
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(filter %.o,$^) -o $@
 
-check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) examples
-	@set -e; for f in $(FUZZERS); do \
-	    dirs=""; for d in fuzz/$$f/corpus fuzz/$$f/regress; do \
-	        [ -d $$d ] && dirs="$$dirs $$d"; done; \
-	    [ -n "$$dirs" ] && $(BUILD)/fuzz/$$f $$dirs; \
-	done
-	$(BUILD)/tests
-	@set -e; for s in $(CHECK_SCRIPTS); do \
-	    echo "== $$s"; sh $$s "$(BUILD)" "$(CC)"; done
+# mk/check.sh runs the corpus replays, the test program and every
+# tests/check_*.sh, each to its end, and closes with the grand total:
+# "total: N passed, M failed".
+check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) examples check-help
+	@CFLAGS='$(CFLAGS)' LDFLAGS='$(LDFLAGS)' sh mk/check.sh "$(BUILD)" "$(CC)" "$(FUZZERS)" $(CHECK_SCRIPTS)
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check-asan:
@@ -207,8 +221,8 @@ bench-count:
 # ---- examples and demo -------------------------------------------------------
 
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(PORT_OBJS) $(BUILD)/offload.o \
-                     | $(BUILD)/.dir
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(HOST_LIBS)
+                     $(BUILD)/config.stamp | $(BUILD)/.dir
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(filter %.o,$^) -o $@ $(HOST_LIBS)
 
 examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))
 
@@ -268,12 +282,37 @@ fuzz-run-%: build/afl/% FORCE
 
 # ---- install -----------------------------------------------------------------
 
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 offload.h $(DESTDIR)$(PREFIX)/include/offload.h
-	install -m 644 $(BUILD)/liboffload.a $(DESTDIR)$(PREFIX)/lib/liboffload.a
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^\#define OFL_VERSION_STRING "\(.*\)"/\1/p' offload.h)|g' \
-	    offload.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/offload.pc
+# Everything under $(PREFIX)/include/offload/ keeps the tree's layout, so the
+# examples' includes ("offload.h", "ports/posix/ofl_posix.h") build unchanged
+# from an install with `pkg-config --cflags --libs offload-posix`. The port
+# libraries are the ports that build on a host: sim and posix. Their .pc
+# files require offload (the core); offload-posix adds what the port links
+# (ISA-L when it was found, pthreads).
+INSTALL_INC := $(DESTDIR)$(PREFIX)/include/offload
+INSTALL_LIB := $(DESTDIR)$(PREFIX)/lib
+OFL_VERSION := $(shell sed -n 's/^\#define OFL_VERSION_STRING "\(.*\)"/\1/p' offload.h)
+
+$(BUILD)/liboffload_sim.a: $(call hostobj,ports/sim/ofl_sim.c)
+	$(AR) rcs $@ $^
+$(BUILD)/liboffload_posix.a: $(call hostobj,ports/posix/ofl_posix.c)
+	$(AR) rcs $@ $^
+
+# pc NAME DESCRIPTION REQUIRES LIBS
+install_pc = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(OFL_VERSION)|g' \
+	    -e 's|@NAME@|$(1)|g' -e 's|@DESCRIPTION@|$(2)|g' -e 's|@REQUIRES@|$(3)|g' \
+	    -e 's|@LIBS@|$(4)|g' offload.pc.in > $(INSTALL_LIB)/pkgconfig/$(1).pc
+
+install: lib $(BUILD)/liboffload_sim.a $(BUILD)/liboffload_posix.a
+	install -d $(INSTALL_INC)/ports/sim $(INSTALL_INC)/ports/posix $(INSTALL_LIB)/pkgconfig
+	install -m 644 offload.h $(INSTALL_INC)/offload.h
+	install -m 644 ports/sim/ofl_sim.h $(INSTALL_INC)/ports/sim/ofl_sim.h
+	install -m 644 ports/posix/ofl_posix.h $(INSTALL_INC)/ports/posix/ofl_posix.h
+	install -m 644 $(BUILD)/liboffload.a $(BUILD)/liboffload_sim.a \
+	    $(BUILD)/liboffload_posix.a $(INSTALL_LIB)/
+	$(call install_pc,offload,freestanding decision logic of an RDMA / TCP offload engine,,-loffload)
+	$(call install_pc,offload-sim,offload test port: host memory as physical memory$(comma) DMA allow-list,offload,-loffload_sim)
+	$(call install_pc,offload-posix,offload user-space port: TCP sockets as the wire,offload,-loffload_posix $(HOST_LIBS))
+comma := ,
 
 clean:
 	rm -rf build

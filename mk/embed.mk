@@ -9,7 +9,21 @@
 # offload.c and the OFL_ENABLE_* macros of offload.h.
 
 .PHONY: test-cortexm size-cortexm test-configs test-be test-arm64 test-kmod \
-        test-kmod-boot analyze coverage fuzz-campaign readme-figures
+        test-kmod-boot analyze coverage fuzz-campaign readme-figures \
+        check-readme-figures
+
+## test-cortexm      the test suite on a Cortex-M4 (QEMU mps2-an386, semihosting)
+## size-cortexm      code size of offload.o at -Os per section
+## test-configs      every OFL_ENABLE_* combination: allowed build, forbidden refused
+## test-be           the test suite big-endian (s390x under qemu-user)
+## test-arm64        the posix port's ARMv8 CRC path, gcc and clang (qemu-user)
+## test-kmod         the self-test kernel module, built by kbuild (W=1)
+## test-kmod-boot    boots Debian's kernel in QEMU and runs the module
+## analyze           cppcheck, clang --analyze, frame sizes, undefined symbols
+## coverage          line and branch coverage of offload.c per section (deterministic suites)
+## fuzz-campaign     HOURS=N: AFL++ and libFuzzer, N hours each per harness
+## readme-figures    rewrites README.md's measured figures (sizes, frames, coverage, instruction counts)
+## check-readme-figures  fails when README.md's figures differ from what the tree measures
 
 PYTHON ?= python3
 
