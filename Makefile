@@ -213,10 +213,16 @@ bench: $(BUILD)/bench
 	$(BUILD)/bench
 
 # Instruction counts under callgrind, where timing is too noisy to decide:
-# the aperture cache's hit path against a direct table lookup (issue 5).
+# the aperture cache's hit path against a direct table lookup (issue 5),
+# the dt exchange (issue 6). The output is also README.md's figures for
+# this compiler (build/figures/counts-<cc>.txt, written when it passes).
 bench-count:
-	sh tests/bench/count_ap_hit.sh build/callgrind-$(CCNAME)
-	sh tests/bench/count_dt.sh build/callgrind-$(CCNAME)
+	+@mkdir -p build/figures; rc=0; \
+	 { sh tests/bench/count_ap_hit.sh build/callgrind-$(CCNAME) && \
+	   sh tests/bench/count_dt.sh build/callgrind-$(CCNAME); } \
+	     > build/figures/counts-$(CCNAME).tmp 2>&1 || rc=$$?; \
+	 cat build/figures/counts-$(CCNAME).tmp; \
+	 [ $$rc = 0 ] && mv build/figures/counts-$(CCNAME).tmp build/figures/counts-$(CCNAME).txt
 
 # ---- examples and demo -------------------------------------------------------
 

@@ -10,8 +10,11 @@
 # crash, a missing tool) counts as one failure.
 #
 # Usage: mk/check.sh BUILD_DIR CC "HARNESS..." SCRIPT...
+# OFL_CHECK_SUITES="a b", when set, names the suites the test program runs
+# (make coverage: the deterministic ones).
 
 build=$1 cc=$2 fuzzers=$3
+OFL_CHECK_SUITES=${OFL_CHECK_SUITES:-}
 shift 3
 total_p=0
 total_f=0
@@ -68,8 +71,9 @@ replay() {
 
 echo "== fuzz corpus replay"
 run "fuzz corpus replay" replay
-echo "== $build/tests"
-run "$build/tests" "$build/tests"
+echo "== $build/tests $OFL_CHECK_SUITES"
+# shellcheck disable=SC2086
+run "$build/tests" "$build/tests" $OFL_CHECK_SUITES
 for s in "$@"; do
     echo "== $s"
     run "$s" sh "$s" "$build" "$cc"
