@@ -39,8 +39,10 @@ FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
 .PHONY: all lib check check-asan check-valgrind cross bench bench-count fuzz demo install clean help \
         examples check-help FORCE
 
-# Targets: `make help` prints the "## target text" lines of the Makefiles;
-# check-help (run by make check) fails when a .PHONY target has none.
+# Targets: `make help` prints the "## target text" lines of the Makefile
+# and mk/*.mk; check-help (run by make check) fails when a .PHONY target of
+# any of them has none.
+MAKEFILES_ALL := Makefile $(sort $(wildcard mk/*.mk))
 ## all               (plain make) the static library and the examples
 ## lib               build/<cc>/liboffload.a alone
 ## examples          build/<cc>/examples/*
@@ -59,15 +61,15 @@ FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
 all: lib examples
 
 help:
-	@sed -n 's/^## \([a-z][a-z0-9-]*\) /make \1 /p' Makefile mk/embed.mk
+	@sed -n 's/^## \([a-z][a-z0-9-]*\) /make \1 /p' $(MAKEFILES_ALL)
 
 # Every .PHONY target of the Makefiles has a `## target` line above.
 check-help:
-	@missing=$$(for f in Makefile mk/embed.mk; do \
+	@missing=$$(for f in $(MAKEFILES_ALL); do \
 	    sed -e ':a' -e '/\\$$/{N;s/\\\n//;ba' -e '}' $$f | sed -n 's/^\.PHONY://p'; done | \
 	    tr ' \t' '\n\n' | grep -v '^$$' | grep -vx FORCE | sort -u | while read t; do \
-	    grep -qE "^## $$t( |$$)" Makefile mk/embed.mk || echo $$t; done | tr '\n' ' '); \
-	 if [ -n "$$missing" ]; then echo "check-help: no '## target' help line for: $$missing"; exit 1; fi
+	    grep -qE "^## $$t( |$$)" $(MAKEFILES_ALL) || echo $$t; done | tr '\n' ' '); \
+	 if [ -n "$$missing" ]; then echo "check-help: no '## target text' line (shown by make help) for: $$missing"; exit 1; fi
 
 # ---- the library -----------------------------------------------------------
 
