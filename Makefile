@@ -25,6 +25,16 @@ ifeq ($(HAVE_ISAL),1)
 endif
 HOST_LIBS = $(ISAL_LIBS) -lpthread
 
+# libibverbs' header is optional: tests/test_verbs.c checks every OFL_WC_*
+# against enum ibv_wc_status when <infiniband/verbs.h> compiles (the header
+# only; nothing links libibverbs). Without it that check prints SKIP, and
+# under OFL_REQUIRE_TOOLS=1 (CI) `make check` fails.
+HAVE_IBVERBS := $(shell printf '#include <infiniband/verbs.h>\nint main(void){return IBV_WC_GENERAL_ERR;}\n' | \
+                  $(CC) -x c - -c -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(HAVE_IBVERBS),1)
+  IBV_CPPFLAGS := -DOFL_TEST_HAVE_IBVERBS
+endif
+
 PORT_SRCS    := ports/sim/ofl_sim.c ports/posix/ofl_posix.c
 PORT_HDRS    := ports/sim/ofl_sim.h ports/posix/ofl_posix.h
 TEST_SRCS    := $(sort $(wildcard tests/test_*.c))
@@ -91,7 +101,7 @@ $(BUILD)/.dir:
 # installed, the posix port is rebuilt with OFL_POSIX_HAVE_ISAL.
 CC_VERSION := $(shell $(CC) --version 2>/dev/null | head -1)
 $(BUILD)/config.stamp: FORCE | $(BUILD)/.dir
-	@printf '%s\n' 'CC=$(CC)' 'CC_VERSION=$(CC_VERSION)' 'HAVE_ISAL=$(HAVE_ISAL)' \
+	@printf '%s\n' 'CC=$(CC)' 'CC_VERSION=$(CC_VERSION)' 'HAVE_ISAL=$(HAVE_ISAL)' 'HAVE_IBVERBS=$(HAVE_IBVERBS)' \
 	    'CPPFLAGS=$(CPPFLAGS)' 'CFLAGS=$(ALL_CFLAGS)' 'HOST_CFLAGS=$(HOST_CFLAGS)' \
 	    'LDFLAGS=$(LDFLAGS)' 'LIBS=$(HOST_LIBS)' > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
@@ -110,7 +120,7 @@ $(BUILD)/suites.h: FORCE | $(BUILD)/.dir
 # rebuilds every object (the headers are few; the objects build in parallel).
 HOST_HDRS   := offload.h $(PORT_HDRS) tests/test.h $(wildcard tests/support/*.h) \
                $(wildcard fuzz/*.h)
-HOST_CFLAGS  = $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) -I$(BUILD) -Itests -Ifuzz $(ALL_CFLAGS)
+HOST_CFLAGS  = $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) $(IBV_CPPFLAGS) -I$(BUILD) -Itests -Ifuzz $(ALL_CFLAGS)
 hostobj      = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 PORT_OBJS    = $(call hostobj,$(PORT_SRCS))
 TEST_OBJS    = $(call hostobj,tests/main.c $(TEST_SRCS) $(TEST_SUPPORT))
@@ -141,6 +151,9 @@ $(BUILD)/fuzz/%: $(FUZZ_OBJS) $$(call hostobj,fuzz/$$*/fuzz_$$*.c) $(BUILD)/offl
 # tests/check_*.sh, each to its end, and closes with the grand total:
 # "total: N passed, M failed".
 check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) examples check-help
+	@if [ "$(OFL_REQUIRE_TOOLS)" = 1 ] && [ "$(HAVE_IBVERBS)" != 1 ]; then \
+	    echo "FAIL verbs: <infiniband/verbs.h> not found by $(CC) (libibverbs-dev; OFL_REQUIRE_TOOLS=1)"; \
+	    exit 1; fi
 	@CFLAGS='$(CFLAGS)' LDFLAGS='$(LDFLAGS)' sh mk/check.sh "$(BUILD)" "$(CC)" "$(FUZZERS)" $(CHECK_SCRIPTS)
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -331,3 +344,7 @@ FORCE:
 # test-cortexm, size-cortexm, test-configs, test-be, test-kmod, analyze,
 # coverage, fuzz-campaign: see mk/embed.mk.
 include mk/embed.mk
+# test-rdma, rdma-stage: the Linux RDMA rig, see mk/rdma.mk.
+include mk/rdma.mk
+# kmod-iw, test-kmod-iw, test-uring: the Linux RDMA device, mk/kmod-iw.mk.
+include mk/kmod-iw.mk

@@ -39,6 +39,20 @@ const char *ofl_strerror(enum ofl_err e)
     return "OFL_E_UNKNOWN";
 }
 
+#define OFL_WC_NAME_CASE_(name, value) \
+    case OFL_WC_##name:                \
+        return "OFL_WC_" #name;
+
+const char *ofl_wc_status_str(enum ofl_wc_status s)
+{
+    switch (s) {
+        OFL_WC_STATUSES(OFL_WC_NAME_CASE_)
+    case OFL_WC_STATUS_COUNT_:
+        break;
+    }
+    return "OFL_WC_UNKNOWN";
+}
+
 /*
  * Internal copy and fill. The core may not call the C library's copy or
  * fill (firmware without libc), and compilers turn plain copy and fill
@@ -1218,6 +1232,65 @@ uint32_t ofl_crc32c(const void *data, size_t len)
     return ofl_crc32c_final(ofl_crc32c_update(OFL_CRC32C_INIT, data, len));
 }
 
+/* ---- SipHash-2-4 ---------------------------------------------------------- */
+
+#define SIP_ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+
+/* One SipRound over the state v[4] (the paper, section 2). */
+static inline void sip_round(uint64_t v[4])
+{
+    v[0] += v[1];
+    v[1] = SIP_ROTL(v[1], 13);
+    v[1] ^= v[0];
+    v[0] = SIP_ROTL(v[0], 32);
+    v[2] += v[3];
+    v[3] = SIP_ROTL(v[3], 16);
+    v[3] ^= v[2];
+    v[0] += v[3];
+    v[3] = SIP_ROTL(v[3], 21);
+    v[3] ^= v[0];
+    v[2] += v[1];
+    v[1] = SIP_ROTL(v[1], 17);
+    v[1] ^= v[2];
+    v[2] = SIP_ROTL(v[2], 32);
+}
+
+static inline void sip_compress(uint64_t v[4], uint64_t m)
+{
+    v[3] ^= m;
+    sip_round(v);
+    sip_round(v);
+    v[0] ^= m;
+}
+
+/* SipHash-2-4 with the key as (k0, k1). */
+static uint64_t sip24(uint64_t k0, uint64_t k1, const uint8_t *p, size_t len)
+{
+    uint64_t v[4], last = 0;
+    size_t i, tail = len & 7u;
+
+    v[0] = k0 ^ 0x736f6d6570736575ull; /* "somepseudorandomlygeneratedbytes" */
+    v[1] = k1 ^ 0x646f72616e646f6dull;
+    v[2] = k0 ^ 0x6c7967656e657261ull;
+    v[3] = k1 ^ 0x7465646279746573ull;
+    for (i = 0; i + 8u <= len; i += 8)
+        sip_compress(v, ofl_load_le64(p + i));
+    for (i = tail; i > 0; i--) /* constant shifts only (32-bit targets) */
+        last = (last << 8) | p[len - tail + i - 1u];
+    sip_compress(v, last | ((uint64_t)(len & 0xFFu) << 56));
+    v[2] ^= 0xFFu;
+    sip_round(v);
+    sip_round(v);
+    sip_round(v);
+    sip_round(v);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+uint64_t ofl_siphash24(const uint8_t key[16], const uint8_t *p, size_t len)
+{
+    return sip24(ofl_load_le64(key), ofl_load_le64(key + 8), p, len);
+}
+
 /* ======================================================================== */
 /* port                                                                     */
 /* ======================================================================== */
@@ -1527,6 +1600,7 @@ enum ofl_err ofl_tpt_init(struct ofl_tpt *tpt, struct ofl_tpt_entry *entries,
     tpt->att = att;
     tpt->att_capacity = att_capacity;
     tpt->port = port;
+    tpt->att_owner = NULL;
     tpt->policy = (uint8_t)policy;
     /* Free list in ascending index order; index 0 is never on it. */
     for (i = 1; i < capacity; i++) {
@@ -1616,10 +1690,43 @@ static uint64_t tpt_att_pages(uint32_t att_count, uint8_t att_kind)
     return (uint64_t)att_count << (OFL_TPT_ATT_LIST_SHIFT * att_kind);
 }
 
-/* Checks a registration descriptor against the table (no state changes). */
+/* Does entry o own ATT slot s? (See the owner table in offload.h: o
+ * registered s last, is allocated, and its registration's slots hold s.) */
+static bool tpt_att_held(const struct ofl_tpt *tpt, uint32_t o, uint32_t s)
+{
+    const struct ofl_tpt_entry *e;
+
+    if (o == 0 || o >= tpt->capacity)
+        return false;
+    e = &tpt->entry[o];
+    return e->state != OFL_TPT_FREE && e->type != OFL_TPT_WINDOW &&
+           s - e->att_base < e->att_count;
+}
+
+/* OFL_E_TPT_ATT_OWNED when an entry other than self (0: a new entry) owns
+ * any of the n slots from base, which lie inside the ATT. O(n). */
+static enum ofl_err tpt_att_owner_check(const struct ofl_tpt *tpt,
+                                        uint32_t base, uint32_t n,
+                                        uint32_t self)
+{
+    uint32_t i;
+
+    if (tpt->att_owner == NULL)
+        return OFL_OK;
+    for (i = 0; i < n; i++) {
+        uint32_t o = tpt->att_owner[base + i];
+
+        if (o != self && tpt_att_held(tpt, o, base + i))
+            return OFL_E_TPT_ATT_OWNED;
+    }
+    return OFL_OK;
+}
+
+/* Checks a registration descriptor against the table (no state changes):
+ * self is the registering entry's Tag_Index, 0 for one not yet allocated. */
 static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
                                    const struct ofl_tpt_region_desc *d,
-                                   enum ofl_tpt_type type)
+                                   enum ofl_tpt_type type, uint32_t self)
 {
     uint64_t pages;
     /* An iSCSI entry without data (len 0, no ATT, fpo 0): a command with no
@@ -1651,6 +1758,9 @@ static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
         pages = ((d->fpo + d->len - 1) >> d->page_shift) + 1;
         if (pages > tpt_att_pages(d->att_count, d->att_kind))
             return OFL_E_TPT_ATT_RANGE;
+        if (tpt_att_owner_check(tpt, d->att_base, d->att_count, self) !=
+            OFL_OK)
+            return OFL_E_TPT_ATT_OWNED;
     }
     /* IB/iWARP rule: remote write and atomic need local write. */
     if ((d->access & (OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_ATOMIC)) &&
@@ -1659,10 +1769,16 @@ static enum ofl_err tpt_desc_check(const struct ofl_tpt *tpt,
     return OFL_OK;
 }
 
-/* Fills a checked descriptor into an INVALID entry and makes it VALID. */
-static void tpt_apply_desc(struct ofl_tpt_entry *e,
+/* Fills a checked descriptor into an INVALID entry and makes it VALID; with
+ * an owner table the entry now owns its slots. */
+static void tpt_apply_desc(struct ofl_tpt *tpt, struct ofl_tpt_entry *e,
                            const struct ofl_tpt_region_desc *d)
 {
+    uint32_t i;
+
+    if (tpt->att_owner != NULL)
+        for (i = 0; i < d->att_count; i++)
+            tpt->att_owner[d->att_base + i] = (uint32_t)(e - tpt->entry);
     tpt_clear_translation(e);
     e->va = d->va;
     e->len = d->len;
@@ -1672,9 +1788,16 @@ static void tpt_apply_desc(struct ofl_tpt_entry *e,
     e->page_shift = d->page_shift;
     e->att_kind = d->att_kind;
     e->access = d->access;
+    /* Verbs (ibv_reg_mr(3)): "Local read access is always enabled for the
+     * MR". */
+    if (e->type == OFL_TPT_REGION)
+        e->access |= OFL_TPT_LOCAL_READ;
     e->flags = d->flags;
-    if (e->type == OFL_TPT_ISCSI) /* FIG. 15: iSCSI regions are zero-based */
-        e->flags |= OFL_TPT_F_ZERO_BASED;
+    if (e->type == OFL_TPT_ISCSI) {
+        e->flags |= OFL_TPT_F_ZERO_BASED; /* FIG. 15: iSCSI regions are
+                                             zero-based */
+        e->qp = OFL_TPT_QP_NONE; /* ofl_tpt_register_iscsi names its QP */
+    }
     e->registered = 1;
     e->gen++;
     e->state = OFL_TPT_VALID;
@@ -1704,7 +1827,8 @@ enum ofl_err ofl_tpt_register_check(const struct ofl_tpt *tpt, uint32_t stag,
         return OFL_E_TPT_PD_MISMATCH;
     if (e->state != OFL_TPT_INVALID)
         return OFL_E_TPT_BUSY;
-    return tpt_desc_check(tpt, desc, (enum ofl_tpt_type)e->type);
+    return tpt_desc_check(tpt, desc, (enum ofl_tpt_type)e->type,
+                          ofl_stag_index(stag));
 }
 
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
@@ -1717,7 +1841,28 @@ enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
         return err;
     e = tpt_slot(tpt, stag);
     e->key = ofl_stag_key(stag);
-    tpt_apply_desc(e, desc);
+    tpt_apply_desc(tpt, e, desc);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd, uint32_t qp,
+                                    const struct ofl_tpt_region_desc *desc)
+{
+    struct ofl_tpt_entry *e;
+    enum ofl_err err;
+
+    if (qp == OFL_TPT_QP_NONE)
+        return OFL_E_ARG;
+    err = ofl_tpt_register_check(tpt, stag, pd, desc);
+    if (err != OFL_OK)
+        return err;
+    e = tpt_slot(tpt, stag);
+    if (e->type != OFL_TPT_ISCSI)
+        return OFL_E_TPT_WRONG_TYPE;
+    e->key = ofl_stag_key(stag);
+    tpt_apply_desc(tpt, e, desc);
+    e->qp = qp; /* its ITT names a task of this QP only */
     return OFL_OK;
 }
 
@@ -1731,7 +1876,7 @@ static enum ofl_err tpt_alloc_register(struct ofl_tpt *tpt, uint32_t pd,
 
     if (err != OFL_OK)
         return err;
-    tpt_apply_desc(&tpt->entry[ofl_stag_index(s)], d);
+    tpt_apply_desc(tpt, &tpt->entry[ofl_stag_index(s)], d);
     *stag = s;
     return OFL_OK;
 }
@@ -1751,7 +1896,7 @@ enum ofl_err ofl_tpt_reg_pages(struct ofl_tpt *tpt, uint32_t pd,
     ofl_copy(&d, desc, sizeof(d));
     d.att_count = n;
     d.att_kind = OFL_TPT_ATT_DIRECT;
-    err = tpt_desc_check(tpt, &d, OFL_TPT_REGION);
+    err = tpt_desc_check(tpt, &d, OFL_TPT_REGION, 0);
     if (err != OFL_OK)
         return err;
     for (i = 0; i < n; i++)
@@ -1811,7 +1956,7 @@ enum ofl_err ofl_tpt_reg_phys(struct ofl_tpt *tpt, uint32_t pd,
     d.fpo = (uint32_t)(bufs[0].pa & mask);
     d.att_count = (uint32_t)pages;
     d.att_kind = OFL_TPT_ATT_DIRECT;
-    err = tpt_desc_check(tpt, &d, OFL_TPT_REGION);
+    err = tpt_desc_check(tpt, &d, OFL_TPT_REGION, 0);
     if (err != OFL_OK)
         return err;
     if (tpt->free_count == 0)
@@ -1843,6 +1988,305 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd)
         return OFL_E_TPT_PD_MISMATCH;
     tpt_push_free(tpt, e); /* bumps the generation: its windows die */
     return OFL_OK;
+}
+
+/* ---- ATT slot pool and owners ------------------------------------------ */
+
+/* Bits [s, s + n) of map (n >= 1) as a sequence of per-word masks: calls
+ * are bounded by n / 32 + 2 words. */
+static uint32_t tpt_bits_mask(uint32_t s, uint32_t n, uint32_t *word,
+                              uint32_t *taken)
+{
+    uint32_t bit = s & 31u, k = 32u - bit;
+
+    if (k > n)
+        k = n;
+    *word = s >> 5;
+    *taken = k;
+    return (k == 32u ? 0xFFFFFFFFu : ((1u << k) - 1u)) << bit;
+}
+
+/* Are bits [s, s + n) of map all set (want true) / all clear (false)? */
+static bool tpt_bits_all(const uint32_t *map, uint32_t s, uint32_t n,
+                         bool want)
+{
+    while (n != 0) {
+        uint32_t w, k, m = tpt_bits_mask(s, n, &w, &k);
+
+        if ((map[w] & m) != (want ? m : 0u))
+            return false;
+        s += k;
+        n -= k;
+    }
+    return true;
+}
+
+/* Sets (on) or clears bits [s, s + n) of map. */
+static void tpt_bits_set(uint32_t *map, uint32_t s, uint32_t n, bool on)
+{
+    while (n != 0) {
+        uint32_t w, k, m = tpt_bits_mask(s, n, &w, &k);
+
+        map[w] = on ? map[w] | m : map[w] & ~m;
+        s += k;
+        n -= k;
+    }
+}
+
+static bool tpt_bit(const uint32_t *map, uint32_t s)
+{
+    return (map[s >> 5] >> (s & 31u)) & 1u;
+}
+
+enum ofl_err ofl_tpt_att_pool_init(struct ofl_tpt_att_pool *pool,
+                                   uint32_t *map, uint32_t words,
+                                   uint32_t slots)
+{
+    if (pool == NULL || map == NULL || slots == 0 ||
+        slots > OFL_TPT_ATT_POOL_MAX || words < OFL_TPT_ATT_POOL_WORDS(slots))
+        return OFL_E_ARG;
+    ofl_fill(map, 0, (size_t)OFL_TPT_ATT_POOL_WORDS(slots) * sizeof(map[0]));
+    pool->map = map;
+    pool->slots = slots;
+    pool->free = slots;
+    return OFL_OK;
+}
+
+/* Trailing zero bits of x != 0 (no builtin: some targets would call
+ * libgcc for it). Five steps. */
+static uint32_t tpt_ctz32(uint32_t x)
+{
+    uint32_t n = 0;
+
+    if ((x & 0xFFFFu) == 0) {
+        n += 16;
+        x >>= 16;
+    }
+    if ((x & 0xFFu) == 0) {
+        n += 8;
+        x >>= 8;
+    }
+    if ((x & 0xFu) == 0) {
+        n += 4;
+        x >>= 4;
+    }
+    if ((x & 3u) == 0) {
+        n += 2;
+        x >>= 2;
+    }
+    return n + ((x & 1u) == 0);
+}
+
+/* Leading zero bits of x != 0. */
+static uint32_t tpt_clz32(uint32_t x)
+{
+    uint32_t n = 0;
+
+    if ((x >> 16) == 0) {
+        n += 16;
+        x <<= 16;
+    }
+    if ((x >> 24) == 0) {
+        n += 8;
+        x <<= 8;
+    }
+    if ((x >> 28) == 0) {
+        n += 4;
+        x <<= 4;
+    }
+    if ((x >> 30) == 0) {
+        n += 2;
+        x <<= 2;
+    }
+    return n + ((x >> 31) == 0);
+}
+
+/* Bit i of the result: bits i .. i + n - 1 of x are all set (1 <= n <=
+ * 32; runs do not continue past bit 31). O(log n) shifts. */
+static uint32_t tpt_runs32(uint32_t x, uint32_t n)
+{
+    uint32_t len = 1;
+
+    while (2u * len <= n) {
+        x &= x >> len;
+        len *= 2u;
+    }
+    return n > len ? x & (x >> (n - len)) : x;
+}
+
+enum ofl_err ofl_tpt_att_alloc(struct ofl_tpt_att_pool *pool, uint32_t n,
+                               uint32_t *base)
+{
+    uint32_t k, words, run = 0, start = 0;
+
+    if (pool == NULL || pool->map == NULL || base == NULL || n == 0)
+        return OFL_E_ARG;
+    if (n > pool->free)
+        return OFL_E_TPT_ATT_FULL;
+    /* First fit, a word at a time: run counts the free slots that end the
+     * words before word k (from start); in word k a run of n is the one
+     * that carries on into its low bits, else one inside it (n < 32),
+     * else its high free bits carry over. */
+    words = (pool->slots + 31u) >> 5;
+    for (k = 0; k < words; k++) {
+        uint32_t w = pool->map[k], y;
+
+        if (k + 1u == words && (pool->slots & 31u) != 0)
+            w |= ~((1u << (pool->slots & 31u)) - 1u); /* past the end */
+        if (w == 0) {
+            if (run == 0)
+                start = k << 5;
+            run += 32u;
+            if (run >= n)
+                break;
+            continue;
+        }
+        if (run + tpt_ctz32(w) >= n) {
+            if (run == 0)
+                start = k << 5;
+            run = n;
+            break;
+        }
+        y = n < 32u ? tpt_runs32(~w, n) : 0;
+        if (y != 0) {
+            start = (k << 5) + tpt_ctz32(y);
+            run = n;
+            break;
+        }
+        run = tpt_clz32(w);
+        start = (k << 5) + 32u - run;
+    }
+    if (run < n)
+        return OFL_E_TPT_ATT_FULL;
+    tpt_bits_set(pool->map, start, n, true);
+    tpt_bits_set(pool->map + (OFL_TPT_ATT_POOL_WORDS(pool->slots) >> 1), start,
+                 1, true);
+    pool->free -= n;
+    *base = start;
+    return OFL_OK;
+}
+
+/* OFL_OK when [base, base + n) is exactly one run pool handed out. */
+static enum ofl_err tpt_att_run_check(const struct ofl_tpt_att_pool *pool,
+                                      uint32_t base, uint32_t n)
+{
+    const uint32_t *starts;
+    uint32_t end;
+
+    if (pool == NULL || pool->map == NULL || n == 0)
+        return OFL_E_ARG;
+    if (base >= pool->slots || n > pool->slots - base)
+        return OFL_E_TPT_ATT_RANGE;
+    starts = pool->map + (OFL_TPT_ATT_POOL_WORDS(pool->slots) >> 1);
+    end = base + n;
+    /* Its first slot starts a run, no later slot of it does, all are
+     * handed out, and the run ends there (the next slot is free or starts
+     * another run). */
+    if (!tpt_bit(starts, base) ||
+        (n > 1 && !tpt_bits_all(starts, base + 1, n - 1, false)) ||
+        !tpt_bits_all(pool->map, base, n, true) ||
+        (end < pool->slots && tpt_bit(pool->map, end) &&
+         !tpt_bit(starts, end)))
+        return OFL_E_TPT_ATT_NOT_ALLOCATED;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_att_free(struct ofl_tpt_att_pool *pool, uint32_t base,
+                              uint32_t n)
+{
+    enum ofl_err err = tpt_att_run_check(pool, base, n);
+
+    if (err != OFL_OK)
+        return err;
+    tpt_bits_set(pool->map, base, n, false);
+    tpt_bits_set(pool->map + (OFL_TPT_ATT_POOL_WORDS(pool->slots) >> 1), base,
+                 1, false);
+    pool->free += n;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_att_slots(uint64_t len, uint32_t fpo, uint8_t page_shift,
+                               uint8_t att_kind, uint32_t *count)
+{
+    uint64_t pages, per;
+
+    if (count == NULL)
+        return OFL_E_ARG;
+    if (page_shift < OFL_TPT_PAGE_SHIFT_MIN ||
+        page_shift > OFL_TPT_PAGE_SHIFT_MAX ||
+        fpo >= ((uint32_t)1 << page_shift) || len == 0 ||
+        att_kind > OFL_TPT_ATT_INDIRECT2 || len > OFL_U64_MAX - fpo)
+        return OFL_E_TPT_BAD_DESC;
+    /* The rule of tpt_desc_check: pages <= att_count << (9 * kind). */
+    pages = ((fpo + len - 1) >> page_shift) + 1;
+    per = (uint64_t)1 << (OFL_TPT_ATT_LIST_SHIFT * att_kind);
+    pages = (pages >> (OFL_TPT_ATT_LIST_SHIFT * att_kind)) +
+            ((pages & (per - 1)) != 0);
+    if (pages > 0xFFFFFFFFu)
+        return OFL_E_TPT_ATT_RANGE;
+    *count = (uint32_t)pages;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_att_owners(struct ofl_tpt *tpt, uint32_t *owner,
+                                uint32_t n)
+{
+    if (tpt == NULL || owner == NULL || n != tpt->att_capacity)
+        return OFL_E_ARG;
+    if (tpt->free_count != tpt->capacity - 1)
+        return OFL_E_TPT_BUSY; /* an entry may hold slots already */
+    ofl_fill(owner, 0, (size_t)n * sizeof(owner[0]));
+    tpt->att_owner = owner;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_reg_pages_pool(struct ofl_tpt *tpt,
+                                    struct ofl_tpt_att_pool *pool,
+                                    uint32_t pd,
+                                    const struct ofl_tpt_region_desc *desc,
+                                    const uint64_t *pages, uint32_t n,
+                                    uint32_t *stag)
+{
+    struct ofl_tpt_region_desc d;
+    enum ofl_err err;
+
+    if (tpt == NULL || desc == NULL || pages == NULL || stag == NULL || n == 0)
+        return OFL_E_ARG;
+    ofl_copy(&d, desc, sizeof(d));
+    err = ofl_tpt_att_alloc(pool, n, &d.att_base);
+    if (err != OFL_OK)
+        return err;
+    err = ofl_tpt_reg_pages(tpt, pd, &d, pages, n, stag);
+    if (err != OFL_OK)
+        (void)ofl_tpt_att_free(pool, d.att_base, n);
+    return err;
+}
+
+enum ofl_err ofl_tpt_dereg_pool(struct ofl_tpt *tpt,
+                                struct ofl_tpt_att_pool *pool, uint32_t stag,
+                                uint32_t pd)
+{
+    struct ofl_tpt_entry *e;
+    uint32_t base, count;
+    enum ofl_err err = tpt_find(tpt, stag, &e);
+
+    if (err != OFL_OK)
+        return err;
+    if (e->type == OFL_TPT_WINDOW)
+        return OFL_E_TPT_WRONG_TYPE;
+    if (e->pd != pd)
+        return OFL_E_TPT_PD_MISMATCH;
+    base = e->att_base;
+    count = e->att_count;
+    if (count != 0) {
+        err = tpt_att_run_check(pool, base, count);
+        if (err != OFL_OK)
+            return err == OFL_E_ARG ? err : OFL_E_TPT_ATT_NOT_ALLOCATED;
+    }
+    err = ofl_tpt_dereg(tpt, stag, pd);
+    if (err == OFL_OK && count != 0)
+        err = ofl_tpt_att_free(pool, base, count);
+    return err;
 }
 
 /* The access-right part of a check (FIG. 15 f-g, FIG. 18A f). */
@@ -1952,8 +2396,8 @@ enum ofl_err ofl_tpt_check_access(const struct ofl_tpt *tpt,
 }
 
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
-                                 uint32_t pd, uint64_t offset, uint64_t len,
-                                 uint8_t need)
+                                 uint32_t pd, uint32_t qp, uint64_t offset,
+                                 uint64_t len, uint8_t need)
 {
     struct ofl_tpt_entry *e;
     enum ofl_err err;
@@ -1967,6 +2411,11 @@ enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
         return OFL_E_TPT_WRONG_TYPE;
     if (e->pd != pd)                                   /* c */
         return OFL_E_TPT_PD_MISMATCH;
+    /* c, the connection: a task tag names a task of the QP whose command
+     * registered it (RFC 3720 connection allegiance); an entry of no QP
+     * (ofl_tpt_register) is no task of any. */
+    if (e->qp != qp || qp == OFL_TPT_QP_NONE)
+        return OFL_E_TPT_QP_MISMATCH;
     err = tpt_range(0, e->len, offset, len);           /* e */
     if (err != OFL_OK)
         return err;
@@ -2019,7 +2468,7 @@ enum ofl_err ofl_tpt_bind_window(struct ofl_tpt *tpt,
         return OFL_E_TPT_WRONG_TYPE;
     if (w->pd != pd)
         return OFL_E_TPT_PD_MISMATCH;
-    if (va == 0 && len == 0) { /* UnbindRKey (seed 001) */
+    if (len == 0) { /* UnbindRKey (seed 001); verbs: any zero length */
         if ((w->flags & OFL_TPT_F_TYPE2) && w->state == OFL_TPT_VALID &&
             w->qp != qp)
             return OFL_E_TPT_QP_MISMATCH;
@@ -2110,8 +2559,9 @@ uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd)
     for (i = 1; i < tpt->capacity; i++) { /* index 0 is never used */
         struct ofl_tpt_entry *e = &tpt->entry[i];
 
-        if (e->state == OFL_TPT_VALID && e->type == OFL_TPT_WINDOW &&
-            (e->flags & OFL_TPT_F_TYPE2) && e->qp == qp && e->pd == pd) {
+        if (e->state == OFL_TPT_VALID && e->qp == qp && e->pd == pd &&
+            ((e->type == OFL_TPT_WINDOW && (e->flags & OFL_TPT_F_TYPE2)) ||
+             e->type == OFL_TPT_ISCSI)) {
             tpt_make_invalid(e);
             n++;
         }
@@ -2783,6 +3233,7 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e)
     case OFL_E_TPT_TO_WRAP:
     case OFL_E_TPT_ACCESS:
     case OFL_E_TPT_REGION_GONE:
+    case OFL_E_TPT_ATT_OWNED: /* the WQE named another entry's slots */
         return OFL_WC_LOC_PROT_ERR;
     case OFL_E_TPT_NO_BIND:
     case OFL_E_TPT_ACCESS_COMBO:
@@ -5054,10 +5505,12 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
         a->transmit == NULL || a->ord == 0 || !qp_pow2(a->ird) ||
         (a->reg_option != OFL_QP_REG_OPTION1 &&
          a->reg_option != OFL_QP_REG_OPTION2) ||
-        a->sq_reg > 1 ||
+        a->sq_reg > 1 || a->read_sink > OFL_QP_READ_SINK_TAGGED ||
         (a->service == OFL_QP_SVC_ISCSI &&
-         (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu)))
-        return OFL_E_ARG; /* RFC 3720 §12.12: 512 .. 2^24 - 1 */
+         (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu ||
+          a->qpn == OFL_TPT_QP_NONE)))
+        return OFL_E_ARG; /* RFC 3720 §12.12: 512 .. 2^24 - 1; the qpn
+                             owns the ITTs (ofl_tpt_register_iscsi) */
     return OFL_OK;
 }
 
@@ -6003,7 +6456,10 @@ static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
     return OFL_OK;
 }
 
-/* FIG. 15 a-f for every data segment of the current send WQE. */
+/* FIG. 15 a-f for every data segment of the current send WQE that holds
+ * bytes. A zero-length segment names no memory and its STag is not looked
+ * at (as in verbs: Linux siw checks no key of a zero-length SGE, and rxe
+ * reads none): gather and scatter pass over it. */
 static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
 {
     uint32_t i;
@@ -6012,6 +6468,8 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
     for (i = 0; i < qp->cur.num_sge; i++) {
         const struct ofl_qp_sge *s = &qp->sq_sge[i];
 
+        if (s->len == 0)
+            continue; /* verbs: no key is checked for a zero-length SGE */
         err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                               s->len, need);
         if (err != OFL_OK)
@@ -6449,6 +6907,16 @@ static OFL_NOINLINE enum ofl_err qp_run_request(struct ofl_qp *qp, bool atomic)
         return OFL_OK; /* ORD reached: wait for a response */
     if (!qp->cur.begun) {
         err = qp_sges_check(qp, OFL_TPT_LOCAL_WRITE);
+        /* OFL_QP_READ_SINK_TAGGED: the sink must take the Read Response
+         * as a tagged target too (what qp_place_tagged will check), so
+         * that a sink without remote write fails here, locally. */
+        if (err == OFL_OK && !atomic && s != NULL && s->len != 0 &&
+            qp->attr.read_sink == OFL_QP_READ_SINK_TAGGED) {
+            struct ofl_tpt_remote a;
+
+            qp_remote(qp, &a, s->stag, s->addr, s->len, OFL_TPT_REMOTE_WRITE);
+            err = ofl_tpt_check_access(qp->attr.tpt, &a);
+        }
         if (err != OFL_OK)
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
         qp->cur.begun = 1;
@@ -7010,17 +7478,29 @@ static void qp_advance(struct ofl_qp *qp, uint32_t n)
         (void)ofl_seq_retire(&qp->seq, qp->attr.tpt, NULL);
 }
 
-/* Is sn (the first SN of an FPDU) one placed out of order? Takes it out of
- * the list; entries the stream has passed are dropped on the way. */
-static bool qp_ooo_take(struct ofl_qp *qp, uint32_t sn)
+/* Is sn (the first SN of an FPDU the in-order stream completed, whose
+ * last wire byte is end - 1) one placed out of order? Takes its record out
+ * of the list into *rec. Records the stream has reached otherwise (before
+ * end) are dropped on the way; *passed says there was one: the stream
+ * reached a placed Write's first byte inside another FPDU. */
+static bool qp_ooo_take(struct ofl_qp *qp, uint32_t sn, uint32_t end,
+                        struct ofl_qp_ooo *rec, bool *passed)
 {
     uint32_t i = 0;
     bool found = false;
 
+    *passed = false;
     while (i < qp->ooo_count) {
-        if (qp->ooo[i] == sn || ofl_sn_lt(qp->ooo[i], qp->seq.nxt)) {
-            found = found || qp->ooo[i] == sn;
-            qp->ooo[i] = qp->ooo[--qp->ooo_count];
+        struct ofl_qp_ooo *o = &qp->ooo[i];
+
+        if (o->sn == sn || ofl_sn_lt(o->sn, end)) {
+            if (o->sn == sn) {
+                ofl_copy(rec, o, sizeof(*rec));
+                found = true;
+            } else {
+                *passed = true;
+            }
+            ofl_copy(o, &qp->ooo[--qp->ooo_count], sizeof(*o));
             continue;
         }
         i++;
@@ -7033,7 +7513,7 @@ static bool qp_ooo_has(const struct ofl_qp *qp, uint32_t sn)
     uint32_t i;
 
     for (i = 0; i < qp->ooo_count; i++)
-        if (qp->ooo[i] == sn)
+        if (qp->ooo[i].sn == sn)
             return true;
     return false;
 }
@@ -7081,6 +7561,8 @@ static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
     for (i = 0; i < b[QPR_NSGE]; i++) {
         const struct ofl_qp_sge *s = &qp->rq_sge[i];
 
+        if (s->len == 0)
+            continue; /* verbs: no key is checked for a zero-length SGE */
         err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                               s->len, OFL_TPT_LOCAL_WRITE);
         if (err != OFL_OK) {
@@ -7296,6 +7778,49 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     return OFL_OK;
 }
 
+/*
+ * A Read Response segment into its Read's sink under OFL_QP_READ_SINK_LOCAL
+ * (the verbs rule): the sink is the WQE's local data segment, so the
+ * segment gets the local checks (FIG. 15 a-g, local write, the QP's PD, a
+ * region) over its whole range, every page of it translated, before any
+ * byte is placed. The caller matched STag, TO and length to the oldest
+ * outstanding Read. A failure is the local side's (the STag was fine when
+ * the Read started): local catastrophic, 0/0/00.
+ */
+static OFL_NOINLINE enum ofl_err
+qp_place_read_sink(struct ofl_qp *qp, struct ofl_term_cause *cause)
+{
+    const struct ofl_ddp_hdr *h = &qp->msg.ddp;
+    uint32_t n = qp->msg.payload_len;
+    struct ofl_tpt_local a;
+    struct ofl_tpt_sgl sgl;
+    enum ofl_err err;
+
+    qp_rx_tag_note(qp, h->stag, h->last, n);
+    if (n == 0)
+        return OFL_OK;
+    a.va = h->to;
+    a.len = n;
+    a.stag = h->stag;
+    a.pd = qp->attr.pd;
+    a.need = OFL_TPT_LOCAL_WRITE;
+    sgl.piece = qp->piece;
+    sgl.cap = OFL_QP_PIECES;
+    err = ofl_tpt_check_translate_local(qp->attr.tpt, &a, &sgl);
+    if (err == OFL_E_TPT_SGL_FULL) {
+        enum ofl_err rest = qp_tpt_rest_ok(qp, a.stag, a.va, a.len,
+                                           sgl.bytes);
+
+        if (rest != OFL_OK)
+            err = rest;
+    }
+    if (err == OFL_OK || err == OFL_E_TPT_SGL_FULL)
+        err = qp_place_rest(qp, &sgl, h->stag, h->to, qp->msg.payload, n);
+    if (err != OFL_OK)
+        *cause = qp_local_cause();
+    return err;
+}
+
 static enum ofl_err qp_rx_write(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     struct ofl_term_cause cause;
@@ -7360,7 +7885,9 @@ qp_rx_read_resp(struct ofl_qp *qp, const struct qp_rxd *d)
                                  OFL_TERM_DDP_T_BASE_BOUNDS),
                         d->ulpdu, d->len);
     }
-    err = qp_place_tagged(qp, d, &cause);
+    err = qp->attr.read_sink == OFL_QP_READ_SINK_TAGGED
+              ? qp_place_tagged(qp, d, &cause)
+              : qp_place_read_sink(qp, &cause);
     if (err != OFL_OK) {
         t->state = QP_TRACK_DONE;
         t->status = (uint8_t)ofl_tpt_wc_status(err);
@@ -7548,21 +8075,37 @@ qp_rx_atomic_resp(struct ofl_qp *qp, const struct qp_rxd *d)
     return OFL_OK;
 }
 
+/*
+ * RFC 5040 §7.2 names an error type from the side of the Terminate's
+ * sender: "local" is the sender's own failure, "remote" one the receiver
+ * (this QP) caused. IBA's NAKs, and so the verbs statuses, name them from
+ * the responder's side. Hence: the peer's local catastrophic error is
+ * IBA's remote operational error (the responder could not complete it for
+ * a reason of its own, REM_OP_ERR); a remote operation error (our message
+ * was invalid to the peer: opcode, version, unexpected, ...) and a DDP
+ * untagged error are IBA's invalid request (REM_INV_REQ_ERR); a protection
+ * or tagged buffer error is a remote access error; "no buffer available"
+ * for a Send is the receiver-not-ready error (iWARP retries no Send, so
+ * rnr_retry is in effect 0).
+ */
 enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause)
 {
     switch (cause.layer) {
     case OFL_TERM_LAYER_RDMAP:
-        if (cause.etype == OFL_TERM_RDMAP_REMOTE_PROTECTION)
-            return OFL_WC_REM_ACCESS_ERR;
-        if (cause.etype == OFL_TERM_RDMAP_REMOTE_OPERATION)
-            return OFL_WC_REM_OP_ERR;
-        return OFL_WC_FATAL_ERR;
     case OFL_TERM_LAYER_DDP:
-        if (cause.etype == OFL_TERM_DDP_TAGGED)
+        if (cause.etype == 0) /* RDMAP and DDP: local catastrophic */
+            return OFL_WC_REM_OP_ERR;
+        if (cause.layer == OFL_TERM_LAYER_DDP &&
+            cause.etype == OFL_TERM_DDP_UNTAGGED)
+            return cause.ecode == OFL_TERM_DDP_U_INVALID_MSN_NO_BUFFER
+                       ? OFL_WC_RNR_RETRY_EXC_ERR
+                       : OFL_WC_REM_INV_REQ_ERR;
+        if (cause.etype == 1) /* remote protection, DDP tagged */
             return OFL_WC_REM_ACCESS_ERR;
-        if (cause.etype == OFL_TERM_DDP_UNTAGGED)
+        if (cause.layer == OFL_TERM_LAYER_RDMAP &&
+            cause.etype == OFL_TERM_RDMAP_REMOTE_OPERATION)
             return OFL_WC_REM_INV_REQ_ERR;
-        return OFL_WC_FATAL_ERR;
+        return OFL_WC_GENERAL_ERR;
     case OFL_TERM_LAYER_MPA:
         return OFL_WC_FATAL_ERR;
     default:
@@ -7570,8 +8113,13 @@ enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause)
     }
 }
 
-/* A Terminate from the peer (queue 2): the oldest send WQE in flight
- * takes the status its cause maps to, the QP goes to ERROR. */
+/*
+ * A Terminate from the peer (queue 2): the oldest send WQE in flight
+ * takes the status its cause maps to (RNR_RETRY_EXC_ERR only for a Send:
+ * a Read or Atomic past the peer's IRD is an invalid request), a receive
+ * that holds part of a Send completes with REM_ABORT_ERR (the peer
+ * abandoned the message), the QP goes to ERROR.
+ */
 static OFL_NOINLINE enum ofl_err
 qp_rx_term(struct ofl_qp *qp)
 {
@@ -7582,11 +8130,20 @@ qp_rx_term(struct ofl_qp *qp)
         struct ofl_qp_swqe *t = &qp->sq_track[i & (qp->sq.depth - 1u)];
 
         if (t->state != QP_TRACK_DONE) {
+            uint8_t st = (uint8_t)ofl_qp_term_status(qp->term_rx);
+
+            if (st == OFL_WC_RNR_RETRY_EXC_ERR &&
+                t->opcode != OFL_QP_OP_SEND &&
+                t->opcode != OFL_QP_OP_SEND_INV &&
+                t->opcode != OFL_QP_OP_WRITE_IMM &&
+                t->opcode != OFL_QP_OP_REG_SEND)
+                st = OFL_WC_REM_INV_REQ_ERR;
             t->state = QP_TRACK_DONE;
-            t->status = (uint8_t)ofl_qp_term_status(qp->term_rx);
+            t->status = st;
             break;
         }
     }
+    qp_rcur_fail(qp, OFL_WC_REM_ABORT_ERR);
     qp_raise(qp, OFL_QP_EVT_TERM_RX);
     (void)qp_event(qp, OFL_QP_EV_TERM_RX);
     return OFL_OK;
@@ -7623,21 +8180,52 @@ qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
 }
 
 /*
+ * The in-order stream is not what was placed ahead of the hole: the FPDU
+ * at a placed Write's position differs from it (qp_rx_placed), or the
+ * stream passed that position inside another FPDU (qp_ooo_take). The
+ * placed bytes belong to no message of the stream, so the stream ends.
+ * RFC 5040 §7.2 cause 0/2/07, Remote Operation Error "Catastrophic error,
+ * localized to RDMAP Stream": the peer broke the stream itself (TCP
+ * delivered other bytes at sequence numbers already taken), which is none
+ * of the protection errors of the STag it names (that STag may be valid)
+ * nor a DDP buffer error; and the stream, not the adapter, is what is lost.
+ */
+static enum ofl_err qp_placed_mismatch(struct ofl_qp *qp,
+                                       const struct qp_rxd *d)
+{
+    return qp_fatal(qp, OFL_E_QP_PLACED_MISMATCH,
+                    qp_cause(OFL_TERM_LAYER_RDMAP,
+                             OFL_TERM_RDMAP_REMOTE_OPERATION,
+                             OFL_TERM_RDMAP_CATASTROPHIC_STREAM),
+                    d->ulpdu, d->len);
+}
+
+/*
  * An RDMA Write FPDU placed ahead of a hole (qp_ooo_place) comes by in
- * order: its bytes are not placed again, but FIG. 18A a-f run again. The
- * stream before it may have invalidated its STag (a Send with Invalidate),
- * and a Write the in-order stream refuses must still end the stream. Its
- * use is noted now, in stream order (a one-shot key ends with its
- * message).
+ * order: the FPDU there must be the Write that was placed (its ULPDU
+ * Length and its DDP/RDMAP header, as recorded in rec), else
+ * qp_placed_mismatch. Its bytes are not placed again, but FIG. 18A a-f
+ * run again. The stream before it may have invalidated its STag (a Send
+ * with Invalidate), and a Write the in-order stream refuses must still end
+ * the stream. Its use is noted now, in stream order (a one-shot key ends
+ * with its message).
  */
 static OFL_NOINLINE enum ofl_err qp_rx_placed(struct ofl_qp *qp,
-                                              const struct qp_rxd *d)
+                                              const struct qp_rxd *d,
+                                              const struct ofl_qp_ooo *rec)
 {
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
     struct ofl_term_cause cause;
     struct ofl_tpt_remote a;
-    enum ofl_err err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
+    enum ofl_err err;
+    uint32_t i;
 
+    if (d->len != rec->ulpdu_len || d->len < OFL_DDP_TAGGED_HDR_LEN)
+        return qp_placed_mismatch(qp, d);
+    for (i = 0; i < OFL_DDP_TAGGED_HDR_LEN; i++)
+        if (d->ulpdu[i] != rec->hdr[i])
+            return qp_placed_mismatch(qp, d);
+    err = ofl_rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
     if (err != OFL_OK)
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
     qp_remote(qp, &a, h->stag, h->to, qp->msg.payload_len,
@@ -7662,9 +8250,10 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
     while (len != 0) {
         struct ofl_mpa_fpdu f;
         struct qp_rxd d;
+        struct ofl_qp_ooo rec;
         size_t used = 0;
         uint32_t head, start_sn;
-        bool placed;
+        bool placed = false, passed = false;
         enum ofl_err err = ofl_mpa_rx_feed(&qp->rx, p, len, &used, &f);
 
         qp->stats.rx_bytes += used;
@@ -7687,10 +8276,14 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
                qp_ulpdu_wire_off(qp, f.start, f.len != 0 ? f.len - 1u : 0u);
         head = qp_min32(d.sn + 1u - qp->seq.nxt, (uint32_t)used);
         start_sn = qp->rx_base + f.start;
-        placed = qp->ooo_count != 0 && qp_ooo_take(qp, start_sn);
+        if (qp->ooo_count != 0)
+            placed = qp_ooo_take(qp, start_sn, qp->seq.nxt + (uint32_t)used,
+                                 &rec, &passed);
         /* Placed ahead of a hole: checked again before the stream passes
          * it (a one-touch invalidation deferred to its SN fires then). */
-        err = placed ? qp_rx_placed(qp, &d) : OFL_OK;
+        err = passed   ? qp_placed_mismatch(qp, &d)
+              : placed ? qp_rx_placed(qp, &d, &rec)
+                       : OFL_OK;
         qp_advance(qp, head);
         if (err == OFL_OK && !placed)
             err = qp_rx_ulpdu(qp, &d);
@@ -7735,6 +8328,13 @@ static OFL_NOINLINE bool qp_ooo_may_place(struct ofl_qp *qp, uint32_t stag,
     if (!ot.place)
         (void)ofl_seq_one_touch_apply(&qp->seq, qp->attr.tpt, stag, true, sn,
                                       &ot);
+    /* Row 5 with no pending slot to record it in (and no pair of an
+     * earlier life to take over): placed untracked, the entry would stay
+     * writable until the stream reached it, and a second FPDU to it could
+     * land too. Not placed: the in-order stream places it (row 4). */
+    if (ot.defer && qp->seq.pending_count >= qp->seq.pending_cap &&
+        seq_pending_of(&qp->seq, stag) == NULL)
+        return false;
     return ot.place;
 }
 
@@ -7750,9 +8350,10 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
              const struct ofl_mpa_found *f)
 {
     uint32_t pos = seg->seq + f->off - qp->rx_base;
-    const uint8_t *wire = seg->data + f->off, *p;
+    const uint8_t *wire = seg->data + f->off, *p, *hdr;
     struct ofl_tpt_remote a;
     struct ofl_seq_ot ot;
+    struct ofl_qp_ooo *rec;
     uint16_t ulen;
     uint32_t off, run, sn;
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
@@ -7766,6 +8367,7 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
         ofl_rdmap_parse(p, OFL_DDP_TAGGED_HDR_LEN, &qp->msg, NULL) != OFL_OK ||
         h->opcode != OFL_RDMAP_WRITE || ulen == OFL_DDP_TAGGED_HDR_LEN)
         return;
+    hdr = p; /* in seg: kept for the record */
     qp_remote(qp, &a, h->stag, h->to, ulen - OFL_DDP_TAGGED_HDR_LEN,
               OFL_TPT_REMOTE_WRITE);
     if (ofl_tpt_check_access(qp->attr.tpt, &a) != OFL_OK ||
@@ -7784,15 +8386,19 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
                        (uint8_t *)p, run, true) != OFL_OK)
             return;
     }
-    /* Row 5 recorded; with no pending slot left (row 6) the bytes stay
-     * placed untracked and the in-order stream handles the FPDU again. */
+    /* Row 5 recorded (qp_ooo_may_place saw a slot for it); should the
+     * record fail, the in-order stream handles the FPDU again. */
     if (h->last &&
         (ofl_seq_one_touch_apply(&qp->seq, qp->attr.tpt, h->stag, true, sn,
                                  &ot) != OFL_OK ||
          !ot.place))
         return;
-    /* The use is noted when the stream reaches it (qp_rx_placed). */
-    qp->ooo[qp->ooo_count++] = seg->seq + f->off;
+    /* The use is noted when the stream reaches it (qp_rx_placed), which
+     * first checks the FPDU there is this one: header and length kept. */
+    rec = &qp->ooo[qp->ooo_count++];
+    rec->sn = seg->seq + f->off;
+    rec->ulpdu_len = ulen;
+    ofl_copy(rec->hdr, hdr, OFL_DDP_TAGGED_HDR_LEN);
     qp->stats.ooo_placed++;
 }
 
@@ -7902,10 +8508,10 @@ static enum ofl_err qp_iscsi_xmit(struct ofl_qp *qp, uint32_t n)
 
 /*
  * The SCSI Command of an ISCSI_CMD WQE (FIG. 17A step 1736): the data
- * buffers become an iSCSI TPT entry on the WQE's STag (its VA holds the
- * command kind and ID, access by direction); a failure takes the
- * registration error option. Then the Command PDU goes out with the STag
- * as its Initiator Task Tag.
+ * buffers become an iSCSI TPT entry on the WQE's STag, owned by this QP
+ * (its VA holds the command kind and ID, access by direction); a failure
+ * takes the registration error option. Then the Command PDU goes out with
+ * the STag as its Initiator Task Tag.
  */
 static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
 {
@@ -7938,7 +8544,8 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
             err = qp_phys_pages(qp, stag, qp->sq_sge, qp->cur.num_sge, &d);
         }
         if (err == OFL_OK)
-            err = ofl_tpt_register(qp->attr.tpt, stag, qp->attr.pd, &d);
+            err = ofl_tpt_register_iscsi(qp->attr.tpt, stag, qp->attr.pd,
+                                         qp->attr.qpn, &d);
         if (err != OFL_OK)
             return qp_sq_reg_fail(qp, err);
         qp->cur.phase = 1;
@@ -8056,7 +8663,8 @@ static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp,
     uint32_t kind = k->need == OFL_TPT_REMOTE_READ ? ISCSI_KIND_WRITE
                                                    : ISCSI_KIND_READ;
     enum ofl_err err = ofl_tpt_check_iscsi(qp->attr.tpt, k->itt, qp->attr.pd,
-                                           k->off, k->len, k->need);
+                                           qp->attr.qpn, k->off, k->len,
+                                           k->need);
 
     if (err == OFL_OK)
         err = ofl_tpt_query(qp->attr.tpt, k->itt, &info);
@@ -8409,25 +9017,23 @@ qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
 
 /* ---- demultiplexing by quintuple (FIG. 16) ------------------------------- */
 
-static uint32_t qp_fnv(uint32_t h, const uint8_t *p, uint32_t n)
+/* SipHash-2-4 of the quintuple under the table's key (offload.h: the 38
+ * bytes of the hash input). */
+static OFL_NOINLINE uint32_t qp_tuple_hash(const struct ofl_qp_demux *d,
+                                           const struct ofl_qp_tuple *t)
 {
+    uint8_t b[38];
     uint32_t i;
-
-    for (i = 0; i < n; i++)
-        h = (h ^ p[i]) * 16777619u;
-    return h;
-}
-
-static OFL_NOINLINE uint32_t qp_tuple_hash(const struct ofl_qp_tuple *t)
-{
-    uint8_t b[6];
 
     b[0] = t->transport;
     b[1] = t->family;
     ofl_store_be16(b + 2, t->src_port);
     ofl_store_be16(b + 4, t->dst_port);
-    return qp_fnv(qp_fnv(qp_fnv(2166136261u, b, 6), t->src_addr, 16),
-                  t->dst_addr, 16);
+    for (i = 0; i < 16; i++) {
+        b[6 + i] = t->src_addr[i];
+        b[22 + i] = t->dst_addr[i];
+    }
+    return (uint32_t)sip24(d->k0, d->k1, b, sizeof(b));
 }
 
 static bool qp_tuple_eq(const struct ofl_qp_tuple *a,
@@ -8446,11 +9052,11 @@ static bool qp_tuple_eq(const struct ofl_qp_tuple *a,
 }
 
 enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
-                               uint32_t cap)
+                               uint32_t cap, const uint8_t key[16])
 {
     uint32_t i;
 
-    if (d == NULL || slots == NULL || !qp_pow2(cap))
+    if (d == NULL || slots == NULL || key == NULL || !qp_pow2(cap))
         return OFL_E_ARG;
     for (i = 0; i < cap; i++) {
         OFL_OPAQUE(slots); /* no memset idiom (base: copy and fill) */
@@ -8459,16 +9065,27 @@ enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
     d->slot = slots;
     d->cap = cap;
     d->count = 0;
+    d->k0 = ofl_load_le64(key);
+    d->k1 = ofl_load_le64(key + 8);
     return OFL_OK;
 }
 
-/* The slot holding tuple t, or cap when absent. At most cap probes. */
+/* Slots a probe run may span: every member lies within this many slots of
+ * its home (add places none further). */
+static uint32_t qp_demux_reach(const struct ofl_qp_demux *d)
+{
+    return d->cap < OFL_QP_DEMUX_PROBE_MAX ? d->cap : OFL_QP_DEMUX_PROBE_MAX;
+}
+
+/* The slot holding tuple t, or cap when absent: at most
+ * OFL_QP_DEMUX_PROBE_MAX slots read, the first free one ends the run. */
 static uint32_t qp_demux_slot(const struct ofl_qp_demux *d,
                               const struct ofl_qp_tuple *t)
 {
-    uint32_t i, at = qp_tuple_hash(t) & (d->cap - 1u);
+    uint32_t i, n = qp_demux_reach(d),
+                at = qp_tuple_hash(d, t) & (d->cap - 1u);
 
-    for (i = 0; i < d->cap; i++, at = (at + 1u) & (d->cap - 1u)) {
+    for (i = 0; i < n; i++, at = (at + 1u) & (d->cap - 1u)) {
         if (d->slot[at] == NULL)
             break;
         if (qp_tuple_eq(&d->slot[at]->attr.tuple, t))
@@ -8479,25 +9096,28 @@ static uint32_t qp_demux_slot(const struct ofl_qp_demux *d,
 
 enum ofl_err ofl_qp_demux_add(struct ofl_qp_demux *d, struct ofl_qp *qp)
 {
-    uint32_t at;
+    uint32_t i, n, at;
 
     if (d == NULL || qp == NULL)
         return OFL_E_ARG;
-    if (qp_demux_slot(d, &qp->attr.tuple) != d->cap)
-        return OFL_E_QP_TUPLE_BUSY;
-    if (d->count == d->cap)
-        return OFL_E_QP_DEMUX_FULL;
-    at = qp_tuple_hash(&qp->attr.tuple) & (d->cap - 1u);
-    while (d->slot[at] != NULL) /* a free slot exists: count < cap */
-        at = (at + 1u) & (d->cap - 1u);
-    d->slot[at] = qp;
-    d->count++;
-    return OFL_OK;
+    n = qp_demux_reach(d);
+    at = qp_tuple_hash(d, &qp->attr.tuple) & (d->cap - 1u);
+    /* The tuple, if present, lies before the first free slot of its run. */
+    for (i = 0; i < n; i++, at = (at + 1u) & (d->cap - 1u)) {
+        if (d->slot[at] == NULL) {
+            d->slot[at] = qp;
+            d->count++;
+            return OFL_OK;
+        }
+        if (qp_tuple_eq(&d->slot[at]->attr.tuple, &qp->attr.tuple))
+            return OFL_E_QP_TUPLE_BUSY;
+    }
+    return d->count == d->cap ? OFL_E_QP_DEMUX_FULL : OFL_E_QP_DEMUX_CROWDED;
 }
 
 enum ofl_err ofl_qp_demux_remove(struct ofl_qp_demux *d, struct ofl_qp *qp)
 {
-    uint32_t hole, j, i;
+    uint32_t hole, j, i, reach;
 
     if (d == NULL || qp == NULL)
         return OFL_E_ARG;
@@ -8507,15 +9127,18 @@ enum ofl_err ofl_qp_demux_remove(struct ofl_qp_demux *d, struct ofl_qp *qp)
     d->slot[hole] = NULL;
     d->count--;
     /* Backward shift: pull later members of the probe run into the hole
-     * when their home lies at or before it (cyclically). */
+     * when their home lies at or before it (cyclically). One that lies
+     * OFL_QP_DEMUX_PROBE_MAX or more past the hole has its home after it
+     * (no member is further from home), so the scan ends there too. */
+    reach = qp_demux_reach(d);
     j = hole;
     for (i = 1; i < d->cap; i++) {
         uint32_t home;
 
         j = (j + 1u) & (d->cap - 1u);
-        if (d->slot[j] == NULL)
+        if (d->slot[j] == NULL || ((j - hole) & (d->cap - 1u)) >= reach)
             break;
-        home = qp_tuple_hash(&d->slot[j]->attr.tuple) & (d->cap - 1u);
+        home = qp_tuple_hash(d, &d->slot[j]->attr.tuple) & (d->cap - 1u);
         if (((j - home) & (d->cap - 1u)) >= ((j - hole) & (d->cap - 1u))) {
             d->slot[hole] = d->slot[j];
             d->slot[j] = NULL;
@@ -8534,6 +9157,14 @@ struct ofl_qp *ofl_qp_demux_find(const struct ofl_qp_demux *d,
         return NULL;
     at = qp_demux_slot(d, t);
     return at == d->cap ? NULL : d->slot[at];
+}
+
+uint32_t ofl_qp_demux_home(const struct ofl_qp_demux *d,
+                           const struct ofl_qp_tuple *t)
+{
+    if (d == NULL || t == NULL)
+        return 0;
+    return qp_tuple_hash(d, t) & (d->cap - 1u);
 }
 
 enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
@@ -8895,11 +9526,17 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         const uint32_t ei = ofl_load_le32(c->hdr + QPW_DG_EE);
 
         /* The rules again: since the WQE was fetched the EE may have
-         * failed, or been set up again with smaller slots. */
+         * failed, or been set up again with smaller slots. IBA's RD
+         * statuses: an EE context no longer in use is an invalid EE
+         * context number, one in use but not in RTS an invalid EE
+         * context state. */
         err = qp_dg_rules(qp, c->total, ei);
         if (err != OFL_OK || qp->attr.node->ee[ei].state != OFL_EE_RTS) {
-            qp_cur_done(qp, err == OFL_E_QP_DG_TOO_LONG ? OFL_WC_LOC_LEN_ERR
-                                                        : OFL_WC_WR_FLUSH_ERR);
+            qp_cur_done(qp, err == OFL_E_QP_DG_TOO_LONG
+                                ? OFL_WC_LOC_LEN_ERR
+                            : err == OFL_E_QP_DG_DEST
+                                ? OFL_WC_INV_EECN_ERR
+                                : OFL_WC_INV_EEC_STATE_ERR);
             *progress = true;
             return OFL_OK;
         }
@@ -16062,15 +16699,22 @@ static void pp_bit_set(struct ofl_pp_pools *t, uint32_t pool, uint32_t elem,
     *w = on ? (*w | b) : (*w & ~b);
 }
 
-/* A pool slot becomes EMPTY: every element forgotten. */
+/* A pool slot becomes EMPTY: every element forgotten. Only a pool with
+ * consumed elements has bits to clear, and none past its count: the
+ * bitmap of an EMPTY slot is clear, so the cost is O(1), or O(count / 32)
+ * words for a pool that had elements consumed. */
 static void pp_empty(struct ofl_pp_pools *t, uint32_t pool)
 {
     struct ofl_pp_pool *s = &t->slot[pool];
 
     if (s->state != OFL_PP_POOL_EMPTY)
         t->active--;
+    if (s->state == OFL_PP_POOL_FLUSHING)
+        t->flushing--;
+    if (s->consumed != 0)
+        ofl_fill(pp_words(t, pool), 0,
+                 (size_t)((s->d.count + 31u) >> 5) * sizeof(uint32_t));
     ofl_fill(s, 0, sizeof(*s));
-    ofl_fill(pp_words(t, pool), 0, (size_t)t->words * sizeof(uint32_t));
 }
 
 /* The slot a pool reference names, or the error (range, EMPTY). */
@@ -16166,18 +16810,45 @@ enum ofl_err ofl_pp_pools_consume(struct ofl_pp_pools *t,
     return err != OFL_OK ? err : pp_consume(t, ref, n, true);
 }
 
+/*
+ * Bits [first, first + len) of w, a word at a time: whether all are set,
+ * and with clear, cleared (first + len <= 2^24: no wrap). Cost: len / 32 + 2
+ * words.
+ */
+static bool pp_run_bits(uint32_t *w, uint32_t first, uint32_t len, bool clear)
+{
+    uint32_t end = first + len;
+
+    while (first < end) {
+        uint32_t lo = first & 31u, n = 32u - lo, mask;
+
+        if (n > end - first)
+            n = end - first;
+        mask = (n == 32u ? 0xFFFFFFFFu : ((1u << n) - 1u)) << lo;
+        if (clear)
+            w[first >> 5] &= ~mask;
+        else if ((w[first >> 5] & mask) != mask)
+            return false;
+        first += n;
+    }
+    return true;
+}
+
 enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
                                   const struct ofl_pp_ref *run, uint32_t n)
 {
-    uint32_t i, j, e;
+    uint32_t i, j;
 
     if (t == NULL || t->slot == NULL || run == NULL)
         return OFL_E_ARG;
     if (n == 0 || n > OFL_PP_MSG_ITEMS)
         return OFL_E_PP_COUNT;
+    /* First what the message alone decides, against the slots: no run
+     * reaches the bitmap until every run passed (issue 26 item 6). */
     for (i = 0; i < n; i++) {
         const struct ofl_pp_pool *s;
         enum ofl_err err = pp_known(t, run[i].pool);
+        uint32_t given = run[i].len;
 
         if (err != OFL_OK)
             return err;
@@ -16186,18 +16857,25 @@ enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
             return OFL_E_PP_FIELD;
         if ((uint64_t)run[i].elem + run[i].len > s->d.count)
             return OFL_E_PP_ELEMENT;
-        for (j = 0; j < i; j++)
-            if (run[j].pool == run[i].pool &&
-                pp_runs_overlap(run[j].elem, run[j].len, run[i].elem,
+        for (j = 0; j < i; j++) {
+            if (run[j].pool != run[i].pool)
+                continue;
+            if (pp_runs_overlap(run[j].elem, run[j].len, run[i].elem,
                                 run[i].len))
                 return OFL_E_PP_DUPLICATE;
-        for (e = 0; e < run[i].len; e++)
-            if (!pp_bit(t, run[i].pool, run[i].elem + e))
-                return OFL_E_PP_NOT_CONSUMED;
+            given += run[j].len; /* disjoint runs inside one pool: no wrap */
+        }
+        /* A pool cannot give back more elements than it has consumed. */
+        if (given > s->consumed)
+            return OFL_E_PP_NOT_CONSUMED;
     }
+    for (i = 0; i < n; i++)
+        if (!pp_run_bits(pp_words(t, run[i].pool), run[i].elem, run[i].len,
+                         false))
+            return OFL_E_PP_NOT_CONSUMED;
     for (i = 0; i < n; i++) {
-        for (e = 0; e < run[i].len; e++)
-            pp_bit_set(t, run[i].pool, run[i].elem + e, false);
+        (void)pp_run_bits(pp_words(t, run[i].pool), run[i].elem, run[i].len,
+                          true);
         t->slot[run[i].pool].consumed -= run[i].len;
     }
     return OFL_OK;
@@ -16401,12 +17079,17 @@ enum ofl_err ofl_pp_replenish(struct ofl_pp_conn *conn,
 static uint32_t pp_flush_done(struct ofl_pp_pools *t, uint64_t ctx,
                               bool commit)
 {
-    uint32_t p, n = 0;
+    uint32_t p, n = 0, seen = 0, flushing = t->flushing;
 
-    for (p = 0; p < t->cap; p++) {
+    /* The scan ends once every FLUSHING pool was seen: O(1) when this end
+     * has none, else at most cap slots (caller-bounded). */
+    for (p = 0; p < t->cap && seen < flushing; p++) {
         const struct ofl_pp_pool *s = &t->slot[p];
 
-        if (s->state == OFL_PP_POOL_FLUSHING && s->flush_ctx == ctx) {
+        if (s->state != OFL_PP_POOL_FLUSHING)
+            continue;
+        seen++;
+        if (s->flush_ctx == ctx) {
             n++;
             if (commit)
                 pp_empty(t, p);
@@ -16453,6 +17136,7 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
         struct ofl_pp_pool *s = &t->slot[pool[i]];
 
         s->state = OFL_PP_POOL_FLUSHING;
+        t->flushing++;
         s->flush_local = 1;
         s->flush_ctx = ctx;
         out->u.pool_ref[i] = own ? (pool[i] | OFL_PP_POOL_OWNER) : pool[i];

@@ -169,7 +169,13 @@ uint32_t ofl_version(void);
                                       local write, or local rights asked     \
                                       for a window */                        \
     X(E_TPT_KEY_REUSED, 0x0115)    /* re-registration kept the key of the    \
-                                      registration it replaces */
+                                      registration it replaces */            \
+    X(E_TPT_ATT_FULL, 0x0116)      /* no run of that many free ATT slots     \
+                                      in the slot pool */                    \
+    X(E_TPT_ATT_NOT_ALLOCATED, 0x0117) /* freed slots are not exactly one    \
+                                      run the slot pool handed out */        \
+    X(E_TPT_ATT_OWNED, 0x0118)     /* registration names ATT slots another   \
+                                      live entry owns */
 
 /* Errors of the later sections are added to these lists by those sections. */
 #define OFL_ERRORS_SEQ(X)                                                    \
@@ -292,7 +298,14 @@ uint32_t ofl_version(void);
                                    next header and destination address */   \
     X(E_QP_STEER_FULL, 0x0429)  /* the raw steering table is full */       \
     X(E_QP_STEER_BUSY, 0x042A)  /* that next header and address are        \
-                                   already steered */
+                                   already steered */                       \
+    X(E_QP_DEMUX_CROWDED, 0x042B) /* every slot within                     \
+                                   OFL_QP_DEMUX_PROBE_MAX of the           \
+                                   quintuple's home is taken */            \
+    X(E_QP_PLACED_MISMATCH, 0x042C) /* the in-order stream's FPDU at the   \
+                                   position of a Write placed ahead of a   \
+                                   hole is not that Write (struct          \
+                                   ofl_qp_ooo) */
 #define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
                             reasons of the incoming path, each counted in    \
                             struct ofl_ap_stats */                           \
@@ -561,26 +574,69 @@ struct ofl_term_cause {
 };
 
 /*
- * Completion statuses of work completions. The names follow libibverbs'
- * enum ibv_wc_status so that a verbs provider maps them one to one.
+ * Completion statuses of work completions. Names and numbers are those of
+ * libibverbs' enum ibv_wc_status (<infiniband/verbs.h>) and of the Linux
+ * kernel's enum ib_wc_status (<rdma/ib_verbs.h>), which share them: a
+ * status passes to either unchanged (tests/test_verbs.c checks every value
+ * against libibverbs' header, tests/check_ib_wc_status.sh against the
+ * kernel headers', when installed). ibv_wc_status goes on
+ * past GENERAL_ERR with tag-matching statuses (TM_ERR 22,
+ * TM_RNDV_INCOMPLETE 23) that the kernel's enum and offload do not have.
+ * X(NAME, value) defines OFL_WC_<NAME> = value; ofl_wc_status_str() returns
+ * "OFL_WC_<NAME>".
+ *
+ * What the core produces (the tables of the tpt and qp sections say when):
+ *   SUCCESS, LOC_LEN_ERR, LOC_QP_OP_ERR, LOC_PROT_ERR, WR_FLUSH_ERR,
+ *   MW_BIND_ERR, BAD_RESP_ERR, LOC_ACCESS_ERR, REM_INV_REQ_ERR,
+ *   REM_ACCESS_ERR, REM_OP_ERR, RETRY_EXC_ERR (an RD EE context's
+ *   retransmissions ran out, as IBA's transport retry counter),
+ *   RNR_RETRY_EXC_ERR (the peer had no receive for a Send: Terminate
+ *   1/2/02; iWARP has no RNR retry, so this is IBA's receiver-not-ready
+ *   error with rnr_retry 0), REM_ABORT_ERR (a receive taking a Send the
+ *   peer abandoned: its Terminate arrived mid-message), INV_EECN_ERR and
+ *   INV_EEC_STATE_ERR (an RD Send whose EE context is unused or not in
+ *   RTS), FATAL_ERR, GENERAL_ERR.
+ *   Never produced, kept so the numbering stays that of verbs:
+ *   LOC_EEC_OP_ERR, LOC_RDD_VIOL_ERR and REM_INV_RD_REQ_ERR (RD domains,
+ *   which offload has not), RESP_TIMEOUT_ERR (offload has no response
+ *   timer: an iWARP stream relies on TCP's, an RD EE context's timer ends
+ *   in RETRY_EXC_ERR).
  */
+#define OFL_WC_STATUSES(X)                                                   \
+    X(SUCCESS, 0)                                                            \
+    X(LOC_LEN_ERR, 1)        /* local length error (receive too small) */    \
+    X(LOC_QP_OP_ERR, 2)      /* local QP operation error (WQE malformed) */  \
+    X(LOC_EEC_OP_ERR, 3)     /* (RD: local EE context error; unused) */      \
+    X(LOC_PROT_ERR, 4)       /* local protection error (STag checks) */      \
+    X(WR_FLUSH_ERR, 5)       /* flushed: the QP (or SQ) is in error */       \
+    X(MW_BIND_ERR, 6)        /* window bind failed */                        \
+    X(BAD_RESP_ERR, 7)       /* unexpected response from the peer */         \
+    X(LOC_ACCESS_ERR, 8)     /* local access error (DMA, page missing) */    \
+    X(REM_INV_REQ_ERR, 9)    /* the peer found the request invalid */        \
+    X(REM_ACCESS_ERR, 10)    /* the peer refused the access (its STags) */   \
+    X(REM_OP_ERR, 11)        /* the peer could not complete it (an error     \
+                                of its own) */                               \
+    X(RETRY_EXC_ERR, 12)     /* retransmission retries exhausted (RD EE) */  \
+    X(RNR_RETRY_EXC_ERR, 13) /* receiver not ready: no receive at the peer */\
+    X(LOC_RDD_VIOL_ERR, 14)  /* (RD domain violation; unused) */             \
+    X(REM_INV_RD_REQ_ERR, 15) /* (invalid RD request; unused) */             \
+    X(REM_ABORT_ERR, 16)     /* the peer aborted the message */              \
+    X(INV_EECN_ERR, 17)      /* RD: the EE context named is not in use */    \
+    X(INV_EEC_STATE_ERR, 18) /* RD: the EE context is not in RTS */          \
+    X(FATAL_ERR, 19)         /* catastrophic, stream lost */                 \
+    X(RESP_TIMEOUT_ERR, 20)  /* (response timeout; unused) */                \
+    X(GENERAL_ERR, 21)       /* anything else */
+
+#define OFL_WC_ENUM_(name, value) OFL_WC_##name = value,
 enum ofl_wc_status {
-    OFL_WC_SUCCESS = 0,
-    OFL_WC_LOC_LEN_ERR,      /* local length error (receive too small) */
-    OFL_WC_LOC_QP_OP_ERR,    /* local QP operation error */
-    OFL_WC_LOC_PROT_ERR,     /* local protection error (STag checks) */
-    OFL_WC_WR_FLUSH_ERR,     /* flushed: the QP went to an error state */
-    OFL_WC_MW_BIND_ERR,      /* window bind failed */
-    OFL_WC_BAD_RESP_ERR,     /* unexpected response from the peer */
-    OFL_WC_LOC_ACCESS_ERR,   /* local access error on an inbound placement */
-    OFL_WC_REM_INV_REQ_ERR,  /* peer found the request invalid */
-    OFL_WC_REM_ACCESS_ERR,   /* peer refused the access (its STag checks) */
-    OFL_WC_REM_OP_ERR,       /* peer could not complete the operation */
-    OFL_WC_FATAL_ERR,        /* catastrophic, stream lost */
-    OFL_WC_GENERAL_ERR,      /* anything else */
-    OFL_WC_RETRY_EXC_ERR     /* retransmission retries exhausted (a
-                                reliable datagram EE context failed) */
+    OFL_WC_STATUSES(OFL_WC_ENUM_)
+    OFL_WC_STATUS_COUNT_ /* one past the last; not a status */
 };
+#undef OFL_WC_ENUM_
+
+/* "OFL_WC_LOC_PROT_ERR", ...; "OFL_WC_UNKNOWN" for a value outside the
+ * enum (libibverbs' ibv_wc_status_str with offload's names). */
+const char *ofl_wc_status_str(enum ofl_wc_status s);
 
 /* ------------------------------------------------------------------------ */
 /* base: byte order on byte arrays                                          */
@@ -753,6 +809,19 @@ static inline uint32_t ofl_crc32c_final(uint32_t state)
 }
 /* One shot: ofl_crc32c_final(ofl_crc32c_update(OFL_CRC32C_INIT, data, len)). */
 uint32_t ofl_crc32c(const void *data, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* base: keyed hash (SipHash-2-4; vectors from the SipHash reference code)  */
+/* ------------------------------------------------------------------------ */
+/*
+ * SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF",
+ * 2012) of p[0 .. len) under the 128-bit key: key bytes 0..7 are k0 and
+ * 8..15 are k1, both little-endian, as the paper reads them. A table keyed
+ * by a secret the peer cannot see gives it no way to choose inputs that
+ * collide (the demultiplexer uses it). 64-bit shifts, rotates, xor and add
+ * only. Cost: O(len). Pure.
+ */
+uint64_t ofl_siphash24(const uint8_t key[16], const uint8_t *p, size_t len);
 
 /* ======================================================================== */
 /* port: what a platform supplies                                           */
@@ -963,7 +1032,11 @@ enum ofl_tpt_state {
     OFL_TPT_VALID = 2
 };
 
-/* Access rights (FIG. 13 fields 1330, 1332). */
+/* Access rights (FIG. 13 fields 1330, 1332). Numbers are offload's, not
+ * IBV_ACCESS_*'s (a verbs provider translates bit by bit; verbs has no
+ * local read bit). As in verbs (ibv_reg_mr(3)): a region always has local
+ * read (ofl_tpt_register sets it whatever desc.access says), and remote
+ * write or remote atomic need local write (OFL_E_TPT_ACCESS_COMBO). */
 enum ofl_tpt_access {
     OFL_TPT_LOCAL_READ = 0x01,
     OFL_TPT_LOCAL_WRITE = 0x02,
@@ -1000,6 +1073,8 @@ enum ofl_tpt_att_kind {
 #define OFL_TPT_PAGE_SHIFT_MIN 12         /* 4 KiB */
 #define OFL_TPT_PAGE_SHIFT_MAX 28         /* 256 MiB */
 #define OFL_TPT_MAX_ENTRIES (1u << 24)    /* Tag_Index is 24 bits */
+#define OFL_TPT_QP_NONE 0xFFFFFFFFu       /* an iSCSI entry's owner: no QP
+                                             (ofl_tpt_register) */
 
 /* STag composition. */
 static inline uint32_t ofl_stag_make(uint32_t index, uint8_t key)
@@ -1030,7 +1105,9 @@ struct ofl_tpt_entry {
     uint32_t gen;         /* region: generation (see the state table) */
     uint32_t region;      /* window: Tag_Index of its region */
     uint32_t region_gen;  /* window: its region's generation when bound */
-    uint32_t qp;          /* type 2 window: the QP it is bound through */
+    uint32_t qp;          /* type 2 window: the QP it is bound through;
+                             iSCSI: the QP whose command registered it
+                             (OFL_TPT_QP_NONE: none) */
     uint32_t next_free;   /* free list link while FREE */
     uint8_t key;          /* 1310 Tag_Instance */
     uint8_t type;         /* 1311 enum ofl_tpt_type */
@@ -1060,6 +1137,8 @@ struct ofl_tpt {
     uint32_t att_capacity;
     uint32_t free_head;          /* 0 = none free */
     uint32_t free_count;
+    uint32_t *att_owner;         /* att_owner[att_capacity] or NULL: see
+                                    ofl_tpt_att_owners */
     uint8_t policy;              /* enum ofl_tpt_policy */
 };
 
@@ -1162,15 +1241,28 @@ enum ofl_err ofl_tpt_att_write(struct ofl_tpt *tpt, uint32_t base,
  * (OFL_E_TPT_PD_MISMATCH), state INVALID (a VALID entry checks its key as
  * usual, then OFL_E_TPT_BUSY), desc sane
  * (OFL_E_TPT_BAD_DESC), ATT slots inside the ATT and large enough for
- * fpo + len (OFL_E_TPT_ATT_RANGE), rights combination
- * (OFL_E_TPT_ACCESS_COMBO). An iSCSI entry may describe no data (len 0,
- * att_count 0, fpo 0; no ATT slot is checked): its ITT then names a command
- * without data buffers, and only a zero-length check at offset 0 passes
- * its range. Bumps the region's generation, so windows of an
- * earlier registration stay dead.
+ * fpo + len (OFL_E_TPT_ATT_RANGE), with an owner table none of them owned
+ * by another entry (OFL_E_TPT_ATT_OWNED; see ofl_tpt_att_owners), rights
+ * combination (OFL_E_TPT_ACCESS_COMBO). An iSCSI entry may describe no
+ * data (len 0, att_count 0, fpo 0; no ATT slot is checked): its ITT then
+ * names a command without data buffers, and only a zero-length check at
+ * offset 0 passes its range. Bumps the region's generation, so windows of
+ * an earlier registration stay dead. An iSCSI entry registered here
+ * belongs to no QP (OFL_TPT_QP_NONE): no ofl_tpt_check_iscsi passes it;
+ * its QP registers it with ofl_tpt_register_iscsi.
  */
 enum ofl_err ofl_tpt_register(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                               const struct ofl_tpt_region_desc *desc);
+
+/*
+ * ofl_tpt_register of an OFL_TPT_ISCSI entry (any other type:
+ * OFL_E_TPT_WRONG_TYPE, nothing changed) that belongs to QP number qp: its
+ * ITT then names a task of that connection only (ofl_tpt_check_iscsi). qp
+ * OFL_TPT_QP_NONE is OFL_E_ARG.
+ */
+enum ofl_err ofl_tpt_register_iscsi(struct ofl_tpt *tpt, uint32_t stag,
+                                    uint32_t pd, uint32_t qp,
+                                    const struct ofl_tpt_region_desc *desc);
 
 /* Every check of ofl_tpt_register, in its order, and no change: OFL_OK
  * when ofl_tpt_register with the same arguments would succeed (so that a
@@ -1210,6 +1302,132 @@ enum ofl_err ofl_tpt_reg_phys(struct ofl_tpt *tpt, uint32_t pd,
 enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
 
 /*
+ * ATT slots: who hands them out, and who may name them.
+ *
+ * Slot pool. struct ofl_tpt_att_pool hands out runs of contiguous ATT slots
+ * over caller storage (no allocation): OFL_TPT_ATT_POOL_WORDS(slots) 32-bit
+ * words, two bitmaps (bit s of the first: slot s handed out; of the second:
+ * slot s starts a run), so that a free must name exactly one run handed
+ * out. First fit from slot 0. ofl_tpt_att_slots says how many slots a
+ * region needs, so that no caller counts pages by hand. The pool is the
+ * caller's bookkeeping and knows no entry; locking is the caller's.
+ *
+ *   run of slots  call                          next
+ *   FREE          ofl_tpt_att_alloc             ALLOCATED (to the caller)
+ *   ALLOCATED     ofl_tpt_att_free (same run)   FREE
+ *   anything else ofl_tpt_att_free              OFL_E_TPT_ATT_NOT_ALLOCATED,
+ *                                               nothing changes
+ *
+ * Cost: alloc visits each 32-bit word of the first bitmap at most once,
+ * with a bounded number of operations per word (at most 5 shift-and-masks
+ * to find a run inside a word, 5-step bit counts): O(slots / 32) at worst,
+ * fragmented or not, and less when a run is found early; free and the
+ * marking of a run are O(n / 32 + 1) word operations.
+ *
+ * Owners. Without an owner table (the default after ofl_tpt_init, so
+ * every existing caller) the ATT has no owners: any registration may name
+ * any slots inside the ATT, regions may share slots (FIG. 14), and
+ * whoever posts FAST_REG, REG_SEND and ISCSI_CMD WQEs is trusted with
+ * every region's translation. A kernel provider whose user space writes
+ * SQ entries (siw's user ABI) must not trust them: it gives the table an
+ * owner table (ofl_tpt_att_owners, one uint32_t per ATT slot) and then
+ * every registration - verbs, reg_pages / reg_phys and the WQEs - is
+ * checked before anything is written:
+ *
+ *   slots         event                              next
+ *   FREE          entry X registers them             OWNED(X)
+ *   OWNED(X)      X registers them again (subset)    OWNED(X)
+ *   OWNED(X)      X registers other slots            FREE (the ones it left)
+ *   OWNED(X)      X deregistered / deallocated       FREE
+ *   OWNED(X)      X invalidated or expired           OWNED(X): X keeps them
+ *                                                    for its next fast
+ *                                                    registration, as an
+ *                                                    MR keeps its page list
+ *   OWNED(X)      entry Y != X registers any of them OFL_E_TPT_ATT_OWNED,
+ *                                                    nothing changes
+ *
+ * att_owner[s] records the Tag_Index of the last entry that registered
+ * slot s; slot s is OWNED(X) when att_owner[s] == X and entry X is
+ * allocated and its registration's slots [att_base, att_base + att_count)
+ * contain s. So invalidation and deregistration cost nothing here; a
+ * registration costs O(att_count) owner reads and writes (a direct ATT:
+ * one per page, as the page words themselves). With owners, FIG. 14 slot
+ * sharing between entries is refused. Owners guard ATT slots only: the
+ * physical addresses a WQE or an indirect list names are the poster's to
+ * vouch for (a kernel provider translates them from pages it pinned).
+ * ofl_tpt_att_write (a driver verb) is not checked against owners.
+ * Owners know registrations, not the pool: a registration may take free
+ * slots that the pool handed to a caller who has not registered them yet
+ * (that caller's registration then fails with OFL_E_TPT_ATT_OWNED). A
+ * provider whose users post FAST_REG should fill reg.att_base from the run
+ * it gave that MR (its user-ring translation) rather than from the user.
+ */
+#define OFL_TPT_ATT_POOL_WORDS(slots) (2u * (((uint32_t)(slots) + 31u) >> 5))
+#define OFL_TPT_ATT_POOL_MAX 0x80000000u /* most slots one pool covers */
+
+struct ofl_tpt_att_pool {
+    uint32_t *map;   /* OFL_TPT_ATT_POOL_WORDS(slots) words: handed-out
+                        bits, then run-start bits */
+    uint32_t slots;  /* slots 0 .. slots - 1 */
+    uint32_t free;   /* slots not handed out */
+};
+
+/* Initialises pool over map[words] for slots 1 .. OFL_TPT_ATT_POOL_MAX
+ * (OFL_E_ARG otherwise, or when words < OFL_TPT_ATT_POOL_WORDS(slots));
+ * every slot FREE. O(words). */
+enum ofl_err ofl_tpt_att_pool_init(struct ofl_tpt_att_pool *pool,
+                                   uint32_t *map, uint32_t words,
+                                   uint32_t slots);
+
+/* Hands out the first run of n free slots (first fit) in *base.
+ * OFL_E_ARG for n == 0, OFL_E_TPT_ATT_FULL when no run of n is free (n
+ * above the pool's slots included); nothing changes on failure. */
+enum ofl_err ofl_tpt_att_alloc(struct ofl_tpt_att_pool *pool, uint32_t n,
+                               uint32_t *base);
+
+/* Returns the run [base, base + n) to the pool. OFL_E_ARG for n == 0,
+ * OFL_E_TPT_ATT_RANGE for slots past the pool, OFL_E_TPT_ATT_NOT_ALLOCATED
+ * unless it is exactly one run handed out (a double free, a part of a run,
+ * two runs at once); nothing changes on failure. */
+enum ofl_err ofl_tpt_att_free(struct ofl_tpt_att_pool *pool, uint32_t base,
+                              uint32_t n);
+
+/* The least att_count a registration of len bytes starting fpo bytes into
+ * its first page of 2^page_shift bytes needs with an ATT of att_kind
+ * (FIG. 13: pages = (fpo + len - 1) / page size + 1, one slot per page
+ * direct, per 512 pages 1st indirect, per 512^2 2nd indirect) in *count.
+ * OFL_E_TPT_BAD_DESC for what ofl_tpt_register refuses as such (page_shift
+ * outside 12 .. 28, fpo >= page size, len 0, unknown kind, fpo + len past
+ * 2^64), OFL_E_TPT_ATT_RANGE when the count passes 2^32 - 1. */
+enum ofl_err ofl_tpt_att_slots(uint64_t len, uint32_t fpo, uint8_t page_shift,
+                               uint8_t att_kind, uint32_t *count);
+
+/* Gives tpt an owner table of n == tpt->att_capacity words (zeroed here;
+ * see above). Only while no entry is allocated (else OFL_E_TPT_BUSY), as
+ * right after ofl_tpt_init; OFL_E_ARG for NULL or another n. */
+enum ofl_err ofl_tpt_att_owners(struct ofl_tpt *tpt, uint32_t *owner,
+                                uint32_t n);
+
+/* ofl_tpt_reg_pages with the n ATT slots taken from pool (desc->att_base is
+ * ignored): on any failure the slots go back and nothing is left
+ * allocated. */
+enum ofl_err ofl_tpt_reg_pages_pool(struct ofl_tpt *tpt,
+                                    struct ofl_tpt_att_pool *pool,
+                                    uint32_t pd,
+                                    const struct ofl_tpt_region_desc *desc,
+                                    const uint64_t *pages, uint32_t n,
+                                    uint32_t *stag);
+
+/* ofl_tpt_dereg, then the entry's slots [att_base, att_base + att_count)
+ * go back to pool. Checked first (ofl_tpt_dereg's checks, then that the
+ * slots are one run of pool: OFL_E_TPT_ATT_NOT_ALLOCATED), so a failure
+ * changes nothing. For an entry whose registration took its slots from
+ * pool as one run (ofl_tpt_reg_pages_pool, or ofl_tpt_att_alloc). */
+enum ofl_err ofl_tpt_dereg_pool(struct ofl_tpt *tpt,
+                                struct ofl_tpt_att_pool *pool, uint32_t stag,
+                                uint32_t pd);
+
+/*
  * Binds window stag to [va, va + len) of region region_stag with the given
  * remote rights (BindRKey, seed 001; bind memory window, FIG. 15 g).
  * Checks the region as a local access with OFL_TPT_BIND_WINDOW for the range
@@ -1220,12 +1438,13 @@ enum ofl_err ofl_tpt_dereg(struct ofl_tpt *tpt, uint32_t stag, uint32_t pd);
  * window may be rebound while VALID (the new binding replaces the old); a
  * type 2 window only from INVALID, else OFL_E_TPT_BUSY (IBA vol. 1
  * o10-37.2.30: it stays tied to its QP until invalidated or unbound).
- * va == 0 and len == 0 unbinds (UnbindRKey, seed 001) and ignores the
- * region. Every bind, of either type, gives the window a new key (IBA: a
- * bind returns a new R_Key), so an STag advertised for an earlier binding
- * reaches neither the new range nor its rights; *bound_stag is the STag to
- * advertise and to name the window by from now on (may be NULL for
- * unbind, which keeps the key).
+ * len == 0 unbinds, whatever va (UnbindRKey, seed 001; ibv_alloc_mw(3):
+ * a type 1 window is invalidated by "ibv_bind_mw verb with zero length"),
+ * and ignores the region. Every bind, of either type, gives the window a
+ * new key (IBA: a bind returns a new R_Key), so an STag advertised for an
+ * earlier binding reaches neither the new range nor its rights;
+ * *bound_stag is the STag to advertise and to name the window by from now
+ * on (may be NULL for unbind, which keeps the key).
  */
 enum ofl_err ofl_tpt_bind(struct ofl_tpt *tpt, uint32_t stag,
                           uint32_t region_stag, uint32_t pd, uint32_t qp,
@@ -1250,10 +1469,11 @@ enum ofl_err ofl_tpt_invalidate_remote(struct ofl_tpt *tpt, uint32_t stag,
                                        uint32_t pd, uint32_t qp);
 
 /*
- * A QP's life ended (RESET, or a QP created under its number): every
- * valid type 2 window of pd tied to QP number qp becomes INVALID, so that
- * the next connection on that QP number cannot use a window advertised to
- * the last one. Returns how many. A sweep of the whole table, O(capacity):
+ * A QP's life ended (RESET, or a QP created under its number): every valid
+ * type 2 window of pd tied to QP number qp, and every valid iSCSI entry of
+ * pd that QP registered, becomes INVALID, so that the next connection on
+ * that QP number cannot use a window advertised to the last one, nor take
+ * over its tasks. Returns how many. A sweep of the whole table, O(capacity):
  * for the slow path. ofl_qp_create and the RESET transition call it.
  */
 uint32_t ofl_tpt_invalidate_qp(struct ofl_tpt *tpt, uint32_t qp, uint32_t pd);
@@ -1273,27 +1493,35 @@ enum ofl_err ofl_tpt_check_local(const struct ofl_tpt *tpt, uint32_t stag,
 /*
  * Remote access check (seed 000 FIG. 18A a-f) of [to, to + len) for a
  * stream with protection domain pd on QP qp. need: OFL_TPT_REMOTE_WRITE
- * (RDMA Write, Read Response placement), OFL_TPT_REMOTE_READ (Read Request
+ * (RDMA Write; Read Response placement only under the opt-in
+ * OFL_QP_READ_SINK_TAGGED: a Read's sink is a local data segment by
+ * default), OFL_TPT_REMOTE_READ (Read Request
  * source), OFL_TPT_REMOTE_ATOMIC; a need of none of them, or with any
  * other bit, is OFL_E_ARG. Under OFL_TPT_POLICY_WINDOWS_ONLY a
  * region is refused (OFL_E_TPT_WRONG_TYPE); iSCSI entries always are. A
  * window of a dead region fails with OFL_E_TPT_REGION_GONE. Read-only.
+ * Cost: O(1) (the entry, and a window's region).
  */
 enum ofl_err ofl_tpt_check_remote(const struct ofl_tpt *tpt, uint32_t stag,
                                   uint32_t pd, uint32_t qp, uint64_t to,
                                   uint64_t len, uint8_t need);
 
 /*
- * iSCSI 1.0 check (seed 000 FIG. 17B a-f): the Initiator Task Tag names an
- * OFL_TPT_ISCSI entry; offset + len must lie inside its length; need is
- * OFL_TPT_REMOTE_READ (R2T), OFL_TPT_REMOTE_WRITE (Data-In) or 0 (a SCSI
- * Response: no data moves, checks a-e only); other bits are OFL_E_ARG. Check g
- * (command kind: R2T only for a write, Data-In only for a read; a response
- * for any command) is the qp section's. Read-only.
+ * iSCSI 1.0 check (seed 000 FIG. 17B a-f) for a PDU received on QP number
+ * qp: the Initiator Task Tag names an OFL_TPT_ISCSI entry; check c asks its
+ * PD be pd and that QP registered it (ofl_tpt_register_iscsi), else
+ * OFL_E_TPT_QP_MISMATCH: a task tag belongs to its connection (RFC 3720:
+ * "the corresponding response and/or other related PDU(s) MUST be sent
+ * over the same connection", connection allegiance); offset + len must lie
+ * inside its length; need is OFL_TPT_REMOTE_READ (R2T),
+ * OFL_TPT_REMOTE_WRITE (Data-In) or 0 (a SCSI Response: no data moves,
+ * checks a-e only); other bits are OFL_E_ARG. Check g (command kind: R2T
+ * only for a write, Data-In only for a read; a response for any command)
+ * is the qp section's. Read-only.
  */
 enum ofl_err ofl_tpt_check_iscsi(const struct ofl_tpt *tpt, uint32_t itt,
-                                 uint32_t pd, uint64_t offset, uint64_t len,
-                                 uint8_t need);
+                                 uint32_t pd, uint32_t qp, uint64_t offset,
+                                 uint64_t len, uint8_t need);
 
 /*
  * Translates [to, to + len) of stag into physical pieces appended to sgl
@@ -1452,7 +1680,8 @@ enum ofl_tpt_use {
 struct ofl_term_cause ofl_tpt_term_cause(enum ofl_err e, enum ofl_tpt_use use);
 
 /* Maps a local check failure to a completion status (OFL_WC_LOC_PROT_ERR,
- * OFL_WC_MW_BIND_ERR, ...). OFL_OK maps to OFL_WC_SUCCESS. */
+ * OFL_WC_MW_BIND_ERR, ...; OFL_E_TPT_ATT_OWNED: OFL_WC_LOC_PROT_ERR). OFL_OK
+ * maps to OFL_WC_SUCCESS. */
 enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e);
 
 #endif /* OFL_ENABLE_TPT */
@@ -1837,7 +2066,8 @@ enum ofl_err ofl_mpa_rr_build(const struct ofl_mpa_rr *rr, uint8_t *out,
  * OFL_E_MPA_PD_LEN, OFL_E_MPA_ENHANCED. On success *frame_len is the frame
  * length and rr->pd points into buf. A request with a revision above 2 is
  * accepted (the reply answers with a lower one). Nothing is written on
- * failure except *frame_len.
+ * failure except *frame_len. Cost: O(1) (the 20-byte header; private data
+ * is pointed at, not read).
  */
 enum ofl_err ofl_mpa_rr_parse(const uint8_t *buf, size_t len, bool reply,
                               struct ofl_mpa_rr *rr, size_t *frame_len);
@@ -1943,7 +2173,8 @@ enum ofl_err ofl_mpa_hs_request(struct ofl_mpa_hs *hs, uint8_t *out,
  * were consumed (never past the frame). Returns OFL_OK while the frame is
  * incomplete or once it was handled (see the state), or the error that
  * moved the handshake to FAILED or REJECTED (hs->cause holds the terminate
- * cause). Calls in other states: OFL_E_MPA_STATE.
+ * cause). Calls in other states: OFL_E_MPA_STATE. Cost: O(*used): each
+ * byte is copied once into the frame buffer and parsed once.
  */
 enum ofl_err ofl_mpa_hs_recv(struct ofl_mpa_hs *hs, const uint8_t *data,
                              size_t len, size_t *used);
@@ -2111,7 +2342,8 @@ enum ofl_err ofl_mpa_rx_init(struct ofl_mpa_rx *rx,
  * returns the same error; rx->cause holds the terminate cause. On the
  * error, *used and the stream position count the bytes up to the end of
  * what failed (the ULPDU Length field, the whole FPDU, the marker),
- * however the bytes were cut into calls.
+ * however the bytes were cut into calls. Cost: O(*used) (CRC, markers and
+ * a copy of what is staged, each byte once).
  */
 enum ofl_err ofl_mpa_rx_feed(struct ofl_mpa_rx *rx, const uint8_t *data,
                              size_t len, size_t *used,
@@ -2134,7 +2366,8 @@ struct ofl_mpa_found {
  * first FPDUPTR that points into it, then walks the FPDUs by their ULPDU
  * Length, checking every marker met. Records up to cap FPDUs in found[]
  * (*count); a segment without a usable marker yields 0. E_MPA_MARKER when a
- * marker disagrees with the walk (cause 2/0/03).
+ * marker disagrees with the walk (cause 2/0/03). Cost: O(len / 512) markers
+ * read plus one step per FPDU walked (each at least 8 bytes): O(len).
  */
 enum ofl_err ofl_mpa_locate(uint32_t base, uint32_t seq, const uint8_t *seg,
                             size_t len, struct ofl_mpa_found *found,
@@ -2156,7 +2389,7 @@ enum ofl_err ofl_mpa_locate_segment(const struct ofl_mpa_segment *s,
  * pos: it holds its ULPDU Length (E_TRUNCATED), which agrees with wire_len
  * (E_MPA_MARKER if markers, else E_MPA_TOO_LONG), every marker
  * (E_MPA_MARKER), and the CRC when crc (E_MPA_CRC). *ulpdu_len receives
- * the ULPDU Length.
+ * the ULPDU Length. Cost: O(wire_len).
  */
 enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
                                  const uint8_t *wire, size_t wire_len,
@@ -2174,6 +2407,7 @@ enum ofl_err ofl_mpa_fpdu_check(const struct ofl_mpa_rx *rx, uint32_t pos,
  * without a marker inside, starting at ULPDU offset off. *piece points into
  * wire; returns its length (0 when off >= ulpdu_len). An engine places
  * tagged payload straight from the segment by walking off forward.
+ * Cost: O(1).
  */
 uint32_t ofl_mpa_fpdu_piece(uint32_t pos, bool markers, const uint8_t *wire,
                             uint16_t ulpdu_len, uint32_t off,
@@ -2313,7 +2547,8 @@ static inline uint32_t ofl_ddp_hdr_len(uint8_t ctrl)
  * with L set (E_RDMAP_LAST) and MO 0 (E_DDP_MO), exact length of fixed
  * bodies (E_RDMAP_LENGTH), atomic operation (E_RDMAP_ATOMIC_OP), Terminate
  * consistency (E_RDMAP_TERM). On failure *cause (may be NULL) receives the
- * terminate cause and *msg is unspecified. Read-only over ulpdu.
+ * terminate cause and *msg is unspecified. Read-only over ulpdu. Cost:
+ * O(1): headers and fixed bodies only.
  */
 enum ofl_err ofl_rdmap_parse(const uint8_t *ulpdu, size_t len,
                              struct ofl_rdmap_msg *msg,
@@ -2511,7 +2746,13 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   Send: receive data segment fails
  *         its local checks (FIG. 15)      0/0/00            receive: LOC_PROT_ERR
  *   Send with Invalidate: STag refused    0/1/09 or 0/2/09  receive: REM_INV_REQ_ERR
- *   Write / Read Response: remote checks  ofl_tpt_term_cause(PLACE)
+ *   Write: remote checks (FIG. 18A a-f)   ofl_tpt_term_cause(PLACE)  -
+ *   Read Response: its sink fails the
+ *         local checks again (FIG. 15;
+ *         OFL_QP_READ_SINK_LOCAL)         0/0/00            read:
+ *                                                           ofl_tpt_wc_status
+ *   Read Response: remote checks (only
+ *         OFL_QP_READ_SINK_TAGGED)        ofl_tpt_term_cause(PLACE)
  *                                         read: ofl_tpt_wc_status
  *   tagged segment on a spent one-touch   1/1/00 (Table D row 3)    -
  *   Read Response not matching the
@@ -2527,13 +2768,21 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *         (the Terminate carries the Read Request, rebuilt: M, D, R)
  *   Atomic Request: target checks         ofl_tpt_term_cause(RDMAP)  -
  *   Atomic Request: target not 8-aligned  0/1/01            -
+ *   the in-order FPDU at a Write placed
+ *         ahead of a hole is not that
+ *         Write, or the stream passes its
+ *         first byte inside another FPDU  0/2/07            -
  *   Terminate received                    (none sent)       oldest in-flight
- *                                         send WQE: from the cause (remote
- *                                         protection and DDP tagged:
- *                                         REM_ACCESS_ERR; DDP untagged:
- *                                         REM_INV_REQ_ERR; remote operation:
- *                                         REM_OP_ERR; catastrophic and MPA:
- *                                         FATAL_ERR), QP -> ERROR.
+ *                                         send WQE: ofl_qp_term_status (the
+ *                                         peer's local catastrophic error:
+ *                                         REM_OP_ERR; remote protection and
+ *                                         DDP tagged: REM_ACCESS_ERR; remote
+ *                                         operation and DDP untagged:
+ *                                         REM_INV_REQ_ERR, but 1/2/02 for a
+ *                                         Send: RNR_RETRY_EXC_ERR; MPA:
+ *                                         FATAL_ERR); a receive holding part
+ *                                         of a Send: REM_ABORT_ERR; QP ->
+ *                                         ERROR.
  *
  * Two behaviours that Linux siw lacks and offload keeps: an inbound Read
  * Request is served only when its source STag grants remote read (FIG. 18A
@@ -2552,7 +2801,10 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * message in the hole may spend it: such FPDUs wait for the in-order
  * stream). The TCP layer delivers those bytes again in order
  * later, and the engine recognises the FPDUs it placed (by their first
- * sequence number) and does not place them twice, but checks them again
+ * sequence number), verifies the FPDU there is the one it placed (its
+ * ULPDU Length and DDP/RDMAP header, struct ofl_qp_ooo; else Terminate
+ * 0/2/07, OFL_E_QP_PLACED_MISMATCH: TCP brought other bytes at sequence
+ * numbers already taken), does not place it twice, but checks it again
  * (FIG. 18A a-f: a Send with Invalidate earlier in the stream may have
  * ended the STag; the stream is then terminated as it would have been in
  * order) and only then notes the use. The DDP SN of a segment is the sequence number of the last byte
@@ -2560,22 +2812,27 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * cut it inside its pad or CRC (RCV.NXT then already passed its ULPDU),
  * and an invalidation deferred to it is carried out after its re-check.
  * A placement ahead of the hole that fails records nothing (no Touched
- * bit): the in-order stream places the FPDU.
+ * bit): the in-order stream places the FPDU. Nor is a Last FPDU to a
+ * one-touch entry placed ahead when its deferred invalidation has no free
+ * slot in ot_pending (Table D row 5 would place it unrecorded, and a
+ * second FPDU to the entry could land before the stream reached the
+ * first): it waits for the in-order stream (row 4).
  *
  * One-shot keys (seed 001: disabled once used for an RDMA operation) are
- * spent by the Last segment of a Write or Read Response placed through
- * them (a zero-length Last segment too when earlier segments of its
- * message were placed through the key; a zero-length message alone uses
- * nothing), by the last Read Response segment sent from a Read source of
- * nonzero length, and by an Atomic executed on their word (a Compare and
- * Swap that did not match used the key too). Likewise a
- * zero-length Last segment ends a one-touch message (Table D row 4) only
- * after such earlier segments.
+ * spent by the Last segment of a Write (or, under OFL_QP_READ_SINK_TAGGED,
+ * a Read Response) placed through them (a zero-length Last segment too
+ * when earlier segments of its message were placed through the key; a
+ * zero-length message alone uses nothing), by the last Read Response
+ * segment sent from a Read source of nonzero length, and by an Atomic
+ * executed on their word (a Compare and Swap that did not match used the
+ * key too). Likewise a zero-length Last segment ends a one-touch message
+ * (Table D row 4) only after such earlier segments.
  *
  * A tagged segment (Write, Read Response) and each Read Response segment
  * read from a Read source is translated whole before any byte of it is
  * placed or read: a page missing anywhere in it gives the cause of its
- * remote check, never a partial placement.
+ * remote check (into a Read's sink under OFL_QP_READ_SINK_LOCAL: 0/0/00),
+ * never a partial placement.
  *
  * Completion ordering: send WQEs complete in posting order (a Send after
  * an RDMA Read completes after the Read's response arrived); an
@@ -2583,6 +2840,65 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * Write or Immediate Data completes when its last byte was handed to the
  * transmit callback (RFC 5040 gives no acknowledgement); an RD Send of an
  * acknowledged QP when its EE acknowledgement returns ("Channel kinds").
+ *
+ * Verbs (libibverbs' man pages, the kernel's ib_verbs.h). Where a verbs
+ * consumer expects a rule the core keeps it, so a verbs provider over
+ * offload translates names and numbers and decides nothing:
+ *   - completion statuses are ibv_wc_status / ib_wc_status, value for
+ *     value (enum ofl_wc_status);
+ *   - QP states RESET .. ERROR have the numbers of enum ibv_qp_state and
+ *     ib_qp_state (0 .. 6); TERMINATE and CLOSING are iWARP's and have no
+ *     verbs value (7 is IBV_QPS_UNKNOWN): Linux's iWARP drivers (siw,
+ *     cxgb4) report them as SQE and SQD;
+ *   - a region always grants local read; remote write or atomic needs
+ *     local write, for a region and for a window's region (ibv_reg_mr(3),
+ *     ibv_bind_mw(3)); a bind of length 0 unbinds;
+ *   - a Read's sink needs local write only (enum ofl_qp_read_sink);
+ *   - a zero-length data segment is not checked (its STag may be 0);
+ *   - SIGNALED, SOLICITED and FENCE mean what IBV_SEND_* do: an
+ *     unsignalled WQE completes silently unless it failed or was flushed;
+ *     SOLICITED matters for a Send and an Immediate Data message only;
+ *     FENCE waits for every earlier Read and Atomic;
+ *   - a flush completes every outstanding WQE, signalled or not, in order,
+ *     with WR_FLUSH_ERR; a WQE posted in ERROR is flushed;
+ *   - a CQ armed for solicited completions fires on a solicited receive or
+ *     any unsuccessful completion (ibv_req_notify_cq(3));
+ *   - byte_len: bytes received (RECV), sent (SEND, WRITE), read (READ, the
+ *     requested size), 8 (atomics), 0 for RECV_IMM; for a local operation
+ *     the total of its data segments (0 for a BIND or LOCAL_INV without
+ *     any; FAST_REG: its physical buffers). As in verbs, only wr_id,
+ *     status, opcode and qpn mean anything in an unsuccessful CQE.
+ * Where offload differs on purpose:
+ *   - opcodes and CQE flags are offload's own numbers (one enum for work
+ *     requests and completions, with iWARP and iSCSI kinds verbs lack). A
+ *     CQE's opcode maps to ibv_wc_opcode as SEND, SEND_INV -> IBV_WC_SEND;
+ *     WRITE, WRITE_IMM -> IBV_WC_RDMA_WRITE; READ -> IBV_WC_RDMA_READ;
+ *     ATOMIC_CSWAP -> IBV_WC_COMP_SWAP; ATOMIC_FADD -> IBV_WC_FETCH_ADD;
+ *     BIND -> IBV_WC_BIND_MW; LOCAL_INV -> IBV_WC_LOCAL_INV; FAST_REG ->
+ *     IB_WC_REG_MR; RECV -> IBV_WC_RECV; RECV_IMM ->
+ *     IBV_WC_RECV_RDMA_WITH_IMM; OFL_CQE_IMM -> IBV_WC_WITH_IMM; OFL_CQE_INV
+ *     -> IBV_WC_WITH_INV with stag as invalidated_rkey. OFL_CQE_SOLICITED
+ *     has no verbs flag;
+ *   - Immediate Data is RFC 7306's 8 bytes (imm), not verbs' 32-bit
+ *     imm_data, and is a message of its own on queue 0 after the Write;
+ *   - there is no inline send: the engine reads a WQE's payload by DMA
+ *     when it runs the WQE, so its buffer may be reused only after the
+ *     completion (a provider offering IBV_SEND_INLINE copies the bytes
+ *     to a registered buffer of its own first);
+ *   - a send WQE that fails its local checks before any byte of it was
+ *     sent moves the QP to SQE (receives and inbound requests go on,
+ *     MOD_RTS resumes), where IBA moves an RC QP, and siw and rxe move
+ *     theirs, to ERROR: the stream is intact, so it is kept. A consumer
+ *     that wants IBA RC behaviour modifies the QP to ERROR on the error
+ *     CQE;
+ *   - every receive WQE's data segments are checked when it is fetched,
+ *     not only those a message reaches (siw checks lazily);
+ *   - a stream service reaches RTS by ofl_qp_establish (the connection
+ *     manager's job in verbs), not by MOD_RTS from RTR; SQ_DRAINED is
+ *     raised on every entry into SQD (verbs: if en_sqd_async_notify);
+ *   - a bind (type 1 or 2) picks the window's new key itself (the old
+ *     one plus one) and returns it in the CQE's stag: a verbs provider
+ *     reports that key rather than honouring ibv_bind_mw's rkey request.
  */
 
 #define OFL_QP_WQE_MAX 256  /* largest WQE slot in bytes */
@@ -2700,7 +3016,7 @@ struct ofl_qp_sge {
  *                    Add Mask bit ends a field: no carry out of it). Target
  *                    and result are little-endian 64-bit words in host
  *                    memory, on both sides
- *   BIND             stag (window), bind.*; va 0 and len 0 unbind
+ *   BIND             stag (window), bind.*; len 0 unbinds
  *   FAST_REG         stag (allocated region, next key), reg; with sge the
  *                    physical buffers whose pages the engine writes into
  *                    the ATT at reg.att_base (len, fpo and att_count are
@@ -2716,6 +3032,9 @@ struct ofl_qp_sge {
  *                    then unused: its entry describes no data, and its
  *                    SCSI Response still completes as ISCSI_RESP
  *   ISCSI_PDU        bhs (DataSegmentLength is set from the sge total), sge
+ * With an owner table (ofl_tpt_att_owners), a FAST_REG, REG_SEND or
+ * ISCSI_CMD naming ATT slots another entry owns completes with
+ * OFL_WC_LOC_PROT_ERR (OFL_E_TPT_ATT_OWNED) and writes nothing.
  * iSCSI mode sends no immediate or unsolicited data (InitialR2T=Yes,
  * ImmediateData=No) and uses no header or data digests; the engine writes
  * ExpStatSN into every PDU it sends: one past the StatSN of the last target
@@ -2729,8 +3048,17 @@ struct ofl_qp_sge {
  * a response whose command ended while it arrived is handed over flagged
  * OFL_CQE_ISCSI_CHECK and ends nothing (the tag may be another's by then). R2Ts of length 0 or past 2^32 of buffer offset, and
  * Data-In with S but not F, are handed over flagged OFL_CQE_ISCSI_CHECK.
- * The ITT is an STag of the QP's PD: iSCSI connections that must not reach
- * each other's commands need PDs of their own.
+ * The ITT is an STag of the QP's PD that names a task of this QP only (RFC
+ * 3720 connection allegiance: a task's PDUs come on the connection its
+ * command went on): the command's entry records the QP number
+ * (ofl_tpt_register_iscsi), so QPs sharing a TPT MUST have distinct numbers
+ * (as type 2 windows need too). A PDU naming another QP's task names no task
+ * of this one and is treated as any ITT that fails FIG. 17B: a Data-In or
+ * R2T goes to the receive queue flagged OFL_CQE_ISCSI_CHECK (nothing placed,
+ * no Data-Out), a SCSI Response is dropped (FIG. 17A step 1768); the other
+ * QP's command is not touched. The QP's RESET, or a QP created under its
+ * number, invalidates the entries of its commands still live
+ * (ofl_tpt_invalidate_qp).
  */
 struct ofl_qp_wr {
     uint64_t wr_id;
@@ -2906,6 +3234,46 @@ enum ofl_qp_reg_option {
     OFL_QP_REG_OPTION2 = 2  /* anticipatory: Terminate, ERROR, flush all */
 };
 
+/*
+ * The rule for an RDMA Read's sink (its one data segment; attr.read_sink).
+ *
+ * OFL_QP_READ_SINK_LOCAL (0) is the verbs rule (ibv_post_send(3): an SGE
+ * names an lkey; Linux siw and rxe place a Read Response through the
+ * sink's local write right): the sink is a local data segment, a region
+ * of the QP's PD that grants local write, checked (FIG. 15 a-g) when the
+ * WQE starts and again for every Read Response segment placed into it.
+ * Remote write is neither needed nor looked at; one-shot and one-touch
+ * flags (which govern remote use) are not spent by it; the TPT's windows-
+ * only policy does not concern it. A sink that fails when the WQE starts
+ * completes with ofl_tpt_wc_status (LOC_PROT_ERR) and stops the SQ (SQE)
+ * with nothing sent; one that fails later (deregistered while its Read was
+ * outstanding) is the local side's failure: Terminate 0/0/00 (local
+ * catastrophic, not a fault of the peer), the Read LOC_PROT_ERR.
+ * What protects the sink, although the peer names its STag on the wire:
+ * a Read Response is taken only for the oldest outstanding Read (the ORD
+ * ring; none outstanding: 0/2/06), only with that Read's sink STag, at the
+ * next TO of its sink and within its length (else 1/1/00 or 1/1/01, the
+ * Read BAD_RESP_ERR). So a peer writes exactly the bytes the Read asked
+ * for, once, in order, and nothing through the STag at any other time; an
+ * RDMA Write naming it still needs its remote rights.
+ *
+ * OFL_QP_READ_SINK_TAGGED (1), opt-in, is the stricter rule of iWARP
+ * adapters that place a Read Response as any tagged message, through the
+ * sink's remote rights (Linux's rdma_rw registers an iWARP Read sink with
+ * IB_ACCESS_REMOTE_WRITE for them): the sink must also pass the remote
+ * checks (FIG. 18A a-f) with OFL_TPT_REMOTE_WRITE, when the WQE starts
+ * (else LOC_PROT_ERR and SQE, nothing sent) and for every segment (else
+ * Terminate with ofl_tpt_term_cause(PLACE)), and a one-shot or one-touch
+ * sink is spent as by a Write. Its use: running a consumer under that rule,
+ * so that a sink registered without remote write fails here as it would
+ * on such an adapter, or keeping every placement of the QP on the remote
+ * path (one rule for every tagged byte).
+ */
+enum ofl_qp_read_sink {
+    OFL_QP_READ_SINK_LOCAL = 0,
+    OFL_QP_READ_SINK_TAGGED = 1
+};
+
 /* Inbound request kinds (struct ofl_qp_inreq.kind). */
 enum ofl_qp_inreq_kind {
     OFL_QP_IN_READ = 1,   /* RDMA Read Request: Read Responses to send */
@@ -2959,6 +3327,8 @@ struct ofl_qp_attr {
                                  send WQE completes when the EE
                                  acknowledgement covering it returns
                                  (RD only), 0 = when its frame left */
+    uint8_t read_sink;        /* enum ofl_qp_read_sink: 0 (LOCAL) is the
+                                 verbs rule */
     uint16_t ord;             /* outbound Reads and Atomics outstanding at
                                  most (fixed at creation), >= 1; RD: the
                                  frames sent and not yet acknowledged
@@ -2983,6 +3353,20 @@ struct ofl_qp_attr {
                                  1 .. 65535 */
     struct ofl_qp_node *node; /* RD, UD: the node the QP lives on (its
                                  address and, for RD, EE contexts) */
+};
+
+/*
+ * An RDMA Write FPDU placed ahead of a hole (ofl_qp_input with markers), as
+ * it was placed: when the in-order stream reaches sn it MUST carry an FPDU
+ * starting there with the same ULPDU Length and the same DDP/RDMAP header
+ * (control, STag, TO), else the stream ends with a Terminate
+ * (OFL_E_QP_PLACED_MISMATCH); so does a stream that passes sn inside
+ * another FPDU.
+ */
+struct ofl_qp_ooo {
+    uint32_t sn;                              /* TCP SN of its first byte */
+    uint16_t ulpdu_len;                       /* its MPA ULPDU Length */
+    uint8_t hdr[OFL_DDP_TAGGED_HDR_LEN];      /* its DDP/RDMAP header */
 };
 
 /* Caller memory for one QP: rings, their adapter state and buffers. */
@@ -3015,7 +3399,7 @@ struct ofl_qp_mem {
     uint32_t rx_cap;                /* >= the peer's MULPDU; iSCSI >= 1068 */
     struct ofl_seq_pending *ot_pending; /* deferred one-touch invalidations */
     uint32_t ot_cap;
-    uint32_t *ooo;                  /* FPDUs placed out of order (first SN) */
+    struct ofl_qp_ooo *ooo;         /* FPDUs placed out of order */
     uint32_t ooo_cap;
 };
 
@@ -3105,7 +3489,7 @@ struct ofl_qp {
     uint32_t *ord_ring;
     uint8_t *tx_buf, *tx_stage, *rx_buf;
     uint32_t tx_cap, rx_cap;
-    uint32_t *ooo;
+    struct ofl_qp_ooo *ooo;
     uint32_t ooo_cap;
     struct ofl_seq_pending *ot_pending;
     uint32_t ot_cap;
@@ -3174,15 +3558,17 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
 
 /*
  * Creates qp in RESET over mem. Checks attr (service, pd, ORD >= 1, IRD a
- * power of two, CQs and TPT present, transmit present, reg_option 1 or 2)
+ * power of two, CQs and TPT present, transmit present, reg_option 1 or 2,
+ * read_sink 0 or 1)
  * and mem (depths powers of two, SGE limits, every array present for the
  * sizes given) -> OFL_E_ARG / OFL_E_QP_SERVICE. The CQs record nothing:
  * sizing them is the caller's (struct ofl_cq). Datagram kinds: max_dgram
  * 1 .. 65535 and node present for RD and UD (OFL_E_ARG), tx_cap >=
  * max_dgram plus the 28-byte header (RAW: max_dgram) (OFL_E_SIZE); irq,
  * ord_ring and rx_buf may be NULL. iSCSI: iscsi_max_data 512 .. 2^24 - 1
- * (OFL_E_ARG), rx_cap >= 1068 and tx_cap >= 48 + iscsi_max_data rounded up
- * to 4 (OFL_E_SIZE). acked = 1 on any service but RD is OFL_E_QP_ACKED.
+ * and qpn not OFL_TPT_QP_NONE (OFL_E_ARG), rx_cap >= 1068 and tx_cap >=
+ * 48 + iscsi_max_data rounded up to 4 (OFL_E_SIZE). acked = 1 on any
+ * service but RD is OFL_E_QP_ACKED.
  */
 enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
                            const struct ofl_qp_mem *mem);
@@ -3266,6 +3652,11 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget);
  * "Sequence space"). Returns OFL_OK (also for duplicates and segments held
  * for later), OFL_E_QP_STATE when the QP takes no input in its state, or
  * the error of a violation after the Terminate went out.
+ * Cost: O(seg->len) for framing, CRC and placement (one translation per
+ * page placed, one scatter element per receive SGE), plus per FPDU at most
+ * ot_cap deferred one-touch pairs and ooo_cap placed-ahead FPDUs looked at
+ * (caller-bounded); a segment ahead of a hole: at most 4 FPDUs located,
+ * each checked and placed as one.
  */
 enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg);
 
@@ -3285,28 +3676,58 @@ enum ofl_wc_status ofl_qp_term_status(struct ofl_term_cause cause);
 /* ---- demultiplexing (FIG. 16) ----------------------------------------- */
 
 /*
- * QPs by quintuple: an open-addressed hash table over a caller array of
- * cap slots (a power of two). Lookups probe at most cap slots.
+ * QPs by quintuple: an open-addressed hash table (linear probing, removal
+ * by backward shift) over a caller array of cap slots (a power of two).
+ * The peer picks its address and port, so the slot of a quintuple is
+ * SipHash-2-4 (ofl_siphash24) of it under a secret key the caller gives at
+ * init (the caller owns randomness: draw it from a good source per table
+ * and never send it): a peer that cannot see the key cannot aim many
+ * quintuples at one probe run. Every member lies within
+ * OFL_QP_DEMUX_PROBE_MAX slots of its home, so a lookup, hit or miss,
+ * reads at most that many slots whatever the peer sends. At half load a
+ * random key's longest run stays well below the bound (at most 32 slots
+ * in a simulation of 10 tables of 65536 slots at half load with uniform
+ * homes; 55 to 131 in tables of 8192 at three-quarters load): a table
+ * kept at most half full practically never sees OFL_E_QP_DEMUX_CROWDED,
+ * and one that does can be filled again under a new key.
+ *
+ * Hash input, 38 bytes: transport, family, src_port (big-endian), dst_port
+ * (big-endian), src_addr[16], dst_addr[16].
  */
+#define OFL_QP_DEMUX_PROBE_MAX 64u /* slots a lookup reads, at most */
+
 struct ofl_qp_demux {
     struct ofl_qp **slot;
     uint32_t cap;
     uint32_t count;
+    uint64_t k0, k1; /* the SipHash key (little-endian key bytes 0..7, 8..15) */
 };
 
+/* Empties d over slots[cap] (cap a power of two) with the 16-byte secret
+ * key (OFL_E_ARG for a NULL pointer or a bad cap). Cost: O(cap). */
 enum ofl_err ofl_qp_demux_init(struct ofl_qp_demux *d, struct ofl_qp **slots,
-                               uint32_t cap);
+                               uint32_t cap, const uint8_t key[16]);
 /* Adds qp under qp->attr.tuple: OFL_E_QP_TUPLE_BUSY if that quintuple is
- * taken, OFL_E_QP_DEMUX_FULL when the table is full. */
+ * taken, OFL_E_QP_DEMUX_FULL when the table is full,
+ * OFL_E_QP_DEMUX_CROWDED when the OFL_QP_DEMUX_PROBE_MAX slots from its
+ * home are all taken. Cost: one hash and at most OFL_QP_DEMUX_PROBE_MAX
+ * slots. */
 enum ofl_err ofl_qp_demux_add(struct ofl_qp_demux *d, struct ofl_qp *qp);
-/* Removes qp (OFL_E_QP_NO_CONTEXT if absent). */
+/* Removes qp (OFL_E_QP_NO_CONTEXT if absent). Cost: one hash per slot of
+ * the probe run after it (backward shift): O(cap) at worst, a few slots
+ * under a key the peer cannot see. */
 enum ofl_err ofl_qp_demux_remove(struct ofl_qp_demux *d, struct ofl_qp *qp);
-/* The QP of a quintuple, or NULL. */
+/* The QP of a quintuple, or NULL. Cost: one hash and at most
+ * OFL_QP_DEMUX_PROBE_MAX slots. */
 struct ofl_qp *ofl_qp_demux_find(const struct ofl_qp_demux *d,
                                  const struct ofl_qp_tuple *t);
+/* The home slot of t under d's key (0 .. cap - 1; 0 for a NULL
+ * argument): where its probe run starts. For tests and benches. Pure. */
+uint32_t ofl_qp_demux_home(const struct ofl_qp_demux *d,
+                           const struct ofl_qp_tuple *t);
 /* FIG. 16 step 1620: OFL_E_QP_NO_CONTEXT when no QP has seg's quintuple
  * (the segment belongs to the host's ordinary NIC path), else
- * ofl_qp_input of that QP. */
+ * ofl_qp_input of that QP. Cost: ofl_qp_demux_find, then ofl_qp_input's. */
 enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
                                 const struct ofl_qp_seg *seg);
 
@@ -3472,7 +3893,8 @@ struct ofl_dg_hdr {
 };
 
 /* Decodes the header of frame[0 .. len) and checks it against the table
- * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH. Pure. */
+ * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH. Pure.
+ * Cost: O(1). */
 enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
                           struct ofl_dg_hdr *h);
 
@@ -3595,7 +4017,8 @@ enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp);
  * or created again. */
 enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp);
 
-/* The EE context of node whose remote address is addr, or NULL. */
+/* The EE context of node whose remote address is addr, or NULL. Cost:
+ * O(ee_cap), a linear search (caller-bounded). */
 struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
 
 /*
@@ -3605,7 +4028,9 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * when refused); a duplicate -> OFL_OK, dropped, re-acknowledged. An
  * acknowledgement releases the frames it covers. Returns OFL_OK or the
  * named error of the first check that failed; on an error nothing
- * changed.
+ * changed. Cost: O(len) for the payload; an RD frame adds ofl_qp_node_ee
+ * (O(ee_cap), caller-bounded); an acknowledgement releases at most the EE
+ * window, each frame one this end sent.
  */
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
                                 size_t len, uint64_t now);
@@ -3639,7 +4064,8 @@ enum ofl_err ofl_qp_steer_add(struct ofl_qp_steer *st, uint8_t next_header,
 enum ofl_err ofl_qp_steer_remove(struct ofl_qp_steer *st, uint8_t next_header,
                                  const uint8_t addr[16]);
 
-/* The QP steered for the pair, or NULL. */
+/* The QP steered for the pair, or NULL. Cost: O(cap), a linear search
+ * (caller-bounded: a table of a few addresses per node). */
 struct ofl_qp *ofl_qp_steer_find(const struct ofl_qp_steer *st,
                                  uint8_t next_header, const uint8_t addr[16]);
 
@@ -3649,7 +4075,8 @@ struct ofl_qp *ofl_qp_steer_find(const struct ofl_qp_steer *st,
  * (OFL_E_QP_STEER_NONE), then the QP (state: OFL_E_QP_STATE, max_dgram:
  * OFL_E_QP_DG_TOO_LONG, a receive WQE: OFL_E_QP_RQ_EMPTY); then the whole
  * frame is placed into the receive WQE and completes it. On an error
- * nothing changed.
+ * nothing changed. Cost: ofl_qp_steer_find's O(cap) (caller-bounded), then
+ * O(len).
  */
 enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
                               const uint8_t *frame, size_t len);
@@ -4310,7 +4737,10 @@ struct ofl_ap_rx_result {
  * rejection (counted in nic->stats); res (may be NULL) says how far it
  * got. A rejected record for an open aperture with OFL_AP_F_ERRORS also
  * posts an error event to its queue (see the flag). The port only ever
- * sees writes inside the checked range.
+ * sees writes inside the checked range. Cost: O(len): per record one
+ * incoming-table entry (through the cache: at most its ways compared) and
+ * the PCI writes of its payload (at most payload + log2(max_burst)
+ * bursts).
  */
 enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
                        size_t len, struct ofl_ap_rx_result *res);
@@ -4336,6 +4766,7 @@ struct ofl_ap_udp {
  * (OFL_E_AP_HDR_CHECKSUM), UDP length equal to the IPv4 payload
  * (OFL_E_AP_MALFORMED), a non-zero UDP checksum verified
  * (OFL_E_AP_HDR_CHECKSUM). Does not look at whom it is addressed to.
+ * Cost: O(len) (the checksums).
  */
 enum ofl_err ofl_ap_udp_parse(const uint8_t *frame, size_t len,
                               struct ofl_ap_udp *out);
@@ -4412,7 +4843,7 @@ struct ofl_ap_msg {
 
 /* Parses exactly OFL_AP_MSG_LEN bytes (OFL_E_AP_TRUNCATED shorter,
  * OFL_E_AP_MALFORMED longer or a used-by rule broken, OFL_E_AP_VERSION,
- * OFL_E_AP_MSG_TYPE). */
+ * OFL_E_AP_MSG_TYPE). Cost: O(1). */
 enum ofl_err ofl_ap_msg_parse(const uint8_t *p, size_t len,
                               struct ofl_ap_msg *m);
 
@@ -4548,7 +4979,8 @@ enum ofl_err ofl_ap_conn_accept(struct ofl_ap_conn *c, uint64_t now,
 /* A message m from `from` for this connection. *send says whether *reply
  * must go out. Errors: OFL_E_AP_CONN_PEER (not this connection),
  * OFL_E_AP_CONN_STATE (not expected now), OFL_E_AP_CONN_REFUSED (the
- * CONNECT was refused: CLOSED), a programming error from the apertures. */
+ * CONNECT was refused: CLOSED), a programming error from the apertures.
+ * Cost: O(1). */
 enum ofl_err ofl_ap_conn_rx(struct ofl_ap_conn *c, uint64_t now,
                             const struct ofl_ap_endpoint *from,
                             const struct ofl_ap_msg *m,
@@ -4780,7 +5212,8 @@ uint32_t ofl_evq_app_pending(const struct ofl_evq_app *a);
  * data[0 .. cap), *len its length; then advances and publishes RDPTR and
  * VRDPTR. OFL_E_EVQ_EMPTY, OFL_E_EVQ_BAD_PTR (WRPTR' not believable),
  * OFL_E_EVQ_CORRUPT (record sizes that disagree), OFL_E_SIZE (cap too
- * small: the event stays for a retry with a larger buffer).
+ * small: the event stays for a retry with a larger buffer). Cost: O(1)
+ * plus the copy of the variable record.
  */
 enum ofl_err ofl_evq_app_poll(struct ofl_evq_app *a, struct ofl_evq_event *ev,
                               void *data, size_t cap, size_t *len);
@@ -5841,7 +6274,8 @@ enum ofl_err ofl_dt_conn_closed(struct ofl_dt *dt, uint64_t id, uint64_t now);
 /*
  * Received bytes for connection id (ESTABLISHED or CLOSING): appended to
  * its staging ring whole or not at all (OFL_E_DT_RX_FULL). Feeds the
- * completion criteria DATA and PATTERN.
+ * completion criteria DATA and PATTERN. Cost: O(len) (the copy, and the
+ * pattern match: a constant number of compares per byte).
  */
 enum ofl_err ofl_dt_rx(struct ofl_dt *dt, uint64_t id, const uint8_t *data,
                        uint32_t len, uint64_t now);
@@ -6156,6 +6590,7 @@ enum ofl_err ofl_pp_msg_encode(const struct ofl_pp_msg *m, uint8_t *out,
  * Decodes len hostile bytes into *m: OFL_E_PP_TRUNCATED, _VERSION, _TYPE,
  * _LENGTH, _COUNT, _RESERVED, _FIELD, _DUPLICATE, checked in that order of
  * discovery. *m is written only on success; m->data points into p.
+ * Cost: O(len) + O(count^2) duplicate checks (count <= OFL_PP_MSG_ITEMS).
  */
 enum ofl_err ofl_pp_msg_decode(const uint8_t *p, size_t len,
                                struct ofl_pp_msg *m);
@@ -6214,6 +6649,7 @@ struct ofl_pp_pools {
     uint32_t max_elems;
     uint32_t words;       /* bitmap words per slot */
     uint32_t active;      /* slots not EMPTY */
+    uint32_t flushing;    /* slots FLUSHING */
     uint8_t role;         /* enum ofl_pp_role */
     uint8_t reserved[3];
 };
@@ -6242,7 +6678,8 @@ enum ofl_err ofl_pp_pools_init(struct ofl_pp_pools *t, enum ofl_pp_role role,
  * Checks n descriptors (fields as the decoder, index < cap ->
  * OFL_E_PP_POOL_INDEX, slot EMPTY -> _POOL_BUSY, count <= max_elems ->
  * _POOL_TOO_BIG, distinct) and then makes them ACTIVE with every element
- * free. All or nothing.
+ * free. All or nothing. Cost: O(n^2) (an EMPTY slot's bitmap is already
+ * clear: none is walked).
  */
 enum ofl_err ofl_pp_pools_add(struct ofl_pp_pools *t,
                               const struct ofl_pp_pool_desc *d, uint32_t n);
@@ -6252,14 +6689,20 @@ enum ofl_err ofl_pp_pools_add(struct ofl_pp_pools *t,
  * (pool known -> _POOL_INDEX / _POOL_UNKNOWN; an initiator table refuses a
  * FLUSHING pool -> _FLUSHING; elem < count -> _ELEMENT; len 1 .. size ->
  * _FIELD / _TOO_LONG; free -> _CONSUMED; distinct -> _DUPLICATE), then
- * marks all consumed. All or nothing.
+ * marks all consumed. All or nothing. Cost: O(n^2), one bit per element.
  */
 enum ofl_err ofl_pp_pools_consume(struct ofl_pp_pools *t,
                                   const struct ofl_pp_ref *ref, uint32_t n);
 
-/* Frees n runs (pool, first element, elements): every element named must
+/*
+ * Frees n runs (pool, first element, elements): every element named must
  * be consumed (_NOT_CONSUMED), runs inside the pool (_ELEMENT), not
- * overlapping (_DUPLICATE). All or nothing. */
+ * overlapping (_DUPLICATE). All or nothing. Cost: O(n^2) checks of the
+ * runs against their slots first (known, inside, disjoint, and no pool
+ * giving back more elements than its consumed count); only a message that
+ * passes them all reaches the bitmaps, a word at a time: O(n + elements
+ * released / 32) words, the elements being ones this end consumed.
+ */
 enum ofl_err ofl_pp_pools_release(struct ofl_pp_pools *t,
                                   const struct ofl_pp_ref *run, uint32_t n);
 
@@ -6403,6 +6846,11 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
  *                        stale and is safe to ignore)
  *   others               no state; handed to the caller in *m
  * reply->type is 0 when nothing is to be sent. READY or FLUSHING.
+ * Cost: the decode's, then the table call's (ofl_pp_pools_add, _release,
+ * _consume: bounded by the message); a FlushRequest O(count) plus
+ * O(count / 32) bitmap words for each pool it empties that had elements
+ * consumed; a FlushReply O(1) while this end has no flush pending, else
+ * at most the two tables' cap slots (caller-bounded).
  */
 enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
                               size_t len, struct ofl_pp_msg *m,
@@ -6410,7 +6858,8 @@ enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
 
 /* Target: received RFC 7306 Immediate Data (the CQE's imm) is a transfer
  * indication: decoded (ofl_pp_imm_decode) and consumed in the rx table
- * (ofl_pp_pools_consume); *ref says which element holds the data. */
+ * (ofl_pp_pools_consume); *ref says which element holds the data. Cost:
+ * O(1). */
 enum ofl_err ofl_pp_conn_recv_imm(struct ofl_pp_conn *conn, uint64_t imm,
                                   struct ofl_pp_ref *ref);
 
@@ -6559,6 +7008,7 @@ enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
  * packet length (_CELL_TOO_LONG), and on the last cell the packet CRC
  * (_PACKET_CRC). *done is true when the cell completed a packet, which
  * *pkt then describes (data in r->buf, valid until the next call).
+ * Cost: O(len) (two CRCs and one copy of the cell).
  */
 enum ofl_err ofl_pp_reasm_input(struct ofl_pp_reasm *r, const uint8_t *cell,
                                 size_t len, struct ofl_pp_packet *pkt,

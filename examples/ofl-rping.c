@@ -22,6 +22,36 @@
  * --fault server-mismatch | client-mismatch | short-verdict plants a
  * mistake in one side's verdict for tests/check_rping.sh: the other side
  * must fail.
+ *
+ * rdma-core's rping protocol (librdmacm/examples/rping.c), against
+ * `rping` of rdma-core on another host or on Linux siw (make test-rdma):
+ *
+ *   ofl-rping --rping-server [-p PORT] [-S SIZE] [-C COUNT] [--crc|--no-crc]
+ *   ofl-rping --rping-client HOST [-p PORT] [-S SIZE] [-C COUNT] [--crc|--no-crc]
+ *
+ * Each round: the client Sends {buffer address u64, rkey u32, size u32}
+ * (big-endian) of its source buffer, filled with "rdma-ping-%d: " and a
+ * letter run; the server RDMA-Reads it and Sends a 16-byte go-ahead; the
+ * client Sends the description of its sink buffer; the server RDMA-Writes
+ * what it read (strlen + 1 bytes, as rping does) and Sends a go-ahead; the
+ * client compares source and sink (what `rping -c -V` checks). Our server
+ * also checks what it read against the pattern. --crc asks for MPA CRC
+ * (the default for the other modes), --no-crc does not (the peer may).
+ * --fault rping-corrupt: our server flips one byte of what it writes back
+ * in the first round (rping -V must report a mismatch).
+ *
+ * The first Send and Linux siw's responder race: siw 6.1 as responder
+ * sends its MPA Reply before it hands the socket to its QP, and bytes that
+ * arrive in between are read only when more bytes (or a FIN) arrive. An
+ * rping client sends first, so its first Send can sit unread while both
+ * sides wait. No timing can rule that out (resending is impossible on a
+ * reliable stream), so our initiator nudges: until the first byte from
+ * the peer arrives after the Reply, it sends a zero-length RDMA Write
+ * (the RFC 6581 RTR form: no data placed, no STag checked by siw, no
+ * completion on either side) 50 ms after its first Send, then every
+ * 100, 200, ... ms up to the time limit. Any of them that arrives after
+ * the hand-over makes siw read everything queued. --fault no-nudge turns
+ * this off (test-rdma shows that the race then stalls the run).
  */
 #include "offload.h"
 #include "ports/posix/ofl_posix.h"
@@ -40,7 +70,6 @@
 #define SGE 2u
 #define IRD 8u
 #define ORD 8u
-#define EMSS 8960u /* FPDUs up to a jumbo frame's payload */
 #define TXCAP 9200u
 #define RXCAP 65536u
 #define BUF (64u * 1024u) /* the RDMA buffer of each side */
@@ -55,7 +84,9 @@ struct node {
     struct ofl_tpt tpt;
     struct ofl_tpt_entry entry[64];
     uint64_t att[256];
-    uint32_t att_next;
+    uint32_t att_owner[256]; /* ofl_tpt_att_owners: who holds a slot */
+    uint32_t att_map[OFL_TPT_ATT_POOL_WORDS(256)];
+    struct ofl_tpt_att_pool att_pool; /* hands out the ATT slots */
     struct ofl_cq scq, rcq;
     struct ofl_cqe scqe[256], rcqe[256];
     struct ofl_qp qp;
@@ -88,6 +119,8 @@ static unsigned long iterations = 2000; /* at most UINT32_MAX: the count
 /* --fault NAME (tests/check_rping.sh): a planted mistake the other side
  * must catch. */
 static const char *fault = "";
+/* MPA CRC asked for (--crc / --no-crc) */
+static bool mpa_crc = true;
 
 static unsigned planted(const char *name)
 {
@@ -119,20 +152,26 @@ static uint32_t reg(struct node *n, void *p, uint32_t len, uint8_t access)
 {
     struct ofl_tpt_region_desc d;
     struct ofl_tpt_pbuf b;
-    uint32_t stag = 0;
+    uint32_t stag = 0, slots = 0;
 
     memset(&d, 0, sizeof(d));
     d.va = va(p);
     d.page_shift = 12;
     d.access = access;
-    d.att_base = n->att_next;
     b.pa = va(p);
     b.len = len;
+    /* As many ATT slots as the pages the buffer touches, from the pool. */
+    if (ofl_tpt_att_slots(len, (uint32_t)(b.pa & 4095u), 12,
+                          OFL_TPT_ATT_DIRECT, &slots) != OFL_OK ||
+        ofl_tpt_att_alloc(&n->att_pool, slots, &d.att_base) != OFL_OK) {
+        fail(n, "ATT slots");
+        return 0;
+    }
     if (ofl_tpt_reg_phys(&n->tpt, PD, &d, &b, 1, &stag) != OFL_OK) {
+        (void)ofl_tpt_att_free(&n->att_pool, d.att_base, slots);
         fail(n, "registration");
         return 0;
     }
-    n->att_next += (uint32_t)(((b.pa + len - 1) >> 12) - (b.pa >> 12) + 1);
     return stag;
 }
 
@@ -145,6 +184,9 @@ static int node_init(struct node *n, const char *name)
     ofl_posix_init(&n->px);
     if (ofl_tpt_init(&n->tpt, n->entry, 64, n->att, 256, &n->px.port,
                      OFL_TPT_POLICY_STANDARD) != OFL_OK ||
+        ofl_tpt_att_owners(&n->tpt, n->att_owner, 256) != OFL_OK ||
+        ofl_tpt_att_pool_init(&n->att_pool, n->att_map,
+                              OFL_TPT_ATT_POOL_WORDS(256), 256) != OFL_OK ||
         ofl_cq_init(&n->scq, n->scqe, 256, &n->px.port, 1) != OFL_OK ||
         ofl_cq_init(&n->rcq, n->rcqe, 256, &n->px.port, 2) != OFL_OK)
         return -1;
@@ -187,14 +229,12 @@ static int node_init(struct node *n, const char *name)
     /* The peer reaches buf only through the window advertise() binds, so
      * the region itself carries no remote right (under the standard policy
      * a region with remote rights may be targeted by its own STag, which
-     * the window's invalidation would not revoke), except on the client:
-     * buf is its RDMA Read sink, which a Read Response writes as a tagged
-     * message (RFC 5040 §4.4). local is only ever a source. */
+     * the window's invalidation would not revoke). On the client buf is
+     * also its RDMA Read sink, which needs local write only (enum
+     * ofl_qp_read_sink). local is only ever a source. */
     n->l_buf = reg(n, n->buf, BUF,
                    OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
-                       OFL_TPT_BIND_WINDOW |
-                       (strcmp(name, "client") == 0 ? OFL_TPT_REMOTE_WRITE
-                                                    : 0));
+                       OFL_TPT_BIND_WINDOW);
     n->l_local = reg(n, n->local, BUF,
                      OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE);
     n->l_msgs = reg(n, n->msgs, sizeof(n->msgs), OFL_TPT_LOCAL_WRITE);
@@ -206,44 +246,29 @@ static int node_init(struct node *n, const char *name)
     return n->errors ? -1 : 0;
 }
 
-/* One round of the engine: send what is due, take what arrived. */
-static int pump(struct node *n, int timeout_ms)
-{
-    long k;
-
-    (void)ofl_qp_process(&n->qp, now_ns(), 64);
-    k = ofl_posix_poll(&n->conn, &n->qp, timeout_ms);
-    (void)ofl_qp_process(&n->qp, now_ns(), 64);
-    return k < 0 ? -1 : 0;
-}
-
-/* Waits for one CQE on the send or receive CQ. */
+/* Waits for one CQE on the send or receive CQ (the port runs the engine
+ * and sleeps on the socket meanwhile). */
 static int wait_cqe(struct node *n, bool send, struct ofl_cqe *e)
 {
-    uint64_t end = now_ns() + (uint64_t)TIMEOUT_MS * 1000000ull;
-    uint32_t got = 0;
+    enum ofl_posix_wait_result r = ofl_posix_wait(
+        &n->conn, &n->qp, send ? &n->scq : &n->rcq, e, TIMEOUT_MS);
 
-    for (;;) {
-        (void)ofl_cq_poll(send ? &n->scq : &n->rcq, e, 1, &got);
-        if (got == 1) {
-            if (e->status != OFL_WC_SUCCESS) {
-                fprintf(stderr, "%s: completion wr_id %llu status %u\n",
-                        n->name, (unsigned long long)e->wr_id, e->status);
-                n->errors++;
-                return -1;
-            }
-            return 0;
-        }
-        if (now_ns() > end || n->qp.state != OFL_QP_RTS) {
-            fprintf(stderr, "%s: no completion (QP %s, %s)\n", n->name,
-                    ofl_qp_state_name((enum ofl_qp_state)n->qp.state),
-                    ofl_strerror((enum ofl_err)n->qp.err));
-            n->errors++;
-            return -1;
-        }
-        if (pump(n, 1) != 0 && n->qp.state != OFL_QP_RTS)
-            continue;
+    if (r != OFL_POSIX_WAIT_CQE) {
+        fprintf(stderr, "%s: no completion: %s (QP %s, %s)\n", n->name,
+                ofl_posix_wait_name(r),
+                ofl_qp_state_name((enum ofl_qp_state)n->qp.state),
+                ofl_strerror((enum ofl_err)n->qp.err));
+        n->errors++;
+        return -1;
     }
+    if (e->status != OFL_WC_SUCCESS) {
+        fprintf(stderr, "%s: completion wr_id %llu status %u (%s)\n", n->name,
+                (unsigned long long)e->wr_id, e->status,
+                ofl_wc_status_str((enum ofl_wc_status)e->status));
+        n->errors++;
+        return -1;
+    }
+    return 0;
 }
 
 /* Waits for a receive completion and checks that the Send carried len
@@ -362,7 +387,7 @@ static int connect_node(struct node *n, int fd, bool initiator)
     }
     memset(&cfg, 0, sizeof(cfg));
     cfg.rev = 2;
-    cfg.crc = true;
+    cfg.crc = mpa_crc;
     cfg.enhanced = true;
     cfg.ird = IRD;
     cfg.ord = ORD;
@@ -373,18 +398,21 @@ static int connect_node(struct node *n, int fd, bool initiator)
         n->errors++;
         return -1;
     }
-    err = ofl_qp_establish(&n->qp, &n->conn.params, EMSS, 0, 1u << 24);
+    /* EMSS 0: the socket's (a 1500-byte MTU path: 1448), as far as TXCAP
+     * holds its FPDUs */
+    err = ofl_posix_establish(&n->conn, &n->qp, 0, 1u << 24);
     if (err != OFL_OK) {
         fprintf(stderr, "%s: establish: %s\n", n->name, ofl_strerror(err));
         n->errors++;
         return -1;
     }
-    printf("%s: MPA rev %u, CRC %s, markers %s/%s, ORD %u, MULPDU %u, "
-           "CRC32c %s\n",
+    printf("%s: MPA rev %u, CRC %s, markers %s/%s, ORD %u, EMSS %u (socket "
+           "%u), MULPDU %u, CRC32c %s\n",
            n->name, n->conn.params.rev, n->conn.params.crc ? "on" : "off",
            n->conn.params.markers_tx ? "on" : "off",
            n->conn.params.markers_rx ? "on" : "off", n->qp.ord,
-           n->qp.tx.mulpdu, n->px.crc_name);
+           n->conn.emss, n->conn.emss_socket, n->qp.tx.mulpdu,
+           n->px.crc_name);
     for (i = 0; i < DEPTH; i++)
         post_recv(n);
     advertise(n);
@@ -690,6 +718,287 @@ static int loopback(void)
     return rcode;
 }
 
+/* ---- rdma-core's rping protocol ------------------------------------------ */
+
+#define RP_INFO 16u /* {buf u64, rkey u32, size u32}, big-endian */
+
+static unsigned long rp_size = 64, rp_count = 10;
+
+struct rp_state {
+    uint32_t r_src, r_sink;   /* regions: local (source), buf (sink) */
+    uint64_t nudge_at;        /* next zero-length Write (0: none) */
+    uint64_t nudge_step;
+    unsigned nudges;
+};
+
+/* The rping client's buffer of round `ping` (rping_test_client). */
+static void rp_fill(uint8_t *p, uint32_t size, unsigned long ping)
+{
+    unsigned char c = (unsigned char)(65 + ping % 58);
+    int cc = snprintf((char *)p, size, "rdma-ping-%lu: ", ping);
+    uint32_t i;
+
+    for (i = cc > 0 ? (uint32_t)cc : 0; i < size; i++) {
+        p[i] = c;
+        if (++c > 122)
+            c = 65;
+    }
+    p[size - 1] = 0;
+}
+
+/* One zero-length RDMA Write, unsignaled: nothing is placed, nothing
+ * completes; it only makes a stalled peer read (see the top of the file). */
+static void rp_nudge(struct node *n, struct rp_state *r)
+{
+    struct ofl_qp_wr wr;
+
+    if (r->nudge_at == 0 || n->conn.rx_sn != 0) {
+        r->nudge_at = 0; /* the peer has spoken: its QP reads */
+        return;
+    }
+    if (now_ns() < r->nudge_at || planted("no-nudge"))
+        return;
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_WRITE;
+    wr.wr_id = 0xFFFFu;
+    if (ofl_qp_post_send(&n->qp, &wr, NULL) != OFL_OK) {
+        fail(n, "post the zero-length Write");
+        r->nudge_at = 0;
+        return;
+    }
+    r->nudges++;
+    r->nudge_step *= 2;
+    r->nudge_at = now_ns() + r->nudge_step;
+}
+
+/* wait_cqe with the nudge: the port's wait in 1 ms slices, a nudge due
+ * between two of them. */
+static int rp_wait(struct node *n, struct rp_state *r, bool send,
+                   struct ofl_cqe *e)
+{
+    uint64_t end = now_ns() + (uint64_t)TIMEOUT_MS * 1000000ull;
+
+    for (;;) {
+        enum ofl_posix_wait_result w = ofl_posix_wait(
+            &n->conn, &n->qp, send ? &n->scq : &n->rcq, e, 1);
+
+        if (w == OFL_POSIX_WAIT_CQE) {
+            if (e->status == OFL_WC_SUCCESS)
+                return 0;
+            fprintf(stderr, "%s: completion wr_id %llu status %u\n", n->name,
+                    (unsigned long long)e->wr_id, e->status);
+            n->errors++;
+            return -1;
+        }
+        if (w != OFL_POSIX_WAIT_TIMEOUT || now_ns() > end ||
+            n->qp.state != OFL_QP_RTS) {
+            fprintf(stderr, "%s: no completion: %s (QP %s, %s, %u nudges)\n",
+                    n->name, ofl_posix_wait_name(w),
+                    ofl_qp_state_name((enum ofl_qp_state)n->qp.state),
+                    ofl_strerror((enum ofl_err)n->qp.err), r->nudges);
+            n->errors++;
+            return -1;
+        }
+        rp_nudge(n, r);
+    }
+}
+
+/* Sends a 16-byte rping message (info or go-ahead) and waits for its
+ * completion. */
+static int rp_send(struct node *n, struct rp_state *r, uint64_t addr,
+                   uint32_t rkey, uint32_t size)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_cqe e;
+
+    ofl_store_be64(n->out, addr);
+    ofl_store_be32(n->out + 8, rkey);
+    ofl_store_be32(n->out + 12, size);
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_SEND;
+    wr.wr_id = 1;
+    post(n, &wr, 0, RP_INFO);
+    return rp_wait(n, r, true, &e);
+}
+
+/* Waits for a 16-byte rping message; *m points at it (until the next). */
+static int rp_recv(struct node *n, struct rp_state *r, const uint8_t **m)
+{
+    struct ofl_cqe e;
+
+    if (rp_wait(n, r, false, &e) != 0)
+        return -1;
+    if (e.byte_len != RP_INFO) {
+        fprintf(stderr, "%s: a Send of %u bytes where %u were due\n",
+                n->name, e.byte_len, RP_INFO);
+        n->errors++;
+        return -1;
+    }
+    *m = n->msgs + (e.wr_id % DEPTH) * MSG;
+    post_recv(n);
+    return 0;
+}
+
+/* A Read or Write of len bytes between buf and the peer's (stag, to). */
+static int rp_rdma(struct node *n, struct rp_state *r, enum ofl_qp_opcode op,
+                   uint32_t stag, uint64_t to, uint32_t len)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge s;
+    struct ofl_cqe e;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = op;
+    wr.wr_id = 2;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.remote_stag = stag;
+    wr.remote_to = to;
+    s.addr = va(n->buf);
+    s.len = len;
+    s.stag = r->r_sink;
+    wr.sge = &s;
+    wr.num_sge = 1;
+    if (ofl_qp_post_send(&n->qp, &wr, NULL) != OFL_OK) {
+        fail(n, "post an RDMA Read or Write");
+        return -1;
+    }
+    return rp_wait(n, r, true, &e);
+}
+
+static void rp_register(struct node *n, struct rp_state *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->r_src = reg(n, n->local, BUF,
+                   OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+                       OFL_TPT_REMOTE_READ);
+    r->r_sink = reg(n, n->buf, BUF,
+                    OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+                        OFL_TPT_REMOTE_WRITE);
+}
+
+/* rping -s's part: read the client's buffer, write it back, per round;
+ * then wait for the client to close. */
+static int rp_server(struct node *n, int fd)
+{
+    static _Thread_local uint8_t want[BUF];
+    struct rp_state r;
+    const uint8_t *m;
+    unsigned long ping;
+    uint64_t end;
+    uint32_t len, n_w;
+
+    rp_register(n, &r);
+    if (n->errors != 0 || connect_node(n, fd, false) != 0)
+        return -1;
+    for (ping = 0; ping < rp_count; ping++) {
+        if (rp_recv(n, &r, &m) != 0)
+            return -1;
+        len = ofl_load_be32(m + 12);
+        if (len < 2 || len > BUF) {
+            fprintf(stderr, "%s: round %lu: size %u\n", n->name, ping, len);
+            return -1;
+        }
+        memset(n->buf, 0, BUF);
+        if (rp_rdma(n, &r, OFL_QP_OP_READ, ofl_load_be32(m + 8),
+                    ofl_load_be64(m), len) != 0)
+            return -1;
+        rp_fill(want, len, ping);
+        if (memcmp(n->buf, want, len) != 0)
+            fail(n, "the client's buffer is not rping's pattern");
+        if (rp_send(n, &r, 0, 0, 0) != 0 || rp_recv(n, &r, &m) != 0)
+            return -1;
+        /* rping writes strlen + 1 bytes back */
+        for (n_w = 0; n_w + 1 < len && n->buf[n_w] != 0; n_w++)
+            ;
+        n_w++;
+        if (ping == 0 && planted("rping-corrupt"))
+            n->buf[n_w / 2] ^= 0x01;
+        if (ofl_load_be32(m + 12) < n_w) {
+            fprintf(stderr, "%s: round %lu: sink of %u bytes\n", n->name,
+                    ping, ofl_load_be32(m + 12));
+            return -1;
+        }
+        if (rp_rdma(n, &r, OFL_QP_OP_WRITE, ofl_load_be32(m + 8),
+                    ofl_load_be64(m), n_w) != 0 ||
+            rp_send(n, &r, 0, 0, 0) != 0)
+            return -1;
+    }
+    printf("%s: %lu rounds of %lu bytes read, checked and written back\n",
+           n->name, rp_count, rp_size);
+    /* the client disconnects */
+    end = now_ns() + (uint64_t)TIMEOUT_MS * 1000000ull;
+    while (!n->conn.eof && now_ns() < end) {
+        (void)ofl_qp_process(&n->qp, now_ns(), 64);
+        if (ofl_posix_poll(&n->conn, &n->qp, 10) < 0)
+            break;
+    }
+    if (!n->conn.eof)
+        fail(n, "the client did not close");
+    return n->errors ? -1 : 0;
+}
+
+/* rping -c -V's part. */
+static int rp_client(struct node *n, int fd)
+{
+    struct rp_state r;
+    const uint8_t *m;
+    unsigned long ping;
+    uint32_t size = (uint32_t)rp_size;
+
+    rp_register(n, &r);
+    if (n->errors != 0 || connect_node(n, fd, true) != 0)
+        return -1;
+    r.nudge_step = 50000000ull; /* 50 ms, doubling */
+    r.nudge_at = now_ns() + r.nudge_step;
+    for (ping = 0; ping < rp_count; ping++) {
+        rp_fill(n->local, size, ping);
+        memset(n->buf, 0, size);
+        if (rp_send(n, &r, va(n->local), r.r_src, size) != 0 ||
+            rp_recv(n, &r, &m) != 0 ||
+            rp_send(n, &r, va(n->buf), r.r_sink, size) != 0 ||
+            rp_recv(n, &r, &m) != 0)
+            return -1;
+        if (memcmp(n->local, n->buf, size) != 0) {
+            fprintf(stderr, "%s: round %lu: data mismatch\n", n->name, ping);
+            n->errors++;
+            return -1;
+        }
+    }
+    printf("%s: %lu rounds of %u bytes verified (%u zero-length Writes "
+           "before the server's first byte)\n",
+           n->name, rp_count, size, r.nudges);
+    return n->errors ? -1 : 0;
+}
+
+/* --rping-server / --rping-client: one connection, verdict in the exit
+ * status. */
+static int rp_main(bool is_server, const char *host, uint16_t port)
+{
+    struct node *n = node_new(is_server ? "rping-server" : "rping-client");
+    int lfd = -1, rc;
+
+    if (n == NULL)
+        return 1;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* in order with stderr in a log */
+    if (is_server) {
+        lfd = ofl_posix_tcp_listen(NULL, port, NULL);
+        if (lfd < 0) {
+            free(n);
+            return 1;
+        }
+        printf("rping-server: waiting on port %u\n", port);
+        rc = rp_server(n, ofl_posix_tcp_accept(lfd));
+    } else {
+        rc = rp_client(n, ofl_posix_tcp_connect(host, port));
+    }
+    ofl_posix_close(&n->conn);
+    if (lfd >= 0)
+        close(lfd);
+    printf("%s\n", rc ? "FAILED" : "ok");
+    free(n);
+    return rc ? 1 : 0;
+}
+
 /* A decimal (or 0x hexadecimal) number in [lo, hi], the whole string;
  * -1 otherwise (no sign, no blank, no octal). */
 static long long number(const char *s, unsigned long long lo,
@@ -721,6 +1030,22 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--client") == 0 && i + 1 < argc) {
             mode = 2;
             host = argv[++i];
+        } else if (strcmp(argv[i], "--rping-server") == 0)
+            mode = 4;
+        else if (strcmp(argv[i], "--rping-client") == 0 && i + 1 < argc) {
+            mode = 5;
+            host = argv[++i];
+        } else if (strcmp(argv[i], "--crc") == 0 ||
+                   strcmp(argv[i], "--no-crc") == 0)
+            mpa_crc = argv[i][2] == 'c';
+        else if (strcmp(argv[i], "-S") == 0 && i + 1 < argc &&
+                 (v = number(argv[i + 1], 16, BUF - 1)) >= 0) {
+            rp_size = (unsigned long)v;
+            i++;
+        } else if (strcmp(argv[i], "-C") == 0 && i + 1 < argc &&
+                   (v = number(argv[i + 1], 1, 1000000)) >= 0) {
+            rp_count = (unsigned long)v;
+            i++;
         } else if (strcmp(argv[i], "--loopback") == 0 ||
                    strcmp(argv[i], "--demo") == 0)
             mode = 3;
@@ -731,7 +1056,9 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--fault") == 0 && i + 1 < argc &&
                    (strcmp(argv[i + 1], "server-mismatch") == 0 ||
                     strcmp(argv[i + 1], "client-mismatch") == 0 ||
-                    strcmp(argv[i + 1], "short-verdict") == 0)) {
+                    strcmp(argv[i + 1], "short-verdict") == 0 ||
+                    strcmp(argv[i + 1], "rping-corrupt") == 0 ||
+                    strcmp(argv[i + 1], "no-nudge") == 0)) {
             fault = argv[++i];
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc &&
                    (v = number(argv[i + 1], 0, UINT32_MAX)) >= 0) {
@@ -741,12 +1068,19 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "usage: %s --server [-p PORT] | --client HOST [-p PORT] "
                     "| --loopback [-n N] | --demo\n"
+                    "       %s --rping-server [-p PORT] | --rping-client HOST "
+                    "[-p PORT]\n"
+                    "          [-S SIZE] [-C COUNT] [--crc | --no-crc]   "
+                    "(rdma-core's rping protocol)\n"
                     "  --fault server-mismatch|client-mismatch|"
-                    "short-verdict: a planted mistake (tests)\n",
-                    argv[0]);
+                    "short-verdict|rping-corrupt|no-nudge:\n"
+                    "          a planted mistake (tests)\n",
+                    argv[0], argv[0]);
             return 2;
         }
     }
+    if (mode == 4 || mode == 5)
+        return rp_main(mode == 4, host, port);
     if (mode == 3)
         return loopback();
     if (mode == 1) {
@@ -776,7 +1110,7 @@ int main(int argc, char **argv)
         return rc ? 1 : 0;
     }
     fprintf(stderr, "usage: %s --server | --client HOST | --loopback | "
-                    "--demo\n",
+                    "--demo | --rping-server | --rping-client HOST\n",
             argv[0]);
     return 2;
 }

@@ -71,7 +71,7 @@ struct chan {
     struct ofl_qp_inreq irq[8];
     uint32_t ord_ring[8];
     struct ofl_seq_pending ot[4];
-    uint32_t ooo[4];
+    struct ofl_qp_ooo ooo[4];
     uint8_t tx_buf[TXCAP], rx_buf[RXCAP];
     _Alignas(4096) uint8_t sq_ring[DEPTH * 256];
     _Alignas(4096) uint8_t rq_ring[DEPTH * 128];
@@ -89,7 +89,9 @@ struct node {
     struct ofl_tpt tpt;
     struct ofl_tpt_entry entry[64];
     uint64_t att[1024];
-    uint32_t att_next;
+    uint32_t att_owner[1024]; /* ofl_tpt_att_owners: who holds a slot */
+    uint32_t att_map[OFL_TPT_ATT_POOL_WORDS(1024)];
+    struct ofl_tpt_att_pool att_pool; /* hands out the ATT slots */
     struct chan ch[2]; /* OFL_PP_CTRL, OFL_PP_DATA */
     struct ofl_pp_conn pp;
     struct ofl_pp_pool rx_slot[PCAP], tx_slot[PCAP];
@@ -156,18 +158,23 @@ static uint32_t reg(struct node *n, void *p, uint32_t len, uint8_t access)
 {
     struct ofl_tpt_region_desc d;
     struct ofl_tpt_pbuf b;
-    uint32_t stag = 0;
+    uint32_t stag = 0, slots = 0;
 
     memset(&d, 0, sizeof(d));
     d.va = va(p);
     d.page_shift = 12;
     d.access = access;
-    d.att_base = n->att_next;
     b.pa = ofl_sim_pa(p);
     b.len = len;
-    if (ofl_tpt_reg_phys(&n->tpt, 1, &d, &b, 1, &stag) != OFL_OK)
+    /* As many ATT slots as the pages the buffer touches, from the pool. */
+    if (ofl_tpt_att_slots(len, (uint32_t)(b.pa & 4095u), 12,
+                          OFL_TPT_ATT_DIRECT, &slots) != OFL_OK ||
+        ofl_tpt_att_alloc(&n->att_pool, slots, &d.att_base) != OFL_OK)
         return 0;
-    n->att_next += (uint32_t)(((b.pa + len - 1) >> 12) - (b.pa >> 12) + 1);
+    if (ofl_tpt_reg_phys(&n->tpt, 1, &d, &b, 1, &stag) != OFL_OK) {
+        (void)ofl_tpt_att_free(&n->att_pool, d.att_base, slots);
+        return 0;
+    }
     return stag;
 }
 
@@ -283,7 +290,10 @@ static int node_init(struct node *n, const char *name)
     ofl_sim_init(&n->sim);
     ofl_sim_allow(&n->sim, n->arena, sizeof(n->arena), OFL_SIM_RW);
     if (ofl_tpt_init(&n->tpt, n->entry, 64, n->att, 1024, &n->sim.port,
-                     OFL_TPT_POLICY_STANDARD) != OFL_OK)
+                     OFL_TPT_POLICY_STANDARD) != OFL_OK ||
+        ofl_tpt_att_owners(&n->tpt, n->att_owner, 1024) != OFL_OK ||
+        ofl_tpt_att_pool_init(&n->att_pool, n->att_map,
+                              OFL_TPT_ATT_POOL_WORDS(1024), 1024) != OFL_OK)
         return -1;
     /* receive pools: the unit's need 8 x 2048 twice and 2 x 80000 */
     n->pool_mem = alloc(n, 2 * 8 * 2048 + 2 * 80000);

@@ -78,11 +78,13 @@ int main(int argc, char **argv)
     static uint8_t buffer[PAGES * PAGE] __attribute__((aligned(4096)));
     static struct ofl_tpt_entry entries[64];
     static uint64_t att[64];
+    static uint32_t att_owner[64], att_map[OFL_TPT_ATT_POOL_WORDS(64)];
+    struct ofl_tpt_att_pool att_pool; /* hands out ATT slots */
     struct ofl_sim sim;
     struct ofl_tpt tpt;
     struct ofl_tpt_region_desc d;
     uint64_t pages[PAGES], va = 0x7f1234560000ull;
-    uint32_t mr, mw, window, stale;
+    uint32_t mr, mw, window, stale, other = 0;
     int i;
 
     if (argc > 1 && strcmp(argv[1], "--demo") != 0) {
@@ -90,8 +92,13 @@ int main(int argc, char **argv)
         return 2;
     }
     ofl_sim_init(&sim);
+    /* With an owner table no registration may name another's ATT slots;
+     * the pool hands them out. */
     if (ofl_tpt_init(&tpt, entries, 64, att, 64, &sim.port,
-                     OFL_TPT_POLICY_STANDARD) != OFL_OK)
+                     OFL_TPT_POLICY_STANDARD) != OFL_OK ||
+        ofl_tpt_att_owners(&tpt, att_owner, 64) != OFL_OK ||
+        ofl_tpt_att_pool_init(&att_pool, att_map,
+                              OFL_TPT_ATT_POOL_WORDS(64), 64) != OFL_OK)
         return 1;
 
     printf("register a %u-byte region (local read/write, window binding)\n",
@@ -103,10 +110,18 @@ int main(int argc, char **argv)
     d.len = PAGES * PAGE;
     d.page_shift = 12;
     d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE | OFL_TPT_BIND_WINDOW;
-    verdict("reg_pages", ofl_tpt_reg_pages(&tpt, PD, &d, pages, PAGES, &mr),
+    verdict("reg_pages (ATT slots from the pool)",
+            ofl_tpt_reg_pages_pool(&tpt, &att_pool, PD, &d, pages, PAGES, &mr),
             OFL_OK, OFL_TPT_USE_PLACE, false);
-    printf("  region STag 0x%08x (index %u, key %u)\n", mr, ofl_stag_index(mr),
-           ofl_stag_key(mr));
+    printf("  region STag 0x%08x (index %u, key %u), ATT slots %u..%u\n", mr,
+           ofl_stag_index(mr), ofl_stag_key(mr),
+           entries[ofl_stag_index(mr)].att_base,
+           entries[ofl_stag_index(mr)].att_base + PAGES - 1);
+    d.att_base = entries[ofl_stag_index(mr)].att_base + 1;
+    d.len = PAGE;
+    verdict("another region over the region's ATT slots",
+            ofl_tpt_reg_pages(&tpt, PD, &d, pages, 1, &other),
+            OFL_E_TPT_ATT_OWNED, OFL_TPT_USE_PLACE, false);
 
     printf("\nlocal accesses (seed 000 FIG. 15)\n");
     verdict("send source, 100 bytes at offset 0",
@@ -167,7 +182,8 @@ int main(int argc, char **argv)
             OFL_E_TPT_ACCESS, OFL_TPT_USE_PLACE, true);
 
     printf("\nderegister the region; its window dies with it\n");
-    verdict("dereg region", ofl_tpt_dereg(&tpt, mr, PD), OFL_OK,
+    verdict("dereg region (its ATT slots back to the pool)",
+            ofl_tpt_dereg_pool(&tpt, &att_pool, mr, PD), OFL_OK,
             OFL_TPT_USE_PLACE, false);
     verdict("RDMA Write through the window",
             ofl_tpt_check_remote(&tpt, window, PD, QP, va + 1000, 64,

@@ -216,26 +216,17 @@ test-kmod:
 	@echo "test-kmod: built $(KM_BUILD)/offload_selftest.ko for $(KVER)"
 
 # Boots the Debian kernel under QEMU with a busybox initramfs that loads the
-# module; the verdict is the module's own "N passed, M failed" line, read
-# from the serial console. TCG by default (about 10 s here; nested KVM is
-# not reliable on CI machines): KM_QEMU_ACCEL="-enable-kvm -cpu host" to try.
+# module (mk/ofl_kboot.sh, shared with test-kmod-iw); the verdict is the
+# module's own "N passed, M failed" line, read from the serial console. TCG
+# by default (about 10 s here; nested KVM is not reliable on CI machines):
+# KM_QEMU_ACCEL="-enable-kvm -cpu host" to try.
 KM_QEMU_ACCEL ?= -accel tcg -cpu max
 test-kmod-boot: test-kmod
-	@[ -r $(KIMAGE) ] || { echo "test-kmod-boot: $(KIMAGE) missing (apt-get install linux-image-amd64)"; exit 1; }
-	@command -v busybox >/dev/null || { echo "test-kmod-boot: busybox missing (apt-get install busybox-static)"; exit 1; }
-	@rm -rf $(KM_BUILD)/initramfs; mkdir -p $(KM_BUILD)/initramfs/bin
-	@cp $$(command -v busybox) $(KM_BUILD)/initramfs/bin/busybox
-	@ldd $(KM_BUILD)/initramfs/bin/busybox 2>&1 | grep -q 'not a dynamic' || { \
-	    echo "test-kmod-boot: busybox is not static (apt-get install busybox-static)"; exit 1; }
+	@rm -rf $(KM_BUILD)/initramfs; mkdir -p $(KM_BUILD)/initramfs
 	@cp ports/linux/init.sh $(KM_BUILD)/initramfs/init; chmod 755 $(KM_BUILD)/initramfs/init
 	@cp $(KM_BUILD)/offload_selftest.ko $(KM_BUILD)/initramfs/
-	@(cd $(KM_BUILD)/initramfs && find . | cpio -o -H newc --quiet) | gzip -1 > $(KM_BUILD)/initramfs.cpio.gz
-	@echo "== booting $(KIMAGE) under qemu-system-x86_64 $(KM_QEMU_ACCEL)"
-	@rc=0; timeout 600 qemu-system-x86_64 $(KM_QEMU_ACCEL) -m 512 -smp 2 -display none \
-	    -monitor none -serial stdio -no-reboot -kernel $(KIMAGE) \
-	    -initrd $(KM_BUILD)/initramfs.cpio.gz \
-	    -append "console=ttyS0 panic=-1 loglevel=4 quiet" < /dev/null \
-	    > $(KM_BUILD)/boot.log 2>&1 || rc=$$?; \
+	@rc=0; KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" mk/ofl_kboot.sh $(KIMAGE) \
+	    $(KM_BUILD)/initramfs $(KM_BUILD)/boot.log 512 || rc=$$?; \
 	 grep -aE '^ofl-boot:|offload_selftest: ' $(KM_BUILD)/boot.log | tr -d '\r'; \
 	 last=$$(tr -d '\r' < $(KM_BUILD)/boot.log | grep -aE '^offload_selftest: [0-9]+ passed, [0-9]+ failed$$' | tail -1); \
 	 if [ -z "$$last" ] || ! echo "$$last" | grep -q ', 0 failed$$'; then \

@@ -3,7 +3,9 @@
 #
 # examples/ofl-rping's own checks: a clean loopback run passes; each
 # planted mistake in a verdict (--fault) makes the run fail with the
-# other side's message; malformed -n and -p are refused (exit 2).
+# other side's message; malformed -n and -p are refused (exit 2); the
+# rping protocol mode (--rping-server / --rping-client) verifies its data
+# and a corrupted byte fails the client, as rping -V does.
 #
 # Usage: check_rping.sh BUILD_DIR CC   (run by make check)
 
@@ -62,5 +64,52 @@ run n-hex-empty 2 usage --loopback -n 0x
 run fault-unknown 2 usage --loopback --fault nonsense
 run p-zero 2 usage --server -p 0
 run p-too-big 2 usage --server -p 65536
+run S-too-small 2 usage --rping-server -S 15
+run S-too-big 2 usage --rping-server -S 65536
+run C-zero 2 usage --rping-server -C 0
+
+# pair NAME SERVER_RC CLIENT_RC CLIENT_TEXT ARGS...: --rping-server and
+# --rping-client (rdma-core's rping protocol) on 127.0.0.1, ARGS to both
+# (--fault to the server only); the port from our pid, the next one when
+# it is taken
+slog=$(mktemp "${TMPDIR:-/tmp}/ofl-rping-s.XXXXXX")
+trap 'rm -f "$log" "$slog"' EXIT
+pair() {
+    name=$1 swant=$2 cwant=$3 text=$4
+    shift 4
+    flt=""
+    if [ "$1" = --fault ]; then flt="--fault $2"; shift 2; fi
+    port=$((20000 + $$ % 20000))
+    tries=0
+    while :; do
+        # shellcheck disable=SC2086
+        "$tool" --rping-server -p $port "$@" $flt >"$slog" 2>&1 &
+        spid=$!
+        i=0
+        while ! grep -q "waiting on port" "$slog" && kill -0 $spid 2>/dev/null &&
+            [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+        grep -q "waiting on port" "$slog" && break
+        kill $spid 2>/dev/null; wait $spid 2>/dev/null
+        tries=$((tries + 1)); port=$((port + 1))
+        if [ $tries -ge 5 ]; then
+            fail=$((fail + 1)); echo "FAIL rping $name: no port to listen on"; return
+        fi
+    done
+    "$tool" --rping-client 127.0.0.1 -p $port "$@" >"$log" 2>&1
+    crc=$?
+    wait $spid
+    src=$?
+    if [ "$crc" != "$cwant" ] || [ "$src" != "$swant" ] || ! grep -q "$text" "$log"; then
+        fail=$((fail + 1))
+        echo "FAIL rping $name: client exit $crc (want $cwant), server $src (want $swant), [$text]"
+        sed 's/^/    client| /' "$log"
+        sed 's/^/    server| /' "$slog"
+    else
+        pass=$((pass + 1))
+    fi
+}
+pair rping-64 0 0 "3 rounds of 64 bytes verified" -C 3
+pair rping-65000-no-crc 0 0 "2 rounds of 65000 bytes verified" -S 65000 -C 2 --no-crc
+pair rping-corrupt 1 1 "round 0: data mismatch" --fault rping-corrupt -S 100 -C 2
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

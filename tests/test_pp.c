@@ -967,6 +967,7 @@ static void test_conn_flush(void)
     CHECK_OK(ofl_pp_flush(&g_unit.c, true, &pool, 1, 0xF1, &g_m));
     CHECK_EQ(g_m.u.pool_ref[0], OFL_PP_POOL_OWNER | 7);
     CHECK_EQ(g_unit.c.rx.slot[7].state, OFL_PP_POOL_FLUSHING);
+    CHECK_EQ(g_unit.c.rx.flushing, 1); /* what a FlushReply looks for */
     CHECK_ERR(ofl_pp_flush(&g_unit.c, true, &pool, 1, 0xF2, &g_m),
               OFL_E_PP_FLUSHING);
     /* the write sent before the host saw the request still lands */
@@ -987,6 +988,9 @@ static void test_conn_flush(void)
     CHECK_EQ(g_unit.c.rx.slot[7].state, OFL_PP_POOL_FLUSHING);
     CHECK_OK(carry_reply(&g_unit));
     CHECK_EQ(g_unit.c.rx.slot[7].state, OFL_PP_POOL_EMPTY);
+    CHECK_EQ(g_unit.c.rx.flushing, 0);
+    CHECK(!ofl_pp_pools_consumed(&g_unit.c.rx, 7, 3)); /* its bit cleared */
+    CHECK(table_consistent(&g_unit.c.rx));
     /* a second reply matches nothing */
     memset(&g_m, 0, sizeof(g_m));
     g_m.type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
@@ -1622,6 +1626,81 @@ static void test_table_edges(void)
     CHECK(table_consistent(&t));
 }
 
+/*
+ * A peer's BufferRecvPoolUpdate costs what its message decides (issue 26
+ * item 6): every run is checked against the slots (known, inside,
+ * disjoint, no more than the pool consumed) before any bitmap is read, and
+ * the bitmap is then walked a word at a time. A refused message changes
+ * nothing.
+ */
+static void test_release_bounded(void)
+{
+    static struct ofl_pp_pool slot_copy[TCAP];
+    static uint32_t bits_copy[sizeof(g_bits) / sizeof(g_bits[0])];
+    struct ofl_pp_pools t;
+    struct ofl_pp_pools_mem mem = {g_slot, TCAP, TMAX, g_bits,
+                                   sizeof(g_bits) / sizeof(g_bits[0])};
+    struct ofl_pp_pool_desc d[2] = {{0, TMAX, 64, 0x11, 0x1000, 0},
+                                    {1, 8, 64, 0x22, 0x100000, 0}};
+    struct ofl_pp_ref r[2];
+    uint32_t i;
+
+    CHECK_OK(ofl_pp_pools_init(&t, OFL_PP_INITIATOR, &mem));
+    CHECK_OK(ofl_pp_pools_add(&t, d, 2));
+    for (i = 0; i < 100; i++) {
+        r[0] = (struct ofl_pp_ref){0, i, 1};
+        if (i != 40)
+            CHECK_OK(ofl_pp_pools_consume(&t, r, 1));
+    }
+    CHECK_EQ(t.slot[0].consumed, 99);
+    memcpy(slot_copy, g_slot, sizeof(slot_copy));
+    memcpy(bits_copy, g_bits, sizeof(bits_copy));
+    /* The second run names an unknown pool: refused for it, before the
+     * first run's bitmap is walked (that walk would stop at 40). */
+    r[0] = (struct ofl_pp_ref){0, 0, 99};
+    r[1] = (struct ofl_pp_ref){9, 0, 1};
+    CHECK_ERR(ofl_pp_pools_release(&t, r, 2), OFL_E_PP_POOL_UNKNOWN);
+    r[1] = (struct ofl_pp_ref){1, 0, 9};
+    CHECK_ERR(ofl_pp_pools_release(&t, r, 2), OFL_E_PP_ELEMENT);
+    /* More than the pool consumed (100 > 99): refused by the count. */
+    r[0] = (struct ofl_pp_ref){0, 0, 100};
+    CHECK_ERR(ofl_pp_pools_release(&t, r, 1), OFL_E_PP_NOT_CONSUMED);
+    /* 99 named, one of them free: found in the walk. */
+    r[0] = (struct ofl_pp_ref){0, 1, 99};
+    CHECK_ERR(ofl_pp_pools_release(&t, r, 1), OFL_E_PP_NOT_CONSUMED);
+    /* Two runs, the first fine, the second with a free element. */
+    r[0] = (struct ofl_pp_ref){0, 0, 40};
+    r[1] = (struct ofl_pp_ref){0, 40, 2};
+    CHECK_ERR(ofl_pp_pools_release(&t, r, 2), OFL_E_PP_NOT_CONSUMED);
+    CHECK(memcmp(slot_copy, g_slot, sizeof(slot_copy)) == 0);
+    CHECK(memcmp(bits_copy, g_bits, sizeof(bits_copy)) == 0);
+    /* The count decides before the bitmap: bits set behind the table's
+     * back (consumed count 0) are not released. */
+    g_bits[1 * t.words] |= 0xFFu;
+    r[0] = (struct ofl_pp_ref){1, 0, 8};
+    CHECK_ERR(ofl_pp_pools_release(&t, r, 1), OFL_E_PP_NOT_CONSUMED);
+    CHECK_EQ(t.slot[1].consumed, 0);
+    g_bits[1 * t.words] = 0;
+    /* Runs across word boundaries, a word at a time. */
+    r[0] = (struct ofl_pp_ref){0, 5, 35};  /* [5, 40) */
+    r[1] = (struct ofl_pp_ref){0, 41, 59}; /* [41, 100) */
+    CHECK_OK(ofl_pp_pools_release(&t, r, 2));
+    CHECK_EQ(t.slot[0].consumed, 5);
+    for (i = 0; i < 110; i++)
+        if (ofl_pp_pools_consumed(&t, 0, i) != (i < 5))
+            break;
+    CHECK_EQ(i, 110);
+    for (i = 32; i < 64; i++) {
+        r[0] = (struct ofl_pp_ref){0, i, 1};
+        CHECK_OK(ofl_pp_pools_consume(&t, r, 1));
+    }
+    r[0] = (struct ofl_pp_ref){0, 32, 32}; /* one whole word */
+    CHECK_OK(ofl_pp_pools_release(&t, r, 1));
+    CHECK_EQ(t.bits[1], 0);
+    CHECK_EQ(t.bits[0], 0x1Fu);
+    CHECK(table_consistent(&t));
+}
+
 /* Connection calls with missing arguments change nothing; the event
  * table refuses an unknown event; flushes of two pools at once and
  * replies matching only some of the FLUSHING pools. */
@@ -1891,6 +1970,7 @@ OFL_SUITE(pp)
     test_cells();
     test_msg_edges();
     test_table_edges();
+    test_release_bounded();
     test_conn_edges();
     test_cell_edges();
     test_cell_port_crc();

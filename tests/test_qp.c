@@ -667,6 +667,150 @@ static void test_cq(void)
 
 /* ---- demultiplexing ---------------------------------------------------------- */
 
+/* Two demultiplexing keys (in use the caller draws them at random). */
+static const uint8_t dkey[16] = {0x3c, 0x91, 0x07, 0xe2, 0x5a, 0xd4, 0x6b,
+                                 0x18, 0xf0, 0x2d, 0x83, 0x4e, 0xb9, 0x71,
+                                 0xc6, 0x0a};
+static const uint8_t dkey_b[16] = {0xa5, 0x1f, 0x62, 0xdb, 0x08, 0x9e, 0x37,
+                                   0xc4, 0x4d, 0xf6, 0x13, 0xb8, 0x70, 0x2a,
+                                   0xe9, 0x55};
+
+/* A quintuple a peer picks: its address and port, our address and port. */
+static void demux_tuple(struct ofl_qp_tuple *t, bool v6, uint16_t port)
+{
+    memset(t, 0, sizeof(*t));
+    t->transport = 6;
+    t->family = v6 ? 6 : 4;
+    t->src_port = port;
+    t->dst_port = 4420;
+    t->src_addr[0] = v6 ? 0x20 : 192;
+    t->src_addr[1] = v6 ? 0x01 : 0;
+    t->src_addr[3] = 7;
+    t->dst_addr[0] = v6 ? 0xfd : 10;
+    t->dst_addr[v6 ? 15 : 3] = 1;
+}
+
+/*
+ * Keyed demultiplexing (issue 26 item 2): a peer that searches its ports
+ * for quintuples with one home slot under key A builds one probe run of
+ * OFL_QP_DEMUX_PROBE_MAX; one more is refused (CROWDED, not FULL), and a
+ * removal keeps the rest findable. Under key B the same quintuples spread
+ * over many homes with short runs. The home is SipHash-2-4 of the
+ * documented 38 bytes.
+ */
+static void test_demux_keyed(void)
+{
+    enum { CAP = 256, N = OFL_QP_DEMUX_PROBE_MAX + 8 };
+    static struct ofl_qp *slots[CAP];
+    static struct ofl_qp qps[N];
+    static uint8_t homes[CAP];
+    struct ofl_qp_demux d;
+    uint32_t n = 0, port, i, j, distinct = 0, far = 0;
+    int v6;
+
+    for (v6 = 0; v6 < 2; v6++) {
+        CHECK_ERR(ofl_qp_demux_init(&d, slots, CAP, NULL), OFL_E_ARG);
+        CHECK_OK(ofl_qp_demux_init(&d, slots, CAP, dkey));
+        /* The home is the documented hash of the documented bytes. */
+        for (port = 1; port < 40; port++) {
+            struct ofl_qp_tuple t;
+            uint8_t b[38];
+
+            demux_tuple(&t, v6 != 0, (uint16_t)port);
+            b[0] = t.transport;
+            b[1] = t.family;
+            b[2] = (uint8_t)(t.src_port >> 8);
+            b[3] = (uint8_t)t.src_port;
+            b[4] = (uint8_t)(t.dst_port >> 8);
+            b[5] = (uint8_t)t.dst_port;
+            memcpy(b + 6, t.src_addr, 16);
+            memcpy(b + 22, t.dst_addr, 16);
+            CHECK_EQ(ofl_qp_demux_home(&d, &t),
+                     ofl_siphash24(dkey, b, 38) & (CAP - 1));
+        }
+        /* The peer's search: ports whose home under key A is slot 5. */
+        n = 0;
+        for (port = 1024; port < 65536 && n < N; port++) {
+            memset(&qps[n], 0, sizeof(qps[n]));
+            demux_tuple(&qps[n].attr.tuple, v6 != 0, (uint16_t)port);
+            if (ofl_qp_demux_home(&d, &qps[n].attr.tuple) == 5)
+                n++;
+        }
+        CHECK_EQ(n, N);
+        if (n != N)
+            return;
+        for (i = 0; i < OFL_QP_DEMUX_PROBE_MAX; i++)
+            CHECK_OK(ofl_qp_demux_add(&d, &qps[i]));
+        for (i = 0; i < OFL_QP_DEMUX_PROBE_MAX; i++)
+            CHECK(slots[(5 + i) & (CAP - 1)] != NULL); /* one probe run */
+        CHECK_ERR(ofl_qp_demux_add(&d, &qps[OFL_QP_DEMUX_PROBE_MAX]),
+                  OFL_E_QP_DEMUX_CROWDED);
+        CHECK_EQ(d.count, OFL_QP_DEMUX_PROBE_MAX);
+        CHECK(ofl_qp_demux_find(&d, &qps[OFL_QP_DEMUX_PROBE_MAX].attr.tuple) ==
+              NULL);
+        /* Removal (backward shift) keeps every other member findable, and
+         * the room it makes takes the refused one. */
+        CHECK_OK(ofl_qp_demux_remove(&d, &qps[0]));
+        CHECK_OK(ofl_qp_demux_remove(&d, &qps[17]));
+        CHECK_OK(ofl_qp_demux_add(&d, &qps[OFL_QP_DEMUX_PROBE_MAX]));
+        for (i = 1, j = 0; i <= OFL_QP_DEMUX_PROBE_MAX; i++)
+            j += i != 17 && ofl_qp_demux_find(&d, &qps[i].attr.tuple) ==
+                                &qps[i];
+        CHECK_EQ(j, OFL_QP_DEMUX_PROBE_MAX - 1);
+        CHECK(ofl_qp_demux_find(&d, &qps[0].attr.tuple) == NULL);
+        CHECK(ofl_qp_demux_find(&d, &qps[17].attr.tuple) == NULL);
+        /* Key B: the same quintuples spread. */
+        CHECK_OK(ofl_qp_demux_init(&d, slots, CAP, dkey_b));
+        memset(homes, 0, sizeof(homes));
+        distinct = 0;
+        far = 0;
+        for (i = 0; i < N; i++) {
+            uint32_t h = ofl_qp_demux_home(&d, &qps[i].attr.tuple);
+
+            distinct += homes[h] == 0;
+            homes[h] = 1;
+            CHECK_OK(ofl_qp_demux_add(&d, &qps[i]));
+        }
+        CHECK(distinct >= N / 2);
+        for (j = 0; j < CAP; j++) {
+            if (slots[j] != NULL) {
+                uint32_t h = ofl_qp_demux_home(&d, &slots[j]->attr.tuple);
+
+                if (((j - h) & (CAP - 1)) > far)
+                    far = (j - h) & (CAP - 1);
+            }
+        }
+        CHECK(far < 8);
+        for (i = 0, j = 0; i < N; i++)
+            j += ofl_qp_demux_find(&d, &qps[i].attr.tuple) == &qps[i];
+        CHECK_EQ(j, N);
+        /* A run longer than the bound, every member at home (homes 100 ..
+         * 100 + N - 1): removing its first ends the backward shift
+         * OFL_QP_DEMUX_PROBE_MAX slots on (nobody further can belong
+         * before the hole), and every other member stays found. */
+        CHECK_OK(ofl_qp_demux_init(&d, slots, CAP, dkey));
+        n = 0;
+        for (port = 1024; port < 65536 && n < N; port++) {
+            struct ofl_qp *q = &qps[n];
+
+            memset(q, 0, sizeof(*q));
+            demux_tuple(&q->attr.tuple, v6 != 0, (uint16_t)port);
+            if (ofl_qp_demux_home(&d, &q->attr.tuple) == 100 + n &&
+                ofl_qp_demux_add(&d, q) == OFL_OK)
+                n++;
+        }
+        CHECK_EQ(n, N);
+        for (i = 0; i < N; i++)
+            CHECK(slots[100 + i] == &qps[i]);
+        CHECK_OK(ofl_qp_demux_remove(&d, &qps[0]));
+        CHECK(slots[100] == NULL);
+        for (i = 1, j = 0; i < N; i++)
+            j += slots[100 + i] == &qps[i] &&
+                 ofl_qp_demux_find(&d, &qps[i].attr.tuple) == &qps[i];
+        CHECK_EQ(j, N - 1);
+    }
+}
+
 static void test_demux(void)
 {
     struct qr_rig *r = qr_new(NULL);
@@ -676,10 +820,11 @@ static void test_demux(void)
     struct ofl_qp_seg seg;
     unsigned i, found = 0;
 
-    CHECK_ERR(ofl_qp_demux_init(NULL, slots, 8), OFL_E_ARG);
-    CHECK_ERR(ofl_qp_demux_init(&d, NULL, 8), OFL_E_ARG);
-    CHECK_ERR(ofl_qp_demux_init(&d, slots, 6), OFL_E_ARG);
-    CHECK_OK(ofl_qp_demux_init(&d, slots, 8));
+    CHECK_ERR(ofl_qp_demux_init(NULL, slots, 8, dkey), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_demux_init(&d, slots, 8, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_demux_init(&d, NULL, 8, dkey), OFL_E_ARG);
+    CHECK_ERR(ofl_qp_demux_init(&d, slots, 6, dkey), OFL_E_ARG);
+    CHECK_OK(ofl_qp_demux_init(&d, slots, 8, dkey));
     for (i = 0; i < 12; i++) {
         memset(&qps[i], 0, sizeof(qps[i]));
         qps[i].attr.tuple.transport = 6;
@@ -735,7 +880,7 @@ static void test_demux(void)
     /* Tuples that differ only in the source address (FIG. 16: the whole
      * quintuple names the connection): each finds its own QP, one more
      * address finds none, though every probe matches its ports. */
-    CHECK_OK(ofl_qp_demux_init(&d, slots, 8));
+    CHECK_OK(ofl_qp_demux_init(&d, slots, 8, dkey));
     for (i = 0; i < 9; i++)
         qps[i].attr.tuple.src_port = 1000;
     for (i = 0; i < 8; i++)
@@ -746,7 +891,7 @@ static void test_demux(void)
     CHECK_EQ(found, 8);
     CHECK(ofl_qp_demux_find(&d, &qps[8].attr.tuple) == NULL);
     /* Input: the NIC path without a context, the QP with one. */
-    CHECK_OK(ofl_qp_demux_init(&d, slots, 8));
+    CHECK_OK(ofl_qp_demux_init(&d, slots, 8, dkey));
     memset(&seg, 0, sizeof(seg));
     seg.tuple = r->b.attr.tuple;
     seg.seq = r->b.qp.seq.nxt;
@@ -783,7 +928,12 @@ static void test_input_args(void)
     CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_RESET));
     CHECK_OK(ofl_qp_process(&r->a.qp, 0, 1));
     CHECK_ERR(ofl_qp_input(&r->a.qp, &seg), OFL_E_QP_STATE);
-    CHECK_EQ(ofl_qp_term_status(r->a.qp.term_rx), OFL_WC_FATAL_ERR);
+    /* RESET cleared the cause received: 0/0/00, the peer's local
+     * catastrophic error, REM_OP_ERR in verbs (it was FATAL_ERR before
+     * issue 28) */
+    CHECK(r->a.qp.term_rx.layer == 0 && r->a.qp.term_rx.etype == 0 &&
+          r->a.qp.term_rx.ecode == 0);
+    CHECK_EQ(ofl_qp_term_status(r->a.qp.term_rx), OFL_WC_REM_OP_ERR);
     qr_free(r);
 }
 
@@ -872,6 +1022,7 @@ OFL_SUITE(qp)
     test_doorbell();
     test_cq();
     test_demux();
+    test_demux_keyed();
     test_input_args();
     test_struct_entry_points();
 }

@@ -937,6 +937,96 @@ static void test_one_touch_stream_end(void)
 }
 
 /*
+ * A one-touch window's Last FPDUs ahead of a hole while the deferred
+ * invalidation table is full (issue 26 item 4): neither is placed ahead
+ * (Table D row 5 could not be recorded, and the second Write would land
+ * too); in order the first is placed once and ends the window (row 4),
+ * the second terminates the stream and lands nowhere. With one slot free
+ * the first is placed ahead and recorded, and the second, finding the
+ * entry touched, expires it (row 3) without placing.
+ */
+static void test_one_touch_table_full(void)
+{
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        struct qr_rig *r = rig_o(true, false, 0);
+        uint8_t *src, *dst;
+        uint32_t ls, reg, win, i, fill, pend;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_qp_seg seg;
+        struct ofl_tpt_info info;
+        struct qr_wire *w;
+
+        CHECK(r != NULL);
+        if (r == NULL)
+            return;
+        w = &r->ab;
+        src = qr_alloc(&r->a, 4096, false);
+        dst = qr_alloc(&r->b, 8192, true);
+        ls = qr_reg(&r->a, src, 4096, LR, 0);
+        reg = qr_reg(&r->b, dst, 8192, LW | RW | BW, 0);
+        win = qr_window(&r->b, reg, dst, 4096, RW, OFL_TPT_F_ONE_TOUCH,
+                        false);
+        memset(src, 0x11, 1000);
+        memset(src + 1000, 0x22, 1000);
+        /* The hole: a Write to the plain region. */
+        qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 64, ls);
+        wr.remote_stag = reg;
+        wr.remote_to = va(dst + 6000);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_wr(&wr, OFL_QP_OP_WRITE, 2, &sge, src, 1000, ls);
+        wr.remote_stag = win;
+        wr.remote_to = va(dst);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_wr(&wr, OFL_QP_OP_WRITE, 3, &sge, src + 1000, 1000, ls);
+        wr.remote_stag = win;
+        wr.remote_to = va(dst + 2000);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        CHECK_OK(qr_process(&r->a, 0));
+        CHECK_EQ(w->nchunk, 3);
+        /* Other one-touch deferrals far ahead fill the table (k = 0) or
+         * all but one slot (k = 1). */
+        fill = k == 0 ? QR_OT : QR_OT - 1;
+        for (i = 0; i < fill; i++)
+            CHECK_OK(ofl_seq_defer(&r->b.qp.seq, 0x7F000000u + (i << 8),
+                                   r->b.qp.seq.nxt + 0x80000u + i));
+        for (i = 1; i < 3; i++) {
+            memset(&seg, 0, sizeof(seg));
+            seg.seq = w->seq + w->chunk[i - 1];
+            seg.data = w->buf + w->chunk[i - 1];
+            seg.len = w->chunk[i] - w->chunk[i - 1];
+            CHECK_OK(ofl_qp_input(&r->b.qp, &seg)); /* ahead of the hole */
+        }
+        pend = r->b.qp.seq.pending_count;
+        CHECK_EQ(pend, QR_OT);
+        CHECK_EQ(r->b.qp.stats.ooo_placed, k == 0 ? 0 : 1);
+        CHECK_EQ(dst[0], k == 0 ? 0 : 0x11);
+        CHECK_EQ(dst[2000], 0); /* never twice through a one-touch STag */
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+        CHECK_EQ(info.state, k == 0 ? OFL_TPT_VALID : OFL_TPT_INVALID);
+        if (k == 0)
+            CHECK_EQ(info.flags & OFL_TPT_F_TOUCHED, 0); /* nothing noted */
+        /* In order: W1 once (k = 0: placed now, row 4), W2 nowhere. */
+        memset(&seg, 0, sizeof(seg));
+        seg.seq = w->seq;
+        seg.data = w->buf;
+        seg.len = w->chunk[2];
+        CHECK(ofl_qp_input(&r->b.qp, &seg) != OFL_OK);
+        CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+        CHECK_EQ(dst[0], 0x11);
+        CHECK_EQ(dst[999], 0x11);
+        CHECK_EQ(dst[6000], 0x11); /* the hole's Write */
+        CHECK_EQ(dst[2000], 0);
+        CHECK_EQ(dst[2999], 0);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
+        CHECK_EQ(info.state, OFL_TPT_INVALID);
+        qr_free(r);
+    }
+}
+
+/*
  * An FPDU placed ahead of a hole is checked again when the in-order stream
  * reaches it. A Send with Invalidate of window W, then a Write to W whose
  * FPDU arrives first (placed: W was valid then): in order, the Write names
@@ -1264,6 +1354,7 @@ OFL_SUITE(qp_edges)
     test_doorbell_states();
     test_type2_life();
     test_one_touch_stream_end();
+    test_one_touch_table_full();
     test_ooo_recheck();
     test_atomic_result_invalidated();
     test_page_missing_anywhere();

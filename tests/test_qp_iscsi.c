@@ -13,6 +13,8 @@
 struct target {
     struct qr_rig *r;
     uint32_t statsn;
+    struct ofl_qp *qp; /* NULL: side a's QP (to_init); else this QP, */
+    uint32_t seq;      /* its receive sequence number */
 };
 
 static struct qr_rig *irig(uint8_t reg_option)
@@ -50,6 +52,24 @@ static enum ofl_err to_init(struct qr_rig *r, const uint8_t *p, uint32_t n,
     return first;
 }
 
+/* Bytes from the target t plays, to its connection's QP. */
+static enum ofl_err to_conn(struct target *t, const uint8_t *p, uint32_t n,
+                            uint32_t seg)
+{
+    struct ofl_qp_seg s;
+    enum ofl_err err;
+
+    if (t->qp == NULL)
+        return to_init(t->r, p, n, seg);
+    memset(&s, 0, sizeof(s));
+    s.seq = t->seq;
+    s.data = p;
+    s.len = n;
+    err = ofl_qp_input(t->qp, &s);
+    t->seq += n;
+    return err;
+}
+
 static void bhs_init(uint8_t *b, uint8_t op, uint8_t flags, uint32_t itt,
                      uint32_t dsl)
 {
@@ -77,7 +97,7 @@ static enum ofl_err data_in(struct target *t, uint32_t itt, uint32_t off,
     ofl_store_be32(pdu + 40, off);
     memcpy(pdu + 48, data, n);
     memset(pdu + 48 + n, 0, pad);
-    return to_init(t->r, pdu, 48 + n + pad, seg);
+    return to_conn(t, pdu, 48 + n + pad, seg);
 }
 
 static enum ofl_err response(struct target *t, uint32_t itt, uint32_t seg)
@@ -86,7 +106,7 @@ static enum ofl_err response(struct target *t, uint32_t itt, uint32_t seg)
 
     bhs_init(pdu, 0x21, 0x80, itt, 0);
     ofl_store_be32(pdu + 24, t->statsn++);
-    return to_init(t->r, pdu, 48, seg);
+    return to_conn(t, pdu, 48, seg);
 }
 
 static enum ofl_err r2t(struct target *t, uint32_t itt, uint32_t ttt,
@@ -100,12 +120,12 @@ static enum ofl_err r2t(struct target *t, uint32_t itt, uint32_t ttt,
     ofl_store_be32(pdu + 24, t->statsn);
     ofl_store_be32(pdu + 40, off);
     ofl_store_be32(pdu + 44, len);
-    return to_init(t->r, pdu, 48, 48);
+    return to_conn(t, pdu, 48, 48);
 }
 
-/* Posts a SCSI command (R or W) over bufs; returns the command ID. */
-static uint32_t command(struct qr_rig *r, uint8_t rw, uint32_t stag,
-                        struct ofl_qp_sge *bufs, uint32_t n)
+/* Posts a SCSI command (R or W) over bufs on qp; returns the command ID. */
+static uint32_t command_on(struct ofl_qp *qp, uint8_t rw, uint32_t stag,
+                           struct ofl_qp_sge *bufs, uint32_t n)
 {
     struct ofl_qp_wr wr;
     uint32_t id = 0;
@@ -117,11 +137,73 @@ static uint32_t command(struct qr_rig *r, uint8_t rw, uint32_t stag,
     wr.stag = stag;
     wr.sge = bufs;
     wr.num_sge = n;
-    wr.reg.att_base = 600;
+    wr.reg.att_base = 600 + 4 * (stag >> 8); /* ATT slots of its own */
     wr.reg.page_shift = 12;
     bhs_init(wr.bhs, 0x01, (uint8_t)(0x80 | rw), 0xFFFFFFFFu, 0);
-    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &id));
+    CHECK_OK(ofl_qp_post_send(qp, &wr, &id));
     return id;
+}
+
+/* The same on side a's QP. */
+static uint32_t command(struct qr_rig *r, uint8_t rw, uint32_t stag,
+                        struct ofl_qp_sge *bufs, uint32_t n)
+{
+    return command_on(&r->a.qp, rw, stag, bufs, n);
+}
+
+/* What the second connection (second_qp) sent. */
+static uint8_t b_out[8192];
+static uint32_t b_out_len;
+
+static int b_transmit(void *ctx, const uint8_t *data, uint32_t len,
+                      uint32_t flags)
+{
+    (void)ctx;
+    (void)flags;
+    if (len != 0 && len <= sizeof(b_out) - b_out_len) {
+        memcpy(b_out + b_out_len, data, len);
+        b_out_len += len;
+    }
+    return 0;
+}
+
+#define B_ISN 5000u /* the second connection's receive ISN */
+
+/* A second iSCSI connection in side a's PD: a QP numbered qpn over side
+ * a's TPT and DMA arena (one adapter), with side b's rings, CQs and
+ * buffers (the rig leaves side b unused in iSCSI mode), in RTS. */
+static void second_qp(struct qr_rig *r, uint32_t qpn)
+{
+    struct qr_side *s = &r->b;
+
+    b_out_len = 0;
+    CHECK_OK(ofl_cq_init(&s->scq, s->scqe, QR_CQ, &r->a.sim.port, 1));
+    CHECK_OK(ofl_cq_init(&s->rcq, s->rcqe, QR_CQ, &r->a.sim.port, 2));
+    s->attr = r->a.attr;
+    s->attr.qpn = qpn;
+    s->attr.send_cq = &s->scq;
+    s->attr.recv_cq = &s->rcq;
+    s->attr.transmit = b_transmit;
+    s->attr.transmit_ctx = NULL;
+    s->attr.tuple.src_port = 20003;
+    s->qmem = r->a.qmem;
+    s->qmem.sq_ring = s->sq_ring;
+    s->qmem.sq_ring_pa = ofl_sim_pa(s->sq_ring);
+    s->qmem.rq_ring = s->rq_ring;
+    s->qmem.rq_ring_pa = ofl_sim_pa(s->rq_ring);
+    s->qmem.sq_track = s->track;
+    s->qmem.sq_sge = s->sq_sge;
+    s->qmem.rq_sge = s->rq_sge;
+    s->qmem.irq = s->irq;
+    s->qmem.ord_ring = s->ord_ring;
+    s->qmem.tx_buf = s->tx_buf;
+    s->qmem.tx_stage = s->tx_stage;
+    s->qmem.rx_buf = s->rx_buf;
+    s->qmem.ot_pending = s->ot;
+    s->qmem.ooo = s->ooo;
+    CHECK_OK(ofl_qp_create(&s->qp, &s->attr, &s->qmem));
+    CHECK_OK(ofl_qp_modify(&s->qp, OFL_QP_INIT));
+    CHECK_OK(ofl_qp_establish(&s->qp, NULL, 1460, B_ISN, 1u << 20));
 }
 
 /* The PDUs a sent: calls back with each BHS and its data. */
@@ -151,7 +233,7 @@ static int sent_pdus(struct qr_rig *r, uint8_t *bhs_out, uint8_t *data_out,
 static void test_read_command(void)
 {
     struct qr_rig *r = irig(1);
-    struct target t = {r, 100};
+    struct target t = {r, 100, NULL, 0};
     uint8_t *buf = qr_alloc(&r->a, 3 * 4096, true);
     uint8_t *resp = qr_alloc(&r->a, 256, false);
     uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
@@ -225,7 +307,7 @@ static void test_read_command(void)
 static void test_write_command(void)
 {
     struct qr_rig *r = irig(1);
-    struct target t = {r, 5};
+    struct target t = {r, 5, NULL, 0};
     uint8_t *buf = qr_alloc(&r->a, 3 * 4096, true);
     uint8_t *resp = qr_alloc(&r->a, 256, false);
     uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
@@ -277,7 +359,7 @@ static void test_write_command(void)
 static void test_invalid(void)
 {
     struct qr_rig *r = irig(1);
-    struct target t = {r, 1};
+    struct target t = {r, 1, NULL, 0};
     uint8_t *buf = qr_alloc(&r->a, 4096, true);
     uint8_t *resp = qr_alloc(&r->a, 1024, false);
     uint32_t lresp = qr_reg(&r->a, resp, 1024, LW, 0);
@@ -445,7 +527,7 @@ static void test_pdu(void)
 static void test_iscsi_edges(void)
 {
     struct qr_rig *r = irig(1);
-    struct target t = {r, 1};
+    struct target t = {r, 1, NULL, 0};
     uint8_t *buf = qr_alloc(&r->a, 8192, true);
     uint8_t *resp = qr_alloc(&r->a, 256, false);
     uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
@@ -630,7 +712,7 @@ static void secret_command(struct qr_rig *r, uint32_t s2, uint32_t kind,
 static void test_r2t_lifetime(void)
 {
     struct qr_rig *r = irig(1);
-    struct target t = {r, 1};
+    struct target t = {r, 1, NULL, 0};
     uint8_t *buf = qr_alloc(&r->a, 8192, true);
     uint8_t *secret = qr_alloc(&r->a, 4096, true);
     uint8_t *resp = qr_alloc(&r->a, 256, false);
@@ -699,7 +781,7 @@ static void test_r2t_lifetime(void)
 static void test_bad_transfers(void)
 {
     struct qr_rig *r = irig(1);
-    struct target t = {r, 1};
+    struct target t = {r, 1, NULL, 0};
     uint8_t *buf = qr_alloc(&r->a, 4096, true);
     uint8_t *resp = qr_alloc(&r->a, 256, false);
     uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
@@ -914,7 +996,7 @@ static void test_itt_reused_mid_pdu(void)
 static void test_no_data_command(void)
 {
     struct qr_rig *r = irig(1);
-    struct target t = {r, 40};
+    struct target t = {r, 40, NULL, 0};
     uint8_t *buf = qr_alloc(&r->a, 4096, true);
     uint8_t *resp = qr_alloc(&r->a, 256, false);
     uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
@@ -982,14 +1064,15 @@ static void test_no_data_command(void)
 }
 
 /* Check g alone (FIG. 17B g: the command kind kept in the entry's VA must
- * match the message): an iSCSI entry the consumer registered itself with
- * both remote rights, so a-f pass for R2T and Data-In alike, but whose VA
- * names a read command. Data-In passes g and is placed; an R2T trips g and
- * goes to the receive queue as it is (flagged), nothing queued to answer. */
+ * match the message): an iSCSI entry the consumer registered itself for the
+ * QP (ofl_tpt_register_iscsi) with both remote rights, so a-f pass for R2T
+ * and Data-In alike, but whose VA names a read command. Data-In passes g and
+ * is placed; an R2T trips g and goes to the receive queue as it is
+ * (flagged), nothing queued to answer. */
 static void test_check_g(void)
 {
     struct qr_rig *r = irig(1);
-    struct target t = {r, 1};
+    struct target t = {r, 1, NULL, 0};
     uint8_t *buf = qr_alloc(&r->a, 4096, true);
     uint8_t *resp = qr_alloc(&r->a, 256, false);
     uint32_t lresp = qr_reg(&r->a, resp, 256, LW, 0);
@@ -1010,7 +1093,7 @@ static void test_check_g(void)
     d.page_shift = 12;
     d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
                OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
-    CHECK_OK(ofl_tpt_register(&r->a.tpt, stag, 7, &d));
+    CHECK_OK(ofl_tpt_register_iscsi(&r->a.tpt, stag, 7, r->a.attr.qpn, &d));
     CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
     /* Data-In for a read command: g passes, placed, no receive WQE used */
     CHECK_OK(data_in(&t, stag, 0, payload, 32, false, 1460));
@@ -1033,6 +1116,182 @@ static void test_check_g(void)
     qr_free(r);
 }
 
+/*
+ * A task tag belongs to its connection (issue 26; RFC 3720 connection
+ * allegiance): two iSCSI QPs in one PD over one TPT. A target on
+ * connection A that names a command of connection B names no task of A:
+ * its Data-In goes to A's receive queue flagged (nothing placed in B's read
+ * buffer), its R2T too (no Data-Out with B's write data), its SCSI
+ * Response is dropped (B's entry stays, B's command is not completed on
+ * A). B's own target then runs both commands to their end as usual.
+ */
+static void test_cross_connection(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target ta = {r, 1, NULL, 0};
+    struct target tb = {r, 50, &r->b.qp, B_ISN};
+    uint8_t *rbuf = qr_alloc(&r->a, 4096, true);
+    uint8_t *wbuf = qr_alloc(&r->a, 4096, true);
+    uint8_t *resp_a = qr_alloc(&r->a, 256, false);
+    uint8_t *resp_b = qr_alloc(&r->a, 256, false);
+    uint32_t la = qr_reg(&r->a, resp_a, 256, LW, 0);
+    uint32_t lb = qr_reg(&r->a, resp_b, 256, LW, 0);
+    uint32_t rd = 0, wr = 0, idr, idw, i;
+    struct ofl_qp_sge rbufs[1], wbufs[1];
+    static uint8_t payload[64];
+    struct ofl_cqe c[4];
+    struct ofl_tpt_info info;
+
+    memset(payload, 0x6B, sizeof(payload));
+    for (i = 0; i < 4096; i++)
+        wbuf[i] = (uint8_t)(i * 3 + 1);
+    second_qp(r, 2);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &rd));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &wr));
+    rbufs[0].addr = ofl_sim_pa(rbuf);
+    rbufs[0].len = 1000;
+    wbufs[0].addr = ofl_sim_pa(wbuf);
+    wbufs[0].len = 1000;
+    for (i = 0; i < 2; i++) {
+        CHECK_OK(qr_post_recv(&r->b, 20 + i, resp_b, 256, lb));
+        CHECK_OK(qr_post_recv(&r->a, 10 + i, resp_a, 256, la));
+    }
+    idr = command_on(&r->b.qp, 0x40, rd, rbufs, 1);
+    idw = command_on(&r->b.qp, 0x20, wr, wbufs, 1);
+    CHECK_OK(qr_process(&r->b, 0));
+    CHECK_EQ(b_out_len, 2 * 48); /* B's two commands went out on B */
+    CHECK_EQ(qr_poll(&r->b, true, c, 4), 2);
+    /* Data-In on A with B's read ITT: not placed, to A's RQ flagged */
+    CHECK_OK(data_in(&ta, rd, 0, payload, 64, false, 1460));
+    for (i = 0; i < 1000; i++)
+        if (rbuf[i] != 0)
+            break;
+    CHECK_EQ(i, 1000);
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 10);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RECV);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    CHECK_EQ(c[0].byte_len, 48 + 64);
+    /* R2T on A with B's write ITT: no Data-Out, to A's RQ flagged */
+    CHECK_OK(r2t(&ta, wr, 7, 0, 100));
+    CHECK_EQ(r->a.qp.irq_count, 0);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->ab.len, 0);
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 11);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    CHECK_EQ(c[0].byte_len, 48);
+    /* SCSI Responses on A with B's ITTs: dropped (FIG. 17A step 1768);
+     * B's entries live on, A's StatSN does not move */
+    CHECK_OK(response(&ta, rd, 48));
+    CHECK_OK(response(&ta, wr, 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
+    CHECK_EQ(qr_poll(&r->b, false, c, 4), 0);
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, rd, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, wr, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_EQ(r->a.qp.iscsi_statsn_known, 0);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    /* B's own target: placed, answered, ended, on B */
+    CHECK_OK(data_in(&tb, rd, 0, payload, 64, false, 1460));
+    CHECK(memcmp(rbuf, payload, 64) == 0);
+    CHECK_OK(r2t(&tb, wr, 7, 0, 100));
+    CHECK_EQ(r->b.qp.irq_count, 1);
+    b_out_len = 0;
+    CHECK_OK(qr_process(&r->b, 0));
+    CHECK_EQ(b_out_len, 48 + 100);
+    CHECK_EQ(b_out[0], 0x05); /* Data-Out */
+    CHECK_EQ(ofl_load_be32(b_out + 16), wr);
+    CHECK(memcmp(b_out + 48, wbuf, 100) == 0);
+    CHECK_OK(response(&tb, rd, 48));
+    CHECK_OK(response(&tb, wr, 48));
+    CHECK_EQ(qr_poll(&r->b, false, c, 4), 2);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_EQ(c[0].imm, idr);
+    CHECK_EQ(c[1].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_EQ(c[1].imm, idw);
+    CHECK_ERR(ofl_tpt_query(&r->a.tpt, rd, &info), OFL_E_TPT_INVALID_STAG);
+    CHECK_ERR(ofl_tpt_query(&r->a.tpt, wr, &info), OFL_E_TPT_INVALID_STAG);
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
+/*
+ * A QP's life ends with commands still live: their entries die with it
+ * (ofl_tpt_invalidate_qp), at its RESET and when a QP is created under its
+ * number, so the next connection on that number cannot take over its
+ * tasks: a Data-In naming one goes to the receive queue flagged, nothing
+ * placed. An iSCSI QP cannot take the number OFL_TPT_QP_NONE.
+ */
+static void test_qp_end_kills_tasks(void)
+{
+    struct qr_rig *r = irig(1);
+    struct target tb = {r, 1, &r->b.qp, B_ISN};
+    uint8_t *rbuf = qr_alloc(&r->a, 4096, true);
+    uint8_t *resp = qr_alloc(&r->a, 256, false);
+    uint32_t lr = qr_reg(&r->a, resp, 256, LW, 0);
+    uint32_t t1 = 0, t2 = 0, i;
+    struct ofl_qp_sge bufs[1];
+    static uint8_t payload[64];
+    struct ofl_cqe c[4];
+    struct ofl_tpt_info info;
+    struct ofl_qp_attr bad;
+    struct ofl_qp spare;
+
+    memset(payload, 0x5D, sizeof(payload));
+    bufs[0].addr = ofl_sim_pa(rbuf);
+    bufs[0].len = 1000;
+    /* RESET ends the life: the entry of its live command dies */
+    second_qp(r, 2);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &t1));
+    (void)command_on(&r->b.qp, 0x40, t1, bufs, 1);
+    CHECK_OK(qr_process(&r->b, 0));
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, t1, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_OK(ofl_qp_modify(&r->b.qp, OFL_QP_ERROR));
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, t1, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID); /* ERROR is not the end yet */
+    CHECK_OK(ofl_qp_modify(&r->b.qp, OFL_QP_RESET));
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, t1, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    /* a QP created under the number (the slot reused) ends it too */
+    second_qp(r, 2);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &t2));
+    (void)command_on(&r->b.qp, 0x40, t2, bufs, 1);
+    CHECK_OK(qr_process(&r->b, 0));
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, t2, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    second_qp(r, 2);
+    CHECK_OK(ofl_tpt_query(&r->a.tpt, t2, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    /* the new connection's target names the dead task: not placed */
+    CHECK_OK(qr_post_recv(&r->b, 30, resp, 256, lr));
+    CHECK_OK(data_in(&tb, t2, 0, payload, 64, false, 1460));
+    for (i = 0; i < 1000; i++)
+        if (rbuf[i] != 0)
+            break;
+    CHECK_EQ(i, 1000);
+    CHECK_EQ(qr_poll(&r->b, false, c, 4), 1);
+    CHECK_EQ(c[0].flags, OFL_CQE_ISCSI_CHECK);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    /* the consumer takes the dead entries back */
+    CHECK_OK(ofl_tpt_dereg(&r->a.tpt, t1, 7));
+    CHECK_OK(ofl_tpt_dereg(&r->a.tpt, t2, 7));
+    /* side a's entries were never the second connection's business */
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    /* no QP number may be the owner "none" */
+    bad = r->b.attr;
+    bad.qpn = OFL_TPT_QP_NONE;
+    CHECK_ERR(ofl_qp_create(&spare, &bad, &r->b.qmem), OFL_E_ARG);
+    bad.qpn = 0xFFFFFFFEu;
+    CHECK_OK(ofl_qp_create(&spare, &bad, &r->b.qmem));
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
 OFL_SUITE(qp_iscsi)
 {
     test_read_command();
@@ -1047,4 +1306,6 @@ OFL_SUITE(qp_iscsi)
     test_bad_transfers();
     test_exp_statsn();
     test_itt_reused_mid_pdu();
+    test_cross_connection();
+    test_qp_end_kills_tasks();
 }

@@ -332,13 +332,15 @@ static void test_retry_limit(void)
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 41);
     CHECK_EQ(c[0].status, OFL_WC_RETRY_EXC_ERR);
-    /* the held WQE named the failed EE: flushed; the next, to node 2,
-     * goes and completes */
+    /* the held WQE named the failed EE: INV_EEC_STATE_ERR (IBA's RD
+     * status for an EE context in a state that takes no WQE; it was
+     * WR_FLUSH_ERR before issue 28); the next, to node 2, goes and
+     * completes */
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, now, 8));
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 42);
-    CHECK_EQ(c[0].status, OFL_WC_WR_FLUSH_ERR);
+    CHECK_EQ(c[0].status, OFL_WC_INV_EEC_STATE_ERR);
     dgr_pump(r, now);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 43);

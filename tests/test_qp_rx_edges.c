@@ -287,6 +287,126 @@ static void test_ooo_touch_then_fail(void)
     qr_free(r);
 }
 
+/* A Write FPDU of n bytes of pay to stag at to, framed at the position
+ * of a's outgoing stream (markers, CRC), into out; its length. */
+static uint32_t write_fpdu(struct qr_rig *r, uint32_t stag, uint64_t to,
+                           bool last, const uint8_t *pay, uint32_t n,
+                           uint8_t *out, uint32_t cap)
+{
+    struct ofl_rdmap_msg m;
+
+    memset(&m, 0, sizeof(m));
+    m.ddp.tagged = 1;
+    m.ddp.last = last;
+    m.ddp.opcode = OFL_RDMAP_WRITE;
+    m.ddp.stag = stag;
+    m.ddp.to = to;
+    return qr_fpdu(&r->a, &m, pay, n, out, cap);
+}
+
+/* Hands b bytes [from, to) of buf, buf[0] being the next byte of a's
+ * stream. */
+static enum ofl_err feed_buf(struct qr_rig *r, const uint8_t *buf,
+                             uint32_t from, uint32_t to)
+{
+    struct ofl_qp_seg seg;
+
+    memset(&seg, 0, sizeof(seg));
+    seg.seq = r->ab.seq + from;
+    seg.data = buf + from;
+    seg.len = to - from;
+    return ofl_qp_input(&r->b.qp, &seg);
+}
+
+/*
+ * Placed-ahead Writes are verified when the stream reaches them (issue 26
+ * item 5). A Write of two FPDUs to region 0: its second, Last, FPDU is
+ * placed ahead of a hole. TCP then brings, at the same sequence numbers,
+ * the in-order stream of variant v:
+ *   0 the same two FPDUs: taken (the bytes not placed twice), RTS
+ *   1 a second FPDU of the same length and framing, but to region 1
+ *   2 a second FPDU with the same header (STag, TO, Last) but 200 bytes
+ *     longer
+ *   3 FPDUs cut elsewhere: the stream passes the placed FPDU's first byte
+ *     inside another FPDU
+ * 1-3 are not the Write that was placed: Terminate 0/2/07 (RFC 5040 §7.2
+ * "Catastrophic error, localized to RDMAP Stream"), OFL_E_QP_PLACED_
+ * MISMATCH, and the FPDU found there is not placed.
+ */
+static void test_placed_ahead_verified(int v)
+{
+    struct qr_rig *r = rig_crc(true, true);
+    uint8_t *dst0 = qr_alloc(&r->b, 8192, true);
+    uint8_t *dst1 = qr_alloc(&r->b, 8192, true);
+    uint32_t rs0 = qr_reg(&r->b, dst0, 8192, LW | RW, 0);
+    uint32_t rs1 = qr_reg(&r->b, dst1, 8192, LW | RW, 0);
+    static uint8_t pay[2400], orig[4096], alt[4096];
+    struct ofl_mpa_tx saved = r->a.qp.tx;
+    struct ofl_rdmap_term t;
+    uint32_t l1, l2, a1, a2, i;
+
+    for (i = 0; i < sizeof(pay); i++)
+        pay[i] = (uint8_t)(i * 5 + 3);
+    /* the Write as first sent */
+    l1 = write_fpdu(r, rs0, va(dst0), false, pay, 1000, orig, 2048);
+    l2 = write_fpdu(r, rs0, va(dst0) + 1000, true, pay + 1000, 1000,
+                    orig + l1, 2048);
+    CHECK(l1 != 0 && l2 != 0);
+    /* the stream as TCP brings it in order, from the same position */
+    r->a.qp.tx = saved;
+    a1 = v == 3 ? write_fpdu(r, rs0, va(dst0), false, pay, 900, alt, 2048)
+                : write_fpdu(r, rs0, va(dst0), false, pay, 1000, alt, 2048);
+    switch (v) {
+    case 1:
+        a2 = write_fpdu(r, rs1, va(dst1) + 1000, true, pay + 1000, 1000,
+                        alt + a1, 2048);
+        break;
+    case 2:
+        a2 = write_fpdu(r, rs0, va(dst0) + 1000, true, pay + 1000, 1200,
+                        alt + a1, 2048);
+        break;
+    case 3:
+        a2 = write_fpdu(r, rs0, va(dst0) + 900, true, pay + 900, 1100,
+                        alt + a1, 2048);
+        break;
+    default:
+        a2 = write_fpdu(r, rs0, va(dst0) + 1000, true, pay + 1000, 1000,
+                        alt + a1, 2048);
+        break;
+    }
+    CHECK(a1 != 0 && a2 != 0);
+    CHECK_EQ(v == 0, memcmp(orig, alt, l1 + l2) == 0 && a1 + a2 == l1 + l2);
+    CHECK_EQ(a1 == l1, v != 3);
+    /* the second FPDU ahead of the hole: placed */
+    CHECK_OK(feed_buf(r, orig, l1, l1 + l2));
+    CHECK_EQ(r->b.qp.stats.ooo_placed, 1);
+    CHECK(memcmp(dst0 + 1000, pay + 1000, 1000) == 0);
+    /* the stream in order */
+    (void)feed_buf(r, alt, 0, a1 + a2);
+    if (v == 0) {
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK(memcmp(dst0, pay, 2000) == 0);
+        CHECK(!qr_sent_term(r, &r->b, &t));
+    } else {
+        CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+        CHECK_EQ(r->b.qp.err, OFL_E_QP_PLACED_MISMATCH);
+        CHECK(qr_sent_term(r, &r->b, &t));
+        CHECK_EQ(t.cause.layer, OFL_TERM_LAYER_RDMAP);
+        CHECK_EQ(t.cause.etype, OFL_TERM_RDMAP_REMOTE_OPERATION);
+        CHECK_EQ(t.cause.ecode, OFL_TERM_RDMAP_CATASTROPHIC_STREAM);
+        for (i = 0; i < 8192; i++)
+            if (dst1[i] != 0)
+                break;
+        CHECK_EQ(i, 8192); /* region 1 got nothing */
+        if (v == 2)
+            CHECK_EQ(dst0[2000], 0); /* the longer FPDU was not placed */
+        if (v == 3)
+            CHECK(memcmp(dst0, pay, 900) == 0); /* its first FPDU was */
+    }
+    CHECK_EQ(r->b.sim.violations, 0);
+    qr_free(r);
+}
+
 OFL_SUITE(qp_rx_edges)
 {
     test_split_crc_one_touch(false);
@@ -296,4 +416,8 @@ OFL_SUITE(qp_rx_edges)
     test_split_crc_read_resp_one_touch();
     test_split_crc_ooo_recheck();
     test_ooo_touch_then_fail();
+    test_placed_ahead_verified(0);
+    test_placed_ahead_verified(1);
+    test_placed_ahead_verified(2);
+    test_placed_ahead_verified(3);
 }

@@ -34,6 +34,7 @@
 #define BW OFL_TPT_BIND_WINDOW
 #define STD OFL_TPT_POLICY_STANDARD
 #define WONLY OFL_TPT_POLICY_WINDOWS_ONLY
+#define IQP 5u /* the QP whose commands register the iSCSI entries */
 
 struct fx {
     struct ofl_tpt t;
@@ -85,14 +86,18 @@ static void put_pages(uint32_t base, uint32_t n, uint64_t first,
     CHECK_OK(ofl_tpt_att_write(&F.t, base, w, n));
 }
 
-/* Allocates and registers a region (or iSCSI entry) under pd. */
+/* Allocates and registers a region (or iSCSI entry, of QP IQP) under
+ * pd. */
 static uint32_t reg(enum ofl_tpt_type type, uint32_t pd,
                     const struct ofl_tpt_region_desc *d)
 {
     uint32_t s = 0;
 
     CHECK_OK(ofl_tpt_alloc(&F.t, type, pd, 0, &s));
-    CHECK_OK(ofl_tpt_register(&F.t, s, pd, d));
+    if (type == OFL_TPT_ISCSI)
+        CHECK_OK(ofl_tpt_register_iscsi(&F.t, s, pd, IQP, d));
+    else
+        CHECK_OK(ofl_tpt_register(&F.t, s, pd, d));
     return s;
 }
 
@@ -352,7 +357,7 @@ static void test_invalid_index(void)
                   OFL_E_TPT_INVALID_STAG);
         CHECK_ERR(ofl_tpt_check_remote(&F.t, x, 1, 0, 0x10000, 1, RR),
                   OFL_E_TPT_INVALID_STAG);
-        CHECK_ERR(ofl_tpt_check_iscsi(&F.t, x, 1, 0, 1, RR),
+        CHECK_ERR(ofl_tpt_check_iscsi(&F.t, x, 1, IQP, 0, 1, RR),
                   OFL_E_TPT_INVALID_STAG);
         CHECK_ERR(ofl_tpt_register(&F.t, x, 1, &d), OFL_E_TPT_INVALID_STAG);
         CHECK_ERR(ofl_tpt_dereg(&F.t, x, 1), OFL_E_TPT_INVALID_STAG);
@@ -549,11 +554,11 @@ static void test_register_desc(void)
     CHECK_ERR(try_reg(OFL_TPT_ISCSI, &d), OFL_E_TPT_ACCESS_COMBO);
     d.access = RW | LW;
     r = reg(OFL_TPT_ISCSI, 1, &d);
-    CHECK_OK(ofl_tpt_check_iscsi(&F.t, r, 1, 0, 0, 0));  /* its response */
-    CHECK_OK(ofl_tpt_check_iscsi(&F.t, r, 1, 0, 0, RW));
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, r, 1, 0, 1, RW),
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, r, 1, IQP, 0, 0, 0));  /* its response */
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, r, 1, IQP, 0, 0, RW));
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, r, 1, IQP, 0, 1, RW),
               OFL_E_TPT_BOUNDS);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, r, 1, 1, 0, RW),
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, r, 1, IQP, 1, 0, RW),
               OFL_E_TPT_BOUNDS);
     CHECK_OK(ofl_tpt_dereg(&F.t, r, 1));
     d = base;
@@ -839,15 +844,15 @@ static void test_check_local(void)
     CHECK_ERR(ofl_tpt_check_local(&F.t, r, 1, 2, U64MAX, LR),
               OFL_E_TPT_TO_WRAP);
     /* f: access type - Send / RDMA Write sources need local read, receive
-     * buffers and Read sinks local write */
+     * buffers and Read sinks local write. A region always has local read
+     * (verbs, ibv_reg_mr(3); issue 28: a region registered with local
+     * write only refused local read before) */
     CHECK_OK(ofl_tpt_check_local(&F.t, ro, 1, 0x10000, 1, LR));
     CHECK_ERR(ofl_tpt_check_local(&F.t, ro, 1, 0x10000, 1, LW),
               OFL_E_TPT_ACCESS);
     CHECK_OK(ofl_tpt_check_local(&F.t, wo, 1, 0x10000, 1, LW));
-    CHECK_ERR(ofl_tpt_check_local(&F.t, wo, 1, 0x10000, 1, LR),
-              OFL_E_TPT_ACCESS);
-    CHECK_ERR(ofl_tpt_check_local(&F.t, wo, 1, 0x10000, 1, LR | LW),
-              OFL_E_TPT_ACCESS);
+    CHECK_OK(ofl_tpt_check_local(&F.t, wo, 1, 0x10000, 1, LR));
+    CHECK_OK(ofl_tpt_check_local(&F.t, wo, 1, 0x10000, 1, LR | LW));
     CHECK_OK(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, LR | LW));
     /* g: a Bind needs window binding on the region */
     CHECK_OK(ofl_tpt_check_local(&F.t, r, 1, 0x10000, 1, BW));
@@ -1020,30 +1025,92 @@ static void test_check_iscsi(void)
     ro = reg(OFL_TPT_ISCSI, 1, &d);
     r = reg(OFL_TPT_REGION, 1, &d);
     CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_ISCSI, 1, 0, &inv));
-    CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 0x3000, RW));
-    CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, 0x2FFF, 1, RW));
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 0x3000, RW));
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0x2FFF, 1, RW));
     /* need: R2T, Data-In, or nothing (a SCSI Response); no other bit. */
-    CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 0, 0));
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 1, RW | LW), OFL_E_ARG);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 1, RA), OFL_E_ARG);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0x3000, 1, RW),
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 0, 0));
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 1, RW | LW), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 1, RA), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0x3000, 1, RW),
               OFL_E_TPT_BOUNDS);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0x1234, 0x3000, RW),
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0x1234, 0x3000, RW),
               OFL_E_TPT_BOUNDS); /* the command reference is no base */
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, U64MAX, 2, RW),
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, U64MAX, 2, RW),
               OFL_E_TPT_TO_WRAP);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, inv, 1, 0, 1, RW),
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, inv, 1, IQP, 0, 1, RW),
               OFL_E_TPT_NOT_VALID);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, r, 1, 0, 1, RR),
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, r, 1, IQP, 0, 1, RR),
               OFL_E_TPT_WRONG_TYPE);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 2, 0, 1, RW),
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 2, IQP, 0, 1, RW),
               OFL_E_TPT_PD_MISMATCH);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, other_key(isc), 1, 0, 1, RW),
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, other_key(isc), 1, IQP, 0, 1, RW),
               OFL_E_TPT_KEY_MISMATCH);
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, 0, 1, RR), OFL_E_TPT_ACCESS);
-    CHECK_OK(ofl_tpt_check_iscsi(&F.t, ro, 1, 0, 1, RR)); /* R2T */
-    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, ro, 1, 0, 1, RW),
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 1, RR),
+              OFL_E_TPT_ACCESS);
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, ro, 1, IQP, 0, 1, RR)); /* R2T */
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, ro, 1, IQP, 0, 1, RW),
               OFL_E_TPT_ACCESS); /* Data-In */
+}
+
+/* An iSCSI task tag belongs to the QP whose command registered it (RFC
+ * 3720 connection allegiance): another QP of the same PD names no task. */
+static void test_iscsi_owner(void)
+{
+    struct ofl_tpt_region_desc d = mkdesc(0, 0x3000, 0, 3, LW | RW | RR);
+    struct ofl_tpt_info info;
+    uint32_t isc, plain = 0, r = 0, other = 0;
+
+    fx_init(STD);
+    isc = reg(OFL_TPT_ISCSI, 1, &d);
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 1, RW));
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP + 1, 0, 1, RW),
+              OFL_E_TPT_QP_MISMATCH);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP + 1, 0, 0, 0),
+              OFL_E_TPT_QP_MISMATCH); /* not even its response */
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, OFL_TPT_QP_NONE, 0, 0, 0),
+              OFL_E_TPT_QP_MISMATCH);
+    /* the PD is checked first (c), then the connection */
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 2, IQP + 1, 0, 1, RW),
+              OFL_E_TPT_PD_MISMATCH);
+    /* ofl_tpt_register: an entry of no QP, a task of none */
+    CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_ISCSI, 1, 0, &plain));
+    CHECK_OK(ofl_tpt_register(&F.t, plain, 1, &d));
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, plain, 1, IQP, 0, 1, RW),
+              OFL_E_TPT_QP_MISMATCH);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, plain, 1, OFL_TPT_QP_NONE, 0, 1, RW),
+              OFL_E_TPT_QP_MISMATCH);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, plain, 1, 0, 0, 1, RW),
+              OFL_E_TPT_QP_MISMATCH);
+    /* ofl_tpt_register_iscsi: iSCSI entries only, a real QP, the checks of
+     * ofl_tpt_register; a refusal changes nothing */
+    CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_REGION, 1, 0, &r));
+    CHECK_ERR(ofl_tpt_register_iscsi(&F.t, r, 1, IQP, &d),
+              OFL_E_TPT_WRONG_TYPE);
+    CHECK_OK(ofl_tpt_query(&F.t, r, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    CHECK_OK(ofl_tpt_alloc(&F.t, OFL_TPT_ISCSI, 1, 0, &other));
+    CHECK_ERR(ofl_tpt_register_iscsi(&F.t, other, 1, OFL_TPT_QP_NONE, &d),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_register_iscsi(&F.t, other, 2, IQP, &d),
+              OFL_E_TPT_PD_MISMATCH);
+    CHECK_ERR(ofl_tpt_register_iscsi(NULL, other, 1, IQP, &d), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_register_iscsi(&F.t, other, 1, IQP, NULL), OFL_E_ARG);
+    CHECK_OK(ofl_tpt_query(&F.t, other, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    CHECK_OK(ofl_tpt_register_iscsi(&F.t, other, 1, IQP + 1, &d));
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, other, 1, IQP + 1, 0, 1, RW));
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, other, 1, IQP, 0, 1, RW),
+              OFL_E_TPT_QP_MISMATCH);
+    /* the QP's life ends: its tasks' entries die with it, the other QP's
+     * stay (ofl_tpt_invalidate_qp) */
+    CHECK_EQ(ofl_tpt_invalidate_qp(&F.t, IQP, 1), 1);
+    CHECK_OK(ofl_tpt_query(&F.t, isc, &info));
+    CHECK_EQ(info.state, OFL_TPT_INVALID);
+    CHECK_ERR(ofl_tpt_check_iscsi(&F.t, isc, 1, IQP, 0, 0, 0),
+              OFL_E_TPT_NOT_VALID);
+    CHECK_OK(ofl_tpt_check_iscsi(&F.t, other, 1, IQP + 1, 0, 1, RW));
+    CHECK_OK(ofl_tpt_query(&F.t, plain, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
 }
 
 /* Seed 001 BindRKey / UnbindRKey / DeallocateRKey, FIG. 15 g. */
@@ -2407,6 +2474,7 @@ OFL_SUITE(tpt)
     test_check_local();
     test_check_remote();
     test_check_iscsi();
+    test_iscsi_owner();
     test_windows();
     test_region_gone();
     test_invalidate();

@@ -73,7 +73,7 @@ static void end_init(struct end *e)
 
 static void check_table(const struct ofl_pp_pools *t)
 {
-    uint32_t p, w, active = 0;
+    uint32_t p, w, active = 0, flushing = 0;
 
     /* A word at a time (a bit-by-bit walk, with libFuzzer's compare
      * tracing, cost more than the rest of an input). */
@@ -82,6 +82,7 @@ static void check_table(const struct ofl_pp_pools *t)
         uint32_t set = 0, count;
 
         active += s->state != OFL_PP_POOL_EMPTY;
+        flushing += s->state == OFL_PP_POOL_FLUSHING;
         FUZZ_ASSERT(s->state <= OFL_PP_POOL_FLUSHING);
         FUZZ_ASSERT(s->d.count <= t->max_elems);
         count = s->state == OFL_PP_POOL_EMPTY ? 0 : s->d.count;
@@ -98,6 +99,7 @@ static void check_table(const struct ofl_pp_pools *t)
         FUZZ_ASSERT(set == s->consumed);
     }
     FUZZ_ASSERT(active == t->active);
+    FUZZ_ASSERT(flushing == t->flushing); /* a FlushReply's scan ends on it */
 }
 
 static void check_end(const struct end *e)

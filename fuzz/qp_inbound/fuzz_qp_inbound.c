@@ -20,12 +20,15 @@
  *                    identifier the source offset and size fields);
  *                    iSCSI: one target PDU from fields (opcode, ITT
  *                    selector among the write, read and no-data
- *                    commands posted at setup or a stale or any tag,
+ *                    commands posted at setup, a task of another
+ *                    connection (FOREIGN_AT), or a stale or any tag,
  *                    flags, AHS, StatSN, offset, length, data)
  *   0x03 B           ofl_qp_process with budget B
  *   0x04             post a receive
  *   0x05 X           an LLP event (X & 1: lost)
- *   0x06 O           post a send WR of kind O (Read, Atomic, Send, Write)
+ *   0x06 O           post a send WR of kind O (O & 3: Read, Atomic, Send,
+ *                    Write; O & 0x30: buffer offset; O & 0x40: a Read's
+ *                    sink named by the local-only key)
  * (any other type: its value mod 7).
  *
  * The guard (fuzz/own.h) allows only what the core may touch at that
@@ -116,6 +119,8 @@
 #define VA 0x10000000ull
 #define RECV_AT 32768u  /* receive slot i: RECV_AT + i * 1024, 512 bytes */
 #define SINK_AT 10240u  /* Read sinks: inside stag[1]'s region */
+#define FOREIGN_AT 57344u /* iSCSI: the buffer of another QP's task (one
+                             page the guard never allows) */
 #define OB_CAP 16384u   /* outbound bytes not yet parsed */
 #define SNAP 8192u      /* largest Read source a slot covers (slot 1) */
 
@@ -168,7 +173,7 @@ struct ctx {
     struct ofl_qp_inreq irq[IRD];
     uint32_t ord_ring[ORD];
     struct ofl_seq_pending ot[2];
-    uint32_t ooo[2];
+    struct ofl_qp_ooo ooo[2];
     uint8_t tx_buf[2048], tx_stage[2048], rx_buf[4096];
     _Alignas(4096) uint8_t sq_ring[DEPTH * 128];
     _Alignas(4096) uint8_t rq_ring[DEPTH * 64];
@@ -177,6 +182,7 @@ struct ctx {
     uint32_t stag[NSTAG];
     uint64_t sva[NSTAG];
     uint32_t itt[3];           /* iSCSI: a write, a read, a no-data command */
+    uint32_t itt_foreign;      /* iSCSI: a task of QP 10 in the same PD */
     uint32_t att_next;
     uint64_t next_send_id, next_recv_id;
     uint64_t send_done, recv_done;  /* completions seen */
@@ -479,10 +485,11 @@ static void post_send(struct ctx *c, uint8_t kind)
     sge.len = wr.opcode == OFL_QP_OP_ATOMIC_FADD ? 8 : 64;
     sge.stag = c->stag[0];
     if (wr.opcode == OFL_QP_OP_READ) {
-        /* a Read Response places through the sink's remote write right
-         * (RFC 5040 §4.4): the sink lies in the remote-writable region */
+        /* a Read's sink needs local write only (enum ofl_qp_read_sink):
+         * named through stag[0] (local rights only) when kind has 0x40,
+         * else through stag[1], whose region also grants remote write */
         sge.addr = VA + SINK_AT + (kind & 0x30) * 8;
-        sge.stag = c->stag[1];
+        sge.stag = (kind & 0x40) ? c->stag[0] : c->stag[1];
     }
     wr.sge = &sge;
     wr.num_sge = 1;
@@ -543,6 +550,31 @@ static void post_command(struct ctx *c, uint32_t *itt, uint8_t rw,
         if (c->qp.sq.host)
             (void)ofl_qp_doorbell(&c->qp, OFL_QP_RING_SQ, c->qp.sq.pi);
     }
+}
+
+/* iSCSI: a read and write task of another connection (QP 10) in the QP's
+ * PD over FOREIGN_AT, which the guard never allows: a target PDU naming it
+ * names no task of this QP (offload.h ISCSI_CMD), so no byte of it may be
+ * touched. */
+static void foreign_task(struct ctx *c)
+{
+    struct ofl_tpt_region_desc d;
+    uint64_t word = ofl_sim_pa(c->mem + FOREIGN_AT) | OFL_TPT_ATT_PRESENT;
+
+    if (ofl_tpt_alloc(&c->tpt, OFL_TPT_ISCSI, 1, 0, &c->itt_foreign) !=
+            OFL_OK ||
+        ofl_tpt_att_write(&c->tpt, c->att_next, &word, 1) != OFL_OK)
+        return;
+    memset(&d, 0, sizeof(d));
+    d.va = ((uint64_t)3 << 32) | 77u; /* command kinds read and write */
+    d.len = 4096;
+    d.att_base = c->att_next;
+    d.att_count = 1;
+    d.page_shift = 12;
+    d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
+    if (ofl_tpt_register_iscsi(&c->tpt, c->itt_foreign, 1, 10, &d) == OFL_OK)
+        c->att_next++;
 }
 
 static int setup(struct ctx *c, uint8_t cfgb)
@@ -691,6 +723,7 @@ static int setup(struct ctx *c, uint8_t cfgb)
         post_command(c, &c->itt[0], 0x20, 45056, 4096);
         post_command(c, &c->itt[1], 0x40, 49152 + 100, 3000);
         post_command(c, &c->itt[2], 0x00, 0, 0);
+        foreign_task(c);
     }
     (void)ofl_qp_process(&c->qp, 0, 16);
     memset(c->msn_rx, 0, sizeof(c->msn_rx));
@@ -1088,6 +1121,8 @@ static void iscsi_pdu(struct ctx *c, struct fuzz_in *in)
     pdu[7] = (uint8_t)n;
     if (sel >= 0xC0)
         itt = (sel & 0x20) ? itt + 1u : fuzz_u32(in); /* stale key, any */
+    else if (sel >= 0xB0)
+        itt = c->itt_foreign; /* another connection's task */
     ofl_store_be32(pdu + 16, itt);
     ofl_store_be32(pdu + 20, fuzz_u8(in));              /* TTT */
     ofl_store_be32(pdu + 24, fuzz_u32(in));             /* StatSN */
@@ -1151,6 +1186,9 @@ static void check(struct ctx *c)
             FUZZ_ASSERT(e[i].wr_id == c->recv_done);
             FUZZ_ASSERT(own_drop(&c->own, own_key(OWN_RECV, 0,
                                                   e[i].wr_id)) == 1);
+            /* the foreign task's command (ID 77) is never ended here */
+            FUZZ_ASSERT(e[i].opcode != OFL_QP_OP_ISCSI_RESP ||
+                        e[i].imm != 77);
             if (e[i].opcode == OFL_QP_OP_ISCSI_RESP)
                 own_drop(&c->own, own_key(OWN_TASK, 0, e[i].imm));
             c->recv_done++;

@@ -3,7 +3,8 @@
  * fuzz_tpt: a random sequence of memory TPT verbs against a reference
  * model.
  *
- * Input: byte 0 picks the remote policy (bit 0); then a sequence of verbs,
+ * Input: byte 0 picks the remote policy (bit 0) and whether the table has
+ * an ATT owner table from the start (bit 1); then a sequence of verbs,
  * each an opcode byte followed by its arguments (see the OP_ list and the
  * pick_ helpers: arguments are read with fuzz_u8/16/32/64, missing bytes
  * read as zero). At most MAX_OPS verbs run.
@@ -24,8 +25,10 @@
  * of the broken rules' errors" (the order among descriptor checks is not a
  * contract). Translations are compared piece by piece, so every physical
  * byte the library names is the byte the model's ATT says the STag covers.
- * After every verb the ATT array must equal the model's, and at the end
- * the lists and every entry's public view too.
+ * After every verb the ATT array must equal the model's, and so must the
+ * owner table and the ATT slot pool's bitmaps (a pool over the ATT's
+ * slots, driven by its own verbs and by reg_pages_pool / dereg_pool); at
+ * the end the lists and every entry's public view too.
  *
  * FUZZ_TPT_VERBOSE=1 in the environment prints each verb and its result.
  */
@@ -59,6 +62,9 @@ static struct ofl_tpt g_t;
 static struct ofl_tpt_entry g_e[CAP];
 static uint64_t g_att[ATTN];
 static struct ofl_sim g_sim;
+static uint32_t g_own[ATTN];
+static uint32_t g_map[OFL_TPT_ATT_POOL_WORDS(ATTN)];
+static struct ofl_tpt_att_pool g_pool;
 /* NLIST lists. The arena is aligned to exactly 2 MiB (never 4 MiB), so
  * which list addresses are aligned enough for a page size does not change
  * from run to run (AFL needs the same input to behave the same). */
@@ -102,6 +108,10 @@ static struct {
     uint64_t list[NLIST][LISTW];
     uint64_t next_life;
     int policy;
+    bool owners;        /* the table has an owner table */
+    uint32_t own[ATTN]; /* per slot: the entry that registered it last */
+    uint32_t run[ATTN]; /* slot pool: 0 free, else the id of its run */
+    uint32_t next_run;
 } M;
 
 /* Where a page word lives: an ATT slot or a word of a list. */
@@ -231,9 +241,9 @@ static enum ofl_err m_check_remote(uint32_t stag, uint32_t pd, uint32_t qp,
     return m_rights(e->access, need);
 }
 
-/* FIG. 17B a-f. */
-static enum ofl_err m_check_iscsi(uint32_t stag, uint32_t pd, uint64_t off,
-                                  uint64_t len, uint8_t need)
+/* FIG. 17B a-f; c also asks the QP that registered the entry. */
+static enum ofl_err m_check_iscsi(uint32_t stag, uint32_t pd, uint32_t qp,
+                                  uint64_t off, uint64_t len, uint8_t need)
 {
     struct m_ent *e = NULL;
     enum ofl_err err;
@@ -249,6 +259,8 @@ static enum ofl_err m_check_iscsi(uint32_t stag, uint32_t pd, uint64_t off,
         return OFL_E_TPT_WRONG_TYPE;
     if (e->pd != pd)
         return OFL_E_TPT_PD_MISMATCH;
+    if (e->qp != qp || qp == OFL_TPT_QP_NONE)
+        return OFL_E_TPT_QP_MISMATCH;
     err = m_range(0, e->len, off, len);
     if (err != OFL_OK)
         return err;
@@ -294,10 +306,26 @@ static void agree1(const char *what, enum ofl_err got, enum ofl_err want)
     agree(what, got, &s);
 }
 
-/* The rules of a registration descriptor (offload.h ofl_tpt_register). */
-static void m_desc_rules(const struct ofl_tpt_region_desc *d, uint8_t type,
-                         struct errset *s)
+/* Does entry o own slot s (offload.h, "ATT slots": o registered s last,
+ * is allocated, and its registration's slots hold s)? */
+static bool m_held(uint32_t o, uint32_t s)
 {
+    const struct m_ent *e;
+
+    if (o == 0 || o >= CAP)
+        return false;
+    e = &M.e[o];
+    return e->state != OFL_TPT_FREE && e->type != OFL_TPT_WINDOW &&
+           s >= e->base && s - e->base < e->count;
+}
+
+/* The rules of a registration descriptor (offload.h ofl_tpt_register);
+ * self: the registering entry's index, 0 for a new one. */
+static void m_desc_rules(const struct ofl_tpt_region_desc *d, uint8_t type,
+                         uint32_t self, struct errset *s)
+{
+    bool owned = false;
+
     bool shift_ok = d->page_shift >= OFL_TPT_PAGE_SHIFT_MIN &&
                     d->page_shift <= OFL_TPT_PAGE_SHIFT_MAX;
     /* an iSCSI entry of a command without data: no bytes, no ATT */
@@ -322,14 +350,28 @@ static void m_desc_rules(const struct ofl_tpt_region_desc *d, uint8_t type,
         if (pages > ((uint64_t)d->att_count << (9 * d->att_kind)))
             range = true;
     }
+    if (M.owners && !no_data && !range) {
+        uint32_t i;
+
+        for (i = 0; i < d->att_count; i++)
+            if (M.own[d->att_base + i] != self &&
+                m_held(M.own[d->att_base + i], d->att_base + i))
+                owned = true;
+    }
     es_add(s, bad, OFL_E_TPT_BAD_DESC);
     es_add(s, range, OFL_E_TPT_ATT_RANGE);
+    es_add(s, owned, OFL_E_TPT_ATT_OWNED);
     es_add(s, (d->access & RWA) && !(d->access & OFL_TPT_LOCAL_WRITE),
            OFL_E_TPT_ACCESS_COMBO);
 }
 
 static void m_apply(struct m_ent *e, const struct ofl_tpt_region_desc *d)
 {
+    uint32_t i;
+
+    if (M.owners) /* the entry owns its slots now */
+        for (i = 0; i < d->att_count; i++)
+            M.own[d->att_base + i] = (uint32_t)(e - M.e);
     e->va = d->va;
     e->len = d->len;
     e->base = d->att_base;
@@ -338,9 +380,13 @@ static void m_apply(struct m_ent *e, const struct ofl_tpt_region_desc *d)
     e->shift = d->page_shift;
     e->kind = d->att_kind;
     e->access = d->access;
+    if (e->type == OFL_TPT_REGION) /* verbs: a region always reads locally */
+        e->access |= OFL_TPT_LOCAL_READ;
     e->flags = d->flags;
-    if (e->type == OFL_TPT_ISCSI)
+    if (e->type == OFL_TPT_ISCSI) {
         e->flags |= OFL_TPT_F_ZERO_BASED;
+        e->qp = OFL_TPT_QP_NONE; /* ofl_tpt_register: no QP's task */
+    }
     e->sn = 0;
     e->life = ++M.next_life;
     e->registered = true;
@@ -707,6 +753,12 @@ enum {
     OP_LIST_WRITE,
     OP_SET_TOUCHED,
     OP_QUERY,
+    OP_OWNERS,
+    OP_POOL_ALLOC,
+    OP_POOL_FREE,
+    OP_SLOTS,
+    OP_REG_POOL,
+    OP_DEREG_POOL,
     OP_COUNT
 };
 
@@ -716,7 +768,8 @@ static const char *const op_name[OP_COUNT] = {
     "inv_local",  "inv_remote",   "note_use",     "expire",
     "check_local", "check_remote", "check_iscsi", "translate",
     "map",        "unmap",        "att_write",    "list_write",
-    "set_touched", "query"};
+    "set_touched", "query",       "owners",       "pool_alloc",
+    "pool_free",  "slots",        "reg_pool",     "dereg_pool"};
 
 static unsigned long g_skipped;
 
@@ -760,9 +813,15 @@ static enum ofl_err op_dealloc(struct fuzz_in *in)
     return got;
 }
 
+/* Register (ofl_tpt_register, or ofl_tpt_register_iscsi for QP owner):
+ * an iSCSI entry's index takes register_iscsi, any other plain register;
+ * the pd byte's value 192 and up swaps the two. */
 static enum ofl_err op_register(struct fuzz_in *in)
 {
-    uint32_t stag = pick_stag(in), pd = fuzz_u8(in) % 3;
+    uint32_t stag = pick_stag(in), b = fuzz_u8(in), pd = b % 3;
+    uint32_t owner = (b >> 4) % 3;
+    bool as_iscsi = (M.e[(stag >> 8) % CAP].type == OFL_TPT_ISCSI) !=
+                    (b >= 192);
     struct ofl_tpt_region_desc d;
     struct errset es = {{OFL_OK}, 0};
     struct m_ent *e = NULL;
@@ -777,19 +836,24 @@ static enum ofl_err op_register(struct fuzz_in *in)
     } else if (f == OFL_OK && e->state == OFL_TPT_INVALID && e->registered) {
         f = OFL_E_TPT_KEY_REUSED;
     }
-    got = ofl_tpt_register(&g_t, stag, pd, &d);
+    got = as_iscsi ? ofl_tpt_register_iscsi(&g_t, stag, pd, owner, &d)
+                   : ofl_tpt_register(&g_t, stag, pd, &d);
     if (f != OFL_OK) {
         agree1("register", got, f);
         return got;
     }
-    es_add(&es, e->type == OFL_TPT_WINDOW, OFL_E_TPT_WRONG_TYPE);
+    es_add(&es, e->type == OFL_TPT_WINDOW ||
+                    (as_iscsi && e->type != OFL_TPT_ISCSI),
+           OFL_E_TPT_WRONG_TYPE);
     es_add(&es, e->pd != pd, OFL_E_TPT_PD_MISMATCH);
     es_add(&es, e->state != OFL_TPT_INVALID, OFL_E_TPT_BUSY);
-    m_desc_rules(&d, e->type, &es);
+    m_desc_rules(&d, e->type, stag >> 8, &es);
     agree("register", got, &es);
     if (got == OFL_OK) {
         e->key = (uint8_t)stag;
         m_apply(e, &d);
+        if (as_iscsi)
+            e->qp = owner;
     }
     return got;
 }
@@ -800,13 +864,37 @@ static bool page_ok(uint64_t p, uint8_t shift)
            (p & (((uint64_t)1 << shift) - 1)) == 0;
 }
 
+/* What ofl_tpt_reg_pages(pd, d, pages, n) answered (got, *s): checked and
+ * applied to the model. */
+static void m_reg_pages(const char *what, uint32_t pd,
+                        struct ofl_tpt_region_desc d, const uint64_t *pages,
+                        uint32_t n, enum ofl_err got, uint32_t s)
+{
+    struct errset es = {{OFL_OK}, 0};
+    bool bad = false;
+    uint32_t i;
+
+    es_add(&es, n == 0, OFL_E_ARG);
+    d.att_count = n; /* the page list is the ATT */
+    d.att_kind = OFL_TPT_ATT_DIRECT;
+    m_desc_rules(&d, OFL_TPT_REGION, 0, &es);
+    for (i = 0; i < n; i++)
+        bad |= !page_ok(pages[i], d.page_shift);
+    es_add(&es, bad, OFL_E_TPT_BAD_DESC);
+    es_add(&es, !m_any_free(), OFL_E_TPT_FULL);
+    agree(what, got, &es);
+    if (got == OFL_OK) {
+        m_apply(m_take(s, OFL_TPT_REGION, pd, 0), &d);
+        for (i = 0; i < n; i++)
+            M.att[d.att_base + i] = pages[i] | PRES;
+    }
+}
+
 static enum ofl_err op_reg_pages(struct fuzz_in *in)
 {
     uint32_t pd = fuzz_u8(in) % 3, n, i, s = 0;
     struct ofl_tpt_region_desc d;
     uint64_t pages[8];
-    struct errset es = {{OFL_OK}, 0};
-    bool bad = false;
     enum ofl_err got;
 
     pick_desc(in, &d);
@@ -814,20 +902,7 @@ static enum ofl_err op_reg_pages(struct fuzz_in *in)
     for (i = 0; i < n; i++)
         pages[i] = pick_page(in);
     got = ofl_tpt_reg_pages(&g_t, pd, &d, pages, n, &s);
-    es_add(&es, n == 0, OFL_E_ARG);
-    d.att_count = n; /* the page list is the ATT */
-    d.att_kind = OFL_TPT_ATT_DIRECT;
-    m_desc_rules(&d, OFL_TPT_REGION, &es);
-    for (i = 0; i < n; i++)
-        bad |= !page_ok(pages[i], d.page_shift);
-    es_add(&es, bad, OFL_E_TPT_BAD_DESC);
-    es_add(&es, !m_any_free(), OFL_E_TPT_FULL);
-    agree("reg_pages", got, &es);
-    if (got == OFL_OK) {
-        m_apply(m_take(s, OFL_TPT_REGION, pd, 0), &d);
-        for (i = 0; i < n; i++)
-            M.att[d.att_base + i] = pages[i] | PRES;
-    }
+    m_reg_pages("reg_pages", pd, d, pages, n, got, s);
     return got;
 }
 
@@ -890,7 +965,7 @@ static enum ofl_err op_reg_phys(struct fuzz_in *in)
     d.att_count = (uint32_t)(pages > ATTN ? ATTN + 1 : pages);
     d.att_kind = OFL_TPT_ATT_DIRECT;
     if (n != 0 && shift_ok)
-        m_desc_rules(&d, OFL_TPT_REGION, &es);
+        m_desc_rules(&d, OFL_TPT_REGION, 0, &es);
     es_add(&es, !m_any_free(), OFL_E_TPT_FULL);
     agree("reg_phys", got, &es);
     if (got == OFL_OK) {
@@ -931,15 +1006,17 @@ static enum ofl_err op_dereg(struct fuzz_in *in)
     return got;
 }
 
-/* Unbind (seed 001): bind with va 0 and len 0. */
+/* Unbind (seed 001): bind with len 0, at any va (verbs: a zero-length
+ * bind). */
 static enum ofl_err m_unbind(const char *what, uint32_t stag, uint32_t region,
-                             uint32_t pd, uint32_t qp, bool want_stag)
+                             uint32_t pd, uint32_t qp, bool want_stag,
+                             uint64_t va)
 {
     struct errset es = {{OFL_OK}, 0};
     struct m_ent *w = NULL;
     uint32_t out = 0xDEADBEEF;
     enum ofl_err f = m_find(stag, &w);
-    enum ofl_err got = ofl_tpt_bind(&g_t, stag, region, pd, qp, 0, 0, 0, 0,
+    enum ofl_err got = ofl_tpt_bind(&g_t, stag, region, pd, qp, va, 0, 0, 0,
                                     want_stag ? &out : NULL);
 
     if (f != OFL_OK) {
@@ -984,8 +1061,8 @@ static enum ofl_err op_bind(struct fuzz_in *in)
     access = (uint8_t)((b & 0x80) ? b & 0x3F : b & OFL_TPT_ACCESS_REMOTE);
     b = fuzz_u8(in);
     flags = (uint8_t)((b & 0x80) ? b & 0x7F : b & BIND_FLAGS);
-    if (va == 0 && len == 0)
-        return m_unbind("bind", stag, rstag, pd, qp, true);
+    if (len == 0) /* any zero length unbinds (verbs' zero-length bind) */
+        return m_unbind("bind", stag, rstag, pd, qp, true, va);
     f = m_find(stag, &w);
     got = ofl_tpt_bind(&g_t, stag, rstag, pd, qp, va, len, access, flags, &out);
     if (f != OFL_OK) {
@@ -1034,7 +1111,7 @@ static enum ofl_err op_unbind(struct fuzz_in *in)
 {
     uint32_t stag = pick_stag(in), pd = fuzz_u8(in) % 3, qp = fuzz_u8(in) % 3;
 
-    return m_unbind("unbind", stag, 0, pd, qp, (qp & 1) != 0);
+    return m_unbind("unbind", stag, 0, pd, qp, (qp & 1) != 0, 0);
 }
 
 static enum ofl_err op_invalidate(struct fuzz_in *in, bool remote)
@@ -1183,7 +1260,7 @@ static enum ofl_err op_check(struct fuzz_in *in, int op)
     uint8_t need;
     enum ofl_err want, got;
 
-    if (op == OP_CHECK_REMOTE)
+    if (op == OP_CHECK_REMOTE || op == OP_CHECK_ISCSI)
         qp = fuzz_u8(in) % 3;
     entry_span(stag, &base, &elen);
     to = pick_to(in, base, elen);
@@ -1204,8 +1281,8 @@ static enum ofl_err op_check(struct fuzz_in *in, int op)
         break;
     default:
         need &= OFL_TPT_ACCESS_ALL & ~OFL_TPT_BIND_WINDOW;
-        want = m_check_iscsi(stag, pd, to, len, need);
-        got = ofl_tpt_check_iscsi(&g_t, stag, pd, to, len, need);
+        want = m_check_iscsi(stag, pd, qp, to, len, need);
+        got = ofl_tpt_check_iscsi(&g_t, stag, pd, qp, to, len, need);
         break;
     }
     agree1(op_name[op], got, want);
@@ -1384,6 +1461,220 @@ static enum ofl_err op_query(struct fuzz_in *in)
     return got;
 }
 
+/* ---- ATT slots: the owner table and the slot pool ---------------------- */
+
+static enum ofl_err op_owners(struct fuzz_in *in)
+{
+    uint32_t n = (fuzz_u8(in) & 1) ? ATTN - 1 : ATTN, i;
+    enum ofl_err got = ofl_tpt_att_owners(&g_t, g_own, n);
+    struct errset es = {{OFL_OK}, 0};
+
+    es_add(&es, n != ATTN, OFL_E_ARG);
+    for (i = 1; i < CAP; i++)
+        if (M.e[i].state != OFL_TPT_FREE && n == ATTN) {
+            es_add(&es, true, OFL_E_TPT_BUSY);
+            break;
+        }
+    agree("owners", got, &es);
+    if (got == OFL_OK) {
+        M.owners = true;
+        memset(M.own, 0, sizeof(M.own));
+    }
+    return got;
+}
+
+/* The model pool's first fit: the first slot of n free ones, or -1. */
+static int m_first_fit(uint32_t n)
+{
+    uint32_t s, run = 0;
+
+    if (n == 0)
+        return -1;
+    for (s = 0; s < ATTN; s++) {
+        run = M.run[s] == 0 ? run + 1 : 0;
+        if (run == n)
+            return (int)(s + 1 - n);
+    }
+    return -1;
+}
+
+static void m_pool_take(uint32_t base, uint32_t n)
+{
+    uint32_t i, id = ++M.next_run;
+
+    for (i = 0; i < n; i++)
+        M.run[base + i] = id;
+}
+
+/* Is [base, base + n) exactly one run of the model pool? */
+static bool m_pool_run(uint32_t base, uint32_t n)
+{
+    uint32_t i, id;
+
+    if (n == 0 || base >= ATTN || n > ATTN - base)
+        return false;
+    id = M.run[base];
+    if (id == 0 || (base > 0 && M.run[base - 1] == id) ||
+        (base + n < ATTN && M.run[base + n] == id))
+        return false;
+    for (i = 0; i < n; i++)
+        if (M.run[base + i] != id)
+            return false;
+    return true;
+}
+
+static enum ofl_err op_pool_alloc(struct fuzz_in *in)
+{
+    uint32_t n = fuzz_u8(in) % 72, base = 0xDEAD;
+    int want = m_first_fit(n);
+    enum ofl_err got = ofl_tpt_att_alloc(&g_pool, n, &base);
+
+    agree1("pool_alloc", got,
+           n == 0 ? OFL_E_ARG : want < 0 ? OFL_E_TPT_ATT_FULL : OFL_OK);
+    if (got == OFL_OK) {
+        FUZZ_ASSERT(base == (uint32_t)want);
+        m_pool_take(base, n);
+    } else {
+        FUZZ_ASSERT(base == 0xDEAD);
+    }
+    return got;
+}
+
+static enum ofl_err op_pool_free(struct fuzz_in *in)
+{
+    uint8_t m = fuzz_u8(in);
+    uint32_t base = fuzz_u8(in), n, i;
+    enum ofl_err got;
+
+    if (m & 0x80) { /* the run that holds base, from base on */
+        base %= ATTN;
+        for (n = 0; base + n < ATTN && M.run[base + n] != 0 &&
+                    M.run[base + n] == M.run[base];
+             n++)
+            ;
+        n += (m & 3) - (m & 4 ? 1u : 0u); /* and a little off */
+    } else {
+        base = (m & 0x40) ? 0xFFFFFFFFu - base : base % 72;
+        n = fuzz_u8(in);
+        if (m & 0x20)
+            n = 0xFFFFFFFFu - n;
+    }
+    got = ofl_tpt_att_free(&g_pool, base, n);
+    agree1("pool_free", got,
+           n == 0                              ? OFL_E_ARG
+           : base >= ATTN || n > ATTN - base   ? OFL_E_TPT_ATT_RANGE
+           : !m_pool_run(base, n)              ? OFL_E_TPT_ATT_NOT_ALLOCATED
+                                               : OFL_OK);
+    if (got == OFL_OK)
+        for (i = 0; i < n; i++)
+            M.run[base + i] = 0;
+    return got;
+}
+
+/* The slot count helper, against the rule of the registration checks. */
+static enum ofl_err op_slots(struct fuzz_in *in)
+{
+    uint8_t shift = fuzz_u8(in) % 32, kind = fuzz_u8(in) % 4;
+    uint32_t fpo = fuzz_u32(in), count = 0xDEAD;
+    uint64_t len = fuzz_u64(in), pages = 0, per;
+    bool shift_ok = shift >= 12 && shift <= 28;
+    enum ofl_err want = OFL_OK, got;
+
+    if (shift_ok && (fpo >> 31) == 0)
+        fpo &= (1u << shift) - 1u; /* mostly an offset inside the page */
+    if (!shift_ok || fpo >= (1u << shift) || len == 0 || kind > 2 ||
+        len > U64MAX - fpo) {
+        want = OFL_E_TPT_BAD_DESC;
+    } else {
+        pages = ((fpo + len - 1) >> shift) + 1;
+        per = (uint64_t)1 << (9 * kind);
+        pages = (pages + per - 1) / per;
+        if (pages > 0xFFFFFFFFu)
+            want = OFL_E_TPT_ATT_RANGE;
+    }
+    got = ofl_tpt_att_slots(len, fpo, shift, kind, &count);
+    agree1("slots", got, want);
+    if (got == OFL_OK) {
+        FUZZ_ASSERT(count == pages);
+        FUZZ_ASSERT((uint64_t)count << (9 * kind) >=
+                    ((fpo + len - 1) >> shift) + 1);
+        FUZZ_ASSERT(((uint64_t)(count - 1) << (9 * kind)) <
+                    ((fpo + len - 1) >> shift) + 1);
+    } else {
+        FUZZ_ASSERT(count == 0xDEAD);
+    }
+    return got;
+}
+
+static enum ofl_err op_reg_pool(struct fuzz_in *in)
+{
+    uint32_t pd = fuzz_u8(in) % 3, n, i, s = 0;
+    struct ofl_tpt_region_desc d;
+    uint64_t pages[8];
+    int want;
+    enum ofl_err got;
+
+    pick_desc(in, &d);
+    n = fuzz_u8(in) % 9;
+    for (i = 0; i < n; i++)
+        pages[i] = pick_page(in);
+    want = m_first_fit(n);
+    got = ofl_tpt_reg_pages_pool(&g_t, &g_pool, pd, &d, pages, n, &s);
+    if (n == 0 || want < 0) {
+        agree1("reg_pool", got, n == 0 ? OFL_E_ARG : OFL_E_TPT_ATT_FULL);
+        return got;
+    }
+    d.att_base = (uint32_t)want;
+    m_reg_pages("reg_pool", pd, d, pages, n, got, s);
+    if (got == OFL_OK)
+        m_pool_take(d.att_base, n);
+    return got;
+}
+
+static enum ofl_err op_dereg_pool(struct fuzz_in *in)
+{
+    uint32_t stag = pick_stag(in), pd = fuzz_u8(in) % 3, i;
+    struct errset es = {{OFL_OK}, 0};
+    struct m_ent *e = NULL;
+    enum ofl_err f = m_find(stag, &e);
+    enum ofl_err got = ofl_tpt_dereg_pool(&g_t, &g_pool, stag, pd);
+
+    if (f != OFL_OK) {
+        agree1("dereg_pool", got, f);
+        return got;
+    }
+    es_add(&es, e->type == OFL_TPT_WINDOW, OFL_E_TPT_WRONG_TYPE);
+    es_add(&es, e->pd != pd, OFL_E_TPT_PD_MISMATCH);
+    es_add(&es, e->count != 0 && !m_pool_run(e->base, e->count),
+           OFL_E_TPT_ATT_NOT_ALLOCATED);
+    agree("dereg_pool", got, &es);
+    if (got == OFL_OK) {
+        for (i = 0; i < e->count; i++)
+            M.run[e->base + i] = 0;
+        m_reset_entry(e);
+    }
+    return got;
+}
+
+/* The library's owner table and pool bitmaps agree with the model. */
+static void compare_slots(void)
+{
+    uint32_t s, nfree = 0;
+    const uint32_t *start_map = g_map + OFL_TPT_ATT_POOL_WORDS(ATTN) / 2;
+
+    if (M.owners)
+        FUZZ_ASSERT(memcmp(g_own, M.own, sizeof(g_own)) == 0);
+    for (s = 0; s < ATTN; s++) {
+        bool u = M.run[s] != 0;
+        bool st = u && (s == 0 || M.run[s - 1] != M.run[s]);
+
+        FUZZ_ASSERT(((g_map[s >> 5] >> (s & 31)) & 1u) == u);
+        FUZZ_ASSERT(((start_map[s >> 5] >> (s & 31)) & 1u) == st);
+        nfree += !u;
+    }
+    FUZZ_ASSERT(g_pool.free == nfree);
+}
+
 static void setup(uint8_t policy)
 {
     unsigned k;
@@ -1398,7 +1689,7 @@ static void setup(uint8_t policy)
     }
     memset(g_arena, 0, (size_t)NLIST * LISTB);
     memset(&M, 0, sizeof(M));
-    M.policy = policy;
+    M.policy = policy & 1;
     ofl_sim_init(&g_sim);
     g_sim.trap_violations = true;
     for (k = 0; k < NLIST; k++)
@@ -1407,8 +1698,15 @@ static void setup(uint8_t policy)
             abort();
     memset(g_att, 0, sizeof(g_att));
     if (ofl_tpt_init(&g_t, g_e, CAP, g_att, ATTN, &g_sim.port,
-                     (enum ofl_tpt_policy)policy) != OFL_OK)
+                     (enum ofl_tpt_policy)(policy & 1)) != OFL_OK ||
+        ofl_tpt_att_pool_init(&g_pool, g_map, OFL_TPT_ATT_POOL_WORDS(ATTN),
+                              ATTN) != OFL_OK)
         abort();
+    if (policy & 2) {
+        M.owners = true;
+        if (ofl_tpt_att_owners(&g_t, g_own, ATTN) != OFL_OK)
+            abort();
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -1417,7 +1715,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int ops = 0;
     uint32_t i;
 
-    setup(fuzz_u8(&in) & 1);
+    setup(fuzz_u8(&in) & 3);
     while (in.n > 0 && ops++ < MAX_OPS) {
         int op = fuzz_u8(&in) % OP_COUNT;
         enum ofl_err got;
@@ -1444,12 +1742,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_UNMAP: got = op_map(&in, false); break;
         case OP_ATT_WRITE: got = op_att_write(&in); break;
         case OP_LIST_WRITE: got = op_list_write(&in); break;
+        case OP_OWNERS: got = op_owners(&in); break;
+        case OP_POOL_ALLOC: got = op_pool_alloc(&in); break;
+        case OP_POOL_FREE: got = op_pool_free(&in); break;
+        case OP_SLOTS: got = op_slots(&in); break;
+        case OP_REG_POOL: got = op_reg_pool(&in); break;
+        case OP_DEREG_POOL: got = op_dereg_pool(&in); break;
         default: got = op_query(&in); break;
         }
         if (g_verbose)
             fprintf(stderr, "%3d %-12s %s\n", ops, op_name[op],
                     ofl_strerror(got));
         FUZZ_ASSERT(memcmp(g_att, M.att, sizeof(g_att)) == 0);
+        compare_slots();
         FUZZ_ASSERT(g_sim.violations == 0);
     }
     /* The end state: lists, and every entry's public view. */

@@ -14,7 +14,9 @@ import struct
 (ALLOC, DEALLOC, REGISTER, REG_PAGES, REG_PHYS, DEREG, BIND, UNBIND,
  INV_LOCAL, INV_REMOTE, NOTE_USE, EXPIRE, CHECK_LOCAL, CHECK_REMOTE,
  CHECK_ISCSI, TRANSLATE, MAP, UNMAP, ATT_WRITE, LIST_WRITE, SET_TOUCHED,
- QUERY) = range(22)
+ QUERY, OWNERS, POOL_ALLOC, POOL_FREE, SLOTS, REG_POOL,
+ DEREG_POOL) = range(28)
+OWNED = 2  # byte 0 bit 1: the table has an ATT owner table
 REGION, WINDOW, ISCSI = 0, 1, 2
 LR, LW, RR, RW, RA, BW = 1, 2, 4, 8, 16, 32
 ONE_TOUCH, ONE_SHOT, ZB, INV = 1, 4, 8, 16
@@ -250,9 +252,12 @@ seeds["full"] = bytes([0]) + b"".join(
         op(REGISTER, stag(3), pd(1),
            desc(va=0xFFFF, va_mode=1, length_=0x2000, count=2,
                 access=LW | RW)),
-        op(CHECK_ISCSI, stag(3), pd(1), to(0, 0), length(0, 0x2000),
+        op(CHECK_ISCSI, stag(3), pd(1), qp(0), to(0, 0), length(0, 0x2000),
            bytes([RW])),
-        op(CHECK_ISCSI, stag(3), pd(1), to(0, 0x1FFF), length(0, 2),
+        op(CHECK_ISCSI, stag(3), pd(1), qp(0), to(0, 0x1FFF), length(0, 2),
+           bytes([RW])),
+        # the entry is QP 0's (the pd byte's bits 4-5): QP 1 names no task
+        op(CHECK_ISCSI, stag(3), pd(1), qp(1), to(0, 0), length(0, 1),
            bytes([RW])),
         op(CHECK_REMOTE, stag(3), pd(1), qp(0), to(0, 0), length(0, 1),
            bytes([RW])),
@@ -288,6 +293,86 @@ for d in [desc(va=0xFFFE, va_mode=1, length_=0xFFFF, count=16),
     edges.append(op(REGISTER, stag(1), pd(0), d))
     edges.append(op(DEREG, stag(1), pd(0)))
 seeds["edges"] = bytes([0]) + b"".join(edges)
+
+
+def key(idx, k):
+    """Index idx with key k (a re-registration's new key)."""
+    return bytes([(3 << 6) | idx, k])
+
+
+# ATT owners: a registration naming another live entry's slots is refused
+# (verbs, reg_pages, reg_phys); an invalidated region keeps its slots and
+# may take them again; a deregistered one leaves them.
+seeds["owners"] = bytes([OWNED]) + b"".join([
+    op(ATT_WRITE, bytes([0, 4]), word(0), word(1), word(2), word(4)),
+    op(ALLOC, bytes([REGION, 0]), pd(1)),
+    op(REGISTER, stag(1), pd(1),
+       desc(length_=0x4000, count=4, access=LR | LW, flags=INV)),
+    op(ALLOC, bytes([REGION, 0]), pd(1)),
+    op(REGISTER, stag(2), pd(1), desc(length_=0x4000, base=2, count=4)),
+    op(REG_PAGES, pd(1), desc(length_=0x2000, base=3), bytes([2]), page(1),
+       page(2)),
+    op(REG_PHYS, pd(1), desc(base=1), bytes([1]),
+       bytes([1 << 5, 0]) + u16(0x10)),
+    op(REGISTER, stag(2), pd(1), desc(length_=0x2000, base=4, count=2)),
+    op(INV_LOCAL, stag(1), pd(1)),
+    op(ALLOC, bytes([REGION, 0]), pd(1)),
+    op(REGISTER, stag(3), pd(1), desc(length_=0x1000, base=0, count=1)),
+    op(REGISTER, key(1, 2), pd(1), desc(length_=0x2000, count=2, flags=INV)),
+    op(REGISTER, stag(3), pd(1), desc(length_=0x2000, base=2, count=2)),
+    op(TRANSLATE, stag(1), to(0, 0), length(1, 0), bytes([8])),
+    op(DEREG, stag(1), pd(1)),
+    op(ALLOC, bytes([REGION, 0]), pd(1)),
+    op(REGISTER, stag(1), pd(1), desc(length_=0x1000, count=1)),
+    op(OWNERS, bytes([0])),
+    op(ALLOC, bytes([ISCSI, 0]), pd(1)),
+    op(REGISTER, stag(4), pd(1), desc(length_=0, count=0)),
+    # an index deregistered and allocated again owns nothing yet
+    op(DEREG, stag(1), pd(1)),
+    op(ALLOC, bytes([REGION, 0]), pd(1)),
+    op(ALLOC, bytes([REGION, 0]), pd(1)),
+    op(REGISTER, stag(5), pd(1), desc(length_=0x1000, count=1)),
+])
+
+# The ATT slot pool: first fit, frees of runs it never handed out, the
+# slot count helper, and registrations that take their slots from it.
+seeds["pool"] = bytes([OWNED]) + b"".join([
+    op(POOL_ALLOC, bytes([10])),
+    op(POOL_ALLOC, bytes([10])),
+    op(POOL_ALLOC, bytes([10])),
+    op(POOL_ALLOC, bytes([34])),
+    op(POOL_ALLOC, bytes([1])),
+    op(POOL_ALLOC, bytes([0])),
+    op(POOL_FREE, bytes([0x80, 10])),
+    op(POOL_FREE, bytes([0x00, 10, 10])),
+    op(POOL_FREE, bytes([0x00, 0, 5])),
+    op(POOL_FREE, bytes([0x40, 0, 2])),
+    op(POOL_FREE, bytes([0x20, 10, 7])),
+    op(POOL_FREE, bytes([0x81, 20])),
+    op(POOL_FREE, bytes([0x84, 20])),
+    op(POOL_FREE, bytes([0x80, 30])),
+    op(POOL_ALLOC, bytes([11])),
+    op(SLOTS, bytes([12, 0]), u32(1), u64(0x1000)),
+    op(SLOTS, bytes([12, 1]), u32(0), u64(0x200001)),
+    op(SLOTS, bytes([28, 2]), u32(0), u64(0xFFFFFFFFFFFFFFFF)),
+    op(SLOTS, bytes([12, 0]), u32(0), u64(0xFFFFFFFFFFFFFFFF)),
+    op(SLOTS, bytes([11, 0]), u32(0), u64(1)),
+    op(SLOTS, bytes([12, 3]), u32(0), u64(1)),
+    op(SLOTS, bytes([12, 0]), u32(0x80000000), u64(1)),
+    op(REG_POOL, pd(1), desc(length_=0x2000, access=LR), bytes([2]),
+       page(1), page(2)),
+    op(REG_POOL, pd(1), desc(length_=0x8000, access=LR), bytes([8]),
+       page(1), page(2), page(3), page(4), page(5), page(6), page(7),
+       page(0)),
+    op(TRANSLATE, stag(1), to(0, 0), length(1, 0), bytes([8])),
+    op(DEREG_POOL, stag(1), pd(2)),
+    op(DEREG_POOL, stag(1), pd(1)),
+    op(DEREG_POOL, stag(1), pd(1)),
+    op(ALLOC, bytes([REGION, 0]), pd(1)),
+    op(REGISTER, stag(1), pd(1), desc(length_=0x1000, base=5, count=1)),
+    op(DEREG_POOL, stag(1), pd(1)),
+    op(OWNERS, bytes([1])),
+])
 
 here = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(os.path.join(here, "corpus"), exist_ok=True)

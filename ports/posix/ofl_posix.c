@@ -1075,7 +1075,10 @@ long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
             !(pf.revents & POLLIN))
             return 0;
     }
-    if (!(pf.revents & (POLLIN | POLLERR | POLLHUP)))
+    /* POLLNVAL: fd is no open descriptor (closed behind the port's back);
+     * recv fails, which ends the stream, rather than poll failing at once
+     * for ever. */
+    if (!(pf.revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)))
         return 0;
     do
         k = recv(c->fd, c->rx, sizeof(c->rx), MSG_DONTWAIT);
@@ -1090,6 +1093,168 @@ long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
     }
     px_feed(c, qp, c->rx, (uint32_t)k);
     return (long)k;
+}
+
+uint32_t ofl_posix_emss(const struct ofl_posix_conn *c)
+{
+    int mss = 0;
+    socklen_t len = sizeof(mss);
+
+    if (c == NULL || c->fd < 0 ||
+        getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) != 0 ||
+        len != sizeof(mss) || mss <= 0)
+        return 0;
+#if !defined(__linux__)
+    /* Linux's value already excludes the timestamps option (RFC 7323
+     * §3); the BSDs' t_maxseg may not: assume it is on every segment. */
+    if (mss <= 12)
+        return 0;
+    mss -= 12;
+#endif
+    return mss > 0xFFFF ? 0xFFFFu : (uint32_t)mss;
+}
+
+/* The largest EMSS of at most emss whose FPDUs qp's tx_cap holds: without
+ * markers an FPDU is at most its EMSS, so tx_cap itself fits; markers may
+ * add one more than the MULPDU reserved, which a few 4-byte steps down
+ * take off. */
+static uint32_t px_emss_fit(const struct ofl_qp *qp, uint32_t emss,
+                            bool markers)
+{
+    uint32_t e = emss < qp->tx_cap ? emss : qp->tx_cap;
+    unsigned i;
+
+    for (i = 0; i < 16 && e > 4; i++, e -= 4) {
+        uint16_t m = ofl_mpa_mulpdu(e, markers);
+
+        if (m == 0 || ofl_qp_tx_need(m, markers) <= qp->tx_cap)
+            break; /* fits, or too small for any FPDU: establish says so */
+    }
+    return e;
+}
+
+enum ofl_err ofl_posix_establish(struct ofl_posix_conn *c, struct ofl_qp *qp,
+                                 uint32_t emss, uint32_t rcv_wnd)
+{
+    enum ofl_err err;
+    uint32_t sock;
+
+    if (c == NULL || qp == NULL)
+        return OFL_E_ARG;
+    sock = ofl_posix_emss(c);
+    if (emss == 0)
+        emss = px_emss_fit(qp, sock != 0 ? sock : OFL_POSIX_EMSS_FALLBACK,
+                           c->params.markers_tx);
+    err = ofl_qp_establish(qp, &c->params, emss, 0, rcv_wnd);
+    if (err == OFL_OK) {
+        c->emss = emss;
+        c->emss_socket = sock;
+    }
+    return err;
+}
+
+/* ---- waiting for a completion ------------------------------------------ */
+
+/* Steps per ofl_qp_process call, and calls per round at most. */
+#define PX_WAIT_BUDGET 64u
+#define PX_WAIT_CALLS 64u
+
+/* Nanoseconds on the monotonic clock: the `now` of ofl_qp_process. */
+static uint64_t px_now_ns(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Runs qp's engine again while a call transmitted (and the socket took it)
+ * or completed a send WQE: a call stops at its budget, and a queue longer
+ * than that would otherwise wait for the next wake. Returns true when it
+ * stopped at PX_WAIT_CALLS with work perhaps left.
+ */
+static bool px_run(struct ofl_posix_conn *c, struct ofl_qp *qp)
+{
+    const struct ofl_cq *scq = qp->attr.send_cq;
+    unsigned i;
+
+    for (i = 0; i < PX_WAIT_CALLS; i++) {
+        unsigned long tx = c->tx_calls;
+        uint32_t done = scq != NULL ? scq->pi : 0;
+
+        (void)ofl_qp_process(qp, px_now_ns(), PX_WAIT_BUDGET);
+        if (c->tx_blocked || c->eof ||
+            (c->tx_calls == tx && (scq == NULL || scq->pi == done)))
+            return false;
+    }
+    return true;
+}
+
+/* wait_ms (poll's argument), shortened to the end of a DELAY WQE that the
+ * engine, run at t0 or later, still holds (rounded up: it has passed when
+ * the poll returns). */
+static int px_delay_left(const struct ofl_qp *qp, uint64_t t0, int wait_ms)
+{
+    uint64_t ms;
+
+    if (!qp->cur.active || qp->cur.until <= t0)
+        return wait_ms;
+    ms = (qp->cur.until - t0 + 999999u) / 1000000u;
+    if (wait_ms < 0 || ms < (uint64_t)wait_ms)
+        return ms > INT_MAX ? INT_MAX : (int)ms;
+    return wait_ms;
+}
+
+enum ofl_posix_wait_result ofl_posix_wait(struct ofl_posix_conn *c,
+                                          struct ofl_qp *qp,
+                                          struct ofl_cq *cq,
+                                          struct ofl_cqe *cqe,
+                                          int timeout_ms)
+{
+    const long long start = px_now_ms();
+    bool last = false;
+
+    if (c == NULL || qp == NULL || cq == NULL || cqe == NULL)
+        return OFL_POSIX_WAIT_ARG;
+    for (;;) {
+        const uint64_t t0 = px_now_ns();
+        const bool busy = px_run(c, qp);
+        uint32_t got = 0;
+        enum ofl_err err = ofl_cq_poll(cq, cqe, 1, &got);
+        int left;
+
+        if (got == 1)
+            return OFL_POSIX_WAIT_CQE; /* an overrun shows on the next */
+        if (err != OFL_OK)
+            return OFL_POSIX_WAIT_OVERRUN;
+        if (c->eof || c->fd < 0 || qp->state == OFL_QP_ERROR)
+            return OFL_POSIX_WAIT_CLOSED; /* the engine flushed above */
+        if (last)
+            return OFL_POSIX_WAIT_TIMEOUT;
+        /* The round after the deadline takes what is there, no more. */
+        left = px_left_ms(start, timeout_ms);
+        last = left == 0;
+        (void)ofl_posix_poll(c, qp, busy ? 0 : px_delay_left(qp, t0, left));
+    }
+}
+
+const char *ofl_posix_wait_name(enum ofl_posix_wait_result r)
+{
+    switch (r) {
+    case OFL_POSIX_WAIT_CQE:
+        return "cqe";
+    case OFL_POSIX_WAIT_TIMEOUT:
+        return "timeout";
+    case OFL_POSIX_WAIT_CLOSED:
+        return "closed";
+    case OFL_POSIX_WAIT_OVERRUN:
+        return "overrun";
+    case OFL_POSIX_WAIT_ARG:
+        return "arg";
+    }
+    return "?";
 }
 
 void ofl_posix_close(struct ofl_posix_conn *c)

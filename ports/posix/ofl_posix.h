@@ -89,6 +89,10 @@ struct ofl_posix_conn {
     int tx_pend_close;             /* shut the sending side once sent */
     uint32_t tx_pend_off, tx_pend_len; /* tx_pend[off .. len) unsent */
     long long tx_pend_since;       /* ms of the last progress on it */
+    uint32_t emss;                 /* the EMSS ofl_posix_establish gave
+                                      the QP */
+    uint32_t emss_socket;          /* ofl_posix_emss at that time (0: the
+                                      socket reported none) */
     uint8_t tx_pend[OFL_POSIX_TX_PEND];
 };
 
@@ -152,6 +156,98 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
  * after EOF or an error. */
 long ofl_posix_poll(struct ofl_posix_conn *c, struct ofl_qp *qp,
                     int timeout_ms);
+
+/*
+ * EMSS, the effective MSS (RFC 5044's glossary: the TCP payload one
+ * segment carries; the MULPDU and so every FPDU's size follow from it,
+ * ofl_mpa_mulpdu), is read from the connected socket: TCP_MAXSEG, which on
+ * Linux is the MSS the kernel cuts segments at now (RFC 9293 §3.7.1
+ * Eff.snd.MSS: the smaller of the peer's MSS option and the path MTU, less
+ * the IP and TCP headers and the options every segment carries, the 12
+ * bytes of timestamps when they were negotiated, RFC 7323 §3). Linux also
+ * bounds it by half the largest window the peer advertised: loopback
+ * (MTU 65536, so 65495 less 12 = 65483 from the path) reports 32741 to
+ * 32768 on a new connection, more once windows grew. The value is taken
+ * once, at establish; it only grows later (a PMTU drop aside), so FPDUs
+ * cut at it keep fitting a segment. SACK blocks, which only segments sent
+ * while the peer's data is out of order carry, are not subtracted: such a
+ * segment may split an FPDU in two, which the receiver reassembles (it
+ * takes FPDUs from the byte stream wherever segments cut it; an FPDU per
+ * segment is the optimisation of RFC 5044 Appendix A). Other systems'
+ * TCP_MAXSEG may not exclude the timestamps: there 12 bytes are
+ * subtracted (not tested here).
+ */
+/* The socket's EMSS now (see above), at most 65535, or 0 when it reports
+ * none (getsockopt fails: not a TCP socket, or closed). Changes nothing;
+ * cost: one getsockopt. */
+uint32_t ofl_posix_emss(const struct ofl_posix_conn *c);
+
+/* The EMSS taken when the socket reports none: RFC 9293 §3.7.1's default
+ * send MSS (IPv4), which every TCP receiver accepts. */
+#define OFL_POSIX_EMSS_FALLBACK 536u
+
+/*
+ * ofl_qp_establish over this connection (c->params, the stream's own
+ * sequence numbers: rx_sn 0) with emss, or with emss 0 the default: the
+ * socket's EMSS (ofl_posix_emss, OFL_POSIX_EMSS_FALLBACK when it reports
+ * none) lowered to the largest whose FPDUs qp's tx_cap holds
+ * (ofl_qp_tx_need), so a buffer sized for a jumbo frame still runs on
+ * loopback. A non-zero emss is used as given, also above the socket's: the
+ * bytes still arrive, an FPDU then spanning segments (see above); callers
+ * that want it not to compare with c->emss_socket. The peer chooses its
+ * own MULPDU: rx_cap must hold it (65535 covers any). Records c->emss and
+ * c->emss_socket on success; returns OFL_E_ARG for a NULL c or qp, else
+ * ofl_qp_establish's result (OFL_E_ARG for an emss too small for a
+ * control message or above 65535, OFL_E_SIZE when tx_cap holds no FPDU of
+ * it). Cost: one getsockopt.
+ */
+enum ofl_err ofl_posix_establish(struct ofl_posix_conn *c, struct ofl_qp *qp,
+                                 uint32_t emss, uint32_t rcv_wnd);
+
+/* What ofl_posix_wait returns. */
+enum ofl_posix_wait_result {
+    OFL_POSIX_WAIT_CQE = 0,     /* *cqe holds a completion (its status may
+                                   be an error: a flush once the stream
+                                   ended is one) */
+    OFL_POSIX_WAIT_TIMEOUT = 1, /* timeout_ms passed, no completion */
+    OFL_POSIX_WAIT_CLOSED = 2,  /* no completion and none will come: the
+                                   peer closed or reset the stream (or the
+                                   socket failed, or ofl_posix_close closed
+                                   it), or the QP is in ERROR, and the CQ
+                                   is empty */
+    OFL_POSIX_WAIT_OVERRUN = 3, /* the CQ lost a completion (ofl_cq_poll's
+                                   OFL_E_QP_CQ_OVERRUN) */
+    OFL_POSIX_WAIT_ARG = 4      /* a NULL argument */
+};
+
+/*
+ * The blocking counterpart of ofl_cq_poll: waits up to timeout_ms
+ * (negative: no limit; 0: only what is there now) for one completion on
+ * cq (qp's send or receive CQ, or one they share) and takes it into *cqe,
+ * driving qp over c meanwhile; the result says which of the above ended
+ * it. Calls on one connection, its QP and CQs are serialised by the
+ * caller (one thread per connection, as in examples/ofl-rping.c).
+ * Each round runs qp's engine (ofl_qp_process, again while a call still
+ * transmits or completes, so a long queue is not left at the budget: at
+ * most 64 calls of 64 steps, then the socket is only looked at),
+ * takes a CQE if one is there, else sleeps in ofl_posix_poll on the socket
+ * (for bytes, or for room while a transmission is blocked) for what is
+ * left of the timeout, shortened to a DELAY WQE's end, and feeds what
+ * came. The deadline is fixed at the call: bytes that trickle in, or
+ * signals (EINTR), wake it without extending it. The `now` given to
+ * ofl_qp_process is CLOCK_MONOTONIC in nanoseconds (a DELAY's imm counts
+ * those). Cost per round: the engine, one CQ poll, one poll(2) and one
+ * recv when bytes came; no thread, no allocation.
+ */
+enum ofl_posix_wait_result ofl_posix_wait(struct ofl_posix_conn *c,
+                                          struct ofl_qp *qp,
+                                          struct ofl_cq *cq,
+                                          struct ofl_cqe *cqe,
+                                          int timeout_ms);
+
+/* A stable name of a wait result ("cqe", "timeout", "closed", "overrun",
+ * "arg"; "?" for other values). */
+const char *ofl_posix_wait_name(enum ofl_posix_wait_result r);
 
 /* Sends a kept rest (waiting up to tx_timeout_ms; without limit when it
  * is <= 0), resetting the stream when it does not go, then closes the

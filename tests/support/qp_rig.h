@@ -71,7 +71,7 @@ struct qr_side {
     struct ofl_qp_inreq irq[QR_IRD];
     uint32_t ord_ring[QR_ORD];
     struct ofl_seq_pending ot[QR_OT];
-    uint32_t ooo[QR_OOO];
+    struct ofl_qp_ooo ooo[QR_OOO];
     uint8_t tx_buf[QR_TX_MAX], tx_stage[QR_TX_MAX], rx_buf[QR_RX];
     _Alignas(4096) uint8_t sq_ring[QR_DEPTH * 256];
     _Alignas(4096) uint8_t rq_ring[QR_DEPTH * 128];
@@ -102,6 +102,7 @@ struct qr_opts {
     uint32_t rx_cap;       /* MPA receive buffer, 0: QR_RX */
     bool no_markers_stage; /* create without a staging buffer */
     uint32_t tx_cap;       /* FPDU build buffer, 0: QR_TX (<= QR_TX_MAX) */
+    uint8_t read_sink;     /* attr.read_sink of both QPs (0: LOCAL) */
 };
 
 struct qr_rig {

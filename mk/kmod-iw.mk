@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+#
+# The Linux RDMA device (included by the Makefile after mk/embed.mk, whose
+# section 3 finds the kernel: KVER, KDIR, KIMAGE, KM_W).
+#   kmod-iw        builds build/kmod-iw/ofl_iw.ko with kbuild (W=1): the core
+#                  (unchanged), the port and ports/linux/iw/, every file
+#                  warning-free
+#   test-kmod-iw   boots the Debian kernel under QEMU with an e1000 NIC,
+#                  loads the RDMA core's modules and ofl_iw.ko, runs
+#                  ports/linux/iw/boot.sh (`rdma link add`, sysfs,
+#                  ibv_devinfo through libsiw, `rdma link delete`,
+#                  rmmod) and reads its "N passed, M failed" line
+#   test-uring     the user-ring translation (ports/linux/iw/ofl_iw_uring.c)
+#                  built and tested in user space
+.PHONY: kmod-iw test-kmod-iw test-uring
+
+## kmod-iw           build/kmod-iw/ofl_iw.ko, the iWARP RDMA device, by kbuild (W=1)
+## test-kmod-iw      boots Debian's kernel in QEMU and runs ofl_iw.ko (rdma link, ibv_devinfo)
+## test-uring        the user-ring translation of ports/linux/iw, tested in user space
+
+IW_BUILD := build/kmod-iw
+IW_SRC   := $(IW_BUILD)/src
+
+kmod-iw:
+	@[ -n "$(KVER)" ] && [ -f $(KDIR)/Makefile ] || { \
+	    echo "kmod-iw: no kernel headers with a matching /boot/vmlinuz-* (apt-get install linux-headers-amd64 linux-image-amd64)"; exit 1; }
+	@rm -rf $(IW_SRC); mkdir -p $(IW_SRC)
+	@cp offload.c offload.h ports/linux/ofl_linux.[ch] $(IW_SRC)/
+	@cp ports/linux/iw/Kbuild ports/linux/iw/*.[ch] $(IW_SRC)/
+	@echo "== kbuild ofl_iw.ko against $(KDIR) (W=$(KM_W))"
+	@rc=0; env -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u MAKELEVEL \
+	    make -C $(KDIR) M=$(CURDIR)/$(IW_SRC) W=$(KM_W) -j2 modules > $(IW_BUILD)/kbuild.log 2>&1 || rc=$$?; \
+	 grep -E '^ *(CC|LD) \[M\]' $(IW_BUILD)/kbuild.log; \
+	 [ $$rc -eq 0 ] || { cat $(IW_BUILD)/kbuild.log; echo "kmod-iw: kbuild failed"; exit 1; }
+	@if grep -E '(warning|error):' $(IW_BUILD)/kbuild.log; then \
+	    echo "kmod-iw: not warning-free under the kernel's flags (W=$(KM_W))"; exit 1; fi
+	@cp $(IW_SRC)/ofl_iw.ko $(IW_SRC)/ofl_iw_ktest.ko $(IW_BUILD)/
+	@modinfo $(IW_BUILD)/ofl_iw.ko 2>/dev/null | grep -E '^(vermagic|license|depends|alias)' || true
+	@echo "kmod-iw: built $(IW_BUILD)/ofl_iw.ko for $(KVER), warning-free (W=$(KM_W))"
+
+# The guest: busybox (mk/ofl_kboot.sh), the RDMA core's modules and e1000
+# from the booted kernel's own package (/lib/modules/$(KVER)), ofl_iw.ko,
+# and from Debian packages staged by mk/ofl_stage.sh (apt-get download,
+# dpkg -x; nothing installed): iproute2's rdma, libibverbs1,
+# ibverbs-providers (libsiw), ibverbs-utils (ibv_devinfo) and their
+# libraries. ofl_iw_probe is built on the host against libibverbs-dev.
+IW_STAGE    := $(IW_BUILD)/stage
+IW_PKGS     := iproute2 libibverbs1 ibverbs-providers ibverbs-utils libmnl0 \
+               libnl-3-200 libnl-route-3-200 libelf1 libbpf1 libcap2 libbsd0 \
+               libmd0 libdb5.3 libselinux1 libtirpc3 libxtables12
+IW_GUEST    := /usr/bin/rdma /usr/bin/ibv_devinfo \
+               /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so \
+               /etc/libibverbs.d/siw.driver
+IW_KMODS    := ib_core iw_cm ib_uverbs e1000
+IW_ROOT     := $(IW_BUILD)/initramfs
+
+$(IW_BUILD)/ofl_iw_probe: ports/linux/iw/ofl_iw_probe.c
+	@[ -f /usr/include/infiniband/verbs.h ] || { \
+	    echo "test-kmod-iw: libibverbs headers missing (apt-get install libibverbs-dev)"; exit 1; }
+	@mkdir -p $(IW_BUILD)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $< -o $@ -libverbs
+
+test-kmod-iw: kmod-iw $(IW_BUILD)/ofl_iw_probe
+	@mk/ofl_stage.sh fetch $(IW_STAGE) $(IW_PKGS)
+	@rm -rf $(IW_ROOT) $(IW_ROOT).cpio.gz; mkdir -p $(IW_ROOT)/m
+	@mk/ofl_stage.sh copy $(IW_STAGE) $(IW_ROOT) $(IW_GUEST) \
+	    $(IW_BUILD)/ofl_iw_probe=/ofl_iw_probe
+	@for m in $(IW_KMODS); do \
+	    f=$$(find /lib/modules/$(KVER)/kernel -name "$$m.ko" | head -1); \
+	    [ -n "$$f" ] || { echo "test-kmod-iw: $$m.ko not in /lib/modules/$(KVER) (linux-image-$(KVER))"; exit 1; }; \
+	    cp "$$f" $(IW_ROOT)/m/; done
+	@cp $(IW_BUILD)/ofl_iw.ko $(IW_BUILD)/ofl_iw_ktest.ko $(IW_ROOT)/m/
+	@cp ports/linux/iw/boot.sh $(IW_ROOT)/init; chmod 755 $(IW_ROOT)/init
+	@rc=0; KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" mk/ofl_kboot.sh $(KIMAGE) $(IW_ROOT) \
+	    $(IW_BUILD)/boot.log 512 -netdev user,id=n0 -device e1000,netdev=n0 || rc=$$?; \
+	 tr -d '\r' < $(IW_BUILD)/boot.log | grep -aE '^(ofl-boot|ofl-iw):'; \
+	 last=$$(tr -d '\r' < $(IW_BUILD)/boot.log | grep -aE '^ofl-iw: [0-9]+ passed, [0-9]+ failed$$' | tail -1); \
+	 if [ -z "$$last" ] || ! echo "$$last" | grep -q ', 0 failed$$'; then \
+	     echo "test-kmod-iw: FAILED (qemu exit $$rc; full console in $(IW_BUILD)/boot.log)"; \
+	     tail -40 $(IW_BUILD)/boot.log; exit 1; fi; \
+	 echo "test-kmod-iw: ok ($${last#ofl-iw: })"
+
+# The user-ring translation in user space (plain C: offload.h and
+# <rdma/siw-abi.h> from linux-libc-dev), with ASan and UBSan.
+UR_BUILD := build/uring
+$(UR_BUILD)/tests: ports/linux/iw/test_iw_uring.c ports/linux/iw/ofl_iw_uring.[ch] \
+                   tests/main.c tests/test.h offload.c offload.h
+	$(call ofl_suites_h,ports/linux/iw/test_iw_uring.c,$(UR_BUILD)/suites.h)
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+	    -I. -Itests -Iports/linux/iw -I$(UR_BUILD) tests/main.c \
+	    ports/linux/iw/test_iw_uring.c ports/linux/iw/ofl_iw_uring.c offload.c -o $@
+
+test-uring: $(UR_BUILD)/tests
+	@$< | tail -2
+	@$< > /dev/null

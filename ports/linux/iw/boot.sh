@@ -1,0 +1,102 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+# /init of make test-kmod-iw's guest: the RDMA core's modules and ofl_iw.ko,
+# an e1000 eth0, `rdma link add/delete`, sysfs, libibverbs with the stock
+# libsiw (ibv_devinfo, ofl_iw_probe), the netdev going away, module
+# unload; then dmesg must hold no WARNING or BUG. One line per check, then
+# "ofl-iw: N passed, M failed".
+/bin/busybox mkdir -p /proc /sys /dev /sbin /usr/bin /usr/sbin /tmp
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+export PATH=/usr/bin:/usr/sbin:/bin:/sbin
+RDMA=/usr/bin/rdma
+D=/sys/class/infiniband/ofl0
+pass=0
+fail=0
+
+ok() { echo "ofl-iw: ok   $*"; pass=$((pass + 1)); }
+bad() { echo "ofl-iw: FAIL $*"; fail=$((fail + 1)); }
+# check DESCRIPTION COMMAND...: the command's output is shown on failure
+check() {
+    d=$1
+    shift
+    if "$@" > /tmp/out 2>&1; then ok "$d"; else bad "$d"; sed 's/^/ofl-iw:      /' /tmp/out; fi
+}
+# waitfor SECONDS COMMAND...: until the command succeeds
+waitfor() {
+    t=$(($1 * 10))
+    shift
+    while [ $t -gt 0 ]; do "$@" 2>/dev/null && return 0; usleep 100000; t=$((t - 1)); done
+    return 1
+}
+carrier() { [ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" = 1 ]; }
+eth_up() { /bin/busybox ip link set eth0 up && waitfor 10 carrier; }
+
+echo "ofl-boot: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpu(s)"
+# load order: modinfo depends (ib_core first; iw_cm and ib_uverbs on it)
+for m in ib_core iw_cm ib_uverbs e1000 ofl_iw ofl_iw_ktest; do
+    check "insmod $m" insmod /m/$m.ko
+done
+check "eth0 up with carrier" eth_up
+MAC=$(cat /sys/class/net/eth0/address)
+GID=$(echo "$MAC" | awk -F: '{ printf "%s%s:%s%s:%s%s:0000:0000:0000:0000:0000", $1, $2, $3, $4, $5, $6 }')
+
+check "rdma link add ofl0 type ofl netdev eth0" $RDMA link add ofl0 type ofl netdev eth0
+check "$D exists" test -d $D
+check "node_type RNIC ($(cat $D/node_type 2>/dev/null))" grep -q '^4: RNIC' $D/node_type
+check "parent device exposes the netdev ($D/device/net/eth0)" test -d $D/device/net/eth0
+check "port 1 ACTIVE ($(cat $D/ports/1/state 2>/dev/null))" grep -q ACTIVE $D/ports/1/state
+check "link layer Ethernet" grep -q Ethernet $D/ports/1/link_layer
+check "GID 0 is the MAC zero padded ($GID)" test "$(cat $D/ports/1/gids/0 2>/dev/null)" = "$GID"
+check "rdma link show: ofl0/1 on eth0" sh -c "$RDMA link show | grep -q 'ofl0/1 state ACTIVE .*netdev eth0'"
+check "/dev/infiniband/uverbs0" test -c /dev/infiniband/uverbs0
+# the kernel consumer (ofl_iw_ktest, an ib_client) ran on ofl0's registration
+dmesg | sed -n 's/^\[[ 0-9.]*\] ofl_iw_ktest: /ofl-iw: /p' > /tmp/ktest
+cat /tmp/ktest
+pass=$((pass + $(grep -c '^ofl-iw: ok' /tmp/ktest)))
+fail=$((fail + $(grep -c '^ofl-iw: FAIL' /tmp/ktest)))
+check "the kernel consumer ran its checks" grep -q 'beyond max_cqe' /tmp/ktest
+if ibv_devinfo -v -d ofl0 > /tmp/devinfo 2>&1; then ok "ibv_devinfo -v -d ofl0"; else bad "ibv_devinfo -v -d ofl0"; fi
+grep -E 'hca_id|transport|fw_ver|node_guid|max_mr_size|page_size_cap|max_qp:|max_qp_wr|max_sge|max_cq|max_mr:|max_pd|max_qp_rd_atom|max_qp_init_rd_atom|atomic_cap|state:|active_mtu|link_layer|GID\[' /tmp/devinfo |
+    sed 's/^[[:space:]]*/ofl-iw:      /'
+check "ibv_devinfo: transport iWARP (libsiw bound)" grep -q 'transport:.*iWARP' /tmp/devinfo
+/ofl_iw_probe ofl0 "$MAC" > /tmp/probe 2>&1
+grep '^ofl-iw: ' /tmp/probe
+pass=$((pass + $(grep -c '^ofl-iw: ok' /tmp/probe)))
+fail=$((fail + $(grep -c '^ofl-iw: FAIL' /tmp/probe)))
+grep -q '^probe: [0-9]* passed, 0 failed' /tmp/probe || bad "ofl_iw_probe ran to its end ($(tail -1 /tmp/probe))"
+
+check "a second link on eth0 is refused" sh -c "! $RDMA link add ofl1 type ofl netdev eth0"
+check "a link on lo (no MAC) is refused" sh -c "! $RDMA link add ofl2 type ofl netdev lo"
+/bin/busybox ip link set eth0 down
+check "port DOWN after ip link set eth0 down" waitfor 5 grep -q DOWN $D/ports/1/state
+eth_up
+check "port ACTIVE again after ip link set eth0 up" waitfor 5 grep -q ACTIVE $D/ports/1/state
+check "rdma link delete ofl0" $RDMA link delete ofl0
+check "ofl0 gone after rdma link delete" test ! -e $D
+
+check "rdma link add ofl0 again" $RDMA link add ofl0 type ofl netdev eth0
+check "rmmod e1000 (eth0 unregistered under ofl0)" rmmod e1000
+check "ofl0 removed with its netdev" waitfor 10 test ! -e $D
+check "insmod e1000 again" insmod /m/e1000.ko
+check "eth0 up with carrier again" eth_up
+check "rdma link add ofl0 on the new eth0" $RDMA link add ofl0 type ofl netdev eth0
+check "rmmod ofl_iw_ktest" rmmod ofl_iw_ktest
+check "rmmod ofl_iw with ofl0 registered" rmmod ofl_iw
+check "ofl0 gone after module unload" test ! -e $D
+check "insmod ofl_iw again, link, rmmod" sh -c "insmod /m/ofl_iw.ko && $RDMA link add ofl0 type ofl netdev eth0 && rmmod ofl_iw && test ! -e $D"
+
+# ofl_iw_ktest was loaded for three registrations of ofl0
+check "the kernel consumer ran on all 3 registrations, no FAIL" sh -c \
+    "! dmesg | grep -q 'ofl_iw_ktest: FAIL' && test \$(dmesg | grep -c 'ofl_iw_ktest: ok   kernel ib_alloc_cq beyond') = 3"
+dmesg | grep -iE 'ofl_iw|ofl0' | grep -v ofl_iw_ktest | sed 's/^\[[ 0-9.]*\] /ofl-iw: dmesg: /'
+if dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|refcount_t:|unregister_netdevice: waiting' > /tmp/warn; then
+    bad "dmesg has no WARNING, BUG or Oops"
+    sed 's/^/ofl-iw:      /' /tmp/warn
+else
+    ok "dmesg has no WARNING, BUG or Oops"
+fi
+echo "ofl-iw: $pass passed, $fail failed"
+poweroff -f

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+# Helpers for a guest case script (sourced by tests/rdma/init.sh).
+say() { echo "ofl-rdma: $*"; }
+
+# siw_up: a siw device siw0 on eth0 (after carrier, else its port stays
+# DOWN on 6.1); waits until its port is ACTIVE.
+siw_up() {
+    /usr/bin/rdma link add siw0 type siw netdev eth0 || say "rdma link add failed"
+    i=0
+    while ! grep -q ACTIVE /sys/class/infiniband/siw0/ports/1/state 2>/dev/null &&
+        [ $i -lt 100 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    say "siw0 port $(cat /sys/class/infiniband/siw0/ports/1/state 2>/dev/null)"
+}
+
+# siw_param NAME VALUE: sets a parameter of the rig's siw
+# (tests/rdma/siw-rig.patch: mpa_crc_required, rig_accept_delay_ms)
+siw_param() {
+    echo "$2" >/sys/module/siw/parameters/$1 || say "siw parameter $1 failed"
+}
+
+# listening PORT: true when a TCP socket listens on PORT (iWARP listeners
+# are kernel TCP sockets, in /proc/net/tcp like any other)
+listening() {
+    hex=$(printf ':%04X' "$1")
+    awk -v p="$hex\$" '$2 ~ p && $4 == "0A" { f = 1 } END { exit !f }' /proc/net/tcp
+}
+
+# wait_listening PORT: up to 20 s
+wait_listening() {
+    i=0
+    while ! listening "$1" && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+    listening "$1"
+}
+
+# run_logged NAME SECONDS CMD...: runs CMD with a time limit; its output
+# lines go to the console as "ofl-rdma: NAME| line", then "ofl-rdma: NAME
+# rc N"
+run_logged() {
+    name=$1 secs=$2
+    shift 2
+    timeout "$secs" "$@" >/tmp/$name.log 2>&1
+    rc=$?
+    sed "s/^/ofl-rdma: $name| /" /tmp/$name.log
+    say "$name rc $rc"
+}
