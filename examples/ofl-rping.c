@@ -994,7 +994,8 @@ static int rp_main(bool is_server, const char *host, uint16_t port)
     ofl_posix_close(&n->conn);
     if (lfd >= 0)
         close(lfd);
-    printf("%s\n", rc ? "FAILED" : "ok");
+    printf("%s\n", rc ? "ofl-rping: FAILED (see the lines above)"
+                   : "ofl-rping: ok");
     free(n);
     return rc ? 1 : 0;
 }
