@@ -405,13 +405,20 @@ define fig_splice
 	    $(PYTHON) mk/ofl_embed.py splice $(1) $$n $(FIG)/$$n.txt >/dev/null; done
 endef
 
+# Every figure is measured (make -k: a failing command stops only its own
+# figure); the blocks measured are rewritten, and the command fails naming
+# those whose command failed (their blocks stay as they were).
 readme-figures:
 	@rm -f $(FIG_FILES) $(FIG)/counts.txt
-	@$(MAKE) --no-print-directory $(FIG_FILES)
-	@$(MAKE) --no-print-directory $(FIG)/counts.txt
-	$(call fig_splice,README.md)
-	@git diff --stat README.md 2>/dev/null || true
-	@echo "readme-figures: README.md rewritten from build/figures/"
+	@rc=0; $(MAKE) --no-print-directory -k $(FIG_FILES) || rc=1; \
+	 $(MAKE) --no-print-directory $(FIG)/counts.txt || rc=1; \
+	 missing=; for n in size frames coverage counts; do \
+	     if [ -f $(FIG)/$$n.txt ]; then $(PYTHON) mk/ofl_embed.py splice README.md $$n $(FIG)/$$n.txt || rc=1; \
+	     else missing="$$missing $$n"; fi; done; \
+	 git diff --stat README.md 2>/dev/null || true; \
+	 if [ -n "$$missing" ]; then \
+	     echo "readme-figures: FAILED: not measured (their command failed above), left as they were:$$missing"; exit 1; fi; \
+	 [ $$rc = 0 ] && echo "readme-figures: README.md rewritten from build/figures/"
 
 check-readme-figures:
 	@$(MAKE) --no-print-directory $(FIG_FILES)
