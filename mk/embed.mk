@@ -370,7 +370,8 @@ fuzz-campaign: $(FC_BINS)
 #   size      make size-cortexm (arm-none-eabi-gcc -Os, per section)
 #   frames    the -fstack-usage table of make analyze (mk/ofl_embed.py limits)
 #   coverage  make coverage (the deterministic suites and the corpus replays)
-#   counts    make bench-count CC=gcc and CC=clang (callgrind)
+#   counts    make bench-count CC=gcc and CC=clang (callgrind): ap and dt
+#   count     the same runs: issue 30's bars (tests/bench/count_table.sh)
 # Each command leaves its output in build/figures/NAME.txt when it passes.
 # A figure file is remade when any tracked file (but the READMEs) is newer,
 # so within one CI run check-readme-figures reuses what make analyze, make
@@ -398,10 +399,13 @@ $(FIG)/counts.txt: $(FIG)/counts-gcc.txt $(FIG)/counts-clang.txt
 	$(PYTHON) mk/ofl_embed.py counts gcc=$(FIG)/counts-gcc.txt \
 	    clang=$(FIG)/counts-clang.txt > $@.tmp || { cat $@.tmp; exit 1; }
 	@mv $@.tmp $@
+$(FIG)/count.txt: $(FIG)/counts-gcc.txt $(FIG)/counts-clang.txt
+	sh tests/bench/count_table.sh build/callgrind-gcc build/callgrind-clang > $@.tmp
+	@mv $@.tmp $@
 
 # $(call fig_splice,README): every figures block of README from $(FIG).
 define fig_splice
-	@set -e; for n in size frames coverage counts; do \
+	@set -e; for n in size frames coverage counts count; do \
 	    $(PYTHON) mk/ofl_embed.py splice $(1) $$n $(FIG)/$$n.txt >/dev/null; done
 endef
 
@@ -409,10 +413,10 @@ endef
 # figure); the blocks measured are rewritten, and the command fails naming
 # those whose command failed (their blocks stay as they were).
 readme-figures:
-	@rm -f $(FIG_FILES) $(FIG)/counts.txt
+	@rm -f $(FIG_FILES) $(FIG)/counts.txt $(FIG)/count.txt
 	@rc=0; $(MAKE) --no-print-directory -k $(FIG_FILES) || rc=1; \
-	 $(MAKE) --no-print-directory $(FIG)/counts.txt || rc=1; \
-	 missing=; for n in size frames coverage counts; do \
+	 $(MAKE) --no-print-directory -k $(FIG)/counts.txt $(FIG)/count.txt || rc=1; \
+	 missing=; for n in size frames coverage counts count; do \
 	     if [ -f $(FIG)/$$n.txt ]; then $(PYTHON) mk/ofl_embed.py splice README.md $$n $(FIG)/$$n.txt || rc=1; \
 	     else missing="$$missing $$n"; fi; done; \
 	 git diff --stat README.md 2>/dev/null || true; \
@@ -422,10 +426,10 @@ readme-figures:
 
 check-readme-figures:
 	@$(MAKE) --no-print-directory $(FIG_FILES)
-	@$(MAKE) --no-print-directory $(FIG)/counts.txt
+	@$(MAKE) --no-print-directory $(FIG)/counts.txt $(FIG)/count.txt
 	@cp README.md $(FIG)/README.md
 	$(call fig_splice,$(FIG)/README.md)
 	@if ! diff -u README.md $(FIG)/README.md; then \
 	    echo "check-readme-figures: README.md's figures differ from what this tree measures (diff above)."; \
 	    echo "Run 'make readme-figures' and commit README.md."; exit 1; fi
-	@echo "check-readme-figures: README.md's figures (size, frames, coverage, counts) match the tree"
+	@echo "check-readme-figures: README.md's figures (size, frames, coverage, counts, count) match the tree"

@@ -15,6 +15,8 @@
  */
 #include "bench.h"
 
+#include <stdlib.h>
+
 #define PAGES 64
 
 struct tpt_bench {
@@ -88,6 +90,27 @@ static void run_memcpy256(void *ctx, uint64_t n)
     }
 }
 
+/*
+ * tpt_count: COUNT_OPS check-and-translates of the library and COUNT_OPS
+ * of the floor above, the same loop around each, in functions of their
+ * own for the instruction counter (tests/bench/count_qp.sh, callgrind's
+ * --toggle-collect). The bench runs only this part when
+ * OFL_BENCH_TPT_COUNT is set.
+ */
+#define COUNT_OPS 100000u
+
+static BENCH_COUNT_FN void tpt_count_library(struct tpt_bench *b)
+{
+    run_check_translate(b, COUNT_OPS);
+    bench_sink = 1;
+}
+
+static BENCH_COUNT_FN void tpt_count_floor(struct tpt_bench *b)
+{
+    run_floor(b, COUNT_OPS);
+    bench_sink = 2;
+}
+
 OFL_BENCH(tpt)
 {
     static struct tpt_bench b;
@@ -119,6 +142,19 @@ OFL_BENCH(tpt)
     b.to = d.va + 100; /* spans two pages */
     b.sgl.piece = b.piece;
     b.sgl.cap = 4;
+    if (getenv("OFL_BENCH_TPT_COUNT") != NULL) {
+        run_check_translate(&b, 64); /* warm */
+        run_floor(&b, 64);
+        tpt_count_library(&b);
+        tpt_count_floor(&b);
+        if (b.failures != 0 || b.sgl.count != 2)
+            bench_skip("tpt_count", "a check/translate failed");
+        else
+            printf("bench: tpt_count ran %u check-and-translates of the "
+                   "library and of the floor (tests/bench/count_qp.sh counts "
+                   "their instructions)\n", COUNT_OPS);
+        return;
+    }
     t_tpt = bench_measure(run_check_translate, &b);
     if (b.failures != 0 || b.sgl.count != 2) {
         printf("bench: tpt check/translate failed\n");

@@ -13,6 +13,28 @@
 #                       collecting inside function FN only; prints the
 #                       instructions collected (nothing on failure); the
 #                       bench's output is in $build/count.BENCH.out
+#   count_share ENV BENCH FN
+#                       the same, but keeps callgrind's output file
+#                       ($build/count.FN.callgrind) and splits it by owner
+#                       with count_share.py (see its header: the library,
+#                       the sim port, the CRC, the wire, the loop); prints
+#                       its line "total T lib L port P crc C wire W loop B
+#                       floor F", nothing on failure
+#   count_figure NAME VALUE UNIT OP TARGET
+#                       prints "bench-count: NAME VALUE UNIT (target OP
+#                       TARGET: ok|miss)" and appends it to
+#                       $build/count-figures.txt (count_table.sh makes the
+#                       README's table of it); a miss fails the script
+#                       (fail += 1) only when the figure is gated, below
+#
+# The gate. Issue 30's targets are instruction counts, which do not move
+# with load, so they can fail CI; but today every one of them is missed.
+# A miss is therefore information (the line says "miss", the script exits
+# 0) unless the figure is gated: all of them with OFL_COUNT_GATE=1 in the
+# environment, or the figures named in COUNT_GATED below, which is empty
+# today. The session that meets a target adds its name there. A failure to
+# count (no output, a failed run) always fails.
+COUNT_GATED=""
 
 count_setup() {
     if ! command -v valgrind >/dev/null 2>&1; then
@@ -40,4 +62,35 @@ count_in() {
         >"$build/count.$2.out" 2>"$build/count.$2.$3.log"
     sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' \
         "$build/count.$2.$3.log"
+}
+
+count_share() {
+    rm -f "$build/count.$3.callgrind"
+    env "$1=1" LD_BIND_NOW=1 valgrind --tool=callgrind \
+        --callgrind-out-file="$build/count.$3.callgrind" \
+        --toggle-collect="$3" "$build/bench" "$2" \
+        >"$build/count.$2.out" 2>"$build/count.$2.$3.log" || return
+    "${PYTHON:-python3}" "$(dirname "$0")/count_share.py" \
+        "$build/count.$3.callgrind" "$(dirname "$0")/../.." \
+        >"$build/count.$3.share" 2>&1
+    grep '^total ' "$build/count.$3.share" || cat "$build/count.$3.share" >&2
+}
+
+count_figure() {
+    st=miss
+    if awk -v v="$2" -v op="$4" -v t="$5" 'BEGIN {
+        exit !(op == "<=" ? v + 0 <= t + 0 : v + 0 >= t + 0) }'; then
+        st=ok
+    fi
+    echo "bench-count: $1 $2 $3 (target $4 $5: $st)" |
+        tee -a "$build/count-figures.txt"
+    gated=" $COUNT_GATED "
+    [ "${OFL_COUNT_GATE:-0}" = 1 ] && gated=" $1 "
+    if [ "$st" = miss ]; then
+        case "$gated" in
+        *" $1 "*)
+            echo "FAIL $1: target $4 $5 missed, and the figure is gated"
+            fail=$((fail + 1)) ;;
+        esac
+    fi
 }
