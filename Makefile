@@ -47,36 +47,44 @@ CHECK_SCRIPTS := $(sort $(wildcard tests/check_*.sh))
 FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
 
 .PHONY: all lib check check-asan check-valgrind cross bench bench-count bench-count-table fuzz demo install clean help \
-        examples FORCE
+        examples check-help FORCE
 
+# Targets: `make help` prints the "## target text" lines of the Makefile
+# and mk/*.mk; check-help (run by make check) fails when a .PHONY target of
+# any of them has none.
+MAKEFILES_ALL := Makefile $(sort $(wildcard mk/*.mk))
+## all               (plain make) the static library and the examples
+## lib               build/<cc>/liboffload.a alone
+## examples          build/<cc>/examples/*
+## check             every test: the suites, corpus replays, tests/check_*.sh; last line the total
+## check-asan        the same under ASan + UBSan (clang)
+## check-valgrind    the suite, corpus replays and demos under memcheck
+## check-help        every .PHONY target has a line in make help
+## cross             freestanding core for Cortex-M4, RV64, x86-64 kernel flags
+## bench             benchmarks as ratios to baselines in the same run
+## bench-count       instruction counts (callgrind): ap cache hit vs direct, dt exchange, issue 30's bars (OFL_COUNT_GATE=1: misses fail)
+## bench-count-table README's issue-30 count table from the last bench-count with gcc and clang
+## fuzz              AFL++ harnesses; FUZZ_SECONDS=N runs each N seconds
+## demo              runs every example with --demo
+## install           PREFIX=/usr/local: headers, core and port libraries, pkg-config files
+## clean             removes build/
+## help              this list
 all: lib examples
 
 help:
-	@echo "make              static library and examples"
-	@echo "make check        the whole test suite (+ fuzz corpus replay)"
-	@echo "make check-asan   the same under ASan + UBSan (clang)"
-	@echo "make check-valgrind the suite and corpus replays under memcheck"
-	@echo "make cross        freestanding core for Cortex-M4, RV64, x86-64 kernel flags"
-	@echo "make bench        benchmarks as ratios to baselines in the same run"
-	@echo "make bench-count  instruction counts (callgrind): ap cache hit vs direct, dt exchange,"
-	@echo "                  issue 30's per-message bars (OFL_COUNT_GATE=1: misses fail)"
-	@echo "make fuzz         AFL++ harnesses; FUZZ_SECONDS=N runs each N seconds"
-	@echo "make demo         runs every example"
-	@echo "make install      PREFIX=$(PREFIX): header, static library, pkg-config"
-	@echo "make test-cortexm the test suite on a Cortex-M4 (QEMU mps2-an386, semihosting)"
-	@echo "make size-cortexm code size of offload.o at -Os per section"
-	@echo "make test-configs every OFL_ENABLE_* combination: allowed build, forbidden refused"
-	@echo "make test-be      the test suite big-endian (s390x under qemu-user)"
-	@echo "make test-arm64   the posix port's ARMv8 CRC path, gcc and clang (qemu-user)"
-	@echo "make test-kmod    the self-test kernel module; test-kmod-boot runs it in QEMU"
-	@echo "make test-rdma    ofl-rping against rdma-core's rping on Linux siw (QEMU)"
-	@echo "make analyze      cppcheck, clang --analyze, frame sizes, undefined symbols"
-	@echo "make coverage     line and branch coverage of offload.c per section"
-	@echo "make fuzz-campaign HOURS=N  AFL++ and libFuzzer, N hours each per harness"
+	@sed -n 's/^## \([a-z][a-z0-9-]*\) /make \1 /p' $(MAKEFILES_ALL)
+
+# Every .PHONY target of the Makefiles has a `## target` line above.
+check-help:
+	@missing=$$(for f in $(MAKEFILES_ALL); do \
+	    sed -e ':a' -e '/\\$$/{N;s/\\\n//;ba' -e '}' $$f | sed -n 's/^\.PHONY://p'; done | \
+	    tr ' \t' '\n\n' | grep -v '^$$' | grep -vx FORCE | sort -u | while read t; do \
+	    grep -qE "^## $$t( |$$)" $(MAKEFILES_ALL) || echo $$t; done | tr '\n' ' '); \
+	 if [ -n "$$missing" ]; then echo "check-help: no '## target text' line (shown by make help) for: $$missing"; exit 1; fi
 
 # ---- the library -----------------------------------------------------------
 
-$(BUILD)/offload.o: offload.c offload.h | $(BUILD)/.dir
+$(BUILD)/offload.o: offload.c offload.h $(BUILD)/config.stamp | $(BUILD)/.dir
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/liboffload.a: $(BUILD)/offload.o
@@ -87,6 +95,17 @@ lib: $(BUILD)/liboffload.a
 $(BUILD)/.dir:
 	@mkdir -p $(BUILD)/examples $(BUILD)/fuzz
 	@touch $@
+
+# The detected configuration: the compiler, the flags and what was found
+# (ISA-L). Rewritten only when it changes, so that the objects, which
+# depend on it, rebuild when (and only when) it does: e.g. after ISA-L is
+# installed, the posix port is rebuilt with OFL_POSIX_HAVE_ISAL.
+CC_VERSION := $(shell $(CC) --version 2>/dev/null | head -1)
+$(BUILD)/config.stamp: FORCE | $(BUILD)/.dir
+	@printf '%s\n' 'CC=$(CC)' 'CC_VERSION=$(CC_VERSION)' 'HAVE_ISAL=$(HAVE_ISAL)' 'HAVE_IBVERBS=$(HAVE_IBVERBS)' \
+	    'CPPFLAGS=$(CPPFLAGS)' 'CFLAGS=$(ALL_CFLAGS)' 'HOST_CFLAGS=$(HOST_CFLAGS)' \
+	    'LDFLAGS=$(LDFLAGS)' 'LIBS=$(HOST_LIBS)' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
 # ---- tests -----------------------------------------------------------------
 
@@ -108,7 +127,7 @@ PORT_OBJS    = $(call hostobj,$(PORT_SRCS))
 TEST_OBJS    = $(call hostobj,tests/main.c $(TEST_SRCS) $(TEST_SUPPORT))
 FUZZ_OBJS    = $(call hostobj,fuzz/driver.c ports/sim/ofl_sim.c)
 
-$(BUILD)/obj/%.o: %.c $(HOST_HDRS) | $(BUILD)/.dir
+$(BUILD)/obj/%.o: %.c $(HOST_HDRS) $(BUILD)/config.stamp | $(BUILD)/.dir
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 
@@ -118,29 +137,25 @@ $(BUILD)/obj/tests/main.o: $(BUILD)/suites.h
 .SECONDARY: $(TEST_OBJS) $(PORT_OBJS) $(FUZZ_OBJS) \
             $(call hostobj,$(wildcard fuzz/*/fuzz_*.c) $(wildcard examples/*.c))
 
-$(BUILD)/tests: $(TEST_OBJS) $(PORT_OBJS) $(BUILD)/offload.o
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(HOST_LIBS)
+$(BUILD)/tests: $(TEST_OBJS) $(PORT_OBJS) $(BUILD)/offload.o $(BUILD)/config.stamp
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(filter %.o,$^) -o $@ $(HOST_LIBS)
 
 # Plain (non-AFL) builds of the fuzz harnesses replay their corpora and any
 # regression inputs as part of check. A pattern prerequisite substitutes only
 # its first %, so the harness path uses the stem through second expansion.
 .SECONDEXPANSION:
 $(BUILD)/fuzz/%: $(FUZZ_OBJS) $$(call hostobj,fuzz/$$*/fuzz_$$*.c) $(BUILD)/offload.o \
-                 | $(BUILD)/.dir
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@
+                 $(BUILD)/config.stamp | $(BUILD)/.dir
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(filter %.o,$^) -o $@
 
-check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) examples
-	@set -e; for f in $(FUZZERS); do \
-	    dirs=""; for d in fuzz/$$f/corpus fuzz/$$f/regress; do \
-	        [ -d $$d ] && dirs="$$dirs $$d"; done; \
-	    [ -n "$$dirs" ] && $(BUILD)/fuzz/$$f $$dirs; \
-	done
-	$(BUILD)/tests
-	@set -e; for s in $(CHECK_SCRIPTS); do \
-	    echo "== $$s"; sh $$s "$(BUILD)" "$(CC)"; done
+# mk/check.sh runs the corpus replays, the test program and every
+# tests/check_*.sh, each to its end, and closes with the grand total:
+# "total: N passed, M failed".
+check: $(BUILD)/tests $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) examples check-help
 	@if [ "$(OFL_REQUIRE_TOOLS)" = 1 ] && [ "$(HAVE_IBVERBS)" != 1 ]; then \
 	    echo "FAIL verbs: <infiniband/verbs.h> not found by $(CC) (libibverbs-dev; OFL_REQUIRE_TOOLS=1)"; \
 	    exit 1; fi
+	@CFLAGS='$(CFLAGS)' LDFLAGS='$(LDFLAGS)' sh mk/check.sh "$(BUILD)" "$(CC)" "$(FUZZERS)" $(CHECK_SCRIPTS)
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check-asan:
@@ -219,12 +234,18 @@ bench: $(BUILD)/bench
 # library's share, how it is counted in its header). A missed issue-30
 # target fails only with OFL_COUNT_GATE=1 or when the figure is in
 # count_lib.sh's COUNT_GATED (empty today); a failure to count always fails.
+# The output is also README.md's figures for this compiler
+# (build/figures/counts-<cc>.txt, written when it passes; the count block
+# from build/callgrind-<cc>/count-figures.txt).
 bench-count:
-	@mkdir -p build/callgrind-$(CCNAME)
-	@rm -f build/callgrind-$(CCNAME)/count-figures.txt
-	sh tests/bench/count_ap_hit.sh build/callgrind-$(CCNAME)
-	sh tests/bench/count_dt.sh build/callgrind-$(CCNAME)
-	sh tests/bench/count_qp.sh build/callgrind-$(CCNAME)
+	+@mkdir -p build/figures build/callgrind-$(CCNAME); rc=0; \
+	 rm -f build/callgrind-$(CCNAME)/count-figures.txt; \
+	 { sh tests/bench/count_ap_hit.sh build/callgrind-$(CCNAME) && \
+	   sh tests/bench/count_dt.sh build/callgrind-$(CCNAME) && \
+	   sh tests/bench/count_qp.sh build/callgrind-$(CCNAME); } \
+	     > build/figures/counts-$(CCNAME).tmp 2>&1 || rc=$$?; \
+	 cat build/figures/counts-$(CCNAME).tmp; \
+	 [ $$rc = 0 ] && mv build/figures/counts-$(CCNAME).tmp build/figures/counts-$(CCNAME).txt
 
 # The README's table of issue 30's figures (figures:count block) from the
 # last make bench-count CC=gcc and CC=clang.
@@ -234,8 +255,8 @@ bench-count-table:
 # ---- examples and demo -------------------------------------------------------
 
 $(BUILD)/examples/%: $(BUILD)/obj/examples/%.o $(PORT_OBJS) $(BUILD)/offload.o \
-                     | $(BUILD)/.dir
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $^ -o $@ $(HOST_LIBS)
+                     $(BUILD)/config.stamp | $(BUILD)/.dir
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(filter %.o,$^) -o $@ $(HOST_LIBS)
 
 examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))
 
@@ -295,12 +316,37 @@ fuzz-run-%: build/afl/% FORCE
 
 # ---- install -----------------------------------------------------------------
 
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 offload.h $(DESTDIR)$(PREFIX)/include/offload.h
-	install -m 644 $(BUILD)/liboffload.a $(DESTDIR)$(PREFIX)/lib/liboffload.a
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^\#define OFL_VERSION_STRING "\(.*\)"/\1/p' offload.h)|g' \
-	    offload.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/offload.pc
+# Everything under $(PREFIX)/include/offload/ keeps the tree's layout, so the
+# examples' includes ("offload.h", "ports/posix/ofl_posix.h") build unchanged
+# from an install with `pkg-config --cflags --libs offload-posix`. The port
+# libraries are the ports that build on a host: sim and posix. Their .pc
+# files require offload (the core); offload-posix adds what the port links
+# (ISA-L when it was found, pthreads).
+INSTALL_INC := $(DESTDIR)$(PREFIX)/include/offload
+INSTALL_LIB := $(DESTDIR)$(PREFIX)/lib
+OFL_VERSION := $(shell sed -n 's/^\#define OFL_VERSION_STRING "\(.*\)"/\1/p' offload.h)
+
+$(BUILD)/liboffload_sim.a: $(call hostobj,ports/sim/ofl_sim.c)
+	$(AR) rcs $@ $^
+$(BUILD)/liboffload_posix.a: $(call hostobj,ports/posix/ofl_posix.c)
+	$(AR) rcs $@ $^
+
+# pc NAME DESCRIPTION REQUIRES LIBS
+install_pc = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(OFL_VERSION)|g' \
+	    -e 's|@NAME@|$(1)|g' -e 's|@DESCRIPTION@|$(2)|g' -e 's|@REQUIRES@|$(3)|g' \
+	    -e 's|@LIBS@|$(4)|g' offload.pc.in > $(INSTALL_LIB)/pkgconfig/$(1).pc
+
+install: lib $(BUILD)/liboffload_sim.a $(BUILD)/liboffload_posix.a
+	install -d $(INSTALL_INC)/ports/sim $(INSTALL_INC)/ports/posix $(INSTALL_LIB)/pkgconfig
+	install -m 644 offload.h $(INSTALL_INC)/offload.h
+	install -m 644 ports/sim/ofl_sim.h $(INSTALL_INC)/ports/sim/ofl_sim.h
+	install -m 644 ports/posix/ofl_posix.h $(INSTALL_INC)/ports/posix/ofl_posix.h
+	install -m 644 $(BUILD)/liboffload.a $(BUILD)/liboffload_sim.a \
+	    $(BUILD)/liboffload_posix.a $(INSTALL_LIB)/
+	$(call install_pc,offload,freestanding decision logic of an RDMA / TCP offload engine,,-loffload)
+	$(call install_pc,offload-sim,offload test port: host memory as physical memory$(comma) DMA allow-list,offload,-loffload_sim)
+	$(call install_pc,offload-posix,offload user-space port: TCP sockets as the wire,offload,-loffload_posix $(HOST_LIBS))
+comma := ,
 
 clean:
 	rm -rf build

@@ -419,7 +419,7 @@ int main(int argc, char **argv)
     }
     demo();
     if (failures != 0) {
-        printf("ofl-aperture: %d mismatch(es)\n", failures);
+        printf("ofl-aperture: FAILED (%d mismatches)\n", failures);
         return 1;
     }
     printf("ofl-aperture: ok\n");

@@ -414,6 +414,10 @@ static int demo(void)
            (unsigned long long)adapter.stats.requests,
            (unsigned long long)adapter.stats.responses,
            (unsigned long long)adapter.stats.merged, failures);
+    if (failures)
+        printf("ofl-hostif: FAILED (%d mismatches)\n", failures);
+    else
+        printf("ofl-hostif: ok\n");
     return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define EMSS 1460
 #define MAX_SEGS 64
@@ -633,6 +634,15 @@ int main(int argc, char **argv)
         script(&c, false);
         write_pcap(&c, "offload-iwarp-plain.pcap");
         bad |= check_capture("offload-iwarp-plain.pcap", &c);
+        {
+            char cwd[1024];
+
+            if (getcwd(cwd, sizeof(cwd)) != NULL)
+                printf("ofl-pcap: wrote %s/offload-iwarp-markers-crc.pcap "
+                       "and %s/offload-iwarp-plain.pcap\n", cwd, cwd);
+        }
+        printf("%s\n", bad ? "ofl-pcap: FAILED (see the lines above)"
+                            : "ofl-pcap: ok");
         return bad ? 1 : 0;
     }
     if (argc == 3 && strcmp(argv[1], "--corpus") == 0) {

@@ -711,7 +711,8 @@ static int loopback(void)
     ofl_posix_close(&sn->conn);
     ofl_posix_close(&cn->conn);
     close(lfd);
-    printf("%s\n", rcode ? "FAILED" : "ok: every byte verified");
+    printf("%s\n", rcode ? "ofl-rping: FAILED (see the lines above)"
+                         : "ofl-rping: ok (every byte verified)");
     free(sn);
     free(cn);
     return rcode;
@@ -993,7 +994,8 @@ static int rp_main(bool is_server, const char *host, uint16_t port)
     ofl_posix_close(&n->conn);
     if (lfd >= 0)
         close(lfd);
-    printf("%s\n", rc ? "FAILED" : "ok");
+    printf("%s\n", rc ? "ofl-rping: FAILED (see the lines above)"
+                   : "ofl-rping: ok");
     free(n);
     return rc ? 1 : 0;
 }
@@ -1092,7 +1094,8 @@ int main(int argc, char **argv)
         printf("server: waiting on port %u\n", port);
         rc = server(n, ofl_posix_tcp_accept(lfd));
         ofl_posix_close(&n->conn); /* sends what the port still holds */
-        printf("%s\n", rc ? "FAILED" : "ok");
+        printf("%s\n", rc ? "ofl-rping: FAILED (see the lines above)"
+                       : "ofl-rping: ok");
         return rc ? 1 : 0;
     }
     if (mode == 2) {
@@ -1103,7 +1106,8 @@ int main(int argc, char **argv)
             return 1;
         rc = client(n, ofl_posix_tcp_connect(host, port));
         ofl_posix_close(&n->conn); /* sends what the port still holds */
-        printf("%s\n", rc ? "FAILED" : "ok: every byte verified");
+        printf("%s\n", rc ? "ofl-rping: FAILED (see the lines above)"
+                       : "ofl-rping: ok (every byte verified)");
         return rc ? 1 : 0;
     }
     fprintf(stderr, "usage: %s --server | --client HOST | --loopback | "

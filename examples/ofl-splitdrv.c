@@ -732,10 +732,10 @@ int main(int argc, char **argv)
         g_unit->got_get < 1 || g_host->pp.state != OFL_PP_CLOSED ||
         g_unit->pp.state != OFL_PP_CLOSED || g_host->sim.violations ||
         g_unit->sim.violations) {
-        fprintf(stderr, "ofl-splitdrv: FAILED\n");
+        printf("ofl-splitdrv: FAILED (see the lines above)\n");
         rc = 1;
     } else {
-        printf("ofl-splitdrv: every byte matched\n");
+        printf("ofl-splitdrv: ok (every byte matched)\n");
     }
     free(g_host);
     free(g_unit);

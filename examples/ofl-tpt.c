@@ -197,6 +197,9 @@ int main(int argc, char **argv)
         printf("\nDMA guard violations: %lu\n", sim.violations);
         mismatches++;
     }
-    printf("\n%s: %u mismatch(es)\n", argv[0], mismatches);
+    if (mismatches != 0)
+        printf("\nofl-tpt: FAILED (%u mismatches)\n", mismatches);
+    else
+        printf("\nofl-tpt: ok\n");
     return mismatches == 0 ? 0 : 1;
 }

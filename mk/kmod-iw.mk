@@ -14,6 +14,10 @@
 #                  built and tested in user space
 .PHONY: kmod-iw test-kmod-iw test-uring
 
+## kmod-iw           build/kmod-iw/ofl_iw.ko, the iWARP RDMA device, by kbuild (W=1)
+## test-kmod-iw      boots Debian's kernel in QEMU and runs ofl_iw.ko (rdma link, ibv_devinfo)
+## test-uring        the user-ring translation of ports/linux/iw, tested in user space
+
 IW_BUILD := build/kmod-iw
 IW_SRC   := $(IW_BUILD)/src
 

@@ -17,6 +17,10 @@
                             ASan+UBSan, CMPLOG binary via -c) and libFuzzer
                             (ASan+UBSan) side by side, HOURS each, sharing
                             finds (afl-fuzz -F); then fuzz-summary
+  counts CC=FILE...          the instruction-count table (one column per
+                            compiler) from make bench-count outputs
+  splice README NAME FILE   replaces README's figures:NAME block with the
+                            table lines of FILE
   fuzz-summary DIR README HOURS
                             the campaign table, written into fuzz/README.md
 
@@ -599,6 +603,47 @@ def cmd_fuzz_campaign(hours, bindir, harnesses):
     return cmd_fuzz_summary(rundir, os.path.join('fuzz', 'README.md'), hours)
 
 
+# ---- instruction counts ---------------------------------------------------------------
+
+COUNT_ROWS = [
+    ('ap: cache hit, per packet', 'ap_hit'),
+    ('ap: direct table lookup, per packet', 'ap_direct'),
+    ('ap: hit / direct', 'ap_ratio'),
+    ('dt: exchange, library', 'dt_lib'),
+    ('dt: exchange, floor (nothing checked)', 'dt_floor'),
+    ('dt: DPDK rte_ring, the same entries each way', 'dt_rte'),
+]
+
+
+def cmd_counts(pairs):
+    """The instruction-count table from make bench-count outputs, one
+    column per compiler: pairs are CC=FILE."""
+    cols = []
+    for pair in pairs:
+        cc, path = pair.split('=', 1)
+        with open(path, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+        v = {}
+        m = re.search(r'^bench: ap_cache_hit_instructions ([\d.]+) instr/pkt vs '
+                      r'ap_rx_direct ([\d.]+) instr/pkt ratio ([\d.]+)', text, re.M)
+        if m:
+            v['ap_hit'], v['ap_direct'], v['ap_ratio'] = m.groups()
+        m = re.search(r'^bench: dt_exchange_instructions ([\d.]+) instr/exchange, '
+                      r'floor ([\d.]+)(?:, rte_ring ([\d.]+))?', text, re.M)
+        if m:
+            v['dt_lib'], v['dt_floor'] = m.group(1), m.group(2)
+            v['dt_rte'] = m.group(3) or 'n/a'
+        if len(v) < 6:
+            print('counts: %s lacks a bench-count line' % path)
+            return 1
+        cols.append((cc, v))
+    print('| instructions (callgrind) | ' + ' | '.join(c for c, _ in cols) + ' |')
+    print('|---|' + '---:|' * len(cols))
+    for label, key in COUNT_ROWS:
+        print('| %s | %s |' % (label, ' | '.join(v[key] for _, v in cols)))
+    return 0
+
+
 def cmd_splice(readme, name, path):
     """Replaces the block between <!-- figures:NAME:begin --> and
     <!-- figures:NAME:end --> in readme with the table rows (lines that
@@ -644,6 +689,8 @@ def main(argv):
         return cmd_coverage(args[0], *(float(a) for a in args[1:3]))
     if cmd == 'fuzz-campaign':
         return cmd_fuzz_campaign(args[0], args[1], args[2:])
+    if cmd == 'counts':
+        return cmd_counts(args)
     if cmd == 'splice':
         return cmd_splice(args[0], args[1], args[2])
     if cmd == 'fuzz-summary':

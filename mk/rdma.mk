@@ -16,6 +16,9 @@
 
 .PHONY: rdma-stage test-rdma
 
+## rdma-stage        stages the Linux siw guest into build/rdma (cached)
+## test-rdma         ofl-rping against rdma-core's rping on Linux siw (QEMU)
+
 RDMA_BUILD ?= build/rdma
 
 rdma-stage:

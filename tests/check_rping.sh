@@ -44,7 +44,7 @@ run() {
     fi
 }
 
-run clean 0 "ok: every byte verified" --loopback -n 50
+run clean 0 "^ofl-rping: ok (every byte verified)$" --loopback -n 50
 run server-mismatch 1 "client: the server found mismatches" \
     --loopback -n 10 --fault server-mismatch
 run client-mismatch 1 "server: the client found mismatches" \

@@ -27,6 +27,8 @@ static const struct suite suites[] = {
 };
 #undef OFL_SUITE_ENTRY
 
+int main(int argc, char **argv); /* the module's ofl_selftest_main: W=1 */
+
 int main(int argc, char **argv)
 {
     size_t i;

@@ -16,7 +16,10 @@ extern unsigned long ofl_test_passed, ofl_test_failed;
 
 void ofl_test_fail_at(const char *file, int line, const char *what);
 
-#define OFL_SUITE(name) void ofl_suite_##name(void)
+/* The prototype first: kbuild's W=1 (-Wmissing-prototypes) in the module. */
+#define OFL_SUITE(name)              \
+    void ofl_suite_##name(void);     \
+    void ofl_suite_##name(void)
 
 /* A check that counts one pass or one failure. */
 #define CHECK(cond)                                              \

@@ -415,9 +415,9 @@ static void test_hs_errors(void)
     struct ofl_mpa_cfg ci = cfg_v2(4, 4, true, OFL_MPA_RTR_WRITE |
                                                    OFL_MPA_RTR_READ);
     struct ofl_mpa_cfg bad;
-    struct ofl_mpa_hs hs, res;
+    static struct ofl_mpa_hs hs, res; /* static: kernel stack frames */
     struct ofl_mpa_rr rep;
-    uint8_t frame[OFL_MPA_RR_MAX + 10];
+    static uint8_t frame[OFL_MPA_RR_MAX + 10];
     size_t len = 0, used = 0;
 
     /* init arguments */
@@ -957,7 +957,7 @@ static void test_rx_markers_layout(void)
     /* Three FPDUs from stream position 0 with markers: check the wire. */
     struct ofl_mpa_params p = params(true, true);
     struct ofl_mpa_tx tx;
-    uint8_t u[1200], w[4000];
+    static uint8_t u[1200], w[4000]; /* static: kernel stack frames */
     size_t len, total = 0;
     uint32_t i;
 
@@ -1176,7 +1176,7 @@ static void test_locate(void)
 {
     static struct stream st;
     static uint8_t seg_copy[sizeof(st.wire)];
-    struct ofl_mpa_found found[64];
+    static struct ofl_mpa_found found[64];
     uint32_t count, bases[3] = {0, 0xFFFFF000u, 12345 * 4};
     int b, trial, bad = 0, located = 0;
 
@@ -1212,7 +1212,7 @@ static void test_locate(void)
                                   found[i - 1].off + found[i - 1].wire_len)
                     bad++;
                 if (found[i].complete) {
-                    uint8_t re[2048];
+                    static uint8_t re[2048];
                     uint16_t ul = 0;
                     uint32_t o = 0, n;
                     const uint8_t *pc;

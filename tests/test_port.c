@@ -20,7 +20,7 @@ static void fake_barrier(void *ctx, enum ofl_barrier kind)
 
 static void test_port_check(void)
 {
-    struct ofl_sim sim;
+    static struct ofl_sim sim; /* 9 KiB: off the (kernel) stack */
     struct ofl_port p;
 
     ofl_sim_init(&sim);
@@ -132,7 +132,7 @@ static void test_port_old_size(void)
 
 static void test_sim_guard(void)
 {
-    struct ofl_sim sim;
+    static struct ofl_sim sim; /* 9 KiB: off the (kernel) stack */
     uint8_t mem[64], out[16];
 
     ofl_sim_init(&sim);
@@ -197,7 +197,7 @@ static void test_sim_guard(void)
 
 static void test_sim_events_and_pci(void)
 {
-    struct ofl_sim sim;
+    static struct ofl_sim sim; /* 9 KiB: off the (kernel) stack */
     uint32_t v = 0;
 
     ofl_sim_init(&sim);

@@ -49,7 +49,9 @@ static size_t round_trip(const struct ofl_pp_msg *m, uint8_t *buf, size_t cap)
         for (i = 0; i < m->count; i++)
             if (d.u.pool_ref[i] != m->u.pool_ref[i])
                 return 0;
-        /* fall through */
+        if (d.ctx != m->ctx)
+            return 0;
+        break;
     case OFL_PP_BUFFER_POOL_FLUSH_REPLY:
         if (d.ctx != m->ctx)
             return 0;

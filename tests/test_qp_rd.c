@@ -853,7 +853,7 @@ static void test_state_count(void)
     struct dgr_rig *r = dgr_new(N);
     static uint8_t talked[N][M][N][M];
     struct dgr_qp_opts o;
-    struct ofl_cqe c[64];
+    static struct ofl_cqe c[64]; /* static: kernel stack frames */
     uint64_t now = 0;
     int i, j, q, p, round, pairs = 0, ok_sends = 0;
 

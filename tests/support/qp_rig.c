@@ -295,7 +295,8 @@ static int qr_mpa(struct qr_rig *r, uint32_t *len_req, uint32_t *len_rep)
 {
     struct ofl_mpa_hs ha, hb;
     struct ofl_mpa_cfg c;
-    uint8_t req[OFL_MPA_RR_MAX], rep[OFL_MPA_RR_MAX];
+    /* static: kernel stack frames (the rig is set up by one thread) */
+    static uint8_t req[OFL_MPA_RR_MAX], rep[OFL_MPA_RR_MAX];
     size_t lq, lp, used;
 
     memset(&c, 0, sizeof(c));
