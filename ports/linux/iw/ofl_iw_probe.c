@@ -4,10 +4,15 @@
  * libibverbs and its siw provider (libsiw), nothing rebuilt: the device
  * is found (libsiw bound to it), queried, and a PD and CQs are made; the
  * CQ's ring is polled and armed the way libsiw does it (mmap'ed, no system
- * call). One line per check, then "probe: N passed, M failed".
+ * call). RC QPs: create (siw's mmap'ed SQ and RQ rings), modify and query
+ * along the states, RTS refused without a connection, a receive and a
+ * send posted through the rings flushed by ERROR into the CQ ring and the
+ * completion channel, destroy with work outstanding flushing it, RESET
+ * and reuse. One line per check, then "probe: N passed, M failed".
  *   ofl_iw_probe DEVICE MAC
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +27,176 @@ static void check(int ok, const char *what)
         passed++;
     else
         failed++;
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp, struct ibv_qp_init_attr *ia)
+{
+    struct ibv_qp_attr a;
+    struct ibv_qp_init_attr dummy;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = (enum ibv_qp_state)-1;
+    if (ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP, ia ? ia : &dummy))
+        return (enum ibv_qp_state)-1;
+    return a.qp_state;
+}
+
+static int to_state(struct ibv_qp *qp, enum ibv_qp_state s)
+{
+    struct ibv_qp_attr a;
+    int mask = IBV_QP_STATE;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = s;
+    if (s == IBV_QPS_INIT) {
+        /* what rdma-core's tests and rping give on RESET -> INIT */
+        a.pkey_index = 0;
+        a.port_num = 1;
+        a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                            IBV_ACCESS_REMOTE_READ;
+        mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+    }
+    return ibv_modify_qp(qp, &a, mask);
+}
+
+/* Polls up to n completions into wc, waiting up to a second. */
+static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+    int got = 0, tries;
+
+    for (tries = 0; tries < 100 && got < n; tries++) {
+        int r = ibv_poll_cq(cq, n - got, wc + got);
+
+        if (r < 0)
+            return r;
+        got += r;
+        if (got < n)
+            poll(NULL, 0, 10);
+    }
+    return got;
+}
+
+static void qp_checks(struct ibv_pd *pd,
+                      struct ibv_cq *cq, struct ibv_comp_channel *ch)
+{
+    static char buf[4096];
+    struct ibv_qp_init_attr qa = {
+        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+        .cap = { .max_send_wr = 3, .max_recv_wr = 4,
+                 .max_send_sge = 1, .max_recv_sge = 2 },
+    };
+    struct ibv_qp_init_attr ia, bad;
+    struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf),
+                           .lkey = 0x100 };
+    struct ibv_recv_wr rwr = { .wr_id = 0x1111, .sg_list = &sge, .num_sge = 1 };
+    struct ibv_send_wr swr = { .wr_id = 0x2222, .sg_list = &sge, .num_sge = 1,
+                               .opcode = IBV_WR_SEND,
+                               .send_flags = IBV_SEND_SIGNALED };
+    struct ibv_recv_wr *rbad;
+    struct ibv_send_wr *sbad;
+    struct ibv_wc wc[8];
+    struct pollfd pfd;
+    struct ibv_cq *ev_cq;
+    void *ev_ctx;
+    struct ibv_qp *qp, *qp2;
+    char line[200];
+    int i, n, r, s, ok;
+
+    bad = qa;
+    bad.qp_type = IBV_QPT_UD;
+    qp = ibv_create_qp(pd, &bad);
+    check(qp == NULL, "ibv_create_qp(UD) is refused (RC only)");
+    if (qp)
+        ibv_destroy_qp(qp);
+    bad = qa;
+    bad.cap.max_inline_data = 64;
+    qp = ibv_create_qp(pd, &bad);
+    check(qp == NULL, "ibv_create_qp with inline data is refused");
+    if (qp)
+        ibv_destroy_qp(qp);
+
+    qp = ibv_create_qp(pd, &qa);
+    check(qp != NULL && qp->qp_num > 0,
+          "ibv_create_qp(RC): libsiw mmap'ed the SQ and RQ rings");
+    if (!qp)
+        return;
+    snprintf(line, sizeof(line),
+             "ibv_create_qp reports the depths made (send %u, recv %u: powers of two)",
+             qa.cap.max_send_wr, qa.cap.max_recv_wr);
+    check(qa.cap.max_send_wr == 4 && qa.cap.max_recv_wr == 4, line);
+    check(qp_state(qp, &ia) == IBV_QPS_RESET && ia.cap.max_send_wr == 4 &&
+          ia.cap.max_recv_sge == 2 && ia.qp_type == IBV_QPT_RC,
+          "ibv_query_qp: RESET, the caps and type it was created with");
+    check(to_state(qp, IBV_QPS_INIT) == 0, "ibv_modify_qp RESET -> INIT");
+    check(qp_state(qp, NULL) == IBV_QPS_INIT, "ibv_query_qp after INIT: INIT");
+    check(to_state(qp, IBV_QPS_RTR) == 0 && qp_state(qp, NULL) == IBV_QPS_RTR,
+          "ibv_modify_qp INIT -> RTR, query says RTR");
+    r = to_state(qp, IBV_QPS_RTS);
+    check(r != 0 && qp_state(qp, NULL) == IBV_QPS_RTR,
+          "ibv_modify_qp RTR -> RTS refused without a connection (as siw), still RTR");
+
+    check(ibv_post_recv(qp, &rwr, &rbad) == 0,
+          "ibv_post_recv (libsiw writes the RQ ring)");
+    r = ibv_post_send(qp, &swr, &sbad);
+    snprintf(line, sizeof(line),
+             "ibv_post_send in RTR: the doorbell is refused (%d, as siw: not RTS)", r);
+    check(r != 0, line);
+    check(ibv_poll_cq(cq, 8, wc) == 0, "nothing completes before ERROR");
+    check(ibv_req_notify_cq(cq, 0) == 0, "ibv_req_notify_cq(next) before ERROR");
+
+    check(to_state(qp, IBV_QPS_ERR) == 0 && qp_state(qp, NULL) == IBV_QPS_ERR,
+          "ibv_modify_qp -> ERROR, query says ERROR");
+    n = poll_n(cq, wc, 2);
+    ok = n == 2;
+    r = s = 0;
+    for (i = 0; i < n; i++) {
+        ok = ok && wc[i].status == IBV_WC_WR_FLUSH_ERR && wc[i].qp_num == qp->qp_num;
+        if (wc[i].wr_id == 0x1111 && wc[i].opcode == IBV_WC_RECV)
+            r++;
+        if (wc[i].wr_id == 0x2222 && wc[i].opcode == IBV_WC_SEND)
+            s++;
+    }
+    snprintf(line, sizeof(line),
+             "ERROR flushed the receive and the send into the CQ ring: %d completions, WR_FLUSH_ERR, their wr_id and opcode, qp_num %u",
+             n, qp->qp_num);
+    check(ok && r == 1 && s == 1, line);
+    pfd.fd = ch->fd;
+    pfd.events = POLLIN;
+    ok = poll(&pfd, 1, 1000) == 1 && ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0 &&
+         ev_cq == cq;
+    if (ok)
+        ibv_ack_cq_events(cq, 1);
+    check(ok, "the flush raised the armed CQ's event on the completion channel");
+    check(ibv_post_recv(qp, &rwr, &rbad) == 0 && ibv_post_send(qp, &swr, &sbad) == 0 &&
+          poll_n(cq, wc, 2) == 2 && wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+          wc[1].status == IBV_WC_WR_FLUSH_ERR,
+          "in ERROR a posted send is flushed at its doorbell (the receive with it)");
+    check(to_state(qp, IBV_QPS_RESET) == 0 && qp_state(qp, NULL) == IBV_QPS_RESET,
+          "ibv_modify_qp ERROR -> RESET");
+    check(to_state(qp, IBV_QPS_INIT) == 0 && qp_state(qp, NULL) == IBV_QPS_INIT,
+          "RESET -> INIT again (the QP is reused)");
+    check(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp");
+
+    /* destroy with receives outstanding: they are flushed */
+    qp2 = ibv_create_qp(pd, &qa);
+    check(qp2 != NULL && to_state(qp2, IBV_QPS_INIT) == 0,
+          "a second QP, INIT");
+    if (!qp2)
+        return;
+    n = qp2->qp_num;
+    for (i = 0; i < 3; i++) {
+        rwr.wr_id = 0x3000 + i;
+        r = ibv_post_recv(qp2, &rwr, &rbad);
+    }
+    check(r == 0, "three receives posted");
+    check(ibv_destroy_qp(qp2) == 0, "ibv_destroy_qp with three receives outstanding");
+    r = poll_n(cq, wc, 3);
+    ok = r == 3;
+    for (i = 0; i < r; i++)
+        ok = ok && wc[i].status == IBV_WC_WR_FLUSH_ERR && wc[i].wr_id == 0x3000u + i &&
+             (int)wc[i].qp_num == n;
+    check(ok, "destroy flushed them, in order, into the CQ ring");
+    check(ibv_poll_cq(cq, 8, wc) == 0, "the CQ ring is empty again");
 }
 
 int main(int argc, char **argv)
@@ -63,7 +238,7 @@ int main(int argc, char **argv)
              da.max_qp_wr, da.max_sge, da.max_cqe, da.max_qp_rd_atom,
              da.max_qp_init_rd_atom, (int)da.atomic_cap);
     check(da.max_qp_wr == 65536 && da.max_sge == 6 && da.max_cqe == 1 << 24 &&
-          da.max_qp_rd_atom == 8192 && da.max_qp_init_rd_atom == 16383 &&
+          da.max_qp_rd_atom == 128 && da.max_qp_init_rd_atom == 128 &&
           da.atomic_cap == IBV_ATOMIC_HCA, line);
 
     check(ibv_query_port(ctx, 1, &pa) == 0 && pa.state == IBV_PORT_ACTIVE &&
@@ -95,20 +270,8 @@ int main(int argc, char **argv)
     if (big)
         ibv_destroy_cq(big);
 
-    /* Not yet done: no QP. Reported, not counted. */
-    if (pd && cq) {
-        struct ibv_qp_init_attr qa = {
-            .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-            .cap = { .max_send_wr = 4, .max_recv_wr = 4,
-                     .max_send_sge = 1, .max_recv_sge = 1 },
-        };
-        struct ibv_qp *qp = ibv_create_qp(pd, &qa);
-
-        printf("ofl-iw: note ibv_create_qp: %s (QPs are not implemented yet)\n",
-               qp ? "created?!" : strerror(errno));
-        if (qp)
-            ibv_destroy_qp(qp);
-    }
+    if (pd && cq && ch)
+        qp_checks(pd, cq, ch);
 
     if (cq)
         check(ibv_destroy_cq(cq) == 0, "ibv_destroy_cq");
