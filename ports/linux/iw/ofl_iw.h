@@ -6,6 +6,7 @@
  *   ofl_iw_main.c   module, `rdma link add/delete` (rdma_link_ops), device
  *                   creation and registration, the netdev notifier
  *   ofl_iw_verbs.c  query_device/port/gid/pkey, ucontext, PD, CQ, mmap
+ *   ofl_iw_mr.c     memory registration (user regions)
  *   ofl_iw_qp.c     QPs (RC): create/modify/query/destroy, the send and
  *                   receive doorbells (siw's user rings through
  *                   ofl_iw_uring, kernel work requests)
@@ -95,6 +96,7 @@ struct ofl_iw_dev {
     struct ofl_tpt tpt;          /* STags (regions, windows) */
     struct ofl_tpt_entry *tpt_entries;
     u64 *att;
+    unsigned long *att_map;      /* ATT slots taken (ofl_iw_mr.c) */
     u8 mac[ETH_ALEN];            /* the GID: MAC, zero padded (as irdma) */
     u32 dev_id;
     atomic_t num_ctx;
@@ -110,6 +112,16 @@ struct ofl_iw_ucontext {
 struct ofl_iw_pd {
     struct ib_pd base;
     u32 id;                      /* the core's PD number (ofl_qp_attr.pd) */
+};
+
+/* A user memory region: pinned pages, a TPT region over att_count
+ * direct ATT slots from att_base; lkey = rkey = stag. */
+struct ofl_iw_mr {
+    struct ib_mr base;
+    struct ib_umem *umem;
+    u32 stag;
+    u32 pd;
+    u32 att_base, att_count;
 };
 
 /* A QP: the core's struct ofl_qp over memory of its own (mem), and for
@@ -181,6 +193,11 @@ static inline struct ofl_iw_qp *to_ofl_qp(struct ib_qp *ibqp)
     return container_of(ibqp, struct ofl_iw_qp, base);
 }
 
+static inline struct ofl_iw_mr *to_ofl_mr(struct ib_mr *ibmr)
+{
+    return container_of(ibmr, struct ofl_iw_mr, base);
+}
+
 static inline struct ofl_iw_pd *to_ofl_pd(struct ib_pd *ibpd)
 {
     return container_of(ibpd, struct ofl_iw_pd, base);
@@ -219,6 +236,12 @@ u32 ofl_iw_cq_to_user(struct ofl_iw_cq *cq);
 struct rdma_user_mmap_entry *ofl_iw_mmap_insert(struct ib_ucontext *uctx,
                                                 void *address, size_t len,
                                                 u64 *key);
+
+/* ofl_iw_mr.c */
+struct ib_mr *ofl_iw_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+                                 u64 virt_addr, int access,
+                                 struct ib_udata *udata);
+int ofl_iw_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
 
 /* ofl_iw_qp.c */
 int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,

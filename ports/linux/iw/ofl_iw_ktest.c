@@ -26,10 +26,11 @@ static int ktest_add(struct ib_device *dev)
 
     if (strncmp(dev_name(&dev->dev), "ofl", 3) != 0)
         return 0;
-    ktest_check(!dev->kverbs_provider,
-                "not a kernel verbs provider yet: kernel ULPs skip the device");
+    ktest_check(dev->kverbs_provider,
+                "a kernel verbs provider (every mandatory op: QPs, user MRs)");
     /* A kernel PD needs a DMA MR (ops.get_dma_mr) for its local_dma_lkey:
-     * memory registration is not done yet, so it must fail cleanly. */
+     * get_dma_mr is not done (no physical STag in the core), so it must
+     * fail cleanly, and kernel ULPs fail at their first PD. */
     pd = ib_alloc_pd(dev, 0);
     ktest_check(IS_ERR(pd) && PTR_ERR(pd) == -EOPNOTSUPP,
                 "kernel ib_alloc_pd fails cleanly with -EOPNOTSUPP (no DMA MR yet)");
@@ -61,8 +62,8 @@ static void ktest_remove(struct ib_device *dev, void *data)
 }
 
 /* Kernel ULPs see a device only once it has every mandatory kernel verb
- * (ib_device.kverbs_provider: QPs and MRs are missing): this client asks
- * for it anyway, as ib_uverbs does. */
+ * (ib_device.kverbs_provider): this client asks for every device anyway,
+ * as ib_uverbs does. */
 static struct ib_client ktest_client = {
     .name = "ofl_iw_ktest",
     .add = ktest_add,

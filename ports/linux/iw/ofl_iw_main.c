@@ -4,6 +4,7 @@
  * one device per netdev (rdma_link_ops), `rdma link delete NAME`, the
  * netdev going away and module unload remove it (see ofl_iw.h).
  */
+#include <linux/bitmap.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/module.h>
@@ -41,6 +42,7 @@ static void ofl_iw_dealloc_driver(struct ib_device *ibdev)
     ida_destroy(&dev->pd_ida);
     kvfree(dev->tpt_entries);
     kvfree(dev->att);
+    bitmap_free(dev->att_map);
 }
 
 static const struct ib_device_ops ofl_iw_dev_ops = {
@@ -56,6 +58,7 @@ static const struct ib_device_ops ofl_iw_dev_ops = {
     .dealloc_driver = ofl_iw_dealloc_driver,
     .dealloc_pd = ofl_iw_dealloc_pd,
     .dealloc_ucontext = ofl_iw_dealloc_ucontext,
+    .dereg_mr = ofl_iw_dereg_mr,
     .destroy_cq = ofl_iw_destroy_cq,
     .destroy_qp = ofl_iw_destroy_qp,
     .get_dev_fw_str = ofl_iw_get_dev_fw_str,
@@ -72,6 +75,7 @@ static const struct ib_device_ops ofl_iw_dev_ops = {
     .query_pkey = ofl_iw_query_pkey,
     .query_port = ofl_iw_query_port,
     .query_qp = ofl_iw_query_qp,
+    .reg_user_mr = ofl_iw_reg_user_mr,
     .req_notify_cq = ofl_iw_req_notify_cq,
 
     /* connection management: present, not yet done (ofl_iw_cm.c) */
@@ -154,7 +158,8 @@ static struct ofl_iw_dev *ofl_iw_dev_alloc(struct net_device *netdev)
     dev->tpt_entries = kvcalloc(OFL_IW_MAX_MR + 1, sizeof(*dev->tpt_entries),
                                 GFP_KERNEL);
     dev->att = kvcalloc(OFL_IW_ATT_SLOTS, sizeof(*dev->att), GFP_KERNEL);
-    if (!dev->tpt_entries || !dev->att) {
+    dev->att_map = bitmap_zalloc(OFL_IW_ATT_SLOTS, GFP_KERNEL);
+    if (!dev->tpt_entries || !dev->att || !dev->att_map) {
         rv = -ENOMEM;
         goto err_dealloc;
     }

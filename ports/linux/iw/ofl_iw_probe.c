@@ -8,11 +8,13 @@
  * along the states, RTS refused without a connection, a receive and a
  * send posted through the rings flushed by ERROR into the CQ ring and the
  * completion channel, destroy with work outstanding flushing it, RESET
- * and reuse. One line per check, then "probe: N passed, M failed".
+ * and reuse. Memory registration: ibv_reg_mr / ibv_dereg_mr (pinned
+ * pages, TPT regions), their slots and STags given back. One line per check, then "probe: N passed, M failed".
  *   ofl_iw_probe DEVICE MAC
  */
 #include <errno.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +201,45 @@ static void qp_checks(struct ibv_pd *pd,
     check(ibv_poll_cq(cq, 8, wc) == 0, "the CQ ring is empty again");
 }
 
+static void mr_checks(struct ibv_pd *pd)
+{
+    static char buf[8 * 4096] __attribute__((aligned(4096)));
+    const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                    IBV_ACCESS_REMOTE_READ;
+    struct ibv_mr *a, *b, *m;
+    char line[160];
+    void *big;
+    int i, ok;
+
+    a = ibv_reg_mr(pd, buf + 100, 3 * 4096, acc);
+    check(a != NULL && a->lkey == a->rkey && a->lkey != 0,
+          "ibv_reg_mr (pinned pages -> a TPT region): lkey = rkey = its STag");
+    b = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+    check(b != NULL && a != NULL && b->lkey >> 8 != a->lkey >> 8,
+          "a second ibv_reg_mr of the same pages: another STag index");
+    check((!a || ibv_dereg_mr(a) == 0) && (!b || ibv_dereg_mr(b) == 0),
+          "ibv_dereg_mr of both");
+    /* 9000 registrations of 9 pages: more than the ATT's 65536 slots and
+     * the 4095 STags, so dereg must give both back */
+    for (i = 0, ok = 1; ok && i < 9000; i++) {
+        m = ibv_reg_mr(pd, buf + 1, sizeof(buf), acc);
+        ok = m != NULL && ibv_dereg_mr(m) == 0;
+    }
+    snprintf(line, sizeof(line),
+             "9000 ibv_reg_mr/ibv_dereg_mr of 9 pages: slots and STags come back (%d done)",
+             i - !ok);
+    check(ok, line);
+    big = mmap(NULL, 512u << 20, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    m = big == MAP_FAILED ? NULL : ibv_reg_mr(pd, big, 512u << 20, acc);
+    check(big != MAP_FAILED && m == NULL,
+          "ibv_reg_mr of 512 MiB (more pages than ATT slots) is refused");
+    if (m)
+        ibv_dereg_mr(m);
+    if (big != MAP_FAILED)
+        munmap(big, 512u << 20);
+}
+
 int main(int argc, char **argv)
 {
     struct ibv_device **list;
@@ -272,6 +313,8 @@ int main(int argc, char **argv)
 
     if (pd && cq && ch)
         qp_checks(pd, cq, ch);
+    if (pd)
+        mr_checks(pd);
 
     if (cq)
         check(ibv_destroy_cq(cq) == 0, "ibv_destroy_cq");

@@ -41,8 +41,9 @@ int ofl_iw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
                              IB_DEVICE_MEM_WINDOW;
     attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
     attr->atomic_cap = IB_ATOMIC_HCA;
-    /* a direct ATT of PAGE_SIZE pages: up to 2^32 - 1 slots */
-    attr->max_mr_size = (u64)U32_MAX << PAGE_SHIFT;
+    /* a direct ATT of PAGE_SIZE pages: the device's ATT slots (the core
+     * takes up to 2^32 - 1) */
+    attr->max_mr_size = (u64)OFL_IW_ATT_SLOTS << PAGE_SHIFT;
     /* OFL_TPT_PAGE_SHIFT_MIN .. _MAX */
     attr->page_size_cap = GENMASK_ULL(OFL_TPT_PAGE_SHIFT_MAX,
                                       OFL_TPT_PAGE_SHIFT_MIN);
