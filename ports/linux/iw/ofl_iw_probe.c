@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,54 @@ static void mr_checks(struct ibv_pd *pd)
         munmap(big, 512u << 20);
 }
 
+/* hold: a process that dies with a PD, CQ, MR and QP (INIT, a receive
+ * posted) live, for the device going away under it: `rdma link delete`
+ * waits for its file to close, and the RDMA core destroys its objects
+ * through the driver (destroy_qp flushes). Prints "hold: ready". */
+static int hold(const char *name, int seconds)
+{
+    static char buf[4096];
+    struct ibv_device **list;
+    struct ibv_context *ctx = NULL;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    struct ibv_qp *qp;
+    struct ibv_mr *mr;
+    struct ibv_recv_wr *rbad;
+    int i, n;
+
+    list = ibv_get_device_list(&n);
+    for (i = 0; list && i < n; i++)
+        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+            ctx = ibv_open_device(list[i]);
+    if (!ctx)
+        return 1;
+    pd = ibv_alloc_pd(ctx);
+    cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+    mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
+    qp = NULL;
+    if (pd && cq && mr) {
+        struct ibv_qp_init_attr qa = {
+            .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+            .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+                     .max_send_sge = 1, .max_recv_sge = 1 },
+        };
+        struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf),
+                               .lkey = mr->lkey };
+        struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+
+        qp = ibv_create_qp(pd, &qa);
+        if (qp && (to_state(qp, IBV_QPS_INIT) || ibv_post_recv(qp, &rwr, &rbad)))
+            qp = NULL;
+    }
+    if (!qp)
+        return 1;
+    printf("hold: ready\n");
+    fflush(stdout);
+    sleep(seconds);
+    _exit(0); /* nothing destroyed, nothing closed */
+}
+
 int main(int argc, char **argv)
 {
     struct ibv_device **list;
@@ -256,9 +305,11 @@ int main(int argc, char **argv)
     char line[160];
     int i, n;
 
+    if (argc == 5 && strcmp(argv[3], "hold") == 0)
+        return hold(argv[1], atoi(argv[4]));
     if (argc != 3 || sscanf(argv[2], "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1],
                             &mac[2], &mac[3], &mac[4], &mac[5]) != 6) {
-        fprintf(stderr, "usage: ofl_iw_probe DEVICE MAC\n");
+        fprintf(stderr, "usage: ofl_iw_probe DEVICE MAC [hold SECONDS]\n");
         return 2;
     }
     list = ibv_get_device_list(&n);
