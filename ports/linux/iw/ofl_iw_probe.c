@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
+#include <rdma/siw-abi.h>
 
 static int passed, failed;
 
@@ -202,6 +203,83 @@ static void qp_checks(struct ibv_pd *pd,
     check(ibv_poll_cq(cq, 8, wc) == 0, "the CQ ring is empty again");
 }
 
+/* The device's mappings in this process (/proc/self/maps lines naming
+ * uverbs): start addresses and lengths, up to max. */
+static int uverbs_maps(unsigned long *start, unsigned long *len, int max)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char l[512];
+    unsigned long a, b;
+    int n = 0;
+
+    if (!f)
+        return 0;
+    while (n < max && fgets(l, sizeof(l), f))
+        if (strstr(l, "uverbs") && sscanf(l, "%lx-%lx", &a, &b) == 2) {
+            start[n] = a;
+            len[n++] = b - a;
+        }
+    fclose(f);
+    return n;
+}
+
+/* User space is hostile: an entry written into the mmap'ed receive ring
+ * behind libsiw's back with more data segments than the QP takes is
+ * refused at the next doorbell, the QP goes to ERROR, the entry is
+ * consumed without a completion and the send behind it is flushed. The
+ * rings are found as the two mappings the QP's creation added: the SQ of
+ * 64 entries spans two pages, the RQ of 4 one. */
+static void hostile_checks(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+    static char buf[64];
+    struct ibv_qp_init_attr qa = {
+        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+        .cap = { .max_send_wr = 64, .max_recv_wr = 4,
+                 .max_send_sge = 1, .max_recv_sge = 1 },
+    };
+    struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf) };
+    struct ibv_send_wr swr = { .wr_id = 0x5555, .sg_list = &sge, .num_sge = 1,
+                               .opcode = IBV_WR_SEND,
+                               .send_flags = IBV_SEND_SIGNALED };
+    unsigned long s0[32], l0[32], s1[32], l1[32];
+    struct siw_rqe *rq = NULL;
+    struct ibv_send_wr *sbad;
+    struct ibv_wc wc[4];
+    struct ibv_qp *qp;
+    int n0, n1, i, j, r, n;
+
+    n0 = uverbs_maps(s0, l0, 32);
+    qp = ibv_create_qp(pd, &qa);
+    n1 = uverbs_maps(s1, l1, 32);
+    for (i = 0; qp && i < n1; i++) {
+        for (j = 0; j < n0 && s0[j] != s1[i]; j++)
+            ;
+        if (j == n0 && l1[i] == 4096)
+            rq = (struct siw_rqe *)s1[i];
+    }
+    check(qp != NULL && rq != NULL && n1 == n0 + 2 &&
+          to_state(qp, IBV_QPS_INIT) == 0,
+          "a QP whose RQ ring the probe found in /proc/self/maps, INIT");
+    if (!qp || !rq) {
+        if (qp)
+            ibv_destroy_qp(qp);
+        return;
+    }
+    rq[0].id = 0x6666;
+    rq[0].num_sge = SIW_MAX_SGE; /* the QP takes 1 */
+    __atomic_store_n(&rq[0].flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
+    check(to_state(qp, IBV_QPS_RTR) == 0, "INIT -> RTR");
+    r = ibv_post_send(qp, &swr, &sbad);
+    check(r != 0 && qp_state(qp, NULL) == IBV_QPS_ERR,
+          "the doorbell refuses the malformed receive entry and the QP is in ERROR");
+    check(__atomic_load_n(&rq[0].flags, __ATOMIC_ACQUIRE) == 0,
+          "the malformed entry was consumed (its slot is free again)");
+    n = poll_n(cq, wc, 2);
+    check(n == 1 && wc[0].wr_id == 0x5555 && wc[0].status == IBV_WC_WR_FLUSH_ERR,
+          "only the send is completed (flushed), not the malformed entry");
+    check(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp");
+}
+
 static void mr_checks(struct ibv_pd *pd)
 {
     static char buf[8 * 4096] __attribute__((aligned(4096)));
@@ -364,6 +442,8 @@ int main(int argc, char **argv)
 
     if (pd && cq && ch)
         qp_checks(pd, cq, ch);
+    if (pd && cq)
+        hostile_checks(pd, cq);
     if (pd)
         mr_checks(pd);
 

@@ -23,8 +23,8 @@
  * ofl_iw_uring before the core sees it (user space is hostile). An entry
  * the core took is handed back to libsiw (its VALID flag cleared); an
  * entry the core has no room for stays in the ring for the next pull; a
- * malformed entry moves the QP to ERROR and stays in the ring, never
- * completed. siw's receive ring has no doorbell: libsiw's receives reach
+ * malformed entry moves the QP to ERROR and is consumed without a
+ * completion (the entries behind it are flushed). siw's receive ring has no doorbell: libsiw's receives reach
  * the core at the next pull (with a connection that will be when a Send
  * arrives). Completions reach the user CQ ring through ofl_iw_cq_to_user
  * after each call.
@@ -186,6 +186,10 @@ static void ofl_iw_qp_run(struct ofl_iw_qp *qp)
 
 /* ---- user rings ---------------------------------------------------------- */
 
+/* A malformed entry: the QP moves to ERROR (a local QP operation error)
+ * and the entry is consumed without a completion (the core never saw
+ * it), so that the entries behind it are flushed and the ring does not
+ * stall on it. */
 static void ofl_iw_ring_refused(struct ofl_iw_qp *qp, const char *ring,
                                 u32 idx, enum ofl_iw_ring_err r)
 {
@@ -195,7 +199,9 @@ static void ofl_iw_ring_refused(struct ofl_iw_qp *qp, const char *ring,
 }
 
 /* Under the lock. Posts the receive entries libsiw made valid, in ring
- * order, at most one ring's worth. */
+ * order, at most one ring's worth. Returns 0, or -EINVAL when a malformed
+ * entry was met (the others are still taken), or the core's refusal of
+ * the state (the entry stays). */
 static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
 {
     struct ofl_qp_sge sge[SIW_MAX_SGE];
@@ -203,29 +209,31 @@ static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
     enum ofl_iw_ring_err r;
     struct siw_rqe e;
     enum ofl_err err;
+    int rv = 0;
     u32 n;
 
     for (n = 0; n < qp->num_rqe; n++) {
         struct siw_rqe *slot = &qp->urq[qp->rq_get & (qp->num_rqe - 1)];
 
         if (!(READ_ONCE(slot->flags) & SIW_WQE_VALID))
-            return 0;
+            break;
         smp_rmb(); /* the entry after its VALID flag */
         memcpy(&e, slot, sizeof(e)); /* once: checked and used as copied */
         r = ofl_iw_rqe_to_wr(&e, qp->rq_sge, sge, &wr);
         if (r != OFL_IW_RING_OK) {
             ofl_iw_ring_refused(qp, "RQ", qp->rq_get, r);
-            return -EINVAL;
+            rv = -EINVAL;
+        } else {
+            err = ofl_qp_post_recv(&qp->core, &wr);
+            if (err == OFL_E_QP_RQ_FULL)
+                break; /* stays in the ring */
+            if (err != OFL_OK)
+                return ofl_iw_post_errno(err);
         }
-        err = ofl_qp_post_recv(&qp->core, &wr);
-        if (err == OFL_E_QP_RQ_FULL)
-            return 0; /* stays in the ring */
-        if (err != OFL_OK)
-            return ofl_iw_post_errno(err);
         WRITE_ONCE(slot->flags, 0); /* the slot is libsiw's again */
         qp->rq_get++;
     }
-    return 0;
+    return rv;
 }
 
 /* The same for the send ring. */
@@ -236,29 +244,40 @@ static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
     enum ofl_iw_ring_err r;
     struct siw_sqe e;
     enum ofl_err err;
+    int rv = 0;
     u32 n;
 
     for (n = 0; n < qp->num_sqe; n++) {
         struct siw_sqe *slot = &qp->usq[qp->sq_get & (qp->num_sqe - 1)];
 
         if (!(READ_ONCE(slot->flags) & SIW_WQE_VALID))
-            return 0;
+            break;
         smp_rmb();
         memcpy(&e, slot, sizeof(e));
         r = ofl_iw_sqe_to_wr(&e, qp->sq_sge, sge, &wr);
         if (r != OFL_IW_RING_OK) {
             ofl_iw_ring_refused(qp, "SQ", qp->sq_get, r);
-            return -EINVAL;
+            rv = -EINVAL;
+        } else {
+            err = ofl_qp_post_send(&qp->core, &wr, NULL);
+            if (err == OFL_E_QP_SQ_FULL)
+                break;
+            if (err != OFL_OK)
+                return ofl_iw_post_errno(err);
         }
-        err = ofl_qp_post_send(&qp->core, &wr, NULL);
-        if (err == OFL_E_QP_SQ_FULL)
-            return 0;
-        if (err != OFL_OK)
-            return ofl_iw_post_errno(err);
         WRITE_ONCE(slot->flags, 0);
         qp->sq_get++;
     }
-    return 0;
+    return rv;
+}
+
+/* Both rings (the receive ring first: it has no doorbell of its own). */
+static int ofl_iw_pull(struct ofl_iw_qp *qp)
+{
+    int rq = ofl_iw_pull_rq(qp);
+    int sq = ofl_iw_pull_sq(qp);
+
+    return rq ? rq : sq;
 }
 
 /* RESET discards without completions: so do the entries still valid in
@@ -458,8 +477,8 @@ int ofl_iw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
     if (qp->core.state != OFL_QP_RESET) {
         (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
         /* ERROR takes every post and flushes it */
-        if (qp->usq && ofl_iw_pull_rq(qp) == 0)
-            (void)ofl_iw_pull_sq(qp);
+        if (qp->usq)
+            (void)ofl_iw_pull(qp);
         ofl_iw_qp_run(qp);
     }
     ofl_iw_qp_unlock(dev, qp, flags);
@@ -524,8 +543,8 @@ int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
             goto out;
         /* what libsiw posted so far is flushed with the rest (ERROR
          * takes every post) */
-        if (to == OFL_QP_ERROR && qp->usq && ofl_iw_pull_rq(qp) == 0)
-            (void)ofl_iw_pull_sq(qp);
+        if (to == OFL_QP_ERROR && qp->usq)
+            (void)ofl_iw_pull(qp);
         if (to == OFL_QP_RESET && qp->usq)
             ofl_iw_discard_rings(qp);
         ofl_iw_qp_run(qp);
@@ -652,9 +671,8 @@ int ofl_iw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
         return -EINVAL;
     }
     ofl_iw_qp_lock(dev, qp, &flags);
-    /* the receive ring first: it has no doorbell of its own */
-    if (qp->usq && ofl_iw_pull_rq(qp) == 0)
-        rv = ofl_iw_pull_sq(qp);
+    if (qp->usq)
+        rv = ofl_iw_pull(qp);
     for (; wr; wr = wr->next) {
         rv = ofl_iw_send_wr(qp, wr);
         if (rv) {
