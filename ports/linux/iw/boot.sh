@@ -74,8 +74,13 @@ check "a link on lo (no MAC) is refused" sh -c "! $RDMA link add ofl2 type ofl n
 check "port DOWN after ip link set eth0 down" waitfor 5 grep -q DOWN $D/ports/1/state
 eth_up
 check "port ACTIVE again after ip link set eth0 up" waitfor 5 grep -q ACTIVE $D/ports/1/state
+# the link goes away under a process with a PD, CQ, MR and QP live: the
+# delete waits for it to exit, and the RDMA core destroys its objects
+/ofl_iw_probe ofl0 "$MAC" hold 2 > /tmp/hold 2>&1 &
+check "a process holds a PD, CQ, MR and a QP with a receive" waitfor 10 grep -q '^hold: ready' /tmp/hold
 check "rdma link delete ofl0" $RDMA link delete ofl0
 check "ofl0 gone after rdma link delete" test ! -e $D
+wait
 
 check "rdma link add ofl0 again" $RDMA link add ofl0 type ofl netdev eth0
 check "rmmod e1000 (eth0 unregistered under ofl0)" rmmod e1000

@@ -6,6 +6,10 @@
  *   ofl_iw_main.c   module, `rdma link add/delete` (rdma_link_ops), device
  *                   creation and registration, the netdev notifier
  *   ofl_iw_verbs.c  query_device/port/gid/pkey, ucontext, PD, CQ, mmap
+ *   ofl_iw_mr.c     memory registration (user regions)
+ *   ofl_iw_qp.c     QPs (RC): create/modify/query/destroy, the send and
+ *                   receive doorbells (siw's user rings through
+ *                   ofl_iw_uring, kernel work requests)
  *   ofl_iw_cm.c     the iw_cm ops (connection management): NOT YET DONE,
  *                   every op returns -EOPNOTSUPP
  *   ofl_linux.c     the port (DMA, doorbell, notify hooks) the core calls
@@ -22,7 +26,12 @@
  *
  * Locking: ofl_iw_lock (a mutex) guards the device list; each CQ's
  * spinlock serialises the calls on its struct ofl_cq (the core leaves
- * locking to the caller).
+ * locking to the caller). dev->lock (a spinlock) serialises every core
+ * call on the device's QPs and its TPT: a QP call may write CQEs into its
+ * CQs and touch the TPT (RESET invalidates the QP's windows), so it is
+ * taken first, then the send CQ's lock, then the receive CQ's (nested);
+ * a poll takes its CQ's lock only. One lock per device is the simple
+ * first form; a QP lock of its own is a later refinement.
  */
 #ifndef OFL_IW_H
 #define OFL_IW_H
@@ -30,6 +39,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/idr.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
@@ -57,15 +67,21 @@
 #define OFL_IW_MAX_CQE (1u << 24)
 /* IRD: ofl_qp_attr.ird is a power of two and RFC 6581 carries 14 bits
  * (OFL_MPA_IRD_ORD_MAX), so 2^13; ORD: any value up to the 14 bits. */
-#define OFL_IW_MAX_IRD (1u << 13)
-#define OFL_IW_MAX_ORD OFL_MPA_IRD_ORD_MAX
+/* The core fixes both at QP creation (ofl_qp_attr.ird, .ord: the inbound
+ * request slots are allocated with the QP); verbs set them later
+ * (modify_qp, the CM). So every QP is created with the device maximum and
+ * the glue keeps that maximum small: 128, as siw's SIW_MAX_ORD_QP and
+ * SIW_MAX_IRD_QP (the core would take IRD 2^13 and ORD 0x3FFF). */
+#define OFL_IW_MAX_IRD 128u
+#define OFL_IW_MAX_ORD 128u
 /* Glue limits: the CQ ids (the core's notify vectors), QP numbers and
  * PDs the device hands out, and the STag table it will allocate (the core
  * takes up to OFL_TPT_MAX_ENTRIES, 2^24). */
 #define OFL_IW_MAX_CQ (1u << 16)
 #define OFL_IW_MAX_QP (1u << 16)
 #define OFL_IW_MAX_PD (1u << 16)
-#define OFL_IW_MAX_MR (1u << 16)
+#define OFL_IW_MAX_MR ((1u << 12) - 1)  /* TPT entries (index 0 reserved) */
+#define OFL_IW_ATT_SLOTS (1u << 16)      /* ATT slots: 256 MiB of 4 KiB pages */
 #define OFL_IW_MAX_CTX 1024
 
 struct ofl_iw_dev {
@@ -74,11 +90,19 @@ struct ofl_iw_dev {
     struct list_head list;       /* on ofl_iw_devs, under ofl_iw_lock */
     struct ofl_linux lp;         /* the port handed to the core */
     struct xarray cq_xa;         /* CQ id (= notify vector) -> ofl_iw_cq */
+    struct xarray qp_xa;         /* QP number -> ofl_iw_qp */
+    struct ida pd_ida;           /* PD numbers the core knows */
+    spinlock_t lock;             /* the core's QPs and TPT (see above) */
+    struct ofl_tpt tpt;          /* STags (regions, windows) */
+    struct ofl_tpt_entry *tpt_entries;
+    u64 *att;
+    unsigned long *att_map;      /* ATT slots taken (ofl_iw_mr.c) */
     u8 mac[ETH_ALEN];            /* the GID: MAC, zero padded (as irdma) */
     u32 dev_id;
     atomic_t num_ctx;
     atomic_t num_pd;
     atomic_t num_cq;
+    atomic_t num_qp;
 };
 
 struct ofl_iw_ucontext {
@@ -87,6 +111,38 @@ struct ofl_iw_ucontext {
 
 struct ofl_iw_pd {
     struct ib_pd base;
+    u32 id;                      /* the core's PD number (ofl_qp_attr.pd) */
+};
+
+/* A user memory region: pinned pages, a TPT region over att_count
+ * direct ATT slots from att_base; lkey = rkey = stag. */
+struct ofl_iw_mr {
+    struct ib_mr base;
+    struct ib_umem *umem;
+    u32 stag;
+    u32 pd;
+    u32 att_base, att_count;
+};
+
+/* A QP: the core's struct ofl_qp over memory of its own (mem), and for
+ * user QPs siw's mmap'ed rings that libsiw fills. */
+struct ofl_iw_qp {
+    struct ib_qp base;
+    struct ofl_qp core;          /* under dev->lock */
+    void *mem;                   /* the core's rings, tracking, buffers */
+    struct ofl_iw_cq *scq, *rcq;
+    u32 id;                      /* in dev->qp_xa; base.qp_num */
+    u32 sq_depth, rq_depth;      /* core ring depths (powers of two) */
+    u32 sq_sge, rq_sge;          /* data segments per WQE */
+    int access;                  /* IB_QP_ACCESS_FLAGS as set */
+    bool sig_all;                /* IB_SIGNAL_ALL_WR (kernel QPs) */
+    /* User QPs: siw's rings (num entries each), NULL for a kernel QP.
+     * The device reads entry sq_get / rq_get next. */
+    struct siw_sqe *usq;
+    struct siw_rqe *urq;
+    u32 num_sqe, num_rqe;
+    u32 sq_get, rq_get;
+    struct rdma_user_mmap_entry *sq_entry, *rq_entry;
 };
 
 /* A memory region user space maps (the CQ ring); the memory is vmalloc'ed
@@ -132,6 +188,25 @@ static inline struct ofl_iw_cq *to_ofl_cq(struct ib_cq *ibcq)
     return container_of(ibcq, struct ofl_iw_cq, base);
 }
 
+static inline struct ofl_iw_qp *to_ofl_qp(struct ib_qp *ibqp)
+{
+    return container_of(ibqp, struct ofl_iw_qp, base);
+}
+
+static inline struct ofl_iw_mr *to_ofl_mr(struct ib_mr *ibmr)
+{
+    return container_of(ibmr, struct ofl_iw_mr, base);
+}
+
+static inline struct ofl_iw_pd *to_ofl_pd(struct ib_pd *ibpd)
+{
+    return container_of(ibpd, struct ofl_iw_pd, base);
+}
+
+/* Notify vectors: a CQ's id, or a QP's number with this bit (the core's
+ * asynchronous QP events). */
+#define OFL_IW_VEC_QP 0x80000000u
+
 /* ofl_iw_verbs.c */
 int ofl_iw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
                         struct ib_udata *udata);
@@ -158,6 +233,28 @@ int ofl_iw_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ofl_iw_cq_notify(void *drv, u32 vector);
 void ofl_iw_cq_deliver(struct ofl_iw_cq *cq);
 u32 ofl_iw_cq_to_user(struct ofl_iw_cq *cq);
+struct rdma_user_mmap_entry *ofl_iw_mmap_insert(struct ib_ucontext *uctx,
+                                                void *address, size_t len,
+                                                u64 *key);
+
+/* ofl_iw_mr.c */
+struct ib_mr *ofl_iw_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+                                 u64 virt_addr, int access,
+                                 struct ib_udata *udata);
+int ofl_iw_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+
+/* ofl_iw_qp.c */
+int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+                     struct ib_udata *udata);
+int ofl_iw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+                     struct ib_udata *udata);
+int ofl_iw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+                    struct ib_qp_init_attr *init);
+int ofl_iw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+                     const struct ib_send_wr **bad_wr);
+int ofl_iw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+                     const struct ib_recv_wr **bad_wr);
 
 /* ofl_iw_cm.c */
 int ofl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);

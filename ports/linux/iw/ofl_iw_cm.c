@@ -6,8 +6,8 @@
  *
  * NOT YET DONE. The ops are registered so that the device is a complete
  * iWARP device to the RDMA core (iw_cm requires them), but every one
- * fails: no connection can be made, no QP exists (create_qp is not
- * implemented), and rdma_cm users get -EOPNOTSUPP.
+ * fails: no connection can be made, so no QP reaches RTS (ofl_iw_qp.c),
+ * and rdma_cm users get -EOPNOTSUPP.
  */
 #include <rdma/iw_cm.h>
 #include "ofl_iw.h"
@@ -37,7 +37,8 @@ int ofl_iw_destroy_listen(struct iw_cm_id *id)
     return 0; /* nothing was listening */
 }
 
-/* QP references for the iw_cm: no QP exists yet. */
+/* QP references for the iw_cm: not yet done (with connection management:
+ * a reference on the QP, and iw_get_qp from the device's QP table). */
 void ofl_iw_qp_add_ref(struct ib_qp *qp)
 {
 }
@@ -48,5 +49,5 @@ void ofl_iw_qp_rem_ref(struct ib_qp *qp)
 
 struct ib_qp *ofl_iw_get_qp(struct ib_device *ibdev, int qpn)
 {
-    return NULL; /* not yet done: no QP table */
+    return NULL; /* not yet done */
 }

@@ -4,6 +4,7 @@
  * one device per netdev (rdma_link_ops), `rdma link delete NAME`, the
  * netdev going away and module unload remove it (see ofl_iw.h).
  */
+#include <linux/bitmap.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/module.h>
@@ -35,7 +36,13 @@ static void ofl_iw_dealloc_driver(struct ib_device *ibdev)
     list_del_init(&dev->list);
     mutex_unlock(&ofl_iw_lock);
     WARN_ON(!xa_empty(&dev->cq_xa));
+    WARN_ON(!xa_empty(&dev->qp_xa));
     xa_destroy(&dev->cq_xa);
+    xa_destroy(&dev->qp_xa);
+    ida_destroy(&dev->pd_ida);
+    kvfree(dev->tpt_entries);
+    kvfree(dev->att);
+    bitmap_free(dev->att_map);
 }
 
 static const struct ib_device_ops ofl_iw_dev_ops = {
@@ -47,20 +54,28 @@ static const struct ib_device_ops ofl_iw_dev_ops = {
     .alloc_pd = ofl_iw_alloc_pd,
     .alloc_ucontext = ofl_iw_alloc_ucontext,
     .create_cq = ofl_iw_create_cq,
+    .create_qp = ofl_iw_create_qp,
     .dealloc_driver = ofl_iw_dealloc_driver,
     .dealloc_pd = ofl_iw_dealloc_pd,
     .dealloc_ucontext = ofl_iw_dealloc_ucontext,
+    .dereg_mr = ofl_iw_dereg_mr,
     .destroy_cq = ofl_iw_destroy_cq,
+    .destroy_qp = ofl_iw_destroy_qp,
     .get_dev_fw_str = ofl_iw_get_dev_fw_str,
     .get_dma_mr = ofl_iw_get_dma_mr, /* not yet done: -EOPNOTSUPP */
     .get_port_immutable = ofl_iw_get_port_immutable,
     .mmap = ofl_iw_mmap,
     .mmap_free = ofl_iw_mmap_free,
+    .modify_qp = ofl_iw_modify_qp,
     .poll_cq = ofl_iw_poll_cq,
+    .post_recv = ofl_iw_post_recv,
+    .post_send = ofl_iw_post_send,
     .query_device = ofl_iw_query_device,
     .query_gid = ofl_iw_query_gid,
     .query_pkey = ofl_iw_query_pkey,
     .query_port = ofl_iw_query_port,
+    .query_qp = ofl_iw_query_qp,
+    .reg_user_mr = ofl_iw_reg_user_mr,
     .req_notify_cq = ofl_iw_req_notify_cq,
 
     /* connection management: present, not yet done (ofl_iw_cm.c) */
@@ -75,6 +90,7 @@ static const struct ib_device_ops ofl_iw_dev_ops = {
 
     INIT_RDMA_OBJ_SIZE(ib_cq, ofl_iw_cq, base),
     INIT_RDMA_OBJ_SIZE(ib_pd, ofl_iw_pd, base),
+    INIT_RDMA_OBJ_SIZE(ib_qp, ofl_iw_qp, base),
     INIT_RDMA_OBJ_SIZE(ib_ucontext, ofl_iw_ucontext, base),
 };
 
@@ -99,6 +115,10 @@ static struct ofl_iw_dev *ofl_iw_dev_alloc(struct net_device *netdev)
     ibdev = &dev->ibdev;
     INIT_LIST_HEAD(&dev->list);
     xa_init_flags(&dev->cq_xa, XA_FLAGS_ALLOC1);
+    xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC1);
+    ida_init(&dev->pd_ida);
+    spin_lock_init(&dev->lock);
+    atomic_set(&dev->num_qp, 0);
     atomic_set(&dev->num_ctx, 0);
     atomic_set(&dev->num_pd, 0);
     atomic_set(&dev->num_cq, 0);
@@ -106,8 +126,9 @@ static struct ofl_iw_dev *ofl_iw_dev_alloc(struct net_device *netdev)
     dev->dev_id = (u32)atomic_inc_return(&ofl_iw_dev_ids);
     ether_addr_copy(dev->mac, netdev->dev_addr);
 
-    /* The port: no DMA window yet (no memory registration); CQ and QP
-     * events come back through notify with the CQ id as vector. */
+    /* The port: no DMA window yet (no data moves without a connection);
+     * CQ events come back through notify with the CQ id as vector, QP
+     * events with OFL_IW_VEC_QP | QP number. */
     pcfg.notify = ofl_iw_cq_notify;
     pcfg.drv = dev;
     pcfg.kernel_crc32c = true;
@@ -130,6 +151,24 @@ static struct ofl_iw_dev *ofl_iw_dev_alloc(struct net_device *netdev)
     /* The device listens on the netdev's addresses itself. */
     ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
     ib_set_device_ops(ibdev, &ofl_iw_dev_ops);
+    /* from here on ib_dealloc_device calls ofl_iw_dealloc_driver */
+
+    /* The TPT: OFL_IW_MAX_MR STags and a direct ATT. The QPs name it
+     * (ofl_qp_attr.tpt); memory registration fills it. */
+    dev->tpt_entries = kvcalloc(OFL_IW_MAX_MR + 1, sizeof(*dev->tpt_entries),
+                                GFP_KERNEL);
+    dev->att = kvcalloc(OFL_IW_ATT_SLOTS, sizeof(*dev->att), GFP_KERNEL);
+    dev->att_map = bitmap_zalloc(OFL_IW_ATT_SLOTS, GFP_KERNEL);
+    if (!dev->tpt_entries || !dev->att || !dev->att_map) {
+        rv = -ENOMEM;
+        goto err_dealloc;
+    }
+    if (ofl_tpt_init(&dev->tpt, dev->tpt_entries, OFL_IW_MAX_MR + 1,
+                     dev->att, OFL_IW_ATT_SLOTS, &dev->lp.port,
+                     OFL_TPT_POLICY_STANDARD) != OFL_OK) {
+        rv = -EINVAL;
+        goto err_dealloc;
+    }
 
     rv = ib_device_set_netdev(ibdev, netdev, 1);
     if (rv)

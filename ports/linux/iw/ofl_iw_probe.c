@@ -4,14 +4,23 @@
  * libibverbs and its siw provider (libsiw), nothing rebuilt: the device
  * is found (libsiw bound to it), queried, and a PD and CQs are made; the
  * CQ's ring is polled and armed the way libsiw does it (mmap'ed, no system
- * call). One line per check, then "probe: N passed, M failed".
+ * call). RC QPs: create (siw's mmap'ed SQ and RQ rings), modify and query
+ * along the states, RTS refused without a connection, a receive and a
+ * send posted through the rings flushed by ERROR into the CQ ring and the
+ * completion channel, destroy with work outstanding flushing it, RESET
+ * and reuse. Memory registration: ibv_reg_mr / ibv_dereg_mr (pinned
+ * pages, TPT regions), their slots and STags given back. One line per check, then "probe: N passed, M failed".
  *   ofl_iw_probe DEVICE MAC
  */
 #include <errno.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
+#include <rdma/siw-abi.h>
 
 static int passed, failed;
 
@@ -22,6 +31,340 @@ static void check(int ok, const char *what)
         passed++;
     else
         failed++;
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp, struct ibv_qp_init_attr *ia)
+{
+    struct ibv_qp_attr a;
+    struct ibv_qp_init_attr dummy;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = (enum ibv_qp_state)-1;
+    if (ibv_query_qp(qp, &a, IBV_QP_STATE | IBV_QP_CAP, ia ? ia : &dummy))
+        return (enum ibv_qp_state)-1;
+    return a.qp_state;
+}
+
+static int to_state(struct ibv_qp *qp, enum ibv_qp_state s)
+{
+    struct ibv_qp_attr a;
+    int mask = IBV_QP_STATE;
+
+    memset(&a, 0, sizeof(a));
+    a.qp_state = s;
+    if (s == IBV_QPS_INIT) {
+        /* what rdma-core's tests and rping give on RESET -> INIT */
+        a.pkey_index = 0;
+        a.port_num = 1;
+        a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                            IBV_ACCESS_REMOTE_READ;
+        mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+    }
+    return ibv_modify_qp(qp, &a, mask);
+}
+
+/* Polls up to n completions into wc, waiting up to a second. */
+static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+    int got = 0, tries;
+
+    for (tries = 0; tries < 100 && got < n; tries++) {
+        int r = ibv_poll_cq(cq, n - got, wc + got);
+
+        if (r < 0)
+            return r;
+        got += r;
+        if (got < n)
+            poll(NULL, 0, 10);
+    }
+    return got;
+}
+
+static void qp_checks(struct ibv_pd *pd,
+                      struct ibv_cq *cq, struct ibv_comp_channel *ch)
+{
+    static char buf[4096];
+    struct ibv_qp_init_attr qa = {
+        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+        .cap = { .max_send_wr = 3, .max_recv_wr = 4,
+                 .max_send_sge = 1, .max_recv_sge = 2 },
+    };
+    struct ibv_qp_init_attr ia, bad;
+    struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf),
+                           .lkey = 0x100 };
+    struct ibv_recv_wr rwr = { .wr_id = 0x1111, .sg_list = &sge, .num_sge = 1 };
+    struct ibv_send_wr swr = { .wr_id = 0x2222, .sg_list = &sge, .num_sge = 1,
+                               .opcode = IBV_WR_SEND,
+                               .send_flags = IBV_SEND_SIGNALED };
+    struct ibv_recv_wr *rbad;
+    struct ibv_send_wr *sbad;
+    struct ibv_wc wc[8];
+    struct pollfd pfd;
+    struct ibv_cq *ev_cq;
+    void *ev_ctx;
+    struct ibv_qp *qp, *qp2;
+    char line[200];
+    int i, n, r, s, ok;
+
+    bad = qa;
+    bad.qp_type = IBV_QPT_UD;
+    qp = ibv_create_qp(pd, &bad);
+    check(qp == NULL, "ibv_create_qp(UD) is refused (RC only)");
+    if (qp)
+        ibv_destroy_qp(qp);
+    bad = qa;
+    bad.cap.max_inline_data = 64;
+    qp = ibv_create_qp(pd, &bad);
+    check(qp == NULL, "ibv_create_qp with inline data is refused");
+    if (qp)
+        ibv_destroy_qp(qp);
+
+    qp = ibv_create_qp(pd, &qa);
+    check(qp != NULL && qp->qp_num > 0,
+          "ibv_create_qp(RC): libsiw mmap'ed the SQ and RQ rings");
+    if (!qp)
+        return;
+    snprintf(line, sizeof(line),
+             "ibv_create_qp reports the depths made (send %u, recv %u: powers of two)",
+             qa.cap.max_send_wr, qa.cap.max_recv_wr);
+    check(qa.cap.max_send_wr == 4 && qa.cap.max_recv_wr == 4, line);
+    check(qp_state(qp, &ia) == IBV_QPS_RESET && ia.cap.max_send_wr == 4 &&
+          ia.cap.max_recv_sge == 2 && ia.qp_type == IBV_QPT_RC,
+          "ibv_query_qp: RESET, the caps and type it was created with");
+    check(to_state(qp, IBV_QPS_INIT) == 0, "ibv_modify_qp RESET -> INIT");
+    check(qp_state(qp, NULL) == IBV_QPS_INIT, "ibv_query_qp after INIT: INIT");
+    check(to_state(qp, IBV_QPS_RTR) == 0 && qp_state(qp, NULL) == IBV_QPS_RTR,
+          "ibv_modify_qp INIT -> RTR, query says RTR");
+    r = to_state(qp, IBV_QPS_RTS);
+    check(r != 0 && qp_state(qp, NULL) == IBV_QPS_RTR,
+          "ibv_modify_qp RTR -> RTS refused without a connection (as siw), still RTR");
+
+    check(ibv_post_recv(qp, &rwr, &rbad) == 0,
+          "ibv_post_recv (libsiw writes the RQ ring)");
+    r = ibv_post_send(qp, &swr, &sbad);
+    snprintf(line, sizeof(line),
+             "ibv_post_send in RTR: the doorbell is refused (%d, as siw: not RTS)", r);
+    check(r != 0, line);
+    check(ibv_poll_cq(cq, 8, wc) == 0, "nothing completes before ERROR");
+    check(ibv_req_notify_cq(cq, 0) == 0, "ibv_req_notify_cq(next) before ERROR");
+
+    check(to_state(qp, IBV_QPS_ERR) == 0 && qp_state(qp, NULL) == IBV_QPS_ERR,
+          "ibv_modify_qp -> ERROR, query says ERROR");
+    n = poll_n(cq, wc, 2);
+    ok = n == 2;
+    r = s = 0;
+    for (i = 0; i < n; i++) {
+        ok = ok && wc[i].status == IBV_WC_WR_FLUSH_ERR && wc[i].qp_num == qp->qp_num;
+        if (wc[i].wr_id == 0x1111 && wc[i].opcode == IBV_WC_RECV)
+            r++;
+        if (wc[i].wr_id == 0x2222 && wc[i].opcode == IBV_WC_SEND)
+            s++;
+    }
+    snprintf(line, sizeof(line),
+             "ERROR flushed the receive and the send into the CQ ring: %d completions, WR_FLUSH_ERR, their wr_id and opcode, qp_num %u",
+             n, qp->qp_num);
+    check(ok && r == 1 && s == 1, line);
+    pfd.fd = ch->fd;
+    pfd.events = POLLIN;
+    ok = poll(&pfd, 1, 1000) == 1 && ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0 &&
+         ev_cq == cq;
+    if (ok)
+        ibv_ack_cq_events(cq, 1);
+    check(ok, "the flush raised the armed CQ's event on the completion channel");
+    check(ibv_post_recv(qp, &rwr, &rbad) == 0 && ibv_post_send(qp, &swr, &sbad) == 0 &&
+          poll_n(cq, wc, 2) == 2 && wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+          wc[1].status == IBV_WC_WR_FLUSH_ERR,
+          "in ERROR a posted send is flushed at its doorbell (the receive with it)");
+    check(to_state(qp, IBV_QPS_RESET) == 0 && qp_state(qp, NULL) == IBV_QPS_RESET,
+          "ibv_modify_qp ERROR -> RESET");
+    check(to_state(qp, IBV_QPS_INIT) == 0 && qp_state(qp, NULL) == IBV_QPS_INIT,
+          "RESET -> INIT again (the QP is reused)");
+    check(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp");
+
+    /* destroy with receives outstanding: they are flushed */
+    qp2 = ibv_create_qp(pd, &qa);
+    check(qp2 != NULL && to_state(qp2, IBV_QPS_INIT) == 0,
+          "a second QP, INIT");
+    if (!qp2)
+        return;
+    n = qp2->qp_num;
+    for (i = 0; i < 3; i++) {
+        rwr.wr_id = 0x3000 + i;
+        r = ibv_post_recv(qp2, &rwr, &rbad);
+    }
+    check(r == 0, "three receives posted");
+    check(ibv_destroy_qp(qp2) == 0, "ibv_destroy_qp with three receives outstanding");
+    r = poll_n(cq, wc, 3);
+    ok = r == 3;
+    for (i = 0; i < r; i++)
+        ok = ok && wc[i].status == IBV_WC_WR_FLUSH_ERR && wc[i].wr_id == 0x3000u + i &&
+             (int)wc[i].qp_num == n;
+    check(ok, "destroy flushed them, in order, into the CQ ring");
+    check(ibv_poll_cq(cq, 8, wc) == 0, "the CQ ring is empty again");
+}
+
+/* The device's mappings in this process (/proc/self/maps lines naming
+ * uverbs): start addresses and lengths, up to max. */
+static int uverbs_maps(unsigned long *start, unsigned long *len, int max)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char l[512];
+    unsigned long a, b;
+    int n = 0;
+
+    if (!f)
+        return 0;
+    while (n < max && fgets(l, sizeof(l), f))
+        if (strstr(l, "uverbs") && sscanf(l, "%lx-%lx", &a, &b) == 2) {
+            start[n] = a;
+            len[n++] = b - a;
+        }
+    fclose(f);
+    return n;
+}
+
+/* User space is hostile: an entry written into the mmap'ed receive ring
+ * behind libsiw's back with more data segments than the QP takes is
+ * refused at the next doorbell, the QP goes to ERROR, the entry is
+ * consumed without a completion and the send behind it is flushed. The
+ * rings are found as the two mappings the QP's creation added: the SQ of
+ * 64 entries spans two pages, the RQ of 4 one. */
+static void hostile_checks(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+    static char buf[64];
+    struct ibv_qp_init_attr qa = {
+        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+        .cap = { .max_send_wr = 64, .max_recv_wr = 4,
+                 .max_send_sge = 1, .max_recv_sge = 1 },
+    };
+    struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf) };
+    struct ibv_send_wr swr = { .wr_id = 0x5555, .sg_list = &sge, .num_sge = 1,
+                               .opcode = IBV_WR_SEND,
+                               .send_flags = IBV_SEND_SIGNALED };
+    unsigned long s0[32], l0[32], s1[32], l1[32];
+    struct siw_rqe *rq = NULL;
+    struct ibv_send_wr *sbad;
+    struct ibv_wc wc[4];
+    struct ibv_qp *qp;
+    int n0, n1, i, j, r, n;
+
+    n0 = uverbs_maps(s0, l0, 32);
+    qp = ibv_create_qp(pd, &qa);
+    n1 = uverbs_maps(s1, l1, 32);
+    for (i = 0; qp && i < n1; i++) {
+        for (j = 0; j < n0 && s0[j] != s1[i]; j++)
+            ;
+        if (j == n0 && l1[i] == 4096)
+            rq = (struct siw_rqe *)s1[i];
+    }
+    check(qp != NULL && rq != NULL && n1 == n0 + 2 &&
+          to_state(qp, IBV_QPS_INIT) == 0,
+          "a QP whose RQ ring the probe found in /proc/self/maps, INIT");
+    if (!qp || !rq) {
+        if (qp)
+            ibv_destroy_qp(qp);
+        return;
+    }
+    rq[0].id = 0x6666;
+    rq[0].num_sge = SIW_MAX_SGE; /* the QP takes 1 */
+    __atomic_store_n(&rq[0].flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
+    check(to_state(qp, IBV_QPS_RTR) == 0, "INIT -> RTR");
+    r = ibv_post_send(qp, &swr, &sbad);
+    check(r != 0 && qp_state(qp, NULL) == IBV_QPS_ERR,
+          "the doorbell refuses the malformed receive entry and the QP is in ERROR");
+    check(__atomic_load_n(&rq[0].flags, __ATOMIC_ACQUIRE) == 0,
+          "the malformed entry was consumed (its slot is free again)");
+    n = poll_n(cq, wc, 2);
+    check(n == 1 && wc[0].wr_id == 0x5555 && wc[0].status == IBV_WC_WR_FLUSH_ERR,
+          "only the send is completed (flushed), not the malformed entry");
+    check(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp");
+}
+
+static void mr_checks(struct ibv_pd *pd)
+{
+    static char buf[8 * 4096] __attribute__((aligned(4096)));
+    const int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                    IBV_ACCESS_REMOTE_READ;
+    struct ibv_mr *a, *b, *m;
+    char line[160];
+    void *big;
+    int i, ok;
+
+    a = ibv_reg_mr(pd, buf + 100, 3 * 4096, acc);
+    check(a != NULL && a->lkey == a->rkey && a->lkey != 0,
+          "ibv_reg_mr (pinned pages -> a TPT region): lkey = rkey = its STag");
+    b = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+    check(b != NULL && a != NULL && b->lkey >> 8 != a->lkey >> 8,
+          "a second ibv_reg_mr of the same pages: another STag index");
+    check((!a || ibv_dereg_mr(a) == 0) && (!b || ibv_dereg_mr(b) == 0),
+          "ibv_dereg_mr of both");
+    /* 9000 registrations of 9 pages: more than the ATT's 65536 slots and
+     * the 4095 STags, so dereg must give both back */
+    for (i = 0, ok = 1; ok && i < 9000; i++) {
+        m = ibv_reg_mr(pd, buf + 1, sizeof(buf), acc);
+        ok = m != NULL && ibv_dereg_mr(m) == 0;
+    }
+    snprintf(line, sizeof(line),
+             "9000 ibv_reg_mr/ibv_dereg_mr of 9 pages: slots and STags come back (%d done)",
+             i - !ok);
+    check(ok, line);
+    big = mmap(NULL, 512u << 20, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    m = big == MAP_FAILED ? NULL : ibv_reg_mr(pd, big, 512u << 20, acc);
+    check(big != MAP_FAILED && m == NULL,
+          "ibv_reg_mr of 512 MiB (more pages than ATT slots) is refused");
+    if (m)
+        ibv_dereg_mr(m);
+    if (big != MAP_FAILED)
+        munmap(big, 512u << 20);
+}
+
+/* hold: a process that dies with a PD, CQ, MR and QP (INIT, a receive
+ * posted) live, for the device going away under it: `rdma link delete`
+ * waits for its file to close, and the RDMA core destroys its objects
+ * through the driver (destroy_qp flushes). Prints "hold: ready". */
+static int hold(const char *name, int seconds)
+{
+    static char buf[4096];
+    struct ibv_device **list;
+    struct ibv_context *ctx = NULL;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    struct ibv_qp *qp;
+    struct ibv_mr *mr;
+    struct ibv_recv_wr *rbad;
+    int i, n;
+
+    list = ibv_get_device_list(&n);
+    for (i = 0; list && i < n; i++)
+        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+            ctx = ibv_open_device(list[i]);
+    if (!ctx)
+        return 1;
+    pd = ibv_alloc_pd(ctx);
+    cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+    mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
+    qp = NULL;
+    if (pd && cq && mr) {
+        struct ibv_qp_init_attr qa = {
+            .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+            .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+                     .max_send_sge = 1, .max_recv_sge = 1 },
+        };
+        struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf),
+                               .lkey = mr->lkey };
+        struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+
+        qp = ibv_create_qp(pd, &qa);
+        if (qp && (to_state(qp, IBV_QPS_INIT) || ibv_post_recv(qp, &rwr, &rbad)))
+            qp = NULL;
+    }
+    if (!qp)
+        return 1;
+    printf("hold: ready\n");
+    fflush(stdout);
+    sleep(seconds);
+    _exit(0); /* nothing destroyed, nothing closed */
 }
 
 int main(int argc, char **argv)
@@ -40,9 +383,11 @@ int main(int argc, char **argv)
     char line[160];
     int i, n;
 
+    if (argc == 5 && strcmp(argv[3], "hold") == 0)
+        return hold(argv[1], atoi(argv[4]));
     if (argc != 3 || sscanf(argv[2], "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1],
                             &mac[2], &mac[3], &mac[4], &mac[5]) != 6) {
-        fprintf(stderr, "usage: ofl_iw_probe DEVICE MAC\n");
+        fprintf(stderr, "usage: ofl_iw_probe DEVICE MAC [hold SECONDS]\n");
         return 2;
     }
     list = ibv_get_device_list(&n);
@@ -63,7 +408,7 @@ int main(int argc, char **argv)
              da.max_qp_wr, da.max_sge, da.max_cqe, da.max_qp_rd_atom,
              da.max_qp_init_rd_atom, (int)da.atomic_cap);
     check(da.max_qp_wr == 65536 && da.max_sge == 6 && da.max_cqe == 1 << 24 &&
-          da.max_qp_rd_atom == 8192 && da.max_qp_init_rd_atom == 16383 &&
+          da.max_qp_rd_atom == 128 && da.max_qp_init_rd_atom == 128 &&
           da.atomic_cap == IBV_ATOMIC_HCA, line);
 
     check(ibv_query_port(ctx, 1, &pa) == 0 && pa.state == IBV_PORT_ACTIVE &&
@@ -95,20 +440,12 @@ int main(int argc, char **argv)
     if (big)
         ibv_destroy_cq(big);
 
-    /* Not yet done: no QP. Reported, not counted. */
-    if (pd && cq) {
-        struct ibv_qp_init_attr qa = {
-            .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-            .cap = { .max_send_wr = 4, .max_recv_wr = 4,
-                     .max_send_sge = 1, .max_recv_sge = 1 },
-        };
-        struct ibv_qp *qp = ibv_create_qp(pd, &qa);
-
-        printf("ofl-iw: note ibv_create_qp: %s (QPs are not implemented yet)\n",
-               qp ? "created?!" : strerror(errno));
-        if (qp)
-            ibv_destroy_qp(qp);
-    }
+    if (pd && cq && ch)
+        qp_checks(pd, cq, ch);
+    if (pd && cq)
+        hostile_checks(pd, cq);
+    if (pd)
+        mr_checks(pd);
 
     if (cq)
         check(ibv_destroy_cq(cq) == 0, "ibv_destroy_cq");

@@ -41,8 +41,9 @@ int ofl_iw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
                              IB_DEVICE_MEM_WINDOW;
     attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
     attr->atomic_cap = IB_ATOMIC_HCA;
-    /* a direct ATT of PAGE_SIZE pages: up to 2^32 - 1 slots */
-    attr->max_mr_size = (u64)U32_MAX << PAGE_SHIFT;
+    /* a direct ATT of PAGE_SIZE pages: the device's ATT slots (the core
+     * takes up to 2^32 - 1) */
+    attr->max_mr_size = (u64)OFL_IW_ATT_SLOTS << PAGE_SHIFT;
     /* OFL_TPT_PAGE_SHIFT_MIN .. _MAX */
     attr->page_size_cap = GENMASK_ULL(OFL_TPT_PAGE_SHIFT_MAX,
                                       OFL_TPT_PAGE_SHIFT_MIN);
@@ -178,9 +179,9 @@ void ofl_iw_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
     kfree(e);
 }
 
-static struct rdma_user_mmap_entry *
-ofl_iw_mmap_insert(struct ib_ucontext *uctx, void *address, size_t len,
-                   u64 *key)
+struct rdma_user_mmap_entry *ofl_iw_mmap_insert(struct ib_ucontext *uctx,
+                                                void *address, size_t len,
+                                                u64 *key)
 {
     struct ofl_iw_mmap_entry *e;
     int rv;
@@ -219,19 +220,28 @@ int ofl_iw_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 int ofl_iw_alloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
     struct ofl_iw_dev *dev = to_ofl_dev(pd->device);
+    int id;
 
     if (atomic_inc_return(&dev->num_pd) > OFL_IW_MAX_PD) {
         atomic_dec(&dev->num_pd);
         return -ENOMEM;
     }
-    /* The core knows a PD as a number on each STag and QP: the PD's
-     * restrack id (pd->res.id) will be that number. */
+    /* The core knows a PD as a number on each STag and QP. */
+    id = ida_alloc_range(&dev->pd_ida, 1, OFL_IW_MAX_PD, GFP_KERNEL);
+    if (id < 0) {
+        atomic_dec(&dev->num_pd);
+        return id;
+    }
+    to_ofl_pd(pd)->id = id;
     return 0;
 }
 
 int ofl_iw_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 {
-    atomic_dec(&to_ofl_dev(pd->device)->num_pd);
+    struct ofl_iw_dev *dev = to_ofl_dev(pd->device);
+
+    ida_free(&dev->pd_ida, to_ofl_pd(pd)->id);
+    atomic_dec(&dev->num_pd);
     return 0;
 }
 
@@ -386,8 +396,11 @@ static enum ib_wc_opcode ofl_iw_wc_opcode(u8 op)
     }
 }
 
-static void ofl_iw_cqe_to_wc(const struct ofl_cqe *c, struct ib_wc *wc)
+static void ofl_iw_cqe_to_wc(struct ofl_iw_dev *dev, const struct ofl_cqe *c,
+                             struct ib_wc *wc)
 {
+    struct ofl_iw_qp *qp;
+
     memset(wc, 0, sizeof(*wc));
     wc->wr_id = c->wr_id;
     wc->status = c->status < ARRAY_SIZE(ofl_iw_wc_status) ?
@@ -403,9 +416,10 @@ static void ofl_iw_cqe_to_wc(const struct ofl_cqe *c, struct ib_wc *wc)
         wc->wc_flags |= IB_WC_WITH_IMM;
         wc->ex.imm_data = cpu_to_be32((u32)c->imm);
     }
-    /* TODO with QPs: wc->qp from c->qpn (the device's QP table). No QP
-     * exists yet, so no completion can be produced. */
-    wc->qp = NULL;
+    /* The QP by its number; NULL once it was destroyed (its flushed
+     * completions may outlive it in a kernel CQ). */
+    qp = xa_load(&dev->qp_xa, c->qpn);
+    wc->qp = qp ? &qp->base : NULL;
 }
 
 /* Raises the CQ error event once the core reported an overrun. */
@@ -438,7 +452,7 @@ int ofl_iw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
         spin_unlock_irqrestore(&cq->lock, flags);
         if (n == 0)
             break;
-        ofl_iw_cqe_to_wc(&c, &wc[i]);
+        ofl_iw_cqe_to_wc(to_ofl_dev(ibcq->device), &c, &wc[i]);
     }
     if (e == OFL_E_QP_CQ_OVERRUN) {
         /* the core keeps reporting it: the event goes out once */
@@ -496,7 +510,8 @@ void ofl_iw_cq_deliver(struct ofl_iw_cq *cq)
  * decides for completions still to come; when completions were moved
  * while the CQ is armed the consumer may have polled before they arrived,
  * so the event is raised (a spurious event is allowed, a lost one is not).
- * Returns the number moved. Not called yet: no QP produces completions.
+ * Returns the number moved. Called after every QP call that may have
+ * produced completions (ofl_iw_qp.c).
  */
 u32 ofl_iw_cq_to_user(struct ofl_iw_cq *cq)
 {

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+/*
+ * ofl_iw_qp - RC queue pairs. A QP is the core's struct ofl_qp (service
+ * OFL_QP_SVC_IWARP) over memory of its own; the glue translates, the core
+ * decides: the state machine (ofl_qp_modify), what may be posted in which
+ * state (ofl_qp_post_send / _recv), flushing.
+ *
+ * States: IB RESET, INIT, RTR, SQD and ERR are the core's RESET, INIT,
+ * RTR, SQD and ERROR, asked for with ofl_qp_modify; the core reports its
+ * own SQE and TERMINATE as IB SQE and CLOSING as SQD (as siw reports its
+ * TERMINATE and CLOSING). An iWARP QP reaches RTS only when its stream is
+ * up (the core's ESTAB event, ofl_qp_establish, from the connection
+ * manager); connection management is not done (ofl_iw_cm.c), so no QP
+ * reaches RTS: modify to RTS without a connection is refused with
+ * -EINVAL, which is what siw does (siw_qp_modify: "no socket").
+ *
+ * User QPs: siw's user ABI. The create response carries the keys of two
+ * mmap'ed rings, num_sqe struct siw_sqe and num_rqe struct siw_rqe, that
+ * libsiw fills without a system call; the send doorbell is a post_send
+ * with no work request. The device takes ring entries (ofl_iw_pull_sq,
+ * ofl_iw_pull_rq) at the send doorbell (both rings), at ERROR and at
+ * destroy: each entry is copied once and every field checked by
+ * ofl_iw_uring before the core sees it (user space is hostile). An entry
+ * the core took is handed back to libsiw (its VALID flag cleared); an
+ * entry the core has no room for stays in the ring for the next pull; a
+ * malformed entry moves the QP to ERROR and is consumed without a
+ * completion (the entries behind it are flushed). siw's receive ring has no doorbell: libsiw's receives reach
+ * the core at the next pull (with a connection that will be when a Send
+ * arrives). Completions reach the user CQ ring through ofl_iw_cq_to_user
+ * after each call.
+ */
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include "ofl_iw.h"
+
+/* The core's transmit buffers, sized for the largest FPDU the stream may
+ * ever carry (MULPDU 65535 with markers; ofl_qp_establish checks it). */
+#define OFL_IW_QP_RX_CAP (OFL_MPA_ULPDU_MAX + 1u)
+
+/* qp->mem: offsets of the pieces of struct ofl_qp_mem */
+struct ofl_iw_qp_layout {
+    size_t sq_ring, rq_ring, sq_track, sq_sge, rq_sge, irq, ord, tx, rx;
+    size_t total;
+};
+
+static size_t ofl_iw_take(size_t *at, size_t n)
+{
+    size_t here = *at;
+
+    *at = ALIGN(here + n, 64);
+    return here;
+}
+
+static void ofl_iw_qp_layout(const struct ofl_iw_qp *qp,
+                             struct ofl_iw_qp_layout *l)
+{
+    size_t at = 0;
+
+    l->sq_ring = ofl_iw_take(&at, ofl_qp_ring_size(qp->sq_depth, qp->sq_sge,
+                                                   true));
+    l->rq_ring = ofl_iw_take(&at, ofl_qp_ring_size(qp->rq_depth, qp->rq_sge,
+                                                   false));
+    l->sq_track = ofl_iw_take(&at, qp->sq_depth *
+                                       sizeof(struct ofl_qp_swqe));
+    l->sq_sge = ofl_iw_take(&at, qp->sq_sge * sizeof(struct ofl_qp_sge));
+    l->rq_sge = ofl_iw_take(&at, qp->rq_sge * sizeof(struct ofl_qp_sge));
+    l->irq = ofl_iw_take(&at, OFL_IW_MAX_IRD * sizeof(struct ofl_qp_inreq));
+    l->ord = ofl_iw_take(&at, OFL_IW_MAX_ORD * sizeof(u32));
+    l->tx = ofl_iw_take(&at, ofl_qp_tx_need(OFL_MPA_ULPDU_MAX, true));
+    l->rx = ofl_iw_take(&at, OFL_IW_QP_RX_CAP);
+    l->total = at;
+}
+
+/* The core's transmit callback. No stream exists without connection
+ * management: nothing can be sent, and an abort has nothing to reset. */
+static int ofl_iw_qp_transmit(void *ctx, const uint8_t *data, uint32_t len,
+                              uint32_t flags)
+{
+    return (flags & OFL_QP_TX_ABORT) ? 0 : 1;
+}
+
+static enum ib_qp_state ofl_iw_ib_state(u8 s)
+{
+    switch (s) {
+    case OFL_QP_RESET:
+        return IB_QPS_RESET;
+    case OFL_QP_INIT:
+        return IB_QPS_INIT;
+    case OFL_QP_RTR:
+        return IB_QPS_RTR;
+    case OFL_QP_RTS:
+        return IB_QPS_RTS;
+    case OFL_QP_SQD:
+    case OFL_QP_CLOSING:
+        return IB_QPS_SQD;
+    case OFL_QP_SQE:
+    case OFL_QP_TERMINATE:
+        return IB_QPS_SQE;
+    default:
+        return IB_QPS_ERR;
+    }
+}
+
+/* The core state a consumer may ask for, or OFL_QP_STATES. */
+static enum ofl_qp_state ofl_iw_core_state(enum ib_qp_state s)
+{
+    switch (s) {
+    case IB_QPS_RESET:
+        return OFL_QP_RESET;
+    case IB_QPS_INIT:
+        return OFL_QP_INIT;
+    case IB_QPS_RTR:
+        return OFL_QP_RTR;
+    case IB_QPS_RTS:
+        return OFL_QP_RTS;
+    case IB_QPS_SQD:
+        return OFL_QP_SQD;
+    case IB_QPS_ERR:
+        return OFL_QP_ERROR;
+    default: /* SQE is entered by the engine only */
+        return OFL_QP_STATES;
+    }
+}
+
+/* A post refused by the core: no room, the state (as siw: -ENOTCONN), or
+ * the work request itself. */
+static int ofl_iw_post_errno(enum ofl_err e)
+{
+    switch (e) {
+    case OFL_OK:
+        return 0;
+    case OFL_E_QP_SQ_FULL:
+    case OFL_E_QP_RQ_FULL:
+        return -ENOMEM;
+    case OFL_E_QP_STATE:
+        return -ENOTCONN;
+    default:
+        return -EINVAL;
+    }
+}
+
+/* ---- locking ------------------------------------------------------------ */
+
+static void ofl_iw_qp_lock(struct ofl_iw_dev *dev, struct ofl_iw_qp *qp,
+                           unsigned long *flags)
+{
+    spin_lock_irqsave(&dev->lock, *flags);
+    spin_lock(&qp->scq->lock);
+    if (qp->rcq != qp->scq)
+        spin_lock_nested(&qp->rcq->lock, SINGLE_DEPTH_NESTING);
+}
+
+/* Completions the core produced go to the user ring, or the kernel
+ * consumer's handler runs, with no lock held. */
+static void ofl_iw_cq_out(struct ofl_iw_cq *cq)
+{
+    if (cq->uring)
+        ofl_iw_cq_to_user(cq);
+    else
+        ofl_iw_cq_deliver(cq);
+}
+
+static void ofl_iw_qp_unlock(struct ofl_iw_dev *dev, struct ofl_iw_qp *qp,
+                             unsigned long flags)
+{
+    if (qp->rcq != qp->scq)
+        spin_unlock(&qp->rcq->lock);
+    spin_unlock(&qp->scq->lock);
+    spin_unlock_irqrestore(&dev->lock, flags);
+    ofl_iw_cq_out(qp->scq);
+    if (qp->rcq != qp->scq)
+        ofl_iw_cq_out(qp->rcq);
+}
+
+/* Lets the engine run what was posted (under the lock): in ERROR it
+ * flushes; without a stream nothing is sent. */
+static void ofl_iw_qp_run(struct ofl_iw_qp *qp)
+{
+    (void)ofl_qp_process(&qp->core, get_jiffies_64(), qp->sq_depth);
+}
+
+/* ---- user rings ---------------------------------------------------------- */
+
+/* A malformed entry: the QP moves to ERROR (a local QP operation error)
+ * and the entry is consumed without a completion (the core never saw
+ * it), so that the entries behind it are flushed and the ring does not
+ * stall on it. */
+static void ofl_iw_ring_refused(struct ofl_iw_qp *qp, const char *ring,
+                                u32 idx, enum ofl_iw_ring_err r)
+{
+    ibdev_warn_ratelimited(qp->base.device, "QP %u: %s entry %u refused: %s\n",
+                           qp->id, ring, idx, ofl_iw_ring_strerror(r));
+    (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
+}
+
+/* Under the lock. Posts the receive entries libsiw made valid, in ring
+ * order, at most one ring's worth. Returns 0, or -EINVAL when a malformed
+ * entry was met (the others are still taken), or the core's refusal of
+ * the state (the entry stays). */
+static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
+{
+    struct ofl_qp_sge sge[SIW_MAX_SGE];
+    struct ofl_qp_recv_wr wr;
+    enum ofl_iw_ring_err r;
+    struct siw_rqe e;
+    enum ofl_err err;
+    int rv = 0;
+    u32 n;
+
+    for (n = 0; n < qp->num_rqe; n++) {
+        struct siw_rqe *slot = &qp->urq[qp->rq_get & (qp->num_rqe - 1)];
+
+        if (!(READ_ONCE(slot->flags) & SIW_WQE_VALID))
+            break;
+        smp_rmb(); /* the entry after its VALID flag */
+        memcpy(&e, slot, sizeof(e)); /* once: checked and used as copied */
+        r = ofl_iw_rqe_to_wr(&e, qp->rq_sge, sge, &wr);
+        if (r != OFL_IW_RING_OK) {
+            ofl_iw_ring_refused(qp, "RQ", qp->rq_get, r);
+            rv = -EINVAL;
+        } else {
+            err = ofl_qp_post_recv(&qp->core, &wr);
+            if (err == OFL_E_QP_RQ_FULL)
+                break; /* stays in the ring */
+            if (err != OFL_OK)
+                return ofl_iw_post_errno(err);
+        }
+        WRITE_ONCE(slot->flags, 0); /* the slot is libsiw's again */
+        qp->rq_get++;
+    }
+    return rv;
+}
+
+/* The same for the send ring. */
+static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
+{
+    struct ofl_qp_sge sge[SIW_MAX_SGE];
+    struct ofl_qp_wr wr;
+    enum ofl_iw_ring_err r;
+    struct siw_sqe e;
+    enum ofl_err err;
+    int rv = 0;
+    u32 n;
+
+    for (n = 0; n < qp->num_sqe; n++) {
+        struct siw_sqe *slot = &qp->usq[qp->sq_get & (qp->num_sqe - 1)];
+
+        if (!(READ_ONCE(slot->flags) & SIW_WQE_VALID))
+            break;
+        smp_rmb();
+        memcpy(&e, slot, sizeof(e));
+        r = ofl_iw_sqe_to_wr(&e, qp->sq_sge, sge, &wr);
+        if (r != OFL_IW_RING_OK) {
+            ofl_iw_ring_refused(qp, "SQ", qp->sq_get, r);
+            rv = -EINVAL;
+        } else {
+            err = ofl_qp_post_send(&qp->core, &wr, NULL);
+            if (err == OFL_E_QP_SQ_FULL)
+                break;
+            if (err != OFL_OK)
+                return ofl_iw_post_errno(err);
+        }
+        WRITE_ONCE(slot->flags, 0);
+        qp->sq_get++;
+    }
+    return rv;
+}
+
+/* Both rings (the receive ring first: it has no doorbell of its own). */
+static int ofl_iw_pull(struct ofl_iw_qp *qp)
+{
+    int rq = ofl_iw_pull_rq(qp);
+    int sq = ofl_iw_pull_sq(qp);
+
+    return rq ? rq : sq;
+}
+
+/* RESET discards without completions: so do the entries still valid in
+ * the user rings (libsiw gets the slots back; its indices go on). */
+static void ofl_iw_discard_rings(struct ofl_iw_qp *qp)
+{
+    u32 n;
+
+    for (n = 0; n < qp->num_sqe; n++) {
+        struct siw_sqe *slot = &qp->usq[qp->sq_get & (qp->num_sqe - 1)];
+
+        if (!(READ_ONCE(slot->flags) & SIW_WQE_VALID))
+            break;
+        WRITE_ONCE(slot->flags, 0);
+        qp->sq_get++;
+    }
+    for (n = 0; n < qp->num_rqe; n++) {
+        struct siw_rqe *slot = &qp->urq[qp->rq_get & (qp->num_rqe - 1)];
+
+        if (!(READ_ONCE(slot->flags) & SIW_WQE_VALID))
+            break;
+        WRITE_ONCE(slot->flags, 0);
+        qp->rq_get++;
+    }
+}
+
+/* ---- create / destroy ---------------------------------------------------- */
+
+int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
+                     struct ib_udata *udata)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(ibqp->device);
+    struct ofl_iw_qp *qp = to_ofl_qp(ibqp);
+    struct siw_uresp_create_qp uresp = {};
+    struct ofl_iw_ucontext *octx = NULL;
+    struct ofl_qp_attr qa = {};
+    struct ofl_qp_mem qm = {};
+    struct ofl_iw_qp_layout l;
+    unsigned long flags;
+    enum ofl_err e;
+    u8 *m;
+    int rv;
+
+    if (attr->qp_type != IB_QPT_RC || attr->create_flags || attr->srq)
+        return -EOPNOTSUPP;
+    /* inline data is refused in the rings (ofl_iw_uring) */
+    if (attr->cap.max_inline_data)
+        return -EINVAL;
+    if (attr->cap.max_send_wr > OFL_IW_MAX_QP_WR ||
+        attr->cap.max_recv_wr > OFL_IW_MAX_QP_WR ||
+        attr->cap.max_send_sge > OFL_IW_MAX_SEND_SGE ||
+        attr->cap.max_recv_sge > OFL_IW_MAX_RECV_SGE)
+        return -EINVAL;
+    if (!attr->send_cq || !attr->recv_cq)
+        return -EINVAL;
+    if (udata) {
+        octx = rdma_udata_to_drv_context(udata, struct ofl_iw_ucontext, base);
+        if (!octx || udata->outlen < sizeof(uresp))
+            return -EINVAL;
+    }
+    if (atomic_inc_return(&dev->num_qp) > OFL_IW_MAX_QP) {
+        rv = -ENOMEM;
+        goto err_count;
+    }
+    qp->sq_depth = roundup_pow_of_two(max(attr->cap.max_send_wr, 1u));
+    qp->rq_depth = roundup_pow_of_two(max(attr->cap.max_recv_wr, 1u));
+    qp->sq_sge = attr->cap.max_send_sge;
+    qp->rq_sge = attr->cap.max_recv_sge;
+    qp->scq = to_ofl_cq(attr->send_cq);
+    qp->rcq = to_ofl_cq(attr->recv_cq);
+    qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+    ofl_iw_qp_layout(qp, &l);
+    qp->mem = vzalloc(l.total);
+    if (!qp->mem) {
+        rv = -ENOMEM;
+        goto err_count;
+    }
+    rv = xa_alloc(&dev->qp_xa, &qp->id, qp, XA_LIMIT(1, OFL_IW_MAX_QP),
+                  GFP_KERNEL);
+    if (rv)
+        goto err_mem;
+
+    m = qp->mem;
+    qa.qpn = qp->id;
+    qa.pd = to_ofl_pd(ibqp->pd)->id;
+    qa.service = OFL_QP_SVC_IWARP;
+    qa.sq_reg = 1; /* fast registration through the send queue */
+    /* a failed registration WQE: Terminate, ERROR, everything flushed
+     * (IB semantics: the QP goes to the error state) */
+    qa.reg_option = OFL_QP_REG_OPTION2;
+    qa.ord = OFL_IW_MAX_ORD;
+    qa.ird = OFL_IW_MAX_IRD;
+    qa.event_vector = OFL_IW_VEC_QP | qp->id;
+    qa.sq_db = 2 * qp->id; /* the port drops doorbells: rings are ours */
+    qa.rq_db = 2 * qp->id + 1;
+    qa.tpt = &dev->tpt;
+    qa.port = &dev->lp.port;
+    qa.send_cq = &qp->scq->core;
+    qa.recv_cq = &qp->rcq->core;
+    qa.transmit = ofl_iw_qp_transmit;
+    qa.transmit_ctx = qp;
+    qm.sq_ring = m + l.sq_ring;
+    qm.sq_depth = qp->sq_depth;
+    qm.sq_max_sge = qp->sq_sge;
+    qm.rq_ring = m + l.rq_ring;
+    qm.rq_depth = qp->rq_depth;
+    qm.rq_max_sge = qp->rq_sge;
+    qm.sq_track = (struct ofl_qp_swqe *)(m + l.sq_track);
+    qm.sq_sge = qp->sq_sge ? (struct ofl_qp_sge *)(m + l.sq_sge) : NULL;
+    qm.rq_sge = qp->rq_sge ? (struct ofl_qp_sge *)(m + l.rq_sge) : NULL;
+    qm.irq = (struct ofl_qp_inreq *)(m + l.irq);
+    qm.ord_ring = (u32 *)(m + l.ord);
+    qm.tx_buf = m + l.tx;
+    qm.tx_cap = ofl_qp_tx_need(OFL_MPA_ULPDU_MAX, true);
+    qm.rx_buf = m + l.rx;
+    qm.rx_cap = OFL_IW_QP_RX_CAP;
+    /* no marker staging, no one-touch deferrals, no placement ahead of a
+     * hole yet: the connection manager sizes those when it exists */
+
+    /* the core sweeps the TPT for windows of an earlier QP by this number */
+    spin_lock_irqsave(&dev->lock, flags);
+    e = ofl_qp_create(&qp->core, &qa, &qm);
+    spin_unlock_irqrestore(&dev->lock, flags);
+    if (e != OFL_OK) {
+        ibdev_warn(ibqp->device, "ofl_qp_create: %s\n", ofl_strerror(e));
+        rv = -EINVAL;
+        goto err_xa;
+    }
+
+    if (udata) {
+        struct ib_ucontext *uctx = &octx->base;
+
+        qp->num_sqe = qp->sq_depth;
+        qp->num_rqe = qp->rq_depth;
+        qp->usq = vmalloc_user(qp->num_sqe * sizeof(struct siw_sqe));
+        if (!qp->usq) {
+            rv = -ENOMEM;
+            goto err_xa;
+        }
+        qp->sq_entry = ofl_iw_mmap_insert(uctx, qp->usq,
+                                          qp->num_sqe * sizeof(struct siw_sqe),
+                                          &uresp.sq_key);
+        if (!qp->sq_entry) {
+            vfree(qp->usq);
+            rv = -ENOMEM;
+            goto err_xa;
+        }
+        qp->urq = vmalloc_user(qp->num_rqe * sizeof(struct siw_rqe));
+        if (!qp->urq) {
+            rv = -ENOMEM;
+            goto err_sq;
+        }
+        qp->rq_entry = ofl_iw_mmap_insert(uctx, qp->urq,
+                                          qp->num_rqe * sizeof(struct siw_rqe),
+                                          &uresp.rq_key);
+        if (!qp->rq_entry) {
+            vfree(qp->urq);
+            rv = -ENOMEM;
+            goto err_sq;
+        }
+        uresp.qp_id = qp->id;
+        uresp.num_sqe = qp->num_sqe;
+        uresp.num_rqe = qp->num_rqe;
+        rv = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+        if (rv)
+            goto err_rq;
+    }
+    ibqp->qp_num = qp->id;
+    attr->cap.max_send_wr = qp->sq_depth;
+    attr->cap.max_recv_wr = qp->rq_depth;
+    attr->cap.max_inline_data = 0;
+    return 0;
+
+err_rq:
+    rdma_user_mmap_entry_remove(qp->rq_entry); /* frees qp->urq */
+err_sq:
+    rdma_user_mmap_entry_remove(qp->sq_entry); /* frees qp->usq */
+err_xa:
+    xa_erase(&dev->qp_xa, qp->id);
+err_mem:
+    vfree(qp->mem);
+err_count:
+    atomic_dec(&dev->num_qp);
+    return rv;
+}
+
+/* Destroy with work outstanding flushes it (ERROR), as siw does; the
+ * flush completions outlive the QP in its CQs. The RDMA core destroys a
+ * device's QPs before its CQs when the device goes away. */
+int ofl_iw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(ibqp->device);
+    struct ofl_iw_qp *qp = to_ofl_qp(ibqp);
+    unsigned long flags;
+
+    ofl_iw_qp_lock(dev, qp, &flags);
+    if (qp->core.state != OFL_QP_RESET) {
+        (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
+        /* ERROR takes every post and flushes it */
+        if (qp->usq)
+            (void)ofl_iw_pull(qp);
+        ofl_iw_qp_run(qp);
+    }
+    ofl_iw_qp_unlock(dev, qp, flags);
+
+    xa_erase(&dev->qp_xa, qp->id);
+    if (qp->rq_entry)
+        rdma_user_mmap_entry_remove(qp->rq_entry);
+    if (qp->sq_entry)
+        rdma_user_mmap_entry_remove(qp->sq_entry);
+    vfree(qp->mem);
+    atomic_dec(&dev->num_qp);
+    return 0;
+}
+
+/* ---- modify / query ------------------------------------------------------ */
+
+#define OFL_IW_QP_ACCESS \
+    (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
+     IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND)
+
+/*
+ * The attributes iWARP has no use for (path, PSNs, timers, P_Key index)
+ * are ignored, as siw ignores them; IRD and ORD are fixed at creation
+ * (the core allocates for them) to the device maximum, so a larger value
+ * is refused.
+ */
+int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+                     struct ib_udata *udata)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(ibqp->device);
+    struct ofl_iw_qp *qp = to_ofl_qp(ibqp);
+    enum ofl_qp_state to = OFL_QP_STATES;
+    unsigned long flags;
+    enum ofl_err e = OFL_OK;
+
+    if ((mask & IB_QP_PORT) && attr->port_num != 1)
+        return -EINVAL;
+    if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+        attr->max_rd_atomic > OFL_IW_MAX_ORD)
+        return -EINVAL;
+    if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+        attr->max_dest_rd_atomic > OFL_IW_MAX_IRD)
+        return -EINVAL;
+    if ((mask & IB_QP_ACCESS_FLAGS) &&
+        (attr->qp_access_flags & ~OFL_IW_QP_ACCESS))
+        return -EINVAL;
+    if (mask & IB_QP_STATE) {
+        to = ofl_iw_core_state(attr->qp_state);
+        if (to == OFL_QP_STATES)
+            return -EINVAL;
+    }
+
+    ofl_iw_qp_lock(dev, qp, &flags);
+    if ((mask & IB_QP_CUR_STATE) &&
+        attr->cur_qp_state != ofl_iw_ib_state(qp->core.state)) {
+        e = OFL_E_QP_STATE;
+        goto out;
+    }
+    if (to != OFL_QP_STATES) {
+        e = ofl_qp_modify(&qp->core, to);
+        if (e != OFL_OK)
+            goto out;
+        /* what libsiw posted so far is flushed with the rest (ERROR
+         * takes every post) */
+        if (to == OFL_QP_ERROR && qp->usq)
+            (void)ofl_iw_pull(qp);
+        if (to == OFL_QP_RESET && qp->usq)
+            ofl_iw_discard_rings(qp);
+        ofl_iw_qp_run(qp);
+    }
+    if (mask & IB_QP_ACCESS_FLAGS)
+        qp->access = attr->qp_access_flags;
+out:
+    ofl_iw_qp_unlock(dev, qp, flags);
+    if (e != OFL_OK) {
+        ibdev_dbg(ibqp->device, "QP %u: modify to %s: %s\n", qp->id,
+                  ofl_qp_state_name(to), ofl_strerror(e));
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int ofl_iw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+                    struct ib_qp_init_attr *init)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(ibqp->device);
+    struct ofl_iw_qp *qp = to_ofl_qp(ibqp);
+    unsigned long flags;
+    bool draining;
+    u8 state;
+
+    spin_lock_irqsave(&dev->lock, flags);
+    state = qp->core.state;
+    draining = state == OFL_QP_SQD && ofl_qp_sq_outstanding(&qp->core);
+    spin_unlock_irqrestore(&dev->lock, flags);
+
+    memset(attr, 0, sizeof(*attr));
+    memset(init, 0, sizeof(*init));
+    attr->qp_state = ofl_iw_ib_state(state);
+    attr->cur_qp_state = attr->qp_state;
+    attr->sq_draining = draining;
+    attr->cap.max_send_wr = qp->sq_depth;
+    attr->cap.max_recv_wr = qp->rq_depth;
+    attr->cap.max_send_sge = qp->sq_sge;
+    attr->cap.max_recv_sge = qp->rq_sge;
+    attr->cap.max_inline_data = 0;
+    attr->max_rd_atomic = OFL_IW_MAX_ORD;
+    attr->max_dest_rd_atomic = OFL_IW_MAX_IRD;
+    attr->qp_access_flags = qp->access;
+    attr->port_num = 1;
+    attr->path_mtu = ib_mtu_int_to_enum(READ_ONCE(dev->netdev->mtu));
+    attr->path_mig_state = IB_MIG_MIGRATED;
+
+    init->qp_type = IB_QPT_RC;
+    init->send_cq = ibqp->send_cq;
+    init->recv_cq = ibqp->recv_cq;
+    init->cap = attr->cap;
+    init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+    return 0;
+}
+
+/* ---- doorbells ------------------------------------------------------------ */
+
+/* One kernel send work request to the core's form and queue. */
+static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
+{
+    struct ofl_qp_sge sge[SIW_MAX_SGE];
+    struct ofl_qp_wr wr = {};
+    int i;
+
+    if (ib->num_sge < 0 || ib->num_sge > qp->sq_sge)
+        return -EINVAL;
+    if (ib->send_flags &
+        ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE))
+        return -EINVAL; /* inline among them */
+    for (i = 0; i < ib->num_sge; i++) {
+        sge[i].addr = ib->sg_list[i].addr;
+        sge[i].len = ib->sg_list[i].length;
+        sge[i].stag = ib->sg_list[i].lkey;
+    }
+    wr.wr_id = ib->wr_id;
+    wr.sge = sge;
+    wr.num_sge = ib->num_sge;
+    if ((ib->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
+        wr.flags |= OFL_QP_WR_SIGNALED;
+    if (ib->send_flags & IB_SEND_SOLICITED)
+        wr.flags |= OFL_QP_WR_SOLICITED;
+    if (ib->send_flags & IB_SEND_FENCE)
+        wr.flags |= OFL_QP_WR_FENCE;
+    switch (ib->opcode) {
+    case IB_WR_SEND:
+        wr.opcode = OFL_QP_OP_SEND;
+        break;
+    case IB_WR_SEND_WITH_INV:
+        wr.opcode = OFL_QP_OP_SEND_INV;
+        wr.stag = ib->ex.invalidate_rkey;
+        break;
+    case IB_WR_RDMA_WRITE:
+        wr.opcode = OFL_QP_OP_WRITE;
+        wr.remote_stag = rdma_wr(ib)->rkey;
+        wr.remote_to = rdma_wr(ib)->remote_addr;
+        break;
+    case IB_WR_RDMA_READ:
+        wr.opcode = OFL_QP_OP_READ;
+        wr.remote_stag = rdma_wr(ib)->rkey;
+        wr.remote_to = rdma_wr(ib)->remote_addr;
+        break;
+    case IB_WR_LOCAL_INV:
+        wr.opcode = OFL_QP_OP_LOCAL_INV;
+        wr.stag = ib->ex.invalidate_rkey;
+        break;
+    default: /* REG_MR with memory registration; no atomics, no imm */
+        return -EINVAL;
+    }
+    return ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &wr, NULL));
+}
+
+/* libsiw rings the send doorbell with a post_send without work requests;
+ * a user QP's work requests come through its ring only (as siw). */
+int ofl_iw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+                     const struct ib_send_wr **bad_wr)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(ibqp->device);
+    struct ofl_iw_qp *qp = to_ofl_qp(ibqp);
+    unsigned long flags;
+    int rv = 0;
+
+    if (qp->usq && wr) {
+        *bad_wr = wr;
+        return -EINVAL;
+    }
+    ofl_iw_qp_lock(dev, qp, &flags);
+    if (qp->usq)
+        rv = ofl_iw_pull(qp);
+    for (; wr; wr = wr->next) {
+        rv = ofl_iw_send_wr(qp, wr);
+        if (rv) {
+            *bad_wr = wr;
+            break;
+        }
+    }
+    ofl_iw_qp_run(qp);
+    ofl_iw_qp_unlock(dev, qp, flags);
+    return rv;
+}
+
+/* Kernel receive work requests; for a user QP (whose receives come
+ * through its ring) a post_recv takes the ring's entries, and work
+ * requests are refused. */
+int ofl_iw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+                     const struct ib_recv_wr **bad_wr)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(ibqp->device);
+    struct ofl_iw_qp *qp = to_ofl_qp(ibqp);
+    struct ofl_qp_sge sge[SIW_MAX_SGE];
+    struct ofl_qp_recv_wr rw;
+    unsigned long flags;
+    int i, rv = 0;
+
+    if (qp->urq && wr) {
+        *bad_wr = wr;
+        return -EINVAL;
+    }
+    ofl_iw_qp_lock(dev, qp, &flags);
+    if (qp->urq)
+        rv = ofl_iw_pull_rq(qp);
+    for (; wr; wr = wr->next) {
+        if (wr->num_sge < 0 || wr->num_sge > qp->rq_sge) {
+            rv = -EINVAL;
+        } else {
+            for (i = 0; i < wr->num_sge; i++) {
+                sge[i].addr = wr->sg_list[i].addr;
+                sge[i].len = wr->sg_list[i].length;
+                sge[i].stag = wr->sg_list[i].lkey;
+            }
+            rw.wr_id = wr->wr_id;
+            rw.sge = sge;
+            rw.num_sge = wr->num_sge;
+            rv = ofl_iw_post_errno(ofl_qp_post_recv(&qp->core, &rw));
+        }
+        if (rv) {
+            *bad_wr = wr;
+            break;
+        }
+    }
+    ofl_iw_qp_run(qp);
+    ofl_iw_qp_unlock(dev, qp, flags);
+    return rv;
+}
