@@ -215,18 +215,16 @@ test-kmod:
 	@modinfo $(KM_BUILD)/offload_selftest.ko 2>/dev/null | grep -E '^(vermagic|license)' || true
 	@echo "test-kmod: built $(KM_BUILD)/offload_selftest.ko for $(KVER)"
 
-# Boots the Debian kernel under QEMU with a busybox initramfs that loads the
-# module (mk/ofl_kboot.sh, shared with test-kmod-iw); the verdict is the
+# Boots the Debian kernel under QEMU in the guest every boot shares
+# (mk/guest.mk: mk/guest/stage.sh's base layer, mk/guest/boot.sh) with the
+# module and ports/linux/boot.sh, which loads it; the verdict is the
 # module's own "N passed, M failed" line, read from the serial console. TCG
 # by default (about 10 s here; nested KVM is not reliable on CI machines):
 # KM_QEMU_ACCEL="-enable-kvm -cpu host" to try.
 KM_QEMU_ACCEL ?= -accel tcg -cpu max
-test-kmod-boot: test-kmod
-	@rm -rf $(KM_BUILD)/initramfs; mkdir -p $(KM_BUILD)/initramfs
-	@cp ports/linux/init.sh $(KM_BUILD)/initramfs/init; chmod 755 $(KM_BUILD)/initramfs/init
-	@cp $(KM_BUILD)/offload_selftest.ko $(KM_BUILD)/initramfs/
-	@rc=0; KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" mk/ofl_kboot.sh $(KIMAGE) \
-	    $(KM_BUILD)/initramfs $(KM_BUILD)/boot.log 512 || rc=$$?; \
+test-kmod-boot: test-kmod guest-stage
+	@rc=0; $(GUEST_BOOT) -M 512 -l $(KM_BUILD)/boot.log -m $(KM_BUILD)/offload_selftest.ko \
+	    $(KIMAGE) $(GUEST) ports/linux/boot.sh || rc=$$?; \
 	 grep -aE '^ofl-boot:|offload_selftest: ' $(KM_BUILD)/boot.log | tr -d '\r'; \
 	 last=$$(tr -d '\r' < $(KM_BUILD)/boot.log | grep -aE '^offload_selftest: [0-9]+ passed, [0-9]+ failed$$' | tail -1); \
 	 if [ -z "$$last" ] || ! echo "$$last" | grep -q ', 0 failed$$'; then \

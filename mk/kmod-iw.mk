@@ -5,8 +5,9 @@
 #   kmod-iw        builds build/kmod-iw/ofl_iw.ko with kbuild (W=1): the core
 #                  (unchanged), the port and ports/linux/iw/, every file
 #                  warning-free
-#   test-kmod-iw   boots the Debian kernel under QEMU with an e1000 NIC,
-#                  loads the RDMA core's modules and ofl_iw.ko, runs
+#   test-kmod-iw   boots the Debian kernel under QEMU in the shared guest
+#                  (mk/guest.mk, rdma layer) with an e1000 NIC, loads the
+#                  RDMA core's modules and ofl_iw.ko, runs
 #                  ports/linux/iw/boot.sh (`rdma link add`, sysfs,
 #                  ibv_devinfo through libsiw, `rdma link delete`,
 #                  rmmod) and reads its "N passed, M failed" line
@@ -38,41 +39,23 @@ kmod-iw:
 	@modinfo $(IW_BUILD)/ofl_iw.ko 2>/dev/null | grep -E '^(vermagic|license|depends|alias)' || true
 	@echo "kmod-iw: built $(IW_BUILD)/ofl_iw.ko for $(KVER), warning-free (W=$(KM_W))"
 
-# The guest: busybox (mk/ofl_kboot.sh), the RDMA core's modules and e1000
-# from the booted kernel's own package (/lib/modules/$(KVER)), ofl_iw.ko,
-# and from Debian packages staged by mk/ofl_stage.sh (apt-get download,
-# dpkg -x; nothing installed): iproute2's rdma, libibverbs1,
-# ibverbs-providers (libsiw), ibverbs-utils (ibv_devinfo) and their
-# libraries. ofl_iw_probe is built on the host against libibverbs-dev.
-IW_STAGE    := $(IW_BUILD)/stage
-IW_PKGS     := iproute2 libibverbs1 ibverbs-providers ibverbs-utils libmnl0 \
-               libnl-3-200 libnl-route-3-200 libelf1 libbpf1 libcap2 libbsd0 \
-               libmd0 libdb5.3 libselinux1 libtirpc3 libxtables12
-IW_GUEST    := /usr/bin/rdma /usr/bin/ibv_devinfo \
-               /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so \
-               /etc/libibverbs.d/siw.driver
-IW_KMODS    := ib_core iw_cm ib_uverbs e1000
-IW_ROOT     := $(IW_BUILD)/initramfs
-
+# The guest: the one every boot shares (mk/guest.mk) with its rdma layer
+# (the RDMA core's modules and e1000 from the booted kernel's own package,
+# iproute2's rdma, libibverbs1, libsiw, ibv_devinfo and their libraries,
+# from Debian packages: apt-get download, dpkg -x, nothing installed),
+# plus ofl_iw.ko, ofl_iw_ktest.ko and ofl_iw_probe (built on the host
+# against libibverbs-dev); ports/linux/iw/boot.sh loads the modules itself.
 $(IW_BUILD)/ofl_iw_probe: ports/linux/iw/ofl_iw_probe.c
 	@[ -f /usr/include/infiniband/verbs.h ] || { \
 	    echo "test-kmod-iw: libibverbs headers missing (apt-get install libibverbs-dev)"; exit 1; }
 	@mkdir -p $(IW_BUILD)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $< -o $@ -libverbs
 
-test-kmod-iw: kmod-iw $(IW_BUILD)/ofl_iw_probe
-	@mk/ofl_stage.sh fetch $(IW_STAGE) $(IW_PKGS)
-	@rm -rf $(IW_ROOT) $(IW_ROOT).cpio.gz; mkdir -p $(IW_ROOT)/m
-	@mk/ofl_stage.sh copy $(IW_STAGE) $(IW_ROOT) $(IW_GUEST) \
-	    $(IW_BUILD)/ofl_iw_probe=/ofl_iw_probe
-	@for m in $(IW_KMODS); do \
-	    f=$$(find /lib/modules/$(KVER)/kernel -name "$$m.ko" | head -1); \
-	    [ -n "$$f" ] || { echo "test-kmod-iw: $$m.ko not in /lib/modules/$(KVER) (linux-image-$(KVER))"; exit 1; }; \
-	    cp "$$f" $(IW_ROOT)/m/; done
-	@cp $(IW_BUILD)/ofl_iw.ko $(IW_BUILD)/ofl_iw_ktest.ko $(IW_ROOT)/m/
-	@cp ports/linux/iw/boot.sh $(IW_ROOT)/init; chmod 755 $(IW_ROOT)/init
-	@rc=0; KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" mk/ofl_kboot.sh $(KIMAGE) $(IW_ROOT) \
-	    $(IW_BUILD)/boot.log 512 -netdev user,id=n0 -device e1000,netdev=n0 || rc=$$?; \
+test-kmod-iw: kmod-iw $(IW_BUILD)/ofl_iw_probe rdma-stage
+	@rc=0; $(GUEST_BOOT) -L rdma -M 512 -l $(IW_BUILD)/boot.log \
+	    -m $(IW_BUILD)/ofl_iw.ko -m $(IW_BUILD)/ofl_iw_ktest.ko \
+	    -f $(IW_BUILD)/ofl_iw_probe:/ofl_iw_probe \
+	    $(KIMAGE) $(GUEST) ports/linux/iw/boot.sh || rc=$$?; \
 	 tr -d '\r' < $(IW_BUILD)/boot.log | grep -aE '^(ofl-boot|ofl-iw):'; \
 	 last=$$(tr -d '\r' < $(IW_BUILD)/boot.log | grep -aE '^ofl-iw: [0-9]+ passed, [0-9]+ failed$$' | tail -1); \
 	 if [ -z "$$last" ] || ! echo "$$last" | grep -q ', 0 failed$$'; then \

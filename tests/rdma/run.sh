@@ -12,14 +12,18 @@
 # Prints one line per check and "N passed, M failed"; exits non-zero on
 # any failure.
 #
-# Usage: run.sh KERNEL STAGED_DIR OFL_RPING
+# The guest is the one mk/guest/stage.sh stages (with its rdma layer),
+# booted by mk/guest/boot.sh; the logs go to OUT/run.
+#
+# Usage: run.sh KERNEL STAGED_DIR OUT OFL_RPING
 set -u
 
-kernel=${1:?usage: run.sh KERNEL STAGED OFL_RPING}
+kernel=${1:?usage: run.sh KERNEL STAGED OUT OFL_RPING}
 staged=${2:?}
-ofl=${3:?}
-here=$(cd "$(dirname "$0")" && pwd)
-run=$staged/run
+out=${3:?}
+ofl=${4:?}
+boot=$(cd "$(dirname "$0")/../../mk/guest" && pwd)/boot.sh
+run=$out/run
 # OFL_RDMA_REUSE=1: judge the previous run again (no boot)
 reuse=${OFL_RDMA_REUSE:-0}
 [ "$reuse" = 1 ] || rm -rf "$run"
@@ -83,7 +87,7 @@ echo "$CASES" | while read -r name role size count oc sc delay expect fault; do
         fi
     } >>"$run/case.sh"
 done
-sed -i '1i siw_up' "$run/case.sh"
+sed -i '1i rdma_up\nsiw_up' "$run/case.sh"
 
 # Our servers wait before the guest boots.
 i=0
@@ -109,7 +113,7 @@ t0=$(date +%s)
 log=$run/console.log
 : >"$log"
 # shellcheck disable=SC2086
-sh "$here/boot.sh" -t 480 -l "$log" -p "$run/guest.pcap" $fwd \
+sh "$boot" -L rdma -t 480 -l "$log" -p "$run/guest.pcap" $fwd \
     "$kernel" "$staged" "$run/case.sh" &
 qemu=$!
 pids="$pids $qemu"
@@ -153,7 +157,7 @@ echo "$qrc $secs" >"$run/qemu.rc"
 fi
 read -r qrc secs <"$run/qemu.rc"
 
-if [ "$qrc" = 0 ] && grep -q '^ofl-rdma: end$' "$run/console.txt"; then
+if [ "$qrc" = 0 ] && grep -q '^ofl-boot: end$' "$run/console.txt"; then
     ok "guest: booted, ran every case and powered off (${secs}s)"
 else
     bad "guest: QEMU exit $qrc after ${secs}s (console: $log)"

@@ -1,16 +1,11 @@
-#!/bin/busybox sh
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
-# /init of make test-kmod-iw's guest: the RDMA core's modules and ofl_iw.ko,
-# an e1000 eth0, `rdma link add/delete`, sysfs, libibverbs with the stock
-# libsiw (ibv_devinfo, ofl_iw_probe), the netdev going away, module
-# unload; then dmesg must hold no WARNING or BUG. One line per check, then
+# Guest script of make test-kmod-iw (mk/guest/boot.sh with the rdma layer
+# puts it in /guest/case.sh, ofl_iw.ko and ofl_iw_ktest.ko in
+# /guest/extra): the RDMA core's modules and ofl_iw.ko, an e1000 eth0,
+# `rdma link add/delete`, sysfs, libibverbs with the stock libsiw
+# (ibv_devinfo, ofl_iw_probe), the netdev going away, module unload; then
+# dmesg must hold no WARNING or BUG. One line per check, then
 # "ofl-iw: N passed, M failed".
-/bin/busybox mkdir -p /proc /sys /dev /sbin /usr/bin /usr/sbin /tmp
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-export PATH=/usr/bin:/usr/sbin:/bin:/sbin
 RDMA=/usr/bin/rdma
 D=/sys/class/infiniband/ofl0
 pass=0
@@ -33,11 +28,13 @@ waitfor() {
 }
 carrier() { [ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" = 1 ]; }
 eth_up() { /bin/busybox ip link set eth0 up && waitfor 10 carrier; }
+# ko NAME: the module's file (the kernel's own in /modules, ours in
+# /guest/extra)
+ko() { if [ -f /guest/extra/$1.ko ]; then echo /guest/extra/$1.ko; else echo /modules/$1.ko; fi; }
 
-echo "ofl-boot: kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpu(s)"
 # load order: modinfo depends (ib_core first; iw_cm and ib_uverbs on it)
 for m in ib_core iw_cm ib_uverbs e1000 ofl_iw ofl_iw_ktest; do
-    check "insmod $m" insmod /m/$m.ko
+    check "insmod $m" insmod $(ko $m)
 done
 check "eth0 up with carrier" eth_up
 MAC=$(cat /sys/class/net/eth0/address)
@@ -85,13 +82,13 @@ wait
 check "rdma link add ofl0 again" $RDMA link add ofl0 type ofl netdev eth0
 check "rmmod e1000 (eth0 unregistered under ofl0)" rmmod e1000
 check "ofl0 removed with its netdev" waitfor 10 test ! -e $D
-check "insmod e1000 again" insmod /m/e1000.ko
+check "insmod e1000 again" insmod $(ko e1000)
 check "eth0 up with carrier again" eth_up
 check "rdma link add ofl0 on the new eth0" $RDMA link add ofl0 type ofl netdev eth0
 check "rmmod ofl_iw_ktest" rmmod ofl_iw_ktest
 check "rmmod ofl_iw with ofl0 registered" rmmod ofl_iw
 check "ofl0 gone after module unload" test ! -e $D
-check "insmod ofl_iw again, link, rmmod" sh -c "insmod /m/ofl_iw.ko && $RDMA link add ofl0 type ofl netdev eth0 && rmmod ofl_iw && test ! -e $D"
+check "insmod ofl_iw again, link, rmmod" sh -c "insmod $(ko ofl_iw) && $RDMA link add ofl0 type ofl netdev eth0 && rmmod ofl_iw && test ! -e $D"
 
 # ofl_iw_ktest was loaded for three registrations of ofl0
 check "the kernel consumer ran on all 3 registrations, no FAIL" sh -c \
@@ -104,4 +101,3 @@ else
     ok "dmesg has no WARNING, BUG or Oops"
 fi
 echo "ofl-iw: $pass passed, $fail failed"
-poweroff -f

@@ -1,6 +1,29 @@
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
-# Helpers for a guest case script (sourced by tests/rdma/init.sh).
+# Helpers for a guest script (sourced by mk/guest/init.sh as
+# /guest/lib.sh). The RDMA ones need the rdma layer (boot.sh -L rdma).
 say() { echo "ofl-rdma: $*"; }
+
+# rdma_up: the kernel's RDMA modules and e1000 (/modules/order), siw, the
+# extra modules boot.sh put in /guest/extra, then eth0 up with its slirp
+# address (10.0.2.15; the host is 10.0.2.2)
+rdma_up() {
+    for m in $(cat /modules/order) siw.ko; do
+        insmod /modules/$m || say "insmod $m failed"
+    done
+    for m in $(ls /guest/extra/*.ko 2>/dev/null); do
+        insmod $m || say "insmod $m failed"
+    done
+    # busybox's own ip (the real one is not needed for this)
+    ip link set lo up
+    ip link set eth0 up
+    i=0
+    while [ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" != 1 ] && [ $i -lt 100 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    ip addr add 10.0.2.15/24 dev eth0
+    ip route add default via 10.0.2.2
+    say "eth0 carrier $(cat /sys/class/net/eth0/carrier)"
+}
 
 # siw_up: a siw device siw0 on eth0 (after carrier, else its port stays
 # DOWN on 6.1); waits until its port is ACTIVE.
@@ -15,7 +38,7 @@ siw_up() {
 }
 
 # siw_param NAME VALUE: sets a parameter of the rig's siw
-# (tests/rdma/siw-rig.patch: mpa_crc_required, rig_accept_delay_ms)
+# (mk/guest/siw-rig.patch: mpa_crc_required, rig_accept_delay_ms)
 siw_param() {
     echo "$2" >/sys/module/siw/parameters/$1 || say "siw parameter $1 failed"
 }

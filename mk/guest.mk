@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+#
+# The QEMU guest (included by the Makefile after mk/embed.mk, whose section
+# 3 finds the kernel: KVER, KDIR, KIMAGE, KM_QEMU_ACCEL) and the Linux RDMA
+# rig (README.md, "Linux RDMA rig (`make test-rdma`)"). One guest for
+# every boot: mk/guest/stage.sh stages it into build/guest (cached, each
+# piece rebuilt when its inputs change), mk/guest/boot.sh boots Debian's
+# kernel with it under qemu-system-x86_64 (TCG, e1000 on slirp) with a
+# guest script, extra modules and files, hostfwd rules and a hard time
+# limit, and leaves the serial console in a log.
+#
+#   make guest-stage  the base layer: busybox, /init, the helpers
+#                     (test-kmod-boot)
+#   make rdma-stage   and the rdma layer: the RDMA modules, siw built out
+#                     of tree, rdma-core's user space from Debian packages
+#                     (test-kmod-iw, test-rdma)
+#   make test-rdma    examples/ofl-rping on the host against rdma-core's
+#                     rping on siw in the guest (tests/rdma/run.sh): one
+#                     line per check, "N passed, M failed", non-zero exit
+#                     on any failure
+
+.PHONY: guest-stage rdma-stage test-rdma
+
+## guest-stage       stages the QEMU guest's base layer into build/guest (cached)
+## rdma-stage        stages the guest's RDMA layer: siw, rdma-core (cached)
+## test-rdma         ofl-rping against rdma-core's rping on Linux siw (QEMU)
+
+GUEST      ?= build/guest
+GUEST_BOOT := KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" sh mk/guest/boot.sh
+RDMA_BUILD ?= build/rdma
+
+guest-stage:
+	@sh mk/guest/stage.sh $(GUEST) $(or $(KVER),none)
+
+rdma-stage:
+	@[ -n "$(KVER)" ] && [ -f $(KDIR)/Makefile ] && [ -r $(KIMAGE) ] || { \
+	    echo "rdma-stage: no kernel with headers and image (apt-get install linux-headers-amd64 linux-image-amd64)"; exit 1; }
+	@sh mk/guest/stage.sh $(GUEST) $(KVER) rdma
+
+test-rdma: rdma-stage $(BUILD)/examples/ofl-rping
+	@for t in qemu-system-x86_64 tshark cpio; do command -v $$t >/dev/null || { \
+	    echo "test-rdma: $$t missing (apt-get install qemu-system-x86 tshark cpio)"; exit 1; }; done
+	@echo "== test-rdma: $(KIMAGE) under qemu-system-x86_64 -accel tcg, siw, rdma-core's rping <-> $(BUILD)/examples/ofl-rping"
+	@t0=$$(date +%s); rc=0; \
+	 KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" sh tests/rdma/run.sh $(KIMAGE) $(GUEST) $(RDMA_BUILD) $(BUILD)/examples/ofl-rping || rc=$$?; \
+	 echo "test-rdma: $$(( $$(date +%s) - t0 ))s (logs: $(RDMA_BUILD)/run)"; exit $$rc
