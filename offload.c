@@ -55,7 +55,7 @@ const char *ofl_strerror(enum ofl_err e)
  */
 /* Attribute names are spelled __name__: a kernel build defines noinline,
  * unused etc. as macros. */
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__FRAMAC__)
 #define OFL_OPAQUE(p) __asm__("" : "+r"(p))
 #else
 #define OFL_OPAQUE(p) ((void)0)
@@ -90,8 +90,8 @@ const char *ofl_strerror(enum ofl_err e)
  * and at -O0. Other targets, and the tail, go byte by byte. dst and src
  * MUST NOT overlap.
  */
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
-    defined(__s390x__) || defined(__powerpc64__)
+#if (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+     defined(__s390x__) || defined(__powerpc64__)) && !defined(__FRAMAC__)
 #define OFL_WORD_MOVES 1
 #endif
 
