@@ -59,6 +59,7 @@ help:
 	@echo "make test-arm64   the posix port's ARMv8 CRC path, gcc and clang (qemu-user)"
 	@echo "make test-kmod    the self-test kernel module; test-kmod-boot runs it in QEMU"
 	@echo "make analyze      cppcheck, clang --analyze, frame sizes, undefined symbols"
+	@echo "make prove        Frama-C/Eva: no runtime error in the parsers for any input"
 	@echo "make coverage     line and branch coverage of offload.c per section"
 	@echo "make fuzz-campaign HOURS=N  AFL++ and libFuzzer, N hours each per harness"
 
@@ -284,3 +285,4 @@ FORCE:
 # test-cortexm, size-cortexm, test-configs, test-be, test-kmod, analyze,
 # coverage, fuzz-campaign: see mk/embed.mk.
 include mk/embed.mk
+include mk/prove.mk
