@@ -12,7 +12,9 @@ PROVE_DRIVERS := \
     dt_desc_decode:179 \
     ap_msg_parse:100 \
     pp_msg_decode:352 \
-    dg_parse:102
+    dg_parse:102 \
+    ap_udp_parse:132 \
+    dt_tuples:45
 
 prove:
 	@command -v frama-c >/dev/null || { echo "SKIP prove: frama-c not installed (Debian: frama-c-base)"; \
