@@ -14,7 +14,9 @@ PROVE_DRIVERS := \
     pp_msg_decode:352 \
     dg_parse:102 \
     ap_udp_parse:132 \
-    dt_tuples:45
+    dt_tuples:45 \
+    mpa_locate:131 \
+    ap_ci_parse:158
 
 prove:
 	@command -v frama-c >/dev/null || { echo "SKIP prove: frama-c not installed (Debian: frama-c-base)"; \

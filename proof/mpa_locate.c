@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /* ofl_mpa_locate (the out-of-order FPDU locator, RFC 5044 §4 markers) over every TCP segment of up to 9,000 bytes at any sequence number and any stream base. */
+/* eva: -eva-precision 5 */
 #include "prove.h"
 
 #define MAX 9000u
