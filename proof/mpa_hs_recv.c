@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
-/* ofl_mpa_hs_recv (the MPA handshake receive, RFC 5044 §7.1, RFC 6581),
+/* NOT PROVED, NOT IN make prove: at -eva-precision 2 (3 s) Eva reports 3
+ * alarms, in ofl_copy and ofl_fill: over the merged states of the loop it
+ * loses the relation have < want (want from the frame's PD Length, bytes
+ * 18..19 of buf), so want - have may wrap for it. At precision 8 it ran
+ * over 13 minutes without finishing. The way forward is one call from any
+ * state that satisfies the invariant (have < want <= sizeof buf), split
+ * on have.
+ *
+ * ofl_mpa_hs_recv (the MPA handshake receive, RFC 5044 §7.1, RFC 6581),
  * as responder (Request) and as initiator (Reply), over any sequence of
  * calls, each with 0..540 unknown bytes (a whole largest frame, 20 + 512,
  * and 8 more): the loop has no bound, Eva's fixpoint covers every number
