@@ -363,3 +363,5 @@ include mk/embed.mk
 include mk/guest.mk
 # kmod-iw, test-kmod-iw, test-uring: the Linux RDMA device, mk/kmod-iw.mk.
 include mk/kmod-iw.mk
+# prove: Frama-C/Eva over the parsers, see mk/prove.mk.
+include mk/prove.mk

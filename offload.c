@@ -69,7 +69,7 @@ const char *ofl_wc_status_str(enum ofl_wc_status s)
  */
 /* Attribute names are spelled __name__: a kernel build defines noinline,
  * unused etc. as macros. */
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__FRAMAC__)
 #define OFL_OPAQUE(p) __asm__("" : "+r"(p))
 #else
 #define OFL_OPAQUE(p) ((void)0)
@@ -104,8 +104,8 @@ const char *ofl_wc_status_str(enum ofl_wc_status s)
  * and at -O0. Other targets, and the tail, go byte by byte. dst and src
  * MUST NOT overlap.
  */
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
-    defined(__s390x__) || defined(__powerpc64__)
+#if (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+     defined(__s390x__) || defined(__powerpc64__)) && !defined(__FRAMAC__)
 #define OFL_WORD_MOVES 1
 #endif
 
