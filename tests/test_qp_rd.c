@@ -287,7 +287,6 @@ static void test_dup_seq_rtx(void)
 static void test_retry_limit(void)
 {
     struct dgr_rig *r = dgr_new(3);
-    struct dgr_qp_opts o;
     struct ofl_ee *e01;
     struct ofl_cqe c[8];
     uint8_t *src;
@@ -297,16 +296,7 @@ static void test_retry_limit(void)
     CHECK(r != NULL);
     if (r == NULL)
         return;
-    memset(&o, 0, sizeof(o));
-    o.service = OFL_QP_SVC_RD;
-    o.acked = 1;
-    o.ord = 1;
-    o.qpn = 1;
-    CHECK(dgr_qp_add(r, 0, &o, NULL) == 0);
-    o.ord = 0;
-    o.qpn = 2;
-    CHECK(dgr_qp_add(r, 1, &o, NULL) == 0);
-    CHECK(dgr_qp_add(r, 2, &o, NULL) == 0);
+    CHECK(dgr_rd_pair(r) == 0);
     post_recvs(r, 1, 0, 4);
     post_recvs(r, 2, 0, 4);
     e01 = &r->n[0].ee[dgr_ee_index(0, 1)];

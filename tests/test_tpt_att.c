@@ -652,6 +652,33 @@ static void test_owned_wqes(void)
 /* An iSCSI command whose buffers would go into another entry's slots is
  * refused (the registration error option: LOC_PROT_ERR), its Command PDU
  * never sent; over free slots the same command goes out. */
+/* Posts an ISCSI_CMD (a read, F and R) of one 4 KiB physical buffer at
+ * buf whose page words go to att_base, and runs the engine once. */
+static void post_iscsi_read(struct qr_rig *r, uint32_t stag, uint8_t *buf,
+                            uint32_t att_base, uint64_t wr_id)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge ph;
+    uint32_t id = 0;
+
+    ph.addr = ofl_sim_pa(buf);
+    ph.len = 4096;
+    ph.stag = 0;
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_ISCSI_CMD;
+    wr.wr_id = wr_id;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.stag = stag;
+    wr.sge = &ph;
+    wr.num_sge = 1;
+    wr.reg.att_base = att_base;
+    wr.reg.page_shift = 12;
+    wr.bhs[0] = 0x01;
+    wr.bhs[1] = 0x80 | 0x40; /* F, R */
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &id));
+    CHECK_OK(qr_process(&r->a, 0));
+}
+
 static void test_owned_iscsi(void)
 {
     struct qr_rig *r = owned_rig(OFL_QP_SVC_ISCSI);
@@ -660,31 +687,14 @@ static void test_owned_iscsi(void)
     uint32_t base = r->a.att_next;
     uint32_t lv = qr_reg(&r->a, victim, 4096, LR | LW, 0);
     uint64_t w0 = r->a.att[base];
-    uint32_t stag = 0, id = 0, k;
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge ph;
+    uint32_t stag = 0, k;
     struct ofl_cqe c[4];
     struct ofl_tpt_info info;
 
     CHECK(lv != 0);
     for (k = 0; k < 2; k++) {
         CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
-        ph.addr = ofl_sim_pa(buf);
-        ph.len = 4096;
-        ph.stag = 0;
-        memset(&wr, 0, sizeof(wr));
-        wr.opcode = OFL_QP_OP_ISCSI_CMD;
-        wr.wr_id = 77;
-        wr.flags = OFL_QP_WR_SIGNALED;
-        wr.stag = stag;
-        wr.sge = &ph;
-        wr.num_sge = 1;
-        wr.reg.att_base = k == 0 ? base : 600;
-        wr.reg.page_shift = 12;
-        wr.bhs[0] = 0x01;
-        wr.bhs[1] = 0x80 | 0x40; /* F, R */
-        CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &id));
-        CHECK_OK(qr_process(&r->a, 0));
+        post_iscsi_read(r, stag, buf, k == 0 ? base : 600, 77);
         CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
         CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_CMD);
         CHECK_OK(ofl_tpt_query(&r->a.tpt, stag, &info));
@@ -715,29 +725,12 @@ static void test_iscsi_wrong_type_writes_nothing(void)
 {
     struct qr_rig *r = owned_rig(OFL_QP_SVC_ISCSI);
     uint8_t *buf = qr_alloc(&r->a, 4096, true);
-    uint32_t stag = 0, id = 0;
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge ph;
+    uint32_t stag = 0;
     struct ofl_cqe c[4];
     uint64_t w = r->a.att[600];
 
     CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 7, 0, &stag));
-    ph.addr = ofl_sim_pa(buf);
-    ph.len = 4096;
-    ph.stag = 0;
-    memset(&wr, 0, sizeof(wr));
-    wr.opcode = OFL_QP_OP_ISCSI_CMD;
-    wr.wr_id = 78;
-    wr.flags = OFL_QP_WR_SIGNALED;
-    wr.stag = stag;
-    wr.sge = &ph;
-    wr.num_sge = 1;
-    wr.reg.att_base = 600;
-    wr.reg.page_shift = 12;
-    wr.bhs[0] = 0x01;
-    wr.bhs[1] = 0x80 | 0x40; /* F, R */
-    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &id));
-    CHECK_OK(qr_process(&r->a, 0));
+    post_iscsi_read(r, stag, buf, 600, 78);
     CHECK_EQ(qr_poll(&r->a, true, c, 4), 1);
     CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
     CHECK_EQ(r->a.att[600], w);

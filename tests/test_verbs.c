@@ -656,7 +656,6 @@ static void test_bind_zero_length(void)
 static void test_rd_eecn(void)
 {
     struct dgr_rig *r = dgr_new(2);
-    struct dgr_qp_opts o;
     struct ofl_cqe c[4];
     uint8_t *src;
     uint32_t e;
@@ -664,15 +663,7 @@ static void test_rd_eecn(void)
     CHECK(r != NULL);
     if (r == NULL)
         return;
-    memset(&o, 0, sizeof(o));
-    o.service = OFL_QP_SVC_RD;
-    o.acked = 1;
-    o.ord = 1;
-    o.qpn = 1;
-    CHECK(dgr_qp_add(r, 0, &o, NULL) == 0);
-    o.ord = 0;
-    o.qpn = 2;
-    CHECK(dgr_qp_add(r, 1, &o, NULL) == 0);
+    CHECK(dgr_rd_pair(r) == 0);
     CHECK_OK(dgr_recv(r, 1, 0, 1000, dgr_alloc(&r->n[1], 64), 64));
     e = dgr_ee_index(0, 1);
     src = dgr_alloc(&r->n[0], 64);

@@ -300,3 +300,23 @@ uint32_t dgr_poll(struct dgr_node *n, bool send, struct ofl_cqe *out,
     (void)ofl_cq_poll(send ? &n->scq : &n->rcq, out, max, &got);
     return got;
 }
+
+int dgr_rd_pair(struct dgr_rig *r)
+{
+    struct dgr_qp_opts o;
+    int i;
+
+    memset(&o, 0, sizeof(o));
+    o.service = OFL_QP_SVC_RD;
+    o.acked = 1;
+    o.ord = 1;
+    o.qpn = 1;
+    if (dgr_qp_add(r, 0, &o, NULL) != 0)
+        return -1;
+    o.ord = 0;
+    o.qpn = 2;
+    for (i = 1; i < r->nodes; i++)
+        if (dgr_qp_add(r, i, &o, NULL) != 0)
+            return -1;
+    return 0;
+}

@@ -109,6 +109,10 @@ uint32_t dgr_isn(int i, int j);
 /* Creates a QP on node ni (RESET -> INIT -> RTR -> RTS; RD and UD added
  * to the node's directory). Returns its index in n[ni].q, -1 on failure
  * (*err the error when err is not NULL). */
+/* Acknowledged RD QPs: QP 1 (ORD 1) on node 0, QP 2 (ORD 0) on each of
+ * nodes 1 .. r's last; each the first QP of its node. 0, or -1 when one
+ * could not be added. */
+int dgr_rd_pair(struct dgr_rig *r);
 int dgr_qp_add(struct dgr_rig *r, int ni, const struct dgr_qp_opts *o,
                enum ofl_err *err);
 
