@@ -2041,7 +2041,9 @@ static uint32_t tpt_bits_mask(uint32_t s, uint32_t n, uint32_t *word,
         k = n;
     *word = s >> 5;
     *taken = k;
-    return (k == 32u ? 0xFFFFFFFFu : ((1u << k) - 1u)) << bit;
+    /* k <= 32; ">=" rather than "==" so that a path-insensitive reading
+     * (clang --analyze) sees no shift of 32 or more either. */
+    return (k >= 32u ? 0xFFFFFFFFu : ((1u << k) - 1u)) << bit;
 }
 
 /* Are bits [s, s + n) of map all set (want true) / all clear (false)? */
