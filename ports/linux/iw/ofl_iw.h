@@ -10,8 +10,10 @@
  *   ofl_iw_qp.c     QPs (RC): create/modify/query/destroy, the send and
  *                   receive doorbells (siw's user rings through
  *                   ofl_iw_uring, kernel work requests)
- *   ofl_iw_cm.c     the iw_cm ops (connection management): NOT YET DONE,
- *                   every op returns -EOPNOTSUPP
+ *   ofl_iw_cm.c     the iw_cm ops (connection management) over kernel TCP
+ *                   sockets: listen, connect, accept, reject, the MPA
+ *                   exchange through the core's ofl_mpa_hs_*, the stream's
+ *                   receive and transmit (struct ofl_iw_cep)
  *   ofl_linux.c     the port (DMA, doorbell, notify hooks) the core calls
  * The glue translates between the kernel's verbs and the core; the core
  * (offload.c, unchanged) decides: a CQ is a struct ofl_cq, polled and
@@ -36,6 +38,8 @@
 #ifndef OFL_IW_H
 #define OFL_IW_H
 
+#include <linux/completion.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -126,9 +130,20 @@ struct ofl_iw_mr {
 
 /* A QP: the core's struct ofl_qp over memory of its own (mem), and for
  * user QPs siw's mmap'ed rings that libsiw fills. */
+struct ofl_iw_cep;
+
 struct ofl_iw_qp {
     struct ib_qp base;
     struct ofl_qp core;          /* under dev->lock */
+    /* References: the RDMA core's (dropped by destroy_qp, which then
+     * waits for the rest), the iw_cm's (iw_add_ref / iw_rem_ref) and a
+     * connection's; the last one completes free (as siw's qp_free). */
+    struct kref ref;
+    struct completion free;
+    /* The connection whose stream the QP speaks on (a reference of the
+     * connection's own), set and cleared under dev->lock: the transmit
+     * callback reads it. */
+    struct ofl_iw_cep *cep;
     void *mem;                   /* the core's rings, tracking, buffers */
     struct ofl_iw_cq *scq, *rcq;
     u32 id;                      /* in dev->qp_xa; base.qp_num */
@@ -256,7 +271,20 @@ int ofl_iw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int ofl_iw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
                      const struct ib_recv_wr **bad_wr);
 
+/* ofl_iw_qp.c, for the connection manager (ofl_iw_cm.c) */
+void ofl_iw_qp_get(struct ofl_iw_qp *qp);
+void ofl_iw_qp_put(struct ofl_iw_qp *qp);
+int ofl_iw_qp_connect(struct ofl_iw_qp *qp, struct ofl_iw_cep *cep,
+                      const struct ofl_mpa_params *p, u32 emss);
+struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp, int llp);
+void ofl_iw_qp_rx(struct ofl_iw_qp *qp, u32 seq, const u8 *data, u32 len);
+void ofl_iw_qp_kick(struct ofl_iw_qp *qp);
+bool ofl_iw_qp_nudge(struct ofl_iw_qp *qp);
+
 /* ofl_iw_cm.c */
+int ofl_iw_cep_tx(struct ofl_iw_cep *cep, const u8 *data, u32 len, u32 flags);
+int ofl_iw_cm_init(void);
+void ofl_iw_cm_exit(void);
 int ofl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);
 int ofl_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param);
 int ofl_iw_reject(struct iw_cm_id *id, const void *pdata, u8 len);

@@ -78,7 +78,7 @@ static const struct ib_device_ops ofl_iw_dev_ops = {
     .reg_user_mr = ofl_iw_reg_user_mr,
     .req_notify_cq = ofl_iw_req_notify_cq,
 
-    /* connection management: present, not yet done (ofl_iw_cm.c) */
+    /* connection management (ofl_iw_cm.c) */
     .iw_accept = ofl_iw_accept,
     .iw_add_ref = ofl_iw_qp_add_ref,
     .iw_connect = ofl_iw_connect,
@@ -126,9 +126,14 @@ static struct ofl_iw_dev *ofl_iw_dev_alloc(struct net_device *netdev)
     dev->dev_id = (u32)atomic_inc_return(&ofl_iw_dev_ids);
     ether_addr_copy(dev->mac, netdev->dev_addr);
 
-    /* The port: no DMA window yet (no data moves without a connection);
+    /* The port: the core reaches memory by physical address, page by
+     * page (ofl_linux: pfn_valid, kmap_local_page): the ATT of a user
+     * region holds its pinned pages' addresses (ofl_iw_mr.c), and only
+     * what the TPT validated is asked for, so the window is all of it.
      * CQ events come back through notify with the CQ id as vector, QP
      * events with OFL_IW_VEC_QP | QP number. */
+    pcfg.dma_base = 0;
+    pcfg.dma_len = U64_MAX;
     pcfg.notify = ofl_iw_cq_notify;
     pcfg.drv = dev;
     pcfg.kernel_crc32c = true;
@@ -319,9 +324,14 @@ static int __init ofl_iw_init(void)
 {
     int rv;
 
-    rv = register_netdevice_notifier(&ofl_iw_netdev_nb);
+    rv = ofl_iw_cm_init();
     if (rv)
         return rv;
+    rv = register_netdevice_notifier(&ofl_iw_netdev_nb);
+    if (rv) {
+        ofl_iw_cm_exit();
+        return rv;
+    }
     rdma_link_register(&ofl_iw_link_ops);
     pr_info("ofl_iw: offload %s, link type \"%s\"\n", OFL_VERSION_STRING,
             OFL_IW_LINK_TYPE);
@@ -334,6 +344,7 @@ static void __exit ofl_iw_exit(void)
     rdma_link_unregister(&ofl_iw_link_ops);
     unregister_netdevice_notifier(&ofl_iw_netdev_nb);
     ofl_iw_unregister_all();
+    ofl_iw_cm_exit();
 }
 
 module_init(ofl_iw_init);

@@ -44,7 +44,7 @@
 
 /* qp->mem: offsets of the pieces of struct ofl_qp_mem */
 struct ofl_iw_qp_layout {
-    size_t sq_ring, rq_ring, sq_track, sq_sge, rq_sge, irq, ord, tx, rx;
+    size_t sq_ring, rq_ring, sq_track, sq_sge, rq_sge, irq, ord, tx, stage, rx;
     size_t total;
 };
 
@@ -72,16 +72,23 @@ static void ofl_iw_qp_layout(const struct ofl_iw_qp *qp,
     l->irq = ofl_iw_take(&at, OFL_IW_MAX_IRD * sizeof(struct ofl_qp_inreq));
     l->ord = ofl_iw_take(&at, OFL_IW_MAX_ORD * sizeof(u32));
     l->tx = ofl_iw_take(&at, ofl_qp_tx_need(OFL_MPA_ULPDU_MAX, true));
+    l->stage = ofl_iw_take(&at, OFL_MPA_ULPDU_MAX); /* markers sent */
     l->rx = ofl_iw_take(&at, OFL_IW_QP_RX_CAP);
     l->total = at;
 }
 
-/* The core's transmit callback. No stream exists without connection
- * management: nothing can be sent, and an abort has nothing to reset. */
+/* The core's transmit callback, under dev->lock (atomic context): the
+ * connection queues the bytes and its work item sends them (ofl_iw_cm.c).
+ * Without a stream nothing can be sent, and an abort has nothing to
+ * reset. */
 static int ofl_iw_qp_transmit(void *ctx, const uint8_t *data, uint32_t len,
                               uint32_t flags)
 {
-    return (flags & OFL_QP_TX_ABORT) ? 0 : 1;
+    struct ofl_iw_qp *qp = ctx;
+
+    if (!qp->cep)
+        return (flags & OFL_QP_TX_ABORT) ? 0 : 1;
+    return ofl_iw_cep_tx(qp->cep, data, len, flags);
 }
 
 static enum ib_qp_state ofl_iw_ib_state(u8 s)
@@ -349,6 +356,9 @@ int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
     qp->scq = to_ofl_cq(attr->send_cq);
     qp->rcq = to_ofl_cq(attr->recv_cq);
     qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+    kref_init(&qp->ref);
+    init_completion(&qp->free);
+    qp->cep = NULL;
     ofl_iw_qp_layout(qp, &l);
     qp->mem = vzalloc(l.total);
     if (!qp->mem) {
@@ -392,10 +402,11 @@ int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
     qm.ord_ring = (u32 *)(m + l.ord);
     qm.tx_buf = m + l.tx;
     qm.tx_cap = ofl_qp_tx_need(OFL_MPA_ULPDU_MAX, true);
+    qm.tx_stage = m + l.stage; /* a peer that asks for markers */
     qm.rx_buf = m + l.rx;
     qm.rx_cap = OFL_IW_QP_RX_CAP;
-    /* no marker staging, no one-touch deferrals, no placement ahead of a
-     * hole yet: the connection manager sizes those when it exists */
+    /* no one-touch deferrals, no placement ahead of a hole: a TCP socket
+     * hands the stream over in order */
 
     /* the core sweeps the TPT for windows of an earlier QP by this number */
     spin_lock_irqsave(&dev->lock, flags);
@@ -466,7 +477,11 @@ err_count:
 
 /* Destroy with work outstanding flushes it (ERROR), as siw does; the
  * flush completions outlive the QP in its CQs. The RDMA core destroys a
- * device's QPs before its CQs when the device goes away. */
+ * device's QPs before its CQs when the device goes away. ERROR aborts a
+ * live stream: the connection closes (ofl_iw_cm.c) and drops its
+ * reference, the iw_cm drops its own at the CLOSE event; destroy waits
+ * for both, since the RDMA core frees the QP's memory when it returns
+ * (siw_destroy_qp waits the same way). */
 int ofl_iw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
     struct ofl_iw_dev *dev = to_ofl_dev(ibqp->device);
@@ -484,6 +499,8 @@ int ofl_iw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
     ofl_iw_qp_unlock(dev, qp, flags);
 
     xa_erase(&dev->qp_xa, qp->id);
+    ofl_iw_qp_put(qp);
+    wait_for_completion(&qp->free);
     if (qp->rq_entry)
         rdma_user_mmap_entry_remove(qp->rq_entry);
     if (qp->sq_entry)
@@ -537,6 +554,11 @@ int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
         e = OFL_E_QP_STATE;
         goto out;
     }
+    /* The iw_cm's graceful disconnect asks for SQD: on a QP with a
+     * stream that is iWARP's CLOSING (as siw maps it): what was posted is
+     * carried out, then the stream is closed. */
+    if (to == OFL_QP_SQD && qp->cep && qp->core.state == OFL_QP_RTS)
+        to = OFL_QP_CLOSING;
     if (to != OFL_QP_STATES) {
         e = ofl_qp_modify(&qp->core, to);
         if (e != OFL_OK)
@@ -727,4 +749,155 @@ int ofl_iw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
     ofl_iw_qp_run(qp);
     ofl_iw_qp_unlock(dev, qp, flags);
     return rv;
+}
+
+/* ---- the connection (ofl_iw_cm.c) ---------------------------------------- */
+
+static void ofl_iw_qp_release(struct kref *ref)
+{
+    complete(&container_of(ref, struct ofl_iw_qp, ref)->free);
+}
+
+void ofl_iw_qp_get(struct ofl_iw_qp *qp)
+{
+    kref_get(&qp->ref);
+}
+
+void ofl_iw_qp_put(struct ofl_iw_qp *qp)
+{
+    kref_put(&qp->ref, ofl_iw_qp_release);
+}
+
+/* The largest EMSS of at most emss whose FPDUs the core's transmit buffer
+ * holds: without markers an FPDU is at most its EMSS; markers may add one
+ * more than the MULPDU reserved, which a few 4-byte steps down take off
+ * (the same search as the posix port's). */
+static u32 ofl_iw_emss_fit(const struct ofl_iw_qp *qp, u32 emss, bool markers)
+{
+    u32 e = min_t(u32, emss, qp->core.tx_cap);
+    unsigned int i;
+
+    for (i = 0; i < 16 && e > 4; i++, e -= 4) {
+        u16 m = ofl_mpa_mulpdu(e, markers);
+
+        if (m == 0 || ofl_qp_tx_need(m, markers) <= qp->core.tx_cap)
+            break;
+    }
+    return e;
+}
+
+/*
+ * The MPA exchange is done: the stream is up (the core's ESTAB, INIT or
+ * RTR -> RTS) on cep, whose reference the caller gave to qp->cep. The
+ * sequence numbers the core sees count from the first byte after the MPA
+ * frames (0); the receive window is the largest the one-touch decision
+ * needs here (as ofl-rping's). Receives libsiw posted before go to the
+ * core first. Returns 0, or -EINVAL (the core refused: the QP's state, or
+ * the parameters) with nothing linked.
+ */
+int ofl_iw_qp_connect(struct ofl_iw_qp *qp, struct ofl_iw_cep *cep,
+                      const struct ofl_mpa_params *p, u32 emss)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
+    unsigned long flags;
+    enum ofl_err e = OFL_E_QP_STATE;
+
+    ofl_iw_qp_lock(dev, qp, &flags);
+    if (!qp->cep) {
+        if (qp->urq)
+            (void)ofl_iw_pull_rq(qp);
+        e = ofl_qp_establish(&qp->core, p,
+                             ofl_iw_emss_fit(qp, emss, p->markers_tx), 0,
+                             1u << 24);
+        if (e == OFL_OK) {
+            qp->cep = cep;
+            ofl_iw_qp_run(qp);
+        }
+    }
+    ofl_iw_qp_unlock(dev, qp, flags);
+    if (e != OFL_OK) {
+        ibdev_dbg(qp->base.device, "QP %u: establish: %s\n", qp->id,
+                  ofl_strerror(e));
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/*
+ * The connection leaves the QP: llp 1 the stream closed gracefully, 2 it
+ * was reset or lost (the core's LLP_CLOSED / LLP_LOST: ERROR flushes what
+ * is posted), 0 the connection just lets go (the QP already left RTS).
+ * Returns the connection that was linked (its reference is the caller's
+ * to drop), or NULL.
+ */
+struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp, int llp)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
+    struct ofl_iw_cep *cep;
+    unsigned long flags;
+
+    ofl_iw_qp_lock(dev, qp, &flags);
+    cep = qp->cep;
+    if (cep && llp)
+        (void)ofl_qp_llp_event(&qp->core, llp == 2);
+    qp->cep = NULL;
+    if (qp->core.state == OFL_QP_ERROR && qp->usq)
+        (void)ofl_iw_pull(qp);
+    ofl_iw_qp_run(qp);
+    ofl_iw_qp_unlock(dev, qp, flags);
+    return cep;
+}
+
+/* Stream bytes from the socket, at stream position seq. */
+void ofl_iw_qp_rx(struct ofl_iw_qp *qp, u32 seq, const u8 *data, u32 len)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
+    struct ofl_qp_seg seg = {};
+    unsigned long flags;
+
+    seg.seq = seq;
+    seg.data = data;
+    seg.len = len;
+    ofl_iw_qp_lock(dev, qp, &flags);
+    /* libsiw's receive ring has no doorbell: take its entries now */
+    if (qp->urq)
+        (void)ofl_iw_pull_rq(qp);
+    (void)ofl_qp_input(&qp->core, &seg);
+    ofl_iw_qp_run(qp);
+    ofl_iw_qp_unlock(dev, qp, flags);
+}
+
+/* The socket took queued bytes: the engine goes on where the transmit
+ * refused (and takes ring entries that waited for room). */
+void ofl_iw_qp_kick(struct ofl_iw_qp *qp)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
+    unsigned long flags;
+
+    ofl_iw_qp_lock(dev, qp, &flags);
+    if (qp->usq && qp->core.state == OFL_QP_RTS)
+        (void)ofl_iw_pull(qp);
+    ofl_iw_qp_run(qp);
+    ofl_iw_qp_unlock(dev, qp, flags);
+}
+
+/* One zero-length RDMA Write, unsignaled (the RFC 6581 RTR form: nothing
+ * placed, no STag checked, no completion on either side): see
+ * ofl_iw_cm.c on Linux siw's responder. Returns true when it was queued. */
+bool ofl_iw_qp_nudge(struct ofl_iw_qp *qp)
+{
+    struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
+    struct ofl_qp_wr wr = {};
+    unsigned long flags;
+    enum ofl_err e = OFL_E_QP_STATE;
+
+    wr.opcode = OFL_QP_OP_WRITE;
+    wr.wr_id = ~0ull;
+    ofl_iw_qp_lock(dev, qp, &flags);
+    if (qp->core.state == OFL_QP_RTS) {
+        e = ofl_qp_post_send(&qp->core, &wr, NULL);
+        ofl_iw_qp_run(qp);
+    }
+    ofl_iw_qp_unlock(dev, qp, flags);
+    return e == OFL_OK;
 }
