@@ -11,13 +11,20 @@
 #                  ports/linux/iw/boot.sh (`rdma link add`, sysfs,
 #                  ibv_devinfo through libsiw, `rdma link delete`,
 #                  rmmod) and reads its "N passed, M failed" line
+#   test-rdma-device  boots the guest with siw and ofl_iw.ko (tests/rdma/
+#                  device.sh, device-guest.sh): stock rping -V through
+#                  the device against siw in both roles and against a
+#                  second offload device, 100 rounds, 64 B and 64 KiB;
+#                  OFL_DEV_FAULT=no-nudge adds the planted case that must
+#                  fail
 #   test-uring     the user-ring translation (ports/linux/iw/ofl_iw_uring.c)
 #                  built and tested in user space
-.PHONY: kmod-iw test-kmod-iw test-uring
+.PHONY: kmod-iw test-kmod-iw test-uring test-rdma-device
 
 ## kmod-iw           build/kmod-iw/ofl_iw.ko, the iWARP RDMA device, by kbuild (W=1)
 ## test-kmod-iw      boots Debian's kernel in QEMU and runs ofl_iw.ko (rdma link, ibv_devinfo)
 ## test-uring        the user-ring translation of ports/linux/iw, tested in user space
+## test-rdma-device  rdma-core's rping -V through ofl_iw.ko in QEMU: offload <-> siw both ways, offload <-> offload
 
 IW_BUILD := build/kmod-iw
 IW_SRC   := $(IW_BUILD)/src
@@ -76,3 +83,6 @@ $(UR_BUILD)/tests: ports/linux/iw/test_iw_uring.c ports/linux/iw/ofl_iw_uring.[c
 test-uring: $(UR_BUILD)/tests
 	@$< | tail -2
 	@$< > /dev/null
+
+test-rdma-device: kmod-iw rdma-stage
+	@sh tests/rdma/device.sh $(KIMAGE) $(GUEST) $(IW_BUILD) $(IW_BUILD)/ofl_iw.ko

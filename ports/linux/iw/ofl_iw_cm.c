@@ -712,7 +712,6 @@ static void ofl_iw_cep_accept_all(struct ofl_iw_cep *l)
         spin_unlock_irqrestore(&l->lock, irqf);
         ofl_iw_sock_attach(c, s, l);
         ofl_iw_cep_kick(c); /* the Request may be there already */
-        ofl_iw_cep_put(c);  /* the socket's and the work's hold it */
     }
     ofl_iw_cep_kick(l);
 }
