@@ -423,6 +423,10 @@ static void ofl_iw_cep_close(struct ofl_iw_cep *cep, int llp, bool abort,
 
     if (was == OFL_IW_CEP_CLOSED)
         return;
+    ibdev_dbg(&cep->dev->ibdev,
+              "connection closes: state %u, llp %d, abort %d, peer FIN %d, status %d, %u bytes in, %u out, %u nudges\n",
+              was, llp, abort, peer_fin, status, cep->rx_sn, cep->tx_tail,
+              cep->nudges);
     cep->state = OFL_IW_CEP_CLOSED;
     if (id && was == OFL_IW_CEP_RTS && peer_fin)
         ofl_iw_upcall(cep, id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, 0, 0);

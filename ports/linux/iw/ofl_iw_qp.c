@@ -557,8 +557,10 @@ int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
     /* The iw_cm's graceful disconnect asks for SQD: on a QP with a
      * stream that is iWARP's CLOSING (as siw maps it): what was posted is
      * carried out, then the stream is closed. */
-    if (to == OFL_QP_SQD && qp->cep && qp->core.state == OFL_QP_RTS)
-        to = OFL_QP_CLOSING;
+    if (to == OFL_QP_SQD &&
+        ((qp->cep && qp->core.state == OFL_QP_RTS) ||
+         qp->core.state == OFL_QP_CLOSING))
+        to = OFL_QP_CLOSING; /* librdmacm asks first, then the iw_cm */
     if (to != OFL_QP_STATES) {
         e = ofl_qp_modify(&qp->core, to);
         if (e != OFL_OK)
@@ -838,6 +840,19 @@ struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp, int llp)
 
     ofl_iw_qp_lock(dev, qp, &flags);
     cep = qp->cep;
+    if (cep)
+        ibdev_dbg(qp->base.device,
+                  "QP %u: stream ends (llp %d) in %s, err %s, terminate sent %u/%u/%u, received %u/%u/%u\n",
+                  qp->id, llp, ofl_qp_state_name(qp->core.state),
+                  ofl_strerror(qp->core.err), qp->core.term_tx.layer,
+                  qp->core.term_tx.etype, qp->core.term_tx.ecode,
+                  qp->core.term_rx.layer, qp->core.term_rx.etype,
+                  qp->core.term_rx.ecode);
+    /* libsiw's receives reach the core at a pull only: the ones posted
+     * since the last are outstanding too (CLOSING ends in ERROR, with
+     * their flush completions, not in RESET; siw flushes its ring) */
+    if (qp->urq)
+        (void)ofl_iw_pull_rq(qp);
     if (cep && llp)
         (void)ofl_qp_llp_event(&qp->core, llp == 2);
     qp->cep = NULL;
