@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+# Guest script of tests/rdma/device.sh (mk/guest/boot.sh -L rdma puts it
+# in /guest/case.sh; ofl_iw.ko in /guest/extra, dummy.ko in /guest):
+# rdma-core's stock rping -V through the offload device (ofl_iw.ko).
+#
+# Layout, one guest: siw0 on eth0 (10.0.2.15); ofl0 on dummy0 (10.0.3.1)
+# and ofl1 on dummy1 (10.0.4.1), each device on its own netdev and
+# address (two devices listening on one address collide). The pairs pick
+# their devices by address: the server listens on its device's address,
+# the client binds its source address with rping -I. The TCP connections
+# between two local addresses run over lo: the netdevs only name the
+# devices (rdma_cm resolves a route to a local address to the netdev that
+# owns it), the bytes are our kernel sockets' and siw's.
+#
+# Cases (PAIR SIZE COUNT [SIW_ACCEPT_DELAY_MS [OFL_NUDGE]]):
+#   ofl-siw  rping -c on ofl0 against rping -s on siw0
+#   siw-ofl  rping -c on siw0 against rping -s on ofl0
+#   ofl-ofl  rping -c on ofl0 against rping -s on ofl1
+# A case passes when both rpings exit 0 (-V: every round's data verified,
+# -C rounds). Then the links go, the module unloads, and dmesg must hold
+# no WARNING, BUG, Oops or leak report. One line per check, then
+# "ofl-dev: N passed, M failed".
+RDMA=/usr/bin/rdma
+pass=0
+fail=0
+ok() { echo "ofl-dev: ok   $*"; pass=$((pass + 1)); }
+bad() { echo "ofl-dev: FAIL $*"; fail=$((fail + 1)); }
+
+rdma_up
+siw_up
+# the device's connection log (ibdev_dbg) when the kernel has dynamic debug
+[ -w /sys/kernel/debug/dynamic_debug/control ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+echo 'module ofl_iw +p' >/sys/kernel/debug/dynamic_debug/control 2>/dev/null || say "no dynamic debug"
+dmesg -n 1 2>/dev/null
+insmod /guest/dummy.ko numdummies=2 || say "insmod dummy failed"
+ip addr add 10.0.3.1/24 dev dummy0
+ip link set dummy0 up
+ip addr add 10.0.4.1/24 dev dummy1
+ip link set dummy1 up
+if $RDMA link add ofl0 type ofl netdev dummy0 && $RDMA link add ofl1 type ofl netdev dummy1; then
+    ok "rdma link add ofl0 (dummy0), ofl1 (dummy1)"
+else
+    bad "rdma link add ofl0 (dummy0), ofl1 (dummy1)"
+fi
+$RDMA link show | sed 's/^/ofl-dev:      /'
+
+# addresses: server side (-a) and client source (-I) per device
+addr() { case $1 in siw) echo 10.0.2.15 ;; ofl) echo 10.0.3.1 ;; ofl1) echo 10.0.4.1 ;; esac; }
+
+port=7400
+# rcase NAME CLIENT SERVER SIZE COUNT [SIW_DELAY_MS [NUDGE [EXPECT]]]
+rcase() {
+    name=$1 cli=$2 srv=$3 size=$4 count=$5 delay=${6:-0} ndg=${7:-1} expect=${8:-pass}
+    port=$((port + 1))
+    echo "$delay" >/sys/module/siw/parameters/rig_accept_delay_ms
+    echo "$ndg" >/sys/module/ofl_iw/parameters/nudge
+    sa=$(addr "$srv") ca=$(addr "$cli")
+    timeout 150 rping -s -V -a "$sa" -p $port -C "$count" -S "$size" >/tmp/$name.srv 2>&1 &
+    sp=$!
+    if ! wait_listening $port; then
+        bad "$name: server on $sa:$port not listening"
+        sed "s/^/ofl-dev:      srv| /" /tmp/$name.srv | tail -3
+        kill $sp 2>/dev/null
+        return
+    fi
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    tmo=120
+    [ "$expect" = pass ] || tmo=15 # a planted stall ends here
+    timeout $tmo rping -c -V -a "$sa" -I "$ca" -p $port -C "$count" -S "$size" >/tmp/$name.cli 2>&1
+    crc=$?
+    [ "$expect" = pass ] || kill $sp 2>/dev/null
+    wait $sp
+    src=$?
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    d="$name: rping -c on $cli ($ca) -> rping -s on $srv ($sa), $size B x $count, -V (client rc $crc, server rc $src, $(awk "BEGIN { print $t1 - $t0 }") s)"
+    if [ "$expect" = pass ]; then
+        if [ $crc -eq 0 ] && [ $src -eq 0 ]; then ok "$d"; else bad "$d"; fi
+    else
+        # a planted fault: the case must fail
+        if [ $crc -ne 0 ] || [ $src -ne 0 ]; then ok "$d (fails as planted)"; else bad "$d (passed despite the planted fault)"; fi
+    fi
+    if [ $crc -ne 0 ] || [ $src -ne 0 ] || [ "$expect" != pass ]; then
+        dmesg | grep -E 'ofl|siw' | tail -8 | sed "s/^/ofl-dev:      dmesg| /"
+        sed "s/^/ofl-dev:      cli| /" /tmp/$name.cli | tail -5
+        sed "s/^/ofl-dev:      srv| /" /tmp/$name.srv | tail -5
+    fi
+}
+
+CASES=${OFL_DEV_CASES:-all}
+while read -r name cli srv size count delay ndg expect; do
+    [ -n "$name" ] || continue
+    case " $CASES " in *" all "* | *" $name "*) ;; *) continue ;; esac
+    rcase "$name" "$cli" "$srv" "$size" "$count" "$delay" "$ndg" "$expect"
+done <<EOF
+ofl-siw-64 ofl siw 64 100 0 1 pass
+ofl-siw-64k ofl siw 65535 100 0 1 pass
+siw-ofl-64 siw ofl 64 100 0 1 pass
+siw-ofl-64k siw ofl 65535 100 0 1 pass
+ofl-ofl-64 ofl ofl1 64 100 0 1 pass
+ofl-ofl-64k ofl ofl1 65535 100 0 1 pass
+ofl-siw-race ofl siw 4096 10 400 1 pass
+EOF
+
+# planted (OFL_DEV_FAULT=no-nudge): siw's hand-over 400 ms late and our
+# initiator's nudge off: the first Send sits unread, the case must fail
+if [ "${OFL_DEV_FAULT:-}" = no-nudge ]; then
+    rcase ofl-siw-race-no-nudge ofl siw 4096 10 400 0 fail
+fi
+
+echo 0 >/sys/module/siw/parameters/rig_accept_delay_ms
+if $RDMA link delete ofl0 && $RDMA link delete ofl1; then ok "rdma link delete ofl0, ofl1"; else bad "rdma link delete ofl0, ofl1"; fi
+if rmmod ofl_iw; then ok "rmmod ofl_iw"; else bad "rmmod ofl_iw"; fi
+dmesg | grep -E 'ofl|siw|WARNING|BUG|Oops|leak|refcount|call trace' | grep -v 'loading out-of-tree\|verification failed' |
+    tail -30 | sed 's/^/ofl-dev: dmesg: /'
+if dmesg | grep -qE 'WARNING|BUG|Oops|leak|refcount_t|general protection|Call Trace'; then
+    bad "dmesg has a WARNING, BUG, Oops or leak"
+    dmesg | sed -n '/WARNING\|BUG\|Oops\|general protection/,+30p' | head -80 | sed 's/^/ofl-dev: trace: /'
+else
+    ok "dmesg has no WARNING, BUG, Oops or leak"
+fi
+echo "ofl-dev: $pass passed, $fail failed"
