@@ -128,10 +128,11 @@ static void qp_checks(struct ibv_pd *pd,
              "ibv_create_qp reports the depths made (send %u, recv %u: powers of two)",
              qa.cap.max_send_wr, qa.cap.max_recv_wr);
     check(qa.cap.max_send_wr == 4 && qa.cap.max_recv_wr == 4, line);
-    check(qp_state(qp, &ia) == IBV_QPS_RESET && ia.cap.max_send_wr == 4 &&
+    /* an iWARP QP starts in IDLE, reported as INIT (as cxgb4) */
+    check(qp_state(qp, &ia) == IBV_QPS_INIT && ia.cap.max_send_wr == 4 &&
           ia.cap.max_recv_sge == 2 && ia.qp_type == IBV_QPT_RC,
-          "ibv_query_qp: RESET, the caps and type it was created with");
-    check(to_state(qp, IBV_QPS_INIT) == 0, "ibv_modify_qp RESET -> INIT");
+          "ibv_query_qp: INIT (iWARP's IDLE), the caps and type it was created with");
+    check(to_state(qp, IBV_QPS_INIT) == 0, "ibv_modify_qp INIT -> INIT");
     check(qp_state(qp, NULL) == IBV_QPS_INIT, "ibv_query_qp after INIT: INIT");
     check(to_state(qp, IBV_QPS_RTR) == 0 && qp_state(qp, NULL) == IBV_QPS_RTR,
           "ibv_modify_qp INIT -> RTR, query says RTR");

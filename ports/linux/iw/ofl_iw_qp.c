@@ -411,6 +411,13 @@ int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
     /* the core sweeps the TPT for windows of an earlier QP by this number */
     spin_lock_irqsave(&dev->lock, flags);
     e = ofl_qp_create(&qp->core, &qa, &qm);
+    /* An iWARP QP is created in IDLE (RDMAC verbs), which the RDMA core
+     * reports as INIT: cxgb4 maps its IDLE to IB_QPS_INIT, and
+     * rdma-core's tests (test_qp.py, query_qp_common_test) expect INIT
+     * after creation on an RNIC. The core's RESET -> INIT is that step;
+     * a consumer's modify to INIT is then INIT -> INIT. */
+    if (e == OFL_OK)
+        e = ofl_qp_modify(&qp->core, OFL_QP_INIT);
     spin_unlock_irqrestore(&dev->lock, flags);
     if (e != OFL_OK) {
         ibdev_warn(ibqp->device, "ofl_qp_create: %s\n", ofl_strerror(e));

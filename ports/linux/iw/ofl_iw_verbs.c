@@ -31,8 +31,10 @@ int ofl_iw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
     attr->fw_ver = ((u64)OFL_VERSION_MAJOR << 32) |
                    ((u64)OFL_VERSION_MINOR << 16) | OFL_VERSION_PATCH;
     addrconf_addr_eui48((u8 *)&attr->sys_image_guid, dev->mac);
-    /* no IEEE OUI of our own */
-    attr->vendor_id = 0;
+    /* No IEEE OUI of our own: 0xFFFFFF, as rxe (RXE_VENDOR_ID); 0 would
+     * read as "no vendor" (rdma-core's tests/test_device.py requires a
+     * non-zero vendor_id) */
+    attr->vendor_id = 0xFFFFFF;
     attr->vendor_part_id = dev->dev_id;
     /* The core: region and window STags, fast registration and local
      * invalidation through the send queue, RFC 7306 atomics carried out

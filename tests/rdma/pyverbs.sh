@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+#
+# make test-rdma-pyverbs: rdma-core's own test suite (Debian's
+# python3-pyverbs, run_tests.py, unmodified) in one QEMU guest against
+# Linux siw and against the offload device (ofl_iw.ko); the guest script
+# is tests/rdma/pyverbs-guest.sh. Prints each device's tally (pass / skip
+# / fail / error) and the tests that failed or erred on offload, then the
+# checks: the suite ran on both devices; on offload no test fails or errs;
+# every test that passes on siw passes on offload; the kernel log holds no
+# WARNING, BUG, Oops or leak. Ends with "N passed, M failed".
+#
+# Usage: pyverbs.sh KERNEL STAGED_DIR OUT OFL_IW_KO
+set -u
+kernel=${1:?usage: pyverbs.sh KERNEL STAGED OUT OFL_IW_KO}
+staged=${2:?}
+out=${3:?}
+ko=${4:?}
+here=$(cd "$(dirname "$0")" && pwd)
+boot=$here/../../mk/guest/boot.sh
+dummy=/lib/modules/$(basename "$kernel" | sed 's/^vmlinuz-//')/kernel/drivers/net/dummy.ko
+[ -f "$dummy" ] || { echo "pyverbs.sh: $dummy missing"; exit 1; }
+mkdir -p "$out"
+log=$out/pyverbs.log
+rc=0
+sh "$boot" -L rdma -L py -M 2048 -t 1500 -l "$log" -m "$ko" -f "$dummy:/guest/dummy.ko" \
+    "$kernel" "$staged" "$here/pyverbs-guest.sh" >/dev/null 2>&1 || rc=$?
+tr -d '\r' <"$log" | grep -a '^ofl-py: ' | sed 's/^ofl-py: //' >"$out/pyverbs.lines"
+pass=0
+fail=0
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+# per device: test name and verdict (ok, skip, fail, error)
+for dev in siw0 ofl0; do
+    grep -a "^$dev| " "$out/pyverbs.lines" | sed "s/^$dev| //" |
+        sed -nE 's/^([a-zA-Z0-9_]+) \(([^)]*)\).* \.\.\. (ok|skipped|FAIL|ERROR).*$/\2 \3/p' |
+        sed 's/ skipped$/ skip/; s/ FAIL$/ fail/; s/ ERROR$/ error/' | sort -u >"$out/$dev.verdicts"
+done
+tally() {
+    f=$out/$1.verdicts
+    printf '%s: %d tests: %d pass, %d skip, %d fail, %d error (%s)\n' "$1" "$(wc -l <"$f")" \
+        "$(grep -c ' ok$' "$f")" "$(grep -c ' skip$' "$f")" "$(grep -c ' fail$' "$f")" \
+        "$(grep -c ' error$' "$f")" "$(grep -a "^$1 summary| " "$out/pyverbs.lines" | sed "s/^$1 summary| //" | tr '\n' ' ' | sed 's/ $//')"
+}
+echo "== rdma-core's tests (run_tests.py -v --dev DEV), unmodified, in one guest"
+tally siw0
+tally ofl0
+echo "== not passing on ofl0:"
+grep -vE ' (ok|skip)$' "$out/ofl0.verdicts" | sed 's/^/   /'
+echo "== passing on siw0, not on ofl0:"
+awk '$2 == "ok" { print $1 }' "$out/siw0.verdicts" | while read -r t; do
+    grep -q "^$t ok$" "$out/ofl0.verdicts" || echo "   $t ($(grep "^$t " "$out/ofl0.verdicts" | cut -d' ' -f2))"
+done >"$out/regress.txt"
+cat "$out/regress.txt"
+n_siw=$(wc -l <"$out/siw0.verdicts")
+n_ofl=$(wc -l <"$out/ofl0.verdicts")
+if [ "$n_siw" -gt 0 ] && [ "$n_ofl" -gt 0 ]; then
+    ok "the suite ran on siw0 ($n_siw tests) and ofl0 ($n_ofl tests)"
+else
+    bad "the suite ran on siw0 ($n_siw tests) and ofl0 ($n_ofl tests) (qemu exit $rc; console in $log)"
+    tail -30 "$log"
+fi
+nf=$(grep -cE ' (fail|error)$' "$out/ofl0.verdicts")
+if [ "$nf" -eq 0 ] && [ "$n_ofl" -gt 0 ]; then ok "no test fails or errs on ofl0"; else bad "$nf tests fail or err on ofl0"; fi
+nr=$(grep -c . "$out/regress.txt")
+if [ "$nr" -eq 0 ] && [ "$n_ofl" -gt 0 ]; then ok "every test that passes on siw0 passes on ofl0"; else bad "$nr tests pass on siw0, not on ofl0"; fi
+if grep -qa '^dmesg| ' "$out/pyverbs.lines"; then
+    bad "the kernel log has a WARNING, BUG, Oops or leak"
+    grep -a '^dmesg| ' "$out/pyverbs.lines" | head -20
+else
+    ok "the kernel log has no WARNING, BUG, Oops or leak"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
