@@ -19,12 +19,13 @@
 #                  fail
 #   test-uring     the user-ring translation (ports/linux/iw/ofl_iw_uring.c)
 #                  built and tested in user space
-.PHONY: kmod-iw test-kmod-iw test-uring test-rdma-device test-rdma-pyverbs
+.PHONY: kmod-iw test-kmod-iw test-uring test-rdma-device test-rdma-pyverbs bench-rdma
 
 ## kmod-iw           build/kmod-iw/ofl_iw.ko, the iWARP RDMA device, by kbuild (W=1)
 ## test-kmod-iw      boots Debian's kernel in QEMU and runs ofl_iw.ko (rdma link, ibv_devinfo)
 ## test-uring        the user-ring translation of ports/linux/iw, tested in user space
 ## test-rdma-device  rdma-core's rping -V through ofl_iw.ko in QEMU: offload <-> siw both ways, offload <-> offload
+## bench-rdma        perftest -R (write/read/send bw) in QEMU: offload and siw pairs, ratios to siw <-> siw
 ## test-rdma-pyverbs rdma-core's own test suite (pyverbs) in QEMU against siw and ofl_iw.ko: tallies and checks
 
 IW_BUILD := build/kmod-iw
@@ -93,3 +94,7 @@ test-rdma-device: kmod-iw rdma-stage
 test-rdma-pyverbs: kmod-iw rdma-stage
 	@sh mk/guest/stage-py.sh $(GUEST)
 	@sh tests/rdma/pyverbs.sh $(KIMAGE) $(GUEST) $(IW_BUILD) $(IW_BUILD)/ofl_iw.ko
+
+# perftest through the device beside siw (issue 25 item 8, issue 29 item 5)
+bench-rdma: kmod-iw rdma-stage
+	@sh tests/rdma/perf.sh $(KIMAGE) $(GUEST) $(IW_BUILD) $(IW_BUILD)/ofl_iw.ko

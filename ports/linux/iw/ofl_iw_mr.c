@@ -60,7 +60,12 @@ struct ib_mr *ofl_iw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
     enum ofl_err e;
     int rv;
 
-    /* on-demand paging, relaxed ordering and the rest: not supported */
+    /* Optional access flags (relaxed ordering: IB_ACCESS_OPTIONAL in
+     * ib_verbs.h) are best effort by definition: a device without them
+     * ignores them, as siw and rxe do (perftest asks for relaxed ordering
+     * whenever the verbs library offers it). On-demand paging and the
+     * other required flags: not supported. */
+    access &= ~IB_ACCESS_OPTIONAL;
     if (access & ~OFL_IW_MR_ACCESS)
         return ERR_PTR(-EOPNOTSUPP);
     if (!length || start + length < start)

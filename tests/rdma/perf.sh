@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+#
+# make bench-rdma: perftest's ib_write_bw, ib_read_bw and ib_send_bw with
+# -R (rdma_cm) in one QEMU guest (TCG), sizes 64 B, 64 KiB and 1 MiB, for
+# siw <-> siw, offload <-> offload, offload -> siw and siw -> offload
+# (guest script: tests/rdma/perf-guest.sh). Prints each pair's average
+# bandwidth and its ratio to siw <-> siw for the same tool and size:
+# information only (TCG's absolute figures mean little, and no timing is
+# asserted). Checks: every pair ran to completion on both sides (exit 0
+# and a result row), and the kernel log holds no WARNING, BUG, Oops or
+# leak. Ends with "N passed, M failed".
+#
+# Usage: perf.sh KERNEL STAGED_DIR OUT OFL_IW_KO
+set -u
+kernel=${1:?usage: perf.sh KERNEL STAGED OUT OFL_IW_KO}
+staged=${2:?}
+out=${3:?}
+ko=${4:?}
+here=$(cd "$(dirname "$0")" && pwd)
+boot=$here/../../mk/guest/boot.sh
+dummy=/lib/modules/$(basename "$kernel" | sed 's/^vmlinuz-//')/kernel/drivers/net/dummy.ko
+[ -f "$dummy" ] || { echo "perf.sh: $dummy missing"; exit 1; }
+mkdir -p "$out"
+log=$out/perf.log
+rc=0
+sh "$boot" -L rdma -t 1200 -l "$log" -m "$ko" -f "$dummy:/guest/dummy.ko" \
+    "$kernel" "$staged" "$here/perf-guest.sh" >/dev/null 2>&1 || rc=$?
+tr -d '\r' <"$log" | grep -a '^ofl-perf: ' | sed 's/^ofl-perf: //' >"$out/perf.lines"
+echo "== perftest -R in one guest under TCG: average BW (Gb/s) and ratio to siw <-> siw (information)"
+awk '
+/^ib_[a-z_]+ [0-9]+ [a-z0-9]+ -> [a-z0-9]+: client rc/ {
+    tool = $1; size = $2; pair = $3 " -> " $5; sub(":", "", pair)
+    ok = ($0 ~ /client rc 0, server rc 0/)
+    row = $0; sub(/.*row \[/, "", row); sub(/\].*/, "", row); sub(/^[ \t]+/, "", row)
+    n = split(row, f, /[ \t]+/)
+    avg = (n >= 4 && f[1] == size) ? f[4] + 0 : -1
+    if (!ok || avg < 0) bad++
+    key = tool " " size
+    if (pair == "siw0 -> siw0") base[key] = avg
+    line[++nl] = sprintf("%-12s %8s  %-14s %s", tool, size, pair, ok && avg >= 0 ? sprintf("%.4f", avg) : "FAILED")
+    k[nl] = key; a[nl] = avg; good[nl] = ok && avg >= 0
+}
+END {
+    for (i = 1; i <= nl; i++) {
+        r = (good[i] && base[k[i]] > 0) ? sprintf("x%.2f", a[i] / base[k[i]]) : "-"
+        print "   " line[i] "  " r
+    }
+    print "pairs " nl " bad " bad + 0 > "/dev/stderr"
+}' "$out/perf.lines" 2>"$out/perf.sum"
+pass=0
+fail=0
+np=$(sed -n 's/^pairs \([0-9]*\) .*/\1/p' "$out/perf.sum")
+nb=$(sed -n 's/.* bad \([0-9]*\)$/\1/p' "$out/perf.sum")
+if [ "${np:-0}" -eq 36 ] && [ "${nb:-1}" -eq 0 ]; then
+    echo "ok   all 36 pairs ran to completion on both sides"
+    pass=$((pass + 1))
+else
+    echo "FAIL ${np:-0} of 36 pairs reported, ${nb:-?} failed (qemu exit $rc; console in $log)"
+    grep -a '^ *[cs]| \|client rc [^0]\|server rc [^0]' "$out/perf.lines" | head -30
+    fail=$((fail + 1))
+fi
+if grep -qa '^dmesg| ' "$out/perf.lines"; then
+    echo "FAIL the kernel log has a WARNING, BUG, Oops or leak"
+    grep -a '^dmesg| ' "$out/perf.lines" | head -20
+    fail=$((fail + 1))
+else
+    echo "ok   the kernel log has no WARNING, BUG, Oops or leak"
+    pass=$((pass + 1))
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
