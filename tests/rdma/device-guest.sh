@@ -48,10 +48,22 @@ $RDMA link show | sed 's/^/ofl-dev:      /'
 addr() { case $1 in siw) echo 10.0.2.15 ;; ofl) echo 10.0.3.1 ;; ofl1) echo 10.0.4.1 ;; esac; }
 
 port=7400
-# rcase NAME CLIENT SERVER SIZE COUNT [SIW_DELAY_MS [NUDGE [EXPECT]]]
+# opts OPT,...: oflcrc (ofl_iw asks for MPA CRC), siwcrc (the rig's siw
+# asks: as initiator only), markers (ofl_iw asks for markers), - none
+opts() {
+    echo 0 >/sys/module/ofl_iw/parameters/mpa_crc
+    echo 0 >/sys/module/ofl_iw/parameters/mpa_markers
+    echo 0 >/sys/module/siw/parameters/mpa_crc_required
+    case ,$1, in *,oflcrc,*) echo 1 >/sys/module/ofl_iw/parameters/mpa_crc ;; esac
+    case ,$1, in *,markers,*) echo 1 >/sys/module/ofl_iw/parameters/mpa_markers ;; esac
+    case ,$1, in *,siwcrc,*) echo 1 >/sys/module/siw/parameters/mpa_crc_required ;; esac
+}
+
+# rcase NAME CLIENT SERVER SIZE COUNT [SIW_DELAY_MS [NUDGE [EXPECT [OPTS]]]]
 rcase() {
     name=$1 cli=$2 srv=$3 size=$4 count=$5 delay=${6:-0} ndg=${7:-1} expect=${8:-pass}
     port=$((port + 1))
+    opts "${9:--}"
     echo "$delay" >/sys/module/siw/parameters/rig_accept_delay_ms
     echo "$ndg" >/sys/module/ofl_iw/parameters/nudge
     sa=$(addr "$srv") ca=$(addr "$cli")
@@ -72,7 +84,7 @@ rcase() {
     wait $sp
     src=$?
     t1=$(cut -d' ' -f1 /proc/uptime)
-    d="$name: rping -c on $cli ($ca) -> rping -s on $srv ($sa), $size B x $count, -V (client rc $crc, server rc $src, $(awk "BEGIN { print $t1 - $t0 }") s)"
+    d="$name: rping -c on $cli ($ca) -> rping -s on $srv ($sa), $size B x $count, -V${9:+ ($9)} (client rc $crc, server rc $src, $(awk "BEGIN { print $t1 - $t0 }") s)"
     if [ "$expect" = pass ]; then
         if [ $crc -eq 0 ] && [ $src -eq 0 ]; then ok "$d"; else bad "$d"; fi
     else
@@ -87,10 +99,10 @@ rcase() {
 }
 
 CASES=${OFL_DEV_CASES:-all}
-while read -r name cli srv size count delay ndg expect; do
+while read -r name cli srv size count delay ndg expect opt; do
     [ -n "$name" ] || continue
     case " $CASES " in *" all "* | *" $name "*) ;; *) continue ;; esac
-    rcase "$name" "$cli" "$srv" "$size" "$count" "$delay" "$ndg" "$expect"
+    rcase "$name" "$cli" "$srv" "$size" "$count" "$delay" "$ndg" "$expect" "$opt"
 done <<EOF
 ofl-siw-64 ofl siw 64 100 0 1 pass
 ofl-siw-64k ofl siw 65535 100 0 1 pass
@@ -99,7 +111,64 @@ siw-ofl-64k siw ofl 65535 100 0 1 pass
 ofl-ofl-64 ofl ofl1 64 100 0 1 pass
 ofl-ofl-64k ofl ofl1 65535 100 0 1 pass
 ofl-siw-race ofl siw 4096 10 400 1 pass
+ofl-siw-oflcrc ofl siw 16000 100 0 1 pass oflcrc
+siw-ofl-siwcrc siw ofl 16000 100 0 1 pass siwcrc
+siw-ofl-oflcrc siw ofl 16000 100 0 1 pass oflcrc
+ofl-ofl-crc-markers ofl ofl1 16000 100 0 1 pass oflcrc,markers
+ofl-ofl-markers ofl ofl1 65535 100 0 1 pass markers
 EOF
+opts -
+
+# Teardown with live connections: an endless rping pair (-C 0), then
+# ACTION; both rpings must end (no process stuck in the kernel) and the
+# device must stay usable.
+# live NAME CLIENT SERVER ACTION
+gone() { ! kill -0 "$1" 2>/dev/null; }
+live() {
+    name=$1 cli=$2 srv=$3 action=$4
+    case " $CASES " in *" all "* | *" $name "*) ;; *) return ;; esac
+    port=$((port + 1))
+    sa=$(addr "$srv") ca=$(addr "$cli")
+    rping -s -V -a "$sa" -p $port -C 0 -S 4096 >/tmp/$name.srv 2>&1 &
+    sp=$!
+    wait_listening $port
+    rping -c -V -a "$sa" -I "$ca" -p $port -C 0 -S 4096 >/tmp/$name.cli 2>&1 &
+    cp=$!
+    sleep 2
+    if gone $cp || gone $sp; then
+        bad "$name: the endless pair did not run"
+        sed "s/^/ofl-dev:      cli| /" /tmp/$name.cli | tail -3
+        kill $cp $sp 2>/dev/null
+        return
+    fi
+    t=0
+    eval "$action" >/tmp/$name.act 2>&1
+    arc=$?
+    while { ! gone $cp || ! gone $sp; } && [ $t -lt 200 ]; do sleep 0.1; t=$((t + 1)); done
+    d="$name: $action during rping $cli -> $srv (action rc $arc, both rpings ended after $((t / 10)) s)"
+    if [ $arc -eq 0 ] && gone $cp && gone $sp; then
+        ok "$d"
+    else
+        bad "$d"
+        sed "s/^/ofl-dev:      act| /" /tmp/$name.act
+        kill -9 $cp $sp 2>/dev/null
+    fi
+}
+# (the peer's rping ends by itself on the DISCONNECT: the second kill is
+# only for a peer that does not)
+live live-kill-client ofl ofl1 'kill -9 $cp; sleep 1; kill $sp 2>/dev/null; true'
+live live-kill-server siw ofl 'kill -9 $sp; sleep 1; kill $cp 2>/dev/null; true'
+# KNOWN HANG (open): `rdma link delete` of ofl0 with a live connection hung
+# the guest once (QEMU's time limit ended it); run only when named
+case " $CASES " in *" live-link-delete "*)
+live live-link-delete ofl siw '$RDMA link delete ofl0; sleep 1; kill $sp 2>/dev/null; true' ;;
+esac
+$RDMA link show | grep -q ofl0 || $RDMA link add ofl0 type ofl netdev dummy0
+# rmmod with a user context open: the RDMA core holds the module (no
+# disassociate_ucontext), so rmmod must refuse, not crash
+live live-rmmod-refused ofl1 siw '! rmmod ofl_iw; kill $cp; sleep 1; kill $sp 2>/dev/null; true'
+# after all that the device still connects
+rcase after-teardown ofl ofl1 4096 10
 
 # planted (OFL_DEV_FAULT=no-nudge): siw's hand-over 400 ms late and our
 # initiator's nudge off: the first Send sits unread, the case must fail

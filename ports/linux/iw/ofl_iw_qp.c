@@ -9,10 +9,10 @@
  * RTR, SQD and ERROR, asked for with ofl_qp_modify; the core reports its
  * own SQE and TERMINATE as IB SQE and CLOSING as SQD (as siw reports its
  * TERMINATE and CLOSING). An iWARP QP reaches RTS only when its stream is
- * up (the core's ESTAB event, ofl_qp_establish, from the connection
- * manager); connection management is not done (ofl_iw_cm.c), so no QP
- * reaches RTS: modify to RTS without a connection is refused with
- * -EINVAL, which is what siw does (siw_qp_modify: "no socket").
+ * up (the core's ESTAB, ofl_iw_qp_connect, from the connection manager in
+ * ofl_iw_cm.c); modify to RTS without a connection is refused with
+ * -EINVAL, which is what siw does (siw_qp_modify: "no socket"). SQD on a
+ * connected QP is CLOSING (the iw_cm's graceful disconnect).
  *
  * User QPs: siw's user ABI. The create response carries the keys of two
  * mmap'ed rings, num_sqe struct siw_sqe and num_rqe struct siw_rqe, that
