@@ -36,13 +36,15 @@ int ofl_iw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
      * non-zero vendor_id) */
     attr->vendor_id = 0xFFFFFF;
     attr->vendor_part_id = dev->dev_id;
-    /* The core: region and window STags, fast registration and local
-     * invalidation through the send queue, RFC 7306 atomics carried out
-     * by the engine (atomic with respect to the device's own atomics) */
-    attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
-                             IB_DEVICE_MEM_WINDOW;
+    /* What the device carries, not what the core could: the core has
+     * window STags, fast registration and RFC 7306 atomics, but the glue
+     * has no alloc_mw, alloc_mr/map_mr_sg or IB_WR_REG_MR yet, refuses
+     * atomic work requests (kernel) and siw's ring entry has no room for
+     * them (user): so no MEM_WINDOW, no MEM_MGT_EXTENSIONS, no atomics
+     * until those verbs exist. */
+    attr->device_cap_flags = 0;
     attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-    attr->atomic_cap = IB_ATOMIC_HCA;
+    attr->atomic_cap = IB_ATOMIC_NONE;
     /* a direct ATT of PAGE_SIZE pages: the device's ATT slots (the core
      * takes up to 2^32 - 1) */
     attr->max_mr_size = (u64)OFL_IW_ATT_SLOTS << PAGE_SHIFT;
@@ -57,7 +59,8 @@ int ofl_iw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
     attr->max_cq = OFL_IW_MAX_CQ;
     attr->max_cqe = OFL_IW_MAX_CQE;
     attr->max_mr = OFL_IW_MAX_MR;
-    attr->max_mw = OFL_IW_MAX_MR;
+    /* no memory windows through the device yet (above) */
+    attr->max_mw = 0;
     attr->max_pd = OFL_IW_MAX_PD;
     /* IB names: rd_atom is the responder's depth (IRD), init_rd_atom
      * the requester's (ORD) */
