@@ -251,8 +251,10 @@ int ofl_iw_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
 }
 
 /* ib_alloc_pd asks every kernel PD for a DMA MR (its local_dma_lkey).
- * NOT YET DONE: memory registration does not exist, so kernel consumers
- * get -EOPNOTSUPP from ib_alloc_pd instead of a call through a NULL op. */
+ * NOT YET DONE: a DMA MR is an STag over all of memory by physical
+ * address, which the core's TPT has no form for (user regions exist:
+ * ofl_iw_mr.c), so kernel consumers get -EOPNOTSUPP from ib_alloc_pd
+ * instead of a call through a NULL op. */
 struct ib_mr *ofl_iw_get_dma_mr(struct ib_pd *pd, int access)
 {
     return ERR_PTR(-EOPNOTSUPP);
