@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
+# Guest script of tests/rdma/hostile.sh (boot.sh -L rdma -L py; ofl_iw.ko
+# in /guest/extra, dummy.ko in /guest): a hostile peer against the offload
+# device (issue 29 item 4). rping -s listens on ofl0 (10.0.3.1); a raw TCP
+# client in python (/tmp/peer.py) does the MPA exchange (revision 1, no
+# CRC, no markers) and then sends one FPDU: a well-formed Send of rping's
+# buffer advertisement (the control: the device must answer with rping's
+# RDMA Read Request, not a Terminate), or the same Send malformed one way.
+# The device must answer with a Terminate carrying the exact RFC 5040
+# cause, and rping's server must end, not hang. One line per check, "ofl-host: N passed, M failed".
+RDMA=/usr/bin/rdma
+pass=0
+fail=0
+ok() { echo "ofl-host: ok   $*"; pass=$((pass + 1)); }
+bad() { echo "ofl-host: FAIL $*"; fail=$((fail + 1)); }
+rdma_up
+insmod /guest/dummy.ko numdummies=1 || say "insmod dummy failed"
+ip addr add 10.0.3.1/24 dev dummy0
+ip link set dummy0 up
+$RDMA link add ofl0 type ofl netdev dummy0 || bad "rdma link add ofl0"
+dmesg -n 1
+cat >/tmp/peer.py <<'PY'
+import socket, struct, sys
+# argv: port, case
+port, case = int(sys.argv[1]), sys.argv[2]
+s = socket.create_connection(("10.0.3.1", port), timeout=10)
+# MPA Request, revision 1, no markers, no CRC, no private data (RFC 5044 7.1)
+s.sendall(b"MPA ID Req Frame" + bytes([0, 1]) + struct.pack(">H", 0))
+def recvn(n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            raise EOFError("closed after %d of %d bytes" % (len(b), n))
+        b += c
+    return b
+rep = recvn(20)
+if rep[:16] != b"MPA ID Rep Frame" or rep[16] & 0x20:
+    print("peer: bad MPA reply", rep.hex()); sys.exit(2)
+recvn(struct.unpack(">H", rep[18:20])[0])
+# an untagged Send (RFC 5041 4.3, RFC 5040 4.3): DDP control T=0 L=1 DV=1,
+# RDMAP control RV=1 opcode Send (3), QN 0, MSN 1, MO 0; payload: rping's
+# struct rping_rdma_info (buf 8, rkey 4, size 4, big-endian)
+ddp, rdmap, qn, msn = 0x41, 0x43, 0, 1
+if case == "ddp-version": ddp = 0x42
+if case == "rdmap-version": rdmap = 0x83
+if case == "queue-number": qn = 5
+if case == "msn-no-buffer": msn = 7
+payload = struct.pack(">QII", 0x10000, 0x1234, 64)
+ulpdu = bytes([ddp, rdmap]) + struct.pack(">IIII", 0, qn, msn, 0) + payload
+fpdu = struct.pack(">H", len(ulpdu)) + ulpdu
+fpdu += b"\0" * (-len(fpdu) % 4) + b"\0" * 4   # pad, CRC field (CRC off)
+s.sendall(fpdu)
+try:
+    hdr = recvn(22)
+except Exception as e:
+    print("peer: no answer (%s)" % e); sys.exit(3)
+op = hdr[3] & 0x0F
+print("peer: answer rdmap opcode %d layer %d etype %d code %d" % (op, hdr[20] >> 4, hdr[20] & 0xF, hdr[21]))
+PY
+port=7700
+# hcase NAME EXPECT (an answer line to match)
+hcase() {
+    port=$((port + 1))
+    timeout 30 rping -s -a 10.0.3.1 -p $port -C 1 -S 64 >/tmp/$1.srv 2>&1 &
+    sp=$!
+    wait_listening $port
+    ans=$(timeout 20 python3 /tmp/peer.py $port $1 2>&1)
+    i=0
+    while kill -0 $sp 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 $sp 2>/dev/null; then ended="still running after 10 s"; kill -9 $sp; else ended="ended"; fi
+    wait $sp 2>/dev/null
+    # rping ends on the DISCONNECT; it counts flushed completions silently
+    # (IBV_WC_WR_FLUSH_ERR is skipped in its CQ handler), so the flush
+    # itself is not seen here (test-kmod-iw checks ERROR's flush into the
+    # CQ ring): what is checked is that the server ends, not hangs
+    d="$1: $ans; rping -s $ended"
+    sed "s/^/ofl-host:      $1 rping| /" /tmp/$1.srv | head -4
+    case "$ans" in *"$2"*) ;; *) bad "$d (want [$2])"; return ;; esac
+    if [ "$ended" = ended ]; then ok "$d"; else bad "$d"; fi
+}
+# the control: a well-formed Send; rping's server reads the advertisement
+# and issues its RDMA Read Request (opcode 1) to the peer
+hcase control "rdmap opcode 1 "
+# RFC 5040 7.1: DDP untagged (layer 1, type 2) codes 6 (version), 1 (QN),
+# 2 (MSN, no buffer); RDMAP (layer 0) remote operation (type 2) code 5
+hcase ddp-version "opcode 7 layer 1 etype 2 code 6"
+hcase queue-number "opcode 7 layer 1 etype 2 code 1"
+hcase msn-no-buffer "opcode 7 layer 1 etype 2 code 2"
+hcase rdmap-version "opcode 7 layer 0 etype 2 code 5"
+$RDMA link delete ofl0 && rmmod ofl_iw && ok "rdma link delete ofl0, rmmod ofl_iw" || bad "rdma link delete ofl0, rmmod ofl_iw"
+if dmesg | grep -aqE 'WARNING|BUG|Oops|leak'; then
+    bad "dmesg has a WARNING, BUG, Oops or leak"
+    dmesg | grep -aE 'WARNING|BUG|Oops|leak' | head -10 | sed 's/^/ofl-host:      /'
+else
+    ok "dmesg has no WARNING, BUG, Oops or leak"
+fi
+echo "ofl-host: $pass passed, $fail failed"
