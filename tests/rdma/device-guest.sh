@@ -170,6 +170,31 @@ $RDMA link show | grep -q ofl0 || $RDMA link add ofl0 type ofl netdev dummy0
 # rmmod with a user context open: the RDMA core holds the module (no
 # disassociate_ucontext), so rmmod must refuse, not crash
 live live-rmmod-refused ofl1 siw '! rmmod ofl_iw; kill $cp; sleep 1; kill $sp 2>/dev/null; true'
+# 256 connections at once (issue 29 item 4): perftest's ib_send_bw -R -q 256
+# makes 256 QPs, each connected through rdma_cm, and runs 50 Sends of
+# 4 KiB on each, offload <-> offload; both sides must end with exit 0 and
+# report all 12800 iterations (perftest counts completions; it does not
+# compare data). rping -P cannot: its listen backlog is 3, and the iw_cm
+# rejects connection requests beyond it under TCG's slowness.
+case " $CASES " in *" all "* | *" many-256 "*)
+    # perftest's server listens on the wildcard address, on every device;
+    # siw's wildcard listener and ofl1's on 10.0.4.1 cannot share the port
+    # (see tests/rdma/perf-guest.sh): siw0 is away for this case
+    $RDMA link delete siw0
+    timeout 300 ib_send_bw -R -d ofl1 -q 256 -s 4096 -n 50 -F -p 7950 >/tmp/many.srv 2>&1 &
+    sp=$!
+    wait_listening 7950
+    timeout 300 ib_send_bw -R -d ofl0 --source_ip 10.0.3.1 -q 256 -s 4096 -n 50 -F -p 7950 10.0.4.1 >/tmp/many.cli 2>&1
+    crc=$?
+    wait $sp
+    src=$?
+    it_c=$(grep -acE '^ *4096 +12800 ' /tmp/many.cli)
+    it_s=$(grep -acE '^ *4096 +12800 ' /tmp/many.srv)
+    d="many-256: ib_send_bw -R -q 256, 4 KiB x 50 per QP, ofl0 -> ofl1 (client rc $crc, server rc $src, 12800 iterations reported: client $it_c, server $it_s)"
+    if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$it_c" = 1 ] && [ "$it_s" = 1 ]; then ok "$d"; else bad "$d"; tail -5 /tmp/many.cli | sed 's/^/ofl-dev:      c| /'; fi
+    siw_up >/dev/null
+    ;;
+esac
 # after all that the device still connects
 rcase after-teardown ofl ofl1 4096 10
 
