@@ -64,6 +64,13 @@ grep '^ofl-iw: ' /tmp/probe
 pass=$((pass + $(grep -c '^ofl-iw: ok' /tmp/probe)))
 fail=$((fail + $(grep -c '^ofl-iw: FAIL' /tmp/probe)))
 grep -q '^probe: [0-9]* passed, 0 failed' /tmp/probe || bad "ofl_iw_probe ran to its end ($(tail -1 /tmp/probe))"
+# user space is hostile (issue 29 item 3): a process writes random bytes
+# over its mmap'ed SQ and RQ rings and rings the doorbell, QP after QP,
+# for a minute; the process lives to print its tally, and the dmesg check
+# at the end finds no WARNING, BUG or Oops
+check "a process scribbles on its mapped SQ and RQ and rings the doorbell for 60 s, and lives" \
+    sh -c "timeout 240 /ofl_iw_probe ofl0 $MAC scribble 60 > /tmp/scribble 2>&1"
+sed 's/^/ofl-iw:      /' /tmp/scribble | tail -3
 
 check "a second link on eth0 is refused" sh -c "! $RDMA link add ofl1 type ofl netdev eth0"
 check "a link on lo (no MAC) is refused" sh -c "! $RDMA link add ofl2 type ofl netdev lo"

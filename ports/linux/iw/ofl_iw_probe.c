@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <infiniband/verbs.h>
 #include <rdma/siw-abi.h>
 
@@ -368,6 +369,136 @@ static int hold(const char *name, int seconds)
     _exit(0); /* nothing destroyed, nothing closed */
 }
 
+/*
+ * scribble: user space is hostile (issue 29 item 3). For SECONDS, QP after
+ * QP: random bytes over the mmap'ed SQ and RQ rings (found as in
+ * hostile_checks), random VALID flags among them, then libsiw's own posts
+ * ring the doorbell so the device pulls whatever the rings hold; random
+ * state changes between rounds; a QP the device moved to ERROR is
+ * destroyed and a new one made. The kernel must neither oops nor warn
+ * (the guest script checks dmesg); the process must live to print its
+ * tally. Returns 0 when at least one doorbell was rung on every QP.
+ */
+static uint64_t xs_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t xs(void)
+{
+    xs_state ^= xs_state << 13;
+    xs_state ^= xs_state >> 7;
+    xs_state ^= xs_state << 17;
+    return xs_state;
+}
+
+static void scribble_ring(unsigned char *p, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i + 8 <= len; i += 8) {
+        uint64_t v = xs();
+
+        memcpy(p + i, &v, 8);
+    }
+}
+
+static int scribble(const char *name, int seconds)
+{
+    static char buf[4096] __attribute__((aligned(4096)));
+    struct ibv_device **list;
+    struct ibv_context *ctx = NULL;
+    struct ibv_pd *pd;
+    struct ibv_cq *cq;
+    struct ibv_mr *mr;
+    struct ibv_wc wc[16];
+    unsigned long s0[32], l0[32], s1[32], l1[32];
+    unsigned long rounds = 0, doorbells = 0, errs = 0;
+    time_t end = time(NULL) + seconds;
+    int i, j, n;
+
+    list = ibv_get_device_list(&n);
+    for (i = 0; list && i < n; i++)
+        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+            ctx = ibv_open_device(list[i]);
+    if (!ctx)
+        return 1;
+    pd = ibv_alloc_pd(ctx);
+    cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+    mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
+    if (!pd || !cq || !mr)
+        return 1;
+    while (time(NULL) < end) {
+        struct ibv_qp_init_attr qa = {
+            .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+            .cap = { .max_send_wr = 64, .max_recv_wr = 4,
+                     .max_send_sge = 1, .max_recv_sge = 1 },
+        };
+        struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64,
+                               .lkey = mr->lkey };
+        struct ibv_send_wr swr = { .sg_list = &sge, .num_sge = 1,
+                                   .opcode = IBV_WR_SEND,
+                                   .send_flags = IBV_SEND_SIGNALED };
+        struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 };
+        struct ibv_send_wr *sbad;
+        struct ibv_recv_wr *rbad;
+        unsigned char *sq = NULL, *rq = NULL;
+        size_t sq_len = 0;
+        struct ibv_qp *qp;
+        int k, n0, n1;
+
+        n0 = uverbs_maps(s0, l0, 32);
+        qp = ibv_create_qp(pd, &qa);
+        if (!qp)
+            return 1;
+        n1 = uverbs_maps(s1, l1, 32);
+        for (i = 0; i < n1; i++) {
+            for (j = 0; j < n0 && s0[j] != s1[i]; j++)
+                ;
+            if (j < n0)
+                continue;
+            if (l1[i] == 4096)
+                rq = (unsigned char *)s1[i];
+            else {
+                sq = (unsigned char *)s1[i];
+                sq_len = l1[i];
+            }
+        }
+        if (!sq || !rq)
+            return 1;
+        if (xs() & 1)
+            (void)to_state(qp, IBV_QPS_INIT);
+        if (xs() & 1)
+            (void)to_state(qp, IBV_QPS_RTR);
+        for (k = 0; k < 64; k++) {
+            scribble_ring(sq, sq_len);
+            scribble_ring(rq, 4096);
+            swr.wr_id = xs();
+            rwr.wr_id = xs();
+            if (ibv_post_recv(qp, &rwr, &rbad))
+                errs++;
+            if (ibv_post_send(qp, &swr, &sbad))
+                errs++;
+            doorbells++;
+            while (ibv_poll_cq(cq, 16, wc) > 0)
+                ;
+            if (qp_state(qp, NULL) == IBV_QPS_ERR)
+                break;
+        }
+        if (xs() % 4 == 0)
+            (void)to_state(qp, IBV_QPS_ERR);
+        if (ibv_destroy_qp(qp))
+            return 1;
+        while (ibv_poll_cq(cq, 16, wc) > 0)
+            ;
+        rounds++;
+    }
+    printf("scribble: %lu QPs, %lu doorbells, %lu posts refused, %d s\n",
+           rounds, doorbells, errs, seconds);
+    ibv_dereg_mr(mr);
+    ibv_destroy_cq(cq);
+    ibv_dealloc_pd(pd);
+    ibv_close_device(ctx);
+    return rounds > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     struct ibv_device **list;
@@ -386,9 +517,11 @@ int main(int argc, char **argv)
 
     if (argc == 5 && strcmp(argv[3], "hold") == 0)
         return hold(argv[1], atoi(argv[4]));
+    if (argc == 5 && strcmp(argv[3], "scribble") == 0)
+        return scribble(argv[1], atoi(argv[4]));
     if (argc != 3 || sscanf(argv[2], "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1],
                             &mac[2], &mac[3], &mac[4], &mac[5]) != 6) {
-        fprintf(stderr, "usage: ofl_iw_probe DEVICE MAC [hold SECONDS]\n");
+        fprintf(stderr, "usage: ofl_iw_probe DEVICE MAC [hold|scribble SECONDS]\n");
         return 2;
     }
     list = ibv_get_device_list(&n);
