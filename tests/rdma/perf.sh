@@ -13,19 +13,11 @@
 #
 # Usage: perf.sh KERNEL STAGED_DIR OUT OFL_IW_KO
 set -u
-kernel=${1:?usage: perf.sh KERNEL STAGED OUT OFL_IW_KO}
-staged=${2:?}
-out=${3:?}
-ko=${4:?}
 here=$(cd "$(dirname "$0")" && pwd)
-boot=$here/../../mk/guest/boot.sh
-dummy=/lib/modules/$(basename "$kernel" | sed 's/^vmlinuz-//')/kernel/drivers/net/dummy.ko
-[ -f "$dummy" ] || { echo "perf.sh: $dummy missing"; exit 1; }
-mkdir -p "$out"
+. "$here/rig.sh"
+rig_args "$@"
 log=$out/perf.log
-rc=0
-sh "$boot" -L rdma -t 1200 -l "$log" -m "$ko" -f "$dummy:/guest/dummy.ko" \
-    "$kernel" "$staged" "$here/perf-guest.sh" >/dev/null 2>&1 || rc=$?
+rig_boot "$log" "$here/perf-guest.sh" -L rdma -t 1200
 tr -d '\r' <"$log" | grep -a '^ofl-perf: ' | sed 's/^ofl-perf: //' >"$out/perf.lines"
 echo "== perftest -R in one guest under TCG: average BW (Gb/s) and ratio to siw <-> siw (information)"
 awk '

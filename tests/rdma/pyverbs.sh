@@ -12,19 +12,11 @@
 #
 # Usage: pyverbs.sh KERNEL STAGED_DIR OUT OFL_IW_KO
 set -u
-kernel=${1:?usage: pyverbs.sh KERNEL STAGED OUT OFL_IW_KO}
-staged=${2:?}
-out=${3:?}
-ko=${4:?}
 here=$(cd "$(dirname "$0")" && pwd)
-boot=$here/../../mk/guest/boot.sh
-dummy=/lib/modules/$(basename "$kernel" | sed 's/^vmlinuz-//')/kernel/drivers/net/dummy.ko
-[ -f "$dummy" ] || { echo "pyverbs.sh: $dummy missing"; exit 1; }
-mkdir -p "$out"
+. "$here/rig.sh"
+rig_args "$@"
 log=$out/pyverbs.log
-rc=0
-sh "$boot" -L rdma -L py -M 2048 -t 1500 -l "$log" -m "$ko" -f "$dummy:/guest/dummy.ko" \
-    "$kernel" "$staged" "$here/pyverbs-guest.sh" >/dev/null 2>&1 || rc=$?
+rig_boot "$log" "$here/pyverbs-guest.sh" -L rdma -L py -M 2048 -t 1500
 tr -d '\r' <"$log" | grep -a '^ofl-py: ' | sed 's/^ofl-py: //' >"$out/pyverbs.lines"
 pass=0
 fail=0

@@ -205,6 +205,22 @@ static void qp_checks(struct ibv_pd *pd,
     check(ibv_poll_cq(cq, 8, wc) == 0, "the CQ ring is empty again");
 }
 
+/* The device called name, opened; NULL when it is not listed. */
+static struct ibv_context *open_by_name(const char *name)
+{
+    struct ibv_context *ctx = NULL;
+    struct ibv_device **list;
+    int i, n;
+
+    list = ibv_get_device_list(&n);
+    for (i = 0; list && i < n && !ctx; i++)
+        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+            ctx = ibv_open_device(list[i]);
+    if (list)
+        ibv_free_device_list(list);
+    return ctx;
+}
+
 /* The device's mappings in this process (/proc/self/maps lines naming
  * uverbs): start addresses and lengths, up to max. */
 static int uverbs_maps(unsigned long *start, unsigned long *len, int max)
@@ -328,19 +344,14 @@ static void mr_checks(struct ibv_pd *pd)
 static int hold(const char *name, int seconds)
 {
     static char buf[4096];
-    struct ibv_device **list;
     struct ibv_context *ctx = NULL;
     struct ibv_pd *pd;
     struct ibv_cq *cq;
     struct ibv_qp *qp;
     struct ibv_mr *mr;
     struct ibv_recv_wr *rbad;
-    int i, n;
 
-    list = ibv_get_device_list(&n);
-    for (i = 0; list && i < n; i++)
-        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
-            ctx = ibv_open_device(list[i]);
+    ctx = open_by_name(name);
     if (!ctx)
         return 1;
     pd = ibv_alloc_pd(ctx);
@@ -403,7 +414,6 @@ static void scribble_ring(unsigned char *p, size_t len)
 static int scribble(const char *name, int seconds)
 {
     static char buf[4096] __attribute__((aligned(4096)));
-    struct ibv_device **list;
     struct ibv_context *ctx = NULL;
     struct ibv_pd *pd;
     struct ibv_cq *cq;
@@ -412,12 +422,9 @@ static int scribble(const char *name, int seconds)
     unsigned long s0[32], l0[32], s1[32], l1[32];
     unsigned long rounds = 0, doorbells = 0, errs = 0;
     time_t end = time(NULL) + seconds;
-    int i, j, n;
+    int i, j;
 
-    list = ibv_get_device_list(&n);
-    for (i = 0; list && i < n; i++)
-        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
-            ctx = ibv_open_device(list[i]);
+    ctx = open_by_name(name);
     if (!ctx)
         return 1;
     pd = ibv_alloc_pd(ctx);
