@@ -6497,12 +6497,13 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
 
 /*
  * qp_dma_sge: qp_dma_sge_general, with a straight line in front for the
- * common checked access (QP_DMA_CHECKED: a segment fetched and checked in
- * this call) that lies in one present page of a direct ATT: the one round
- * the general path runs for it (tpt_translate_local_checked, then
- * tpt_translate_direct's one-page case, then qp_dma_pieces with one piece)
- * done in place, with the same stores to qp->piece and the same port call.
- * Anything else goes the general way. Without OFL_FAST_PATH (a size
+ * common access that lies in one present page of a direct ATT: the one
+ * round the general path runs for it (tpt_translate_local_checked when
+ * QP_DMA_CHECKED, else ofl_tpt_check_translate_local's fast conjunction of
+ * FIG. 15 a-g; then tpt_translate_direct's one-page case and qp_dma_pieces
+ * with one piece) done in place, with the same stores to qp->piece and the
+ * same port call. Anything else, every refusal included, goes the general
+ * way, which decides it from the start. Without OFL_FAST_PATH (a size
  * build) the general path is qp_dma_sge itself; tests/check_fastpath.sh
  * holds the two builds to the same results.
  */
@@ -6514,14 +6515,24 @@ static OFL_HOT_INLINE enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag,
     const struct ofl_tpt *tpt = qp->attr.tpt;
     uint32_t index = ofl_stag_index(stag);
 
-    if ((how & QP_DMA_CHECKED) && n != 0 && tpt != NULL &&
-        index - 1u < tpt->capacity - 1u) {
+    if (n != 0 && tpt != NULL && index - 1u < tpt->capacity - 1u) {
         const struct ofl_tpt_entry *e = &tpt->entry[index];
         const uint32_t shift = e->page_shift;
         const uint64_t pmask = ((uint64_t)1 << shift) - 1;
         const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
-        const uint64_t pos = va - base + e->fpo, in = pos & pmask;
+        const uint64_t off = va - base, pos = off + e->fpo, in = pos & pmask;
+        const uint8_t need = (how & QP_DMA_WRITE) ? OFL_TPT_LOCAL_WRITE
+                                                  : OFL_TPT_LOCAL_READ;
 
+        /* Not checked in this call: the conjunction of FIG. 15 a-g of
+         * ofl_tpt_check_translate_local's fast path, for this need (one
+         * right, so need != 0 and inside TPT_LOCAL_NEEDS) and n != 0. */
+        if (!(how & QP_DMA_CHECKED) &&
+            (e->key != ofl_stag_key(stag) || e->state != OFL_TPT_VALID ||
+             e->type != OFL_TPT_REGION || e->pd != qp->attr.pd ||
+             (e->access & need) != need || va < base || off > e->len ||
+             n > e->len - off || va > OFL_U64_MAX - (n - 1u)))
+            return qp_dma_sge_general(qp, stag, va, buf, n, how);
         if (e->att_kind == OFL_TPT_ATT_DIRECT && n <= pmask + 1 - in) {
             const uint64_t *att = tpt->att + e->att_base;
             const uint64_t w = att[pos >> shift];

@@ -16,7 +16,9 @@
  * their own shapes, and RDMA Writes to the peer's buffer (in bounds and
  * out). Hostile turns between messages: a page word of either side made
  * absent or given a reserved bit or restored, two pages swapped (a
- * scattered region), a DMA made to fail. The
+ * scattered region), a DMA made to fail; and mid-message (after one step of
+ * the sender) its region entry changed (rights, PD, key, state, length,
+ * VA, type) for the rest of the message, then restored. The
  * digest takes in every return code, every completion field, both sides'
  * QP state, statistics and sim counters (violations included) and every
  * byte of both buffers: it must be the same for both builds.
@@ -266,6 +268,27 @@ uint64_t FP_RUN(uint32_t seed)
                                       r->b.qp.rq.pi);
         }
         h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
+        if (fp_rnd(&s) % 3 == 0) {
+            /* Mid-message: one step of the sender, then its region entry
+             * changed under the message (a later FPDU's segment is checked
+             * again), the rest, and the entry restored. */
+            struct ofl_tpt_entry *e = &r->a.entry[ofl_stag_index(la)];
+            struct ofl_tpt_entry keep = *e;
+            uint32_t k = fp_rnd(&s);
+
+            h = fp_mix(h, (uint64_t)ofl_qp_process(&r->a.qp, now, 1));
+            switch (k % 7) {
+            case 0: e->access &= (uint8_t)~OFL_TPT_LOCAL_READ; break;
+            case 1: e->pd ^= 1; break;
+            case 2: e->key ^= 1; break;
+            case 3: e->state = OFL_TPT_INVALID; break;
+            case 4: e->len = (k >> 4) % FP_LEN; break;
+            case 5: e->va += 4096; break;
+            default: e->type = OFL_TPT_WINDOW; break;
+            }
+            h = fp_mix(h, (uint64_t)qr_pump(r, now++));
+            *e = keep;
+        }
         h = fp_mix(h, (uint64_t)qr_pump(r, now++));
         h = fp_side(h, &r->a, pa);
         h = fp_side(h, &r->b, pb);
