@@ -4984,7 +4984,14 @@ rdmap_parse(const uint8_t *ulpdu, size_t len, struct ofl_rdmap_msg *msg,
 
     if ((ulpdu == NULL && len != 0) || msg == NULL)
         return OFL_E_ARG;
+#if OFL_FAST_PATH
+    /* The header, payload and payload_len here; the body (msg->u) only
+     * for an opcode that has one, below (ofl_rdmap_parse clears it first:
+     * its callers see every byte as before). */
+    ofl_fill(msg, 0, offsetof(struct ofl_rdmap_msg, u));
+#else
     ofl_fill(msg, 0, sizeof(*msg));
+#endif
     h = &msg->ddp;
     if (len < 1 || len < ofl_ddp_hdr_len(ulpdu[0]) || len > 0xFFFFFFFFu) {
         err = OFL_E_DDP_SHORT;
@@ -5026,6 +5033,9 @@ rdmap_parse(const uint8_t *ulpdu, size_t len, struct ofl_rdmap_msg *msg,
         msg->payload_len = (uint32_t)ofl_rd_left(&r);
         goto out;
     }
+#if OFL_FAST_PATH
+    ofl_fill(&msg->u, 0, sizeof(msg->u));
+#endif
     if (body == RDMAP_BODY_TERM) {
         err = rdmap_parse_term(&r, &msg->u.term);
         msg->payload = ulpdu + len;
@@ -5083,6 +5093,12 @@ enum ofl_err ofl_rdmap_parse(const uint8_t *ulpdu, size_t len,
                              struct ofl_rdmap_msg *msg,
                              struct ofl_term_cause *cause)
 {
+#if OFL_FAST_PATH
+    /* rdmap_parse clears the body only for an opcode with one: the whole
+     * message is cleared here, as the size build's rdmap_parse does. */
+    if (msg != NULL && !(ulpdu == NULL && len != 0))
+        ofl_fill(&msg->u, 0, sizeof(msg->u));
+#endif
     return rdmap_parse(ulpdu, len, msg, cause);
 }
 
@@ -6431,7 +6447,23 @@ static enum ofl_err qp_check_translate_all(struct ofl_qp *qp,
 
     sgl->piece = qp->piece;
     sgl->cap = OFL_QP_PIECES;
+#if OFL_FAST_PATH
+    {
+        /* ofl_tpt_check_translate_access's body (a is not NULL), inlined:
+         * every tagged segment comes here. */
+        const struct ofl_tpt *tpt = qp->attr.tpt;
+        const struct ofl_tpt_entry *r;
+        uint64_t off = 0;
+
+        r = tpt_remote_fast(tpt, a->stag, a->pd, a->qp, a->to, a->len,
+                            a->need, sgl, &off);
+        err = r != NULL
+                  ? tpt_translate_direct(tpt, r, off, a->to, a->len, sgl)
+                  : tpt_check_translate_precise(tpt, a, sgl);
+    }
+#else
     err = ofl_tpt_check_translate_access(qp->attr.tpt, a, sgl);
+#endif
     if (err == OFL_E_TPT_SGL_FULL) {
         enum ofl_err rest = qp_tpt_rest_ok(qp, a->stag, a->to, a->len,
                                            sgl->bytes);
