@@ -6653,6 +6653,40 @@ static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
     return OFL_OK;
 }
 
+#if OFL_FAST_PATH
+/*
+ * tpt_check_local for one local right (need: OFL_TPT_LOCAL_READ or
+ * OFL_TPT_LOCAL_WRITE, so never empty and never a remote bit), the WQE
+ * data segment checks of both queues, with a straight line in front: the
+ * conjunction of everything tpt_check_local requires to grant (an entry
+ * in the table, Valid, its key, a region, the PD, tpt_range's no wrap and
+ * bounds, tpt_rights for a need without BIND_WINDOW) answers OFL_OK; any
+ * miss asks tpt_check_local, which names the error in its order.
+ */
+static OFL_ALWAYS_INLINE enum ofl_err
+qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+               uint64_t va, uint64_t len, uint8_t need)
+{
+    const uint32_t index = ofl_stag_index(stag);
+
+    if (tpt != NULL && index != 0 && index < tpt->capacity) {
+        const struct ofl_tpt_entry *e = &tpt->entry[index];
+        const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+        const uint64_t off = va - base;
+
+        if (e->state == OFL_TPT_VALID && e->key == ofl_stag_key(stag) &&
+            e->type == OFL_TPT_REGION && e->pd == pd &&
+            (e->access & need) == need && va >= base && off <= e->len &&
+            len <= e->len - off &&
+            (len == 0 || va <= OFL_U64_MAX - (len - 1)))
+            return OFL_OK;
+    }
+    return tpt_check_local(tpt, stag, pd, va, len, need);
+}
+#else
+#define qp_check_local tpt_check_local
+#endif
+
 /* FIG. 15 a-f for every data segment of the current send WQE that holds
  * bytes. A zero-length segment names no memory and its STag is not looked
  * at (as in verbs: Linux siw checks no key of a zero-length SGE, and rxe
@@ -6667,7 +6701,7 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
 
         if (s->len == 0)
             continue; /* verbs: no key is checked for a zero-length SGE */
-        err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+        err = qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                               s->len, need);
         if (err != OFL_OK)
             return err;
@@ -7766,7 +7800,7 @@ static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
 
         if (s->len == 0)
             continue; /* verbs: no key is checked for a zero-length SGE */
-        err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+        err = qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                               s->len, OFL_TPT_LOCAL_WRITE);
         if (err != OFL_OK) {
             *status = (uint8_t)ofl_tpt_wc_status(err);

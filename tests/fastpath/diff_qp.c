@@ -16,9 +16,9 @@
  * their own shapes, and RDMA Writes to the peer's buffer (in bounds and
  * out). Hostile turns between messages: a page word of either side made
  * absent or given a reserved bit or restored, two pages swapped (a
- * scattered region), a DMA made to fail; and mid-message (after one step of
- * the sender) its region entry changed (rights, PD, key, state, length,
- * VA, type) for the rest of the message, then restored. The
+ * scattered region), a DMA made to fail; and either side's region entry
+ * changed (rights, PD, key, state, length, VA, type) before a message or
+ * mid-message (after one step of the sender), then restored. The
  * digest takes in every return code, every completion field, both sides'
  * QP state, statistics and sim counters (violations included) and every
  * byte of both buffers: it must be the same for both builds.
@@ -269,16 +269,21 @@ uint64_t FP_RUN(uint32_t seed)
         }
         h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
         if (fp_rnd(&s) % 3 == 0) {
-            /* Mid-message: one step of the sender, then its region entry
-             * changed under the message (a later FPDU's segment is checked
-             * again), the rest, and the entry restored. */
-            struct ofl_tpt_entry *e = &r->a.entry[ofl_stag_index(la)];
-            struct ofl_tpt_entry keep = *e;
+            /* A region entry changed, then restored after the message: the
+             * sender's or the receiver's, before the message starts (the
+             * checks at WQE fetch meet it) or mid-message, after one step
+             * of the sender (a later FPDU's segment is checked again). */
             uint32_t k = fp_rnd(&s);
+            struct ofl_tpt_entry *e =
+                (k & 0x100) ? &r->b.entry[ofl_stag_index(lb)]
+                            : &r->a.entry[ofl_stag_index(la)];
+            struct ofl_tpt_entry keep = *e;
 
-            h = fp_mix(h, (uint64_t)ofl_qp_process(&r->a.qp, now, 1));
-            switch (k % 7) {
+            if (k & 0x200)
+                h = fp_mix(h, (uint64_t)ofl_qp_process(&r->a.qp, now, 1));
+            switch (k % 8) {
             case 0: e->access &= (uint8_t)~OFL_TPT_LOCAL_READ; break;
+            case 7: e->access &= (uint8_t)~OFL_TPT_LOCAL_WRITE; break;
             case 1: e->pd ^= 1; break;
             case 2: e->key ^= 1; break;
             case 3: e->state = OFL_TPT_INVALID; break;
