@@ -8010,8 +8010,8 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     }
     if (ot.invalidate) /* row 4: placed, then the entry is spent */
         (void)ofl_tpt_expire(qp->attr.tpt, h->stag);
-    else
-        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, h->last);
+    else if (h->last) /* not Last: note_use would only look the entry up */
+        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
     return OFL_OK;
 }
 
