@@ -96,6 +96,19 @@ const char *ofl_wc_status_str(enum ofl_wc_status s)
 #endif
 
 /*
+ * OFL_FAST_PATH: the straight lines in front of the general paths of the
+ * qp engine's data movement (qp_dma_sge). 0 in a size build (-Os: the
+ * general paths only, no byte added) and when OFL_NO_FAST_PATH is defined
+ * (tests/check_fastpath.sh builds the core both ways and compares every
+ * result of the same inputs).
+ */
+#if defined(__OPTIMIZE_SIZE__) || defined(OFL_NO_FAST_PATH)
+#define OFL_FAST_PATH 0
+#else
+#define OFL_FAST_PATH 1
+#endif
+
+/*
  * Both move 16 or 8 bytes per step on targets where unaligned word access is
  * cheap: through an unaligned may_alias word with GCC and clang, else
  * through the byte-order helpers (which compilers usually merge into single
@@ -2801,63 +2814,22 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
 }
 
 /*
- * Translation through a direct ATT from region offset `off` (the hot path:
- * no DMA). A page word is usable when (word & page mask) == PRESENT: present,
- * reserved bits clear and the address aligned, all in one compare. Inlined
- * into its callers, the remote and local check-and-translate entry points
- * (one call less on the hot paths, and no clone with stack arguments).
+ * The general loop of tpt_translate_direct (any length, merging physically
+ * contiguous pages) over the region's page words att (pages of 1 << shift
+ * bytes) from page position pos (region offset + fpo): out of line, so that
+ * the one- and two-page straight line of its callers needs no saved
+ * registers. Six arguments, none on the stack (kernel builds want static
+ * frames).
  */
-static OFL_ALWAYS_INLINE enum ofl_err
-tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
-                     uint64_t off, uint64_t to, uint64_t len,
-                     struct ofl_tpt_sgl *sgl)
+static OFL_NOINLINE enum ofl_err
+tpt_translate_direct_loop(const uint64_t *att, uint32_t shift, uint64_t pos,
+                          uint64_t to, uint64_t len, struct ofl_tpt_sgl *sgl)
 {
-    const uint64_t *att = tpt->att + r->att_base;
-    const uint32_t shift = r->page_shift;
     const uint64_t pmask = ((uint64_t)1 << shift) - 1;
-    uint64_t pos = off + r->fpo, done = 0, stored = 0, cur_pa = 0, cur_len = 0;
+    uint64_t done = 0, stored = 0, cur_pa = 0, cur_len = 0;
     uint32_t count = 0;
     enum ofl_err err = OFL_OK;
 
-    /* Straight line for an access inside one or two present pages (every
-     * access of up to one page): no loop, no merging state. */
-    if (len != 0 && len <= pmask + 1 && sgl->cap >= 2) {
-        uint64_t in = pos & pmask, w0 = att[pos >> shift];
-        uint64_t first = pmask + 1 - in;
-
-        if ((w0 & pmask) == OFL_TPT_ATT_PRESENT) {
-            uint64_t pa0 = (w0 & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
-
-            if (first >= len) {
-                sgl->piece[0].pa = pa0;
-                sgl->piece[0].len = (uint32_t)len;
-                sgl->count = 1;
-                sgl->bytes = len;
-                return OFL_OK;
-            } else {
-                uint64_t w1 = att[(pos >> shift) + 1];
-                uint64_t pa1 = w1 & ~(uint64_t)OFL_TPT_ATT_PRESENT;
-
-                if ((w1 & pmask) == OFL_TPT_ATT_PRESENT) {
-                    /* Contiguous (and not wrapping past 2^64): one piece. */
-                    if (pa0 + first == pa1 && pa1 > pa0) {
-                        sgl->piece[0].pa = pa0;
-                        sgl->piece[0].len = (uint32_t)len;
-                        sgl->count = 1;
-                    } else {
-                        sgl->piece[0].pa = pa0;
-                        sgl->piece[0].len = (uint32_t)first;
-                        sgl->piece[1].pa = pa1;
-                        sgl->piece[1].len = (uint32_t)(len - first);
-                        sgl->count = 2;
-                    }
-                    sgl->bytes = len;
-                    return OFL_OK;
-                }
-            }
-        }
-        /* A missing or malformed page: the general loop names it. */
-    }
     /* The piece being built lives in locals and is stored when the next page
      * does not continue it, or at the end. Bounded by len / page size. */
     while (done < len) {
@@ -2916,6 +2888,65 @@ tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
     return err;
 }
 
+/*
+ * Translation through a direct ATT from region offset `off` (the hot path:
+ * no DMA). A page word is usable when (word & page mask) == PRESENT: present,
+ * reserved bits clear and the address aligned, all in one compare. Inlined
+ * into its callers, the remote and local check-and-translate entry points
+ * (one call less on the hot paths, and no clone with stack arguments).
+ */
+static OFL_ALWAYS_INLINE enum ofl_err
+tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
+                     uint64_t off, uint64_t to, uint64_t len,
+                     struct ofl_tpt_sgl *sgl)
+{
+    const uint64_t *att = tpt->att + r->att_base;
+    const uint32_t shift = r->page_shift;
+    const uint64_t pmask = ((uint64_t)1 << shift) - 1;
+    uint64_t pos = off + r->fpo;
+
+    /* Straight line for an access inside one or two present pages (every
+     * access of up to one page): no loop, no merging state. */
+    if (len != 0 && len <= pmask + 1 && sgl->cap >= 2) {
+        uint64_t in = pos & pmask, w0 = att[pos >> shift];
+        uint64_t first = pmask + 1 - in;
+
+        if ((w0 & pmask) == OFL_TPT_ATT_PRESENT) {
+            uint64_t pa0 = (w0 & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+
+            if (first >= len) {
+                sgl->piece[0].pa = pa0;
+                sgl->piece[0].len = (uint32_t)len;
+                sgl->count = 1;
+                sgl->bytes = len;
+                return OFL_OK;
+            } else {
+                uint64_t w1 = att[(pos >> shift) + 1];
+                uint64_t pa1 = w1 & ~(uint64_t)OFL_TPT_ATT_PRESENT;
+
+                if ((w1 & pmask) == OFL_TPT_ATT_PRESENT) {
+                    /* Contiguous (and not wrapping past 2^64): one piece. */
+                    if (pa0 + first == pa1 && pa1 > pa0) {
+                        sgl->piece[0].pa = pa0;
+                        sgl->piece[0].len = (uint32_t)len;
+                        sgl->count = 1;
+                    } else {
+                        sgl->piece[0].pa = pa0;
+                        sgl->piece[0].len = (uint32_t)first;
+                        sgl->piece[1].pa = pa1;
+                        sgl->piece[1].len = (uint32_t)(len - first);
+                        sgl->count = 2;
+                    }
+                    sgl->bytes = len;
+                    return OFL_OK;
+                }
+            }
+        }
+        /* A missing or malformed page: the general loop names it. */
+    }
+    return tpt_translate_direct_loop(att, shift, pos, to, len, sgl);
+}
+
 /* The end of both diagnosing paths: a refused check (err) leaves an empty
  * list, a granted one is translated. */
 static enum ofl_err tpt_translate_checked(const struct ofl_tpt *tpt,
@@ -2959,18 +2990,18 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
 {
     const struct ofl_tpt_entry *e, *r;
     uint32_t index = ofl_stag_index(stag);
-    uint64_t base;
+    uint64_t base, o;
 
     if (tpt == NULL || sgl == NULL || sgl->piece == NULL ||
         index - 1u >= tpt->capacity - 1u)
         return NULL;
     e = &tpt->entry[index];
     base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
-    *off = to - base;
+    o = to - base; /* in a local: *off is written once, on success */
     if (e->key != ofl_stag_key(stag) || e->state != OFL_TPT_VALID ||
         e->pd != pd || (e->access & need) != need || need == 0 ||
         (need & ~OFL_TPT_ACCESS_REMOTE) != 0 || to < base ||
-        *off > e->len || len > e->len - *off ||
+        o > e->len || len > e->len - o ||
         (len != 0 && to > OFL_U64_MAX - (len - 1)))
         return NULL;
     r = e;
@@ -2982,13 +3013,32 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
         if (r->gen != e->region_gen || r->state != OFL_TPT_VALID ||
             r->type != OFL_TPT_REGION || r->pd != e->pd)
             return NULL;
-        *off = to - ((r->flags & OFL_TPT_F_ZERO_BASED) ? 0 : r->va);
+        o = to - ((r->flags & OFL_TPT_F_ZERO_BASED) ? 0 : r->va);
     } else if (e->type != OFL_TPT_REGION ||
                tpt->policy != OFL_TPT_POLICY_STANDARD) {
         return NULL;
     }
-    return r->att_kind == OFL_TPT_ATT_DIRECT ? r : NULL;
+    if (r->att_kind != OFL_TPT_ATT_DIRECT)
+        return NULL;
+    *off = o;
+    return r;
 }
+
+#ifndef __OPTIMIZE_SIZE__
+/* ofl_tpt_check_translate's way to the precise path, out of line with the
+ * entry point's own arguments (a tail call: the fast path builds no
+ * struct and keeps no frame). */
+static OFL_NOINLINE enum ofl_err
+tpt_check_translate_slow(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+                         uint32_t qp, uint64_t to, uint64_t len, uint8_t need,
+                         struct ofl_tpt_sgl *sgl)
+{
+    const struct ofl_tpt_remote a = {.to = to, .len = len, .stag = stag,
+                                     .pd = pd, .qp = qp, .need = need};
+
+    return tpt_check_translate_precise(tpt, &a, sgl);
+}
+#endif
 
 enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                      uint32_t pd, uint32_t qp, uint64_t to,
@@ -3008,12 +3058,8 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
     uint64_t off = 0;
 
     r = tpt_remote_fast(tpt, stag, pd, qp, to, len, need, sgl, &off);
-    if (r == NULL) {
-        const struct ofl_tpt_remote a = {.to = to, .len = len, .stag = stag,
-                                         .pd = pd, .qp = qp, .need = need};
-
-        return tpt_check_translate_precise(tpt, &a, sgl);
-    }
+    if (r == NULL)
+        return tpt_check_translate_slow(tpt, stag, pd, qp, to, len, need, sgl);
     return tpt_translate_direct(tpt, r, off, to, len, sgl);
 #endif
 }
@@ -4938,7 +4984,14 @@ rdmap_parse(const uint8_t *ulpdu, size_t len, struct ofl_rdmap_msg *msg,
 
     if ((ulpdu == NULL && len != 0) || msg == NULL)
         return OFL_E_ARG;
+#if OFL_FAST_PATH
+    /* The header, payload and payload_len here; the body (msg->u) only
+     * for an opcode that has one, below (ofl_rdmap_parse clears it first:
+     * its callers see every byte as before). */
+    ofl_fill(msg, 0, offsetof(struct ofl_rdmap_msg, u));
+#else
     ofl_fill(msg, 0, sizeof(*msg));
+#endif
     h = &msg->ddp;
     if (len < 1 || len < ofl_ddp_hdr_len(ulpdu[0]) || len > 0xFFFFFFFFu) {
         err = OFL_E_DDP_SHORT;
@@ -4980,6 +5033,9 @@ rdmap_parse(const uint8_t *ulpdu, size_t len, struct ofl_rdmap_msg *msg,
         msg->payload_len = (uint32_t)ofl_rd_left(&r);
         goto out;
     }
+#if OFL_FAST_PATH
+    ofl_fill(&msg->u, 0, sizeof(msg->u));
+#endif
     if (body == RDMAP_BODY_TERM) {
         err = rdmap_parse_term(&r, &msg->u.term);
         msg->payload = ulpdu + len;
@@ -5037,6 +5093,12 @@ enum ofl_err ofl_rdmap_parse(const uint8_t *ulpdu, size_t len,
                              struct ofl_rdmap_msg *msg,
                              struct ofl_term_cause *cause)
 {
+#if OFL_FAST_PATH
+    /* rdmap_parse clears the body only for an opcode with one: the whole
+     * message is cleared here, as the size build's rdmap_parse does. */
+    if (msg != NULL && !(ulpdu == NULL && len != 0))
+        ofl_fill(&msg->u, 0, sizeof(msg->u));
+#endif
     return rdmap_parse(ulpdu, len, msg, cause);
 }
 
@@ -6385,7 +6447,23 @@ static enum ofl_err qp_check_translate_all(struct ofl_qp *qp,
 
     sgl->piece = qp->piece;
     sgl->cap = OFL_QP_PIECES;
+#if OFL_FAST_PATH
+    {
+        /* ofl_tpt_check_translate_access's body (a is not NULL), inlined:
+         * every tagged segment comes here. */
+        const struct ofl_tpt *tpt = qp->attr.tpt;
+        const struct ofl_tpt_entry *r;
+        uint64_t off = 0;
+
+        r = tpt_remote_fast(tpt, a->stag, a->pd, a->qp, a->to, a->len,
+                            a->need, sgl, &off);
+        err = r != NULL
+                  ? tpt_translate_direct(tpt, r, off, a->to, a->len, sgl)
+                  : tpt_check_translate_precise(tpt, a, sgl);
+    }
+#else
     err = ofl_tpt_check_translate_access(qp->attr.tpt, a, sgl);
+#endif
     if (err == OFL_E_TPT_SGL_FULL) {
         enum ofl_err rest = qp_tpt_rest_ok(qp, a->stag, a->to, a->len,
                                            sgl->bytes);
@@ -6410,8 +6488,14 @@ static enum ofl_err qp_check_translate_all(struct ofl_qp *qp,
  */
 #define QP_DMA_WRITE 0x1u
 #define QP_DMA_CHECKED 0x2u
+#if OFL_FAST_PATH
+static OFL_NOINLINE enum ofl_err
+qp_dma_sge_general(struct ofl_qp *qp, uint32_t stag, uint64_t va, uint8_t *buf,
+                   uint32_t n, uint32_t how)
+#else
 static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
                                uint8_t *buf, uint32_t n, uint32_t how)
+#endif
 {
     const bool write = (how & QP_DMA_WRITE) != 0;
     bool checked = (how & QP_DMA_CHECKED) != 0;
@@ -6442,6 +6526,63 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
     }
     return OFL_OK;
 }
+
+/*
+ * qp_dma_sge: qp_dma_sge_general, with a straight line in front for the
+ * common access that lies in one present page of a direct ATT: the one
+ * round the general path runs for it (tpt_translate_local_checked when
+ * QP_DMA_CHECKED, else ofl_tpt_check_translate_local's fast conjunction of
+ * FIG. 15 a-g; then tpt_translate_direct's one-page case and qp_dma_pieces
+ * with one piece) done in place, with the same stores to qp->piece and the
+ * same port call. Anything else, every refusal included, goes the general
+ * way, which decides it from the start. Without OFL_FAST_PATH (a size
+ * build) the general path is qp_dma_sge itself; tests/check_fastpath.sh
+ * holds the two builds to the same results.
+ */
+#if OFL_FAST_PATH
+static OFL_HOT_INLINE enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag,
+                                              uint64_t va, uint8_t *buf,
+                                              uint32_t n, uint32_t how)
+{
+    const struct ofl_tpt *tpt = qp->attr.tpt;
+    uint32_t index = ofl_stag_index(stag);
+
+    if (n != 0 && tpt != NULL && index - 1u < tpt->capacity - 1u) {
+        const struct ofl_tpt_entry *e = &tpt->entry[index];
+        const uint32_t shift = e->page_shift;
+        const uint64_t pmask = ((uint64_t)1 << shift) - 1;
+        const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+        const uint64_t off = va - base, pos = off + e->fpo, in = pos & pmask;
+        const uint8_t need = (how & QP_DMA_WRITE) ? OFL_TPT_LOCAL_WRITE
+                                                  : OFL_TPT_LOCAL_READ;
+
+        /* Not checked in this call: the conjunction of FIG. 15 a-g of
+         * ofl_tpt_check_translate_local's fast path, for this need (one
+         * right, so need != 0 and inside TPT_LOCAL_NEEDS) and n != 0. */
+        if (!(how & QP_DMA_CHECKED) &&
+            (e->key != ofl_stag_key(stag) || e->state != OFL_TPT_VALID ||
+             e->type != OFL_TPT_REGION || e->pd != qp->attr.pd ||
+             (e->access & need) != need || va < base || off > e->len ||
+             n > e->len - off || va > OFL_U64_MAX - (n - 1u)))
+            return qp_dma_sge_general(qp, stag, va, buf, n, how);
+        if (e->att_kind == OFL_TPT_ATT_DIRECT && n <= pmask + 1 - in) {
+            const uint64_t *att = tpt->att + e->att_base;
+            const uint64_t w = att[pos >> shift];
+
+            if ((w & pmask) == OFL_TPT_ATT_PRESENT) {
+                const uint64_t pa = (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+
+                qp->piece[0].pa = pa;
+                qp->piece[0].len = n;
+                return (how & QP_DMA_WRITE)
+                           ? port_dma_write(qp->attr.port, pa, buf, n)
+                           : port_dma_read(qp->attr.port, pa, buf, n);
+            }
+        }
+    }
+    return qp_dma_sge_general(qp, stag, va, buf, n, how);
+}
+#endif
 
 /*
  * Scatters n bytes of src over the data segments of the current receive
@@ -6512,6 +6653,40 @@ static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
     return OFL_OK;
 }
 
+#if OFL_FAST_PATH
+/*
+ * tpt_check_local for one local right (need: OFL_TPT_LOCAL_READ or
+ * OFL_TPT_LOCAL_WRITE, so never empty and never a remote bit), the WQE
+ * data segment checks of both queues, with a straight line in front: the
+ * conjunction of everything tpt_check_local requires to grant (an entry
+ * in the table, Valid, its key, a region, the PD, tpt_range's no wrap and
+ * bounds, tpt_rights for a need without BIND_WINDOW) answers OFL_OK; any
+ * miss asks tpt_check_local, which names the error in its order.
+ */
+static OFL_ALWAYS_INLINE enum ofl_err
+qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+               uint64_t va, uint64_t len, uint8_t need)
+{
+    const uint32_t index = ofl_stag_index(stag);
+
+    if (tpt != NULL && index != 0 && index < tpt->capacity) {
+        const struct ofl_tpt_entry *e = &tpt->entry[index];
+        const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+        const uint64_t off = va - base;
+
+        if (e->state == OFL_TPT_VALID && e->key == ofl_stag_key(stag) &&
+            e->type == OFL_TPT_REGION && e->pd == pd &&
+            (e->access & need) == need && va >= base && off <= e->len &&
+            len <= e->len - off &&
+            (len == 0 || va <= OFL_U64_MAX - (len - 1)))
+            return OFL_OK;
+    }
+    return tpt_check_local(tpt, stag, pd, va, len, need);
+}
+#else
+#define qp_check_local tpt_check_local
+#endif
+
 /* FIG. 15 a-f for every data segment of the current send WQE that holds
  * bytes. A zero-length segment names no memory and its STag is not looked
  * at (as in verbs: Linux siw checks no key of a zero-length SGE, and rxe
@@ -6526,7 +6701,7 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
 
         if (s->len == 0)
             continue; /* verbs: no key is checked for a zero-length SGE */
-        err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+        err = qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                               s->len, need);
         if (err != OFL_OK)
             return err;
@@ -7625,7 +7800,7 @@ static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
 
         if (s->len == 0)
             continue; /* verbs: no key is checked for a zero-length SGE */
-        err = tpt_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+        err = qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                               s->len, OFL_TPT_LOCAL_WRITE);
         if (err != OFL_OK) {
             *status = (uint8_t)ofl_tpt_wc_status(err);
@@ -7835,8 +8010,8 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     }
     if (ot.invalidate) /* row 4: placed, then the entry is spent */
         (void)ofl_tpt_expire(qp->attr.tpt, h->stag);
-    else
-        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, h->last);
+    else if (h->last) /* not Last: note_use would only look the entry up */
+        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
     return OFL_OK;
 }
 

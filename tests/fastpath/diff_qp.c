@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/*
+ * The qp engine's fast paths against its general paths (issue 30): this
+ * file is built twice by tests/check_fastpath.sh, once with the core as
+ * shipped (FP_RUN = fp_run_fast) and once with the core built with
+ * OFL_NO_FAST_PATH (FP_RUN = fp_run_gen), each linked with its own copy of
+ * the sim port and the qp rig into one object that exports FP_RUN alone;
+ * diff_main.c runs both on the same seeds and compares the digests.
+ *
+ * One run: two QPs over the in-memory wire (CRC, markers, EMSS and host
+ * rings drawn from the seed), a registered buffer on each side (page
+ * aligned or not, zero-based or not, its pages in order or scattered),
+ * then a few messages: Sends of one
+ * to three data segments (offsets and lengths across page ends, zero
+ * lengths, a bad key, a segment past the region's end) into receives of
+ * their own shapes, and RDMA Writes to the peer's buffer (in bounds and
+ * out). Hostile turns between messages: a page word of either side made
+ * absent or given a reserved bit or restored, two pages swapped (a
+ * scattered region), a DMA made to fail; and either side's region entry
+ * changed (rights, PD, key, state, length, VA, type) before a message or
+ * mid-message (after one step of the sender), then restored. The
+ * digest takes in every return code, every completion field, both sides'
+ * QP state, statistics and sim counters (violations included) and every
+ * byte of both buffers: it must be the same for both builds.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "qp_rig.h"
+
+#ifndef FP_RUN
+#define FP_RUN fp_run_fast
+#endif
+
+uint64_t FP_RUN(uint32_t seed);
+
+#define FP_PAGES 5u
+#define FP_LEN (FP_PAGES * 4096u)
+
+static uint64_t fp_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xFF51AFD7ED558CCDull;
+}
+
+static uint32_t fp_rnd(uint32_t *s)
+{
+    uint32_t x = *s;
+
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *s = x;
+    return x;
+}
+
+static uint32_t fp_len(uint32_t *s)
+{
+    static const uint32_t lens[] = {0, 1, 7, 64, 100, 1000, 1460, 2000,
+                                    4095, 4096, 4097, 6000, 9000};
+
+    return lens[fp_rnd(s) % (sizeof(lens) / sizeof(lens[0]))];
+}
+
+/* An SGE of the buffer at p (base: its TO base) with a drawn shape. */
+static void fp_sge(uint32_t *s, struct ofl_qp_sge *g, uint64_t base,
+                   uint32_t stag)
+{
+    uint32_t k = fp_rnd(s), off, len = fp_len(s);
+
+    if (k % 4 == 0) {
+        /* Ends a byte before, at or a byte after a page end. */
+        uint32_t end = 4096u * (1 + (k >> 4) % FP_PAGES) + (k >> 8) % 3 - 1;
+
+        len = len % end;
+        off = end - len;
+    } else if (k % 4 == 1) {
+        off = 4096u * ((k >> 4) % FP_PAGES) + (k >> 8) % 3; /* page start */
+    } else {
+        off = (k >> 2) % FP_LEN;
+    }
+    if (fp_rnd(s) % 8 != 0 && off + len > FP_LEN) /* mostly in bounds */
+        len = off < FP_LEN ? FP_LEN - off : 0;
+    g->addr = base + off;
+    g->len = len;
+    g->stag = fp_rnd(s) % 32 == 0 ? stag ^ 1u : stag; /* a bad key */
+}
+
+static uint64_t fp_side(uint64_t h, struct qr_side *x, const uint8_t *buf)
+{
+    struct ofl_cqe e[8];
+    uint32_t n, i, k;
+    int send;
+
+    for (send = 0; send < 2; send++)
+        while ((n = qr_poll(x, send != 0, e, 8)) != 0)
+            for (i = 0; i < n; i++) {
+                h = fp_mix(h, e[i].wr_id);
+                h = fp_mix(h, e[i].imm);
+                h = fp_mix(h, e[i].byte_len);
+                h = fp_mix(h, e[i].qpn);
+                h = fp_mix(h, e[i].stag);
+                h = fp_mix(h, e[i].opcode);
+                h = fp_mix(h, e[i].status);
+                h = fp_mix(h, e[i].flags);
+                h = fp_mix(h, ((uint64_t)e[i].src_addr << 32) | e[i].src_qpn);
+            }
+    h = fp_mix(h, x->qp.state);
+    h = fp_mix(h, x->qp.stats.tx_fpdus);
+    h = fp_mix(h, x->qp.stats.rx_fpdus);
+    h = fp_mix(h, x->qp.stats.tx_bytes);
+    h = fp_mix(h, x->qp.stats.rx_bytes);
+    h = fp_mix(h, x->sim.violations);
+    h = fp_mix(h, x->sim.dma_reads);
+    h = fp_mix(h, x->sim.dma_writes);
+    h = fp_mix(h, x->sim.bytes_read);
+    h = fp_mix(h, x->sim.bytes_written);
+    h = fp_mix(h, x->tx_calls);
+    for (i = 0; i < FP_LEN; i += 8) {
+        uint64_t w = 0;
+
+        for (k = 0; k < 8; k++)
+            w = (w << 8) | buf[i + k];
+        h = fp_mix(h, w);
+    }
+    return h;
+}
+
+/* A hostile turn on one side's region: a page word made absent, given a
+ * reserved bit, or restored; or the next DMAs made to fail. */
+static void fp_hostile(uint32_t *s, struct qr_side *x, uint32_t att0,
+                       const uint64_t *saved)
+{
+    uint32_t k = fp_rnd(s), page = (k >> 8) % (FP_PAGES + 1);
+
+    switch (k % 10) {
+    case 0:
+        x->att[att0 + page] &= ~(uint64_t)1; /* absent */
+        break;
+    case 1:
+        x->att[att0 + page] |= 0x10; /* a reserved bit */
+        break;
+    case 2:
+        x->att[att0 + page] = saved[page];
+        break;
+    case 3:
+        x->sim.fail_dma_countdown = 1 + (long)((k >> 4) % 4);
+        break;
+    case 4:
+    case 5:
+        if (page < FP_PAGES) { /* two pages swap places: scattered */
+            uint64_t w = x->att[att0 + page];
+
+            x->att[att0 + page] = x->att[att0 + page + 1];
+            x->att[att0 + page + 1] = w;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+uint64_t FP_RUN(uint32_t seed)
+{
+    static const uint32_t emss[] = {0, 128, 300, 1460, 9000};
+    struct qr_opts o;
+    struct qr_rig *r;
+    uint32_t s = seed * 2654435761u + 0x1234567u, i, j, m;
+    uint32_t la, lb, atta, attb;
+    uint64_t h = seed, ba, bb, sava[FP_PAGES + 1], savb[FP_PAGES + 1];
+    uint8_t *pa, *pb, fa, fb;
+    uint64_t now = 1;
+
+    if (s == 0)
+        s = 1;
+    memset(&o, 0, sizeof(o));
+    o.crc = fp_rnd(&s) % 2;
+    o.markers = fp_rnd(&s) % 4 == 0;
+    o.emss = emss[fp_rnd(&s) % 5];
+    o.host_rings = fp_rnd(&s) % 3 == 0;
+    r = qr_new(&o);
+    if (r == NULL)
+        return 1;
+    /* A buffer on each side: page aligned or at an odd offset. */
+    pa = qr_alloc(&r->a, FP_LEN + 4096, true);
+    pb = qr_alloc(&r->b, FP_LEN + 4096, true);
+    if (pa == NULL || pb == NULL) {
+        qr_free(r);
+        return 2;
+    }
+    pa += fp_rnd(&s) % 2 ? 0 : 1 + fp_rnd(&s) % 4000;
+    pb += fp_rnd(&s) % 2 ? 0 : 1 + fp_rnd(&s) % 4000;
+    for (i = 0; i < FP_LEN; i++)
+        pa[i] = (uint8_t)fp_rnd(&s);
+    fa = fp_rnd(&s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
+    fb = fp_rnd(&s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
+    atta = r->a.att_next;
+    attb = r->b.att_next;
+    la = qr_reg(&r->a, pa, FP_LEN, OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE,
+                fa);
+    lb = qr_reg(&r->b, pb, FP_LEN,
+                OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+                    OFL_TPT_REMOTE_WRITE,
+                fb);
+    h = fp_mix(h, la);
+    h = fp_mix(h, lb);
+    ba = fa ? 0 : (uint64_t)(uintptr_t)pa;
+    bb = fb ? 0 : (uint64_t)(uintptr_t)pb;
+    /* Half the time a side's pages lie in reverse order: a scattered
+     * region, where an access across a page end takes two pieces. */
+    for (i = 0; i < (FP_PAGES + 1) / 2; i++) {
+        uint64_t w;
+
+        if (seed & 1) {
+            w = r->a.att[atta + i];
+            r->a.att[atta + i] = r->a.att[atta + FP_PAGES - i];
+            r->a.att[atta + FP_PAGES - i] = w;
+        }
+        if (seed & 2) {
+            w = r->b.att[attb + i];
+            r->b.att[attb + i] = r->b.att[attb + FP_PAGES - i];
+            r->b.att[attb + FP_PAGES - i] = w;
+        }
+    }
+    for (i = 0; i <= FP_PAGES; i++) {
+        sava[i] = r->a.att[atta + i];
+        savb[i] = r->b.att[attb + i];
+    }
+    m = 2 + fp_rnd(&s) % 7;
+    for (i = 0; i < m; i++) {
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sg[3];
+        uint32_t ns = 1 + fp_rnd(&s) % 3;
+
+        if (fp_rnd(&s) % 4 == 0)
+            fp_hostile(&s, &r->a, atta, sava);
+        if (fp_rnd(&s) % 4 == 0)
+            fp_hostile(&s, &r->b, attb, savb);
+        memset(&wr, 0, sizeof(wr));
+        wr.wr_id = 100 + i;
+        wr.flags = OFL_QP_WR_SIGNALED;
+        for (j = 0; j < ns; j++)
+            fp_sge(&s, &sg[j], ba, la);
+        wr.sge = sg;
+        wr.num_sge = ns;
+        if (fp_rnd(&s) % 3 == 0) {
+            struct ofl_qp_sge t;
+
+            wr.opcode = OFL_QP_OP_WRITE;
+            fp_sge(&s, &t, bb, lb);
+            wr.remote_stag = t.stag;
+            wr.remote_to = t.addr;
+        } else {
+            struct ofl_qp_recv_wr rw;
+            struct ofl_qp_sge rg[3];
+            uint32_t nr = 1 + fp_rnd(&s) % 3;
+
+            wr.opcode = OFL_QP_OP_SEND;
+            memset(&rw, 0, sizeof(rw));
+            rw.wr_id = 200 + i;
+            for (j = 0; j < nr; j++)
+                fp_sge(&s, &rg[j], bb, lb);
+            rw.sge = rg;
+            rw.num_sge = nr;
+            h = fp_mix(h, (uint64_t)ofl_qp_post_recv(&r->b.qp, &rw));
+            if (r->b.qp.rq.host)
+                (void)ofl_qp_doorbell(&r->b.qp, OFL_QP_RING_RQ,
+                                      r->b.qp.rq.pi);
+        }
+        h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
+        if (fp_rnd(&s) % 3 == 0) {
+            /* A region entry changed, then restored after the message: the
+             * sender's or the receiver's, before the message starts (the
+             * checks at WQE fetch meet it) or mid-message, after one step
+             * of the sender (a later FPDU's segment is checked again). */
+            uint32_t k = fp_rnd(&s);
+            struct ofl_tpt_entry *e =
+                (k & 0x100) ? &r->b.entry[ofl_stag_index(lb)]
+                            : &r->a.entry[ofl_stag_index(la)];
+            struct ofl_tpt_entry keep = *e;
+
+            if (k & 0x200)
+                h = fp_mix(h, (uint64_t)ofl_qp_process(&r->a.qp, now, 1));
+            switch (k % 8) {
+            case 0: e->access &= (uint8_t)~OFL_TPT_LOCAL_READ; break;
+            case 7: e->access &= (uint8_t)~OFL_TPT_LOCAL_WRITE; break;
+            case 1: e->pd ^= 1; break;
+            case 2: e->key ^= 1; break;
+            case 3: e->state = OFL_TPT_INVALID; break;
+            case 4: e->len = (k >> 4) % FP_LEN; break;
+            case 5: e->va += 4096; break;
+            default: e->type = OFL_TPT_WINDOW; break;
+            }
+            h = fp_mix(h, (uint64_t)qr_pump(r, now++));
+            *e = keep;
+        }
+        h = fp_mix(h, (uint64_t)qr_pump(r, now++));
+        h = fp_side(h, &r->a, pa);
+        h = fp_side(h, &r->b, pb);
+    }
+    qr_free(r);
+    return h;
+}
