@@ -3402,8 +3402,8 @@ struct ofl_hcq {
 };
 
 /* Initialises h for the ring cfg describes. The port MUST have dma_write
- * (and dma_read when cfg->ci_dma). OFL_E_ARG for a bad cfg,
- * OFL_E_PORT_VERSION or OFL_E_PORT_HOOK for a port that cannot. */
+ * (and dma_read when cfg->ci_dma). OFL_E_ARG for a bad cfg or a NULL
+ * port, OFL_E_PORT_VERSION or OFL_E_PORT_HOOK for a port that cannot. */
 enum ofl_err ofl_hcq_init(struct ofl_hcq *h, const struct ofl_port *port,
                           const struct ofl_hcq_cfg *cfg);
 

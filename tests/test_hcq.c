@@ -645,6 +645,46 @@ static void test_hcq_qp(void)
     qr_free(r);
 }
 
+/* Overflow end to end: a QP's completions overflow a host CQ nobody
+ * reaps; the flush names the QP, and the core's rule moves it to ERROR,
+ * whose flushed WQEs are lost too (the CQ stays overrun). */
+static void test_hcq_qp_overflow(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct hport hp;
+    struct ofl_hcq h;
+    struct ofl_hcq_cfg c;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    uint32_t moved, qpn = 0, i;
+
+    hp_init(&hp);
+    cfg_init(&c, 2);
+    CHECK_OK(ofl_hcq_init(&h, &hp.port, &c));
+    qr_pump(r, 0);
+    qr_wr(&wr, OFL_QP_OP_DELAY, 1, &sge, NULL, 0, 0);
+    wr.flags |= OFL_QP_WR_SIGNALED;
+    for (i = 0; i < 3; i++)
+        CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_ERR(ofl_hcq_flush(&h, &r->a.scq, 0, &moved, &qpn),
+              OFL_E_QP_HCQ_OVERRUN);
+    CHECK_EQ(moved, 2);
+    CHECK_EQ(qpn, r->a.qp.attr.qpn);
+    CHECK_OK(ofl_qp_cq_overrun(&r->a.qp));
+    CHECK_EQ(r->a.qp.state, OFL_QP_ERROR);
+    CHECK(r->a.qp.events & OFL_QP_EVT_CQ_OVERRUN);
+    /* Posted after: flushed in ERROR, and lost as well. */
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_ERR(ofl_hcq_flush(&h, &r->a.scq, 0, &moved, &qpn),
+              OFL_E_QP_HCQ_OVERRUN);
+    CHECK_EQ(moved, 0);
+    CHECK_EQ(h.lost, 2);
+    CHECK_EQ(h.pi, 2);
+    qr_free(r);
+}
+
 OFL_SUITE(hcq)
 {
     test_wqe_layout();
@@ -657,4 +697,5 @@ OFL_SUITE(hcq)
     test_hcq_moderation();
     test_hcq_hostile();
     test_hcq_qp();
+    test_hcq_qp_overflow();
 }
