@@ -10063,6 +10063,361 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
     return OFL_OK;
 }
 
+
+/* ---- host-memory WQE encoders and host CQs (offload.h) ------------------- */
+
+/* The public byte layout is the one the engine reads. */
+_Static_assert(OFL_SWQE_OPCODE == QPW_OPCODE && OFL_SWQE_FLAGS == QPW_FLAGS &&
+                   OFL_SWQE_NUM_SGE == QPW_NSGE && OFL_SWQE_STAG == QPW_STAG &&
+                   OFL_SWQE_WR_ID == QPW_WRID && OFL_SWQE_REMOTE_TO == QPW_TO &&
+                   OFL_SWQE_REMOTE_STAG == QPW_RSTAG &&
+                   OFL_SWQE_WORD == QPW_B32 && OFL_SWQE_EXT == QPW_EXT &&
+                   OFL_SWQE_DG_ADDR == QPW_DG_ADDR &&
+                   OFL_SWQE_DG_EE == QPW_DG_EE &&
+                   OFL_SWQE_DG_QPN == QPW_DG_QPN &&
+                   OFL_RWQE_WR_ID == QPR_WRID &&
+                   OFL_RWQE_NUM_SGE == QPR_NSGE,
+               "offload.h WQE layout");
+
+static enum ofl_err qp_wqe_sges(const struct ofl_qp_sge *sge, uint32_t n,
+                                uint32_t hdr, uint32_t slot_len)
+{
+    uint64_t sum = 0;
+    uint32_t i;
+
+    if (n > 255u || n > (slot_len - hdr) / OFL_QP_SGE_LEN)
+        return OFL_E_QP_SGE;
+    for (i = 0; i < n; i++)
+        sum += sge[i].len;
+    return sum >= QP_MSG_MAX ? OFL_E_QP_WR : OFL_OK;
+}
+
+enum ofl_err ofl_qp_wqe_send(void *slot, uint32_t slot_len,
+                             const struct ofl_qp_wr *wr)
+{
+    uint8_t *w = (uint8_t *)slot;
+    enum ofl_err err;
+
+    if (w == NULL || wr == NULL || slot_len < OFL_QP_SQ_HDR ||
+        slot_len > OFL_QP_WQE_MAX || (wr->sge == NULL && wr->num_sge != 0))
+        return OFL_E_ARG;
+    if (wr->opcode < OFL_QP_OP_SEND || wr->opcode > OFL_QP_OP_ISCSI_PDU ||
+        (wr->flags & ~(uint32_t)QP_WR_FLAGS) != 0)
+        return OFL_E_QP_WR;
+    err = qp_wqe_sges(wr->sge, wr->num_sge, OFL_QP_SQ_HDR, slot_len);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(w, 0, OFL_QP_SQ_HDR);
+    w[QPW_OPCODE] = (uint8_t)wr->opcode;
+    w[QPW_FLAGS] = (uint8_t)wr->flags;
+    w[QPW_NSGE] = (uint8_t)wr->num_sge;
+    ofl_store_le32(w + QPW_STAG, wr->stag);
+    ofl_store_le64(w + QPW_WRID, wr->wr_id);
+    qp_put_send(w, wr, (uint32_t)wr->remote_to);
+    if (wr->opcode == OFL_QP_OP_SEND &&
+        (wr->dest.addr | wr->dest.ee | wr->dest.qpn) != 0) {
+        ofl_store_le32(w + QPW_DG_ADDR, wr->dest.addr);
+        ofl_store_le32(w + QPW_DG_EE, wr->dest.ee);
+        ofl_store_le32(w + QPW_DG_QPN, wr->dest.qpn);
+    }
+    qp_put_sges(w + OFL_QP_SQ_HDR, wr->sge, wr->num_sge);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_wqe_recv(void *slot, uint32_t slot_len,
+                             const struct ofl_qp_recv_wr *wr)
+{
+    uint8_t *w = (uint8_t *)slot;
+    enum ofl_err err;
+
+    if (w == NULL || wr == NULL || slot_len < OFL_QP_RQ_HDR ||
+        slot_len > OFL_QP_WQE_MAX || (wr->sge == NULL && wr->num_sge != 0))
+        return OFL_E_ARG;
+    err = qp_wqe_sges(wr->sge, wr->num_sge, OFL_QP_RQ_HDR, slot_len);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(w, 0, OFL_QP_RQ_HDR);
+    ofl_store_le64(w + QPR_WRID, wr->wr_id);
+    w[QPR_NSGE] = (uint8_t)wr->num_sge;
+    qp_put_sges(w + OFL_QP_RQ_HDR, wr->sge, wr->num_sge);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_cq_overrun(struct ofl_qp *qp)
+{
+    enum ofl_err err;
+
+    if (qp == NULL)
+        return OFL_E_ARG;
+    qp_raise(qp, OFL_QP_EVT_CQ_OVERRUN);
+    if (qp->state == OFL_QP_ERROR)
+        return OFL_OK;
+    err = ofl_qp_modify(qp, OFL_QP_ERROR);
+    return err;
+}
+
+#define HCQ_FLAGS                                                        \
+    (OFL_CQE_IMM | OFL_CQE_INV | OFL_CQE_SOLICITED | OFL_CQE_ISCSI_CHECK | \
+     OFL_CQE_SRC)
+
+void ofl_hcqe_encode(uint8_t *out, const struct ofl_cqe *e, uint8_t phase)
+{
+    if (out == NULL || e == NULL)
+        return;
+    ofl_fill(out, 0, OFL_HCQE_LEN);
+    ofl_store_le64(out + OFL_HCQE_WR_ID, e->wr_id);
+    ofl_store_le64(out + OFL_HCQE_IMM, e->imm);
+    ofl_store_le32(out + OFL_HCQE_BYTE_LEN, e->byte_len);
+    ofl_store_le32(out + OFL_HCQE_QPN, e->qpn);
+    ofl_store_le32(out + OFL_HCQE_STAG, e->stag);
+    ofl_store_le32(out + OFL_HCQE_SRC_ADDR, e->src_addr);
+    ofl_store_le32(out + OFL_HCQE_SRC_QPN, e->src_qpn);
+    out[OFL_HCQE_OPCODE] = e->opcode;
+    out[OFL_HCQE_STATUS] = e->status;
+    out[OFL_HCQE_FLAGS] = e->flags;
+    out[OFL_HCQE_OWNER] = (uint8_t)(phase & OFL_HCQE_PHASE);
+}
+
+enum ofl_err ofl_hcqe_decode(const uint8_t *in, struct ofl_cqe *e)
+{
+    uint32_t i;
+    uint8_t acc = 0;
+
+    if (in == NULL || e == NULL)
+        return OFL_E_ARG;
+    for (i = OFL_HCQE_RESERVED; i < OFL_HCQE_OWNER; i++)
+        acc |= in[i];
+    acc |= (uint8_t)(in[OFL_HCQE_OWNER] & ~OFL_HCQE_PHASE);
+    acc |= (uint8_t)(in[OFL_HCQE_FLAGS] & ~(uint32_t)HCQ_FLAGS);
+    if (acc != 0 || in[OFL_HCQE_OPCODE] < OFL_QP_OP_SEND ||
+        in[OFL_HCQE_OPCODE] > OFL_QP_OP_ISCSI_RECV ||
+        in[OFL_HCQE_STATUS] >= OFL_WC_STATUS_COUNT_ ||
+        ofl_load_le32(in + OFL_HCQE_BYTE_LEN) >= QP_MSG_MAX)
+        return OFL_E_QP_HCQ_CQE;
+    e->wr_id = ofl_load_le64(in + OFL_HCQE_WR_ID);
+    e->imm = ofl_load_le64(in + OFL_HCQE_IMM);
+    e->byte_len = ofl_load_le32(in + OFL_HCQE_BYTE_LEN);
+    e->qpn = ofl_load_le32(in + OFL_HCQE_QPN);
+    e->stag = ofl_load_le32(in + OFL_HCQE_STAG);
+    e->src_addr = ofl_load_le32(in + OFL_HCQE_SRC_ADDR);
+    e->src_qpn = ofl_load_le32(in + OFL_HCQE_SRC_QPN);
+    e->opcode = in[OFL_HCQE_OPCODE];
+    e->status = in[OFL_HCQE_STATUS];
+    e->flags = in[OFL_HCQE_FLAGS];
+    e->reserved = 0;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_hcq_init(struct ofl_hcq *h, const struct ofl_port *port,
+                          const struct ofl_hcq_cfg *cfg)
+{
+    if (h == NULL || cfg == NULL || !qp_pow2(cfg->cap) ||
+        cfg->cap > (1u << 24) || cfg->mod_count == 0 || cfg->ci_dma > 1 ||
+        !ofl_dma_range_ok(cfg->ring_pa,
+                          (size_t)cfg->cap * OFL_HCQE_LEN) ||
+        (cfg->ci_dma && !ofl_dma_range_ok(cfg->ci_pa, 4)))
+        return OFL_E_ARG;
+    if (ofl_port_check(port) != OFL_OK)
+        return port == NULL ? OFL_E_ARG : OFL_E_PORT_VERSION;
+    if (!OFL_PORT_HAS(port, dma_write) ||
+        (cfg->ci_dma && !OFL_PORT_HAS(port, dma_read)))
+        return OFL_E_PORT_HOOK;
+    ofl_fill(h, 0, sizeof(*h));
+    ofl_copy(&h->cfg, cfg, sizeof(h->cfg));
+    h->port = port;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_hcq_set_ci(struct ofl_hcq *h, uint32_t ci)
+{
+    if (h == NULL)
+        return OFL_E_ARG;
+    /* Forward only, and never past what was written. */
+    if (ci - h->ci > h->pi - h->ci)
+        return OFL_E_QP_HCQ_CI;
+    h->ci = ci;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_hcq_arm(struct ofl_hcq *h, enum ofl_cq_arm arm)
+{
+    if (h == NULL || (arm != OFL_CQ_ARM_NONE && arm != OFL_CQ_ARM_SOLICITED &&
+                      arm != OFL_CQ_ARM_ANY))
+        return OFL_E_ARG;
+    h->arm = (uint8_t)arm;
+    h->mod_pending = 0;
+    return OFL_OK;
+}
+
+static void hcq_fire(struct ofl_hcq *h)
+{
+    h->arm = OFL_CQ_ARM_NONE;
+    h->mod_pending = 0;
+    h->notifies++;
+    (void)ofl_port_notify(h->port, h->cfg.vector);
+}
+
+enum ofl_err ofl_hcq_tick(struct ofl_hcq *h, uint64_t now)
+{
+    if (h == NULL)
+        return OFL_E_ARG;
+    if (h->mod_pending != 0 && h->cfg.mod_time != 0 &&
+        now - h->mod_since >= h->cfg.mod_time)
+        hcq_fire(h);
+    return OFL_OK;
+}
+
+/* Room for one more CQE: the ring by the consumer index known, else the
+ * one the host published (read by DMA, checked). */
+static enum ofl_err hcq_room(struct ofl_hcq *h)
+{
+    uint8_t b[4];
+    enum ofl_err err;
+
+    if (h->pi - h->ci < h->cfg.cap)
+        return OFL_OK;
+    if (!h->cfg.ci_dma)
+        return OFL_E_QP_HCQ_OVERRUN;
+    err = ofl_port_dma_read(h->port, h->cfg.ci_pa, b, 4);
+    if (err != OFL_OK)
+        return err;
+    err = ofl_hcq_set_ci(h, ofl_load_le32(b));
+    if (err != OFL_OK)
+        return err;
+    return h->pi - h->ci < h->cfg.cap ? OFL_OK : OFL_E_QP_HCQ_OVERRUN;
+}
+
+enum ofl_err ofl_hcq_put(struct ofl_hcq *h, const struct ofl_cqe *e,
+                         uint64_t now)
+{
+    uint8_t b[OFL_HCQE_LEN];
+    uint64_t pa;
+    enum ofl_err err;
+
+    if (h == NULL || e == NULL)
+        return OFL_E_ARG;
+    err = h->overrun ? OFL_E_QP_HCQ_OVERRUN : hcq_room(h);
+    if (err == OFL_E_QP_HCQ_OVERRUN || err == OFL_E_QP_HCQ_CI) {
+        /* A consumer index the host got wrong leaves the ring full. */
+        h->overrun = 1;
+        h->lost++;
+        return OFL_E_QP_HCQ_OVERRUN;
+    }
+    if (err != OFL_OK)
+        return err;
+    pa = h->cfg.ring_pa + (uint64_t)(h->pi & (h->cfg.cap - 1u)) * OFL_HCQE_LEN;
+    ofl_hcqe_encode(b, e, (uint8_t)((h->pi & h->cfg.cap) ? 0u : 1u));
+    err = ofl_port_dma_write(h->port, pa, b, OFL_HCQE_OWNER);
+    if (err != OFL_OK)
+        return err;
+    ofl_port_barrier(h->port, OFL_BARRIER_RELEASE);
+    err = ofl_port_dma_write(h->port, pa + OFL_HCQE_OWNER, b + OFL_HCQE_OWNER,
+                             1);
+    if (err != OFL_OK)
+        return err;
+    h->pi++;
+    if (h->arm == OFL_CQ_ARM_ANY ||
+        (h->arm == OFL_CQ_ARM_SOLICITED &&
+         ((e->flags & OFL_CQE_SOLICITED) || e->status != OFL_WC_SUCCESS))) {
+        if (h->mod_pending++ == 0)
+            h->mod_since = now;
+        if (h->mod_pending >= h->cfg.mod_count)
+            hcq_fire(h);
+    }
+    return ofl_hcq_tick(h, now);
+}
+
+enum ofl_err ofl_hcq_flush(struct ofl_hcq *h, struct ofl_cq *cq,
+                           uint64_t now, uint32_t *moved,
+                           uint32_t *lost_qpn)
+{
+    struct ofl_cqe e;
+    uint32_t i, k = 0;
+    enum ofl_err err = OFL_OK, res = OFL_OK;
+
+    if (moved != NULL)
+        *moved = 0;
+    if (h == NULL || cq == NULL || cq->ring == NULL)
+        return OFL_E_ARG;
+    for (i = 0; i < cq->cap && cq->pi != cq->ci; i++) {
+        ofl_port_barrier(cq->port, OFL_BARRIER_ACQUIRE);
+        ofl_copy(&e, &cq->ring[cq->ci & (cq->cap - 1u)], sizeof(e));
+        err = ofl_hcq_put(h, &e, now);
+        if (err != OFL_OK && err != OFL_E_QP_HCQ_OVERRUN)
+            break; /* a DMA failure: the CQE stays for a later flush */
+        cq->ci++;
+        if (err == OFL_E_QP_HCQ_OVERRUN) {
+            res = err;
+            if (lost_qpn != NULL)
+                *lost_qpn = e.qpn;
+        } else {
+            k++;
+        }
+    }
+    if (moved != NULL)
+        *moved = k;
+    if (err != OFL_OK && err != OFL_E_QP_HCQ_OVERRUN)
+        return err;
+    if (res == OFL_OK)
+        (void)ofl_hcq_tick(h, now);
+    return res;
+}
+
+enum ofl_err ofl_hcq_host_init(struct ofl_hcq_host *hh, void *ring,
+                               uint32_t cap, void *ci_loc,
+                               const struct ofl_port *port)
+{
+    if (hh == NULL || ring == NULL || !qp_pow2(cap) || cap > (1u << 24))
+        return OFL_E_ARG;
+    if (ofl_port_check_opt(port) != OFL_OK)
+        return OFL_E_PORT_VERSION;
+    ofl_fill(hh, 0, sizeof(*hh));
+    hh->ring = (uint8_t *)ring;
+    hh->ci_loc = (uint8_t *)ci_loc;
+    hh->port = port;
+    hh->cap = cap;
+    ofl_fill(ring, 0, (size_t)cap * OFL_HCQE_LEN);
+    if (hh->ci_loc != NULL)
+        ofl_store_le32(hh->ci_loc, 0);
+    return OFL_OK;
+}
+
+enum ofl_err ofl_hcq_reap(struct ofl_hcq_host *hh, struct ofl_cqe *out,
+                          uint32_t max, uint32_t *n)
+{
+    const uint8_t *p;
+    uint32_t k;
+    uint8_t phase;
+    enum ofl_err err = OFL_OK;
+
+    if (n != NULL)
+        *n = 0;
+    if (hh == NULL || hh->ring == NULL || out == NULL || n == NULL)
+        return OFL_E_ARG;
+    for (k = 0; k < max && k < hh->cap; k++) {
+        p = hh->ring + (size_t)(hh->ci & (hh->cap - 1u)) * OFL_HCQE_LEN;
+        phase = (uint8_t)((hh->ci & hh->cap) ? 0u : 1u);
+        if ((*(const volatile uint8_t *)(p + OFL_HCQE_OWNER) &
+             OFL_HCQE_PHASE) != phase)
+            break;
+        /* Read nothing of the CQE before its phase was seen. */
+        ofl_port_barrier(hh->port, OFL_BARRIER_ACQUIRE);
+        err = ofl_hcqe_decode(p, &out[k]);
+        if (err != OFL_OK) {
+            hh->bad++;
+            break;
+        }
+        hh->ci++;
+    }
+    *n = k;
+    if (k != 0 && hh->ci_loc != NULL) {
+        /* Finish reading the slots before the device may reuse them. */
+        ofl_port_barrier(hh->port, OFL_BARRIER_FULL);
+        ofl_store_le32(hh->ci_loc, hh->ci);
+    }
+    return err;
+}
+
 #endif /* OFL_ENABLE_QP */
 
 /* ======================================================================== */

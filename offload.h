@@ -305,7 +305,11 @@ uint32_t ofl_version(void);
     X(E_QP_PLACED_MISMATCH, 0x042C) /* the in-order stream's FPDU at the   \
                                    position of a Write placed ahead of a   \
                                    hole is not that Write (struct          \
-                                   ofl_qp_ooo) */
+                                   ofl_qp_ooo) */                          \
+    X(E_QP_HCQ_CI, 0x0440)      /* a host CQ consumer index moves back or  \
+                                   past the CQEs written */                \
+    X(E_QP_HCQ_OVERRUN, 0x0441) /* a host CQ was full: a CQE was lost */   \
+    X(E_QP_HCQ_CQE, 0x0442)     /* a CQE in host memory is malformed */
 #define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
                             reasons of the incoming path, each counted in    \
                             struct ofl_ap_stats */                           \
@@ -2941,6 +2945,87 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define OFL_QP_PIECES 8     /* physical pieces per translation step */
 #define OFL_ISCSI_BHS_LEN 48
 
+/*
+ * ---- WQE byte layouts (the host-ring format) ----------------------------
+ *
+ * A work queue's ring is depth slots of ofl_qp_ring_size(depth, max_sge,
+ * send) / depth bytes (the stride: the WQE's fixed part plus max_sge data
+ * segments, rounded up to a power of two). The verbs post calls write
+ * slots in this format; when ofl_qp_mem.sq_host / rq_host is set the ring
+ * lives in host (guest) memory, a host driver writes the slots itself
+ * (ofl_qp_wqe_send / ofl_qp_wqe_recv, or by hand from these tables), and
+ * the engine fetches them by DMA (seed 000 FIG. 4: the WQE in the
+ * consumer's queue; seed 002: descriptors the host places in memory and
+ * announces by doorbell). Every multi-byte field is little-endian, at the
+ * offset given, with no alignment assumed. The engine treats every byte of
+ * a host slot as hostile: each field is checked when the WQE is fetched
+ * (as ofl_qp_post_send checks a work request), a bad one completes the WQE
+ * in error (OFL_E_QP_WQE, a local QP operation error) and no byte of its
+ * buffers is touched.
+ *
+ * Ownership. A WQE slot has no owner bit: the producer index the host
+ * writes to the queue's doorbell (ofl_qp_doorbell) hands slots
+ * [old, value) to the engine, and a slot returns to the host when its
+ * completion is reaped (ofl_qp_sq_outstanding counts them). The host MUST
+ * finish writing a slot, then issue a release barrier, then ring.
+ *
+ *   send WQE (OFL_QP_SQ_HDR = 80 bytes, then num_sge data segments)
+ *   off size field
+ *   0   u8   opcode (enum ofl_qp_opcode, SEND .. ISCSI_PDU)
+ *   1   u8   flags (OFL_QP_WR_SIGNALED, _SOLICITED, _FENCE)
+ *   2   u8   num_sge (<= the QP's sq_max_sge)
+ *   3   u8   reserved, 0
+ *   4   u32  stag: SEND_INV the STag to invalidate at the peer; LOCAL_INV
+ *            the STag; BIND the window; FAST_REG, REG_SEND the region
+ *   8   u64  wr_id, returned in the CQE
+ *   16  u64  remote TO (WRITE, READ, atomics); BIND, FAST_REG, REG_SEND:
+ *            the va; DELAY: the ticks; ISCSI_CMD: the command ID
+ *   24  u32  remote STag (WRITE, READ, atomics); BIND: the region STag;
+ *            FAST_REG, REG_SEND, ISCSI_CMD: the ATT base
+ *   28  u32  FAST_REG, REG_SEND: the ATT count; BIND: access | flags << 8;
+ *            ISCSI_CMD: the page shift
+ *   32  48   opcode words: WRITE_IMM the immediate data u64; atomics the
+ *            atomic[0..3] u64 at 32, 40, 48, 56 (RFC 7306 Add/Swap
+ *            Data, Add/Swap Mask, Compare Data, Compare Mask, as struct
+ *            ofl_qp_wr); BIND, FAST_REG, REG_SEND the length u64
+ *            (FAST_REG, REG_SEND: 40 fpo u32, 44 page_shift u8, 45
+ *            att_kind u8, 46 access u8, 47 flags u8); ISCSI_*: the BHS;
+ *            datagram SEND: 32 dest.addr u32, 36 dest.ee u32, 40 dest.qpn
+ *   80  16*n data segments
+ *
+ *   receive WQE (OFL_QP_RQ_HDR = 16 bytes, then num_sge data segments)
+ *   0   u64  wr_id
+ *   8   u8   num_sge (<= the QP's rq_max_sge)
+ *   9   7    reserved, 0
+ *   16  16*n data segments
+ *
+ *   data segment (OFL_QP_SGE_LEN = 16 bytes)
+ *   0   u64  address (the region's va space)
+ *   8   u32  length (a WQE's segments add up to less than 2^31)
+ *   12  u32  local STag (lkey)
+ */
+#define OFL_SWQE_OPCODE 0
+#define OFL_SWQE_FLAGS 1
+#define OFL_SWQE_NUM_SGE 2
+#define OFL_SWQE_STAG 4
+#define OFL_SWQE_WR_ID 8
+#define OFL_SWQE_REMOTE_TO 16
+#define OFL_SWQE_REMOTE_STAG 24
+#define OFL_SWQE_WORD 28
+#define OFL_SWQE_EXT 32
+#define OFL_SWQE_IMM 32
+#define OFL_SWQE_ATOMIC 32  /* four u64 operands */
+#define OFL_SWQE_DG_ADDR 32
+#define OFL_SWQE_DG_EE 36
+#define OFL_SWQE_DG_QPN 40
+#define OFL_SWQE_SGE OFL_QP_SQ_HDR
+#define OFL_RWQE_WR_ID 0
+#define OFL_RWQE_NUM_SGE 8
+#define OFL_RWQE_SGE OFL_QP_RQ_HDR
+#define OFL_WQE_SGE_ADDR 0
+#define OFL_WQE_SGE_LEN 8
+#define OFL_WQE_SGE_STAG 12
+
 enum ofl_qp_state {
     OFL_QP_RESET = 0,
     OFL_QP_INIT,
@@ -3206,6 +3291,186 @@ enum ofl_err ofl_cq_arm(struct ofl_cq *cq, enum ofl_cq_arm arm);
 
 /* CQEs waiting in cq. */
 uint32_t ofl_cq_count(const struct ofl_cq *cq);
+
+/* ---- completion queues in host memory ---------------------------------- */
+/*
+ * A host CQ (struct ofl_hcq, the device side) is a ring of cap CQEs of
+ * OFL_HCQE_LEN bytes in host (guest) memory that the engine writes only
+ * by DMA through the port, as an RNIC writes its completion queue (seed
+ * 000 FIG. 4: the CQ in host memory the consumer polls; seed 002: the
+ * adapter writes completion descriptors and the host reaps them). The
+ * engine's QPs still complete into a struct ofl_cq (the staging CQ, in
+ * device memory, arm NONE); ofl_hcq_flush moves its CQEs into the host
+ * ring in order. The host side (struct ofl_hcq_host) reaps with plain
+ * loads and an acquire barrier, as ofl_dt_host does.
+ *
+ * CQE wire format (OFL_HCQE_LEN = 64 bytes, little-endian):
+ *   off size field
+ *   0   u64  wr_id
+ *   8   u64  imm (RECV_IMM: the Immediate Data; ISCSI_*: the command ID)
+ *   16  u32  byte_len (< 2^31)
+ *   20  u32  qpn
+ *   24  u32  stag (OFL_CQE_INV, BIND, FAST_REG, REG_SEND; else 0)
+ *   28  u32  src_addr (OFL_CQE_SRC; else 0)
+ *   32  u32  src_qpn (OFL_CQE_SRC; else 0)
+ *   36  u8   opcode (enum ofl_qp_opcode)
+ *   37  u8   status (enum ofl_wc_status)
+ *   38  u8   flags (enum ofl_cqe_flag)
+ *   39  24   reserved, 0
+ *   63  u8   owner: bit 0 the phase, bits 1-7 reserved, 0
+ *
+ * Phase. The host zeroes the ring before ofl_hcq_init. CQE number n (n
+ * counts from 0, free-running) goes to slot n & (cap - 1) with phase bit
+ * ((n / cap) + 1) & 1: 1 on the first pass, 0 on the second, and so on.
+ * The host's next CQE is there when the slot at its consumer index ci
+ * carries ci's phase. The engine writes bytes 0..62, issues a release
+ * barrier (port barrier hook), then writes byte 63 alone: a host that saw
+ * the phase and then issued an acquire barrier reads a whole CQE.
+ *
+ * Consumer index. The engine may write CQE n only while n - ci < cap,
+ * where ci is the host's consumer index (CQEs the host reaped, free
+ * running), learnt either from a doorbell (ofl_hcq_set_ci) or, when
+ * cfg.ci_dma is set, by DMA from the u32 (little-endian) at cfg.ci_pa,
+ * which ofl_hcq_flush reads when it finds the ring full. A consumer index
+ * is hostile: one that moves backwards or past the CQEs written is
+ * refused (OFL_E_QP_HCQ_CI) and the old one kept.
+ *
+ * Overflow (IBA CQ overrun, as ofl_cq): a CQE that finds the ring full is
+ * lost, the host CQ is overrun for good, and ofl_hcq_flush returns
+ * OFL_E_QP_HCQ_OVERRUN with the lost CQE's QP number; the device calls
+ * ofl_qp_cq_overrun on every QP of the CQ (the async error
+ * OFL_QP_EVT_CQ_OVERRUN, the QP to ERROR). Later CQEs are dropped too.
+ *
+ * Interrupts. ofl_hcq_arm (the host's request for notification, a
+ * doorbell in a real device) arms for the next CQE (OFL_CQ_ARM_ANY) or
+ * the next solicited or failed one (OFL_CQ_ARM_SOLICITED). While armed,
+ * each matching CQE written counts; the port's notify hook is called with
+ * cfg.vector, and the CQ disarms, when the count reaches cfg.mod_count or
+ * when cfg.mod_time has passed since the first counted CQE (checked by
+ * ofl_hcq_flush and ofl_hcq_tick with the caller's now; mod_time 0: no
+ * time limit). mod_count 1 is the verbs behaviour (one CQE, one event).
+ *
+ *   host CQ (device side)        set_ci / ci DMA   flush (a CQE)   arm
+ *   ring has room                advance           write, count    arm
+ *   ring full                    advance           overrun, lost   arm
+ *   overrun                      ignored           lost            arm
+ *
+ * Context: the device side belongs to whoever runs the engine; the host
+ * side to the host driver's completion context.
+ */
+#define OFL_HCQE_LEN 64
+#define OFL_HCQE_WR_ID 0
+#define OFL_HCQE_IMM 8
+#define OFL_HCQE_BYTE_LEN 16
+#define OFL_HCQE_QPN 20
+#define OFL_HCQE_STAG 24
+#define OFL_HCQE_SRC_ADDR 28
+#define OFL_HCQE_SRC_QPN 32
+#define OFL_HCQE_OPCODE 36
+#define OFL_HCQE_STATUS 37
+#define OFL_HCQE_FLAGS 38
+#define OFL_HCQE_RESERVED 39 /* 24 bytes, 0 */
+#define OFL_HCQE_OWNER 63
+#define OFL_HCQE_PHASE 0x01u
+
+/* Configuration of a host CQ. */
+struct ofl_hcq_cfg {
+    uint64_t ring_pa;   /* cap * OFL_HCQE_LEN bytes of host memory, zeroed */
+    uint64_t ci_pa;     /* ci_dma: the host's consumer index, u32 LE */
+    uint64_t mod_time;  /* interrupt at most this long (in now units)
+                           after the first counted CQE; 0: no limit */
+    uint32_t cap;       /* a power of two, 1 .. 2^24 */
+    uint32_t vector;    /* for the port's notify hook */
+    uint32_t mod_count; /* interrupt after this many counted CQEs, >= 1 */
+    uint8_t ci_dma;     /* 1: read the consumer index at ci_pa by DMA */
+    uint8_t reserved[3];
+};
+
+/* The device side of a host CQ (caller memory; ofl_hcq_init fills it). */
+struct ofl_hcq {
+    struct ofl_hcq_cfg cfg;
+    const struct ofl_port *port;
+    uint64_t mod_since; /* now of the first counted CQE */
+    uint32_t pi;        /* CQEs written */
+    uint32_t ci;        /* the host's consumer index, as last learnt */
+    uint32_t mod_pending; /* counted CQEs since arming */
+    uint32_t lost;      /* CQEs lost to overrun */
+    uint32_t notifies;  /* interrupts raised */
+    uint8_t arm;        /* enum ofl_cq_arm */
+    uint8_t overrun;
+    uint8_t reserved[2];
+};
+
+/* Initialises h for the ring cfg describes. The port MUST have dma_write
+ * (and dma_read when cfg->ci_dma). OFL_E_ARG for a bad cfg or a NULL
+ * port, OFL_E_PORT_VERSION or OFL_E_PORT_HOOK for a port that cannot. */
+enum ofl_err ofl_hcq_init(struct ofl_hcq *h, const struct ofl_port *port,
+                          const struct ofl_hcq_cfg *cfg);
+
+/* The host's consumer index from a doorbell: OFL_E_QP_HCQ_CI (and the old
+ * one kept) when it moves backwards or past the CQEs written. */
+enum ofl_err ofl_hcq_set_ci(struct ofl_hcq *h, uint32_t ci);
+
+/* Arms h (enum ofl_cq_arm; NONE disarms); the moderation count restarts. */
+enum ofl_err ofl_hcq_arm(struct ofl_hcq *h, enum ofl_cq_arm arm);
+
+/* Writes one CQE e into the host ring (the format above, the phase byte
+ * last after a release barrier), then applies arming and moderation at
+ * now. OFL_E_QP_HCQ_OVERRUN when the ring is full (e is lost) or was
+ * overrun; OFL_E_PORT_DMA (h unchanged) when a DMA failed. */
+enum ofl_err ofl_hcq_put(struct ofl_hcq *h, const struct ofl_cqe *e,
+                         uint64_t now);
+
+/* Moves every CQE of the staging CQ cq into the host ring, in order, as
+ * ofl_hcq_put. *moved receives the CQEs written. A lost CQE does not stop
+ * the flush: the result is then OFL_E_QP_HCQ_OVERRUN and *lost_qpn (when
+ * not NULL) the QP number of the last lost CQE. OFL_E_PORT_DMA stops it
+ * with the CQE kept in cq. Bounded by cq's capacity. */
+enum ofl_err ofl_hcq_flush(struct ofl_hcq *h, struct ofl_cq *cq,
+                           uint64_t now, uint32_t *moved,
+                           uint32_t *lost_qpn);
+
+/* Time moderation without new CQEs: raises the interrupt when armed CQEs
+ * have waited cfg.mod_time. */
+enum ofl_err ofl_hcq_tick(struct ofl_hcq *h, uint64_t now);
+
+/* Encodes e as a 64-byte CQE with phase bit phase (0 or 1) into
+ * out[OFL_HCQE_LEN] (what ofl_hcq_put writes). */
+void ofl_hcqe_encode(uint8_t *out, const struct ofl_cqe *e, uint8_t phase);
+
+/* The host side: the ring as the host sees it, plain memory. */
+struct ofl_hcq_host {
+    uint8_t *ring;               /* cap * OFL_HCQE_LEN bytes */
+    uint8_t *ci_loc;             /* where the consumer index is published
+                                    (4 bytes, LE) for ci_dma; may be NULL */
+    const struct ofl_port *port; /* barriers; may be NULL */
+    uint32_t cap;
+    uint32_t ci;                 /* CQEs reaped (free-running) */
+    uint32_t bad;                /* malformed CQEs met */
+};
+
+/* Initialises hh over ring (cap a power of two 1 .. 2^24) and zeroes the
+ * ring and *ci_loc. The device side MUST be initialised after this. */
+enum ofl_err ofl_hcq_host_init(struct ofl_hcq_host *hh, void *ring,
+                               uint32_t cap, void *ci_loc,
+                               const struct ofl_port *port);
+
+/*
+ * Reaps up to max CQEs into out[]; *n receives how many. Plain loads: the
+ * phase byte of the slot at ci first, then an acquire barrier, then the
+ * rest. The CQE memory is untrusted: a CQE with a reserved bit or byte set
+ * or an opcode, status, flags or byte_len outside the enums and limits
+ * stops the reap with OFL_E_QP_HCQ_CQE (counted in hh->bad, the CQE not
+ * consumed: the device is broken, the host resets it). After the CQEs
+ * taken, a full barrier, then ci is published at ci_loc. OFL_OK with *n 0
+ * when the ring is empty. Cost: O(max).
+ */
+enum ofl_err ofl_hcq_reap(struct ofl_hcq_host *hh, struct ofl_cqe *out,
+                          uint32_t max, uint32_t *n);
+
+/* Decodes and checks one CQE (the reaper's rule, phase byte excluded
+ * from the result): OFL_OK or OFL_E_QP_HCQ_CQE. */
+enum ofl_err ofl_hcqe_decode(const uint8_t *in, struct ofl_cqe *e);
 
 /* ---- queue pairs ------------------------------------------------------- */
 
@@ -3668,6 +3933,30 @@ enum ofl_qp_ring {
  */
 enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
                              uint32_t value);
+
+/*
+ * Host side of a ring in host memory: encode a work request into a WQE
+ * slot of slot_len bytes (the ring's stride) in the byte layout above,
+ * with the checks ofl_qp_post_send / ofl_qp_post_recv make that need no
+ * QP (opcode known, flags, num_sge fitting the slot, totals below 2^31):
+ * OFL_E_QP_WR / OFL_E_QP_SGE, OFL_E_ARG; the slot is untouched on error.
+ * The engine re-checks everything when it fetches the slot. ISCSI_CMD
+ * takes its command ID from wr.remote_to (the host driver numbers its
+ * commands); a datagram SEND's dest is written when any of it is set.
+ */
+enum ofl_err ofl_qp_wqe_send(void *slot, uint32_t slot_len,
+                             const struct ofl_qp_wr *wr);
+enum ofl_err ofl_qp_wqe_recv(void *slot, uint32_t slot_len,
+                             const struct ofl_qp_recv_wr *wr);
+
+/*
+ * A host CQ of qp lost a completion (ofl_hcq_flush's
+ * OFL_E_QP_HCQ_OVERRUN): the RDMA core's CQ overrun rule, the async event
+ * OFL_QP_EVT_CQ_OVERRUN (announced through the port's notify hook with
+ * attr.event_vector) and the QP to ERROR (its WQEs flushed). OFL_OK, or
+ * ofl_qp_modify's error for a QP already in RESET.
+ */
+enum ofl_err ofl_qp_cq_overrun(struct ofl_qp *qp);
 
 /*
  * Adapter side: does up to budget transmissions (FPDUs or PDUs) at time
