@@ -28,6 +28,8 @@
  *
  *   ofl-rping --rping-server [-p PORT] [-S SIZE] [-C COUNT] [--crc|--no-crc]
  *   ofl-rping --rping-client HOST [-p PORT] [-S SIZE] [-C COUNT] [--crc|--no-crc]
+ *   either with --rx-record FILE: every stream byte received, as received
+ *   ofl-rping --check-rx FILE [--crc|--no-crc]: frames such a record again
  *
  * Each round: the client Sends {buffer address u64, rkey u32, size u32}
  * (big-endian) of its source buffer, filled with "rdma-ping-%d: " and a
@@ -121,6 +123,19 @@ static unsigned long iterations = 2000; /* at most UINT32_MAX: the count
 static const char *fault = "";
 /* MPA CRC asked for (--crc / --no-crc) */
 static bool mpa_crc = true;
+
+/* --rx-record FILE: every stream byte received after the peer's MPA frame,
+ * as the QP was fed it (the posix port's rx_tap): what the peer sent as
+ * this end got it, to set beside a capture of the wire. --check-rx FILE
+ * frames such a record again (one read, the portable CRC32c). */
+static FILE *rx_record;
+
+static void rx_tap(void *ctx, uint32_t sn, const uint8_t *p, uint32_t n)
+{
+    (void)sn; /* the port feeds in order: the file offset is the SN */
+    if (fwrite(p, 1, n, (FILE *)ctx) != n)
+        fprintf(stderr, "ofl-rping: --rx-record: write failed\n");
+}
 
 static unsigned planted(const char *name)
 {
@@ -397,6 +412,10 @@ static int connect_node(struct node *n, int fd, bool initiator)
         fprintf(stderr, "%s: MPA: %s\n", n->name, ofl_strerror(err));
         n->errors++;
         return -1;
+    }
+    if (rx_record != NULL) {
+        n->conn.rx_tap = rx_tap;
+        n->conn.rx_tap_ctx = rx_record;
     }
     /* EMSS 0: the socket's (a 1500-byte MTU path: 1448), as far as TXCAP
      * holds its FPDUs */
@@ -792,10 +811,13 @@ static int rp_wait(struct node *n, struct rp_state *r, bool send,
         }
         if (w != OFL_POSIX_WAIT_TIMEOUT || now_ns() > end ||
             n->qp.state != OFL_QP_RTS) {
-            fprintf(stderr, "%s: no completion: %s (QP %s, %s, %u nudges)\n",
+            fprintf(stderr,
+                    "%s: no completion: %s (QP %s, %s, %u nudges; %u "
+                    "stream bytes received, MPA receiver at byte %u)\n",
                     n->name, ofl_posix_wait_name(w),
                     ofl_qp_state_name((enum ofl_qp_state)n->qp.state),
-                    ofl_strerror((enum ofl_err)n->qp.err), r->nudges);
+                    ofl_strerror((enum ofl_err)n->qp.err), r->nudges,
+                    n->conn.rx_sn, n->qp.rx.pos);
             n->errors++;
             return -1;
         }
@@ -1000,6 +1022,67 @@ static int rp_main(bool is_server, const char *host, uint16_t port)
     return rc ? 1 : 0;
 }
 
+/* --check-rx: the recorded stream through an MPA receiver of its own (no
+ * markers; CRC as --crc / --no-crc says), in one read. Prints the FPDU
+ * count, or the first error and where its FPDU starts. */
+static int check_rx(const char *path)
+{
+    static uint8_t ulpdu[65536];
+    struct ofl_mpa_params p;
+    struct ofl_mpa_rx rx;
+    struct ofl_mpa_fpdu f;
+    unsigned long fpdus = 0;
+    size_t len = 0, off = 0, cap = 1u << 20, used;
+    uint8_t *data = malloc(cap), *more;
+    FILE *fp = fopen(path, "rb");
+    size_t k;
+
+    if (fp == NULL || data == NULL) {
+        fprintf(stderr, "check-rx: cannot read %s\n", path);
+        free(data);
+        if (fp != NULL)
+            fclose(fp);
+        return 2;
+    }
+    while ((k = fread(data + len, 1, cap - len, fp)) > 0) {
+        len += k;
+        if (len == cap) {
+            more = realloc(data, cap * 2);
+            if (more == NULL)
+                break;
+            data = more;
+            cap *= 2;
+        }
+    }
+    fclose(fp);
+    memset(&p, 0, sizeof(p));
+    p.crc = mpa_crc;
+    if (ofl_mpa_rx_init(&rx, &p, ulpdu, sizeof(ulpdu), NULL) != OFL_OK) {
+        free(data);
+        return 2;
+    }
+    while (off < len) {
+        uint32_t at = rx.started ? rx.start : rx.pos;
+        enum ofl_err err = ofl_mpa_rx_feed(&rx, data + off, len - off, &used,
+                                           &f);
+
+        if (err != OFL_OK) {
+            printf("check-rx: %s: FPDU %lu at stream byte %u: %s\n", path,
+                   fpdus, at, ofl_strerror(err));
+            free(data);
+            return 1;
+        }
+        off += used;
+        if (f.ulpdu != NULL)
+            fpdus++;
+    }
+    printf("check-rx: %s: %zu bytes, %lu FPDUs%s, %s\n", path, len, fpdus,
+           mpa_crc ? " with good CRCs" : "",
+           rx.started ? "the last one incomplete" : "ending on an FPDU end");
+    free(data);
+    return 0;
+}
+
 /* A decimal (or 0x hexadecimal) number in [lo, hi], the whole string;
  * -1 otherwise (no sign, no blank, no octal). */
 static long long number(const char *s, unsigned long long lo,
@@ -1035,6 +1118,15 @@ int main(int argc, char **argv)
             mode = 4;
         else if (strcmp(argv[i], "--rping-client") == 0 && i + 1 < argc) {
             mode = 5;
+            host = argv[++i];
+        } else if (strcmp(argv[i], "--rx-record") == 0 && i + 1 < argc) {
+            rx_record = fopen(argv[++i], "wb");
+            if (rx_record == NULL) {
+                fprintf(stderr, "%s: cannot write %s\n", argv[0], argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--check-rx") == 0 && i + 1 < argc) {
+            mode = 6;
             host = argv[++i];
         } else if (strcmp(argv[i], "--crc") == 0 ||
                    strcmp(argv[i], "--no-crc") == 0)
@@ -1073,15 +1165,26 @@ int main(int argc, char **argv)
                     "[-p PORT]\n"
                     "          [-S SIZE] [-C COUNT] [--crc | --no-crc]   "
                     "(rdma-core's rping protocol)\n"
+                    "          [--rx-record FILE]   (every stream byte "
+                    "received)\n"
+                    "       %s --check-rx FILE [--crc | --no-crc]   "
+                    "(frames such a record again)\n"
                     "  --fault server-mismatch|client-mismatch|"
                     "short-verdict|rping-corrupt|no-nudge:\n"
                     "          a planted mistake (tests)\n",
-                    argv[0], argv[0]);
+                    argv[0], argv[0], argv[0]);
             return 2;
         }
     }
-    if (mode == 4 || mode == 5)
-        return rp_main(mode == 4, host, port);
+    if (mode == 6)
+        return check_rx(host);
+    if (mode == 4 || mode == 5) {
+        int rc = rp_main(mode == 4, host, port);
+
+        if (rx_record != NULL && fclose(rx_record) != 0)
+            rc = 1;
+        return rc;
+    }
     if (mode == 3)
         return loopback();
     if (mode == 1) {

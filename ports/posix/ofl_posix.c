@@ -1026,6 +1026,8 @@ static void px_feed(struct ofl_posix_conn *c, struct ofl_qp *qp,
 {
     struct ofl_qp_seg seg;
 
+    if (c->rx_tap != NULL)
+        c->rx_tap(c->rx_tap_ctx, c->rx_sn, p, n);
     memset(&seg, 0, sizeof(seg));
     seg.seq = c->rx_sn;
     seg.data = p;

@@ -94,6 +94,12 @@ struct ofl_posix_conn {
     uint32_t emss_socket;          /* ofl_posix_emss at that time (0: the
                                       socket reported none) */
     uint8_t tx_pend[OFL_POSIX_TX_PEND];
+    /* Optional: sees every stream byte ofl_posix_poll feeds the QP, in
+     * order, before the QP does (sn: the SN of p[0]); a record of what the
+     * peer sent, as this end received it. Set it after the MPA call (which
+     * clears the connection). */
+    void (*rx_tap)(void *tap_ctx, uint32_t sn, const uint8_t *p, uint32_t n);
+    void *rx_tap_ctx;
 };
 
 /* A peer that takes no byte of a started transmission's rest for this long

@@ -86,6 +86,14 @@ echo "$CASES" | while read -r name role size count oc sc delay expect fault; do
             echo "timeout $lim rping -s -a 10.0.2.15 -p $((7100 + i)) -V -C $count -S $size >/tmp/$name.log 2>&1 &"
             echo "rp=\$!"
             echo "if wait_listening $((7100 + i)); then say \"$name listening\"; else say \"$name not listening\"; fi"
+            if [ "$expect" = stall ]; then
+                # The verdict is our client's (its log and exit status on
+                # the host), final once it gives up and closes; rping -s
+                # sees that close as its DISCONNECT EVENT and then hangs to
+                # its time limit. End it then (the connection is gone
+                # already, so nothing the client sees changes).
+                echo "(while kill -0 \$rp 2>/dev/null; do if grep -q 'DISCONNECT EVENT' /tmp/$name.log; then sleep 1; kill -0 \$rp 2>/dev/null && kill \$rp 2>/dev/null && say \"$name: rping -s ended by the rig after the disconnect\"; break; fi; sleep 0.2; done) &"
+            fi
             echo "wait \$rp; rc=\$?"
             echo "sed \"s/^/ofl-rdma: $name| /\" /tmp/$name.log"
             echo "say \"$name rc \$rc\""
@@ -106,7 +114,7 @@ for line in $(echo "$CASES" | tr ' ' ':'); do
         # shellcheck disable=SC2086
         timeout 400 "$ofl" --rping-server -p $((19100 + i)) -S "$size" -C "$count" \
             --"$( [ "$oc" = crc ] && echo crc || echo no-crc)" $flt \
-            >"$run/$name.host.log" 2>&1 &
+            --rx-record "$run/$name.rx" >"$run/$name.host.log" 2>&1 &
         echo $! >"$run/$name.host.pid"
         pids="$pids $!"
     else
@@ -140,7 +148,7 @@ for line in $(echo "$CASES" | tr ' ' ':'); do
         # shellcheck disable=SC2086
         timeout 120 "$ofl" --rping-client 127.0.0.1 -p $((19200 + i)) -S "$size" \
             -C "$count" --"$( [ "$oc" = crc ] && echo crc || echo no-crc)" $flt \
-            >"$run/$name.host.log" 2>&1
+            --rx-record "$run/$name.rx" >"$run/$name.host.log" 2>&1
         echo $? >"$run/$name.host.rc"
     else
         echo "the guest's rping -s did not listen" >"$run/$name.host.log"
@@ -248,6 +256,14 @@ for line in $(echo "$CASES" | tr ' ' ':'); do
         bad "$name: $what, $crc$race: want $expect:$detail"
         echo "$hlog" | sed 's/^/    host| /'
         echo "$glog" | sed 's/^/    guest| /'
+        # what our side received, framed again offline: a bad FPDU in the
+        # record and a good one in the capture put the fault between the
+        # guest's NIC and our socket; a clean record, in our receive path
+        if [ -s "$run/$name.rx" ]; then
+            "$ofl" --check-rx "$run/$name.rx" \
+                --"$( [ "$oc" = crc ] || [ "$sc" = 1 ] && echo crc || echo no-crc)" |
+                sed 's/^/    host| /'
+        fi
     fi
     if [ "$name" = cli-race ]; then
         n=$(echo "$hlog" | sed -n 's/.*verified (\([0-9]*\) zero-length Writes.*/\1/p')
