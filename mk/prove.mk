@@ -13,7 +13,8 @@
 # 3 alarms in ofl_copy/ofl_fill, have < want lost), ap_rx_ci's second record
 # walk, push-push cells (ofl_pp_reasm_input), tuple buffers over 4,096 bytes.
 # Limits of what is proved: each input lies in an array of the maximum size,
-# so at a shorter len a read past len but inside the array is not an alarm;
+# so at a shorter len a read past len but inside the array is not an alarm
+# (except ap_msg_parse, whose buffer is exactly len bytes);
 # machdep x86_64 only (no 32-bit size_t analysed).
 PROVE_DRIVERS := \
     rdmap_parse:354 \
