@@ -1961,6 +1961,38 @@ enum ofl_err ofl_tpt_reg_pages(struct ofl_tpt *tpt, uint32_t pd,
     return tpt_alloc_register(tpt, pd, &d, stag);
 }
 
+enum ofl_err ofl_tpt_reg_physical(struct ofl_tpt *tpt, uint32_t pd,
+                                  uint8_t access, uint32_t *stag)
+{
+    struct ofl_tpt_entry *e;
+    uint32_t s;
+    enum ofl_err err;
+
+    if (tpt == NULL || stag == NULL)
+        return OFL_E_ARG;
+    if ((access & ~OFL_TPT_ACCESS_ALL) != 0)
+        return OFL_E_TPT_BAD_DESC;
+    /* Local rights only: remote rights over all of memory would let a
+     * peer name any byte (see the header). */
+    if ((access & (OFL_TPT_ACCESS_REMOTE | OFL_TPT_BIND_WINDOW)) != 0)
+        return OFL_E_TPT_ACCESS_COMBO;
+    err = ofl_tpt_alloc(tpt, OFL_TPT_REGION, pd, 0, &s);
+    if (err != OFL_OK)
+        return err;
+    e = &tpt->entry[ofl_stag_index(s)];
+    tpt_clear_translation(e); /* no ATT slots: none owned, none read */
+    e->va = 0;
+    e->len = OFL_U64_MAX; /* TOs 0 .. 2^64 - 2: the last byte's TO exists */
+    e->att_kind = OFL_TPT_ATT_PHYSICAL;
+    e->access = (uint8_t)(access | OFL_TPT_LOCAL_READ);
+    e->flags = 0;
+    e->registered = 1;
+    e->gen++;
+    e->state = OFL_TPT_VALID;
+    *stag = s;
+    return OFL_OK;
+}
+
 /* Pages a physical buffer [pa, pa + len) touches at this page size. */
 static uint64_t tpt_buf_pages(uint64_t pa, uint64_t len, uint32_t shift)
 {
@@ -2757,6 +2789,27 @@ static enum ofl_err tpt_resolve(const struct ofl_tpt *tpt, uint32_t stag,
     return OFL_OK;
 }
 
+/* A physical region's translation: [pa, pa + len) in pieces of at most
+ * TPT_PIECE_MAX bytes (the region's range check has ruled out a wrap). */
+static enum ofl_err tpt_translate_physical(uint64_t pa, uint64_t len,
+                                           struct ofl_tpt_sgl *sgl)
+{
+    /* Bounded by len / TPT_PIECE_MAX iterations. */
+    while (sgl->bytes < len) {
+        uint64_t chunk = len - sgl->bytes;
+
+        if (chunk > TPT_PIECE_MAX)
+            chunk = TPT_PIECE_MAX;
+        if (sgl->count == sgl->cap)
+            return OFL_E_TPT_SGL_FULL;
+        sgl->piece[sgl->count].pa = pa + sgl->bytes;
+        sgl->piece[sgl->count].len = (uint32_t)chunk;
+        sgl->count++;
+        sgl->bytes += chunk;
+    }
+    return OFL_OK;
+}
+
 enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                uint64_t to, uint64_t len,
                                struct ofl_tpt_sgl *sgl)
@@ -2773,6 +2826,8 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
     err = tpt_resolve(tpt, stag, to, len, &r, &pos);
     if (err != OFL_OK)
         return err;
+    if (r->att_kind == OFL_TPT_ATT_PHYSICAL)
+        return tpt_translate_physical(pos, len, sgl);
     shift = r->page_shift;
     pmask = ((uint64_t)1 << shift) - 1;
     pos += r->fpo;
@@ -3176,6 +3231,8 @@ static enum ofl_err tpt_set_page_word(struct ofl_tpt *tpt, uint32_t stag,
 
     if (err != OFL_OK)
         return err;
+    if (r->att_kind == OFL_TPT_ATT_PHYSICAL)
+        return OFL_E_TPT_WRONG_TYPE; /* no page words to change */
     /* pa itself must be page aligned: checking pa | present would let an
      * odd pa (bit 0 set) through as if it were aligned. */
     if ((pa & (((uint64_t)1 << r->page_shift) - 1)) != 0)

@@ -1008,6 +1008,8 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  * aligned physical address | OFL_TPT_ATT_PRESENT, as a page word is;
  * without the bit, or with reserved bits set, translation fails with
  * OFL_E_TPT_ATT_CORRUPT.
+ *   physical      no ATT: the physical address is the TO itself (a
+ *                 privileged consumer's local STag, ofl_tpt_reg_physical)
  * Host-memory lists hold little-endian 64-bit words and are read through
  * the port's DMA. A page word is the page's physical address (aligned to the
  * page size) | OFL_TPT_ATT_PRESENT; bits 1..11 are reserved and MUST be
@@ -1068,7 +1070,10 @@ enum ofl_tpt_flag {
 enum ofl_tpt_att_kind {
     OFL_TPT_ATT_DIRECT = 0,
     OFL_TPT_ATT_INDIRECT1 = 1,
-    OFL_TPT_ATT_INDIRECT2 = 2
+    OFL_TPT_ATT_INDIRECT2 = 2,
+    OFL_TPT_ATT_PHYSICAL = 3 /* no ATT: the TO is the physical address
+                                (ofl_tpt_reg_physical only; a registration
+                                descriptor naming it is OFL_E_TPT_BAD_DESC) */
 };
 
 #define OFL_TPT_ATT_PRESENT 0x1u          /* page word: page is present */
@@ -1305,6 +1310,27 @@ enum ofl_err ofl_tpt_reg_phys(struct ofl_tpt *tpt, uint32_t pd,
                               const struct ofl_tpt_region_desc *desc,
                               const struct ofl_tpt_pbuf *bufs, uint32_t n,
                               uint32_t *stag);
+
+/*
+ * Register a physical region: the local STag of a privileged consumer
+ * that names memory by physical address (Linux's get_dma_mr, behind every
+ * kernel PD's local_dma_lkey; the reserved STag of RNIC verbs). Allocates
+ * a region of pd whose TO is the physical address, over [0, 2^64 - 1),
+ * with no ATT (OFL_TPT_ATT_PHYSICAL), VALID with `access`, and returns its
+ * STag. Local rights only: OFL_TPT_LOCAL_READ (always set) and
+ * OFL_TPT_LOCAL_WRITE; a remote right or BIND_WINDOW is
+ * OFL_E_TPT_ACCESS_COMBO (remote access to all of memory is what Linux
+ * names IB_PD_UNSAFE_GLOBAL_RKEY; this engine does not grant it), other
+ * bits OFL_E_TPT_BAD_DESC, no free entry OFL_E_TPT_FULL; nothing is
+ * allocated on failure. Not invalidatable, no windows, no page words
+ * (ofl_tpt_map_page: OFL_E_TPT_WRONG_TYPE); deregister with
+ * ofl_tpt_dereg. Whoever holds the STag reaches every byte the port can:
+ * only the caller's own trusted consumers may post with it, and a
+ * registration from user space must never be made physical (no WQE or
+ * descriptor can: both refuse the kind).
+ */
+enum ofl_err ofl_tpt_reg_physical(struct ofl_tpt *tpt, uint32_t pd,
+                                  uint8_t access, uint32_t *stag);
 
 /*
  * Deregisters a region or iSCSI entry: checks key and pd, bumps the
@@ -1649,8 +1675,9 @@ enum ofl_err ofl_tpt_bind_window(struct ofl_tpt *tpt,
  * MapLocalPage (seed 001): makes the page of stag that contains to present
  * at physical address pa (aligned to the page size, else OFL_E_ARG). Checks
  * index, key, Valid and that to lies inside the entry (a window maps its
- * region's page). Direct ATTs are updated in place; indirect page words are
- * written through the port.
+ * region's page; a physical region has no page words:
+ * OFL_E_TPT_WRONG_TYPE). Direct ATTs are updated in place; indirect page
+ * words are written through the port.
  * ofl_tpt_unmap_page clears the page word to 0, present bit included
  * (page swapped out; a later ofl_tpt_map_page gives its new address).
  */

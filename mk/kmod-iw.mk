@@ -19,7 +19,7 @@
 #                  fail
 #   test-uring     the user-ring translation (ports/linux/iw/ofl_iw_uring.c)
 #                  built and tested in user space
-.PHONY: kmod-iw test-kmod-iw test-uring test-rdma-device test-rdma-pyverbs bench-rdma test-rdma-hostile
+.PHONY: kmod-iw test-kmod-iw test-uring test-rdma-device test-rdma-pyverbs bench-rdma test-rdma-hostile test-rdma-nvme
 
 ## kmod-iw           build/kmod-iw/ofl_iw.ko, the iWARP RDMA device, by kbuild (W=1)
 ## test-kmod-iw      boots Debian's kernel in QEMU and runs ofl_iw.ko (rdma link, ibv_devinfo)
@@ -27,6 +27,7 @@
 ## test-rdma-device  rdma-core's rping -V through ofl_iw.ko in QEMU: offload <-> siw both ways, offload <-> offload
 ## bench-rdma        perftest -R (write/read/send bw) in QEMU: offload and siw pairs, ratios to siw <-> siw
 ## test-rdma-hostile a raw MPA peer sends malformed FPDUs to rping -s on ofl_iw.ko in QEMU: exact Terminates
+## test-rdma-nvme    NVMe over RDMA (nvmet-rdma, nvme-rdma, nvme-cli) through ofl_iw.ko and siw in QEMU: data written = read
 ## test-rdma-pyverbs rdma-core's own test suite (pyverbs) in QEMU against siw and ofl_iw.ko: tallies and checks
 
 IW_BUILD := build/kmod-iw
@@ -99,6 +100,12 @@ test-rdma-pyverbs: kmod-iw rdma-stage
 # perftest through the device beside siw (issue 25 item 8, issue 29 item 5)
 bench-rdma: kmod-iw rdma-stage
 	@sh tests/rdma/perf.sh $(KIMAGE) $(GUEST) $(IW_BUILD) $(IW_BUILD)/ofl_iw.ko
+
+# NVMe over RDMA, a kernel consumer (issue 29 item 2): the nvme layer
+# (mk/guest/stage-nvme.sh) carries the kernel's NVMe modules and nvme-cli
+test-rdma-nvme: kmod-iw rdma-stage
+	@sh mk/guest/stage-nvme.sh $(GUEST) $(KVER)
+	@sh tests/rdma/nvme.sh $(KIMAGE) $(GUEST) $(IW_BUILD) $(IW_BUILD)/ofl_iw.ko
 
 # a hostile peer (issue 29 item 4): the python layer carries the raw client
 test-rdma-hostile: kmod-iw rdma-stage

@@ -2461,8 +2461,93 @@ static void test_invalidate_qp(void)
     CHECK_EQ(ofl_tpt_invalidate_qp(NULL, 9, 1), 0);
 }
 
+/* ofl_tpt_reg_physical: the TO is the physical address, local rights
+ * only, no page words, no invalidation, no windows, dereg frees it. */
+static void test_reg_physical(void)
+{
+    struct ofl_tpt_region_desc d = mkdesc(0x10000, 0x2000, 0, 2, LR | LW);
+    struct ofl_tpt_info info;
+    struct ofl_tpt_local a;
+    uint32_t ps, ps2, i, n;
+
+    fx_init(STD);
+    CHECK_ERR(ofl_tpt_reg_physical(NULL, 1, LW, &ps), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_reg_physical(&F.t, 1, LW, NULL), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_reg_physical(&F.t, 1, 0x40, &ps), OFL_E_TPT_BAD_DESC);
+    CHECK_ERR(ofl_tpt_reg_physical(&F.t, 1, LW | RW, &ps),
+              OFL_E_TPT_ACCESS_COMBO);
+    CHECK_ERR(ofl_tpt_reg_physical(&F.t, 1, LW | RR, &ps),
+              OFL_E_TPT_ACCESS_COMBO);
+    CHECK_ERR(ofl_tpt_reg_physical(&F.t, 1, LW | RA, &ps),
+              OFL_E_TPT_ACCESS_COMBO);
+    CHECK_ERR(ofl_tpt_reg_physical(&F.t, 1, LW | BW, &ps),
+              OFL_E_TPT_ACCESS_COMBO);
+    /* refusals allocated nothing: every entry is still free */
+    n = 0;
+    for (i = 1; i < T_CAP; i++)
+        if (ofl_tpt_alloc(&F.t, OFL_TPT_REGION, 3, 0, &ps2) == OFL_OK)
+            n++;
+    CHECK_EQ(n, T_CAP - 1);
+    CHECK_ERR(ofl_tpt_reg_physical(&F.t, 1, LW, &ps), OFL_E_TPT_FULL);
+
+    fx_init(STD);
+    CHECK_OK(ofl_tpt_reg_physical(&F.t, 1, LW, &ps));
+    CHECK_OK(ofl_tpt_reg_physical(&F.t, 2, 0, &ps2)); /* read only */
+    CHECK_OK(ofl_tpt_query(&F.t, ps, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    CHECK_EQ(info.access, LR | LW);
+    /* the TO is the address: any range, pieces split at 2 GiB */
+    CHECK_OK(xlate_local(ps, 0x123456789ull, 100, 4));
+    CHECK_EQ(g_sgl.count, 1);
+    CHECK_PIECE(0, 0x123456789ull, 100);
+    CHECK_OK(xlate(ps, 0x7FFFFFF0ull, 0x100000000ull, 4));
+    CHECK_EQ(g_sgl.count, 2);
+    CHECK_PIECE(0, 0x7FFFFFF0ull, 0x80000000u);
+    CHECK_PIECE(1, 0xFFFFFFF0ull, 0x80000000u);
+    CHECK_ERR(xlate(ps, 0, 0x100000001ull, 2), OFL_E_TPT_SGL_FULL);
+    CHECK_EQ(g_sgl.bytes, 0x100000000ull);
+    CHECK_OK(xlate(ps, U64MAX - 16, 16, 1)); /* up to the last TO */
+    CHECK_PIECE(0, U64MAX - 16, 16);
+    CHECK_ERR(xlate(ps, U64MAX - 16, 17, 1), OFL_E_TPT_BOUNDS);
+    /* local checks as for any region: PD, rights */
+    CHECK_OK(ofl_tpt_check_local(&F.t, ps, 1, 0x1000, 64, LW));
+    CHECK_ERR(ofl_tpt_check_local(&F.t, ps, 2, 0x1000, 64, LW),
+              OFL_E_TPT_PD_MISMATCH);
+    CHECK_ERR(ofl_tpt_check_local(&F.t, ps2, 2, 0x1000, 64, LW),
+              OFL_E_TPT_ACCESS);
+    sgl_reset(4);
+    a.va = 0x5000;
+    a.len = 8;
+    a.stag = ps2;
+    a.pd = 2;
+    a.need = OFL_TPT_LOCAL_WRITE;
+    CHECK_ERR(ofl_tpt_check_translate_local(&F.t, &a, &g_sgl),
+              OFL_E_TPT_ACCESS);
+    /* never remote, never a window's region, never invalidated */
+    CHECK_ERR(ofl_tpt_check_remote(&F.t, ps, 1, 0, 0x1000, 64,
+                                   OFL_TPT_REMOTE_WRITE),
+              OFL_E_TPT_ACCESS);
+    CHECK_ERR(ofl_tpt_check_remote(&F.t, ps, 1, 0, 0x1000, 64,
+                                   OFL_TPT_REMOTE_READ),
+              OFL_E_TPT_ACCESS);
+    CHECK(ofl_tpt_invalidate_local(&F.t, ps, 1) != OFL_OK);
+    CHECK_ERR(ofl_tpt_map_page(&F.t, ps, 0x1000, 0x2000),
+              OFL_E_TPT_WRONG_TYPE);
+    CHECK_ERR(ofl_tpt_unmap_page(&F.t, ps, 0x1000), OFL_E_TPT_WRONG_TYPE);
+    CHECK_OK(ofl_tpt_query(&F.t, ps, &info));
+    CHECK_EQ(info.state, OFL_TPT_VALID);
+    /* a descriptor can never make one */
+    d.att_kind = OFL_TPT_ATT_PHYSICAL;
+    CHECK_ERR(ofl_tpt_alloc(&F.t, OFL_TPT_REGION, 1, 0, &i), OFL_OK);
+    CHECK_ERR(ofl_tpt_register(&F.t, i, 1, &d), OFL_E_TPT_BAD_DESC);
+    /* dereg frees it: the STag no longer translates */
+    CHECK_OK(ofl_tpt_dereg(&F.t, ps, 1));
+    CHECK(xlate(ps, 0x1000, 8, 4) != OFL_OK);
+}
+
 OFL_SUITE(tpt)
 {
+    test_reg_physical();
     test_init();
     test_invalidate_qp();
     test_alloc_full();

@@ -85,6 +85,7 @@
 #define OFL_IW_MAX_QP (1u << 16)
 #define OFL_IW_MAX_PD (1u << 16)
 #define OFL_IW_MAX_MR ((1u << 12) - 1)  /* TPT entries (index 0 reserved) */
+#define OFL_IW_MAX_FR_PAGES 256u         /* pages of a fast-registration MR */
 #define OFL_IW_ATT_SLOTS (1u << 16)      /* ATT slots: 256 MiB of 4 KiB pages */
 #define OFL_IW_MAX_CTX 1024
 
@@ -120,12 +121,20 @@ struct ofl_iw_pd {
 
 /* A user memory region: pinned pages, a TPT region over att_count
  * direct ATT slots from att_base; lkey = rkey = stag. */
+/* A memory region: a user region (umem), the PD's DMA MR (a physical
+ * region: no umem, no ATT slots) or a fast-registration MR (pages: the
+ * page list map_mr_sg builds; two halves of max_pages ATT slots each,
+ * used in turn, so that writing the next registration's page words never
+ * changes the translation of the current one). */
 struct ofl_iw_mr {
     struct ib_mr base;
     struct ib_umem *umem;
     u32 stag;
     u32 pd;
     u32 att_base, att_count;
+    u64 *pages;        /* fast registration: physical page addresses */
+    u32 npages, max_pages;
+    u32 half;          /* the half the next REG_MR writes */
 };
 
 /* A QP: the core's struct ofl_qp over memory of its own (mem), and for
@@ -257,6 +266,14 @@ struct ib_mr *ofl_iw_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
                                  u64 virt_addr, int access,
                                  struct ib_udata *udata);
 int ofl_iw_dereg_mr(struct ib_mr *mr, struct ib_udata *udata);
+struct ib_mr *ofl_iw_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+                              u32 max_num_sg);
+int ofl_iw_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+                     unsigned int *sg_offset);
+int ofl_iw_kernel_sge(struct ofl_iw_qp *qp, const struct ib_sge *ib,
+                      struct ofl_qp_sge *out);
+int ofl_iw_reg_mr_wr(struct ofl_iw_dev *dev, const struct ib_reg_wr *reg,
+                     struct ofl_qp_wr *wr);
 
 /* ofl_iw_qp.c */
 int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,

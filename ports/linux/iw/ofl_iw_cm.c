@@ -127,6 +127,11 @@ struct ofl_iw_cep {
     unsigned int nudges;
     u32 tx_base;                 /* tx_tail at establishment */
     struct ofl_mpa_hs hs;
+    /* the consumer's private data, kept for the handshake: the MPA
+     * Request goes out after the TCP connection is up, long after
+     * connect returned (a kernel ULP's private data is on its stack:
+     * nvme-rdma's struct nvme_rdma_cm_req) */
+    u8 pd_copy[OFL_IW_PD_MAX];
     u8 frame[OFL_MPA_RR_MAX];
     u32 rx_sn;                   /* stream position of the next byte read */
     u32 early;                   /* stream bytes read with the MPA frame */
@@ -806,7 +811,9 @@ int ofl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param)
     cfg.markers = mpa_markers;
     cfg.ird = param->ird;
     cfg.ord = param->ord;
-    cfg.pd = param->private_data;
+    if (param->private_data_len)
+        memcpy(cep->pd_copy, param->private_data, param->private_data_len);
+    cfg.pd = param->private_data_len ? cep->pd_copy : NULL;
     cfg.pd_len = param->private_data_len;
     if (ofl_mpa_hs_init(&cep->hs, &cfg, true) != OFL_OK) {
         rv = -EINVAL;
@@ -874,7 +881,9 @@ int ofl_iw_accept(struct iw_cm_id *id, struct iw_cm_conn_param *param)
     /* our side of the Reply: what the consumer accepts with */
     cep->hs.cfg.ird = param->ird;
     cep->hs.cfg.ord = param->ord;
-    cep->hs.cfg.pd = param->private_data;
+    if (param->private_data_len)
+        memcpy(cep->pd_copy, param->private_data, param->private_data_len);
+    cep->hs.cfg.pd = param->private_data_len ? cep->pd_copy : NULL;
     cep->hs.cfg.pd_len = param->private_data_len;
     e = ofl_mpa_hs_accept(&cep->hs, cep->frame, sizeof(cep->frame), &len);
     if (len)
@@ -918,8 +927,11 @@ int ofl_iw_reject(struct iw_cm_id *id, const void *pdata, u8 len)
         return -EINVAL;
     mutex_lock(&cep->mutex);
     if (cep->state == OFL_IW_CEP_AWAIT_ACCEPT) {
-        cep->hs.cfg.pd = pdata;
-        cep->hs.cfg.pd_len = pdata ? len : 0;
+        len = min_t(u8, pdata ? len : 0, OFL_IW_PD_MAX);
+        if (len)
+            memcpy(cep->pd_copy, pdata, len);
+        cep->hs.cfg.pd = len ? cep->pd_copy : NULL;
+        cep->hs.cfg.pd_len = len;
         if (ofl_mpa_hs_reject(&cep->hs, cep->frame, sizeof(cep->frame),
                               &flen) == OFL_OK &&
             !ofl_iw_cep_queue(cep, cep->frame, flen))

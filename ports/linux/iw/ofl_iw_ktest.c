@@ -2,16 +2,18 @@
 /*
  * ofl_iw_ktest - a kernel consumer of an ofl_iw device, for make
  * test-kmod-iw only: an ib_client whose add callback runs on every RDMA
- * device named ofl*, allocates a PD and CQs through the kernel verbs
- * (the path without udata: no user ring), polls and arms a CQ, makes a
- * kernel RC QP (on a test-made PD) and drives its states, and logs
- * one "ofl_iw_ktest: ok|FAIL ..." line per check.
+ * device named ofl*, allocates PDs (each with its DMA MR) and CQs
+ * through the kernel verbs (the path without udata: no user ring), polls
+ * and arms a CQ, makes a kernel RC QP and drives its states, allocates
+ * and maps a fast-registration MR, and logs one "ofl_iw_ktest: ok|FAIL
+ * ..." line per check.
  */
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
-#include <rdma/restrack.h>
+#include <linux/scatterlist.h>
+#include <linux/vmalloc.h>
 
 MODULE_DESCRIPTION("kernel verbs checks of ofl_iw devices (test only)");
 MODULE_LICENSE("Dual BSD/GPL");
@@ -21,45 +23,16 @@ static void ktest_check(bool ok, const char *what)
     pr_info("ofl_iw_ktest: %s %s\n", ok ? "ok  " : "FAIL", what);
 }
 
-/* The RDMA core's own (drivers/infiniband/core/restrack.h, not a public
- * header; the symbols are exported): ib_alloc_pd's bookkeeping. */
-void rdma_restrack_new(struct rdma_restrack_entry *res,
-                       enum rdma_restrack_type type);
-void rdma_restrack_set_name(struct rdma_restrack_entry *res,
-                            const char *caller);
-void rdma_restrack_add(struct rdma_restrack_entry *res);
-
-/*
- * A kernel PD made as ib_alloc_pd makes it, without the DMA MR the device
- * cannot give yet (get_dma_mr): the kernel QP paths can then be checked.
- * Test only: local_dma_lkey stays 0 (no STag), so nothing could move.
- */
-static struct ib_pd *ktest_pd(struct ib_device *dev)
-{
-    struct ib_pd *pd = rdma_zalloc_drv_obj(dev, ib_pd);
-
-    if (!pd)
-        return NULL;
-    pd->device = dev;
-    rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
-    rdma_restrack_set_name(&pd->res, KBUILD_MODNAME);
-    if (dev->ops.alloc_pd(pd, NULL)) {
-        rdma_restrack_put(&pd->res);
-        kfree(pd);
-        return NULL;
-    }
-    rdma_restrack_add(&pd->res);
-    return pd;
-}
-
 /* A kernel RC QP: the states, ib_recv_wr / ib_send_wr translated, the
  * flushes at ERROR with wc.qp set, a WR the device refuses. */
-static void ktest_qp(struct ib_device *dev)
+static void ktest_qp(struct ib_device *dev, struct ib_pd *pd)
 {
     struct ib_qp_init_attr ia = {};
     struct ib_qp_attr qa = {};
     struct ib_qp_init_attr qi;
-    struct ib_sge sge = { .addr = 0x1000, .length = 64, .lkey = 0 };
+    struct ib_sge sge = { .length = 64, .lkey = pd->local_dma_lkey };
+    struct ib_sge vsge = { .length = 64, .lkey = pd->local_dma_lkey };
+    struct ib_recv_wr vwr = { .wr_id = 0x70, .sg_list = &vsge, .num_sge = 1 };
     struct ib_recv_wr rwr = { .wr_id = 0x71, .sg_list = &sge, .num_sge = 1 };
     struct ib_send_wr swr = { .wr_id = 0x72, .sg_list = &sge, .num_sge = 1,
                               .opcode = IB_WR_SEND,
@@ -70,16 +43,21 @@ static void ktest_qp(struct ib_device *dev)
     struct ib_wc wc[4];
     struct ib_cq *cq;
     struct ib_qp *qp;
-    struct ib_pd *pd;
+    void *buf, *vbuf;
     int n;
 
-    pd = ktest_pd(dev);
-    ktest_check(pd != NULL, "a kernel PD (test-made, no DMA MR)");
-    if (!pd)
-        return;
+    /* kernel buffers by virtual address (the device does virtual DMA):
+     * the linear map's are reachable through the DMA lkey, vmalloc's
+     * are not */
+    buf = kzalloc(64, GFP_KERNEL);
+    vbuf = vzalloc(64);
+    if (!buf || !vbuf)
+        goto out_buf;
+    sge.addr = (uintptr_t)buf;
+    vsge.addr = (uintptr_t)vbuf;
     cq = ib_alloc_cq(dev, NULL, 16, 0, IB_POLL_DIRECT);
     if (IS_ERR(cq))
-        goto out_pd;
+        goto out_buf;
     ia.send_cq = cq;
     ia.recv_cq = cq;
     ia.qp_type = IB_QPT_RC;
@@ -100,7 +78,10 @@ static void ktest_qp(struct ib_device *dev)
                 ib_query_qp(qp, &qa, IB_QP_STATE, &qi) == 0 &&
                 qa.qp_state == IB_QPS_INIT,
                 "kernel ib_modify_qp -> INIT, ib_query_qp says INIT");
-    ktest_check(ib_post_recv(qp, &rwr, &rbad) == 0, "kernel ib_post_recv in INIT");
+    ktest_check(ib_post_recv(qp, &rwr, &rbad) == 0,
+                "kernel ib_post_recv in INIT (DMA lkey, kmalloc'ed buffer)");
+    ktest_check(ib_post_recv(qp, &vwr, &rbad) == -EINVAL && rbad == &vwr,
+                "kernel ib_post_recv of a vmalloc'ed buffer under the DMA lkey: -EINVAL, bad_wr");
     ktest_check(ib_post_send(qp, &swr, &sbad) == -ENOTCONN,
                 "kernel ib_post_send in INIT: -ENOTCONN (as siw)");
     qa.qp_state = IB_QPS_ERR;
@@ -122,8 +103,48 @@ static void ktest_qp(struct ib_device *dev)
     ktest_check(ib_destroy_qp(qp) == 0, "kernel ib_destroy_qp");
 out_cq:
     ib_free_cq(cq);
-out_pd:
-    ib_dealloc_pd(pd);
+out_buf:
+    vfree(vbuf);
+    kfree(buf);
+}
+
+/* Fast registration's verbs: alloc_mr's limits, map_mr_sg of a kernel
+ * buffer, dereg after a key change. */
+static void ktest_frmr(struct ib_device *dev, struct ib_pd *pd)
+{
+    struct scatterlist sg;
+    struct ib_mr *mr;
+    void *buf;
+    int n;
+
+    mr = ib_alloc_mr(pd, IB_MR_TYPE_SG_GAPS, 4);
+    ktest_check(IS_ERR(mr), "ib_alloc_mr(SG_GAPS) is refused");
+    if (!IS_ERR(mr))
+        ib_dereg_mr(mr);
+    mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG,
+                     dev->attrs.max_fast_reg_page_list_len + 1);
+    ktest_check(IS_ERR(mr), "ib_alloc_mr beyond max_fast_reg_page_list_len is refused");
+    if (!IS_ERR(mr))
+        ib_dereg_mr(mr);
+    buf = kzalloc(3 * PAGE_SIZE, GFP_KERNEL);
+    mr = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4);
+    ktest_check(!IS_ERR(mr) && mr->lkey == mr->rkey && mr->lkey != pd->local_dma_lkey,
+                "ib_alloc_mr(MEM_REG, 4): an STag of its own");
+    if (IS_ERR(mr) || !buf)
+        goto out;
+    sg_init_one(&sg, buf + 100, 2 * PAGE_SIZE);
+    sg.dma_address = (uintptr_t)(buf + 100); /* virtual DMA */
+    sg_dma_len(&sg) = 2 * PAGE_SIZE;
+    n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+    ktest_check(n == 1 && mr->iova == (uintptr_t)(buf + 100) &&
+                mr->length == 2 * PAGE_SIZE,
+                "ib_map_mr_sg of 2 pages at offset 100: 1 entry, iova and length");
+    n = ib_map_mr_sg(mr, &sg, 1, NULL, 2 * PAGE_SIZE);
+    ktest_check(n < 0, "ib_map_mr_sg with a page size not the device's is refused");
+    ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+    ktest_check(ib_dereg_mr(mr) == 0, "ib_dereg_mr after a key change");
+out:
+    kfree(buf);
 }
 
 static int ktest_add(struct ib_device *dev)
@@ -136,14 +157,18 @@ static int ktest_add(struct ib_device *dev)
         return 0;
     ktest_check(dev->kverbs_provider,
                 "a kernel verbs provider (every mandatory op: QPs, user MRs)");
-    /* A kernel PD needs a DMA MR (ops.get_dma_mr) for its local_dma_lkey:
-     * get_dma_mr is not done (no physical STag in the core), so it must
-     * fail cleanly, and kernel ULPs fail at their first PD. */
-    pd = ib_alloc_pd(dev, 0);
+    /* A kernel PD's local_dma_lkey is its DMA MR (get_dma_mr: a
+     * physical region, local rights only) */
+    pd = ib_alloc_pd(dev, IB_PD_UNSAFE_GLOBAL_RKEY);
     ktest_check(IS_ERR(pd) && PTR_ERR(pd) == -EOPNOTSUPP,
-                "kernel ib_alloc_pd fails cleanly with -EOPNOTSUPP (no DMA MR yet)");
+                "ib_alloc_pd(IB_PD_UNSAFE_GLOBAL_RKEY) is refused (-EOPNOTSUPP)");
     if (!IS_ERR(pd))
         ib_dealloc_pd(pd);
+    pd = ib_alloc_pd(dev, 0);
+    ktest_check(!IS_ERR(pd) && pd->local_dma_lkey != 0,
+                "kernel ib_alloc_pd: a local_dma_lkey (DMA MR)");
+    if (IS_ERR(pd))
+        return 0;
 
     cq = ib_alloc_cq(dev, NULL, 100, 0, IB_POLL_DIRECT);
     ktest_check(!IS_ERR(cq) && cq->cqe == 128,
@@ -158,7 +183,9 @@ static int ktest_add(struct ib_device *dev)
         ib_free_cq(cq);
         ktest_check(true, "kernel ib_free_cq");
     }
-    ktest_qp(dev);
+    ktest_qp(dev, pd);
+    ktest_frmr(dev, pd);
+    ib_dealloc_pd(pd);
     big = ib_alloc_cq(dev, NULL, dev->attrs.max_cqe + 1, 0, IB_POLL_DIRECT);
     ktest_check(IS_ERR(big), "kernel ib_alloc_cq beyond max_cqe is refused");
     if (!IS_ERR(big))

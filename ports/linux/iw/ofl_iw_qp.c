@@ -645,11 +645,9 @@ static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
     if (ib->send_flags &
         ~(IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_FENCE))
         return -EINVAL; /* inline among them */
-    for (i = 0; i < ib->num_sge; i++) {
-        sge[i].addr = ib->sg_list[i].addr;
-        sge[i].len = ib->sg_list[i].length;
-        sge[i].stag = ib->sg_list[i].lkey;
-    }
+    for (i = 0; i < ib->num_sge; i++)
+        if (ofl_iw_kernel_sge(qp, &ib->sg_list[i], &sge[i]))
+            return -EINVAL;
     wr.wr_id = ib->wr_id;
     wr.sge = sge;
     wr.num_sge = ib->num_sge;
@@ -681,7 +679,13 @@ static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
         wr.opcode = OFL_QP_OP_LOCAL_INV;
         wr.stag = ib->ex.invalidate_rkey;
         break;
-    default: /* REG_MR with memory registration; no atomics, no imm */
+    case IB_WR_REG_MR:
+        if (ib->num_sge)
+            return -EINVAL;
+        if (ofl_iw_reg_mr_wr(to_ofl_dev(qp->base.device), reg_wr(ib), &wr))
+            return -EINVAL;
+        break;
+    default: /* no atomics, no immediate data yet */
         return -EINVAL;
     }
     return ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &wr, NULL));
@@ -740,15 +744,14 @@ int ofl_iw_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
         if (wr->num_sge < 0 || wr->num_sge > qp->rq_sge) {
             rv = -EINVAL;
         } else {
-            for (i = 0; i < wr->num_sge; i++) {
-                sge[i].addr = wr->sg_list[i].addr;
-                sge[i].len = wr->sg_list[i].length;
-                sge[i].stag = wr->sg_list[i].lkey;
-            }
+            rv = 0;
+            for (i = 0; i < wr->num_sge && !rv; i++)
+                rv = ofl_iw_kernel_sge(qp, &wr->sg_list[i], &sge[i]);
             rw.wr_id = wr->wr_id;
             rw.sge = sge;
             rw.num_sge = wr->num_sge;
-            rv = ofl_iw_post_errno(ofl_qp_post_recv(&qp->core, &rw));
+            if (!rv)
+                rv = ofl_iw_post_errno(ofl_qp_post_recv(&qp->core, &rw));
         }
         if (rv) {
             *bad_wr = wr;

@@ -36,13 +36,14 @@ int ofl_iw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
      * non-zero vendor_id) */
     attr->vendor_id = 0xFFFFFF;
     attr->vendor_part_id = dev->dev_id;
-    /* What the device carries, not what the core could: the core has
-     * window STags, fast registration and RFC 7306 atomics, but the glue
-     * has no alloc_mw, alloc_mr/map_mr_sg or IB_WR_REG_MR yet, refuses
-     * atomic work requests (kernel) and siw's ring entry has no room for
-     * them (user): so no MEM_WINDOW, no MEM_MGT_EXTENSIONS, no atomics
-     * until those verbs exist. */
-    attr->device_cap_flags = 0;
+    /* What the device carries, not what the core could: fast
+     * registration (alloc_mr, map_mr_sg, IB_WR_REG_MR, local and remote
+     * invalidate) for kernel consumers; the core has window STags and
+     * RFC 7306 atomics, but the glue has no alloc_mw, refuses atomic work
+     * requests (kernel) and siw's ring entry has no room for them (user):
+     * no MEM_WINDOW, no atomics until those verbs exist. */
+    attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+    attr->max_fast_reg_page_list_len = OFL_IW_MAX_FR_PAGES;
     attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
     attr->atomic_cap = IB_ATOMIC_NONE;
     /* a direct ATT of PAGE_SIZE pages: the device's ATT slots (the core
@@ -248,16 +249,6 @@ int ofl_iw_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata)
     ida_free(&dev->pd_ida, to_ofl_pd(pd)->id);
     atomic_dec(&dev->num_pd);
     return 0;
-}
-
-/* ib_alloc_pd asks every kernel PD for a DMA MR (its local_dma_lkey).
- * NOT YET DONE: a DMA MR is an STag over all of memory by physical
- * address, which the core's TPT has no form for (user regions exist:
- * ofl_iw_mr.c), so kernel consumers get -EOPNOTSUPP from ib_alloc_pd
- * instead of a call through a NULL op. */
-struct ib_mr *ofl_iw_get_dma_mr(struct ib_pd *pd, int access)
-{
-    return ERR_PTR(-EOPNOTSUPP);
 }
 
 /* ---- completion queues ------------------------------------------------- */
