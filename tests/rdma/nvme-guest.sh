@@ -74,16 +74,10 @@ target_down() {
     rmdir "$cfs/subsystems/$NQN" 2>/dev/null
 }
 
-# the block device of the connected controller of $NQN
+# the namespace's block device (one controller at a time)
 nsdev() {
-    for c in /sys/class/nvme/nvme*; do
-        [ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
-        for n in "$c"/nvme*n1 /sys/block/$(basename "$c")n1; do
-            [ -e "$n" ] && { echo "/dev/$(basename "$n")"; return 0; }
-        done
-        ls /sys/block | grep "^$(basename "$c" | sed 's/nvme/nvme[0-9]*c*/')" >/dev/null 2>&1
-    done
-    ls /dev/nvme*n1 2>/dev/null | head -1
+    for n in /dev/nvme*n1; do [ -b "$n" ] && { echo "$n"; return 0; }; done
+    return 1
 }
 
 # pair NAME HOST TARGET
@@ -103,9 +97,11 @@ pair() {
         return
     fi
     i=0 dev=""
-    while [ -z "$dev" ] && [ $i -lt 100 ]; do dev=$(nsdev); [ -b "$dev" ] || dev=""; sleep 0.1; i=$((i + 1)); done
+    while [ -z "$dev" ] && [ $i -lt 100 ]; do dev=$(nsdev) || sleep 0.1; i=$((i + 1)); done
     if [ -z "$dev" ]; then
         bad "$d: connected, but no namespace block device"
+        ls /dev/nvme* 2>&1 | tr '\n' ' ' | sed "s/^/ofl-nvme:      dev| /"; echo
+        dmesg | grep -E 'nvme|ofl|siw' | tail -12 | sed "s/^/ofl-nvme:      dmesg| /"
     else
         rm -f /tmp/back
         w=0 r=0

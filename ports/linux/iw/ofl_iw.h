@@ -84,9 +84,19 @@
 #define OFL_IW_MAX_CQ (1u << 16)
 #define OFL_IW_MAX_QP (1u << 16)
 #define OFL_IW_MAX_PD (1u << 16)
-#define OFL_IW_MAX_MR ((1u << 12) - 1)  /* TPT entries (index 0 reserved) */
-#define OFL_IW_MAX_FR_PAGES 256u         /* pages of a fast-registration MR */
-#define OFL_IW_ATT_SLOTS (1u << 16)      /* ATT slots: 256 MiB of 4 KiB pages */
+#define OFL_IW_MAX_MR ((1u << 14) - 1)  /* TPT entries (index 0 reserved) */
+/* wr_id of work the device posts itself (a kernel QP's Read with Local
+ * Invalidate): its completions never reach the consumer */
+#define OFL_IW_WRID_INTERNAL (~0ULL)
+/* pages of a fast-registration MR (rdma_rw's own limit): each takes twice
+ * as many ATT slots, and a kernel ULP keeps a pool of them per queue
+ * (nvme-rdma and nvmet's rdma_rw: queue size x 1 MiB / this) */
+#define OFL_IW_MAX_FR_PAGES 256u
+/* ATT slots: 1 GiB of 4 KiB pages. A kernel NVMe queue pair's pool of
+ * fast-registration MRs takes 65536 (128 MRs of 256 pages, two halves
+ * each: ofl_iw_mr.c), and a controller has up to one per CPU and the
+ * admin queue */
+#define OFL_IW_ATT_SLOTS (1u << 18)
 #define OFL_IW_MAX_CTX 1024
 
 struct ofl_iw_dev {

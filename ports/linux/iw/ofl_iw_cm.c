@@ -927,7 +927,9 @@ int ofl_iw_reject(struct iw_cm_id *id, const void *pdata, u8 len)
         return -EINVAL;
     mutex_lock(&cep->mutex);
     if (cep->state == OFL_IW_CEP_AWAIT_ACCEPT) {
-        len = min_t(u8, pdata ? len : 0, OFL_IW_PD_MAX);
+        BUILD_BUG_ON(OFL_IW_PD_MAX < U8_MAX); /* len is a u8 */
+        if (!pdata)
+            len = 0;
         if (len)
             memcpy(cep->pd_copy, pdata, len);
         cep->hs.cfg.pd = len ? cep->pd_copy : NULL;

@@ -23,6 +23,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/siw-abi.h>
 
+#define BIG_MR ((size_t)2 << 30)
+
 static int passed, failed;
 
 static void check(int ok, const char *what)
@@ -316,25 +318,27 @@ static void mr_checks(struct ibv_pd *pd)
           "a second ibv_reg_mr of the same pages: another STag index");
     check((!a || ibv_dereg_mr(a) == 0) && (!b || ibv_dereg_mr(b) == 0),
           "ibv_dereg_mr of both");
-    /* 9000 registrations of 9 pages: more than the ATT's 65536 slots and
-     * the 4095 STags, so dereg must give both back */
-    for (i = 0, ok = 1; ok && i < 9000; i++) {
+    /* 30000 registrations of 9 pages: more than the ATT's 262144 slots
+     * and the 16383 STags, so dereg must give both back */
+    for (i = 0, ok = 1; ok && i < 30000; i++) {
         m = ibv_reg_mr(pd, buf + 1, sizeof(buf), acc);
         ok = m != NULL && ibv_dereg_mr(m) == 0;
     }
     snprintf(line, sizeof(line),
-             "9000 ibv_reg_mr/ibv_dereg_mr of 9 pages: slots and STags come back (%d done)",
+             "30000 ibv_reg_mr/ibv_dereg_mr of 9 pages: slots and STags come back (%d done)",
              i - !ok);
     check(ok, line);
-    big = mmap(NULL, 512u << 20, PROT_READ | PROT_WRITE,
+    /* more pages than the ATT's slots (1 GiB of 4 KiB pages): refused
+     * before a page is pinned */
+    big = mmap(NULL, BIG_MR, PROT_READ | PROT_WRITE,
                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    m = big == MAP_FAILED ? NULL : ibv_reg_mr(pd, big, 512u << 20, acc);
+    m = big == MAP_FAILED ? NULL : ibv_reg_mr(pd, big, BIG_MR, acc);
     check(big != MAP_FAILED && m == NULL,
-          "ibv_reg_mr of 512 MiB (more pages than ATT slots) is refused");
+          "ibv_reg_mr of 2 GiB (more pages than ATT slots) is refused");
     if (m)
         ibv_dereg_mr(m);
     if (big != MAP_FAILED)
-        munmap(big, 512u << 20);
+        munmap(big, BIG_MR);
 }
 
 /* hold: a process that dies with a PD, CQ, MR and QP (INIT, a receive

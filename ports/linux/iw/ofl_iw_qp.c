@@ -633,6 +633,34 @@ int ofl_iw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /* ---- doorbells ------------------------------------------------------------ */
 
+/* RDMA Read with Local Invalidate (iWARP: rdma_rw's reads into a fast-
+ * registered sink): the Read, then a fenced, unsignaled Local Invalidate
+ * of the sink's STag, which starts only once the Read Response has been
+ * placed (OFL_QP_WR_FENCE). The sink SGE's lkey names it, as siw and
+ * cxgb4 read it (rdma_rw fills ex.invalidate_rkey before it advances the
+ * MR's key, so that field names the previous registration). The Read
+ * completes as the work request asked; the invalidation is the device's
+ * own work (OFL_IW_WRID_INTERNAL: no completion reaches the consumer;
+ * a failure moves the QP to ERROR). Both go in or neither. */
+static int ofl_iw_read_inv(struct ofl_iw_qp *qp, struct ofl_qp_wr *rd)
+{
+    struct ofl_qp_wr inv = {};
+    int rv;
+
+    if (rd->num_sge != 1)
+        return -EINVAL;
+    if (qp->sq_depth - ofl_qp_sq_outstanding(&qp->core) < 2)
+        return -ENOMEM;
+    rv = ofl_iw_post_errno(ofl_qp_post_send(&qp->core, rd, NULL));
+    if (rv)
+        return rv;
+    inv.wr_id = OFL_IW_WRID_INTERNAL;
+    inv.opcode = OFL_QP_OP_LOCAL_INV;
+    inv.stag = rd->sge[0].stag;
+    inv.flags = OFL_QP_WR_FENCE;
+    return ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &inv, NULL));
+}
+
 /* One kernel send work request to the core's form and queue. */
 static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
 {
@@ -671,9 +699,12 @@ static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
         wr.remote_to = rdma_wr(ib)->remote_addr;
         break;
     case IB_WR_RDMA_READ:
+    case IB_WR_RDMA_READ_WITH_INV:
         wr.opcode = OFL_QP_OP_READ;
         wr.remote_stag = rdma_wr(ib)->rkey;
         wr.remote_to = rdma_wr(ib)->remote_addr;
+        if (ib->opcode == IB_WR_RDMA_READ_WITH_INV)
+            return ofl_iw_read_inv(qp, &wr);
         break;
     case IB_WR_LOCAL_INV:
         wr.opcode = OFL_QP_OP_LOCAL_INV;

@@ -444,13 +444,20 @@ int ofl_iw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
     u32 n;
     int i;
 
-    for (i = 0; i < num; i++) {
+    for (i = 0; i < num;) {
         spin_lock_irqsave(&cq->lock, flags);
         e = ofl_cq_poll(&cq->core, &c, 1, &n);
         spin_unlock_irqrestore(&cq->lock, flags);
         if (n == 0)
             break;
-        ofl_iw_cqe_to_wc(to_ofl_dev(ibcq->device), &c, &wc[i]);
+        if (c.wr_id == OFL_IW_WRID_INTERNAL && !cq->uring) {
+            /* the device's own work (ofl_iw_read_inv): only a failure
+             * completes, and the QP is in ERROR by then */
+            ibdev_dbg(ibcq->device, "internal work request: status %u\n",
+                      c.status);
+            continue;
+        }
+        ofl_iw_cqe_to_wc(to_ofl_dev(ibcq->device), &c, &wc[i++]);
     }
     if (e == OFL_E_QP_CQ_OVERRUN) {
         /* the core keeps reporting it: the event goes out once */
