@@ -160,6 +160,35 @@ ofl-ofl-markers ofl ofl1 65535 100 0 1 pass markers
 EOF
 opts -
 
+# Captures for tshark (issue 25 item 8): small cases of every pairing and
+# negotiation, on lo (every connection here runs over it), with tcpdump;
+# the pcap goes to the host as base64 lines "ofl-dev-pcap: ...", and each
+# case's port as "ofl-dev-cap: NAME PORT CRC(0|1)". device.sh has tshark
+# decode them.
+if [ "$CASES" = all ]; then
+    tcpdump -i lo -s 0 -U -w /tmp/cap.pcap tcp >/tmp/tcpdump.log 2>&1 &
+    tp=$!
+    i=0
+    while ! grep -q 'listening on' /tmp/tcpdump.log && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    while read -r name cli srv size count crcf opt; do
+        [ -n "$name" ] || continue
+        rcase "$name" "$cli" "$srv" "$size" "$count" 0 1 pass "$opt"
+        echo "ofl-dev-cap: $name $port $crcf"
+    done <<CAPS
+cap-ofl-siw ofl siw 1000 10 0 -
+cap-siw-ofl siw ofl 1000 10 0 -
+cap-ofl-ofl ofl ofl1 1000 10 0 -
+cap-ofl-siw-crc ofl siw 1000 10 1 oflcrc
+cap-siw-ofl-crc siw ofl 1000 10 1 siwcrc
+cap-ofl-ofl-markers ofl ofl1 1000 10 1 oflcrc,markers
+CAPS
+    opts -
+    sleep 1
+    kill -INT $tp 2>/dev/null
+    wait $tp
+    base64 /tmp/cap.pcap | sed 's/^/ofl-dev-pcap: /'
+fi
+
 # Teardown with live connections: an endless rping pair (-C 0), then
 # ACTION; both rpings must end (no process stuck in the kernel) and the
 # device must stay usable.

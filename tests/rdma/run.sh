@@ -196,7 +196,7 @@ tsh -T fields -E separator='|' -e tcp.srcport -e tcp.dstport -e _ws.malformed \
 tsh -V | awk '/^Transmission Control Protocol, Src Port: / {
         s = $6; d = $9; sub(/,$/, "", s); sub(/,$/, "", d) }
     /\(Good CRC32\)/ { good[s]++; good[d]++ }
-    /\(Bad CRC32\)/ { bad[s]++; bad[d]++ }
+    /\(Bad CRC32/ { bad[s]++; bad[d]++ }
     END { for (p in good) print "good", p, good[p]; for (p in bad) print "bad", p, bad[p] }' \
     >"$run/crc.txt"
 # stat PORT: frames malformed expert-errors mpa-requests fpdus
