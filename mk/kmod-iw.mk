@@ -46,7 +46,7 @@ kmod-iw:
 	 [ $$rc -eq 0 ] || { cat $(IW_BUILD)/kbuild.log; echo "kmod-iw: kbuild failed"; exit 1; }
 	@if grep -E '(warning|error):' $(IW_BUILD)/kbuild.log; then \
 	    echo "kmod-iw: not warning-free under the kernel's flags (W=$(KM_W))"; exit 1; fi
-	@cp $(IW_SRC)/ofl_iw.ko $(IW_SRC)/ofl_iw_ktest.ko $(IW_BUILD)/
+	@cp $(IW_SRC)/ofl_iw.ko $(IW_SRC)/ofl_iw_ktest.ko $(IW_SRC)/ofl_iw_kconn.ko $(IW_BUILD)/
 	@modinfo $(IW_BUILD)/ofl_iw.ko 2>/dev/null | grep -E '^(vermagic|license|depends|alias)' || true
 	@echo "kmod-iw: built $(IW_BUILD)/ofl_iw.ko for $(KVER), warning-free (W=$(KM_W))"
 

@@ -189,6 +189,26 @@ CAPS
     base64 /tmp/cap.pcap | sed 's/^/ofl-dev-pcap: /'
 fi
 
+# A kernel consumer that connects (ofl_iw_kconn.ko, put in /guest by
+# device.sh): kernel rdma_cm from ofl0 to ofl1, then RDMA Write with
+# immediate data and RFC 7306 atomics, which siw's user ring cannot carry.
+# Its 15 checks come back through dmesg.
+if [ "$CASES" = all ] && [ -f /guest/ofl_iw_kconn.ko ]; then
+    if insmod /guest/ofl_iw_kconn.ko srv=10.0.4.1 cli=10.0.3.1; then
+        dmesg | sed -n 's/^\[[ 0-9.]*\] ofl_iw_kconn: //p' >/tmp/kconn
+        sed 's/^/ofl-dev:      kconn| /' /tmp/kconn
+        nk=$(grep -c '^ok' /tmp/kconn) nf=$(grep -c '^FAIL' /tmp/kconn)
+        if [ "$nk" -eq 15 ] && [ "$nf" -eq 0 ] && grep -q '^done' /tmp/kconn; then
+            ok "kernel consumer (ofl_iw_kconn): Write with immediate data, atomics, refusals: $nk checks"
+        else
+            bad "kernel consumer (ofl_iw_kconn): $nk ok, $nf FAIL of 15"
+        fi
+        rmmod ofl_iw_kconn || bad "rmmod ofl_iw_kconn"
+    else
+        bad "insmod ofl_iw_kconn"
+    fi
+fi
+
 # Teardown with live connections: an endless rping pair (-C 0), then
 # ACTION; both rpings must end (no process stuck in the kernel) and the
 # device must stay usable.

@@ -20,7 +20,9 @@ rig_args "$@"
     echo "OFL_DEV_FAULT='${OFL_DEV_FAULT:-}'"
     cat "$here/device-guest.sh"
 } >"$out/device-case.sh"
-rig_boot "$out/device.log" "$out/device-case.sh" -L rdma -t 900
+kconn=$(dirname "$ko")/ofl_iw_kconn.ko
+rig_boot "$out/device.log" "$out/device-case.sh" -L rdma -t 900 \
+    $( [ -f "$kconn" ] && echo "-f $kconn:/guest/ofl_iw_kconn.ko" )
 log=$out/device.log
 # the guest's checks, without its own closing line
 tr -d '\r' <"$log" | grep -a '^ofl-dev: ' | sed 's/^ofl-dev: //' |

@@ -95,11 +95,11 @@ static void ktest_qp(struct ib_device *dev, struct ib_pd *pd)
                 wc[0].status == IB_WC_WR_FLUSH_ERR && wc[0].opcode == IB_WC_SEND,
                 "a send posted in ERROR is flushed (ib_drain_sq's way)");
     awr.wr.wr_id = 0x73;
-    awr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+    awr.wr.opcode = IB_WR_SEND_WITH_IMM; /* RFC 7306 has no such Send */
     awr.wr.sg_list = &sge;
     awr.wr.num_sge = 1;
     ktest_check(ib_post_send(qp, &awr.wr, &sbad) == -EINVAL && sbad == &awr.wr,
-                "an atomic WR is refused with -EINVAL and named as bad_wr");
+                "a Send with immediate data is refused with -EINVAL and named as bad_wr");
     ktest_check(ib_destroy_qp(qp) == 0, "kernel ib_destroy_qp");
 out_cq:
     ib_free_cq(cq);

@@ -694,9 +694,43 @@ static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
         wr.stag = ib->ex.invalidate_rkey;
         break;
     case IB_WR_RDMA_WRITE:
+    case IB_WR_RDMA_WRITE_WITH_IMM:
         wr.opcode = OFL_QP_OP_WRITE;
         wr.remote_stag = rdma_wr(ib)->rkey;
         wr.remote_to = rdma_wr(ib)->remote_addr;
+        if (ib->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+            /* RFC 7306 Immediate Data carries 8 bytes, verbs 4: the
+             * receiver's completion gives the low 32 bits back */
+            wr.opcode = OFL_QP_OP_WRITE_IMM;
+            wr.imm = be32_to_cpu(ib->ex.imm_data);
+        }
+        break;
+    case IB_WR_ATOMIC_FETCH_AND_ADD:
+    case IB_WR_MASKED_ATOMIC_FETCH_AND_ADD:
+        /* RFC 7306 Fetch and Add: atomic[1] is the Add Mask (a set bit
+         * ends a field, IB's masked boundary); 0 is a plain add */
+        wr.opcode = OFL_QP_OP_ATOMIC_FADD;
+        wr.remote_stag = atomic_wr(ib)->rkey;
+        wr.remote_to = atomic_wr(ib)->remote_addr;
+        wr.atomic[0] = atomic_wr(ib)->compare_add;
+        if (ib->opcode == IB_WR_MASKED_ATOMIC_FETCH_AND_ADD)
+            wr.atomic[1] = atomic_wr(ib)->compare_add_mask;
+        break;
+    case IB_WR_ATOMIC_CMP_AND_SWP:
+    case IB_WR_MASKED_ATOMIC_CMP_AND_SWP:
+        /* RFC 7306 Compare and Swap: Swap Data and Mask, Compare Data
+         * and Mask; the unmasked verb compares and swaps all 64 bits */
+        wr.opcode = OFL_QP_OP_ATOMIC_CSWAP;
+        wr.remote_stag = atomic_wr(ib)->rkey;
+        wr.remote_to = atomic_wr(ib)->remote_addr;
+        wr.atomic[0] = atomic_wr(ib)->swap;
+        wr.atomic[1] = ~0ULL;
+        wr.atomic[2] = atomic_wr(ib)->compare_add;
+        wr.atomic[3] = ~0ULL;
+        if (ib->opcode == IB_WR_MASKED_ATOMIC_CMP_AND_SWP) {
+            wr.atomic[1] = atomic_wr(ib)->swap_mask;
+            wr.atomic[3] = atomic_wr(ib)->compare_add_mask;
+        }
         break;
     case IB_WR_RDMA_READ:
     case IB_WR_RDMA_READ_WITH_INV:
@@ -716,7 +750,7 @@ static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
         if (ofl_iw_reg_mr_wr(to_ofl_dev(qp->base.device), reg_wr(ib), &wr))
             return -EINVAL;
         break;
-    default: /* no atomics, no immediate data yet */
+    default: /* Send with immediate data (RFC 7306 has none), inline */
         return -EINVAL;
     }
     return ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &wr, NULL));

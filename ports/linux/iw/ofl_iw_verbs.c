@@ -38,14 +38,17 @@ int ofl_iw_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
     attr->vendor_part_id = dev->dev_id;
     /* What the device carries, not what the core could: fast
      * registration (alloc_mr, map_mr_sg, IB_WR_REG_MR, local and remote
-     * invalidate) for kernel consumers; the core has window STags and
-     * RFC 7306 atomics, but the glue has no alloc_mw, refuses atomic work
-     * requests (kernel) and siw's ring entry has no room for them (user):
-     * no MEM_WINDOW, no atomics until those verbs exist. */
+     * invalidate) and RFC 7306 atomics, masked ones too, for kernel
+     * consumers (siw's ring entry has no room for atomics: libsiw posts
+     * none). Atomics are atomic among this device's own accesses, not
+     * against the CPU: IB_ATOMIC_HCA, as rxe says. No memory windows:
+     * neither libsiw (no alloc_mw, no bind in siw's ring) nor the
+     * kernel's verbs (no bind work request) can use one. */
     attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
     attr->max_fast_reg_page_list_len = OFL_IW_MAX_FR_PAGES;
     attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
-    attr->atomic_cap = IB_ATOMIC_NONE;
+    attr->atomic_cap = IB_ATOMIC_HCA;
+    attr->masked_atomic_cap = IB_ATOMIC_HCA;
     /* a direct ATT of PAGE_SIZE pages: the device's ATT slots (the core
      * takes up to 2^32 - 1) */
     attr->max_mr_size = (u64)OFL_IW_ATT_SLOTS << PAGE_SHIFT;
