@@ -63,7 +63,7 @@ $(IW_BUILD)/ofl_iw_probe: ports/linux/iw/ofl_iw_probe.c
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror $< -o $@ -libverbs
 
 test-kmod-iw: kmod-iw $(IW_BUILD)/ofl_iw_probe rdma-stage
-	@rc=0; $(GUEST_BOOT) -L rdma -M 512 -l $(IW_BUILD)/boot.log \
+	@rc=0; $(GUEST_BOOT) -L rdma -M 1536 -l $(IW_BUILD)/boot.log \
 	    -m $(IW_BUILD)/ofl_iw.ko -m $(IW_BUILD)/ofl_iw_ktest.ko \
 	    -f $(IW_BUILD)/ofl_iw_probe:/ofl_iw_probe \
 	    $(KIMAGE) $(GUEST) ports/linux/iw/boot.sh || rc=$$?; \

@@ -72,6 +72,10 @@ check "a process scribbles on its mapped SQ and RQ and rings the doorbell for 60
     sh -c "timeout 240 /ofl_iw_probe ofl0 $MAC scribble 60 > /tmp/scribble 2>&1"
 sed 's/^/ofl-iw:      /' /tmp/scribble | tail -3
 
+# the largest region (issue 29 item 4): 1 GiB, every slot of the ATT
+check "a 1 GiB user region registers (every ATT slot) and deregisters, twice" \
+    sh -c "/ofl_iw_probe ofl0 $MAC bigreg 1024 > /tmp/bigreg 2>&1"
+sed 's/^/ofl-iw:      /' /tmp/bigreg
 check "a second link on eth0 is refused" sh -c "! $RDMA link add ofl1 type ofl netdev eth0"
 check "a link on lo (no MAC) is refused" sh -c "! $RDMA link add ofl2 type ofl netdev lo"
 /bin/busybox ip link set eth0 down

@@ -510,6 +510,39 @@ static int scribble(const char *name, int seconds)
     return rounds > 0 ? 0 : 1;
 }
 
+/* bigreg: registers one region of `mib` MiB (touched first, so every
+ * page exists) for every right, twice (the slots come back in between),
+ * and deregisters it (issue 29 item 4: the largest region the guest
+ * allows; the device's ATT holds 1 GiB of 4 KiB pages) */
+static int bigreg(const char *name, int mib)
+{
+    size_t len = (size_t)mib << 20;
+    struct ibv_context *ctx = open_by_name(name);
+    struct ibv_pd *pd;
+    struct ibv_mr *mr;
+    unsigned char *p;
+    int round, ok = 1;
+
+    if (!ctx || !(pd = ibv_alloc_pd(ctx)))
+        return 1;
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED)
+        return 1;
+    for (round = 0; round < 2 && ok; round++) {
+        mr = ibv_reg_mr(pd, p, len,
+                        IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                            IBV_ACCESS_REMOTE_READ);
+        ok = mr != NULL && mr->length == len && ibv_dereg_mr(mr) == 0;
+    }
+    printf("bigreg: %d MiB registered and deregistered %d times: %s\n", mib,
+           round, ok ? "ok" : "FAILED");
+    munmap(p, len);
+    ibv_dealloc_pd(pd);
+    ibv_close_device(ctx);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     struct ibv_device **list;
@@ -530,9 +563,11 @@ int main(int argc, char **argv)
         return hold(argv[1], atoi(argv[4]));
     if (argc == 5 && strcmp(argv[3], "scribble") == 0)
         return scribble(argv[1], atoi(argv[4]));
+    if (argc == 5 && strcmp(argv[3], "bigreg") == 0)
+        return bigreg(argv[1], atoi(argv[4]));
     if (argc != 3 || sscanf(argv[2], "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1],
                             &mac[2], &mac[3], &mac[4], &mac[5]) != 6) {
-        fprintf(stderr, "usage: ofl_iw_probe DEVICE MAC [hold|scribble SECONDS]\n");
+        fprintf(stderr, "usage: ofl_iw_probe DEVICE MAC [hold|scribble SECONDS | bigreg MIB]\n");
         return 2;
     }
     list = ibv_get_device_list(&n);
