@@ -13529,6 +13529,8 @@ static const struct dt_attr_def dt_attrs[] = {
     {OFL_DT_ATTR_STATE, 4, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(state)},
     {OFL_DT_ATTR_RX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(rx_total)},
     {OFL_DT_ATTR_TX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(tx_total)},
+    {OFL_DT_ATTR_FRAGMENT, 4, DT_SC_C | DT_SC_E, 0, OFL_DT_FRAG_ALLOW,
+     DT_CF(cfg.frag)},
     {OFL_DT_ATTR_PROTOCOL, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 255,
      DT_CF(proto)},
     {OFL_DT_ATTR_LOCAL_PORT, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 65535,
@@ -13870,7 +13872,7 @@ static bool dt_conn_cfg_ok(const struct ofl_dt_conn_cfg *c)
 {
     return c->notify_mode <= OFL_DT_NOTIFY_ADAPTIVE && c->notify_bytes >= 1 &&
            c->priority <= 7 && c->hist_window <= 32 &&
-           c->hist_threshold <= 100;
+           c->hist_threshold <= 100 && c->frag <= OFL_DT_FRAG_ALLOW;
 }
 
 static bool dt_pattern_ok(const uint8_t *pat, uint32_t len)
@@ -16763,12 +16765,29 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         if (c->hist_n < 32)
             c->hist_n++;
         if (b->kind == DT_RB_BULK) {
-            /* A bulk buffer serves one placement and goes back whole. */
-            note->final = 1;
-            dt_bulk_unlink(dt, b, prev);
             dt->stats.bulk_placed++;
             if (waited)
                 dt->stats.waited++;
+            if (c->cfg.frag == OFL_DT_FRAG_ALLOW && b->fill < b->len) {
+                /* Fragmentation allowed (offload.h, enum ofl_dt_frag;
+                 * seed 003 after FIG. 14): the buffer with room becomes
+                 * c's own and takes its next placements. A bulk buffer
+                 * is picked only when c has no own buffer (ref == 0), so
+                 * it heads c's empty list. */
+                if (prev == 0)
+                    dt->bulk_head = b->next;
+                else
+                    dt->mem.rbuf[prev - 1].next = b->next;
+                b->kind = DT_RB_OWN;
+                b->owner = dt_conn_index(dt, c);
+                dt_rbuf_push(dt, c, b);
+                dt->stats.bulk_kept++;
+            } else {
+                /* A bulk buffer serves one placement and goes back
+                 * whole. */
+                note->final = 1;
+                dt_bulk_unlink(dt, b, prev);
+            }
         } else if (b->fill == b->len) {
             note->final = 1;
             dt_rbuf_pop(dt, fifo);

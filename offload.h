@@ -6040,7 +6040,9 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * placements found one - into the best-fitting bulk buffer (the smallest
  * that holds all the data, else the largest). Own and shared buffers fill
  * partially: each response gives offset and length, FINAL when the buffer
- * is full. A bulk buffer is used once and returned FINAL. A shared buffer
+ * is full. A bulk buffer is used once and returned FINAL, unless the
+ * connection allows fragmentation (enum ofl_dt_frag: it then keeps a bulk
+ * buffer with room as its own). A shared buffer
  * holds ranges of several connections with their own delays; since the
  * host takes the end of the buffer (FINAL, or offset + length = its
  * length) as "full control of the application buffer is returned"
@@ -6239,6 +6241,7 @@ enum ofl_dt_attr {
     OFL_DT_ATTR_STATE = 0x010A,         /* u32, read-only */
     OFL_DT_ATTR_RX_TOTAL = 0x010B,      /* u64, read-only */
     OFL_DT_ATTR_TX_TOTAL = 0x010C,      /* u64, read-only */
+    OFL_DT_ATTR_FRAGMENT = 0x010D,      /* u32 enum ofl_dt_frag */
     /* endpoint (E; C get read-only) */
     OFL_DT_ATTR_PROTOCOL = 0x0201,      /* u32 0 .. 255 (6 TCP) */
     OFL_DT_ATTR_LOCAL_PORT = 0x0202,    /* u32 0 .. 65535 */
@@ -6382,6 +6385,50 @@ enum ofl_dt_notify {
     OFL_DT_NOTIFY_ADAPTIVE = 3 /* the host's buffer-posting interval */
 };
 
+/*
+ * The fragmentation choice (seed 003, after FIG. 14: "in the case where a
+ * large contiguous virtual buffer is provided for application use, buffer
+ * fragments may be used in order to preserve virtual contiguous space
+ * preferences ... the offload network adapter may elect to allow
+ * fragmentation when the application buffers are not part of a large
+ * contiguous virtual buffer to optimize placement of received data.
+ * Permitting fragmentation may help to reduce the number of buffers handed
+ * from the offload network adapter to the host system and vice versa").
+ * Per connection (cfg.frag, attribute FRAGMENT):
+ *
+ *   buffer the data meets        KEEP (0, default)       ALLOW (1)
+ *   own: the application's       filled in stream order  the same
+ *   buffer, posted for the       at consecutive offsets,
+ *   connection                   each to its end: the
+ *                                stream's portions stay
+ *                                virtually contiguous
+ *   shared: its group's          the same                the same
+ *   bulk: any connection's (no   one placement, then     a placement that
+ *   large application buffer)    the buffer goes back    leaves room keeps
+ *                                FINAL, its rest unused  the buffer as the
+ *                                                        connection's own:
+ *                                                        its next placements
+ *                                                        follow (partial
+ *                                                        responses, FIG. 14),
+ *                                                        FINAL when full
+ *
+ * So an application that gave a large contiguous buffer receives the
+ * stream contiguous in it (1500-byte portions at consecutive offsets, a
+ * portion split at a buffer's end continuing at the next own buffer's
+ * start) in either mode; without one, ALLOW lets the adapter fill bulk
+ * buffers with several portions, and fewer buffers travel both ways. A
+ * bulk buffer kept under ALLOW is the connection's from then on: its
+ * responses and its return at a close (FLUSHED, FINAL, aux = bytes held)
+ * name the connection, it counts in ofl_dt_stats.bulk_kept, and own
+ * buffers the host posts later follow it in placement order. It is taken
+ * only when the connection has no own buffer, so it never breaks the
+ * contiguity of an application buffer.
+ */
+enum ofl_dt_frag {
+    OFL_DT_FRAG_KEEP = 0, /* bulk buffers hold one placement each */
+    OFL_DT_FRAG_ALLOW = 1 /* a bulk buffer with room takes more */
+};
+
 /* Per-connection settings (connection attributes). */
 struct ofl_dt_conn_cfg {
     uint64_t notify_delay; /* OFL_DT_NOTIFY_TIME */
@@ -6392,6 +6439,7 @@ struct ofl_dt_conn_cfg {
     uint8_t priority;      /* 0 .. 7, 7 first */
     uint8_t hist_window;   /* placements remembered, 0 .. 32 */
     uint8_t hist_threshold; /* percent, 0 .. 100 */
+    uint8_t frag;          /* enum ofl_dt_frag */
 };
 
 /* Adapter settings (adapter attributes). */
@@ -6417,7 +6465,7 @@ struct ofl_dt_config {
 
 /* Fills cfg with the defaults: nothing delayed (criteria 0), counts 1,
  * merge_max 64 KiB, out_warn 0, irq_response 0, irq_overflow 1, new
- * connections NOTIFY_NOW, priority 0, no wait, no history. */
+ * connections NOTIFY_NOW, priority 0, no wait, no history, FRAG_KEEP. */
 void ofl_dt_config_default(struct ofl_dt_config *cfg);
 
 /* Checks every range above: OFL_OK or OFL_E_ARG. out_slots is the output
@@ -6591,6 +6639,8 @@ struct ofl_dt_stats {
     uint64_t waited;        /* placements that waited for a buffer */
     uint64_t irq_overflow;  /* overflow interrupts raised */
     uint64_t lost;          /* responses lost to a failing port */
+    uint64_t bulk_kept;     /* bulk buffers a FRAG_ALLOW connection kept
+                               for its next placements */
 };
 
 /* The adapter context. */
