@@ -1799,9 +1799,11 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e);
  * variants, with the table of the calling process.
  *
  * Trust: updates come from the VMM, a trusted caller, as structs (no byte
- * decoding here, so no fuzz harness is owed); each is still checked as
- * above, and an effective address is checked against the table before
- * anything is written. Context: a segment table is owned by the driver
+ * decoding here); each is still checked as above. The effective addresses
+ * and lengths a process passes are its own to choose and are checked
+ * against the table before anything is written; fuzz/tpt_seg drives
+ * updates, translations, ofl_tpt_register_ea and ofl_tpt_bind_ea with
+ * arbitrary values against a model of this table. Context: a segment table is owned by the driver
  * context of one process; updates and translations are not reentrant for
  * the same table (translations are read-only and may run concurrently with
  * each other, not with an update).
