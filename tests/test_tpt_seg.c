@@ -115,6 +115,21 @@ static void test_seg_init(void)
     CHECK_OK(ofl_tpt_seg_init(&st, seg, 4, OFL_TPT_SEG_SHIFT_MAX));
 }
 
+/* A table never initialised (no entry array) is refused, not read. */
+static void test_seg_uninit(void)
+{
+    struct ofl_tpt_segtab st;
+    struct ofl_tpt_seg_update u;
+    uint64_t va = 3;
+
+    memset(&st, 0, sizeof(st));
+    memset(&u, 0, sizeof(u));
+    u.op = OFL_TPT_SEG_ADD;
+    CHECK_ERR(ofl_tpt_seg_update(&st, &u), OFL_E_ARG);
+    CHECK_ERR(ofl_tpt_seg_translate(&st, 0, 1, &va), OFL_E_ARG);
+    CHECK_EQ(va, 3);
+}
+
 /* SegmentTableUpdate: every refusal changes nothing. */
 static void test_seg_update(void)
 {
@@ -397,6 +412,7 @@ static void test_seg_names(void)
 OFL_SUITE(tpt_seg)
 {
     test_seg_init();
+    test_seg_uninit();
     test_seg_update();
     test_seg_translate();
     test_register_ea();
