@@ -3393,6 +3393,9 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e)
     case OFL_E_TPT_ACCESS:
     case OFL_E_TPT_REGION_GONE:
     case OFL_E_TPT_ATT_OWNED: /* the WQE named another entry's slots */
+    case OFL_E_TPT_SEG_RANGE: /* an effective address not the process's */
+    case OFL_E_TPT_SEG_INVALID:
+    case OFL_E_TPT_SEG_DISCONTIG:
         return OFL_WC_LOC_PROT_ERR;
     case OFL_E_TPT_NO_BIND:
     case OFL_E_TPT_ACCESS_COMBO:
@@ -3407,6 +3410,157 @@ enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e)
     default:
         return OFL_WC_LOC_QP_OP_ERR;
     }
+}
+
+/* ---- local protection: the segment table (seed 001 FIG. 13-17) ---------- */
+
+enum ofl_err ofl_tpt_seg_init(struct ofl_tpt_segtab *st, struct ofl_tpt_seg *seg,
+                              uint32_t capacity, uint8_t seg_shift)
+{
+    uint32_t i, k;
+
+    if (st == NULL || seg == NULL || seg_shift < OFL_TPT_SEG_SHIFT_MIN ||
+        seg_shift > OFL_TPT_SEG_SHIFT_MAX || capacity == 0 ||
+        capacity > OFL_TPT_SEG_MAX_ENTRIES ||
+        (uint64_t)(capacity - 1u) > (~(uint64_t)0 >> seg_shift))
+        return OFL_E_ARG;
+    for (i = 0; i < capacity; i++) {
+        seg[i].vsid = 0;
+        seg[i].valid = 0;
+        for (k = 0; k < sizeof(seg[i].rsv_); k++)
+            seg[i].rsv_[k] = 0;
+    }
+    st->seg = seg;
+    st->capacity = capacity;
+    st->valid_count = 0;
+    st->updates = 0;
+    st->seg_shift = seg_shift;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_seg_update(struct ofl_tpt_segtab *st,
+                                const struct ofl_tpt_seg_update *u)
+{
+    struct ofl_tpt_seg *e;
+
+    if (st == NULL || u == NULL || st->seg == NULL)
+        return OFL_E_ARG;
+    if (u->esid >= st->capacity)
+        return OFL_E_TPT_SEG_RANGE;
+    e = &st->seg[u->esid];
+    switch (u->op) {
+    case OFL_TPT_SEG_ADD:
+    case OFL_TPT_SEG_CHANGE:
+        /* The virtual address it makes must fit in 64 bits. */
+        if (u->vsid > (~(uint64_t)0 >> st->seg_shift))
+            return OFL_E_TPT_SEG_UPDATE;
+        /* ADD needs an invalid entry, CHANGE a valid one: an update that
+         * disagrees with the copy means the VMM and the copy diverged. */
+        if ((e->valid != 0) != (u->op == OFL_TPT_SEG_CHANGE))
+            return OFL_E_TPT_SEG_UPDATE;
+        if (u->op == OFL_TPT_SEG_ADD)
+            st->valid_count++;
+        e->vsid = u->vsid;
+        e->valid = 1;
+        break;
+    case OFL_TPT_SEG_DELETE:
+        if (e->valid == 0)
+            return OFL_E_TPT_SEG_UPDATE;
+        e->valid = 0;
+        e->vsid = 0;
+        st->valid_count--;
+        break;
+    default:
+        return OFL_E_TPT_SEG_UPDATE;
+    }
+    st->updates++;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_seg_translate(const struct ofl_tpt_segtab *st,
+                                   uint64_t ea, uint64_t len, uint64_t *va)
+{
+    uint64_t last, first_id, last_id, id, vsid = 0;
+    const struct ofl_tpt_seg *e;
+
+    if (st == NULL || va == NULL || st->seg == NULL)
+        return OFL_E_ARG;
+    last = len == 0 ? ea : ea + (len - 1u);
+    if (last < ea)
+        return OFL_E_TPT_SEG_RANGE; /* wraps past 2^64 */
+    first_id = ea >> st->seg_shift;
+    last_id = last >> st->seg_shift;
+    /* One entry per segment the range touches; the loop ends at the
+     * table's capacity whatever the range. */
+    for (id = first_id; id <= last_id; id++) {
+        if (id >= st->capacity)
+            return OFL_E_TPT_SEG_RANGE;
+        e = &st->seg[id];
+        if (e->valid == 0)
+            return OFL_E_TPT_SEG_INVALID;
+        if (id != first_id && e->vsid != vsid + 1u)
+            return OFL_E_TPT_SEG_DISCONTIG;
+        vsid = e->vsid;
+    }
+    *va = (st->seg[first_id].vsid << st->seg_shift) |
+          (ea & ((~(uint64_t)0) >> (64u - st->seg_shift)));
+    return OFL_OK;
+}
+
+enum ofl_err ofl_tpt_register_ea(struct ofl_tpt *tpt,
+                                 const struct ofl_tpt_segtab *st,
+                                 uint32_t stag, uint32_t pd,
+                                 const struct ofl_tpt_region_desc *desc)
+{
+    struct ofl_tpt_region_desc d;
+    const struct ofl_tpt_entry *e;
+    enum ofl_err err;
+
+    if (tpt == NULL || st == NULL || desc == NULL)
+        return OFL_E_ARG;
+    e = tpt_slot(tpt, stag);
+    if (e != NULL && e->state != OFL_TPT_FREE && e->type == OFL_TPT_ISCSI)
+        return OFL_E_TPT_WRONG_TYPE; /* va is a command reference */
+    /* Field by field: a struct assignment may become a memcpy call. */
+    d.va = desc->va;
+    d.len = desc->len;
+    d.att_base = desc->att_base;
+    d.att_count = desc->att_count;
+    d.fpo = desc->fpo;
+    d.page_shift = desc->page_shift;
+    d.att_kind = desc->att_kind;
+    d.access = desc->access;
+    d.flags = desc->flags;
+    err = ofl_tpt_seg_translate(st, desc->va, desc->len, &d.va);
+    if (err != OFL_OK)
+        return err;
+    return ofl_tpt_register(tpt, stag, pd, &d);
+}
+
+enum ofl_err ofl_tpt_bind_ea(struct ofl_tpt *tpt,
+                             const struct ofl_tpt_segtab *st,
+                             const struct ofl_tpt_bind_args *b,
+                             uint32_t *bound_stag)
+{
+    struct ofl_tpt_bind_args a;
+    enum ofl_err err;
+
+    if (st == NULL || b == NULL)
+        return OFL_E_ARG;
+    a.va = b->va;
+    a.len = b->len;
+    a.stag = b->stag;
+    a.region_stag = b->region_stag;
+    a.pd = b->pd;
+    a.qp = b->qp;
+    a.access = b->access;
+    a.flags = b->flags;
+    if (b->len != 0) { /* len 0 unbinds: no address to check */
+        err = ofl_tpt_seg_translate(st, b->va, b->len, &a.va);
+        if (err != OFL_OK)
+            return err;
+    }
+    return ofl_tpt_bind_window(tpt, &a, bound_stag);
 }
 
 #endif /* OFL_ENABLE_TPT */
@@ -13432,6 +13586,8 @@ static const struct dt_attr_def dt_attrs[] = {
     {OFL_DT_ATTR_STATE, 4, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(state)},
     {OFL_DT_ATTR_RX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(rx_total)},
     {OFL_DT_ATTR_TX_TOTAL, 8, DT_SC_C | DT_SC_RO, 0, 0, DT_CF(tx_total)},
+    {OFL_DT_ATTR_FRAGMENT, 4, DT_SC_C | DT_SC_E, 0, OFL_DT_FRAG_ALLOW,
+     DT_CF(cfg.frag)},
     {OFL_DT_ATTR_PROTOCOL, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 255,
      DT_CF(proto)},
     {OFL_DT_ATTR_LOCAL_PORT, 4, DT_SC_C | DT_SC_E | DT_SC_RO, 0, 65535,
@@ -13773,7 +13929,7 @@ static bool dt_conn_cfg_ok(const struct ofl_dt_conn_cfg *c)
 {
     return c->notify_mode <= OFL_DT_NOTIFY_ADAPTIVE && c->notify_bytes >= 1 &&
            c->priority <= 7 && c->hist_window <= 32 &&
-           c->hist_threshold <= 100;
+           c->hist_threshold <= 100 && c->frag <= OFL_DT_FRAG_ALLOW;
 }
 
 static bool dt_pattern_ok(const uint8_t *pat, uint32_t len)
@@ -16666,12 +16822,29 @@ static OFL_NOINLINE enum ofl_err dt_rx_conn(struct ofl_dt *dt, struct ofl_dt_con
         if (c->hist_n < 32)
             c->hist_n++;
         if (b->kind == DT_RB_BULK) {
-            /* A bulk buffer serves one placement and goes back whole. */
-            note->final = 1;
-            dt_bulk_unlink(dt, b, prev);
             dt->stats.bulk_placed++;
             if (waited)
                 dt->stats.waited++;
+            if (c->cfg.frag == OFL_DT_FRAG_ALLOW && b->fill < b->len) {
+                /* Fragmentation allowed (offload.h, enum ofl_dt_frag;
+                 * seed 003 after FIG. 14): the buffer with room becomes
+                 * c's own and takes its next placements. A bulk buffer
+                 * is picked only when c has no own buffer (ref == 0), so
+                 * it heads c's empty list. */
+                if (prev == 0)
+                    dt->bulk_head = b->next;
+                else
+                    dt->mem.rbuf[prev - 1].next = b->next;
+                b->kind = DT_RB_OWN;
+                b->owner = dt_conn_index(dt, c);
+                dt_rbuf_push(dt, c, b);
+                dt->stats.bulk_kept++;
+            } else {
+                /* A bulk buffer serves one placement and goes back
+                 * whole. */
+                note->final = 1;
+                dt_bulk_unlink(dt, b, prev);
+            }
         } else if (b->fill == b->len) {
             note->final = 1;
             dt_rbuf_pop(dt, fifo);

@@ -175,7 +175,20 @@ uint32_t ofl_version(void);
     X(E_TPT_ATT_NOT_ALLOCATED, 0x0117) /* freed slots are not exactly one    \
                                       run the slot pool handed out */        \
     X(E_TPT_ATT_OWNED, 0x0118)     /* registration names ATT slots another   \
-                                      live entry owns */
+                                      live entry owns */                     \
+    X(E_TPT_SEG_RANGE, 0x0119)     /* effective address: segment id beyond   \
+                                      the segment table, or ea + len - 1     \
+                                      wraps past 2^64 */                     \
+    X(E_TPT_SEG_INVALID, 0x011A)   /* effective address: its segment table   \
+                                      entry's valid bit is clear (seed 001   \
+                                      FIG. 14 546: not the process's) */     \
+    X(E_TPT_SEG_DISCONTIG, 0x011B) /* effective range crosses into a segment \
+                                      that does not continue its virtual     \
+                                      addresses */                           \
+    X(E_TPT_SEG_UPDATE, 0x011C)    /* SegmentTableUpdate malformed: unknown  \
+                                      operation, virtual segment beyond 2^64,\
+                                      add of a valid entry, change or delete \
+                                      of an invalid one */
 
 /* Errors of the later sections are added to these lists by those sections. */
 #define OFL_ERRORS_SEQ(X)                                                    \
@@ -1745,6 +1758,166 @@ struct ofl_term_cause ofl_tpt_term_cause(enum ofl_err e, enum ofl_tpt_use use);
  * OFL_WC_MW_BIND_ERR, ...; OFL_E_TPT_ATT_OWNED: OFL_WC_LOC_PROT_ERR). OFL_OK
  * maps to OFL_WC_SUCCESS. */
 enum ofl_wc_status ofl_tpt_wc_status(enum ofl_err e);
+
+/* ---- local protection: the segment table (seed 001 FIG. 13-17) ---------- */
+/*
+ * Seed 001 "Local Memory Protection": a user process names memory by an
+ * effective address, never by a virtual one. The effective address (FIG.
+ * 13) is a segment id 532, a page number 534 and a page offset 536; the
+ * process's segment table, kept by the operating system's VMM, maps the
+ * segment id to the upper bits of a virtual address 542 (FIG. 14, with a
+ * valid bit 546); the virtual address (FIG. 15) is those upper bits, the
+ * same page number and the same offset. The driver keeps a copy of each
+ * process's table (FIG. 17 step 604, taken at OpenQP; one copy serves
+ * every QP of the process), translates every effective address the process
+ * passes (step 606), and the VMM keeps the copy current with the
+ * SegmentTableUpdate verb whenever an entry is added, deleted or changed
+ * (steps 608-610). A process "can only bind a RKey to an effective address
+ * pointing to an address space in memory accessible by" it: an address
+ * with no valid segment table entry is refused ("no segment table entry
+ * for the contiguous memory address range").
+ *
+ * struct ofl_tpt_segtab is that copy over a caller-owned entry array (no
+ * allocation; BearSSL style: the caller supplies the array and its
+ * capacity). Addresses split at seg_shift (12 .. 60), fixed for the table:
+ *
+ *   bits of an effective address   field (FIG. 13)
+ *   63 .. seg_shift                segment id: the entry's index, < capacity
+ *   seg_shift - 1 .. 0             page number and page offset, kept as they
+ *                                  are (the page size is the region's,
+ *                                  not the table's)
+ *
+ *   va = (seg[segment id].vsid << seg_shift) | (ea & (2^seg_shift - 1))
+ *
+ * The effective segment id of FIG. 14 (532') is the entry's index: the
+ * table is indexed directly, O(1) per segment. A range [ea, ea + len) may
+ * cross segments only where each next segment continues the virtual
+ * addresses of the one before (its vsid is one more): the registration
+ * stays one virtually contiguous range. Checks, in this order, each with
+ * its error:
+ *
+ *   check                                              error
+ *   ea + len - 1 wraps past 2^64                       OFL_E_TPT_SEG_RANGE
+ *   a segment id of the range >= capacity              OFL_E_TPT_SEG_RANGE
+ *   its entry's valid bit clear                        OFL_E_TPT_SEG_INVALID
+ *   its vsid is not the previous segment's vsid + 1    OFL_E_TPT_SEG_DISCONTIG
+ *
+ * (segments checked from the first to the last; the first failure is
+ * returned). Entry states and SegmentTableUpdate (struct
+ * ofl_tpt_seg_update; each update changes one entry or nothing):
+ *
+ *   entry    op                          next     else
+ *   INVALID  OFL_TPT_SEG_ADD (vsid)      VALID    VALID: OFL_E_TPT_SEG_UPDATE
+ *   VALID    OFL_TPT_SEG_CHANGE (vsid)   VALID    INVALID: OFL_E_TPT_SEG_UPDATE
+ *   VALID    OFL_TPT_SEG_DELETE          INVALID  INVALID: OFL_E_TPT_SEG_UPDATE
+ *   any      unknown op, vsid above 2^(64 - seg_shift) - 1:
+ *                                                 OFL_E_TPT_SEG_UPDATE
+ *   any      segment id >= capacity               OFL_E_TPT_SEG_RANGE
+ *
+ * The table is consulted when a verb names an effective address
+ * (ofl_tpt_seg_translate, ofl_tpt_register_ea, ofl_tpt_bind_ea); what a
+ * verb registered or bound holds the virtual address it was given. A later
+ * DELETE or CHANGE does not end it, as an unmapped range stays registered
+ * in IB/iWARP (its pages stay pinned): the VMM that wants the registration
+ * gone deregisters it. A kernel caller may still name virtual addresses
+ * directly with ofl_tpt_register and ofl_tpt_bind (seed 001: "a kernel
+ * calling process can bind a RKey to either an effective address or a
+ * virtual address"); a provider serving user processes calls the _ea
+ * variants, with the table of the calling process.
+ *
+ * Trust: updates come from the VMM, a trusted caller, as structs (no byte
+ * decoding here); each is still checked as above. The effective addresses
+ * and lengths a process passes are its own to choose and are checked
+ * against the table before anything is written; fuzz/tpt_seg drives
+ * updates, translations, ofl_tpt_register_ea and ofl_tpt_bind_ea with
+ * arbitrary values against a model of this table. Context: a segment table is owned by the driver
+ * context of one process; updates and translations are not reentrant for
+ * the same table (translations are read-only and may run concurrently with
+ * each other, not with an update).
+ */
+#define OFL_TPT_SEG_SHIFT_MIN 12
+#define OFL_TPT_SEG_SHIFT_MAX 60
+#define OFL_TPT_SEG_MAX_ENTRIES (1u << 24) /* most entries one table has */
+
+/* One segment table entry (FIG. 14). Caller memory; only ofl_tpt_seg_
+ * functions change it. */
+struct ofl_tpt_seg {
+    uint64_t vsid;  /* 542: upper bits of the virtual address (va >>
+                       seg_shift) */
+    uint8_t valid;  /* 546: segment valid bit */
+    uint8_t rsv_[7];
+};
+
+/* A process's segment table (FIG. 12 512, its copy in QP state 531). */
+struct ofl_tpt_segtab {
+    struct ofl_tpt_seg *seg; /* seg[capacity] */
+    uint32_t capacity;       /* 1 .. OFL_TPT_SEG_MAX_ENTRIES, at most
+                                2^(64 - seg_shift) */
+    uint32_t valid_count;    /* entries VALID */
+    uint32_t updates;        /* SegmentTableUpdate verbs applied */
+    uint8_t seg_shift;       /* bits of page number + offset */
+};
+
+/* SegmentTableUpdate operations (FIG. 17 step 608: an entry "is added,
+ * deleted, or changed"). */
+enum ofl_tpt_seg_op {
+    OFL_TPT_SEG_ADD = 1,
+    OFL_TPT_SEG_DELETE = 2,
+    OFL_TPT_SEG_CHANGE = 3
+};
+
+/* One SegmentTableUpdate. */
+struct ofl_tpt_seg_update {
+    uint64_t vsid;  /* ADD, CHANGE: the new upper virtual address bits;
+                       DELETE: ignored */
+    uint32_t esid;  /* effective segment id: the entry */
+    uint8_t op;     /* enum ofl_tpt_seg_op */
+};
+
+/* Initialises st over seg[capacity] with segments of 2^seg_shift bytes:
+ * checks seg_shift 12 .. 60 and capacity 1 .. OFL_TPT_SEG_MAX_ENTRIES and
+ * at most 2^(64 - seg_shift) (else OFL_E_ARG, st unchanged); makes every
+ * entry INVALID (vsid 0). O(capacity). */
+enum ofl_err ofl_tpt_seg_init(struct ofl_tpt_segtab *st, struct ofl_tpt_seg *seg,
+                              uint32_t capacity, uint8_t seg_shift);
+
+/* SegmentTableUpdate (seed 001 FIG. 17 step 608): checks u against the
+ * table above (OFL_E_TPT_SEG_RANGE, OFL_E_TPT_SEG_UPDATE; OFL_E_ARG for
+ * NULL), then adds, changes or deletes entry u->esid and counts the update;
+ * on error nothing changes. */
+enum ofl_err ofl_tpt_seg_update(struct ofl_tpt_segtab *st,
+                                const struct ofl_tpt_seg_update *u);
+
+/* Effective -> virtual (FIG. 13-15, step 606): checks [ea, ea + len) (len
+ * 0: the byte at ea's segment alone) in the order of the table above and
+ * writes its virtual address to *va; on error *va is not written.
+ * Read-only. Cost: one entry per segment the range touches. */
+enum ofl_err ofl_tpt_seg_translate(const struct ofl_tpt_segtab *st,
+                                   uint64_t ea, uint64_t len, uint64_t *va);
+
+/* ofl_tpt_register of a region whose desc->va is an effective address of
+ * the process st belongs to: first OFL_E_ARG for a NULL pointer and
+ * OFL_E_TPT_WRONG_TYPE for an allocated iSCSI entry (its va is a command
+ * reference, not an address), then ofl_tpt_seg_translate of [desc->va,
+ * desc->va + desc->len), then ofl_tpt_register with the virtual address
+ * in its place (desc itself is not changed). Returns the first failure;
+ * on any failure nothing changes. */
+enum ofl_err ofl_tpt_register_ea(struct ofl_tpt *tpt,
+                                 const struct ofl_tpt_segtab *st,
+                                 uint32_t stag, uint32_t pd,
+                                 const struct ofl_tpt_region_desc *desc);
+
+/* ofl_tpt_bind_window of b whose b->va is an effective address (BindRKey
+ * by a user process, seed 001 FIG. 18): ofl_tpt_seg_translate of [b->va,
+ * b->va + b->len), then the bind with the virtual address in its place
+ * (b itself is not changed). b->len 0 is UnbindRKey: no address, so no
+ * segment check (b->va ignored, as ofl_tpt_bind ignores it). Returns the
+ * first failure (OFL_E_ARG for NULL st or b); on any failure nothing
+ * changes. */
+enum ofl_err ofl_tpt_bind_ea(struct ofl_tpt *tpt,
+                             const struct ofl_tpt_segtab *st,
+                             const struct ofl_tpt_bind_args *b,
+                             uint32_t *bound_stag);
 
 #endif /* OFL_ENABLE_TPT */
 
@@ -5896,7 +6069,9 @@ enum ofl_err ofl_ap_wq_remote_wr(struct ofl_ap_wq *q, uint32_t wr);
  * placements found one - into the best-fitting bulk buffer (the smallest
  * that holds all the data, else the largest). Own and shared buffers fill
  * partially: each response gives offset and length, FINAL when the buffer
- * is full. A bulk buffer is used once and returned FINAL. A shared buffer
+ * is full. A bulk buffer is used once and returned FINAL, unless the
+ * connection allows fragmentation (enum ofl_dt_frag: it then keeps a bulk
+ * buffer with room as its own). A shared buffer
  * holds ranges of several connections with their own delays; since the
  * host takes the end of the buffer (FINAL, or offset + length = its
  * length) as "full control of the application buffer is returned"
@@ -6095,6 +6270,7 @@ enum ofl_dt_attr {
     OFL_DT_ATTR_STATE = 0x010A,         /* u32, read-only */
     OFL_DT_ATTR_RX_TOTAL = 0x010B,      /* u64, read-only */
     OFL_DT_ATTR_TX_TOTAL = 0x010C,      /* u64, read-only */
+    OFL_DT_ATTR_FRAGMENT = 0x010D,      /* u32 enum ofl_dt_frag */
     /* endpoint (E; C get read-only) */
     OFL_DT_ATTR_PROTOCOL = 0x0201,      /* u32 0 .. 255 (6 TCP) */
     OFL_DT_ATTR_LOCAL_PORT = 0x0202,    /* u32 0 .. 65535 */
@@ -6238,6 +6414,50 @@ enum ofl_dt_notify {
     OFL_DT_NOTIFY_ADAPTIVE = 3 /* the host's buffer-posting interval */
 };
 
+/*
+ * The fragmentation choice (seed 003, after FIG. 14: "in the case where a
+ * large contiguous virtual buffer is provided for application use, buffer
+ * fragments may be used in order to preserve virtual contiguous space
+ * preferences ... the offload network adapter may elect to allow
+ * fragmentation when the application buffers are not part of a large
+ * contiguous virtual buffer to optimize placement of received data.
+ * Permitting fragmentation may help to reduce the number of buffers handed
+ * from the offload network adapter to the host system and vice versa").
+ * Per connection (cfg.frag, attribute FRAGMENT):
+ *
+ *   buffer the data meets        KEEP (0, default)       ALLOW (1)
+ *   own: the application's       filled in stream order  the same
+ *   buffer, posted for the       at consecutive offsets,
+ *   connection                   each to its end: the
+ *                                stream's portions stay
+ *                                virtually contiguous
+ *   shared: its group's          the same                the same
+ *   bulk: any connection's (no   one placement, then     a placement that
+ *   large application buffer)    the buffer goes back    leaves room keeps
+ *                                FINAL, its rest unused  the buffer as the
+ *                                                        connection's own:
+ *                                                        its next placements
+ *                                                        follow (partial
+ *                                                        responses, FIG. 14),
+ *                                                        FINAL when full
+ *
+ * So an application that gave a large contiguous buffer receives the
+ * stream contiguous in it (1500-byte portions at consecutive offsets, a
+ * portion split at a buffer's end continuing at the next own buffer's
+ * start) in either mode; without one, ALLOW lets the adapter fill bulk
+ * buffers with several portions, and fewer buffers travel both ways. A
+ * bulk buffer kept under ALLOW is the connection's from then on: its
+ * responses and its return at a close (FLUSHED, FINAL, aux = bytes held)
+ * name the connection, it counts in ofl_dt_stats.bulk_kept, and own
+ * buffers the host posts later follow it in placement order. It is taken
+ * only when the connection has no own buffer, so it never breaks the
+ * contiguity of an application buffer.
+ */
+enum ofl_dt_frag {
+    OFL_DT_FRAG_KEEP = 0, /* bulk buffers hold one placement each */
+    OFL_DT_FRAG_ALLOW = 1 /* a bulk buffer with room takes more */
+};
+
 /* Per-connection settings (connection attributes). */
 struct ofl_dt_conn_cfg {
     uint64_t notify_delay; /* OFL_DT_NOTIFY_TIME */
@@ -6248,6 +6468,7 @@ struct ofl_dt_conn_cfg {
     uint8_t priority;      /* 0 .. 7, 7 first */
     uint8_t hist_window;   /* placements remembered, 0 .. 32 */
     uint8_t hist_threshold; /* percent, 0 .. 100 */
+    uint8_t frag;          /* enum ofl_dt_frag */
 };
 
 /* Adapter settings (adapter attributes). */
@@ -6273,7 +6494,7 @@ struct ofl_dt_config {
 
 /* Fills cfg with the defaults: nothing delayed (criteria 0), counts 1,
  * merge_max 64 KiB, out_warn 0, irq_response 0, irq_overflow 1, new
- * connections NOTIFY_NOW, priority 0, no wait, no history. */
+ * connections NOTIFY_NOW, priority 0, no wait, no history, FRAG_KEEP. */
 void ofl_dt_config_default(struct ofl_dt_config *cfg);
 
 /* Checks every range above: OFL_OK or OFL_E_ARG. out_slots is the output
@@ -6447,6 +6668,8 @@ struct ofl_dt_stats {
     uint64_t waited;        /* placements that waited for a buffer */
     uint64_t irq_overflow;  /* overflow interrupts raised */
     uint64_t lost;          /* responses lost to a failing port */
+    uint64_t bulk_kept;     /* bulk buffers a FRAG_ALLOW connection kept
+                               for its next placements */
 };
 
 /* The adapter context. */

@@ -406,6 +406,7 @@ static void setup(struct fuzz_in *in)
     k = fuzz_u8(in);
     c.conn.notify_mode = k & 3;
     c.conn.priority = (k >> 2) & 7;
+    c.conn.frag = (k >> 5) & 1; /* FRAG_KEEP or FRAG_ALLOW (bulk kept) */
     c.conn.notify_delay = fuzz_u8(in);
     c.conn.notify_bytes = 1 + fuzz_u8(in);
     c.conn.notify_max = fuzz_u8(in);
