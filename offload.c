@@ -3082,14 +3082,20 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
 #ifndef __OPTIMIZE_SIZE__
 /* ofl_tpt_check_translate's way to the precise path, out of line with the
  * entry point's own arguments (a tail call: the fast path builds no
- * struct and keeps no frame). */
+ * struct and keeps no frame). Six arguments, STag and PD in one, QP and
+ * need in another: none goes on the stack, so an unoptimised kernel
+ * build's frame stays static. */
 static OFL_NOINLINE enum ofl_err
-tpt_check_translate_slow(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
-                         uint32_t qp, uint64_t to, uint64_t len, uint8_t need,
+tpt_check_translate_slow(const struct ofl_tpt *tpt, uint64_t stag_pd,
+                         uint64_t qp_need, uint64_t to, uint64_t len,
                          struct ofl_tpt_sgl *sgl)
 {
-    const struct ofl_tpt_remote a = {.to = to, .len = len, .stag = stag,
-                                     .pd = pd, .qp = qp, .need = need};
+    const struct ofl_tpt_remote a = {.to = to,
+                                     .len = len,
+                                     .stag = (uint32_t)(stag_pd >> 32),
+                                     .pd = (uint32_t)stag_pd,
+                                     .qp = (uint32_t)(qp_need >> 8),
+                                     .need = (uint8_t)qp_need};
 
     return tpt_check_translate_precise(tpt, &a, sgl);
 }
@@ -3114,7 +3120,9 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
 
     r = tpt_remote_fast(tpt, stag, pd, qp, to, len, need, sgl, &off);
     if (r == NULL)
-        return tpt_check_translate_slow(tpt, stag, pd, qp, to, len, need, sgl);
+        return tpt_check_translate_slow(tpt, (uint64_t)stag << 32 | pd,
+                                        (uint64_t)qp << 8 | need, to, len,
+                                        sgl);
     return tpt_translate_direct(tpt, r, off, to, len, sgl);
 #endif
 }
@@ -10538,6 +10546,15 @@ enum ofl_err ofl_hcq_put(struct ofl_hcq *h, const struct ofl_cqe *e,
     return ofl_hcq_tick(h, now);
 }
 
+/* ofl_hcq_put out of line for ofl_hcq_flush: its CQE buffer and the
+ * flush's copy of a CQE in one frame would pass 256 bytes once inlined. */
+static OFL_NOINLINE enum ofl_err hcq_put_one(struct ofl_hcq *h,
+                                             const struct ofl_cqe *e,
+                                             uint64_t now)
+{
+    return ofl_hcq_put(h, e, now);
+}
+
 enum ofl_err ofl_hcq_flush(struct ofl_hcq *h, struct ofl_cq *cq,
                            uint64_t now, uint32_t *moved,
                            uint32_t *lost_qpn)
@@ -10553,7 +10570,7 @@ enum ofl_err ofl_hcq_flush(struct ofl_hcq *h, struct ofl_cq *cq,
     for (i = 0; i < cq->cap && cq->pi != cq->ci; i++) {
         ofl_port_barrier(cq->port, OFL_BARRIER_ACQUIRE);
         ofl_copy(&e, &cq->ring[cq->ci & (cq->cap - 1u)], sizeof(e));
-        err = ofl_hcq_put(h, &e, now);
+        err = hcq_put_one(h, &e, now);
         if (err != OFL_OK && err != OFL_E_QP_HCQ_OVERRUN)
             break; /* a DMA failure: the CQE stays for a later flush */
         cq->ci++;

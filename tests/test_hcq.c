@@ -297,7 +297,7 @@ static void cqe(struct ofl_cqe *e, uint64_t id, uint8_t status, uint8_t flags)
 
 static void test_hcq_init(void)
 {
-    struct hport hp;
+    static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
     struct ofl_hcq_cfg c;
     struct ofl_hcq_host hh;
@@ -355,7 +355,7 @@ static void test_hcq_init(void)
  * release barrier, and the host reaping with the right phase. */
 static void test_hcq_phase(void)
 {
-    struct hport hp;
+    static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
     struct ofl_hcq_cfg c;
     struct ofl_hcq_host hh;
@@ -403,7 +403,7 @@ static void test_hcq_phase(void)
 /* The consumer index: by doorbell (checked) and by DMA (checked). */
 static void test_hcq_ci(void)
 {
-    struct hport hp;
+    static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
     struct ofl_hcq_cfg c;
     struct ofl_hcq_host hh;
@@ -453,7 +453,7 @@ static void test_hcq_ci(void)
  * with the async event. */
 static void test_hcq_overflow(void)
 {
-    struct hport hp;
+    static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
     struct ofl_hcq_cfg c;
     struct ofl_cq cq;
@@ -507,7 +507,7 @@ static void test_hcq_overflow(void)
 /* Arming and moderation by count and by time. */
 static void test_hcq_moderation(void)
 {
-    struct hport hp;
+    static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
     struct ofl_hcq_cfg c;
     struct ofl_cqe e;
@@ -615,7 +615,7 @@ static void test_hcq_hostile(void)
 static void test_hcq_qp(void)
 {
     struct qr_rig *r = qr_new(NULL);
-    struct hport hp;
+    static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
     struct ofl_hcq_cfg c;
     struct ofl_hcq_host hh;
@@ -651,7 +651,7 @@ static void test_hcq_qp(void)
 static void test_hcq_qp_overflow(void)
 {
     struct qr_rig *r = qr_new(NULL);
-    struct hport hp;
+    static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
     struct ofl_hcq_cfg c;
     struct ofl_qp_wr wr;
