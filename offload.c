@@ -7199,12 +7199,13 @@ qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
         checked = true;
     }
     err = qp_msg_segment(qp, &done, checked);
-    if (err == OFL_E_QP_TX_BLOCKED)
-        return err;
-    if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp))
-        return err; /* waits: the segment is rebuilt on the retry */
-    if (err != OFL_OK)
+    if (err != OFL_OK) {
+        if (err == OFL_E_QP_TX_BLOCKED)
+            return err;
+        if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp))
+            return err; /* waits: the segment is rebuilt on the retry */
         return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+    }
     if (done) {
         if (!tagged)
             qp->msn_tx[OFL_DDP_QN_SEND]++;
@@ -7745,8 +7746,9 @@ static void qp_sq_idle_checks(struct ofl_qp *qp)
 static OFL_NOINLINE enum ofl_err qp_fault_rx_retry(struct ofl_qp *qp);
 
 /* ofl_qp_process's retries of what waits on a page fault: the held FPDU,
- * then (by the loop) the send queue or the inbound Read that waited.
- * Returns the held FPDU's error (OFL_OK when it went). */
+ * then (by its loop) the send queue or the inbound Read that waited.
+ * Returns OFL_OK, or the error that failed the held FPDU (given up) and
+ * moved the QP out of the states that process. */
 static OFL_NOINLINE enum ofl_err qp_fault_retry(struct ofl_qp *qp)
 {
     enum ofl_err err = OFL_OK;
@@ -7754,12 +7756,23 @@ static OFL_NOINLINE enum ofl_err qp_fault_retry(struct ofl_qp *qp)
     qp->fault.sq_wait = 0; /* set again if it still waits */
     if (qp->fault.rx_held)
         err = qp_fault_rx_retry(qp);
+    return qp_state_in(qp, QP_IRQ_OK) ? OFL_OK : err;
+}
+
+/* After ofl_qp_process's loop: the record cleared when nothing waits; a
+ * held FPDU that still waits is the result when nothing else is. */
+static OFL_NOINLINE enum ofl_err qp_fault_end(struct ofl_qp *qp,
+                                              enum ofl_err err)
+{
+    qp_fault_settle(qp);
+    if (err == OFL_OK && qp->fault.rx_held)
+        err = OFL_E_TPT_PAGE_FAULT;
     return err;
 }
 
 enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
 {
-    enum ofl_err err = OFL_OK, ferr = OFL_OK;
+    enum ofl_err err = OFL_OK;
     uint32_t step;
     bool progress;
 
@@ -7781,9 +7794,9 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
     if (!qp_state_in(qp, QP_IRQ_OK))
         return OFL_OK;
     if (qp->fault.where != OFL_QP_FAULT_NONE) {
-        ferr = qp_fault_retry(qp);
-        if (!qp_state_in(qp, QP_IRQ_OK))
-            return ferr; /* given up: the Terminate went out */
+        err = qp_fault_retry(qp);
+        if (err != OFL_OK)
+            return err; /* given up: the Terminate went out */
     }
     for (step = 0; step < budget; step++) {
         if (qp->irq_count != 0) {
@@ -7800,11 +7813,8 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
         qp_sq_complete(qp);
         qp_sq_idle_checks(qp);
     }
-    if (qp->fault.where != OFL_QP_FAULT_NONE) {
-        qp_fault_settle(qp);
-        if (err == OFL_OK && qp->fault.rx_held)
-            err = ferr; /* the held FPDU still waits */
-    }
+    if (qp->fault.where != OFL_QP_FAULT_NONE)
+        err = qp_fault_end(qp, err);
     return err;
 }
 
@@ -8637,6 +8647,17 @@ static OFL_NOINLINE enum ofl_err qp_fault_rx_retry(struct ofl_qp *qp)
     return qp_rx_ulpdu(qp, &d);
 }
 
+/* ofl_qp_input's retry of the held FPDU: OFL_OK when it went (a Write or
+ * a Send placed: the QP takes input as before), else the wait again or
+ * the failure (given up). */
+static OFL_NOINLINE enum ofl_err qp_fault_input_retry(struct ofl_qp *qp)
+{
+    enum ofl_err err = qp_fault_rx_retry(qp);
+
+    qp_fault_settle(qp);
+    return err;
+}
+
 /*
  * The in-order stream is not what was placed ahead of the hole: the FPDU
  * at a placed Write's position differs from it (qp_rx_placed), or the
@@ -8894,13 +8915,10 @@ enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
     if (!qp_state_in(qp, QP_RX_OK) || !qp->established)
         return OFL_E_QP_STATE;
     if (qp->fault.rx_held) { /* "Unpinned pages": the held FPDU first */
-        enum ofl_err err = qp_fault_rx_retry(qp);
+        enum ofl_err err = qp_fault_input_retry(qp);
 
-        qp_fault_settle(qp);
         if (err != OFL_OK)
             return err;
-        if (!qp_state_in(qp, QP_RX_OK))
-            return OFL_OK;
     }
     p = seg->data;
     len = seg->len;
