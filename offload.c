@@ -7832,14 +7832,14 @@ struct qp_rxd {
  * (found before any byte of it was placed): under OFL_QP_FAULT_WAIT its
  * ULPDU is kept in rx_buf (moved down when it lies there already: a
  * forward copy to a lower address) for qp_fault_rx_retry, and the stream
- * takes nothing more. false: it cannot wait (FAIL, given up, or a ULPDU
- * larger than rx_buf), the caller fails it as before.
+ * takes nothing more. It fits: the MPA receiver refuses a ULPDU longer
+ * than rx_cap (OFL_E_MPA_TOO_LONG) before it is whole. false: it cannot
+ * wait (FAIL, or given up), the caller fails it as before.
  */
 static OFL_NOINLINE bool qp_rx_hold(struct ofl_qp *qp, const struct qp_rxd *d,
                                     uint32_t stag, uint64_t va)
 {
-    if (d->len > qp->rx_cap ||
-        !qp_fault_hold(qp, OFL_QP_FAULT_RX, stag, va))
+    if (!qp_fault_hold(qp, OFL_QP_FAULT_RX, stag, va))
         return false;
     if (d->ulpdu != qp->rx_buf)
         ofl_copy(qp->rx_buf, d->ulpdu, d->len);

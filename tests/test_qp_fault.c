@@ -227,6 +227,52 @@ static void test_recv_into(void)
     qr_free(r);
 }
 
+/* A receive of two data segments in two regions, the second's first page
+ * unmapped: the segment that meets it waits, the map names that STag. */
+static void test_recv_sges(void)
+{
+    struct qr_rig *r = rig(OFL_QP_FAULT_WAIT);
+    uint8_t *src = qr_alloc(&r->a, N, true);
+    uint8_t *d0 = qr_alloc(&r->b, PG, true), *d1 = qr_alloc(&r->b, 2 * PG, true);
+    uint32_t ls = qr_reg(&r->a, src, N, LR, 0);
+    uint32_t s0 = qr_reg(&r->b, d0, PG, LW, 0);
+    uint32_t s1 = qr_reg(&r->b, d1, 2 * PG, LW, 0);
+    struct ofl_qp_sge rs[2];
+    struct ofl_qp_recv_wr rw;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[8];
+
+    fill(src, N, 21);
+    rs[0].addr = va(d0);
+    rs[0].len = PG;
+    rs[0].stag = s0;
+    rs[1].addr = va(d1);
+    rs[1].len = 2 * PG;
+    rs[1].stag = s1;
+    memset(&rw, 0, sizeof(rw));
+    rw.wr_id = 9;
+    rw.sge = rs;
+    rw.num_sge = 2;
+    CHECK_OK(ofl_qp_post_recv(&r->b.qp, &rw));
+    CHECK_OK(ofl_tpt_unmap_page(&r->b.tpt, s1, va(d1)));
+    qr_wr(&wr, OFL_QP_OP_SEND, 5, &sge, src, N, ls);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_ERR(feed(&r->a), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->b.qp.fault.stag, s1);
+    CHECK_EQ(r->b.qp.fault.va, va(d1));
+    CHECK_OK(ofl_tpt_map_page(&r->b.tpt, s1, va(d1), ofl_sim_pa(d1)));
+    CHECK_OK(feed(&r->a));
+    CHECK_EQ(qr_poll(&r->b, false, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].wr_id, 9);
+    CHECK(memcmp(d0, src, PG) == 0);
+    CHECK(memcmp(d1, src + PG, 2 * PG) == 0);
+    qr_free(r);
+
+}
+
 /* An RDMA Write into a tagged buffer with an unmapped page: the FPDUs
  * before it are placed, the one that meets it waits, the retry comes with
  * the input fed again after the map. */
@@ -551,6 +597,7 @@ OFL_SUITE(qp_fault)
 {
     test_send_from();
     test_recv_into();
+    test_recv_sges();
     test_write_into();
     test_read_from();
     test_map_refusals();
