@@ -3548,16 +3548,17 @@ enum ofl_qp_evt {
  *   inbound Send: receive buffer   OFL_QP_FAULT_RX           the FPDU
  *   inbound Write: tagged buffer   OFL_QP_FAULT_RX           the FPDU
  *
- * Every page of the segment or FPDU is translated before any byte of it
- * is read or placed, so a wait leaves nothing half done: no byte placed,
- * no MSN, CQE, one-touch or one-shot use, no segmenter or gather cursor
- * moved (a send segment is rebuilt on the retry, as after a refused
- * transmission). The fault is recorded in qp->fault (where, stag, va:
- * the first byte the access needs in the missing page, in the STag's
- * address space) and OFL_QP_EVT_PAGE_FAULT is raised through the port's notify
- * hook, once per new fault. The QP keeps its state (no new state and no
- * column in the state table): the call returns OFL_E_TPT_PAGE_FAULT with
- * qp->state unchanged and qp->fault.where set, which tells a wait from
+ * A wait leaves nothing half done: an inbound FPDU or a Read Response
+ * segment is translated whole before any byte of it is placed or read; a
+ * send segment may have read pages before the missing one into tx_buf, but
+ * nothing of it is sent and it is rebuilt on the retry, as after a refused
+ * transmission. No byte placed, no MSN, CQE, one-touch or one-shot use, no
+ * segmenter or gather cursor moved. The fault is recorded in qp->fault
+ * (where, stag, va: the first byte the access needs in the missing page,
+ * in the STag's address space) and OFL_QP_EVT_PAGE_FAULT is raised
+ * through the port's notify hook, once per new fault. The QP keeps its
+ * state (no new state and no column in the state table): the call
+ * returns OFL_E_TPT_PAGE_FAULT with qp->state unchanged and qp->fault.where set, which tells a wait from
  * the fatal OFL_E_TPT_PAGE_FAULT of FAIL (QP in TERMINATE or SQE).
  *
  * Outbound (SQ, READ_SRC): ofl_qp_process returns OFL_E_TPT_PAGE_FAULT;
@@ -3580,10 +3581,12 @@ enum ofl_qp_evt {
  * access retries and goes on; another missing page raises a new fault. A
  * page that is never mapped: the QP waits (there is no clock in the
  * core; a host timeout is the host's). ofl_qp_fault_fail gives the access
- * up: the next retry fails it as FAIL would (SQE before any byte of the
- * WQE went out, else Terminate 0/0/00; inbound: Terminate with the
- * placement's cause, the receive completed LOC_ACCESS_ERR / the Write's
- * cause). MOD_ERROR (or RESET) flushes everything and clears the record.
+ * up: the next retry fails it as FAIL would (a send WQE: SQE before any
+ * byte of it went out, else Terminate 0/0/00, LOC_ACCESS_ERR; a Read
+ * source: Terminate ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP); a Send:
+ * Terminate 0/0/00, the receive LOC_ACCESS_ERR; a Write: Terminate
+ * ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE)). MOD_ERROR (or RESET, or
+ * any Terminate) ends the wait: the record is cleared, the WQEs flushed.
  *
  * Not covered (fails as FAIL): a Read Response into its Read's sink, an
  * Atomic's target or result, Immediate Data, bind / registration WQEs,
