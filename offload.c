@@ -5843,6 +5843,8 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
         (a->reg_option != OFL_QP_REG_OPTION1 &&
          a->reg_option != OFL_QP_REG_OPTION2) ||
         a->sq_reg > 1 || a->read_sink > OFL_QP_READ_SINK_TAGGED ||
+        a->fault_wait > OFL_QP_FAULT_WAIT ||
+        (a->fault_wait && a->service != OFL_QP_SVC_IWARP) ||
         (a->service == OFL_QP_SVC_ISCSI &&
          (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu ||
           a->qpn == OFL_TPT_QP_NONE)))
@@ -5925,6 +5927,7 @@ static void qp_reset_state(struct ofl_qp *qp)
     ofl_fill(&qp->cur, 0, sizeof(qp->cur));
     ofl_fill(&qp->rcur, 0, sizeof(qp->rcur));
     ofl_fill(&qp->irx, 0, sizeof(qp->irx));
+    ofl_fill(&qp->fault, 0, sizeof(qp->fault));
     ofl_fill(&qp->term_tx, 0, sizeof(qp->term_tx));
     ofl_fill(&qp->term_rx, 0, sizeof(qp->term_rx));
     qp->iscsi_cmd_seq = 1;
@@ -6436,6 +6439,7 @@ static void qp_flush_all(struct ofl_qp *qp)
     qp->cur.active = 0;
     qp->ord_count = 0;
     qp->irq_count = 0;
+    ofl_fill(&qp->fault, 0, sizeof(qp->fault)); /* nothing waits any more */
     qp->dg_epoch++;
     while (qp->sq.ci != qp->sq.db_pi)
         qp_sq_flush_one(qp);
@@ -7068,6 +7072,7 @@ static enum ofl_err qp_fatal(struct ofl_qp *qp, enum ofl_err err,
 {
     if (qp->state == OFL_QP_TERMINATE || qp->state == OFL_QP_ERROR)
         return err;
+    ofl_fill(&qp->fault, 0, sizeof(qp->fault)); /* nothing waits any more */
     qp->err = (uint16_t)err;
     qp->term_tx = cause;
     if (qp->attr.service == OFL_QP_SVC_IWARP && qp->established) {
@@ -7083,6 +7088,105 @@ static enum ofl_err qp_fatal(struct ofl_qp *qp, enum ofl_err err,
     qp_raise(qp, OFL_QP_EVT_FATAL);
     qp_sq_complete(qp); /* the WQE concerned, when it is the oldest */
     return err;
+}
+
+
+/* ---- unpinned pages (seed 001) ------------------------------------------- */
+
+/*
+ * The fault path of OFL_QP_FAULT_WAIT ("Unpinned pages" in offload.h). A
+ * present page never comes here: the accesses test the present bit as
+ * they always did, and only their OFL_E_TPT_PAGE_FAULT leads here.
+ *
+ * Does a page of the n bytes at to through stag (an access already
+ * checked) lack the present bit? Translates them in steps of 4 pieces,
+ * each step covering at least one piece, so bounded by n; *va receives
+ * the address of the first byte that faults.
+ */
+static OFL_NOINLINE bool qp_fault_scan(const struct ofl_qp *qp, uint32_t stag,
+                                       uint64_t to, uint64_t n, uint64_t *va)
+{
+    struct ofl_tpt_piece piece[4];
+    struct ofl_tpt_sgl sgl;
+    uint64_t done = 0;
+    enum ofl_err err = OFL_E_TPT_SGL_FULL;
+
+    sgl.piece = piece;
+    sgl.cap = 4;
+    sgl.fault_va = 0;
+    while (err == OFL_E_TPT_SGL_FULL && done < n) {
+        err = ofl_tpt_translate(qp->attr.tpt, stag, to + done, n - done,
+                                &sgl);
+        done += sgl.bytes;
+    }
+    if (err != OFL_E_TPT_PAGE_FAULT)
+        return false;
+    *va = sgl.fault_va;
+    return true;
+}
+
+/*
+ * Records the fault an access waits on and raises OFL_QP_EVT_PAGE_FAULT
+ * when it is a new one (seed 001: the default error handler "receives an
+ * asynchronous error result"). Returns false, recording nothing, under
+ * OFL_QP_FAULT_FAIL or once ofl_qp_fault_fail gave the access up: the
+ * caller then fails it as before.
+ */
+static OFL_NOINLINE bool qp_fault_hold(struct ofl_qp *qp, uint8_t where,
+                                       uint32_t stag, uint64_t va)
+{
+    struct ofl_qp_fault *f = &qp->fault;
+
+    if (!qp->attr.fault_wait || f->give_up)
+        return false;
+    if (f->where != where || f->stag != stag || f->va != va) {
+        f->where = where;
+        f->stag = stag;
+        f->va = va;
+        qp_raise(qp, OFL_QP_EVT_PAGE_FAULT);
+    }
+    if (where != OFL_QP_FAULT_RX)
+        f->sq_wait = 1;
+    return true;
+}
+
+/* The current send WQE's segment faulted: the first page not present from
+ * the gather cursor on is the one it met (the bytes before were present).
+ * true: it waits (nothing of the segment was sent, the cursor is kept). */
+static OFL_NOINLINE bool qp_sq_hold(struct ofl_qp *qp)
+{
+    uint32_t i;
+    uint64_t va;
+
+    if (!qp->attr.fault_wait)
+        return false;
+    for (i = qp->cur.sge_i; i < qp->cur.num_sge; i++) {
+        const struct ofl_qp_sge *s = &qp->sq_sge[i];
+        uint32_t off = i == qp->cur.sge_i ? qp->cur.sge_off : 0u;
+
+        if (off < s->len &&
+            qp_fault_scan(qp, s->stag, s->addr + off, s->len - off, &va))
+            return qp_fault_hold(qp, OFL_QP_FAULT_SQ, s->stag, va);
+    }
+    return false;
+}
+
+/* Done with the retries of one call: when nothing waits any more the
+ * record is cleared (and a give-up spent). */
+static void qp_fault_settle(struct ofl_qp *qp)
+{
+    if (!qp->fault.sq_wait && !qp->fault.rx_held)
+        ofl_fill(&qp->fault, 0, sizeof(qp->fault));
+}
+
+enum ofl_err ofl_qp_fault_fail(struct ofl_qp *qp)
+{
+    if (qp == NULL)
+        return OFL_E_ARG;
+    if (qp->fault.where == OFL_QP_FAULT_NONE)
+        return OFL_E_QP_STATE;
+    qp->fault.give_up = 1;
+    return OFL_OK;
 }
 
 /* RDMAP local catastrophic error (RFC 5040 §7.2, 0/0/00). */
@@ -7314,10 +7418,13 @@ qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
         checked = true;
     }
     err = qp_msg_segment(qp, &done, checked);
-    if (err == OFL_E_QP_TX_BLOCKED)
-        return err;
-    if (err != OFL_OK)
+    if (err != OFL_OK) {
+        if (err == OFL_E_QP_TX_BLOCKED)
+            return err;
+        if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp))
+            return err; /* waits: the segment is rebuilt on the retry */
         return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+    }
     if (done) {
         if (!tagged)
             qp->msn_tx[OFL_DDP_QN_SEND]++;
@@ -7772,8 +7879,16 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     qp_remote(qp, &a, r->stag_b, r->to_b + r->done, n, OFL_TPT_REMOTE_READ);
     if (n != 0) {
         err = qp_check_translate_all(qp, &a, &sgl);
-        if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL)
+        if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL) {
+            uint64_t va;
+
+            /* Unpinned source: r->done unmoved, the segment is rebuilt. */
+            if (err == OFL_E_TPT_PAGE_FAULT && qp->attr.fault_wait &&
+                qp_fault_scan(qp, a.stag, a.to, n, &va) &&
+                qp_fault_hold(qp, OFL_QP_FAULT_READ_SRC, a.stag, va))
+                return err;
             return qp_read_src_fail(qp, r, err);
+        }
         for (i = 0; i < sgl.count && err != OFL_E_PORT_DMA; i++) {
             if (ofl_port_dma_read(qp->attr.port, qp->piece[i].pa, dst + got,
                                   qp->piece[i].len) != OFL_OK)
@@ -7847,6 +7962,33 @@ static void qp_sq_idle_checks(struct ofl_qp *qp)
     }
 }
 
+static OFL_NOINLINE enum ofl_err qp_fault_rx_retry(struct ofl_qp *qp);
+
+/* ofl_qp_process's retries of what waits on a page fault: the held FPDU,
+ * then (by its loop) the send queue or the inbound Read that waited.
+ * Returns OFL_OK, or the error that failed the held FPDU (given up) and
+ * moved the QP out of the states that process. */
+static OFL_NOINLINE enum ofl_err qp_fault_retry(struct ofl_qp *qp)
+{
+    enum ofl_err err = OFL_OK;
+
+    qp->fault.sq_wait = 0; /* set again if it still waits */
+    if (qp->fault.rx_held)
+        err = qp_fault_rx_retry(qp);
+    return qp_state_in(qp, QP_IRQ_OK) ? OFL_OK : err;
+}
+
+/* After ofl_qp_process's loop: the record cleared when nothing waits; a
+ * held FPDU that still waits is the result when nothing else is. */
+static OFL_NOINLINE enum ofl_err qp_fault_end(struct ofl_qp *qp,
+                                              enum ofl_err err)
+{
+    qp_fault_settle(qp);
+    if (err == OFL_OK && qp->fault.rx_held)
+        err = OFL_E_TPT_PAGE_FAULT;
+    return err;
+}
+
 enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
 {
     enum ofl_err err = OFL_OK;
@@ -7870,6 +8012,11 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
     }
     if (!qp_state_in(qp, QP_IRQ_OK))
         return OFL_OK;
+    if (qp->fault.where != OFL_QP_FAULT_NONE) {
+        err = qp_fault_retry(qp);
+        if (err != OFL_OK)
+            return err; /* given up: the Terminate went out */
+    }
     for (step = 0; step < budget; step++) {
         if (qp->irq_count != 0) {
             err = qp_irq_step(qp);
@@ -7885,6 +8032,8 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
         qp_sq_complete(qp);
         qp_sq_idle_checks(qp);
     }
+    if (qp->fault.where != OFL_QP_FAULT_NONE)
+        err = qp_fault_end(qp, err);
     return err;
 }
 
@@ -7896,6 +8045,57 @@ struct qp_rxd {
     uint32_t len;
     uint32_t sn;
 };
+
+/*
+ * An in-order FPDU whose placement met a page not present at va of stag
+ * (found before any byte of it was placed): under OFL_QP_FAULT_WAIT its
+ * ULPDU is kept in rx_buf (moved down when it lies there already: a
+ * forward copy to a lower address) for qp_fault_rx_retry, and the stream
+ * takes nothing more. It fits: the MPA receiver refuses a ULPDU longer
+ * than rx_cap (OFL_E_MPA_TOO_LONG) before it is whole. false: it cannot
+ * wait (FAIL, or given up), the caller fails it as before.
+ */
+static OFL_NOINLINE bool qp_rx_hold(struct ofl_qp *qp, const struct qp_rxd *d,
+                                    uint32_t stag, uint64_t va)
+{
+    if (!qp_fault_hold(qp, OFL_QP_FAULT_RX, stag, va))
+        return false;
+    if (d->ulpdu != qp->rx_buf)
+        ofl_copy(qp->rx_buf, d->ulpdu, d->len);
+    qp->fault.rx_held = 1;
+    qp->fault.rx_len = d->len;
+    qp->fault.rx_sn = d->sn;
+    return true;
+}
+
+/* A Send segment of n bytes at message offset off (qp->rcur's data
+ * segments, checked): under OFL_QP_FAULT_WAIT every page is translated
+ * before the scatter places a byte. true: it waits on a page not present. */
+static OFL_NOINLINE bool qp_rx_send_hold(struct ofl_qp *qp,
+                                         const struct qp_rxd *d, uint32_t off,
+                                         uint32_t n)
+{
+    const struct ofl_qp_sge *sge = qp->rq_sge;
+    uint32_t i;
+    uint64_t va;
+
+    if (qp->fault.give_up)
+        return false; /* the scatter fails it as FAIL would */
+    for (i = 0; i < qp->rcur.num_sge && n != 0; i++) {
+        uint32_t k;
+
+        if (off >= sge[i].len) {
+            off -= sge[i].len;
+            continue;
+        }
+        k = qp_min32(n, sge[i].len - off);
+        if (qp_fault_scan(qp, sge[i].stag, sge[i].addr + off, k, &va))
+            return qp_rx_hold(qp, d, sge[i].stag, va);
+        n -= k;
+        off = 0;
+    }
+    return false;
+}
 
 /* Wire offset of ULPDU byte k inside an FPDU that starts at stream
  * position start (RFC 5044 §4: a marker at every multiple of 512). */
@@ -8083,6 +8283,10 @@ static enum ofl_err qp_rx_send(struct ofl_qp *qp, const struct qp_rxd *d)
         return qp_fatal(qp, err, ofl_wire_term_cause(err, false), d->ulpdu,
                         d->len);
     }
+    /* Unpinned pages: MSN, receive WQE and buffer untouched until the
+     * retry places the segment whole. */
+    if (qp->attr.fault_wait && qp_rx_send_hold(qp, d, h->mo, n))
+        return OFL_E_TPT_PAGE_FAULT;
     err = qp_scatter(qp, h->mo, qp->msg.payload, n, checked);
     if (err != OFL_OK) {
         qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
@@ -8282,8 +8486,18 @@ static enum ofl_err qp_rx_write(struct ofl_qp *qp, const struct qp_rxd *d)
     struct ofl_term_cause cause;
     enum ofl_err err = qp_place_tagged(qp, d, &cause);
 
-    if (err != OFL_OK)
+    if (err != OFL_OK) {
+        const struct ofl_ddp_hdr *h = &qp->msg.ddp;
+        uint64_t va;
+
+        /* Unpinned pages: qp_place_tagged translated the whole segment
+         * before placing, so nothing of it was placed. */
+        if (err == OFL_E_TPT_PAGE_FAULT && qp->attr.fault_wait &&
+            qp_fault_scan(qp, h->stag, h->to, qp->msg.payload_len, &va) &&
+            qp_rx_hold(qp, d, h->stag, va))
+            return err;
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
+    }
     return OFL_OK;
 }
 
@@ -8636,6 +8850,34 @@ qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
 }
 
 /*
+ * Retries the FPDU held by qp_rx_hold, as the in-order stream would have
+ * handled it (RCV.NXT is past it already). Returns OFL_OK when it went
+ * (nothing inbound waits), OFL_E_TPT_PAGE_FAULT when it waits again, or
+ * the error that failed it (ofl_qp_fault_fail).
+ */
+static OFL_NOINLINE enum ofl_err qp_fault_rx_retry(struct ofl_qp *qp)
+{
+    struct qp_rxd d;
+
+    d.ulpdu = qp->rx_buf;
+    d.len = qp->fault.rx_len;
+    d.sn = qp->fault.rx_sn;
+    qp->fault.rx_held = 0;
+    return qp_rx_ulpdu(qp, &d);
+}
+
+/* ofl_qp_input's retry of the held FPDU: OFL_OK when it went (a Write or
+ * a Send placed: the QP takes input as before), else the wait again or
+ * the failure (given up). */
+static OFL_NOINLINE enum ofl_err qp_fault_input_retry(struct ofl_qp *qp)
+{
+    enum ofl_err err = qp_fault_rx_retry(qp);
+
+    qp_fault_settle(qp);
+    return err;
+}
+
+/*
  * The in-order stream is not what was placed ahead of the hole: the FPDU
  * at a placed Write's position differs from it (qp_rx_placed), or the
  * stream passed that position inside another FPDU (qp_ooo_take). The
@@ -8891,6 +9133,12 @@ enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
         return OFL_E_ARG;
     if (!qp_state_in(qp, QP_RX_OK) || !qp->established)
         return OFL_E_QP_STATE;
+    if (qp->fault.rx_held) { /* "Unpinned pages": the held FPDU first */
+        enum ofl_err err = qp_fault_input_retry(qp);
+
+        if (err != OFL_OK)
+            return err;
+    }
     p = seg->data;
     len = seg->len;
     d = seg->seq - qp->seq.nxt;

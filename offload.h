@@ -2920,7 +2920,9 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  * failure that breaks the stream, sent a Terminate (iWARP; an iSCSI stream
  * is reset instead) and asked the LLP to close; TERM_RX a Terminate
  * arrived; LLP_CLOSED / LLP_LOST the connection closed gracefully / was
- * reset (ofl_qp_llp_event). Option 2 of FIG. 11 is FATAL followed by
+ * reset (ofl_qp_llp_event). A page fault under OFL_QP_FAULT_WAIT is no
+ * event: the access waits in the QP's state ("Unpinned pages" below; seed
+ * 001 FIG. 17). Option 2 of FIG. 11 is FATAL followed by
  * MOD_ERROR: the Terminate goes out and every other WQE is flushed. When
  * the transmit refuses the Terminate, the QP stays in TERMINATE and the
  * next ofl_qp_process sends it and only then makes MOD_ERROR (entering
@@ -3721,7 +3723,102 @@ enum ofl_qp_evt {
     OFL_QP_EVT_FATAL = 0x04,      /* the QP terminated the stream
                                      (qp->term_tx, qp->err) */
     OFL_QP_EVT_CLOSED = 0x08,     /* the LLP closed */
-    OFL_QP_EVT_CQ_OVERRUN = 0x10  /* a CQ lost a completion of this QP */
+    OFL_QP_EVT_CQ_OVERRUN = 0x10, /* a CQ lost a completion of this QP */
+    OFL_QP_EVT_PAGE_FAULT = 0x20  /* an access waits for a page not
+                                     present (qp->fault; seed 001) */
+};
+
+/*
+ * Unpinned pages (seed 001 "Local Memory Protection" and "Remote Memory
+ * Protection", FIG. 17 step 612: "If a virtual address was not previously
+ * mapped by the operating system through a map local page verb, the
+ * SANIC's default error handler process receives an asynchronous error
+ * result to handle the resulting page fault condition"; the page is
+ * swapped in and the access goes on).
+ *
+ * attr.fault_wait = OFL_QP_FAULT_FAIL (0, the default) keeps the rules of
+ * the tables above: a page without OFL_TPT_ATT_PRESENT fails the access
+ * (SQE or Terminate, OFL_E_TPT_PAGE_FAULT, LOC_ACCESS_ERR).
+ * OFL_QP_FAULT_WAIT (iWARP QPs only, else OFL_E_ARG at ofl_qp_create)
+ * makes the access wait instead, for these four:
+ *
+ *   access                         where (qp->fault.where)   waits at
+ *   Send / Write WQE: its source   OFL_QP_FAULT_SQ           the segment
+ *   inbound Read Request: source   OFL_QP_FAULT_READ_SRC     the segment
+ *   inbound Send: receive buffer   OFL_QP_FAULT_RX           the FPDU
+ *   inbound Write: tagged buffer   OFL_QP_FAULT_RX           the FPDU
+ *
+ * A wait leaves nothing half done: an inbound FPDU or a Read Response
+ * segment is translated whole before any byte of it is placed or read; a
+ * send segment may have read pages before the missing one into tx_buf, but
+ * nothing of it is sent and it is rebuilt on the retry, as after a refused
+ * transmission. No byte placed, no MSN, CQE, one-touch or one-shot use, no
+ * segmenter or gather cursor moved. The fault is recorded in qp->fault
+ * (where, stag, va: the first byte the access needs in the missing page,
+ * in the STag's address space) and OFL_QP_EVT_PAGE_FAULT is raised
+ * through the port's notify hook, once per new fault. The QP keeps its
+ * state (no new state and no column in the state table): the call
+ * returns OFL_E_TPT_PAGE_FAULT with qp->state unchanged and qp->fault.where set, which tells a wait from
+ * the fatal OFL_E_TPT_PAGE_FAULT of FAIL (QP in TERMINATE or SQE).
+ *
+ * Outbound (SQ, READ_SRC): ofl_qp_process returns OFL_E_TPT_PAGE_FAULT;
+ * the send queue (and the inbound Read queue before it, in order) waits;
+ * inbound segments are still taken. Each later ofl_qp_process retries.
+ *
+ * Inbound (RX): the FPDU was received whole and its CRC, markers and
+ * header checked; its ULPDU is kept in mem.rx_buf (qp->fault.rx_len
+ * bytes, DDP SN rx_sn) and RCV.NXT is past it. ofl_qp_input returns
+ * OFL_E_TPT_PAGE_FAULT and takes nothing after that FPDU: the bytes from
+ * qp->seq.nxt on MUST be fed again (TCP keeps them unacknowledged; the
+ * simplest driver feeds the same segment again: the part before RCV.NXT
+ * is dropped as a duplicate). Until the held FPDU is placed, every
+ * ofl_qp_input and ofl_qp_process first retries it; ofl_qp_input takes
+ * no byte while it still waits.
+ *
+ * The host maps the page with ofl_tpt_map_page(tpt, qp->fault.stag,
+ * qp->fault.va, pa) (MapLocalPage: index, key, Valid, range and pa
+ * alignment checked) and calls ofl_qp_process (or feeds input): the
+ * access retries and goes on; another missing page raises a new fault. A
+ * page that is never mapped: the QP waits (there is no clock in the
+ * core; a host timeout is the host's). ofl_qp_fault_fail gives the access
+ * up: the next retry fails it as FAIL would (a send WQE: SQE before any
+ * byte of it went out, else Terminate 0/0/00, LOC_ACCESS_ERR; a Read
+ * source: Terminate ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP); a Send:
+ * Terminate 0/0/00, the receive LOC_ACCESS_ERR; a Write: Terminate
+ * ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE)). MOD_ERROR (or RESET, or
+ * any Terminate) ends the wait: the record is cleared, the WQEs flushed.
+ *
+ * Not covered (fails as FAIL): a Read Response into its Read's sink, an
+ * Atomic's target or result, Immediate Data, bind / registration WQEs,
+ * iSCSI and datagram QPs.
+ */
+enum ofl_qp_fault_mode {
+    OFL_QP_FAULT_FAIL = 0, /* a page not present fails the access */
+    OFL_QP_FAULT_WAIT = 1  /* the access waits for MapLocalPage */
+};
+
+/* What waits on a fault (qp->fault.where). */
+enum ofl_qp_fault_where {
+    OFL_QP_FAULT_NONE = 0,
+    OFL_QP_FAULT_SQ = 1,       /* a Send or Write WQE's source */
+    OFL_QP_FAULT_READ_SRC = 2, /* an inbound Read Request's source */
+    OFL_QP_FAULT_RX = 3        /* an inbound Send's receive buffer or
+                                  Write's tagged buffer */
+};
+
+/* The fault a QP waits on (OFL_QP_FAULT_WAIT). Read-only for the host. */
+struct ofl_qp_fault {
+    uint64_t va;       /* the first byte the access needs in the page not
+                          present (the STag's address space: va, or TO of
+                          a tagged access); a `to` for ofl_tpt_map_page */
+    uint32_t stag;     /* the STag whose page it is */
+    uint32_t rx_len;   /* RX: ULPDU bytes held in rx_buf */
+    uint32_t rx_sn;    /* RX: DDP SN of the held FPDU */
+    uint8_t where;     /* enum ofl_qp_fault_where of the latest fault
+                          raised; NONE: nothing waits */
+    uint8_t sq_wait;   /* SQ or READ_SRC waits */
+    uint8_t rx_held;   /* RX: a ULPDU waits in rx_buf */
+    uint8_t give_up;   /* ofl_qp_fault_fail: the next retry fails it */
 };
 
 /* Send-queue registration error semantics (seed 000 FIG. 11, FIG. 17A). */
@@ -3825,6 +3922,10 @@ struct ofl_qp_attr {
                                  (RD only), 0 = when its frame left */
     uint8_t read_sink;        /* enum ofl_qp_read_sink: 0 (LOCAL) is the
                                  verbs rule */
+    uint8_t fault_wait;       /* enum ofl_qp_fault_mode: 0 (FAIL) a page
+                                 not present fails the access; 1 (WAIT,
+                                 iWARP only) it waits for MapLocalPage
+                                 ("Unpinned pages", seed 001) */
     uint16_t ord;             /* outbound Reads and Atomics outstanding at
                                  most (fixed at creation), >= 1; RD: the
                                  frames sent and not yet acknowledged
@@ -4038,6 +4139,7 @@ struct ofl_qp {
     uint32_t dg_epoch;        /* RD: bumped when the QP's WQEs are flushed
                                  or discarded, so that a late EE
                                  acknowledgement touches none of them */
+    struct ofl_qp_fault fault; /* "Unpinned pages" (seed 001) */
 };
 
 /* Bytes of a ring of depth WQEs with max_sge data segments (send or
@@ -4058,7 +4160,7 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
 /*
  * Creates qp in RESET over mem. Checks attr (service, pd, ORD >= 1, IRD a
  * power of two, CQs and TPT present, transmit present, reg_option 1 or 2,
- * read_sink 0 or 1)
+ * read_sink 0 or 1, fault_wait 0 or 1 and 1 only for iWARP)
  * and mem (depths powers of two, SGE limits, every array present for the
  * sizes given) -> OFL_E_ARG / OFL_E_QP_SERVICE. The CQs record nothing:
  * sizing them is the caller's (struct ofl_cq). Datagram kinds: max_dgram
@@ -4159,6 +4261,15 @@ enum ofl_err ofl_qp_wqe_recv(void *slot, uint32_t slot_len,
 enum ofl_err ofl_qp_cq_overrun(struct ofl_qp *qp);
 
 /*
+ * Gives up the access that waits on a page fault ("Unpinned pages", seed
+ * 001). Checks qp (OFL_E_ARG) and that an access waits (qp->fault.where
+ * set, else OFL_E_QP_STATE); sets qp->fault.give_up and changes nothing
+ * else; returns OFL_OK. The next ofl_qp_process (or, inbound, ofl_qp_input)
+ * fails the access as OFL_QP_FAULT_FAIL would.
+ */
+enum ofl_err ofl_qp_fault_fail(struct ofl_qp *qp);
+
+/*
  * Adapter side: does up to budget transmissions (FPDUs or PDUs) at time
  * now: inbound requests first (Read Responses, Atomic Responses, Data-Out),
  * then send WQEs in order (ORD and FENCE honoured, DELAY held until now),
@@ -4167,6 +4278,9 @@ enum ofl_err ofl_qp_cq_overrun(struct ofl_qp *qp);
  * progress) while the QP's ORD or its EE window is full, and is flushed
  * when its EE context is in ERROR. Returns OFL_OK, OFL_E_QP_TX_BLOCKED when the transmit callback
  * refused (call again later), or the error that moved the QP to TERMINATE.
+ * Under OFL_QP_FAULT_WAIT it first retries what waits on a fault and
+ * returns OFL_E_TPT_PAGE_FAULT, QP state unchanged, while an access still
+ * waits ("Unpinned pages").
  */
 enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget);
 
@@ -4174,7 +4288,10 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget);
  * Adapter side: one inbound TCP segment of this QP's stream (see
  * "Sequence space"). Returns OFL_OK (also for duplicates and segments held
  * for later), OFL_E_QP_STATE when the QP takes no input in its state, or
- * the error of a violation after the Terminate went out.
+ * the error of a violation after the Terminate went out. Under
+ * OFL_QP_FAULT_WAIT: OFL_E_TPT_PAGE_FAULT, QP state unchanged, when an
+ * FPDU waits for a page ("Unpinned pages": bytes from qp->seq.nxt on were
+ * not taken and MUST be fed again).
  * Cost: O(seg->len) for framing, CRC and placement (one translation per
  * page placed, one scatter element per receive SGE), plus per FPDU at most
  * ot_cap deferred one-touch pairs and ooo_cap placed-ahead FPDUs looked at

@@ -7,8 +7,10 @@
  * match.
  *
  * Input: byte 0 the configuration (bit 0 markers, 1 CRC, 2 iSCSI, 3 rings in
- * host memory, 4 windows-only policy, 5 registration option 2), then
- * events, each a type byte and its operands:
+ * host memory, 4 windows-only policy, 5 registration option 2, 6 unpinned
+ * pages: iWARP with OFL_QP_FAULT_WAIT and the second page of stag[1] not
+ * present, no verdicts predicted), then events, each a type byte and its
+ * operands:
  *   0x00 L16 bytes   TCP payload in order (seq = RCV.NXT)
  *   0x01 D16 L16 b   TCP payload at RCV.NXT + (int16_t)D (ahead of a hole
  *                    or behind: duplicates)
@@ -23,7 +25,10 @@
  *                    commands posted at setup, a task of another
  *                    connection (FOREIGN_AT), or a stale or any tag,
  *                    flags, AHS, StatSN, offset, length, data)
- *   0x03 B           ofl_qp_process with budget B
+ *   0x03 B           ofl_qp_process with budget B (config bit 6 and B
+ *                    bit 7: first ofl_tpt_map_page of the page a wait
+ *                    names, at its own physical address, as the host's
+ *                    MapLocalPage would)
  *   0x04             post a receive
  *   0x05 X           an LLP event (X & 1: lost)
  *   0x06 O           post a send WR of kind O (O & 3: Read, Atomic, Send,
@@ -630,6 +635,9 @@ static int setup(struct ctx *c, uint8_t cfgb)
     a.service = (cfgb & 4) ? OFL_QP_SVC_ISCSI : OFL_QP_SVC_IWARP;
     a.sq_reg = 1;
     a.reg_option = (cfgb & 0x20) ? 2 : 1;
+    /* unpinned pages ("Unpinned pages", offload.h; seed 001) */
+    a.fault_wait = (cfgb & 0x40) && !(cfgb & 4) ? OFL_QP_FAULT_WAIT
+                                                 : OFL_QP_FAULT_FAIL;
     a.ord = ORD;
     a.ird = IRD;
     a.iscsi_max_data = 1024;
@@ -699,6 +707,14 @@ static int setup(struct ctx *c, uint8_t cfgb)
     for (i = 0; i < NSTAG; i++)
         c->known[i] = true;
     c->sync = a.service == OFL_QP_SVC_IWARP;
+    if (a.fault_wait) {
+        /* a wait changes what a Write or Read does: nothing predicted */
+        c->sync = false;
+        if (c->stag[1] == 0 ||
+            ofl_tpt_unmap_page(&c->tpt, c->stag[1], c->sva[1] + 4096u) !=
+                OFL_OK)
+            return -1;
+    }
     c->sends_clean = true;
     memset(&p, 0, sizeof(p));
     p.rev = 2;
@@ -1269,9 +1285,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             else
                 fpdu(g, &in);
             break;
-        case 3:
-            (void)ofl_qp_process(&g->qp, events, fuzz_u8(&in));
+        case 3: {
+            uint8_t b = fuzz_u8(&in);
+
+            /* MapLocalPage of the page a wait names (its own pa: the
+             * keys map va 0x10000000 + off to mem + off) */
+            if ((b & 0x80) && g->qp.attr.fault_wait &&
+                g->qp.fault.where != OFL_QP_FAULT_NONE &&
+                g->qp.fault.va - 0x10000000ull < MEM)
+                (void)ofl_tpt_map_page(
+                    &g->tpt, g->qp.fault.stag, g->qp.fault.va,
+                    ofl_sim_pa(g->mem + ((g->qp.fault.va - 0x10000000ull) &
+                                         ~(uint64_t)4095u)));
+            (void)ofl_qp_process(&g->qp, events, b);
             break;
+        }
         case 4:
             post_recv(g);
             break;

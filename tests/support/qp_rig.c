@@ -225,6 +225,7 @@ static int qr_side_init(struct qr_side *s, const struct qr_opts *o,
     s->attr.service = o->service ? o->service : OFL_QP_SVC_IWARP;
     s->attr.sq_reg = o->sq_reg;
     s->attr.read_sink = o->read_sink;
+    s->attr.fault_wait = o->fault_wait;
     s->attr.reg_option = o->reg_option ? o->reg_option : OFL_QP_REG_OPTION1;
     s->attr.ord = o->ord ? o->ord : 4;
     s->attr.ird = o->ird ? o->ird : QR_IRD;

@@ -103,6 +103,7 @@ struct qr_opts {
     bool no_markers_stage; /* create without a staging buffer */
     uint32_t tx_cap;       /* FPDU build buffer, 0: QR_TX (<= QR_TX_MAX) */
     uint8_t read_sink;     /* attr.read_sink of both QPs (0: LOCAL) */
+    uint8_t fault_wait;    /* attr.fault_wait of both QPs (0: FAIL) */
 };
 
 struct qr_rig {
