@@ -562,7 +562,7 @@ static void test_never_mapped(void)
 static void test_attr(void)
 {
     struct qr_rig *r = rig(OFL_QP_FAULT_FAIL);
-    struct ofl_qp q;
+    static struct ofl_qp q; /* large: off a kernel stack */
     struct ofl_qp_attr a;
     uint8_t *src = qr_alloc(&r->a, N, true);
     uint32_t ls = qr_reg(&r->a, src, N, LR, 0);

@@ -37,6 +37,18 @@ siw_up() {
     say "siw0 port $(cat /sys/class/infiniband/siw0/ports/1/state 2>/dev/null)"
 }
 
+# dummies N: the device rigs' netdevs (tests/rdma/rig.sh puts dummy.ko in
+# /guest): dummy0 at 10.0.3.1/24, dummy1 at 10.0.4.1/24, ..., up
+dummies() {
+    insmod /guest/dummy.ko numdummies="$1" || say "insmod dummy failed"
+    i=0
+    while [ $i -lt "$1" ]; do
+        ip addr add 10.0.$((i + 3)).1/24 dev dummy$i
+        ip link set dummy$i up
+        i=$((i + 1))
+    done
+}
+
 # siw_param NAME VALUE: sets a parameter of the rig's siw
 # (mk/guest/siw-rig.patch: mpa_crc_required, rig_accept_delay_ms)
 siw_param() {

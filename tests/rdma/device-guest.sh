@@ -40,11 +40,7 @@ siw_up
 [ -w /sys/kernel/debug/dynamic_debug/control ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 echo 'module ofl_iw +p' >/sys/kernel/debug/dynamic_debug/control 2>/dev/null || say "no dynamic debug"
 dmesg -n 1 2>/dev/null
-insmod /guest/dummy.ko numdummies=2 || say "insmod dummy failed"
-ip addr add 10.0.3.1/24 dev dummy0
-ip link set dummy0 up
-ip addr add 10.0.4.1/24 dev dummy1
-ip link set dummy1 up
+dummies 2
 if $RDMA link add ofl0 type ofl netdev dummy0 && $RDMA link add ofl1 type ofl netdev dummy1; then
     ok "rdma link add ofl0 (dummy0), ofl1 (dummy1)"
 else

@@ -14,9 +14,7 @@ fail=0
 ok() { echo "ofl-host: ok   $*"; pass=$((pass + 1)); }
 bad() { echo "ofl-host: FAIL $*"; fail=$((fail + 1)); }
 rdma_up
-insmod /guest/dummy.ko numdummies=1 || say "insmod dummy failed"
-ip addr add 10.0.3.1/24 dev dummy0
-ip link set dummy0 up
+dummies 1
 $RDMA link add ofl0 type ofl netdev dummy0 || bad "rdma link add ofl0"
 dmesg -n 1
 cat >/tmp/peer.py <<'PY'

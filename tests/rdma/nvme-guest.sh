@@ -36,11 +36,7 @@ for m in $(cat /nvme/order); do
     insmod /nvme/$m $( [ "$m" = null_blk.ko ] && echo "nr_devices=1 memory_backed=1 gb=1" ) ||
         say "insmod $m failed"
 done
-insmod /guest/dummy.ko numdummies=2 || say "insmod dummy failed"
-ip addr add 10.0.3.1/24 dev dummy0
-ip link set dummy0 up
-ip addr add 10.0.4.1/24 dev dummy1
-ip link set dummy1 up
+dummies 2
 if $RDMA link add ofl0 type ofl netdev dummy0 && $RDMA link add ofl1 type ofl netdev dummy1; then
     ok "rdma link add ofl0 (dummy0), ofl1 (dummy1)"
 else

@@ -53,6 +53,22 @@ static u8 ofl_iw_mr_access(int access)
     return a;
 }
 
+/* A registration the core refused: no room (entries or slots), or a
+ * request it calls malformed */
+static int ofl_iw_tpt_errno(enum ofl_err e)
+{
+    return e == OFL_E_TPT_FULL ? -ENOMEM : -EINVAL;
+}
+
+/* A registered MR: its slots, and its STag as both keys */
+static void ofl_iw_mr_keys(struct ofl_iw_mr *mr, u32 att_base, u32 att_count)
+{
+    mr->att_base = att_base;
+    mr->att_count = att_count;
+    mr->base.lkey = mr->stag;
+    mr->base.rkey = mr->stag;
+}
+
 #define OFL_IW_MR_ACCESS \
     (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
      IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND)
@@ -142,13 +158,10 @@ struct ib_mr *ofl_iw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
     pages = NULL;
     if (e != OFL_OK) {
         ibdev_dbg(ibpd->device, "ofl_tpt_reg_pages: %s\n", ofl_strerror(e));
-        rv = e == OFL_E_TPT_FULL ? -ENOMEM : -EINVAL;
+        rv = ofl_iw_tpt_errno(e);
         goto err_umem;
     }
-    mr->att_base = base;
-    mr->att_count = n;
-    mr->base.lkey = mr->stag;
-    mr->base.rkey = mr->stag;
+    ofl_iw_mr_keys(mr, base, n);
     mr->base.page_size = PAGE_SIZE;
 
     /* siw's response; the key byte libsiw asks for (siw_ureq_reg_mr) is
@@ -234,10 +247,9 @@ struct ib_mr *ofl_iw_get_dma_mr(struct ib_pd *ibpd, int access)
         ibdev_dbg(ibpd->device, "ofl_tpt_reg_physical: %s\n",
                   ofl_strerror(e));
         kfree(mr);
-        return ERR_PTR(e == OFL_E_TPT_FULL ? -ENOMEM : -EINVAL);
+        return ERR_PTR(ofl_iw_tpt_errno(e));
     }
-    mr->base.lkey = mr->stag;
-    mr->base.rkey = mr->stag; /* the core refuses every remote use */
+    ofl_iw_mr_keys(mr, 0, 0); /* rkey too: the core refuses every remote use */
     return &mr->base;
 }
 
@@ -306,13 +318,10 @@ unlock:
     spin_unlock_irqrestore(&dev->lock, flags);
     if (e != OFL_OK) {
         ibdev_dbg(ibpd->device, "alloc_mr: %s\n", ofl_strerror(e));
-        rv = e == OFL_E_TPT_FULL ? -ENOMEM : -EINVAL;
+        rv = ofl_iw_tpt_errno(e);
         goto err_pages;
     }
-    mr->att_base = base;
-    mr->att_count = slots;
-    mr->base.lkey = mr->stag;
-    mr->base.rkey = mr->stag;
+    ofl_iw_mr_keys(mr, base, slots);
     return &mr->base;
 
 err_pages:
