@@ -16,11 +16,7 @@
 # the server keeps its listener) and the client runs.
 RDMA=/usr/bin/rdma
 rdma_up
-insmod /guest/dummy.ko numdummies=2 || say "insmod dummy failed"
-ip addr add 10.0.3.1/24 dev dummy0
-ip link set dummy0 up
-ip addr add 10.0.4.1/24 dev dummy1
-ip link set dummy1 up
+dummies 2
 dmesg -n 1
 link() { # DEV: link it, wait for its port
     case $1 in
@@ -39,17 +35,21 @@ pair() {
     port=$((port + 1))
     unlink_all
     link $4
-    timeout 120 $1 -R -d $4 -p $port -s $2 -n $3 -F --report_gbits >/tmp/s.log 2>&1 &
+    g=--report_gbits
+    case $1 in *_lat) g= ;; esac
+    timeout 120 $1 -R -d $4 -p $port -s $2 -n $3 -F $g >/tmp/s.log 2>&1 &
     sp=$!
     i=0
     while ! listening $port && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
     link $5
     timeout 120 $1 -R -d $5 --source_ip $(addr $5) -p $port -s $2 -n $3 -F \
-        --report_gbits $(addr $4) >/tmp/c.log 2>&1
+        $g $(addr $4) >/tmp/c.log 2>&1
     crc=$?
     wait $sp
     src=$?
-    # perftest's result row: bytes, iterations, BW peak, BW average, MsgRate
+    # perftest's result row: bytes, iterations, BW peak, BW average,
+    # MsgRate; the latency tools': bytes, iterations, t_min, t_max,
+    # t_typical, t_avg, t_stdev, 99%, 99.9% (usec)
     row=$(grep -aE "^ *$2 +$3 " /tmp/c.log | tail -1 | tr -s ' ')
     echo "ofl-perf: $1 $2 $5 -> $4: client rc $crc, server rc $src, row [$row]"
     if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
@@ -66,6 +66,12 @@ for t in ib_write_bw ib_read_bw ib_send_bw; do
         pair $t $s $n siw0 ofl0
         pair $t $s $n ofl0 siw0
     done
+done
+for t in ib_send_lat ib_write_lat; do
+    pair $t 64 200 siw0 siw0
+    pair $t 64 200 ofl1 ofl0
+    pair $t 64 200 siw0 ofl0
+    pair $t 64 200 ofl0 siw0
 done
 unlink_all
 dmesg | grep -aE 'WARNING|BUG|Oops|leak' | sed 's/^/ofl-perf: dmesg| /'

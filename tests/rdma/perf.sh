@@ -19,23 +19,28 @@ rig_args "$@"
 log=$out/perf.log
 rig_boot "$log" "$here/perf-guest.sh" -L rdma -t 1200
 tr -d '\r' <"$log" | grep -a '^ofl-perf: ' | sed 's/^ofl-perf: //' >"$out/perf.lines"
-echo "== perftest -R in one guest under TCG: average BW (Gb/s) and ratio to siw <-> siw (information)"
+echo "== perftest -R in one guest under TCG: average BW (Gb/s) or average latency (usec), and the ratio"
+echo "   to siw <-> siw (BW: this / siw; latency: siw / this; above 1 is better than siw; information)"
 awk '
 /^ib_[a-z_]+ [0-9]+ [a-z0-9]+ -> [a-z0-9]+: client rc/ {
     tool = $1; size = $2; pair = $3 " -> " $5; sub(":", "", pair)
     ok = ($0 ~ /client rc 0, server rc 0/)
     row = $0; sub(/.*row \[/, "", row); sub(/\].*/, "", row); sub(/^[ \t]+/, "", row)
     n = split(row, f, /[ \t]+/)
-    avg = (n >= 4 && f[1] == size) ? f[4] + 0 : -1
+    lat = tool ~ /_lat$/
+    avg = (n >= (lat ? 6 : 4) && f[1] == size) ? f[lat ? 6 : 4] + 0 : -1
+    islat[nl + 1] = lat
     if (!ok || avg < 0) bad++
     key = tool " " size
     if (pair == "siw0 -> siw0") base[key] = avg
-    line[++nl] = sprintf("%-12s %8s  %-14s %s", tool, size, pair, ok && avg >= 0 ? sprintf("%.4f", avg) : "FAILED")
+    line[++nl] = sprintf("%-12s %8s  %-14s %s", tool, size, pair, ok && avg >= 0 ? sprintf(lat ? "%.2f us" : "%.6f", avg) : "FAILED")
     k[nl] = key; a[nl] = avg; good[nl] = ok && avg >= 0
 }
 END {
     for (i = 1; i <= nl; i++) {
-        r = (good[i] && base[k[i]] > 0) ? sprintf("x%.2f", a[i] / base[k[i]]) : "-"
+        r = "-"
+        if (good[i] && base[k[i]] > 0 && a[i] > 0)
+            r = sprintf("x%.2f", islat[i] ? base[k[i]] / a[i] : a[i] / base[k[i]])
         print "   " line[i] "  " r
     }
     print "pairs " nl " bad " bad + 0 > "/dev/stderr"
@@ -44,11 +49,11 @@ pass=0
 fail=0
 np=$(sed -n 's/^pairs \([0-9]*\) .*/\1/p' "$out/perf.sum")
 nb=$(sed -n 's/.* bad \([0-9]*\)$/\1/p' "$out/perf.sum")
-if [ "${np:-0}" -eq 36 ] && [ "${nb:-1}" -eq 0 ]; then
-    echo "ok   all 36 pairs ran to completion on both sides"
+if [ "${np:-0}" -eq 44 ] && [ "${nb:-1}" -eq 0 ]; then
+    echo "ok   all 44 pairs ran to completion on both sides"
     pass=$((pass + 1))
 else
-    echo "FAIL ${np:-0} of 36 pairs reported, ${nb:-?} failed (qemu exit $rc; console in $log)"
+    echo "FAIL ${np:-0} of 44 pairs reported, ${nb:-?} failed (qemu exit $rc; console in $log)"
     grep -a '^ *[cs]| \|client rc [^0]\|server rc [^0]' "$out/perf.lines" | head -30
     fail=$((fail + 1))
 fi
