@@ -12004,12 +12004,12 @@ ap_rx_record(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
  * ap_rx_record (*n = 0, OFL_OK). Otherwise the run is staged, written as
  * one payload, and each record wholly written is committed; *n is how
  * many, *next the offset in h after them. On OFL_E_AP_DMA the record
- * holding the failed burst is the rejected one (*open its aperture).
+ * at *next, holding the failed burst, is the rejected one. Six
+ * arguments: a seventh would go on the stack (see ap_record_header).
  */
 static OFL_NOINLINE enum ofl_err
 ap_rx_run(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
-          const uint8_t *h, size_t *next, uint32_t left, uint32_t *n,
-          struct ofl_ap_in_entry **open)
+          const uint8_t *h, size_t *next, uint32_t left, uint32_t *n)
 {
     struct ofl_ap_in_entry *e;
     struct ap_rec rec;
@@ -12018,7 +12018,6 @@ ap_rx_run(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
     enum ofl_err err;
 
     *n = 0;
-    *open = NULL;
     limit = nic->merge_cap < nic->max_burst ? nic->merge_cap : nic->max_burst;
     ap_rec_parse(h + pos, &rec);
     if (ap_in_open(nic, rec.in_index, &e) != OFL_OK)
@@ -12062,8 +12061,6 @@ ap_rx_run(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
             nic->stats.merged++;
         *next += OFL_AP_CI_REC_HDR + rec.len;
     }
-    if (err != OFL_OK)
-        *open = e;
     return err;
 }
 
@@ -12142,12 +12139,13 @@ ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
             count - i > 1) {
             uint32_t n;
 
-            err = ap_rx_run(nic, &x, h, &pos, count - i, &n, &e);
+            err = ap_rx_run(nic, &x, h, &pos, count - i, &n);
             res->applied += n;
             i += n;
-            if (err != OFL_OK) {
+            if (err != OFL_OK) { /* its aperture is open: the run's */
                 ap_rec_parse(h + pos, &rec);
-                (void)ap_reject(nic, e, rec.in_index, err);
+                if (ap_in_open(nic, rec.in_index, &e) == OFL_OK)
+                    (void)ap_reject(nic, e, rec.in_index, err);
                 break;
             }
             if (n != 0) {
