@@ -11903,6 +11903,7 @@ static enum ofl_err ap_rx_read_req(struct ofl_ap_nic *nic,
     f->records++;
     nic->stats.reads_served++;
     nic->stats.tx_records++;
+    nic->stats.tx_bytes += rec->rlen;
     return OFL_OK;
 }
 
@@ -12020,6 +12021,14 @@ ap_rx_run(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
     *n = 0;
     limit = nic->merge_cap < nic->max_burst ? nic->merge_cap : nic->max_burst;
     ap_rec_parse(h + pos, &rec);
+    {   /* the next record must join: else no lookup here (left >= 2) */
+        const uint8_t *r2 = h + pos + OFL_AP_CI_REC_HDR + rec.len;
+
+        if (r2[0] != OFL_AP_REC_DATA ||
+            ofl_load_be32(r2 + 4) != rec.in_index ||
+            ofl_load_be32(r2 + 16) != rec.offset + rec.len)
+            return OFL_OK;
+    }
     if (ap_in_open(nic, rec.in_index, &e) != OFL_OK)
         return OFL_OK;
     nonce = e->nonce;

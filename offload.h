@@ -5167,6 +5167,12 @@ struct ofl_ap_rx_result {
  * incoming-table entry (through the cache: at most its ways compared) and
  * the PCI writes of its payload (at most payload + log2(max_burst)
  * bursts).
+ *
+ * Reads (kinds 4 and 5, see the tables above): ofl_ap_rx has no reply
+ * frame, so a read request that passes its checks is refused with
+ * OFL_E_AP_READ_REPLY (use ofl_ap_rx_reply); a read response completes
+ * its pending read. With a staging buffer attached (ofl_ap_rx_merge)
+ * adjacent data records share PCI bursts, with the same results.
  */
 enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
                        size_t len, struct ofl_ap_rx_result *res);
