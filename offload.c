@@ -11874,6 +11874,9 @@ struct ap_rec {
     uint32_t nonce;
     uint32_t seq;
     uint32_t offset;
+    uint32_t rlen;  /* bytes the record touches in the aperture: len, or a
+                       read request's read length */
+    uint32_t tag;   /* a read request's tag (0 otherwise) */
     uint16_t len;
     uint8_t kind;
     uint8_t flags;
@@ -11893,6 +11896,56 @@ static void ap_record_header(uint8_t *r, const struct ap_rec *rec)
     ofl_store_be16(r + 20, 0);
     ofl_store_be16(r + 22, 0);
     ofl_store_be16(r + 20, ap_fold(ap_sum16(0, r, OFL_AP_CI_REC_HDR)));
+}
+
+/* Can a record of need bytes (header and payload) join f for the host
+ * (mac, cluster)? OFL_E_SIZE: an empty frame too small; OFL_E_AP_PACK:
+ * another host, closed, full or no room. Changes nothing. */
+static enum ofl_err ap_tx_fits(const struct ofl_ap_tx_frame *f,
+                               const uint8_t *mac, uint16_t cluster,
+                               size_t need)
+{
+    if (f->kind == AP_TX_EMPTY) {
+        size_t total = OFL_AP_ETH_HDR + OFL_AP_CI_HDR + need +
+                       OFL_AP_CI_TRAILER;
+
+        if (f->cap < total || f->cap < OFL_AP_ETH_MIN_FRAME)
+            return OFL_E_SIZE;
+    } else if (f->kind != AP_TX_CI || f->dst_cluster != cluster ||
+               !ap_mac_eq(f->dst_mac, mac) ||
+               f->records >= OFL_AP_CI_MAX_RECORDS ||
+               f->cap - f->len < need + OFL_AP_CI_TRAILER ||
+               f->len - OFL_AP_ETH_HDR - OFL_AP_CI_HDR + need > 0xFFFFu) {
+        return OFL_E_AP_PACK;
+    }
+    return OFL_OK;
+}
+
+/* Where the next record of f starts (f fits it: ap_tx_fits). */
+static size_t ap_tx_at(const struct ofl_ap_tx_frame *f)
+{
+    return f->kind == AP_TX_EMPTY ? OFL_AP_ETH_HDR + OFL_AP_CI_HDR : f->len;
+}
+
+/* Opens an empty f as a CI frame for (mac, cluster); else nothing. */
+static void ap_tx_open(const struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
+                       const uint8_t *mac, uint16_t cluster)
+{
+    uint8_t *h;
+
+    if (f->kind != AP_TX_EMPTY)
+        return;
+    h = f->buf + OFL_AP_ETH_HDR;
+    ap_eth_header(f->buf, mac, nic->self.mac, OFL_AP_ETHERTYPE_CI);
+    h[0] = OFL_AP_CI_VERSION << 4;
+    h[1] = 0; /* count and records length are set by finish */
+    ofl_store_be16(h + 2, cluster);
+    ofl_store_be16(h + 4, nic->self.cluster);
+    ofl_store_be16(h + 6, 0);
+    f->len = OFL_AP_ETH_HDR + OFL_AP_CI_HDR;
+    f->kind = AP_TX_CI;
+    f->dst_cluster = cluster;
+    ap_mac_copy(f->dst_mac, mac);
 }
 
 static enum ofl_err ap_tx_ip(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
@@ -11954,33 +12007,10 @@ enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
     }
     /* CI data or event: one record, packed behind others for that host. */
     need = OFL_AP_CI_REC_HDR + len;
-    if (f->kind == AP_TX_EMPTY) {
-        size_t total = OFL_AP_ETH_HDR + OFL_AP_CI_HDR + need +
-                       OFL_AP_CI_TRAILER;
-
-        if (f->cap < total || f->cap < OFL_AP_ETH_MIN_FRAME)
-            return OFL_E_SIZE;
-    } else if (f->kind != AP_TX_CI || f->dst_cluster != e->dst_cluster ||
-               !ap_mac_eq(f->dst_mac, e->dst_mac) ||
-               f->records >= OFL_AP_CI_MAX_RECORDS ||
-               f->cap - f->len < need + OFL_AP_CI_TRAILER ||
-               f->len - OFL_AP_ETH_HDR - OFL_AP_CI_HDR + need > 0xFFFFu) {
-        return OFL_E_AP_PACK;
-    }
-    if (f->kind == AP_TX_EMPTY) {
-        uint8_t *h = f->buf + OFL_AP_ETH_HDR;
-
-        ap_eth_header(f->buf, e->dst_mac, nic->self.mac, OFL_AP_ETHERTYPE_CI);
-        h[0] = OFL_AP_CI_VERSION << 4;
-        h[1] = 0; /* count and records length are set by finish */
-        ofl_store_be16(h + 2, e->dst_cluster);
-        ofl_store_be16(h + 4, nic->self.cluster);
-        ofl_store_be16(h + 6, 0);
-        f->len = OFL_AP_ETH_HDR + OFL_AP_CI_HDR;
-        f->kind = AP_TX_CI;
-        f->dst_cluster = e->dst_cluster;
-        ap_mac_copy(f->dst_mac, e->dst_mac);
-    }
+    err = ap_tx_fits(f, e->dst_mac, e->dst_cluster, need);
+    if (err != OFL_OK)
+        return err;
+    ap_tx_open(nic, f, e->dst_mac, e->dst_cluster);
     at = f->len;
     r = f->buf + at;
     rec.payload = (const uint8_t *)data;
@@ -12003,6 +12033,96 @@ enum ofl_err ofl_ap_tx_write(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
     ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
     nic->stats.tx_records++;
     nic->stats.tx_bytes += len;
+    return OFL_OK;
+}
+
+/* ---- ap: reads (seed 004, "In the case of a read request the analogous
+ * operation occurs") ------------------------------------------------------ */
+
+enum ofl_err ofl_ap_read_attach(struct ofl_ap_nic *nic,
+                                struct ofl_ap_read *slots, uint32_t n)
+{
+    if (nic == NULL || n > OFL_AP_READ_MAX || (slots == NULL && n != 0))
+        return OFL_E_ARG;
+    if (n != 0)
+        ofl_fill(slots, 0, (size_t)n * sizeof(*slots)); /* every slot IDLE */
+    nic->reads = n != 0 ? slots : NULL;
+    nic->nreads = n;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_read_cancel(struct ofl_ap_nic *nic, uint32_t tag)
+{
+    if (nic == NULL || tag >= nic->nreads ||
+        nic->reads[tag].state != OFL_AP_READ_PENDING)
+        return OFL_E_ARG;
+    nic->reads[tag].state = OFL_AP_READ_IDLE;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_tx_read(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
+                            uint64_t pci_addr, uint32_t len, uint64_t dest,
+                            uint32_t *tag)
+{
+    struct ofl_ap_out_entry *e;
+    struct ofl_ap_read *slot;
+    struct ap_rec rec;
+    uint32_t index, offset, t;
+    uint8_t *r;
+    enum ofl_err err;
+
+    if (nic == NULL || f == NULL || len == 0 || len > OFL_AP_MAX_WRITE ||
+        f->kind > AP_TX_CLOSED)
+        return OFL_E_ARG;
+    err = ofl_ap_out_decode(nic, pci_addr, &index, &offset);
+    if (err == OFL_OK)
+        err = ap_out_open(nic, index, &e); /* index < out_capacity */
+    if (err != OFL_OK)
+        return err;
+    if (e->type != OFL_AP_TYPE_CI_DATA)
+        return OFL_E_AP_TYPE;
+    if (offset > e->size || len > e->size - offset)
+        return OFL_E_AP_EXTENT;
+    for (t = 0; t < nic->nreads; t++)
+        if (nic->reads[t].state == OFL_AP_READ_IDLE)
+            break;
+    if (t >= nic->nreads)
+        return OFL_E_AP_READ_BUSY;
+    err = ap_tx_fits(f, e->dst_mac, e->dst_cluster,
+                     OFL_AP_CI_REC_HDR + OFL_AP_READ_REQ_LEN);
+    if (err != OFL_OK)
+        return err;
+    ap_tx_open(nic, f, e->dst_mac, e->dst_cluster);
+    r = f->buf + f->len;
+    rec.payload = NULL;
+    rec.kind = OFL_AP_REC_READ_REQ;
+    rec.flags = (e->flags & OFL_AP_F_SEQ) ? OFL_AP_REC_F_SEQ : 0;
+    rec.len = OFL_AP_READ_REQ_LEN;
+    rec.in_index = e->dst_in_index;
+    rec.nonce = e->nonce;
+    rec.seq = (e->flags & OFL_AP_F_SEQ) ? e->seq : 0;
+    rec.offset = offset;
+    ap_record_header(r, &rec);
+    ofl_store_be32(r + OFL_AP_CI_REC_HDR, len);
+    ofl_store_be32(r + OFL_AP_CI_REC_HDR + 4, t);
+    f->len += OFL_AP_CI_REC_HDR + OFL_AP_READ_REQ_LEN;
+    f->records++;
+    slot = &nic->reads[t];
+    slot->dest = dest;
+    slot->out_index = index;
+    slot->offset = offset;
+    slot->nonce = e->nonce;
+    slot->len = len;
+    slot->dst_cluster = e->dst_cluster;
+    ap_mac_copy(slot->dst_mac, e->dst_mac);
+    slot->state = OFL_AP_READ_PENDING;
+    if (e->flags & OFL_AP_F_SEQ)
+        e->seq++;
+    ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
+    nic->stats.tx_records++;
+    nic->stats.reads_sent++;
+    if (tag != NULL)
+        *tag = t;
     return OFL_OK;
 }
 
@@ -12039,32 +12159,36 @@ enum ofl_err ofl_ap_tx_finish(struct ofl_ap_nic *nic,
 /* ---- ap: the incoming data path ------------------------------------------ */
 
 /*
- * The PCI write of one accepted payload (FIG. 12, bus stall): bursts of at
- * most max_burst bytes that do not cross a max_burst boundary; a refused
- * burst is split in half and re-emitted, and the smaller size is kept for
- * the rest of the payload; a refused minimum burst fails. Each turn either
- * writes bytes or halves the limit, so the loop ends within
- * len + log2(max_burst) turns.
+ * The PCI write (or, with rd, the PCI read) of one accepted payload
+ * (FIG. 12, bus stall): bursts of at most max_burst bytes that do not
+ * cross a max_burst boundary; a refused burst is split in half and
+ * re-emitted, and the smaller size is kept for the rest of the payload; a
+ * refused minimum burst fails. *done is the bytes moved. Each turn either
+ * moves bytes or halves the limit, so the loop ends within len +
+ * log2(max_burst) turns.
  */
-static enum ofl_err ap_pci_write(struct ofl_ap_nic *nic, uint64_t addr,
-                                 const uint8_t *src, uint32_t len)
+static enum ofl_err ap_pci_xfer(struct ofl_ap_nic *nic, uint64_t addr,
+                                uint8_t *rd, const uint8_t *wr, uint32_t len,
+                                uint32_t *done)
 {
-    uint32_t done = 0, limit = nic->max_burst;
+    uint32_t limit = nic->max_burst;
 
-    while (done < len) {
-        uint64_t a = addr + done;
+    *done = 0;
+    while (*done < len) {
+        uint64_t a = addr + *done;
         uint32_t room = nic->max_burst -
                         (uint32_t)(a & (uint64_t)(nic->max_burst - 1));
-        uint32_t s = len - done;
+        uint32_t s = len - *done;
         enum ofl_err err;
 
         if (s > room)
             s = room;
         if (s > limit)
             s = limit;
-        err = ofl_port_dma_write(nic->port, a, src + done, s);
+        err = rd != NULL ? ofl_port_dma_read(nic->port, a, rd + *done, s)
+                         : ofl_port_dma_write(nic->port, a, wr + *done, s);
         if (err == OFL_OK) { /* the split size stays for this payload */
-            done += s;
+            *done += s;
             nic->stats.bursts++;
             continue;
         }
@@ -12097,6 +12221,12 @@ static void ap_rec_parse(const uint8_t *r, struct ap_rec *rec)
     rec->seq = ofl_load_be32(r + 12);
     rec->offset = ofl_load_be32(r + 16);
     rec->payload = r + OFL_AP_CI_REC_HDR;
+    rec->rlen = rec->len;
+    rec->tag = 0;
+    if (rec->kind == OFL_AP_REC_READ_REQ) { /* len == 8: ap_ci_check */
+        rec->rlen = ofl_load_be32(rec->payload);
+        rec->tag = ofl_load_be32(rec->payload + 4);
+    }
 }
 
 /* A record addressed to open aperture e (index) was rejected with err.
@@ -12144,71 +12274,57 @@ static enum ofl_err ap_reject(struct ofl_ap_nic *nic,
     return err;
 }
 
-/* Checks (a)-(e), extent and narrowing of one record, then carries it
- * out and commits the aperture's per-packet state. *open is the aperture
- * once (a) passed (else NULL), so that the caller can tell its port of a
- * later rejection (ap_reject) off this, the hot path. This and the two
- * receive paths below are OFL_NOINLINE (base): each keeps a frame of its
- * own, well under 256 bytes; inlined together they would not be. */
-static OFL_NOINLINE enum ofl_err
-ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
-             uint16_t src_cluster, const struct ap_rec *rec,
-             struct ofl_ap_rx_result *res, struct ofl_ap_in_entry **open)
-{
-    struct ofl_ap_in_entry *e;
-    struct ofl_evq_event ev;
-    enum ofl_err err;
+/* Where one CI frame came from and where its read responses go. */
+struct ap_rx_ctx {
+    const uint8_t *src_mac;
+    struct ofl_ap_tx_frame *reply; /* NULL: read requests are refused */
+    struct ofl_ap_rx_result *res;
+    uint16_t src_cluster;
+};
 
-    *open = NULL;
-    res->in_index = rec->in_index;
-    res->len = rec->len;
-    err = ap_in_open(nic, rec->in_index, &e);             /* index, (a) */
-    if (err != OFL_OK)
-        return err;
-    *open = e;
-    if (e->type != (rec->kind == OFL_AP_REC_DATA ? OFL_AP_TYPE_CI_DATA
-                                                 : OFL_AP_TYPE_CI_EVENT))
+/* Checks of one record against open aperture e, after (a), as if e's
+ * nonce and expected sequence number were nonce and seq (the run of a
+ * merge meets them advanced). Read-only. */
+static enum ofl_err ap_rec_check(const struct ofl_ap_in_entry *e,
+                                 uint32_t nonce, uint32_t seq,
+                                 const struct ap_rx_ctx *x,
+                                 const struct ap_rec *rec)
+{
+    if (e->type != (rec->kind == OFL_AP_REC_EVENT ? OFL_AP_TYPE_CI_EVENT
+                                                  : OFL_AP_TYPE_CI_DATA))
         return OFL_E_AP_TYPE;
-    if ((e->checks & OFL_AP_CHECK_NONCE) && rec->nonce != e->nonce) /* (c) */
+    if ((e->checks & OFL_AP_CHECK_NONCE) && rec->nonce != nonce)    /* (c) */
         return OFL_E_AP_NONCE;
     if ((e->checks & OFL_AP_CHECK_SRC_MAC) &&                        /* (d) */
-        !ap_mac_eq(src_mac, e->src_mac))
+        !ap_mac_eq(x->src_mac, e->src_mac))
         return OFL_E_AP_SRC_MAC;
     if ((e->checks & OFL_AP_CHECK_SRC_ADDR) &&                       /* (e) */
-        ((src_cluster ^ e->src_cluster) & e->src_cluster_mask) != 0)
+        ((x->src_cluster ^ e->src_cluster) & e->src_cluster_mask) != 0)
         return OFL_E_AP_SRC_ADDR;
     if ((e->flags & OFL_AP_F_SEQ) &&                                 /* (b) */
-        (!(rec->flags & OFL_AP_REC_F_SEQ) || rec->seq != e->seq))
+        (!(rec->flags & OFL_AP_REC_F_SEQ) || rec->seq != seq))
         return OFL_E_AP_SEQ;
-    if (rec->offset > e->size || rec->len > e->size - rec->offset)
+    if (rec->kind == OFL_AP_REC_READ_REQ &&
+        (rec->rlen == 0 || rec->rlen > OFL_AP_MAX_WRITE))
+        return OFL_E_AP_READ_LEN;
+    if (rec->offset > e->size || rec->rlen > e->size - rec->offset)
         return OFL_E_AP_EXTENT;
     if (e->narrow_len != 0 &&
         (rec->offset < e->narrow_off ||
          rec->offset - e->narrow_off > e->narrow_len ||
-         rec->len > e->narrow_len - (rec->offset - e->narrow_off)))
+         rec->rlen > e->narrow_len - (rec->offset - e->narrow_off)))
         return OFL_E_AP_NARROW;
-    if (rec->kind == OFL_AP_REC_DATA) {
-        uint64_t addr = e->base + rec->offset; /* base + size checked */
+    return OFL_OK;
+}
 
-        err = ap_pci_write(nic, addr, rec->payload, rec->len);
-        if (err != OFL_OK)
-            return err;
-        res->pci_addr = addr;
-    } else {
-        uint8_t area[OFL_AP_EVENT_PAYLOAD];
+/* An accepted record's commit: the aperture's per-packet state, the
+ * counters, and the NOTIFY event of a data record (a cached copy of such
+ * an entry is dirty from the start, so nothing else is written). */
+static void ap_rec_commit(struct ofl_ap_nic *nic, struct ofl_ap_in_entry *e,
+                          const struct ap_rec *rec)
+{
+    struct ofl_evq_event ev;
 
-        ofl_fill(area, 0, sizeof(area));
-        ofl_copy(area + rec->offset, rec->payload, rec->len);
-        ev.type = OFL_EVQ_EV_CI_EVENT;
-        ev.flags = 0;
-        ev.a = ofl_load_be32(area);
-        ev.b = ofl_load_be32(area + 4);
-        err = ap_evq_deliver(nic, e->evq, &ev, NULL, 0);
-        if (err != OFL_OK)
-            return err;
-    }
-    /* Per-packet state (a cached copy of such an entry is dirty from the
-     * start, so nothing else is written). */
     if (e->flags & OFL_AP_F_SEQ)
         e->seq++;
     ap_rotate(&e->nonce, &e->nonce_count, e->nonce_step, e->nonce_every);
@@ -12223,7 +12339,214 @@ ap_rx_record(struct ofl_ap_nic *nic, const uint8_t *src_mac,
         ev.b = rec->offset + rec->len;
         (void)ofl_evq_post(&nic->evq[e->evq], &ev, NULL, 0);
     }
+}
+
+/* A read request that passed its checks: the response into x->reply
+ * (room checked first, the PCI read straight into place, the header
+ * last), so that a refusal leaves the reply frame as it was. */
+static enum ofl_err ap_rx_read_req(struct ofl_ap_nic *nic,
+                                   const struct ofl_ap_in_entry *e,
+                                   const struct ap_rx_ctx *x,
+                                   const struct ap_rec *rec)
+{
+    struct ofl_ap_tx_frame *f = x->reply;
+    struct ap_rec out;
+    uint32_t done;
+    size_t at;
+    enum ofl_err err;
+
+    if (f == NULL || f->buf == NULL || f->kind > AP_TX_CLOSED ||
+        ap_tx_fits(f, x->src_mac, x->src_cluster,
+                   OFL_AP_CI_REC_HDR + rec->rlen) != OFL_OK)
+        return OFL_E_AP_READ_REPLY;
+    at = ap_tx_at(f);
+    err = ap_pci_xfer(nic, e->base + rec->offset,
+                      f->buf + at + OFL_AP_CI_REC_HDR, NULL, rec->rlen,
+                      &done);
+    if (err != OFL_OK)
+        return err;
+    ap_tx_open(nic, f, x->src_mac, x->src_cluster);
+    out.payload = NULL;
+    out.kind = OFL_AP_REC_READ_RESP;
+    out.flags = 0;
+    out.len = (uint16_t)rec->rlen;
+    out.in_index = rec->tag;
+    out.nonce = rec->nonce;
+    out.seq = rec->seq;
+    out.offset = rec->offset;
+    ap_record_header(f->buf + at, &out);
+    f->len = at + OFL_AP_CI_REC_HDR + rec->rlen;
+    f->records++;
+    nic->stats.reads_served++;
+    nic->stats.tx_records++;
+    nic->stats.tx_bytes += rec->rlen;
     return OFL_OK;
+}
+
+/* A read response: checked against the pending read its tag names (no
+ * aperture), then written to the slot's dest; the slot becomes IDLE. */
+static OFL_NOINLINE enum ofl_err
+ap_rx_read_resp(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
+                const struct ap_rec *rec)
+{
+    struct ofl_ap_read *slot;
+    uint32_t done;
+    enum ofl_err err;
+
+    if (rec->in_index >= nic->nreads)
+        return OFL_E_AP_READ_TAG;
+    slot = &nic->reads[rec->in_index];
+    if (slot->state != OFL_AP_READ_PENDING || slot->offset != rec->offset)
+        return OFL_E_AP_READ_TAG;
+    if (!ap_mac_eq(x->src_mac, slot->dst_mac))                       /* (d) */
+        return OFL_E_AP_SRC_MAC;
+    if (x->src_cluster != slot->dst_cluster)                         /* (e) */
+        return OFL_E_AP_SRC_ADDR;
+    if (rec->nonce != slot->nonce)                                   /* (c) */
+        return OFL_E_AP_NONCE;
+    if (rec->len != slot->len)
+        return OFL_E_AP_READ_LEN;
+    err = ap_pci_xfer(nic, slot->dest, NULL, rec->payload, rec->len, &done);
+    if (err != OFL_OK)
+        return err;
+    x->res->pci_addr = slot->dest;
+    slot->state = OFL_AP_READ_IDLE;
+    nic->stats.reads_completed++;
+    nic->stats.rx_records++;
+    nic->stats.rx_bytes += rec->len;
+    return OFL_OK;
+}
+
+/* Checks (a)-(e), extent and narrowing of one record, then carries it
+ * out and commits the aperture's per-packet state. *open is the aperture
+ * once (a) passed (else NULL), so that the caller can tell its port of a
+ * later rejection (ap_reject) off this, the hot path. This and the two
+ * receive paths below are OFL_NOINLINE (base): each keeps a frame of its
+ * own, well under 256 bytes; inlined together they would not be. */
+static OFL_NOINLINE enum ofl_err
+ap_rx_record(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
+             const struct ap_rec *rec, struct ofl_ap_in_entry **open)
+{
+    struct ofl_ap_in_entry *e;
+    struct ofl_evq_event ev;
+    uint32_t done;
+    enum ofl_err err;
+
+    *open = NULL;
+    x->res->in_index = rec->in_index;
+    x->res->len = rec->len;
+    if (rec->kind == OFL_AP_REC_READ_RESP)
+        return ap_rx_read_resp(nic, x, rec);
+    err = ap_in_open(nic, rec->in_index, &e);             /* index, (a) */
+    if (err != OFL_OK)
+        return err;
+    *open = e;
+    err = ap_rec_check(e, e->nonce, e->seq, x, rec);
+    if (err != OFL_OK)
+        return err;
+    if (rec->kind == OFL_AP_REC_DATA) {
+        uint64_t addr = e->base + rec->offset; /* base + size checked */
+
+        err = ap_pci_xfer(nic, addr, NULL, rec->payload, rec->len, &done);
+        if (err != OFL_OK)
+            return err;
+        x->res->pci_addr = addr;
+    } else if (rec->kind == OFL_AP_REC_READ_REQ) {
+        err = ap_rx_read_req(nic, e, x, rec);
+        if (err != OFL_OK)
+            return err;
+        x->res->pci_addr = e->base + rec->offset;
+    } else {
+        uint8_t area[OFL_AP_EVENT_PAYLOAD];
+
+        ofl_fill(area, 0, sizeof(area));
+        ofl_copy(area + rec->offset, rec->payload, rec->len);
+        ev.type = OFL_EVQ_EV_CI_EVENT;
+        ev.flags = 0;
+        ev.a = ofl_load_be32(area);
+        ev.b = ofl_load_be32(area + 4);
+        err = ap_evq_deliver(nic, e->evq, &ev, NULL, 0);
+        if (err != OFL_OK)
+            return err;
+    }
+    ap_rec_commit(nic, e, rec);
+    return OFL_OK;
+}
+
+/*
+ * Merging (ofl_ap_rx_merge): from the data record at h + pos (the i-th of
+ * count), the run of following data records for the same aperture at
+ * adjacent offsets that pass every check with the state they would meet,
+ * up to min(merge_cap, max_burst) bytes. A run of one is left to
+ * ap_rx_record (*n = 0, OFL_OK). Otherwise the run is staged, written as
+ * one payload, and each record wholly written is committed; *n is how
+ * many, *next the offset in h after them. On OFL_E_AP_DMA the record
+ * at *next, holding the failed burst, is the rejected one. Six
+ * arguments: a seventh would go on the stack (see ap_record_header).
+ */
+static OFL_NOINLINE enum ofl_err
+ap_rx_run(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
+          const uint8_t *h, size_t *next, uint32_t left, uint32_t *n)
+{
+    struct ofl_ap_in_entry *e;
+    struct ap_rec rec;
+    uint32_t k, total = 0, nonce, count, seq, done, limit, off = 0;
+    size_t pos = *next;
+    enum ofl_err err;
+
+    *n = 0;
+    limit = nic->merge_cap < nic->max_burst ? nic->merge_cap : nic->max_burst;
+    ap_rec_parse(h + pos, &rec);
+    {   /* the next record must join: else no lookup here (left >= 2) */
+        const uint8_t *r2 = h + pos + OFL_AP_CI_REC_HDR + rec.len;
+
+        if (r2[0] != OFL_AP_REC_DATA ||
+            ofl_load_be32(r2 + 4) != rec.in_index ||
+            ofl_load_be32(r2 + 16) != rec.offset + rec.len)
+            return OFL_OK;
+    }
+    if (ap_in_open(nic, rec.in_index, &e) != OFL_OK)
+        return OFL_OK;
+    nonce = e->nonce;
+    count = e->nonce_count;
+    seq = e->seq;
+    for (k = 0; k < left; k++) {
+        ap_rec_parse(h + pos, &rec);
+        if (rec.kind != OFL_AP_REC_DATA ||
+            (k != 0 && (rec.in_index != x->res->in_index ||
+                        rec.offset != off)) ||
+            rec.len > limit - total ||
+            ap_rec_check(e, nonce, seq, x, &rec) != OFL_OK)
+            break;
+        x->res->in_index = rec.in_index;
+        ofl_copy(nic->merge_buf + total, rec.payload, rec.len);
+        total += rec.len;
+        off = rec.offset + rec.len;
+        if (e->flags & OFL_AP_F_SEQ)
+            seq++;
+        ap_rotate(&nonce, &count, e->nonce_step, e->nonce_every);
+        pos += OFL_AP_CI_REC_HDR + rec.len;
+    }
+    if (k < 2)
+        return OFL_OK; /* nothing to merge: the usual path */
+    ap_rec_parse(h + *next, &rec);
+    err = ap_pci_xfer(nic, e->base + rec.offset, NULL, nic->merge_buf, total,
+                      &done);
+    /* Commit the records wholly written, in order. */
+    for (; *n < k; (*n)++) {
+        ap_rec_parse(h + *next, &rec);
+        x->res->in_index = rec.in_index;
+        x->res->len = rec.len;
+        if (rec.len > done)
+            break;
+        done -= rec.len;
+        x->res->pci_addr = e->base + rec.offset;
+        ap_rec_commit(nic, e, &rec);
+        if (*n != 0)
+            nic->stats.merged++;
+        *next += OFL_AP_CI_REC_HDR + rec.len;
+    }
+    return err;
 }
 
 /* Structure of a CI frame (nothing is applied): header, every record
@@ -12254,7 +12577,9 @@ static enum ofl_err ap_ci_check(const struct ofl_ap_nic *nic,
         if (rlen - pos < OFL_AP_CI_REC_HDR)
             return OFL_E_AP_MALFORMED;
         plen = ofl_load_be16(r + 2);
-        if ((r[0] != OFL_AP_REC_DATA && r[0] != OFL_AP_REC_EVENT) ||
+        if ((r[0] != OFL_AP_REC_DATA && r[0] != OFL_AP_REC_EVENT &&
+             r[0] != OFL_AP_REC_READ_REQ && r[0] != OFL_AP_REC_READ_RESP) ||
+            (r[0] == OFL_AP_REC_READ_REQ && plen != OFL_AP_READ_REQ_LEN) ||
             (r[1] & ~OFL_AP_REC_F_SEQ) != 0 || ofl_load_be16(r + 22) != 0 ||
             plen > OFL_AP_MAX_WRITE ||
             plen > rlen - pos - OFL_AP_CI_REC_HDR)
@@ -12276,9 +12601,10 @@ static enum ofl_err ap_ci_check(const struct ofl_ap_nic *nic,
 
 static OFL_NOINLINE enum ofl_err
 ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
-         struct ofl_ap_rx_result *res)
+         struct ofl_ap_tx_frame *reply, struct ofl_ap_rx_result *res)
 {
     const uint8_t *h = frame + OFL_AP_ETH_HDR;
+    struct ap_rx_ctx x;
     uint32_t i, count = 0;
     size_t pos = OFL_AP_CI_HDR;
     enum ofl_err err = ap_ci_check(nic, frame, len, &count);
@@ -12286,13 +12612,34 @@ ap_rx_ci(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
     if (err != OFL_OK)
         return err;
     res->records = count;
+    x.src_mac = frame + 6;
+    x.src_cluster = ofl_load_be16(h + 4);
+    x.reply = reply;
+    x.res = res;
     for (i = 0; i < count; i++) {
         struct ofl_ap_in_entry *e;
         struct ap_rec rec;
 
+        if (nic->merge_cap != 0 && h[pos] == OFL_AP_REC_DATA &&
+            count - i > 1) {
+            uint32_t n;
+
+            err = ap_rx_run(nic, &x, h, &pos, count - i, &n);
+            res->applied += n;
+            i += n;
+            if (err != OFL_OK) { /* its aperture is open: the run's */
+                ap_rec_parse(h + pos, &rec);
+                if (ap_in_open(nic, rec.in_index, &e) == OFL_OK)
+                    (void)ap_reject(nic, e, rec.in_index, err);
+                break;
+            }
+            if (n != 0) {
+                i--; /* the loop's increment */
+                continue;
+            }
+        }
         ap_rec_parse(h + pos, &rec);
-        err = ap_rx_record(nic, frame + 6, ofl_load_be16(h + 4), &rec, res,
-                           &e);
+        err = ap_rx_record(nic, &x, &rec, &e);
         if (err != OFL_OK) {
             if (e != NULL)
                 (void)ap_reject(nic, e, rec.in_index, err);
@@ -12361,6 +12708,23 @@ ap_rx_ip(struct ofl_ap_nic *nic, const uint8_t *frame, size_t len,
 enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
                        size_t len, struct ofl_ap_rx_result *res)
 {
+    return ofl_ap_rx_reply(nic, frame, len, NULL, res);
+}
+
+enum ofl_err ofl_ap_rx_merge(struct ofl_ap_nic *nic, uint8_t *buf,
+                             uint32_t cap)
+{
+    if (nic == NULL || (buf == NULL && cap != 0))
+        return OFL_E_ARG;
+    nic->merge_buf = cap != 0 ? buf : NULL;
+    nic->merge_cap = cap;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_ap_rx_reply(struct ofl_ap_nic *nic, const uint8_t *frame,
+                             size_t len, struct ofl_ap_tx_frame *reply,
+                             struct ofl_ap_rx_result *res)
+{
     struct ofl_ap_rx_result local;
     enum ofl_err err;
 
@@ -12376,13 +12740,13 @@ enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
     if (len < OFL_AP_ETH_HDR)
         err = OFL_E_AP_TRUNCATED;
     else if (ofl_load_be16(frame + 12) == OFL_AP_ETHERTYPE_CI)
-        err = ap_rx_ci(nic, frame, len, res);
+        err = ap_rx_ci(nic, frame, len, reply, res);
     else if (ofl_load_be16(frame + 12) == OFL_AP_ETHERTYPE_IPV4)
         err = ap_rx_ip(nic, frame, len, res);
     else
         err = OFL_E_AP_NOT_CI;
     /* Invariant: every error above is a rejection reason, 0x0501 ..
-     * 0x0512 (port and queue failures become OFL_E_AP_DMA). The modulo
+     * 0x0515 (port and queue failures become OFL_E_AP_DMA). The modulo
      * only keeps a broken invariant inside the array. */
     if (err != OFL_OK)
         nic->stats.rejected[((uint32_t)err - 0x0500u) % OFL_AP_REJECT_SLOTS]++;

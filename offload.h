@@ -323,7 +323,7 @@ uint32_t ofl_version(void);
                                    past the CQEs written */                \
     X(E_QP_HCQ_OVERRUN, 0x0441) /* a host CQ was full: a CQE was lost */   \
     X(E_QP_HCQ_CQE, 0x0442)     /* a CQE in host memory is malformed */
-#define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0512 are the rejection     \
+#define OFL_ERRORS_AP(X) /* ap: 0x05xx; 0x0501-0x0515 are the rejection     \
                             reasons of the incoming path, each counted in    \
                             struct ofl_ap_stats */                           \
     X(E_AP_NOT_CI, 0x0501)       /* frame is neither a CI frame nor an IPv4  \
@@ -362,6 +362,15 @@ uint32_t ofl_version(void);
                                     burst */                                 \
     X(E_EVQ_OVERFLOW, 0x0512)    /* an event queue (fixed or variable) has   \
                                     no room: nothing was written */          \
+    X(E_AP_READ_REPLY, 0x0513)   /* a read request, but no reply frame or   \
+                                    no room in it for the response (or it    \
+                                    holds records for another host) */       \
+    X(E_AP_READ_TAG, 0x0514)     /* a read response matches no pending      \
+                                    read: tag beyond the read table, slot    \
+                                    not pending, or offset differs */        \
+    X(E_AP_READ_LEN, 0x0515)     /* read request length 0 or over           \
+                                    OFL_AP_MAX_WRITE; read response length   \
+                                    not the one asked */                     \
     X(E_AP_PRIVILEGE, 0x0520)    /* the caller's privilege may not program   \
                                     this field (seed 004 "User Programmable  \
                                     bits") */                                \
@@ -375,6 +384,8 @@ uint32_t ofl_version(void);
     X(E_AP_PACK, 0x0525)         /* this write cannot join the open frame    \
                                     (other host, other type, no room):       \
                                     finish the frame and begin another */    \
+    X(E_AP_READ_BUSY, 0x0526)    /* ofl_ap_tx_read: no read slot is free     \
+                                    (or none attached) */                    \
     X(E_AP_CONN_STATE, 0x0530)   /* connection operation not allowed in its  \
                                     current state */                         \
     X(E_AP_CONN_PEER, 0x0531)    /* message does not prove this connection's \
@@ -4740,7 +4751,19 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
  *   incoming table  FIG. 11: a CI frame names an incoming aperture by
  *                   in-index; checks (a)-(e), extent and narrowing decide,
  *                   and the data becomes a PCI write base + offset through
- *                   the port's DMA, split into bursts.
+ *                   the port's DMA, split into bursts; consecutive
+ *                   records for adjacent addresses may be merged into
+ *                   one burst ("if consecutive CI data packets arrive
+ *                   they may be coalesced into larger PCI bursts").
+ *   reads           "In the case of a read request the analogous
+ *                   operation occurs" (seed 004, the paragraph before
+ *                   "In this implementation the network packet also
+ *                   contains the nonce bits"): a PCI read of an outgoing
+ *                   aperture becomes a read request record; the remote
+ *                   NIC runs the same checks and extent, PCI-reads base +
+ *                   offset and sends the data back in a read response;
+ *                   the originator matches it to its pending read and
+ *                   completes the PCI read.
  *   cache           FIG. 5: a small set-associative copy of hot entries in
  *                   front of either table.
  *   messages        CONNECT / ACCEPT / CLOSE / ALIVE / ALIVEACK / ERROR as
@@ -4798,9 +4821,29 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
  *   (d)   Ethernet source equals the expected one         _SRC_MAC
  *   (e)   source cluster / IPv4 under the netmask         _SRC_ADDR
  *   (b)   sequence number equals the expected one         _SEQ
+ *   -     read request: length 1 .. OFL_AP_MAX_WRITE      _READ_LEN
  *   -     offset + length inside the size                 _EXTENT
  *   -     inside the narrowed sub-range                   _NARROW
- *   -     PCI write (or event delivery)                   _DMA, E_EVQ_OVERFLOW
+ *   -     read request: a reply frame with room for the   _READ_REPLY
+ *         response, for the requester's host
+ *   -     PCI write (or event delivery, or the PCI read   _DMA, E_EVQ_OVERFLOW
+ *         of a read request)
+ *
+ * A read request runs every row (its kind matches a CI data aperture);
+ * its extent and narrowing use its read length.
+ *
+ * A read response (kind 5) names no incoming aperture: it is checked
+ * against the originator's pending read (struct ofl_ap_read) its tag
+ * names, in this order:
+ *
+ *   step  check                                           error
+ *   -     tag inside the read table, slot PENDING, offset _READ_TAG
+ *         equal to the request's
+ *   (d)   Ethernet source = the host the request went to  _SRC_MAC
+ *   (e)   source cluster = that host's cluster            _SRC_ADDR
+ *   (c)   nonce = the request's nonce (echoed)            _NONCE
+ *   -     payload length = the length asked               _READ_LEN
+ *   -     PCI write of the data to the slot's dest        _DMA
  *
  * (c), (d), (e) run when the OS enabled them in the entry's checks; (b)
  * when the entry's OFL_AP_F_SEQ flag is set. Each rejection increments
@@ -4853,7 +4896,9 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
  *   record (24-byte header + payload), repeated `count` times; several
  *   PCI bursts for one host are packed into one frame (step 6)
  *   offset size field
- *   0      1    kind: 1 = data write, 2 = event (FIG. 10 note 2)
+ *   0      1    kind: 1 = data write, 2 = event (FIG. 10 note 2),
+ *               4 = read request, 5 = read response; 3 and others
+ *               are not assigned (OFL_E_AP_MALFORMED)
  *   1      1    flags: bit 0 = sequence number is meaningful; others 0
  *   2      2    payload length, 0 .. OFL_AP_MAX_WRITE
  *   4      4    in-index of the destination's incoming aperture
@@ -4864,6 +4909,19 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
  *               24 header bytes with this field zero
  *   22     2    reserved, 0
  *   24     n    payload (the data of the PCI burst)
+ *
+ *   read request (kind 4): in-index, nonce, sequence number and offset
+ *   as a data write (the read consumes a sequence number and counts for
+ *   the nonce rotation like a write); payload length exactly 8
+ *   (otherwise OFL_E_AP_MALFORMED):
+ *   offset size field
+ *   24     4    read length, 1 .. OFL_AP_MAX_WRITE
+ *   28     4    tag: the originator's read slot
+ *
+ *   read response (kind 5), sent back to the requester's MAC and cluster:
+ *   in-index = the request's tag, nonce and offset = the request's
+ *   (echoed), sequence number = the request's, flags 0, payload = the
+ *   read length bytes read at base + offset.
  *
  *   trailer (4 bytes): CRC32c (RFC 3385) over the CI frame header and all
  *   records: the end-to-end check of step 7. Bytes after the trailer are
@@ -4879,8 +4937,12 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
 
 enum ofl_ap_rec_kind {
     OFL_AP_REC_DATA = 1,  /* a memory write into a CI data aperture */
-    OFL_AP_REC_EVENT = 2  /* an event for a CI event aperture */
+    OFL_AP_REC_EVENT = 2, /* an event for a CI event aperture */
+    OFL_AP_REC_READ_REQ = 4, /* a read of a CI data aperture (3 is not
+                                assigned) */
+    OFL_AP_REC_READ_RESP = 5 /* the data of a read, back to its originator */
 };
+#define OFL_AP_READ_REQ_LEN 8u /* payload of a read request record */
 
 /* One host's addresses on the network (per-NIC common fields, FIG. 10
  * note 4, or a peer's). */
@@ -5147,7 +5209,7 @@ struct ofl_ap_cache {
 /* ---- the NIC ------------------------------------------------------------ */
 
 /* Rejection counters are indexed by the low byte of the error. */
-#define OFL_AP_REJECT_SLOTS 0x13u
+#define OFL_AP_REJECT_SLOTS 0x16u
 
 struct ofl_ap_stats {
     uint64_t rx_bytes;     /* payload bytes written or delivered */
@@ -5158,9 +5220,14 @@ struct ofl_ap_stats {
     uint32_t tx_frames;    /* frames finished */
     uint32_t bursts;       /* PCI write transactions emitted */
     uint32_t stall_splits; /* bursts split because the port refused them */
-    uint32_t rejected[OFL_AP_REJECT_SLOTS]; /* by reason, 0x0501 .. 0x0512 */
+    uint32_t rejected[OFL_AP_REJECT_SLOTS]; /* by reason, 0x0501 .. 0x0515 */
     uint32_t errors_dropped; /* OFL_AP_F_ERRORS notices not posted: the
                                 queue was half full or more */
+    uint32_t reads_sent;      /* read requests built (ofl_ap_tx_read) */
+    uint32_t reads_served;    /* read requests answered (response built) */
+    uint32_t reads_completed; /* read responses matched and written */
+    uint32_t merged;          /* data records that joined the PCI burst of
+                                 the record before them (ofl_ap_rx_merge) */
 };
 
 /* The counter of rejection reason e (0 for an error that is not one). */
@@ -5172,6 +5239,38 @@ static inline uint32_t ofl_ap_rejected(const struct ofl_ap_stats *s,
 }
 
 struct ofl_evq;
+
+/*
+ * One pending read of the originator (seed 004, "In the case of a read
+ * request the analogous operation occurs"). Caller memory, attached with
+ * ofl_ap_read_attach; the slot's index is the tag carried by the request
+ * and echoed by the response. Only the ofl_ap_ functions change it; the
+ * caller may read state (PENDING until the response is written, then
+ * IDLE: the PCI read is complete).
+ *
+ *   state    call / input                             next
+ *   IDLE     ofl_ap_tx_read (request built)           PENDING
+ *   PENDING  matching read response, data written     IDLE
+ *   PENDING  response refused (any check above)       PENDING
+ *   PENDING  ofl_ap_read_cancel (the caller's timeout) IDLE
+ */
+enum ofl_ap_read_state {
+    OFL_AP_READ_IDLE = 0,
+    OFL_AP_READ_PENDING = 1
+};
+
+struct ofl_ap_read {
+    uint64_t dest;       /* PA the data is written to (the completion of
+                            the PCI read) */
+    uint32_t out_index;  /* outgoing aperture the read went through */
+    uint32_t offset;     /* offset in the remote aperture (echoed) */
+    uint32_t nonce;      /* the request's nonce (echoed) */
+    uint32_t len;        /* bytes asked */
+    uint16_t dst_cluster; /* the host asked: the response's source */
+    uint8_t dst_mac[6];
+    uint8_t state;       /* enum ofl_ap_read_state */
+};
+#define OFL_AP_READ_MAX 65536u /* slots a NIC can attach */
 
 /* What ofl_ap_nic_init needs; every array is the caller's. */
 struct ofl_ap_nic_config {
@@ -5214,6 +5313,10 @@ struct ofl_ap_nic {
     struct ofl_ap_cache in_cache;
     struct ofl_ap_cache out_cache;
     struct ofl_ap_stats stats;
+    struct ofl_ap_read *reads; /* ofl_ap_read_attach; NULL: no reads */
+    uint32_t nreads;
+    uint32_t merge_cap;        /* ofl_ap_rx_merge; 0: no merging */
+    uint8_t *merge_buf;
 };
 
 /*
@@ -5381,9 +5484,95 @@ struct ofl_ap_rx_result {
  * incoming-table entry (through the cache: at most its ways compared) and
  * the PCI writes of its payload (at most payload + log2(max_burst)
  * bursts).
+ *
+ * Reads (kinds 4 and 5, see the tables above): ofl_ap_rx has no reply
+ * frame, so a read request that passes its checks is refused with
+ * OFL_E_AP_READ_REPLY (use ofl_ap_rx_reply); a read response completes
+ * its pending read. With a staging buffer attached (ofl_ap_rx_merge)
+ * adjacent data records share PCI bursts, with the same results.
  */
 enum ofl_err ofl_ap_rx(struct ofl_ap_nic *nic, const uint8_t *frame,
                        size_t len, struct ofl_ap_rx_result *res);
+
+/*
+ * ofl_ap_rx with somewhere to answer read requests (seed 004, "In the
+ * case of a read request the analogous operation occurs"). reply is a
+ * frame begun with ofl_ap_tx_begin (empty, or open for the requester's
+ * host); NULL makes this ofl_ap_rx, where a read request is refused with
+ * OFL_E_AP_READ_REPLY. Checks: those of ofl_ap_rx, for a read request
+ * the table above (aperture checks, read length, extent and narrowing
+ * over the read length, then room in reply for the response for the
+ * frame's source MAC and cluster), for a read response the read table
+ * above. Changes: a read request PCI-reads base + offset (bursts as for
+ * writes, split on a refusal) straight into reply, appends the response
+ * record (opening reply with the Ethernet and CI headers when empty),
+ * advances the aperture's sequence number and nonce rotation; a read
+ * response writes its data to its slot's dest (bursts as for writes) and
+ * makes the slot IDLE. On a refusal nothing of that record changes (reply,
+ * slot and aperture as they were; a refused write leaves the bytes
+ * before the failed burst written, as for ofl_ap_rx). Finish reply with
+ * ofl_ap_tx_finish and send it. Returns as ofl_ap_rx.
+ */
+enum ofl_err ofl_ap_rx_reply(struct ofl_ap_nic *nic, const uint8_t *frame,
+                             size_t len, struct ofl_ap_tx_frame *reply,
+                             struct ofl_ap_rx_result *res);
+
+/*
+ * Attaches n read slots (0 .. OFL_AP_READ_MAX; slots may be NULL when n
+ * is 0, which detaches them) for ofl_ap_tx_read and read responses.
+ * Checks the arguments (OFL_E_ARG); makes every slot IDLE; returns OFL_OK.
+ */
+enum ofl_err ofl_ap_read_attach(struct ofl_ap_nic *nic,
+                                struct ofl_ap_read *slots, uint32_t n);
+
+/*
+ * Turns a PCI read of len bytes (1 .. OFL_AP_MAX_WRITE, else OFL_E_ARG)
+ * at pci_addr into a read request record in f (seed 004: the read
+ * counterpart of FIG. 12 steps 1-8). Checks, in order: decode
+ * (OFL_E_AP_NO_APERTURE), aperture OPEN (OFL_E_AP_CLOSED), a CI data
+ * aperture (OFL_E_AP_TYPE), offset + len inside its size
+ * (OFL_E_AP_EXTENT), a free read slot (OFL_E_AP_READ_BUSY), room in f as
+ * ofl_ap_tx_write (OFL_E_SIZE, OFL_E_AP_PACK). Changes: appends the
+ * request, makes the lowest IDLE slot PENDING with dest (where the data
+ * will be written), the aperture's destination, offset and nonce, then
+ * advances the sequence number and nonce rotation as a write does.
+ * Returns OFL_OK and the slot in *tag (may be NULL); on failure nothing
+ * changes.
+ */
+enum ofl_err ofl_ap_tx_read(struct ofl_ap_nic *nic, struct ofl_ap_tx_frame *f,
+                            uint64_t pci_addr, uint32_t len, uint64_t dest,
+                            uint32_t *tag);
+
+/* Gives up the pending read tag (the caller's timeout; a late response
+ * is then OFL_E_AP_READ_TAG). OFL_E_ARG unless tag is PENDING; makes it
+ * IDLE. */
+enum ofl_err ofl_ap_read_cancel(struct ofl_ap_nic *nic, uint32_t tag);
+
+/*
+ * Merging (seed 004 after FIG. 12: "if consecutive CI data packets
+ * arrive they may be coalesced into larger PCI bursts simply by removing
+ * the redundant intermediate headers"). Attaches a staging buffer of cap
+ * bytes (buf NULL or cap 0: no merging, the default). Checks the
+ * arguments (OFL_E_ARG for NULL nic, or buf NULL with cap != 0); changes
+ * nothing else; returns OFL_OK.
+ *
+ * With it, ofl_ap_rx gathers a run of consecutive data records of one
+ * frame for the same aperture whose offsets are adjacent (each starts
+ * where the one before ended), each passing every check with the
+ * sequence number and nonce it would meet in turn, up to min(cap,
+ * max_burst) payload bytes; the run is copied into buf and written as
+ * one payload (bursts as above: never over max_burst, never across a
+ * max_burst boundary, split on a refusal as today). A record that would
+ * fail a check ends the run and is then refused as usual. Each record of
+ * the run is applied (sequence number, nonce rotation, counters, NOTIFY)
+ * only once all its bytes are written: on OFL_E_AP_DMA the records wholly
+ * before the failed burst are applied, the others are not, and the one
+ * holding the failed burst is the rejected record. Results equal those
+ * of ofl_ap_rx without merging, with fewer bursts (stats.merged counts
+ * the records that joined a burst).
+ */
+enum ofl_err ofl_ap_rx_merge(struct ofl_ap_nic *nic, uint8_t *buf,
+                             uint32_t cap);
 
 /* ---- IPv4/UDP datagrams (RFC 791, RFC 768) -------------------------------- */
 

@@ -30,6 +30,17 @@
  *   4  the bus: u8 stall limit (0 = none)
  *   5  IPv4/UDP datagram from fields
  *   6  flush the cache and compare the tables
+ *   7  arm a read slot, as ofl_ap_tx_read would have (the sides have no
+ *      outgoing table): u8 slot, u16 offset, u16 length, u32 nonce
+ *
+ * Y also merges adjacent data records into one PCI burst
+ * (ofl_ap_rx_merge) and X does not: merging must not change a result, a
+ * byte of memory or an entry either. Both answer read requests into a
+ * reply frame (ofl_ap_rx_reply), which must come out byte for byte the
+ * same, and complete read responses against their read slots (the same
+ * on both). Kinds in a built record: 1 in 8 an event, 1 in 8 a read
+ * request (read length and tag from the input), 1 in 8 a read response
+ * (tag, nonce and offset of a slot, or not).
  */
 #include "fuzz.h"
 
@@ -44,6 +55,8 @@
 #define NEVQ 2
 #define RING 32
 #define VAR 128
+#define NREAD 4
+#define RDONE 700      /* completion bytes per read slot */
 
 struct stall {
     struct ofl_port port;
@@ -60,7 +73,12 @@ struct side {
     struct ofl_evq evq[NEVQ], os;
     uint32_t ring[NEVQ][RING], var[NEVQ][VAR], ctl[NEVQ][8];
     uint32_t os_ring[RING], os_ctl[8];
+    struct ofl_ap_read reads[NREAD];
+    struct ofl_ap_tx_frame reply;
+    uint8_t reply_buf[6000];
+    uint8_t stage[256];
     _Alignas(64) uint8_t mem[NAP * SLOT];
+    uint8_t done[NREAD * RDONE]; /* where read responses complete */
 };
 
 static struct side X, Y;
@@ -131,6 +149,7 @@ static void authorise(struct side *s)
     ofl_sim_allow(&s->sim, s->ctl, sizeof(s->ctl), OFL_SIM_RW);
     ofl_sim_allow(&s->sim, s->os_ring, sizeof(s->os_ring), OFL_SIM_RW);
     ofl_sim_allow(&s->sim, s->os_ctl, sizeof(s->os_ctl), OFL_SIM_RW);
+    ofl_sim_allow(&s->sim, s->done, sizeof(s->done), OFL_SIM_WRITE);
     for (i = 0; i < NIN; i++) {
         const struct shadow *e = &sh[i];
         uint64_t base = ofl_sim_pa(s->mem + e->off);
@@ -138,11 +157,12 @@ static void authorise(struct side *s)
         if (!e->used || e->state != OFL_AP_OPEN ||
             e->type != OFL_AP_TYPE_CI_DATA)
             continue;
+        /* read requests PCI-read the same checked range */
         if (e->narrow_len != 0)
             ofl_sim_allow_pa(&s->sim, base + e->narrow_off, e->narrow_len,
-                             OFL_SIM_WRITE);
+                             OFL_SIM_RW);
         else
-            ofl_sim_allow_pa(&s->sim, base, e->size, OFL_SIM_WRITE);
+            ofl_sim_allow_pa(&s->sim, base, e->size, OFL_SIM_RW);
     }
 }
 
@@ -192,6 +212,10 @@ static void side_init(struct side *s, bool cache)
     cfg.max_burst = 64;
     cfg.udp_base = 7000;
     FUZZ_ASSERT(ofl_ap_nic_init(&s->nic, &cfg) == OFL_OK);
+    FUZZ_ASSERT(ofl_ap_read_attach(&s->nic, s->reads, NREAD) == OFL_OK);
+    if (cache) /* Y: merging too */
+        FUZZ_ASSERT(ofl_ap_rx_merge(&s->nic, s->stage, sizeof(s->stage)) ==
+                    OFL_OK);
     /* Apertures 0..7: CI data over their slots, open, every check on;
      * 8: an event aperture; 9: an IP aperture (UDP 7009). */
     for (i = 0; i < NAP; i++) {
@@ -284,21 +308,37 @@ static size_t build_ci(struct fuzz_in *in)
         uint16_t off = fuzz_u16(in), len = fuzz_u16(in) % 700;
         const uint8_t *data;
 
+        uint8_t k;
+
         ofl_ap_in_query(&X.nic, ap % NIN, &e);
-        r[0] = (fuzz_u8(in) & 7) == 0 ? OFL_AP_REC_EVENT : OFL_AP_REC_DATA;
-        if (ap % NIN == 8)
+        k = fuzz_u8(in) & 7;
+        r[0] = k == 0 ? OFL_AP_REC_EVENT
+               : k == 1 ? OFL_AP_REC_READ_REQ
+               : k == 2 ? OFL_AP_REC_READ_RESP : OFL_AP_REC_DATA;
+        if (ap % NIN == 8 && k != 1)
             r[0] = OFL_AP_REC_EVENT;
         r[1] = (sel & 1) ? OFL_AP_REC_F_SEQ : 0;
         if (sel & 0x80)
             off = (uint16_t)(off % 16); /* inside event or near the start */
+        if (r[0] == OFL_AP_REC_READ_REQ)
+            len = 8; /* read length and tag, from the input */
         len = (uint16_t)fuzz_take(in, &data, len);
-        if (ap % NIN == 8)
+        if (ap % NIN == 8 && r[0] == OFL_AP_REC_EVENT)
             len = len > 8 ? 8 : len;
         ofl_store_be16(r + 2, len);
         ofl_store_be32(r + 4, (sel & 0x40) ? ap : ap % NIN);
         ofl_store_be32(r + 8, (sel & 2) ? e.nonce + (sel >> 4) : e.nonce);
         ofl_store_be32(r + 12, (sel & 4) ? e.seq + (sel >> 5) : e.seq);
         ofl_store_be32(r + 16, off);
+        if (r[0] == OFL_AP_REC_READ_RESP) {
+            /* a slot's tag, nonce and offset unless sel says otherwise */
+            const struct ofl_ap_read *q = &X.reads[ap % NREAD];
+
+            ofl_store_be32(r + 4, (sel & 0x40) ? ap : ap % NREAD);
+            ofl_store_be32(r + 8, (sel & 2) ? q->nonce ^ sel : q->nonce);
+            if (!(sel & 8))
+                ofl_store_be32(r + 16, q->offset);
+        }
         ofl_store_be16(r + 20, 0);
         ofl_store_be16(r + 22, 0);
         ofl_store_be16(r + 20, csum(r, 24));
@@ -344,14 +384,54 @@ static void same(void)
 static void rx(const uint8_t *f, size_t n)
 {
     struct ofl_ap_rx_result rx_, ry;
-    enum ofl_err ex = ofl_ap_rx(&X.nic, f, n, &rx_);
-    enum ofl_err ey = ofl_ap_rx(&Y.nic, f, n, &ry);
+    enum ofl_err ex, ey;
+    size_t lx = 0, ly = 0;
+    unsigned i;
 
+    ofl_ap_tx_begin(&X.reply, X.reply_buf, sizeof(X.reply_buf));
+    ofl_ap_tx_begin(&Y.reply, Y.reply_buf, sizeof(Y.reply_buf));
+    ex = ofl_ap_rx_reply(&X.nic, f, n, &X.reply, &rx_);
+    ey = ofl_ap_rx_reply(&Y.nic, f, n, &Y.reply, &ry);
     FUZZ_ASSERT(ex == ey);
     FUZZ_ASSERT(rx_.applied == ry.applied && rx_.records == ry.records);
     FUZZ_ASSERT(rx_.applied <= rx_.records);
     FUZZ_ASSERT(ex != OFL_OK || rx_.applied == rx_.records);
+    FUZZ_ASSERT(X.reply.records == Y.reply.records);
+    FUZZ_ASSERT(X.reply.records <= rx_.applied);
+    if (X.reply.records != 0) {
+        FUZZ_ASSERT(ofl_ap_tx_finish(&X.nic, &X.reply, &lx) == OFL_OK);
+        FUZZ_ASSERT(ofl_ap_tx_finish(&Y.nic, &Y.reply, &ly) == OFL_OK);
+        FUZZ_ASSERT(lx == ly && memcmp(X.reply_buf, Y.reply_buf, lx) == 0);
+        /* the response goes back to the frame's source */
+        FUZZ_ASSERT(memcmp(X.reply_buf, f + 6, 6) == 0);
+    }
+    for (i = 0; i < NREAD; i++)
+        FUZZ_ASSERT(X.reads[i].state == Y.reads[i].state);
+    FUZZ_ASSERT(memcmp(X.done, Y.done, sizeof(X.done)) == 0);
     same();
+}
+
+/* Op 7: a pending read on both sides, as ofl_ap_tx_read leaves one. */
+static void arm_read(struct fuzz_in *in)
+{
+    uint8_t t = fuzz_u8(in) % NREAD;
+    uint16_t off = fuzz_u16(in), len = (uint16_t)(fuzz_u16(in) % RDONE + 1);
+    uint32_t nonce = fuzz_u32(in);
+    struct side *s[2] = {&X, &Y};
+    unsigned i;
+
+    for (i = 0; i < 2; i++) {
+        struct ofl_ap_read *q = &s[i]->reads[t];
+
+        q->dest = ofl_sim_pa(s[i]->done + t * RDONE);
+        q->out_index = 0;
+        q->offset = off;
+        q->nonce = nonce;
+        q->len = len;
+        q->dst_cluster = peer.cluster;
+        memcpy(q->dst_mac, peer.mac, 6);
+        q->state = OFL_AP_READ_PENDING;
+    }
 }
 
 /* Every field of two entries equal (memcmp would compare padding). */
@@ -464,7 +544,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n;
         const uint8_t *p;
 
-        switch (op % 7) {
+        switch (op % 8) {
         case 0:
             n = fuzz_take(&in, &p, fuzz_u16(&in) % sizeof(frame));
             memcpy(frame, p, n);
@@ -487,6 +567,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             n = build_udp(&in);
             if (n != 0)
                 rx(frame, n);
+            break;
+        case 7:
+            arm_read(&in);
             break;
         default: {
             unsigned i;

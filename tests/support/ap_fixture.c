@@ -12,7 +12,8 @@ static int stall_write(void *ctx, uint64_t pa, const void *src, size_t len)
 {
     struct apfx_stall *s = ctx;
 
-    if (s->refuse_all || (s->limit != 0 && len > s->limit)) {
+    if (s->refuse_all || (s->limit != 0 && len > s->limit) ||
+        (s->refuse_after != 0 && s->nbursts >= s->refuse_after)) {
         s->refused++;
         return -1;
     }
@@ -27,6 +28,12 @@ static int stall_write(void *ctx, uint64_t pa, const void *src, size_t len)
 static int stall_read(void *ctx, uint64_t pa, void *dst, size_t len)
 {
     struct apfx_stall *s = ctx;
+
+    if (s->refuse_reads || (s->read_limit != 0 && len > s->read_limit)) {
+        s->refused++;
+        return -1;
+    }
+    s->nreads++;
     return s->sim->port.dma_read(s->sim->port.ctx, pa, dst, len);
 }
 

@@ -34,6 +34,11 @@ struct apfx_stall {
     struct ofl_sim *sim;
     uint32_t limit;      /* 0: never refuse */
     bool refuse_all;
+    bool refuse_reads;    /* refuse every dma_read */
+    uint32_t read_limit;  /* 0: none; else refuse reads longer than it */
+    uint32_t refuse_after; /* 0: off; else refuse writes once this many
+                              bursts were accepted */
+    uint32_t nreads;      /* reads accepted */
     uint32_t refused;
     uint32_t nbursts;
     uint64_t burst_pa[256];
