@@ -12165,7 +12165,9 @@ enum ofl_err ofl_ap_tx_finish(struct ofl_ap_nic *nic,
  * re-emitted, and the smaller size is kept for the rest of the payload; a
  * refused minimum burst fails. *done is the bytes moved. Each turn either
  * moves bytes or halves the limit, so the loop ends within len +
- * log2(max_burst) turns.
+ * log2(max_burst) turns. rd: a read's destination, NULL for a write;
+ * wr: a write's source (a read passes its destination again, so that
+ * neither pointer is NULL on the path that uses it).
  */
 static enum ofl_err ap_pci_xfer(struct ofl_ap_nic *nic, uint64_t addr,
                                 uint8_t *rd, const uint8_t *wr, uint32_t len,
@@ -12361,8 +12363,8 @@ static enum ofl_err ap_rx_read_req(struct ofl_ap_nic *nic,
         return OFL_E_AP_READ_REPLY;
     at = ap_tx_at(f);
     err = ap_pci_xfer(nic, e->base + rec->offset,
-                      f->buf + at + OFL_AP_CI_REC_HDR, NULL, rec->rlen,
-                      &done);
+                      f->buf + at + OFL_AP_CI_REC_HDR,
+                      f->buf + at + OFL_AP_CI_REC_HDR, rec->rlen, &done);
     if (err != OFL_OK)
         return err;
     ap_tx_open(nic, f, x->src_mac, x->src_cluster);

@@ -83,7 +83,9 @@ pair() {
     tries=0
     while :; do
         # shellcheck disable=SC2086
-        "$tool" --rping-server -p $port "$@" $flt >"$slog" 2>&1 &
+        # time limits: a side that waits for a peer that is gone fails
+        # the case (exit 124) instead of holding make check
+        timeout 60 "$tool" --rping-server -p $port "$@" $flt >"$slog" 2>&1 &
         spid=$!
         i=0
         while ! grep -q "waiting on port" "$slog" && kill -0 $spid 2>/dev/null &&
@@ -95,7 +97,7 @@ pair() {
             fail=$((fail + 1)); echo "FAIL rping $name: no port to listen on"; return
         fi
     done
-    "$tool" --rping-client 127.0.0.1 -p $port "$@" >"$log" 2>&1
+    timeout 60 "$tool" --rping-client 127.0.0.1 -p $port "$@" >"$log" 2>&1
     crc=$?
     wait $spid
     src=$?
