@@ -26,7 +26,7 @@ PROVE_DRIVERS := \
     ap_udp_parse:132 \
     dt_tuples:45 \
     mpa_locate:131 \
-    ap_ci_parse:158
+    ap_ci_parse:164
 
 prove:
 	@command -v frama-c >/dev/null || { echo "SKIP prove: frama-c not installed (Debian: frama-c-base)"; \

@@ -12,7 +12,7 @@
  * steps by the same lengths ap_ci_check walked and summed (bytes 0..23 of
  * each header), but that is a relation between two loops Eva does not
  * keep: a driver that repeats the walk gets 8 alarms in ap_rec_parse. */
-/* eva: -eva-precision 5 */
+/* eva: -eva-precision 7 */
 #include "prove.h"
 
 #define MAX (OFL_AP_ETH_HDR + OFL_AP_CI_HDR + 65535u + OFL_AP_CI_TRAILER)
