@@ -17,6 +17,9 @@
 RDMA=/usr/bin/rdma
 rdma_up
 dummies 2
+# the device's connection log (ibdev_dbg), printed for a failing pair
+[ -w /sys/kernel/debug/dynamic_debug/control ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+echo 'module ofl_iw +p' >/sys/kernel/debug/dynamic_debug/control 2>/dev/null
 dmesg -n 1
 link() { # DEV: link it, wait for its port
     case $1 in
@@ -48,9 +51,11 @@ pair() {
     if [ $crc -ne 0 ] || [ $src -ne 0 ]; then
         sed 's/^/ofl-perf:   c| /' /tmp/c.log | tail -6
         sed 's/^/ofl-perf:   s| /' /tmp/s.log | tail -6
+        dmesg | tail -n +$((k0 + 1)) | grep -a 'ofl\|siw' | tail -25 | sed 's/^/ofl-perf:   k| /'
     fi
 }
 pair_once() {
+    k0=$(dmesg | wc -l)
     port=$((port + 1))
     unlink_all
     link $4
