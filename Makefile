@@ -357,8 +357,8 @@ FORCE:
 # test-cortexm, size-cortexm, test-configs, test-be, test-kmod, analyze,
 # coverage, fuzz-campaign: see mk/embed.mk.
 include mk/embed.mk
-# guest-stage, rdma-stage, test-rdma: the QEMU guest every boot shares
-# (test-kmod-boot, test-kmod-iw, test-rdma) and the Linux RDMA rig, see
+# guest-stage, rdma-stage, test-rdma(-posix): the QEMU guest every boot
+# shares (test-kmod-boot, test-kmod-iw, test-rdma) and the Linux RDMA rigs, see
 # mk/guest.mk.
 include mk/guest.mk
 # kmod-iw, test-kmod-iw, test-uring: the Linux RDMA device, mk/kmod-iw.mk.

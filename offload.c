@@ -5965,6 +5965,7 @@ enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
     qp->irq = mem->irq;
     qp->ord_ring = mem->ord_ring;
     qp->tx_buf = mem->tx_buf;
+    qp->tx_own = mem->tx_buf;
     qp->tx_cap = mem->tx_cap;
     qp->tx_stage = mem->tx_stage;
     qp->rx_buf = mem->rx_buf;
@@ -6934,10 +6935,35 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
 
 /* ---- transmitting -------------------------------------------------------- */
 
+/*
+ * Where the next stream frame is built: a reservation of the port's
+ * (ofl_qp_tx_reserve_fn) when it lends one, else the QP's own tx_buf.
+ * Called before any byte of the frame is written; no room is a refused
+ * transmit, before anything moved.
+ */
+static enum ofl_err qp_tx_open(struct ofl_qp *qp)
+{
+    uint8_t *b;
+
+    if (qp->attr.tx_reserve == NULL)
+        return OFL_OK;
+    b = qp->attr.tx_reserve(qp->attr.transmit_ctx, qp->tx_cap);
+    if (b == NULL) {
+        qp->tx_buf = qp->tx_own;
+        qp->stats.tx_blocked++;
+        return OFL_E_QP_TX_BLOCKED;
+    }
+    qp->tx_buf = b;
+    return OFL_OK;
+}
+
 static enum ofl_err qp_xmit(struct ofl_qp *qp, const uint8_t *p, uint32_t n,
                             uint32_t flags)
 {
-    if (qp->attr.transmit(qp->attr.transmit_ctx, p, n, flags) != 0) {
+    int r = qp->attr.transmit(qp->attr.transmit_ctx, p, n, flags);
+
+    qp->tx_buf = qp->tx_own; /* a reservation lasts one frame */
+    if (r != 0) {
         qp->stats.tx_blocked++;
         return OFL_E_QP_TX_BLOCKED;
     }
@@ -7010,13 +7036,15 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
     return err;
 }
 
-/* Builds qp->msg's header at qp_hdr_at; *hl its length. */
+/* Opens the FPDU (qp_tx_open: every FPDU's build starts here) and builds
+ * qp->msg's header at qp_hdr_at; *hl its length. */
 static enum ofl_err qp_hdr_build(struct ofl_qp *qp, uint32_t *hl)
 {
     size_t n = 0;
-    enum ofl_err err = rdmap_build(&qp->msg, qp_hdr_at(qp),
-                                       sizeof(qp->hdr), &n);
+    enum ofl_err err = qp_tx_open(qp);
 
+    if (err == OFL_OK)
+        err = rdmap_build(&qp->msg, qp_hdr_at(qp), sizeof(qp->hdr), &n);
     *hl = (uint32_t)n;
     return err;
 }
@@ -7873,6 +7901,8 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     h->stag = r->stag_a;
     h->to = r->to_a + r->done;
     err = qp_hdr_build(qp, &hl);
+    if (err == OFL_E_QP_TX_BLOCKED)
+        return err; /* no room lent: r->done unmoved, rebuilt */
     if (err != OFL_OK)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     dst = qp_payload_at(qp, hl);
@@ -9254,6 +9284,9 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_cmd(struct ofl_qp *qp)
             return qp_sq_reg_fail(qp, err);
         qp->cur.phase = 1;
     }
+    err = qp_tx_open(qp);
+    if (err != OFL_OK)
+        return err;
     ofl_copy(qp->tx_buf, bhs, OFL_ISCSI_BHS_LEN);
     ofl_store_be32(qp->tx_buf + 16, stag);
     ofl_store_be32(qp->tx_buf + 28, qp->iscsi_exp_statsn);
@@ -9281,6 +9314,9 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
             return qp_sq_fail(qp, OFL_E_SIZE, OFL_WC_LOC_LEN_ERR);
         qp->cur.begun = 1;
     }
+    err = qp_tx_open(qp);
+    if (err != OFL_OK)
+        return err;
     ofl_copy(qp->tx_buf, qp->cur.hdr + QPW_EXT, OFL_ISCSI_BHS_LEN);
     qp_store_be24(qp->tx_buf + 5, n);
     ofl_store_be32(qp->tx_buf + 28, qp->iscsi_exp_statsn);
@@ -9316,12 +9352,15 @@ static enum ofl_err qp_iscsi_check(const struct ofl_qp *qp,
 static OFL_NOINLINE enum ofl_err
 qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
 {
-    uint8_t *b = qp->tx_buf;
+    uint8_t *b;
     uint32_t n = qp_min32(r->len - r->done, qp->attr.iscsi_max_data);
     bool last = r->done + n == r->len;
     struct qp_iscsi_task k;
-    enum ofl_err err;
+    enum ofl_err err = qp_tx_open(qp);
 
+    if (err != OFL_OK)
+        return err; /* r->done unmoved: built again */
+    b = qp->tx_buf;
     ofl_fill(b, 0, OFL_ISCSI_BHS_LEN);
     b[0] = ISCSI_OP_DATA_OUT;
     b[1] = last ? ISCSI_F_FINAL : 0;
@@ -10227,7 +10266,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
     const uint32_t svc = qp->attr.service, hl = qp_dg_hl(svc);
     struct ofl_ee *ee = NULL;
     struct ofl_dg_hdr h;
-    uint8_t *frame = qp->tx_buf;
+    uint8_t *frame = qp->tx_own; /* never a reservation */
     uint32_t si = 0, so = 0;
     enum ofl_err err;
 

@@ -3726,6 +3726,25 @@ enum ofl_qp_tx_flag {
 typedef int (*ofl_qp_transmit_fn)(void *ctx, const uint8_t *data,
                                   uint32_t len, uint32_t flags);
 
+/*
+ * The transmit reservation (optional; attr.tx_reserve, called with
+ * transmit_ctx): a port that queues what it takes (a ring a worker sends
+ * from, because the transmit may not block) lends the engine the ring's
+ * free space instead of copying each frame into it. Before it builds a
+ * stream frame (an FPDU, a Terminate, an iSCSI PDU) the engine asks for
+ * len bytes (always tx_cap); the port returns where they start (they stay
+ * the port's), or NULL when it has no room: the engine then reports
+ * OFL_E_QP_TX_BLOCKED, as for a refused transmit, having built nothing.
+ * The frame is built there in place and the next transmit call gets that
+ * address as data, so the port takes it by moving its producer index, no
+ * copy. A reservation not followed by a transmit (the build failed; the
+ * frame is rebuilt later) is given up: the next reservation replaces it.
+ * Every other transmit call (datagram frames, aborts) passes bytes in the
+ * QP's own tx_buf, to copy as without the hook. The hook MUST NOT call
+ * back into the QP.
+ */
+typedef uint8_t *(*ofl_qp_tx_reserve_fn)(void *ctx, uint32_t len);
+
 /* Asynchronous events, collected in qp->events and announced through the
  * port's notify hook with attr.event_vector. */
 enum ofl_qp_evt {
@@ -3955,6 +3974,8 @@ struct ofl_qp_attr {
     struct ofl_cq *recv_cq;
     ofl_qp_transmit_fn transmit;
     void *transmit_ctx;
+    ofl_qp_tx_reserve_fn tx_reserve; /* optional: stream frames built in
+                                        the port's memory (above) */
     struct ofl_qp_tuple tuple; /* how inbound segments find the QP */
     uint32_t max_dgram;       /* datagram kinds: largest message (one
                                  frame's payload; RAW: the whole frame),
@@ -4098,7 +4119,9 @@ struct ofl_qp {
     struct ofl_qp_sge *sq_sge, *rq_sge;
     struct ofl_qp_inreq *irq;
     uint32_t *ord_ring;
-    uint8_t *tx_buf, *tx_stage, *rx_buf;
+    uint8_t *tx_buf, *tx_stage, *rx_buf; /* tx_buf: where the frame is
+                                 built (mem.tx_buf, or a reservation) */
+    uint8_t *tx_own;          /* mem.tx_buf */
     uint32_t tx_cap, rx_cap;
     struct ofl_qp_ooo *ooo;
     uint32_t ooo_cap;

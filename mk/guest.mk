@@ -13,17 +13,21 @@
 #                     (test-kmod-boot)
 #   make rdma-stage   and the rdma layer: the RDMA modules, siw built out
 #                     of tree, rdma-core's user space from Debian packages
-#                     (test-kmod-iw, test-rdma)
-#   make test-rdma    examples/ofl-rping on the host against rdma-core's
-#                     rping on siw in the guest (tests/rdma/run.sh): one
-#                     line per check, "N passed, M failed", non-zero exit
-#                     on any failure
+#                     (test-kmod-iw, the test-rdma rigs)
+#   make test-rdma-posix  examples/ofl-rping on the host against
+#                     rdma-core's rping on siw in the guest
+#                     (tests/rdma/run.sh): one line per check, "N passed,
+#                     M failed", non-zero exit on any failure
+#   make test-rdma    every Linux RDMA rig in turn (mk/test-rdma.sh): the
+#                     posix one above and the device's (mk/kmod-iw.mk), one
+#                     line per rig and the summed "N passed, M failed"
 
-.PHONY: guest-stage rdma-stage test-rdma
+.PHONY: guest-stage rdma-stage test-rdma test-rdma-posix
 
 ## guest-stage       stages the QEMU guest's base layer into build/guest (cached)
 ## rdma-stage        stages the guest's RDMA layer: siw, rdma-core (cached)
-## test-rdma         ofl-rping against rdma-core's rping on Linux siw (QEMU)
+## test-rdma         every Linux RDMA rig in turn (posix, kmod-iw, device, pyverbs, hostile, nvme, perftest): one total
+## test-rdma-posix   ofl-rping (posix port) against rdma-core's rping on Linux siw (QEMU)
 
 GUEST      ?= build/guest
 GUEST_BOOT := KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" sh mk/guest/boot.sh
@@ -37,10 +41,15 @@ rdma-stage:
 	    echo "rdma-stage: no kernel with headers and image (apt-get install linux-headers-amd64 linux-image-amd64)"; exit 1; }
 	@sh mk/guest/stage.sh $(GUEST) $(KVER) rdma
 
-test-rdma: rdma-stage $(BUILD)/examples/ofl-rping
+# OFL_RDMA_RIGS="test-rdma-device ..." runs only those rigs
+test-rdma:
+	@echo "== test-rdma: every Linux RDMA rig in turn (logs: $(RDMA_BUILD)/all)"
+	@sh mk/test-rdma.sh $(RDMA_BUILD)/all $(MAKE) --no-print-directory CC="$(CC)"
+
+test-rdma-posix: rdma-stage $(BUILD)/examples/ofl-rping
 	@for t in qemu-system-x86_64 tshark cpio; do command -v $$t >/dev/null || { \
-	    echo "test-rdma: $$t missing (apt-get install qemu-system-x86 tshark cpio)"; exit 1; }; done
-	@echo "== test-rdma: $(KIMAGE) under qemu-system-x86_64 -accel tcg, siw, rdma-core's rping <-> $(BUILD)/examples/ofl-rping"
+	    echo "test-rdma-posix: $$t missing (apt-get install qemu-system-x86 tshark cpio)"; exit 1; }; done
+	@echo "== test-rdma-posix: $(KIMAGE) under qemu-system-x86_64 -accel tcg, siw, rdma-core's rping <-> $(BUILD)/examples/ofl-rping"
 	@t0=$$(date +%s); rc=0; \
 	 KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" sh tests/rdma/run.sh $(KIMAGE) $(GUEST) $(RDMA_BUILD) $(BUILD)/examples/ofl-rping || rc=$$?; \
-	 echo "test-rdma: $$(( $$(date +%s) - t0 ))s (logs: $(RDMA_BUILD)/run)"; exit $$rc
+	 echo "test-rdma-posix: $$(( $$(date +%s) - t0 ))s (logs: $(RDMA_BUILD)/run)"; exit $$rc

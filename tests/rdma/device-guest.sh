@@ -40,6 +40,8 @@ siw_up
 [ -w /sys/kernel/debug/dynamic_debug/control ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 echo 'module ofl_iw +p' >/sys/kernel/debug/dynamic_debug/control 2>/dev/null || say "no dynamic debug"
 dmesg -n 1 2>/dev/null
+[ "${OFL_DEV_FAULT:-}" = no-lend ] && echo 0 >/sys/module/ofl_iw/parameters/tx_lend
+[ "${OFL_DEV_FAULT:-}" = crc-fault ] && echo 1 >/sys/module/ofl_iw/parameters/rig_crc_fault
 dummies 2
 if $RDMA link add ofl0 type ofl netdev dummy0 && $RDMA link add ofl1 type ofl netdev dummy1; then
     ok "rdma link add ofl0 (dummy0), ofl1 (dummy1)"
@@ -288,6 +290,16 @@ rcase after-teardown ofl ofl1 4096 10
 # initiator's nudge off: the first Send sits unread, the case must fail
 if [ "${OFL_DEV_FAULT:-}" = no-nudge ]; then
     rcase ofl-siw-race-no-nudge ofl siw 4096 10 400 0 fail
+fi
+
+# Issue item 6: every FPDU built in the connection's transmit ring (the
+# core's reservation hook), none copied in. Planted
+# (OFL_DEV_FAULT=no-lend): QPs made without the hook copy every FPDU.
+if read -r inplace copied </sys/module/ofl_iw/parameters/tx_frames &&
+    [ "$inplace" -gt 0 ] && [ "$copied" -eq 0 ]; then
+    ok "transmit: $inplace FPDUs built in the ring, none copied"
+else
+    bad "transmit: FPDUs built in the ring / copied: $(cat /sys/module/ofl_iw/parameters/tx_frames)"
 fi
 
 echo 0 >/sys/module/siw/parameters/rig_accept_delay_ms

@@ -11,6 +11,10 @@
 # Usage: device.sh KERNEL STAGED_DIR OUT OFL_IW_KO
 #   OFL_DEV_CASES="name ..."  run only these cases (default: all)
 #   OFL_DEV_FAULT=no-nudge    also the planted case that must fail
+#   OFL_DEV_FAULT=no-lend     QPs copy each FPDU into the ring: the
+#                             transmit check must fail
+#   OFL_DEV_FAULT=crc-fault   the device uses the opposite of the CRC the
+#                             MPA handshake agreed: every case must fail
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/rig.sh"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 #
-# make test-rdma's cases: examples/ofl-rping on the host (posix port)
+# make test-rdma-posix: examples/ofl-rping on the host (posix port)
 # against rdma-core's rping on Linux siw in the QEMU guest, both roles, in
 # one boot. The host is 10.0.2.2 from the guest (slirp); a hostfwd rule
 # per client case reaches the guest's listener. QEMU dumps every frame of

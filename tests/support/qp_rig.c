@@ -34,7 +34,13 @@ static int qr_transmit(void *ctx, const uint8_t *data, uint32_t len,
     } else if (len != 0) {
         if (s->out->len + len > QR_WIRE)
             return 1; /* the wire is full: try again later */
-        memcpy(s->out->buf + s->out->len, data, len);
+        if (s->lent != NULL && data == s->lent) {
+            s->in_place++; /* built where it goes: no copy */
+        } else {
+            memmove(s->out->buf + s->out->len, data, len);
+            s->copied++;
+        }
+        s->lent = NULL;
         s->out->len += len;
         if (s->out->nchunk < QR_CHUNKS)
             s->out->chunk[s->out->nchunk++] = s->out->len;
@@ -44,6 +50,23 @@ static int qr_transmit(void *ctx, const uint8_t *data, uint32_t len,
         s->out->closed = 1;
     }
     return 0;
+}
+
+/* The reservation hook: the wire's free space, where the frame goes. */
+static uint8_t *qr_reserve(void *ctx, uint32_t len)
+{
+    struct qr_side *s = ctx;
+
+    s->reserves++;
+    s->lent = NULL;
+    if (s->lend_refuse > 0) {
+        s->lend_refuse--;
+        return NULL;
+    }
+    if (s->out->len + len > QR_WIRE)
+        return NULL;
+    s->lent = s->out->buf + s->out->len;
+    return s->lent;
 }
 
 /* Hands stream bytes [off, off + n) of w (after its faults) to qp. */
@@ -239,6 +262,8 @@ static int qr_side_init(struct qr_side *s, const struct qr_opts *o,
     s->attr.recv_cq = &s->rcq;
     s->attr.transmit = qr_transmit;
     s->attr.transmit_ctx = s;
+    if (o->tx_reserve && !o->direct)
+        s->attr.tx_reserve = qr_reserve;
     s->attr.tuple.transport = 6;
     s->attr.tuple.family = 4;
     s->attr.tuple.src_port = (uint16_t)(qpn == 1 ? 20002 : 20001);

@@ -81,6 +81,10 @@ struct qr_side {
     struct qr_side *peer;
     int refuse;            /* the transmit callback refuses this many */
     int direct;            /* bench: deliver to the peer at once */
+    /* tx_reserve (qr_opts.tx_reserve): frames are built in the wire */
+    uint8_t *lent;         /* the reservation not yet transmitted */
+    int lend_refuse;       /* the reservation hook refuses this many */
+    unsigned long reserves, in_place, copied;
     uint32_t direct_seq;
     unsigned long tx_calls, closes, aborts;
 };
@@ -104,6 +108,8 @@ struct qr_opts {
     uint32_t tx_cap;       /* FPDU build buffer, 0: QR_TX (<= QR_TX_MAX) */
     uint8_t read_sink;     /* attr.read_sink of both QPs (0: LOCAL) */
     uint8_t fault_wait;    /* attr.fault_wait of both QPs (0: FAIL) */
+    bool tx_reserve;       /* attr.tx_reserve: the wire lends its free
+                              space, frames taken there are not copied */
 };
 
 struct qr_rig {

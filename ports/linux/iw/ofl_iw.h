@@ -111,7 +111,11 @@ struct ofl_iw_dev {
     struct ofl_tpt tpt;          /* STags (regions, windows) */
     struct ofl_tpt_entry *tpt_entries;
     u64 *att;
-    unsigned long *att_map;      /* ATT slots taken (ofl_iw_mr.c) */
+    struct ofl_tpt_att_pool att_pool; /* runs of ATT slots per MR
+                                         (ofl_iw_mr.c), under lock */
+    u32 *att_pool_map;           /* OFL_TPT_ATT_POOL_WORDS(ATT slots) */
+    u32 *att_owner;              /* the TPT's owner table: one word per
+                                    ATT slot (ofl_tpt_att_owners) */
     u8 mac[ETH_ALEN];            /* the GID: MAC, zero padded (as irdma) */
     u32 dev_id;
     atomic_t num_ctx;
@@ -310,6 +314,7 @@ bool ofl_iw_qp_nudge(struct ofl_iw_qp *qp);
 
 /* ofl_iw_cm.c */
 int ofl_iw_cep_tx(struct ofl_iw_cep *cep, const u8 *data, u32 len, u32 flags);
+u8 *ofl_iw_cep_tx_reserve(struct ofl_iw_cep *cep, u32 len);
 int ofl_iw_cm_init(void);
 void ofl_iw_cm_exit(void);
 int ofl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);

@@ -26,9 +26,15 @@
  * OFL_IW_MPA_TIMEOUT is abandoned.
  *
  * Transmit: the core's transmit callback runs under dev->lock (post_send
- * may come in atomic context), so it never touches the socket: it copies
- * the FPDU into the end point's byte ring (txq) or, when the ring has no
- * room for it, takes none (the core retries at its next ofl_qp_process);
+ * may come in atomic context), so it never touches the socket. The core
+ * builds each FPDU straight into the end point's byte ring (txq): its
+ * reservation hook (ofl_iw_cep_tx_reserve) lends the ring's free space,
+ * and the transmit callback then only moves the ring's head, so a
+ * payload byte is copied once (pinned page -> ring) before the socket's
+ * own copy. The ring is mapped twice in a row (ofl_iw_txq_alloc), so any
+ * reservation is contiguous however the ring wraps. Bytes passed from
+ * elsewhere (MPA frames) are copied in. With no room the core is refused
+ * and retries at its next ofl_qp_process;
  * the work item sends the ring with kernel_sendmsg(MSG_DONTWAIT), keeps
  * what the socket did not take for sk_write_space, and runs the engine
  * again when room was made. Receive: sk_data_ready -> the work item reads
@@ -78,6 +84,25 @@ MODULE_PARM_DESC(mpa_markers, "ask the peer to send MPA markers");
 static bool nudge = true;
 module_param(nudge, bool, 0644);
 MODULE_PARM_DESC(nudge, "initiator: zero-length Writes until the responder speaks (Linux siw 6.1's responder race)");
+
+/* FPDUs the core handed to the transmit, built in the ring (taken as
+ * they are) or elsewhere (copied in): the rig checks that none is copied
+ * (tests/rdma/device-guest.sh). */
+static atomic64_t ofl_iw_tx_in_place = ATOMIC64_INIT(0);
+static atomic64_t ofl_iw_tx_copied = ATOMIC64_INIT(0);
+
+static int ofl_iw_tx_frames_get(char *buf, const struct kernel_param *kp)
+{
+    return scnprintf(buf, PAGE_SIZE, "%lld %lld\n",
+                     (long long)atomic64_read(&ofl_iw_tx_in_place),
+                     (long long)atomic64_read(&ofl_iw_tx_copied));
+}
+
+static const struct kernel_param_ops ofl_iw_tx_frames_ops = {
+    .get = ofl_iw_tx_frames_get,
+};
+module_param_cb(tx_frames, &ofl_iw_tx_frames_ops, NULL, 0444);
+MODULE_PARM_DESC(tx_frames, "FPDUs built in the transmit ring, FPDUs copied into it (read only)");
 
 #define OFL_IW_TXQ (1u << 18)          /* byte ring, a power of two */
 #define OFL_IW_RXBUF (1u << 16)        /* one kernel_recvmsg */
@@ -139,7 +164,9 @@ struct ofl_iw_cep {
     /* the transmit ring: the core's transmit callback writes at tx_head
      * (under lock, in atomic context), the work item sends from tx_tail */
     spinlock_t lock;             /* the ring, children */
-    u8 *txq;
+    u8 *txq;                     /* OFL_IW_TXQ bytes, mapped twice */
+    struct page **txq_pages;
+    u8 *tx_lent;                 /* the reservation the core builds in */
     u32 tx_head, tx_tail;
     bool tx_blocked;             /* the core was refused: run it again */
     bool tx_close;               /* FIN after the queued bytes */
@@ -155,11 +182,63 @@ static DECLARE_WAIT_QUEUE_HEAD(ofl_iw_ceps_wait);
 
 static void ofl_iw_cep_work(struct work_struct *w);
 
+/*
+ * The transmit ring: OFL_IW_TXQ bytes of pages mapped twice in a row, so
+ * that [off, off + len) is contiguous for any off < OFL_IW_TXQ and len <=
+ * OFL_IW_TXQ (the core builds a whole FPDU in one reservation). Both
+ * aliases are written through the same kernel mapping type; the x86 and
+ * arm64 data caches do not alias.
+ */
+#define OFL_IW_TXQ_PAGES (OFL_IW_TXQ >> PAGE_SHIFT)
+
+static void ofl_iw_txq_free(struct ofl_iw_cep *cep)
+{
+    u32 i;
+
+    if (cep->txq)
+        vunmap(cep->txq);
+    if (cep->txq_pages) {
+        for (i = 0; i < OFL_IW_TXQ_PAGES; i++)
+            if (cep->txq_pages[i])
+                __free_page(cep->txq_pages[i]);
+        kfree(cep->txq_pages);
+    }
+    cep->txq = NULL;
+    cep->txq_pages = NULL;
+}
+
+static int ofl_iw_txq_alloc(struct ofl_iw_cep *cep)
+{
+    struct page **map;
+    u32 i;
+
+    cep->txq_pages = kcalloc(OFL_IW_TXQ_PAGES, sizeof(*map), GFP_KERNEL);
+    map = kcalloc(2 * OFL_IW_TXQ_PAGES, sizeof(*map), GFP_KERNEL);
+    if (!cep->txq_pages || !map)
+        goto fail;
+    for (i = 0; i < OFL_IW_TXQ_PAGES; i++) {
+        cep->txq_pages[i] = alloc_page(GFP_KERNEL);
+        if (!cep->txq_pages[i])
+            goto fail;
+        map[i] = cep->txq_pages[i];
+        map[i + OFL_IW_TXQ_PAGES] = cep->txq_pages[i];
+    }
+    cep->txq = vmap(map, 2 * OFL_IW_TXQ_PAGES, VM_MAP, PAGE_KERNEL);
+    if (!cep->txq)
+        goto fail;
+    kfree(map);
+    return 0;
+fail:
+    kfree(map);
+    ofl_iw_txq_free(cep);
+    return -ENOMEM;
+}
+
 static void ofl_iw_cep_release(struct kref *ref)
 {
     struct ofl_iw_cep *cep = container_of(ref, struct ofl_iw_cep, ref);
 
-    vfree(cep->txq);
+    ofl_iw_txq_free(cep);
     kvfree(cep->rxbuf);
     kfree(cep);
     if (atomic_dec_and_test(&ofl_iw_ceps))
@@ -186,9 +265,8 @@ static struct ofl_iw_cep *ofl_iw_cep_alloc(struct ofl_iw_dev *dev, bool stream)
     cep->dev = dev;
     atomic_inc(&ofl_iw_ceps);
     if (stream) {
-        cep->txq = vmalloc(OFL_IW_TXQ);
         cep->rxbuf = kvmalloc(OFL_IW_RXBUF, GFP_KERNEL);
-        if (!cep->txq || !cep->rxbuf) {
+        if (ofl_iw_txq_alloc(cep) || !cep->rxbuf) {
             ofl_iw_cep_put(cep);
             return NULL;
         }
@@ -294,24 +372,46 @@ static void ofl_iw_sock_release(struct ofl_iw_cep *cep, bool abort)
 
 /* ---- the transmit ring ----------------------------------------------------- */
 
-static void ofl_iw_txq_put(struct ofl_iw_cep *cep, const u8 *data, u32 len)
+/* Under cep->lock: the ring's free space starts here (contiguous). */
+static u8 *ofl_iw_txq_at_head(struct ofl_iw_cep *cep)
 {
-    u32 off = cep->tx_head & (OFL_IW_TXQ - 1);
-    u32 n = min(len, OFL_IW_TXQ - off);
-
-    memcpy(cep->txq + off, data, n);
-    memcpy(cep->txq, data + n, len - n);
-    cep->tx_head += len;
+    return cep->txq + (cep->tx_head & (OFL_IW_TXQ - 1));
 }
 
-/* The core's transmit callback for a QP linked to cep (ofl_iw_qp.c),
- * under dev->lock: see the top of the file. 0: taken, 1: none taken. */
-int ofl_iw_cep_tx(struct ofl_iw_cep *cep, const u8 *data, u32 len, u32 flags)
+/* The core's reservation hook for a QP linked to cep (ofl_iw_qp.c), under
+ * dev->lock: len bytes of the ring at its head, or NULL (no room, or the
+ * socket is gone: the core is refused as by the transmit). */
+u8 *ofl_iw_cep_tx_reserve(struct ofl_iw_cep *cep, u32 len)
 {
     unsigned long irqf;
+    u8 *p = NULL;
+
+    spin_lock_irqsave(&cep->lock, irqf);
+    cep->tx_lent = NULL;
+    if (!cep->tx_dead && len <= OFL_IW_TXQ &&
+        OFL_IW_TXQ - (cep->tx_head - cep->tx_tail) >= len)
+        p = cep->tx_lent = ofl_iw_txq_at_head(cep);
+    else
+        cep->tx_blocked = true;
+    spin_unlock_irqrestore(&cep->lock, irqf);
+    return p;
+}
+
+/* Puts bytes in the ring (core: the core's transmit, counted). 0: taken,
+ * 1: none taken. Bytes built in the reservation are taken where they are (the head has
+ * not moved since: nothing else writes the ring after the handshake, and
+ * a write there would have ended the reservation); others are copied. */
+static int ofl_iw_cep_enqueue(struct ofl_iw_cep *cep, const u8 *data, u32 len,
+                              u32 flags, bool core)
+{
+    unsigned long irqf;
+    bool in_place;
     int rv = 0;
 
     spin_lock_irqsave(&cep->lock, irqf);
+    in_place = cep->tx_lent && data == cep->tx_lent &&
+               data == ofl_iw_txq_at_head(cep);
+    cep->tx_lent = NULL;
     if (flags & OFL_QP_TX_ABORT) {
         cep->tx_abort = true;
     } else if (cep->tx_dead ||
@@ -319,7 +419,11 @@ int ofl_iw_cep_tx(struct ofl_iw_cep *cep, const u8 *data, u32 len, u32 flags)
         cep->tx_blocked = true;
         rv = 1;
     } else {
-        ofl_iw_txq_put(cep, data, len);
+        if (!in_place)
+            memcpy(ofl_iw_txq_at_head(cep), data, len);
+        if (core && len)
+            atomic64_inc(in_place ? &ofl_iw_tx_in_place : &ofl_iw_tx_copied);
+        cep->tx_head += len;
         if (flags & OFL_QP_TX_CLOSE)
             cep->tx_close = true;
     }
@@ -329,10 +433,17 @@ int ofl_iw_cep_tx(struct ofl_iw_cep *cep, const u8 *data, u32 len, u32 flags)
     return rv;
 }
 
+/* The core's transmit callback for a QP linked to cep (ofl_iw_qp.c),
+ * under dev->lock: see the top of the file. */
+int ofl_iw_cep_tx(struct ofl_iw_cep *cep, const u8 *data, u32 len, u32 flags)
+{
+    return ofl_iw_cep_enqueue(cep, data, len, flags, true);
+}
+
 /* MPA frames go through the ring too: they precede every FPDU. */
 static int ofl_iw_cep_queue(struct ofl_iw_cep *cep, const u8 *data, u32 len)
 {
-    return ofl_iw_cep_tx(cep, data, len, 0) ? -ENOBUFS : 0;
+    return ofl_iw_cep_enqueue(cep, data, len, 0, false) ? -ENOBUFS : 0;
 }
 
 /*
@@ -361,8 +472,8 @@ static int ofl_iw_cep_flush(struct ofl_iw_cep *cep)
         if (head == tail)
             break;
         off = tail & (OFL_IW_TXQ - 1);
-        iov.iov_base = cep->txq + off;
-        iov.iov_len = min(head - tail, OFL_IW_TXQ - off);
+        iov.iov_base = cep->txq + off; /* contiguous: mapped twice */
+        iov.iov_len = head - tail;
         rv = kernel_sendmsg(cep->sock, &msg, &iov, 1, iov.iov_len);
         if (rv == -EAGAIN)
             break; /* sk_write_space runs the work item again */
@@ -1069,6 +1180,15 @@ int ofl_iw_cm_init(void)
  * iw_cm_id or its listener went; wait for the last works. */
 void ofl_iw_cm_exit(void)
 {
-    wait_event(ofl_iw_ceps_wait, atomic_read(&ofl_iw_ceps) == 0);
+    /* Every end point runs module code (its work item, its socket
+     * callbacks), so unload waits for the last one; the devices are gone
+     * by now, their QPs destroyed and streams reset, so what is left is
+     * ending. A wait that goes on is a leaked reference: it is said, once
+     * every 10 s, rather than hanging silently (siw's exit waits the same
+     * way, in destroy_workqueue). */
+    while (!wait_event_timeout(ofl_iw_ceps_wait,
+                               atomic_read(&ofl_iw_ceps) == 0, 10 * HZ))
+        pr_warn("ofl_iw: unload waits for %d connection end point(s)\n",
+                atomic_read(&ofl_iw_ceps));
     destroy_workqueue(ofl_iw_wq);
 }

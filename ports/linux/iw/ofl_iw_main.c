@@ -4,7 +4,6 @@
  * one device per netdev (rdma_link_ops), `rdma link delete NAME`, the
  * netdev going away and module unload remove it (see ofl_iw.h).
  */
-#include <linux/bitmap.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/module.h>
@@ -42,7 +41,8 @@ static void ofl_iw_dealloc_driver(struct ib_device *ibdev)
     ida_destroy(&dev->pd_ida);
     kvfree(dev->tpt_entries);
     kvfree(dev->att);
-    bitmap_free(dev->att_map);
+    kvfree(dev->att_pool_map);
+    kvfree(dev->att_owner);
 }
 
 static const struct ib_device_ops ofl_iw_dev_ops = {
@@ -165,14 +165,26 @@ static struct ofl_iw_dev *ofl_iw_dev_alloc(struct net_device *netdev)
     dev->tpt_entries = kvcalloc(OFL_IW_MAX_MR + 1, sizeof(*dev->tpt_entries),
                                 GFP_KERNEL);
     dev->att = kvcalloc(OFL_IW_ATT_SLOTS, sizeof(*dev->att), GFP_KERNEL);
-    dev->att_map = bitmap_zalloc(OFL_IW_ATT_SLOTS, GFP_KERNEL);
-    if (!dev->tpt_entries || !dev->att || !dev->att_map) {
+    dev->att_pool_map = kvcalloc(OFL_TPT_ATT_POOL_WORDS(OFL_IW_ATT_SLOTS),
+                                 sizeof(*dev->att_pool_map), GFP_KERNEL);
+    dev->att_owner = kvcalloc(OFL_IW_ATT_SLOTS, sizeof(*dev->att_owner),
+                              GFP_KERNEL);
+    if (!dev->tpt_entries || !dev->att || !dev->att_pool_map ||
+        !dev->att_owner) {
         rv = -ENOMEM;
         goto err_dealloc;
     }
+    /* The ATT has owners: a registration may name only slots no other
+     * entry holds (user space writes the SQ), and each MR's run of slots
+     * comes from the core's pool. */
     if (ofl_tpt_init(&dev->tpt, dev->tpt_entries, OFL_IW_MAX_MR + 1,
                      dev->att, OFL_IW_ATT_SLOTS, &dev->lp.port,
-                     OFL_TPT_POLICY_STANDARD) != OFL_OK) {
+                     OFL_TPT_POLICY_STANDARD) != OFL_OK ||
+        ofl_tpt_att_owners(&dev->tpt, dev->att_owner,
+                           OFL_IW_ATT_SLOTS) != OFL_OK ||
+        ofl_tpt_att_pool_init(&dev->att_pool, dev->att_pool_map,
+                              OFL_TPT_ATT_POOL_WORDS(OFL_IW_ATT_SLOTS),
+                              OFL_IW_ATT_SLOTS) != OFL_OK) {
         rv = -EINVAL;
         goto err_dealloc;
     }

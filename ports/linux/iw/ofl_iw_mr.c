@@ -7,10 +7,12 @@
  * STag is both lkey and rkey. The checks on use (FIG. 15, 18A) are the
  * core's.
  *
- * ATT slots come from a bitmap of the device's (dev->att_map, under
- * dev->lock). The core's slot pool and owner table (ofl_tpt_att_pool,
- * ofl_tpt_att_owners) are meant for this; they are not on this branch's
- * core yet, and replace the bitmap when they are.
+ * ATT slots: each MR takes one run from the core's slot pool
+ * (ofl_tpt_att_alloc on dev->att_pool, under dev->lock) and gives that
+ * same run back after ofl_tpt_dereg, as the pool's contract asks of a
+ * provider whose entries are re-registered by WQEs; the TPT has an owner
+ * table (ofl_tpt_att_owners, ofl_iw_main.c), so no registration reaches
+ * slots another entry holds.
  *
  * Kernel consumers (no udata):
  * - get_dma_mr, behind every kernel PD's local_dma_lkey: a physical
@@ -29,7 +31,6 @@
  *   rules are the core's.
  * Not done: memory windows.
  */
-#include <linux/bitmap.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -57,7 +58,7 @@ static u8 ofl_iw_mr_access(int access)
  * request it calls malformed */
 static int ofl_iw_tpt_errno(enum ofl_err e)
 {
-    return e == OFL_E_TPT_FULL ? -ENOMEM : -EINVAL;
+    return e == OFL_E_TPT_FULL || e == OFL_E_TPT_ATT_FULL ? -ENOMEM : -EINVAL;
 }
 
 /* A registered MR: its slots, and its STag as both keys */
@@ -83,7 +84,7 @@ struct ib_mr *ofl_iw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
     struct sg_page_iter piter;
     struct ofl_iw_mr *mr;
     unsigned long flags;
-    unsigned long base;
+    u32 base;
     u64 *pages;
     size_t n, i = 0;
     enum ofl_err e;
@@ -144,14 +145,12 @@ struct ib_mr *ofl_iw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
     mr->pd = to_ofl_pd(ibpd)->id;
 
     spin_lock_irqsave(&dev->lock, flags);
-    base = bitmap_find_next_zero_area(dev->att_map, OFL_IW_ATT_SLOTS, 0, n, 0);
-    if (base >= OFL_IW_ATT_SLOTS) {
-        e = OFL_E_TPT_FULL;
-    } else {
+    e = ofl_tpt_att_alloc(&dev->att_pool, n, &base);
+    if (e == OFL_OK) {
         desc.att_base = base;
         e = ofl_tpt_reg_pages(&dev->tpt, mr->pd, &desc, pages, n, &mr->stag);
-        if (e == OFL_OK)
-            bitmap_set(dev->att_map, base, n);
+        if (e != OFL_OK)
+            (void)ofl_tpt_att_free(&dev->att_pool, base, n);
     }
     spin_unlock_irqrestore(&dev->lock, flags);
     kvfree(pages);
@@ -176,8 +175,8 @@ struct ib_mr *ofl_iw_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 err_dereg:
     spin_lock_irqsave(&dev->lock, flags);
-    (void)ofl_tpt_dereg(&dev->tpt, mr->stag, mr->pd);
-    bitmap_clear(dev->att_map, mr->att_base, mr->att_count);
+    if (ofl_tpt_dereg(&dev->tpt, mr->stag, mr->pd) == OFL_OK)
+        (void)ofl_tpt_att_free(&dev->att_pool, mr->att_base, mr->att_count);
     spin_unlock_irqrestore(&dev->lock, flags);
 err_pages:
     kvfree(pages);
@@ -264,7 +263,8 @@ struct ib_mr *ofl_iw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
     struct ofl_iw_dev *dev = to_ofl_dev(ibpd->device);
     struct ofl_tpt_region_desc desc = {};
     struct ofl_iw_mr *mr;
-    unsigned long flags, base;
+    unsigned long flags;
+    u32 base;
     u32 i, slots;
     enum ofl_err e;
     int rv;
@@ -286,18 +286,15 @@ struct ib_mr *ofl_iw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
     slots = 2 * max_num_sg;
 
     spin_lock_irqsave(&dev->lock, flags);
-    base = bitmap_find_next_zero_area(dev->att_map, OFL_IW_ATT_SLOTS, 0,
-                                      slots, 0);
-    if (base >= OFL_IW_ATT_SLOTS) {
-        e = OFL_E_TPT_FULL;
+    e = ofl_tpt_att_alloc(&dev->att_pool, slots, &base);
+    if (e != OFL_OK)
         goto unlock;
-    }
     /* no page of an earlier owner stays reachable through these slots */
     for (i = 0; i < slots; i++)
         dev->att[base + i] = 0;
     e = ofl_tpt_alloc(&dev->tpt, OFL_TPT_REGION, mr->pd, 0, &mr->stag);
     if (e != OFL_OK)
-        goto unlock;
+        goto free_slots;
     desc.va = 0;
     desc.len = PAGE_SIZE;
     desc.att_base = base;
@@ -311,9 +308,11 @@ struct ib_mr *ofl_iw_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
         e = ofl_tpt_invalidate_local(&dev->tpt, mr->stag, mr->pd);
     if (e != OFL_OK) {
         (void)ofl_tpt_dereg(&dev->tpt, mr->stag, mr->pd);
-        goto unlock;
+        goto free_slots;
     }
-    bitmap_set(dev->att_map, base, slots);
+    goto unlock;
+free_slots:
+    (void)ofl_tpt_att_free(&dev->att_pool, base, slots);
 unlock:
     spin_unlock_irqrestore(&dev->lock, flags);
     if (e != OFL_OK) {
@@ -406,7 +405,7 @@ int ofl_iw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
                                  dev->tpt_entries[ofl_stag_index(mr->stag)].key);
     e = ofl_tpt_dereg(&dev->tpt, mr->stag, mr->pd);
     if (e == OFL_OK)
-        bitmap_clear(dev->att_map, mr->att_base, mr->att_count);
+        (void)ofl_tpt_att_free(&dev->att_pool, mr->att_base, mr->att_count);
     spin_unlock_irqrestore(&dev->lock, flags);
     if (e != OFL_OK) {
         /* cannot happen (the MR's own STag and PD); if it did, the entry

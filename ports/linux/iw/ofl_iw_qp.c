@@ -32,6 +32,7 @@
 #include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_user_verbs.h>
@@ -89,6 +90,19 @@ static int ofl_iw_qp_transmit(void *ctx, const uint8_t *data, uint32_t len,
     if (!qp->cep)
         return (flags & OFL_QP_TX_ABORT) ? 0 : 1;
     return ofl_iw_cep_tx(qp->cep, data, len, flags);
+}
+
+static bool tx_lend = true;
+module_param(tx_lend, bool, 0644);
+MODULE_PARM_DESC(tx_lend, "QPs created from now on build FPDUs in the transmit ring (0: copied in, the rig's planted fault)");
+
+/* The core's reservation hook (ofl_qp_tx_reserve_fn), under dev->lock:
+ * the FPDU is built in the connection's ring (ofl_iw_cm.c). */
+static u8 *ofl_iw_qp_tx_reserve(void *ctx, u32 len)
+{
+    struct ofl_iw_qp *qp = ctx;
+
+    return qp->cep ? ofl_iw_cep_tx_reserve(qp->cep, len) : NULL;
 }
 
 static enum ib_qp_state ofl_iw_ib_state(u8 s)
@@ -388,6 +402,7 @@ int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
     qa.send_cq = &qp->scq->core;
     qa.recv_cq = &qp->rcq->core;
     qa.transmit = ofl_iw_qp_transmit;
+    qa.tx_reserve = READ_ONCE(tx_lend) ? ofl_iw_qp_tx_reserve : NULL;
     qa.transmit_ctx = qp;
     qm.sq_ring = m + l.sq_ring;
     qm.sq_depth = qp->sq_depth;
@@ -561,6 +576,14 @@ int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
         e = OFL_E_QP_STATE;
         goto out;
     }
+    /* A graceful disconnect (librdmacm's rdma_disconnect, then the
+     * iw_cm's) of a QP whose stream is over already (the peer closed or
+     * terminated first): nothing is left to carry out, and
+     * rdma_disconnect must not fail for it. siw ignores it as well
+     * (siw_qp_modify: a CLOSING request in TERMINATE or ERROR). */
+    if (to == OFL_QP_SQD && (qp->core.state == OFL_QP_TERMINATE ||
+                             qp->core.state == OFL_QP_ERROR))
+        goto out;
     /* The iw_cm's graceful disconnect asks for SQD: on a QP with a
      * stream that is iWARP's CLOSING (as siw maps it): what was posted is
      * carried out, then the stream is closed. */
@@ -872,12 +895,24 @@ static u32 ofl_iw_emss_fit(const struct ofl_iw_qp *qp, u32 emss, bool markers)
  * core first. Returns 0, or -EINVAL (the core refused: the QP's state, or
  * the parameters) with nothing linked.
  */
+static bool rig_crc_fault;
+module_param(rig_crc_fault, bool, 0644);
+MODULE_PARM_DESC(rig_crc_fault, "the rig's planted fault: streams use the opposite of the CRC the handshake agreed (never set it otherwise)");
+
 int ofl_iw_qp_connect(struct ofl_iw_qp *qp, struct ofl_iw_cep *cep,
-                      const struct ofl_mpa_params *p, u32 emss)
+                      const struct ofl_mpa_params *agreed, u32 emss)
 {
     struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
+    const struct ofl_mpa_params *p = agreed;
+    struct ofl_mpa_params fault;
     unsigned long flags;
     enum ofl_err e = OFL_E_QP_STATE;
+
+    if (READ_ONCE(rig_crc_fault)) { /* tests/rdma/device.sh crc-fault */
+        fault = *agreed;
+        fault.crc = !fault.crc;
+        p = &fault;
+    }
 
     ofl_iw_qp_lock(dev, qp, &flags);
     if (!qp->cep) {
