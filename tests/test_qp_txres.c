@@ -161,44 +161,60 @@ static void test_refused(void)
     qr_free(r);
 }
 
+/* b reads n bytes of a's buffer (flags: of a's region); the request is
+ * delivered to a, queued there. false when the rig could not be made. */
+struct read_case {
+    struct qr_rig *r;
+    uint8_t *src, *back;
+    uint32_t ls;
+};
+
+static bool read_queued(struct read_case *k, uint32_t n, uint8_t flags)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    uint32_t lb;
+
+    k->r = rig(true, true, false);
+    CHECK(k->r != NULL);
+    if (k->r == NULL)
+        return false;
+    k->src = qr_alloc(&k->r->a, n, false);
+    k->back = qr_alloc(&k->r->b, n, false);
+    memset(k->src, 0x3C, n);
+    k->ls = qr_reg(&k->r->a, k->src, n, LR | RR, flags);
+    lb = qr_reg(&k->r->b, k->back, n, LW, 0);
+    qr_wr(&wr, OFL_QP_OP_READ, 4, &sge, k->back, n, lb);
+    wr.remote_stag = k->ls;
+    wr.remote_to = va(k->src);
+    CHECK_OK(qr_post_send(&k->r->b, &wr));
+    CHECK_OK(qr_process(&k->r->b, 0));
+    CHECK_OK(qr_deliver(k->r, &k->r->b)); /* checked on arrival: queued */
+    return true;
+}
+
 /* A Read Response refused its room: the response waits (no Terminate),
  * then goes whole. */
 static void test_refused_response(void)
 {
-    struct qr_rig *r = rig(true, true, false);
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
+    struct read_case k;
     struct ofl_cqe c[4];
-    uint8_t *src, *back;
-    uint32_t ls, lb;
     struct ofl_rdmap_term t;
 
-    CHECK(r != NULL);
-    if (r == NULL)
+    if (!read_queued(&k, 8192, 0))
         return;
-    src = qr_alloc(&r->a, 8192, false);
-    back = qr_alloc(&r->b, 8192, false);
-    memset(src, 0x3C, 8192);
-    ls = qr_reg(&r->a, src, 8192, LR | RR, 0);
-    lb = qr_reg(&r->b, back, 8192, LW, 0);
-    qr_wr(&wr, OFL_QP_OP_READ, 4, &sge, back, 8192, lb);
-    wr.remote_stag = ls;
-    wr.remote_to = va(src);
-    CHECK_OK(qr_post_send(&r->b, &wr));
-    CHECK_OK(qr_process(&r->b, 0));
-    CHECK_OK(qr_deliver(r, &r->b));
-    r->a.lend_refuse = 1;
-    CHECK_EQ(qr_process(&r->a, 0), OFL_E_QP_TX_BLOCKED);
-    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
-    CHECK(!qr_sent_term(r, &r->a, &t));
-    CHECK_EQ(r->ab.len, 0);
-    (void)qr_pump(r, 0);
-    CHECK(memcmp(back, src, 8192) == 0);
-    CHECK_EQ(qr_poll(&r->b, true, c, 4), 1);
+    k.r->a.lend_refuse = 1;
+    CHECK_EQ(qr_process(&k.r->a, 0), OFL_E_QP_TX_BLOCKED);
+    CHECK_EQ(k.r->a.qp.state, OFL_QP_RTS);
+    CHECK(!qr_sent_term(k.r, &k.r->a, &t));
+    CHECK_EQ(k.r->ab.len, 0);
+    (void)qr_pump(k.r, 0);
+    CHECK(memcmp(k.back, k.src, 8192) == 0);
+    CHECK_EQ(qr_poll(&k.r->b, true, c, 4), 1);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
-    all_in_place(&r->a);
-    qr_free(r);
+    CHECK_EQ(k.r->a.qp.state, OFL_QP_RTS);
+    all_in_place(&k.r->a);
+    qr_free(k.r);
 }
 
 /* A reservation given up: the Read Response's source was invalidated
@@ -206,37 +222,22 @@ static void test_refused_response(void)
  * the reservation; the Terminate is built in a new one and arrives. */
 static void test_abandoned(void)
 {
-    struct qr_rig *r = rig(true, true, false);
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
+    struct read_case k;
     struct ofl_rdmap_term t;
-    uint8_t *src, *back;
-    uint32_t ls, lb;
     unsigned long res0;
 
-    CHECK(r != NULL);
-    if (r == NULL)
+    if (!read_queued(&k, 4096, OFL_TPT_F_INVALIDATABLE))
         return;
-    src = qr_alloc(&r->a, 4096, false);
-    back = qr_alloc(&r->b, 4096, false);
-    ls = qr_reg(&r->a, src, 4096, LR | RR, OFL_TPT_F_INVALIDATABLE);
-    lb = qr_reg(&r->b, back, 4096, LW, 0);
-    qr_wr(&wr, OFL_QP_OP_READ, 4, &sge, back, 4096, lb);
-    wr.remote_stag = ls;
-    wr.remote_to = va(src);
-    CHECK_OK(qr_post_send(&r->b, &wr));
-    CHECK_OK(qr_process(&r->b, 0));
-    CHECK_OK(qr_deliver(r, &r->b)); /* checked on arrival: queued */
-    CHECK_OK(ofl_tpt_invalidate_local(&r->a.tpt, ls, r->a.attr.pd));
-    res0 = r->a.reserves;
-    (void)qr_process(&r->a, 0);
-    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
-    CHECK(qr_sent_term(r, &r->a, &t));
-    CHECK_EQ(r->a.reserves, res0 + 2); /* the response's, given up,
-                                          then the Terminate's */
-    CHECK_EQ(r->a.copied, 0);
-    CHECK(r->a.in_place >= 1);
-    qr_free(r);
+    CHECK_OK(ofl_tpt_invalidate_local(&k.r->a.tpt, k.ls, k.r->a.attr.pd));
+    res0 = k.r->a.reserves;
+    (void)qr_process(&k.r->a, 0);
+    CHECK_EQ(k.r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK(qr_sent_term(k.r, &k.r->a, &t));
+    CHECK_EQ(k.r->a.reserves, res0 + 2); /* the response's, given up,
+                                            then the Terminate's */
+    CHECK_EQ(k.r->a.copied, 0);
+    CHECK(k.r->a.in_place >= 1);
+    qr_free(k.r);
 }
 
 /* iSCSI PDUs are built in place too; a refused reservation sends nothing
