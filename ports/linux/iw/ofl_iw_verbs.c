@@ -552,9 +552,19 @@ u32 ofl_iw_cq_to_user(struct ofl_iw_cq *cq)
         cq->uput++;
         moved++;
     }
-    if (moved && cq->core.arm != OFL_CQ_ARM_NONE) {
-        ofl_cq_arm(&cq->core, OFL_CQ_ARM_NONE);
-        set_bit(OFL_IW_CQ_EVENT, &cq->bits);
+    if (moved) {
+        /* An arming libsiw wrote after the xchg above, while the entries
+         * were being moved: the consumer may have polled before they were
+         * visible and now sleeps. So the flags are read again after the
+         * entries (siw reads them only after its entry, siw_cq_notify_now),
+         * and such an arming raises the event too (spurious at worst). */
+        smp_mb(); /* the VALID flags above before the flags below */
+        uflags = xchg(&cq->uctrl->flags, SIW_NOTIFY_NOT);
+        if (cq->core.arm != OFL_CQ_ARM_NONE ||
+            (uflags & (SIW_NOTIFY_SOLICITED | SIW_NOTIFY_NEXT_COMPLETION))) {
+            ofl_cq_arm(&cq->core, OFL_CQ_ARM_NONE);
+            set_bit(OFL_IW_CQ_EVENT, &cq->bits);
+        }
     }
     spin_unlock_irqrestore(&cq->lock, irqf);
     ofl_iw_cq_deliver(cq);
