@@ -2869,6 +2869,34 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
 }
 
 /*
+ * An entry's type and state (adjacent bytes) in one 16-bit load, compared
+ * with TPT_TS(type, state) in either byte order: the remote fast path's
+ * test of FIG. 18A b and d in one compare (an unaligned load: the pair
+ * starts at an odd offset). Only in an optimised speed build
+ * (OFL_FAST_PATH, not -O0) with GCC or clang and a known byte order.
+ */
+#if OFL_FAST_PATH && defined(__OPTIMIZE__) && defined(__GNUC__) && \
+    !defined(__FRAMAC__) && defined(__BYTE_ORDER__) && \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || \
+     __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+#define TPT_HOT_WORD 1
+typedef uint16_t __attribute__((__may_alias__, __aligned__(1))) tpt_ts_word;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TPT_TS(type, state) ((uint16_t)((type) | (state) << 8))
+#else
+#define TPT_TS(type, state) ((uint16_t)((type) << 8 | (state)))
+#endif
+_Static_assert(offsetof(struct ofl_tpt_entry, state) ==
+                   offsetof(struct ofl_tpt_entry, type) + 1,
+               "type and state: adjacent bytes, type first");
+
+static OFL_ALWAYS_INLINE uint16_t tpt_type_state(const struct ofl_tpt_entry *e)
+{
+    return *(const tpt_ts_word *)(const void *)&e->type;
+}
+#endif
+
+/*
  * The general loop of tpt_translate_direct (any length, merging physically
  * contiguous pages) over the region's page words att (pages of 1 << shift
  * bytes) from page position pos (region offset + fpo): out of line, so that
@@ -2896,8 +2924,7 @@ tpt_translate_direct_loop(const uint64_t *att, uint32_t shift, uint64_t pos,
             chunk = len - done;
         if ((word & pmask) != OFL_TPT_ATT_PRESENT) {
             if (!(word & OFL_TPT_ATT_PRESENT)) {
-                sgl->fault_va = to + done;
-                err = OFL_E_TPT_PAGE_FAULT;
+                err = OFL_E_TPT_PAGE_FAULT; /* fault_va set below */
             } else {
                 err = OFL_E_TPT_ATT_CORRUPT;
             }
@@ -2938,6 +2965,10 @@ tpt_translate_direct_loop(const uint64_t *att, uint32_t shift, uint64_t pos,
             err = OFL_E_TPT_SGL_FULL;
         }
     }
+    /* The faulting page's TO, only when the fault is the answer (as
+     * ofl_tpt_translate: a list found full first leaves fault_va alone). */
+    if (err == OFL_E_TPT_PAGE_FAULT)
+        sgl->fault_va = to + done;
     sgl->count = count;
     sgl->bytes = stored;
     return err;
@@ -2951,23 +2982,20 @@ tpt_translate_direct_loop(const uint64_t *att, uint32_t shift, uint64_t pos,
  * (one call less on the hot paths, and no clone with stack arguments).
  */
 static OFL_ALWAYS_INLINE enum ofl_err
-tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
-                     uint64_t off, uint64_t to, uint64_t len,
-                     struct ofl_tpt_sgl *sgl)
+tpt_translate_pages(const uint64_t *att, uint32_t shift, uint64_t pos,
+                    uint64_t to, uint64_t len, struct ofl_tpt_sgl *sgl)
 {
-    const uint64_t *att = tpt->att + r->att_base;
-    const uint32_t shift = r->page_shift;
     const uint64_t pmask = ((uint64_t)1 << shift) - 1;
-    uint64_t pos = off + r->fpo;
 
     /* Straight line for an access inside one or two present pages (every
      * access of up to one page): no loop, no merging state. */
-    if (len != 0 && len <= pmask + 1 && sgl->cap >= 2) {
+    if (len - 1 <= pmask && sgl->cap >= 2) { /* len in 1 .. page size */
         uint64_t in = pos & pmask, w0 = att[pos >> shift];
         uint64_t first = pmask + 1 - in;
 
         if ((w0 & pmask) == OFL_TPT_ATT_PRESENT) {
-            uint64_t pa0 = (w0 & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+            /* the present bit is set: clearing it is subtracting it */
+            uint64_t pa0 = w0 - OFL_TPT_ATT_PRESENT + in;
 
             if (first >= len) {
                 sgl->piece[0].pa = pa0;
@@ -2977,9 +3005,10 @@ tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
                 return OFL_OK;
             } else {
                 uint64_t w1 = att[(pos >> shift) + 1];
-                uint64_t pa1 = w1 & ~(uint64_t)OFL_TPT_ATT_PRESENT;
 
                 if ((w1 & pmask) == OFL_TPT_ATT_PRESENT) {
+                    uint64_t pa1 = w1 - OFL_TPT_ATT_PRESENT;
+
                     /* Contiguous (and not wrapping past 2^64): one piece. */
                     if (pa0 + first == pa1 && pa1 > pa0) {
                         sgl->piece[0].pa = pa0;
@@ -3001,6 +3030,16 @@ tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
     }
     return tpt_translate_direct_loop(att, shift, pos, to, len, sgl);
 }
+
+static OFL_ALWAYS_INLINE enum ofl_err
+tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
+                     uint64_t off, uint64_t to, uint64_t len,
+                     struct ofl_tpt_sgl *sgl)
+{
+    return tpt_translate_pages(tpt->att + r->att_base, r->page_shift,
+                               off + r->fpo, to, len, sgl);
+}
+
 
 /* The end of both diagnosing paths: a refused check (err) leaves an empty
  * list, a granted one is translated. */
@@ -3030,8 +3069,90 @@ tpt_check_translate_precise(const struct ofl_tpt *tpt,
                                  a->to, a->len, sgl);
 }
 
+#if defined(TPT_HOT_WORD)
 /*
- * The remote fast path: one conjunction of every condition of FIG. 18A a-f
+ * The remote fast path of a speed build: a conjunction of every condition
+ * of FIG. 18A a-f for the common case (a live type 1 or type 2 window, or
+ * a region under the standard policy, neither zero-based, over a region
+ * with a direct ATT). Returns the region to translate through and sets
+ * *off to the access's offset in it, or returns NULL when the precise path
+ * must decide (anything else, including every failure). It accepts only
+ * what tpt_check_remote grants, reading the same fields (no copy of them
+ * kept elsewhere, so no registration can leave it stale): need not empty
+ * and within the entry's remote rights in one test; type and state in one
+ * 16-bit compare (tpt_type_state); the range as no carry of to + len (a TO
+ * wrap, or a last byte at 2^64 - 1, goes to the precise path), to >= va
+ * and to + len - va <= len, which also rules out the wrap the precise path
+ * tests first. tests/check_fastpath_tpt.sh holds it to the precise path's
+ * answers. Inlined into its callers.
+ */
+static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
+tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+                uint32_t qp, uint64_t to, uint64_t len, uint8_t need,
+                const struct ofl_tpt_sgl *sgl, uint64_t *off)
+{
+    const struct ofl_tpt_entry *e, *r;
+    uint32_t index = ofl_stag_index(stag), ri;
+    uint64_t end;
+
+    if (tpt == NULL || sgl == NULL || sgl->piece == NULL ||
+        index - 1u >= tpt->capacity - 1u || need == 0 ||
+        __builtin_add_overflow(to, len, &end))
+        return NULL;
+    e = &tpt->entry[index];
+    /* need within the entry's remote rights: need is not empty, asks for
+     * no local right, and is granted (f), in one test */
+    if (to < e->va || end - e->va > e->len ||                 /* e */
+        e->key != ofl_stag_key(stag) || e->pd != pd ||        /* a, c */
+        (need & ~(e->access & OFL_TPT_ACCESS_REMOTE)) != 0 || /* f */
+        (e->flags & OFL_TPT_F_ZERO_BASED) != 0)
+        return NULL;
+    if (tpt_type_state(e) == TPT_TS(OFL_TPT_WINDOW, OFL_TPT_VALID)) {
+        if ((e->flags & OFL_TPT_F_TYPE2) != 0 && e->qp != qp)
+            return NULL;
+        ri = e->region;
+        if (ri - 1u >= tpt->capacity - 1u)
+            return NULL;
+        r = &tpt->entry[ri];
+        if (tpt_type_state(r) != TPT_TS(OFL_TPT_REGION, OFL_TPT_VALID) ||
+            r->gen != e->region_gen || r->pd != pd ||
+            (r->flags & OFL_TPT_F_ZERO_BASED) != 0)
+            return NULL;
+    } else if (tpt_type_state(e) == TPT_TS(OFL_TPT_REGION, OFL_TPT_VALID) &&
+               tpt->policy == OFL_TPT_POLICY_STANDARD) {       /* b, d */
+        r = e;
+    } else {
+        return NULL;
+    }
+    if (r->att_kind != OFL_TPT_ATT_DIRECT)
+        return NULL;
+    *off = to - r->va;
+    return r;
+}
+#elif defined(OFL_NO_FAST_PATH)
+/* The general paths only (tests/check_fastpath*.sh's reference build):
+ * every remote check goes to the precise path. */
+static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
+tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+                uint32_t qp, uint64_t to, uint64_t len, uint8_t need,
+                const struct ofl_tpt_sgl *sgl, uint64_t *off)
+{
+    (void)tpt;
+    (void)stag;
+    (void)pd;
+    (void)qp;
+    (void)to;
+    (void)len;
+    (void)need;
+    (void)sgl;
+    (void)off;
+    return NULL;
+}
+#else
+/*
+ * The remote fast path of a size build (unchanged since issue 30's work
+ * began, so the Cortex-M4 image gains no byte), and of a speed build
+ * without TPT_HOT_WORD: one conjunction of every condition of FIG. 18A a-f
  * for the common case (a live window, or a region under the standard
  * policy, with a direct ATT). Returns the region to translate through and
  * sets *off to the access's offset in it, or returns NULL when the precise
@@ -3078,6 +3199,8 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
     *off = o;
     return r;
 }
+
+#endif
 
 #ifndef __OPTIMIZE_SIZE__
 /* ofl_tpt_check_translate's way to the precise path, out of line with the

@@ -1629,7 +1629,8 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
  * ofl_tpt_check_remote followed by ofl_tpt_translate in one call: the path
  * of inbound placement and Read Response generation. Same results and
  * errors as the two calls; the common case (a live window, or a region
- * under the standard policy, over a direct ATT) is checked in one pass and
+ * under the standard policy, neither zero-based, over a direct ATT, the
+ * access not ending at 2^64) is checked in one pass in a speed build and
  * every failure is diagnosed by the precise checks. On a check failure sgl
  * is emptied.
  */
