@@ -18801,18 +18801,56 @@ static enum ofl_err pp_post(struct ofl_pp_conn *conn, struct ofl_qp *qp,
  * signalled Send on qp. Checks the room in buf (OFL_E_SIZE) and in the SQ
  * (OFL_E_QP_SQ_FULL) first; the psn advances once a cell is posted.
  */
-static enum ofl_err pp_cell_make(const struct ofl_port *port,
-                                 uint32_t cell_size,
-                                 const struct ofl_pp_packet *pkt, uint32_t idx,
-                                 struct ofl_wr *w);
+static OFL_NOINLINE enum ofl_err
+pp_cell_make(const struct ofl_port *port, uint32_t cell_size,
+             const struct ofl_pp_packet *pkt, uint32_t idx, struct ofl_wr *w);
 
+/* One packet going out as cells (pp_post_cells). */
+struct pp_cell_tx {
+    struct ofl_pp_packet pkt;
+    const struct ofl_pp_buf *buf; /* the packet, then its cells */
+    const struct ofl_port *port;  /* CRC32c hook */
+    uint64_t wr_id;
+    uint32_t cell_size;
+    uint32_t off;                 /* where the next cell goes in buf */
+};
+
+/* Builds cell idx of t's packet at t->off and posts it as a signalled
+ * Send on qp; t->off moves past it. Never inlined: in pp_post_cells'
+ * loop, with ofl_qp_post_send, it made a frame over 256 bytes at -O3. */
+static OFL_NOINLINE enum ofl_err pp_send_cell(struct ofl_pp_conn *conn,
+                                              struct ofl_qp *qp,
+                                              struct pp_cell_tx *t,
+                                              uint32_t idx)
+{
+    struct ofl_wr w;
+    enum ofl_err err;
+
+    ofl_wr_init(&w, t->buf->p + t->off, t->buf->cap - t->off);
+    err = pp_cell_make(t->port, t->cell_size, &t->pkt, idx, &w);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(&conn->wr, 0, sizeof(conn->wr));
+    conn->sge.addr = t->buf->va + t->off;
+    conn->sge.len = (uint32_t)w.off;
+    conn->sge.stag = t->buf->stag;
+    t->off += (uint32_t)w.off;
+    return pp_post(conn, qp, OFL_QP_OP_SEND, t->wr_id);
+}
+
+/*
+ * Cell channel c: builds the cells of the len-byte packet at buf->p (the
+ * channel's next psn) into buf->p[len .. cap) and posts each as a
+ * signalled Send on qp. Checks the room in buf (OFL_E_SIZE) and in the SQ
+ * (OFL_E_QP_SQ_FULL) first; the psn advances once a cell is posted.
+ */
 static enum ofl_err pp_post_cells(struct ofl_pp_conn *conn, struct ofl_qp *qp,
                                   struct ofl_pp_cells *c,
                                   const struct ofl_pp_buf *buf, uint32_t len,
                                   uint64_t wr_id)
 {
-    struct ofl_pp_packet pkt;
-    uint32_t count = ofl_pp_cell_count(c->cell_size, len), i, off = len;
+    struct pp_cell_tx t;
+    uint32_t count = ofl_pp_cell_count(c->cell_size, len), i;
     enum ofl_err err = OFL_OK;
 
     if (count == 0 || buf->cap < len ||
@@ -18820,28 +18858,20 @@ static enum ofl_err pp_post_cells(struct ofl_pp_conn *conn, struct ofl_qp *qp,
         return OFL_E_SIZE;
     if (qp->sq.depth - ofl_qp_sq_outstanding(qp) < count)
         return OFL_E_QP_SQ_FULL;
-    ofl_fill(&pkt, 0, sizeof(pkt));
-    pkt.data = buf->p;
-    pkt.len = len;
-    pkt.psn = c->tx_psn;
+    ofl_fill(&t, 0, sizeof(t));
+    t.pkt.data = buf->p;
+    t.pkt.len = len;
+    t.pkt.psn = c->tx_psn;
+    t.buf = buf;
+    t.port = c->rx.port;
+    t.wr_id = wr_id;
+    t.cell_size = c->cell_size;
+    t.off = len;
     for (i = 0; i < count && err == OFL_OK; i++) {
-        struct ofl_wr w;
-        size_t clen;
-
-        ofl_wr_init(&w, buf->p + off, buf->cap - off);
-        err = pp_cell_make(c->rx.port, c->cell_size, &pkt, i, &w);
-        if (err != OFL_OK)
-            break;
-        clen = w.off;
-        ofl_fill(&conn->wr, 0, sizeof(conn->wr));
-        conn->sge.addr = buf->va + off;
-        conn->sge.len = (uint32_t)clen;
-        conn->sge.stag = buf->stag;
-        err = pp_post(conn, qp, OFL_QP_OP_SEND, wr_id);
+        err = pp_send_cell(conn, qp, &t, i);
         if (err == OFL_OK || i != 0) /* (a refusal after the first cell:
                                         the room was checked, cannot) */
-            c->tx_psn = pkt.psn + 1;
-        off += (uint32_t)clen;
+            c->tx_psn = t.pkt.psn + 1;
     }
     return err;
 }
@@ -18997,11 +19027,11 @@ uint32_t ofl_pp_cell_max(uint32_t cell_size)
 
 /* Builds cell idx of pkt into w (empty, over the caller's buffer): the
  * body of ofl_pp_cell_build, in five arguments (no stack-passed ones for
- * its callers in the core). */
-static enum ofl_err pp_cell_make(const struct ofl_port *port,
-                                 uint32_t cell_size,
-                                 const struct ofl_pp_packet *pkt, uint32_t idx,
-                                 struct ofl_wr *w)
+ * its callers in the core), never inlined (pp_post_cells' frame stays
+ * under 256 bytes at -O3). */
+static OFL_NOINLINE enum ofl_err
+pp_cell_make(const struct ofl_port *port, uint32_t cell_size,
+             const struct ofl_pp_packet *pkt, uint32_t idx, struct ofl_wr *w)
 {
     uint32_t count, shift, payload, size;
     uint8_t flags = 0;
