@@ -18578,6 +18578,17 @@ const char *ofl_pp_conn_state_name(enum ofl_pp_conn_state s)
     return (uint32_t)s < OFL_PP_STATES ? names[s] : "?";
 }
 
+static uint32_t pp_cell_shift(uint32_t cell_size);
+
+/* A cell channel as ofl_pp_cells_init leaves it (or none). */
+static bool pp_cells_ok(const struct ofl_pp_cells *c)
+{
+    return c == NULL ||
+           (c->rx.buf != NULL && c->rx.cap != 0 &&
+            pp_cell_shift(c->cell_size) != 0 &&
+            c->cell_size == c->rx.cell_size);
+}
+
 enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
                               const struct ofl_pp_conn_cfg *cfg)
 {
@@ -18586,7 +18597,11 @@ enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
 
     if (conn == NULL || cfg == NULL ||
         (cfg->ctrl == NULL) != (cfg->data == NULL) ||
-        (cfg->ctrl != NULL && cfg->ctrl == cfg->data))
+        (cfg->ctrl != NULL && cfg->ctrl == cfg->data) ||
+        !pp_cells_ok(cfg->cells[OFL_PP_CTRL]) ||
+        !pp_cells_ok(cfg->cells[OFL_PP_DATA]) ||
+        (cfg->cells[OFL_PP_CTRL] != NULL &&
+         cfg->cells[OFL_PP_CTRL] == cfg->cells[OFL_PP_DATA]))
         return OFL_E_ARG;
     err = ofl_pp_pools_init(&rx, OFL_PP_TARGET, &cfg->rx);
     if (err == OFL_OK)
@@ -18599,6 +18614,8 @@ enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
     ofl_copy(&conn->rx, &rx, sizeof(rx));
     ofl_copy(&conn->tx, &tx, sizeof(tx));
     conn->state = OFL_PP_DOWN;
+    conn->cells[OFL_PP_CTRL] = cfg->cells[OFL_PP_CTRL];
+    conn->cells[OFL_PP_DATA] = cfg->cells[OFL_PP_DATA];
     return OFL_OK;
 }
 
@@ -18940,6 +18957,87 @@ static enum ofl_err pp_post(struct ofl_pp_conn *conn, struct ofl_qp *qp,
     return ofl_qp_post_send(qp, &conn->wr, NULL);
 }
 
+/*
+ * Cell channel c: builds the cells of the len-byte packet at buf->p (the
+ * channel's next psn) into buf->p[len .. cap) and posts each as a
+ * signalled Send on qp. Checks the room in buf (OFL_E_SIZE) and in the SQ
+ * (OFL_E_QP_SQ_FULL) first; the psn advances once a cell is posted.
+ */
+static OFL_NOINLINE enum ofl_err
+pp_cell_make(const struct ofl_port *port, uint32_t cell_size,
+             const struct ofl_pp_packet *pkt, uint32_t idx, struct ofl_wr *w);
+
+/* One packet going out as cells (pp_post_cells). */
+struct pp_cell_tx {
+    struct ofl_pp_packet pkt;
+    const struct ofl_pp_buf *buf; /* the packet, then its cells */
+    const struct ofl_port *port;  /* CRC32c hook */
+    uint64_t wr_id;
+    uint32_t cell_size;
+    uint32_t off;                 /* where the next cell goes in buf */
+};
+
+/* Builds cell idx of t's packet at t->off and posts it as a signalled
+ * Send on qp; t->off moves past it. Never inlined: in pp_post_cells'
+ * loop, with ofl_qp_post_send, it made a frame over 256 bytes at -O3. */
+static OFL_NOINLINE enum ofl_err pp_send_cell(struct ofl_pp_conn *conn,
+                                              struct ofl_qp *qp,
+                                              struct pp_cell_tx *t,
+                                              uint32_t idx)
+{
+    struct ofl_wr w;
+    enum ofl_err err;
+
+    ofl_wr_init(&w, t->buf->p + t->off, t->buf->cap - t->off);
+    err = pp_cell_make(t->port, t->cell_size, &t->pkt, idx, &w);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(&conn->wr, 0, sizeof(conn->wr));
+    conn->sge.addr = t->buf->va + t->off;
+    conn->sge.len = (uint32_t)w.off;
+    conn->sge.stag = t->buf->stag;
+    t->off += (uint32_t)w.off;
+    return pp_post(conn, qp, OFL_QP_OP_SEND, t->wr_id);
+}
+
+/*
+ * Cell channel c: builds the cells of the len-byte packet at buf->p (the
+ * channel's next psn) into buf->p[len .. cap) and posts each as a
+ * signalled Send on qp. Checks the room in buf (OFL_E_SIZE) and in the SQ
+ * (OFL_E_QP_SQ_FULL) first; the psn advances once a cell is posted.
+ */
+static enum ofl_err pp_post_cells(struct ofl_pp_conn *conn, struct ofl_qp *qp,
+                                  struct ofl_pp_cells *c,
+                                  const struct ofl_pp_buf *buf, uint32_t len,
+                                  uint64_t wr_id)
+{
+    struct pp_cell_tx t;
+    uint32_t count = ofl_pp_cell_count(c->cell_size, len), i;
+    enum ofl_err err = OFL_OK;
+
+    if (count == 0 || buf->cap < len ||
+        buf->cap - len < ofl_pp_cell_bytes(c->cell_size, len))
+        return OFL_E_SIZE;
+    if (qp->sq.depth - ofl_qp_sq_outstanding(qp) < count)
+        return OFL_E_QP_SQ_FULL;
+    ofl_fill(&t, 0, sizeof(t));
+    t.pkt.data = buf->p;
+    t.pkt.len = len;
+    t.pkt.psn = c->tx_psn;
+    t.buf = buf;
+    t.port = c->rx.port;
+    t.wr_id = wr_id;
+    t.cell_size = c->cell_size;
+    t.off = len;
+    for (i = 0; i < count && err == OFL_OK; i++) {
+        err = pp_send_cell(conn, qp, &t, i);
+        if (err == OFL_OK || i != 0) /* (a refusal after the first cell:
+                                        the room was checked, cannot) */
+            c->tx_psn = t.pkt.psn + 1;
+    }
+    return err;
+}
+
 enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
                           const struct ofl_pp_write_req *req,
                           struct ofl_pp_write *w)
@@ -18954,8 +19052,13 @@ enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
     if (err != OFL_OK)
         return err;
     need = w->kind == OFL_PP_IND_MSG ? 2 : 1;
+    /* On a cell channel the indicate is one cell, built behind it. */
     if (w->kind == OFL_PP_IND_MSG &&
-        (req->ind.p == NULL || req->ind.cap < 8 + OFL_PP_REF_LEN))
+        (req->ind.p == NULL || req->ind.cap < 8 + OFL_PP_REF_LEN ||
+         (conn->cells[OFL_PP_DATA] != NULL &&
+          req->ind.cap - (8 + OFL_PP_REF_LEN) <
+              ofl_pp_cell_bytes(conn->cells[OFL_PP_DATA]->cell_size,
+                                8 + OFL_PP_REF_LEN))))
         return OFL_E_SIZE;
     if (conn->data->sq.depth - ofl_qp_sq_outstanding(conn->data) < need)
         return OFL_E_QP_SQ_FULL;
@@ -18988,6 +19091,9 @@ enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
     ofl_store_be32(req->ind.p + 12, req->elem);
     ofl_store_be32(req->ind.p + 16, req->src.len);
     ofl_fill(&conn->wr, 0, sizeof(conn->wr));
+    if (conn->cells[OFL_PP_DATA] != NULL)
+        return pp_post_cells(conn, conn->data, conn->cells[OFL_PP_DATA],
+                             &req->ind, 8 + OFL_PP_REF_LEN, req->wr_id + 1);
     conn->sge.addr = req->ind.va;
     conn->sge.len = 8 + OFL_PP_REF_LEN;
     conn->sge.stag = req->ind.stag;
@@ -19008,6 +19114,20 @@ enum ofl_pp_channel ofl_pp_msg_channel(const struct ofl_pp_msg *m)
     }
 }
 
+/* May conn send m on ch now? (state, then the channel rule) */
+static enum ofl_err pp_send_check(const struct ofl_pp_conn *conn,
+                                  enum ofl_pp_channel ch,
+                                  const struct ofl_pp_msg *m)
+{
+    if (!pp_conn_live(conn) &&
+        !(conn->state == OFL_PP_CLOSED &&
+          m->type == OFL_PP_BUFFER_POOL_FLUSH_REPLY))
+        return OFL_E_PP_CONN_STATE;
+    if (ch != OFL_PP_DATA && ofl_pp_msg_channel(m) == OFL_PP_DATA)
+        return OFL_E_PP_CHANNEL;
+    return OFL_OK;
+}
+
 enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
                              const struct ofl_pp_msg *m,
                              const struct ofl_pp_buf *buf, uint64_t wr_id)
@@ -19018,15 +19138,15 @@ enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
     if (conn == NULL || m == NULL || buf == NULL || conn->ctrl == NULL ||
         (ch != OFL_PP_CTRL && ch != OFL_PP_DATA))
         return OFL_E_ARG;
-    if (!pp_conn_live(conn) &&
-        !(conn->state == OFL_PP_CLOSED &&
-          m->type == OFL_PP_BUFFER_POOL_FLUSH_REPLY))
-        return OFL_E_PP_CONN_STATE;
-    if (ch != OFL_PP_DATA && ofl_pp_msg_channel(m) == OFL_PP_DATA)
-        return OFL_E_PP_CHANNEL;
+    err = pp_send_check(conn, ch, m);
+    if (err != OFL_OK)
+        return err;
     err = ofl_pp_msg_encode(m, buf->p, buf->cap, &len);
     if (err != OFL_OK)
         return err;
+    if (conn->cells[ch] != NULL)
+        return pp_post_cells(conn, ch == OFL_PP_CTRL ? conn->ctrl : conn->data,
+                             conn->cells[ch], buf, (uint32_t)len, wr_id);
     ofl_fill(&conn->wr, 0, sizeof(conn->wr));
     conn->sge.addr = buf->va;
     conn->sge.len = (uint32_t)len;
@@ -19067,16 +19187,19 @@ uint32_t ofl_pp_cell_max(uint32_t cell_size)
            2 * OFL_PP_CELL_CRC;
 }
 
-enum ofl_err ofl_pp_cell_build(const struct ofl_port *port, uint32_t cell_size,
-                               const struct ofl_pp_packet *pkt, uint32_t idx,
-                               uint8_t *out, size_t cap, size_t *len)
+/* Builds cell idx of pkt into w (empty, over the caller's buffer): the
+ * body of ofl_pp_cell_build, in five arguments (no stack-passed ones for
+ * its callers in the core), never inlined (pp_post_cells' frame stays
+ * under 256 bytes at -O3). */
+static OFL_NOINLINE enum ofl_err
+pp_cell_make(const struct ofl_port *port, uint32_t cell_size,
+             const struct ofl_pp_packet *pkt, uint32_t idx, struct ofl_wr *w)
 {
     uint32_t count, shift, payload, size;
     uint8_t flags = 0;
-    struct ofl_wr w;
+    uint8_t *out = w->p;
+    size_t cap = w->cap;
 
-    if (pkt == NULL || len == NULL || pkt->data == NULL || out == NULL)
-        return OFL_E_ARG;
     count = ofl_pp_cell_count(cell_size, pkt->len);
     if (count == 0 || idx >= count)
         return OFL_E_ARG;
@@ -19094,26 +19217,40 @@ enum ofl_err ofl_pp_cell_build(const struct ofl_port *port, uint32_t cell_size,
            ((flags & OFL_PP_CELL_F_LAST) ? OFL_PP_CELL_CRC : 0);
     if (cap < size)
         return OFL_E_SIZE;
-    ofl_wr_init(&w, out, cap);
-    ofl_wr_u8(&w, OFL_PP_CELL_VERSION);
-    ofl_wr_u8(&w, flags);
-    ofl_wr_be16(&w, (uint16_t)payload);
-    ofl_wr_be32(&w, pkt->psn);
-    ofl_wr_be16(&w, (uint16_t)idx);
-    ofl_wr_be16(&w, 0);
+    ofl_wr_u8(w, OFL_PP_CELL_VERSION);
+    ofl_wr_u8(w, flags);
+    ofl_wr_be16(w, (uint16_t)payload);
+    ofl_wr_be32(w, pkt->psn);
+    ofl_wr_be16(w, (uint16_t)idx);
+    ofl_wr_be16(w, 0);
     if (flags & OFL_PP_CELL_F_FIRST) {
-        ofl_wr_be64(&w, pkt->va);
-        ofl_wr_be32(&w, pkt->handle);
-        ofl_wr_be32(&w, pkt->len);
+        ofl_wr_be64(w, pkt->va);
+        ofl_wr_be32(w, pkt->handle);
+        ofl_wr_be32(w, pkt->len);
     }
     if (flags & OFL_PP_CELL_F_IMM)
-        ofl_wr_be32(&w, pkt->imm);
-    ofl_wr_bytes(&w, pkt->data + ((size_t)idx << shift), payload);
+        ofl_wr_be32(w, pkt->imm);
+    ofl_wr_bytes(w, pkt->data + ((size_t)idx << shift), payload);
     if (flags & OFL_PP_CELL_F_LAST)
-        ofl_wr_be32(&w, port_crc32c_buf(port, pkt->data, pkt->len));
-    ofl_wr_be32(&w, port_crc32c_buf(port, out, w.off));
-    *len = w.off;
+        ofl_wr_be32(w, port_crc32c_buf(port, pkt->data, pkt->len));
+    ofl_wr_be32(w, port_crc32c_buf(port, out, w->off));
     return OFL_OK;
+}
+
+enum ofl_err ofl_pp_cell_build(const struct ofl_port *port, uint32_t cell_size,
+                               const struct ofl_pp_packet *pkt, uint32_t idx,
+                               uint8_t *out, size_t cap, size_t *len)
+{
+    struct ofl_wr w;
+    enum ofl_err err;
+
+    if (pkt == NULL || len == NULL || pkt->data == NULL || out == NULL)
+        return OFL_E_ARG;
+    ofl_wr_init(&w, out, cap);
+    err = pp_cell_make(port, cell_size, pkt, idx, &w);
+    if (err == OFL_OK)
+        *len = w.off;
+    return err;
 }
 
 enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
@@ -19275,6 +19412,93 @@ enum ofl_err ofl_pp_reasm_input(struct ofl_pp_reasm *r, const uint8_t *cell,
         r->dropped++;
     }
     return err;
+}
+
+/* ---- cell channels ------------------------------------------------------------ */
+
+uint32_t ofl_pp_cell_bytes(uint32_t cell_size, uint32_t len)
+{
+    uint32_t count = ofl_pp_cell_count(cell_size, len);
+
+    if (count == 0)
+        return 0;
+    /* At most 2^16 cells of 4096 bytes: 2^28 + 2^20 + 20, no overflow. */
+    return len + count * (OFL_PP_CELL_HDR + OFL_PP_CELL_CRC) +
+           OFL_PP_CELL_FIRST + OFL_PP_CELL_CRC;
+}
+
+enum ofl_err ofl_pp_cells_init(struct ofl_pp_cells *c,
+                               const struct ofl_port *port, uint8_t *buf,
+                               uint32_t cap, uint32_t cell_size,
+                               uint32_t tx_psn, uint32_t rx_psn)
+{
+    enum ofl_err err;
+
+    if (c == NULL)
+        return OFL_E_ARG;
+    err = ofl_pp_reasm_init(&c->rx, port, buf, cap, cell_size, rx_psn);
+    if (err != OFL_OK)
+        return err;
+    c->cell_size = cell_size;
+    c->tx_psn = tx_psn;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_msg_cells(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
+                              const struct ofl_pp_msg *m, uint8_t *out,
+                              size_t cap, struct ofl_pp_packet *pkt)
+{
+    struct ofl_pp_cells *c;
+    size_t size, len = 0;
+    enum ofl_err err;
+
+    if (conn == NULL || m == NULL || out == NULL || pkt == NULL ||
+        (ch != OFL_PP_CTRL && ch != OFL_PP_DATA) || conn->cells[ch] == NULL)
+        return OFL_E_ARG;
+    c = conn->cells[ch];
+    err = pp_send_check(conn, ch, m);
+    if (err != OFL_OK)
+        return err;
+    size = ofl_pp_msg_size(m);
+    if (size > UINT32_MAX ||
+        (size != 0 && ofl_pp_cell_count(c->cell_size, (uint32_t)size) == 0))
+        return OFL_E_SIZE;
+    err = ofl_pp_msg_encode(m, out, cap, &len);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(pkt, 0, sizeof(*pkt));
+    pkt->data = out;
+    pkt->len = (uint32_t)len;
+    pkt->psn = c->tx_psn++;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_conn_recv_cell(struct ofl_pp_conn *conn,
+                                   enum ofl_pp_channel ch, const uint8_t *cell,
+                                   size_t len, struct ofl_pp_rx *out)
+{
+    struct ofl_pp_packet pkt;
+    bool done = false;
+    enum ofl_err err;
+
+    if (conn == NULL || out == NULL || out->m == NULL ||
+        out->reply == NULL || out->m == out->reply ||
+        (ch != OFL_PP_CTRL && ch != OFL_PP_DATA) || conn->cells[ch] == NULL)
+        return OFL_E_ARG;
+    out->done = false;
+    out->reply->type = 0;
+    if (!pp_conn_live(conn) && conn->state != OFL_PP_CLOSED)
+        return OFL_E_PP_CONN_STATE;
+    err = ofl_pp_reasm_input(&conn->cells[ch]->rx, cell, len, &pkt, &done);
+    if (err != OFL_OK || !done)
+        return err;
+    out->done = true;
+    /* A message is the packet alone: it names no remote memory. */
+    if (pkt.va != 0 || pkt.handle != 0 || pkt.has_imm) {
+        conn->stats.msgs_refused++;
+        return OFL_E_PP_CELL_HDR;
+    }
+    return ofl_pp_conn_recv(conn, pkt.data, pkt.len, out->m, out->reply);
 }
 
 #endif /* OFL_ENABLE_PP */

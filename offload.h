@@ -7653,11 +7653,17 @@ struct ofl_pp_buf {
 };
 
 /* Caller memory of a connection: the two tables' slots and bitmaps. */
+struct ofl_pp_cells;
+
 struct ofl_pp_conn_cfg {
     struct ofl_qp *ctrl;          /* channel 0 QP, or NULL (detached) */
     struct ofl_qp *data;          /* channel 1 QP, or NULL (detached) */
     struct ofl_pp_pools_mem rx;   /* pools this end owns (target) */
     struct ofl_pp_pools_mem tx;   /* the peer's pools (initiator) */
+    /* Per channel (OFL_PP_CTRL, OFL_PP_DATA): NULL, or the channel is a
+     * cell channel and this its state, set up by ofl_pp_cells_init (see
+     * "Cell channels" below). Both may name cells, never the same. */
+    struct ofl_pp_cells *cells[2];
 };
 
 /* Counters (informational). */
@@ -7676,6 +7682,7 @@ struct ofl_pp_conn {
     struct ofl_pp_stats stats;
     struct ofl_qp_wr wr;  /* scratch: the work request being posted */
     struct ofl_qp_sge sge; /* scratch: its data segment */
+    struct ofl_pp_cells *cells[2]; /* cell channels (cfg.cells) */
 };
 
 /* The connection table above: the next state, or OFL_PP_STATES when
@@ -7687,7 +7694,8 @@ enum ofl_pp_conn_state ofl_pp_conn_next(enum ofl_pp_conn_state from,
 const char *ofl_pp_conn_state_name(enum ofl_pp_conn_state s);
 
 /* Initialises conn in DOWN with both tables: OFL_E_ARG when one QP is NULL
- * and the other not, or both are the same QP, or a table is missing;
+ * and the other not, or both are the same QP, or a table is missing, or a
+ * cells entry is not initialised (ofl_pp_cells_init) or both name one;
  * OFL_E_SIZE (ofl_pp_pools_init) when a table is too small. */
 enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
                               const struct ofl_pp_conn_cfg *cfg);
@@ -7777,7 +7785,8 @@ struct ofl_pp_write_req {
     struct ofl_qp_sge src;   /* local data: len bytes */
     struct ofl_pp_buf ind;   /* registered room for a BufferRDMAIndicate
                                 (used only when the message path is
-                                taken: 8 + OFL_PP_REF_LEN bytes) */
+                                taken: 8 + OFL_PP_REF_LEN bytes, and its
+                                cell on a cell data channel) */
     uint64_t wr_id;          /* of the Write (the indicate Send: wr_id + 1) */
 };
 
@@ -7809,7 +7818,9 @@ enum ofl_err ofl_pp_write_prepare(struct ofl_pp_conn *conn, uint32_t pool,
  * posted nothing is posted or consumed. Should the QP refuse the Send after
  * taking the Write (it cannot for lack of room), the element stays
  * consumed and the QP's error is returned: the caller sends the
- * BufferRDMAIndicate itself.
+ * BufferRDMAIndicate itself. When the data channel is a cell channel the
+ * BufferRDMAIndicate goes as one cell built behind it in req->ind (cap >=
+ * 20 + ofl_pp_cell_bytes(cell_size, 20)).
  */
 enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
                           const struct ofl_pp_write_req *req,
@@ -7825,7 +7836,11 @@ enum ofl_pp_channel ofl_pp_msg_channel(const struct ofl_pp_msg *m);
  * (OFL_E_ARG when detached; OFL_E_PP_CHANNEL when m must take the data
  * channel and ch is the control one). READY or FLUSHING; in CLOSED only a
  * FlushReply (the request that emptied the last pool is still answered).
- * Errors of ofl_pp_msg_encode and ofl_qp_post_send. */
+ * Errors of ofl_pp_msg_encode and ofl_qp_post_send. On a cell channel
+ * (seed 002 cells) buf holds the message and then its cells (cap >= size
+ * + ofl_pp_cell_bytes(cell_size, size), else OFL_E_SIZE), each cell is
+ * one signalled Send with wr_id, and the SQ must take them all
+ * (OFL_E_QP_SQ_FULL, nothing posted). */
 enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
                              const struct ofl_pp_msg *m,
                              const struct ofl_pp_buf *buf, uint64_t wr_id);
@@ -7916,6 +7931,106 @@ enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
 enum ofl_err ofl_pp_reasm_input(struct ofl_pp_reasm *r, const uint8_t *cell,
                                 size_t len, struct ofl_pp_packet *pkt,
                                 bool *done);
+
+/* Bytes of every cell of a packet of len bytes without immediate data
+ * (ofl_pp_cell_build's lengths summed); 0 when ofl_pp_cell_count is 0.
+ * Pure. */
+uint32_t ofl_pp_cell_bytes(uint32_t cell_size, uint32_t len);
+
+/*
+ * Cell channels (seed 002: "If the data is larger than a predetermined
+ * size (e.g., 256 bytes) the channel adapter at the source may segment
+ * the data into multiple segments, wherein each segment is sent in a
+ * separate cell", and "The HCA 210 also performs reassembly of multiple
+ * received cells corresponding to the same packet or message"). A channel
+ * of a connection whose cfg.cells[ch] is set is a cell channel: every
+ * message the pp layer sends on it is one packet (the encoded message,
+ * VA 0, memory handle 0, no immediate data, the channel's next packet
+ * sequence number) cut into cells of cell_size data bytes, and the
+ * receiver takes it back cell by cell:
+ *
+ *   sender    ofl_pp_post_msg (QPs): encodes the message into buf, builds
+ *             its cells right behind it in buf and posts each cell as one
+ *             signalled Send (wr_id each); ofl_pp_write's
+ *             BufferRDMAIndicate likewise (req->ind). Detached:
+ *             ofl_pp_msg_cells encodes the packet, the caller builds the
+ *             cells (ofl_pp_cell_build) and carries each as one frame
+ *   receiver  ofl_pp_conn_recv_cell, one hostile cell per call
+ *
+ * Receiver states (per cell channel; struct ofl_pp_reasm):
+ *
+ *   state \ cell  FIRST of psn due  next cell of the open   anything else
+ *                                   packet (not LAST/LAST)
+ *   IDLE          OPEN (LAST too:   - (_CELL_MISSING)         refused, IDLE
+ *                 the message, IDLE)
+ *   OPEN          - (_CELL_DUP,     OPEN / the message, IDLE  _CELL_DUP:
+ *                 stays OPEN)                                  stays OPEN;
+ *                                                              others: IDLE
+ *
+ * "the message" = the packet is complete (cell and packet CRCs, cell
+ * numbers and lengths checked by ofl_pp_reasm_input) and is handed to
+ * ofl_pp_conn_recv; its packet sequence number is then taken whether
+ * the message is accepted or refused (a refused message changes no pool
+ * and no state, as ofl_pp_conn_recv's contract says). A message packet
+ * whose first cell names a VA, a memory handle or immediate data is
+ * refused whole (OFL_E_PP_CELL_HDR, counted in msgs_refused). A refused
+ * cell never reaches the pool tables or the connection state: only the
+ * reassembly drops its open packet (the sender sends it again from its
+ * first cell).
+ */
+struct ofl_pp_cells {
+    struct ofl_pp_reasm rx; /* inbound cells */
+    uint32_t cell_size;     /* data bytes per cell (256: seed 002) */
+    uint32_t tx_psn;        /* packet sequence number of the next send */
+};
+
+/*
+ * Initialises a cell channel: cells of cell_size data bytes (a power of
+ * two, 16 .. 4096), reassembly into buf[cap] (the longest message this
+ * end takes on the channel), the first packet sent numbered tx_psn, the
+ * first expected rx_psn; CRCs through port's hook (NULL: portable).
+ * OFL_E_ARG for a bad size or buffer (ofl_pp_reasm_init). Hand it to
+ * ofl_pp_conn_init in cfg.cells[ch].
+ */
+enum ofl_err ofl_pp_cells_init(struct ofl_pp_cells *c,
+                               const struct ofl_port *port, uint8_t *buf,
+                               uint32_t cap, uint32_t cell_size,
+                               uint32_t tx_psn, uint32_t rx_psn);
+
+/*
+ * Detached sender on cell channel ch: the checks of ofl_pp_post_msg
+ * (state, OFL_E_PP_CHANNEL), OFL_E_ARG when ch is not a cell channel,
+ * then m is encoded into out[0 .. cap) and *pkt is its packet (data =
+ * out, the channel's next psn, which advances). The caller builds cells
+ * 0 .. ofl_pp_cell_count(cell_size, pkt->len) - 1 with ofl_pp_cell_build
+ * and sends each. OFL_E_SIZE when cap is short or the message needs more
+ * than 2^16 cells. Nothing changes on error.
+ */
+enum ofl_err ofl_pp_msg_cells(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
+                              const struct ofl_pp_msg *m, uint8_t *out,
+                              size_t cap, struct ofl_pp_packet *pkt);
+
+/* Where ofl_pp_conn_recv_cell puts a completed message. */
+struct ofl_pp_rx {
+    struct ofl_pp_msg *m;     /* the message, as ofl_pp_conn_recv */
+    struct ofl_pp_msg *reply; /* the reply to send, as ofl_pp_conn_recv */
+    bool done;                /* this cell completed a message */
+};
+
+/*
+ * Takes one hostile cell on cell channel ch (OFL_E_ARG when ch is not
+ * one; OFL_E_PP_CONN_STATE, cell untouched, in DOWN or ERROR). The cell
+ * goes to the channel's reassembly (ofl_pp_reasm_input: its errors, the
+ * pools and the connection unchanged); when it completes a packet,
+ * out->done is true and the result is ofl_pp_conn_recv's for the
+ * message (m->data points into the reassembly buffer until the next cell
+ * of this channel), or OFL_E_PP_CELL_HDR for a packet naming a VA, a
+ * memory handle or immediate data. Cost: O(len), plus the message's on
+ * the last cell.
+ */
+enum ofl_err ofl_pp_conn_recv_cell(struct ofl_pp_conn *conn,
+                                   enum ofl_pp_channel ch, const uint8_t *cell,
+                                   size_t len, struct ofl_pp_rx *out);
 #endif /* OFL_ENABLE_PP */
 
 #ifdef __cplusplus
