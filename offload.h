@@ -319,6 +319,11 @@ uint32_t ofl_version(void);
                                    position of a Write placed ahead of a   \
                                    hole is not that Write (struct          \
                                    ofl_qp_ooo) */                          \
+    X(E_QP_EE_NAK, 0x042D)      /* RD NAK frame with an undefined code, or \
+                                   a detail on a code that has none */     \
+    X(E_QP_EE_FULL, 0x042E)     /* RD Read request: the responder's EE     \
+                                   window has no slot for the response     \
+                                   (refused; RNR NAK when enabled) */       \
     X(E_QP_HCQ_CI, 0x0440)      /* a host CQ consumer index moves back or  \
                                    past the CQEs written */                \
     X(E_QP_HCQ_OVERRUN, 0x0441) /* a host CQ was full: a CQE was lost */   \
@@ -4527,31 +4532,64 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
 /* Datagram header kinds. */
 enum ofl_dg_kind {
     OFL_DG_UD = 1,
-    OFL_DG_RD = 2,
-    OFL_DG_ACK = 3
+    OFL_DG_RD = 2,       /* RD Send */
+    OFL_DG_ACK = 3,
+    /* 4 is unassigned (refused as OFL_E_QP_DG_KIND) */
+    OFL_DG_NAK = 5,      /* RD negative acknowledgement */
+    OFL_DG_RD_WRITE = 6, /* RD RDMA Write */
+    OFL_DG_RD_READ = 7,  /* RD RDMA Read request */
+    OFL_DG_RD_RESP = 8   /* RD RDMA Read response */
 };
 
-/* A datagram header, decoded. */
+/* NAK codes (the NAK extension's code byte). */
+enum ofl_dg_nak {
+    OFL_DG_NAK_SEQ = 1,     /* sequence error: resend from sn now */
+    OFL_DG_NAK_ACCESS = 2,  /* remote access refused (detail: the error) */
+    OFL_DG_NAK_RNR = 3,     /* no receive WQE (or no room for a Read
+                               response): resend from sn later */
+    OFL_DG_NAK_INVALID = 4  /* the request can never be served (detail:
+                               the error) */
+};
+
+/* Extension bytes after the 28-byte header, per kind (counted in len). */
+#define OFL_DG_NAK_EXT 4
+#define OFL_DG_WRITE_EXT 12
+#define OFL_DG_READ_EXT 16
+#define OFL_DG_RESP_EXT 4
+
+/* A datagram header, decoded (with its kind's extension). */
 struct ofl_dg_hdr {
     uint8_t kind;        /* enum ofl_dg_kind */
     uint8_t flags;       /* OFL_DG_F_SE */
-    uint16_t len;        /* payload bytes */
+    uint16_t len;        /* bytes after the header: extension + payload */
     uint32_t dst_addr;
     uint32_t src_addr;
     uint32_t dst_qpn;
     uint32_t src_qpn;
-    uint32_t sn;         /* EE sequence number (RD, ACK) */
+    uint32_t sn;         /* EE sequence number (RD kinds, ACK, NAK) */
+    uint32_t stag;       /* RD_WRITE, RD_READ: the responder's STag */
+    uint64_t to;         /* RD_WRITE, RD_READ: the responder's TO */
+    uint32_t rlen;       /* RD_READ: bytes asked; RD_RESP: the sequence
+                            number of the Read request it answers */
+    uint8_t nak;         /* NAK: enum ofl_dg_nak */
+    uint8_t reserved;
+    uint16_t nak_err;    /* NAK ACCESS / INVALID: the responder's enum
+                            ofl_err (informational), else 0 */
 };
 
-/* Decodes the header of frame[0 .. len) and checks it against the table
- * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH. Pure.
- * Cost: O(1). */
+/* Bytes of kind's extension (0 for UD, RD, ACK and undefined kinds). Pure. */
+uint32_t ofl_dg_ext_len(uint8_t kind);
+
+/* Decodes the header of frame[0 .. len) and its kind's extension and
+ * checks them against the tables above: OFL_E_QP_DG_SHORT, _VERSION,
+ * _KIND, _RESERVED, _LENGTH, OFL_E_QP_EE_NAK. Pure. Cost: O(1). */
 enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
                           struct ofl_dg_hdr *h);
 
-/* Encodes h (its kind's unused fields must be zero, h->len the payload
- * that will follow) into out[0 .. 28): OFL_E_ARG when h breaks the rules
- * ofl_dg_parse checks, OFL_E_SIZE when cap < 28. */
+/* Encodes h (its kind's unused fields must be zero, h->len the extension
+ * plus the payload that will follow) into out[0 .. 28 + its extension):
+ * OFL_E_ARG when h breaks the rules ofl_dg_parse checks, OFL_E_SIZE when
+ * cap is smaller. */
 enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
                           size_t cap);
 
@@ -4569,7 +4607,9 @@ struct ofl_ee_slot {
     uint32_t wqe;       /* its SQ index */
     uint32_t len;       /* frame bytes in the slot buffer */
     uint8_t complete;   /* the WQE completes when this frame is acked */
-    uint8_t reserved[3];
+    uint8_t read;       /* an RD Read request: its WQE waits for the
+                           response, not for the acknowledgement */
+    uint8_t reserved[2];
 };
 
 /* Setup of an EE context (caller memory). */
@@ -4587,7 +4627,16 @@ struct ofl_ee_attr {
     uint32_t retry_limit;    /* retransmission rounds before ERROR */
     ofl_qp_transmit_fn transmit; /* acknowledgements and retransmissions */
     void *transmit_ctx;
+    uint32_t flags;          /* OFL_EE_F_NAK */
+    uint64_t rnr_delay;      /* ticks before resending after an RNR NAK
+                                (0: timeout) */
 };
+
+/* EE flags. OFL_EE_F_NAK: this end, as receiver, sends sequence and RNR
+ * NAKs (without it, as before NAKs existed, it stays silent and the
+ * sender's timeout resends). Access and invalid-request NAKs are always
+ * sent; NAKs received are always acted on. */
+#define OFL_EE_F_NAK 0x1u
 
 /* Counters (informational). */
 struct ofl_ee_stats {
@@ -4596,6 +4645,7 @@ struct ofl_ee_stats {
     uint64_t rx_frames;      /* RD data frames delivered */
     uint64_t dup_frames;     /* duplicates dropped (and re-acked) */
     uint64_t acks_tx, acks_rx;
+    uint64_t naks_tx, naks_rx; /* NAKs sent; NAKs acted on */
 };
 
 /* An end-to-end context: one per remote node, shared by every RD QP of the
@@ -4605,7 +4655,15 @@ struct ofl_ee {
     struct ofl_ee_attr attr;
     uint8_t state;           /* enum ofl_ee_state */
     uint8_t ack_pending;     /* an acknowledgement waits for the transmit */
-    uint8_t reserved[2];
+    uint8_t nak_sent;        /* receiver: a sequence or RNR NAK for rcv_nxt
+                                went out; no other until rcv_nxt arrives */
+    uint8_t rnr_wait;        /* sender: an RNR NAK for snd_una holds the
+                                resend until the deadline */
+    uint32_t nak_sn;         /* receiver: the last frame refused with an
+                                access / invalid NAK (nak_code != 0) */
+    uint8_t nak_code;
+    uint8_t reserved2;
+    uint16_t nak_err;
     uint32_t snd_una;        /* oldest unacknowledged */
     uint32_t snd_nxt;        /* next to send */
     uint32_t rtx_next;       /* next to send again (== snd_nxt: none) */
