@@ -8706,7 +8706,7 @@ qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
     const struct ofl_rdmap_atomic_req *q = &qp->msg.u.atomic_req;
     struct ofl_qp_inreq *r;
     struct ofl_tpt_remote a;
-    uint8_t v[8];
+    uint8_t v[8] = {0}; /* clang-analyzer: qp_dma_tpt fills it on OFL_OK */
     uint64_t orig;
     enum ofl_err err = qp_rx_irq_msn(qp, OFL_DDP_QN_ATOMIC_REQ, d);
 
@@ -9933,6 +9933,7 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
 #define DGH_SN 20
 #define DGH_LEN 24
 #define DGH_RSVD2 26
+#define DGH_EXT 28 /* a kind's extension (offload.h: OFL_DG_*_EXT) */
 /* The fixed IPv6 header (RFC 8200 §3): version nibble, payload length,
  * next header, destination address. */
 #define RAW_PLEN 4
@@ -10004,7 +10005,6 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
                           struct ofl_dg_hdr *h)
 {
     struct ofl_dg_hdr t;
-    const uint8_t *x;
     enum ofl_err err;
     bool whole;
 
@@ -10012,7 +10012,6 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
         return OFL_E_ARG;
     if (len < OFL_DG_HDR_LEN)
         return OFL_E_QP_DG_SHORT;
-    x = frame + OFL_DG_HDR_LEN;
     if (frame[DGH_VERSION] != OFL_DG_VERSION)
         return OFL_E_QP_DG_VERSION;
     ofl_fill(&t, 0, sizeof(t));
@@ -10031,23 +10030,23 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
         switch (t.kind) {
         case OFL_DG_NAK:
             if (t.len >= OFL_DG_NAK_EXT) {
-                t.nak = x[0];
-                t.reserved = x[1];
-                t.nak_err = ofl_load_be16(x + 2);
+                t.nak = frame[DGH_EXT];
+                t.reserved = frame[DGH_EXT + 1];
+                t.nak_err = ofl_load_be16(frame + DGH_EXT + 2);
             }
             break;
         case OFL_DG_RD_WRITE:
         case OFL_DG_RD_READ:
             if (t.len >= OFL_DG_WRITE_EXT) {
-                t.stag = ofl_load_be32(x);
-                t.to = ofl_load_be64(x + 4);
+                t.stag = ofl_load_be32(frame + DGH_EXT);
+                t.to = ofl_load_be64(frame + DGH_EXT + 4);
             }
             if (t.kind == OFL_DG_RD_READ && t.len >= OFL_DG_READ_EXT)
-                t.rlen = ofl_load_be32(x + 12);
+                t.rlen = ofl_load_be32(frame + DGH_EXT + 12);
             break;
         case OFL_DG_RD_RESP:
             if (t.len >= OFL_DG_RESP_EXT)
-                t.rlen = ofl_load_be32(x);
+                t.rlen = ofl_load_be32(frame + DGH_EXT);
             break;
         default:
             break;
@@ -10067,8 +10066,6 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
 enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
                           size_t cap)
 {
-    uint8_t *x = out + OFL_DG_HDR_LEN;
-
     if (h == NULL || out == NULL || qp_dg_hdr_rules(h, true) != OFL_OK)
         return OFL_E_ARG;
     if (cap < OFL_DG_HDR_LEN + (size_t)ofl_dg_ext_len(h->kind))
@@ -10086,19 +10083,19 @@ enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
     ofl_store_be16(out + DGH_RSVD2, 0);
     switch (h->kind) {
     case OFL_DG_NAK:
-        x[0] = h->nak;
-        x[1] = 0;
-        ofl_store_be16(x + 2, h->nak_err);
+        out[DGH_EXT] = h->nak;
+        out[DGH_EXT + 1] = 0;
+        ofl_store_be16(out + DGH_EXT + 2, h->nak_err);
         break;
     case OFL_DG_RD_READ:
     case OFL_DG_RD_WRITE:
-        ofl_store_be32(x, h->stag);
-        ofl_store_be64(x + 4, h->to);
+        ofl_store_be32(out + DGH_EXT, h->stag);
+        ofl_store_be64(out + DGH_EXT + 4, h->to);
         if (h->kind == OFL_DG_RD_READ)
-            ofl_store_be32(x + 12, h->rlen);
+            ofl_store_be32(out + DGH_EXT + 12, h->rlen);
         break;
     case OFL_DG_RD_RESP:
-        ofl_store_be32(x, h->rlen);
+        ofl_store_be32(out + DGH_EXT, h->rlen);
         break;
     default:
         break;
