@@ -10707,7 +10707,8 @@ static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
     uint8_t *frame;
     enum ofl_err err;
 
-    if (n > qp->attr.max_dgram || n > ee->attr.slot_size - hl)
+    if (n > qp->attr.max_dgram || ee->attr.slot_size < hl ||
+        n > ee->attr.slot_size - hl)
         return qp_ee_refuse(ee, OFL_DG_NAK_INVALID, OFL_E_QP_DG_TOO_LONG);
     if (n != 0) {
         qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_READ);

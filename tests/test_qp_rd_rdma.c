@@ -432,6 +432,17 @@ static void test_access_nak(void)
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
     CHECK_EQ(ofl_ee_outstanding(&r->n[0].ee[0]), 0);
     CHECK_EQ(ofl_ee_outstanding(&r->n[1].ee[0]), 0);
+    /* a responder whose slots cannot hold a response header at all (a
+     * slot of 30 bytes: test only, set in place) refuses even 0 bytes */
+    r->n[1].ee[0].attr.slot_size = 30;
+    CHECK_OK(rdma(r, 0, 1, 66, OFL_QP_OP_READ, NULL, 0, 7, rstag, 0));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 3, 8));
+    CHECK_ERR(dgr_deliver(r, 3, 1), OFL_E_QP_DG_TOO_LONG);
+    r->n[1].ee[0].attr.slot_size = DGR_SLOT;
+    CHECK_OK(dgr_deliver(r, 3, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 66);
+    CHECK_EQ(c[0].status, OFL_WC_REM_INV_REQ_ERR);
     dgr_free(r);
 }
 
