@@ -5800,6 +5800,31 @@ static uint32_t qp_dg_hl(uint32_t service)
     return service == OFL_QP_SVC_RAW ? 0u : OFL_DG_HDR_LEN;
 }
 
+/* A send opcode carried as one datagram frame: SEND on any datagram QP,
+ * RDMA Write and Read on RD (seed 001: a datagram QP "that allows RDMA
+ * operations"). */
+static bool qp_dg_op(const struct ofl_qp *qp, uint32_t op)
+{
+    return qp_is_dg(qp) &&
+           (op == OFL_QP_OP_SEND ||
+            (qp->attr.service == OFL_QP_SVC_RD &&
+             (op == OFL_QP_OP_WRITE || op == OFL_QP_OP_READ)));
+}
+
+/* Bytes of a frame's payload (after the 28-byte header) a datagram WQE of
+ * op with total bytes needs, the larger of its request and, for a Read,
+ * its response (which the peer keeps in an EE slot like ours). */
+static uint32_t qp_dg_need(uint32_t op, uint32_t total)
+{
+    if (op == OFL_QP_OP_WRITE)
+        return total + OFL_DG_WRITE_EXT;
+    if (op == OFL_QP_OP_READ)
+        return total + OFL_DG_RESP_EXT > OFL_DG_READ_EXT
+                   ? total + OFL_DG_RESP_EXT
+                   : OFL_DG_READ_EXT;
+    return total;
+}
+
 static uint32_t qp_min32(uint32_t a, uint32_t b)
 {
     return a < b ? a : b;
@@ -6156,7 +6181,7 @@ static enum ofl_err qp_op_check(const struct ofl_qp *qp, uint32_t opcode,
 {
     bool iscsi = qp->attr.service == OFL_QP_SVC_ISCSI;
 
-    if (qp_is_dg(qp)) {
+    if (qp_is_dg(qp) && !qp_dg_op(qp, opcode)) {
         switch (opcode) {
         case OFL_QP_OP_SEND_INV:
         case OFL_QP_OP_WRITE:
@@ -6357,8 +6382,9 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
         return OFL_E_QP_WR;
     err = qp_op_rules(wr->opcode, wr->num_sge, wr->sge, wr->remote_to,
                       (uint32_t)sum);
-    if (err == OFL_OK && qp_is_dg(qp) && wr->opcode == OFL_QP_OP_SEND)
-        err = qp_dg_rules(qp, (uint32_t)sum, wr->dest.ee);
+    if (err == OFL_OK && qp_dg_op(qp, wr->opcode))
+        err = qp_dg_rules(qp, qp_dg_need(wr->opcode, (uint32_t)sum),
+                          wr->dest.ee);
     if (err != OFL_OK)
         return err;
     if (qp->sq.pi - qp->sq.cc >= qp->sq.depth)
@@ -6374,7 +6400,7 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     ofl_store_le32(w + QPW_STAG, wr->stag);
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, id);
-    if (qp_is_dg(qp) && wr->opcode == OFL_QP_OP_SEND) {
+    if (qp_dg_op(qp, wr->opcode)) {
         ofl_store_le32(w + QPW_DG_ADDR, wr->dest.addr);
         ofl_store_le32(w + QPW_DG_EE, wr->dest.ee);
         ofl_store_le32(w + QPW_DG_QPN, wr->dest.qpn);
@@ -7422,8 +7448,9 @@ static enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
     if (err == OFL_OK)
         err = qp_op_rules(h[QPW_OPCODE], c->num_sge, qp->sq_sge,
                           ofl_load_le64(h + QPW_TO), c->total);
-    if (err == OFL_OK && qp_is_dg(qp) && h[QPW_OPCODE] == OFL_QP_OP_SEND)
-        err = qp_dg_rules(qp, c->total, ofl_load_le32(h + QPW_DG_EE));
+    if (err == OFL_OK && qp_dg_op(qp, h[QPW_OPCODE]))
+        err = qp_dg_rules(qp, qp_dg_need(h[QPW_OPCODE], c->total),
+                          ofl_load_le32(h + QPW_DG_EE));
     if (err != OFL_OK)
         return err == OFL_E_PORT_DMA ? err : OFL_E_QP_WQE;
     t->len = c->total;
@@ -7827,7 +7854,7 @@ qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
         qp->ord_count != 0)
         return OFL_OK; /* fenced behind outstanding Reads / Atomics (RD:
                           frames not yet acknowledged) */
-    if (op == OFL_QP_OP_SEND && qp_is_dg(qp))
+    if (qp_dg_op(qp, op))
         return qp_dg_send(qp, now, progress);
     switch (op) {
     case OFL_QP_OP_SEND:
@@ -8832,7 +8859,7 @@ qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
     const struct ofl_rdmap_atomic_req *q = &qp->msg.u.atomic_req;
     struct ofl_qp_inreq *r;
     struct ofl_tpt_remote a;
-    uint8_t v[8];
+    uint8_t v[8] = {0}; /* clang-analyzer: qp_dma_tpt fills it on OFL_OK */
     uint64_t orig;
     enum ofl_err err = qp_rx_irq_msn(qp, OFL_DDP_QN_ATOMIC_REQ, d);
 
@@ -10068,24 +10095,71 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
 #define DGH_SN 20
 #define DGH_LEN 24
 #define DGH_RSVD2 26
+#define DGH_EXT 28 /* a kind's extension (offload.h: OFL_DG_*_EXT) */
 /* The fixed IPv6 header (RFC 8200 §3): version nibble, payload length,
  * next header, destination address. */
 #define RAW_PLEN 4
 #define RAW_NEXT 6
 #define RAW_DST 24
 
-/* The rules of the header table that do not depend on the frame length. */
-static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h)
+uint32_t ofl_dg_ext_len(uint8_t kind)
 {
-    if (h->kind < OFL_DG_UD || h->kind > OFL_DG_ACK)
+    switch (kind) {
+    case OFL_DG_NAK:
+        return OFL_DG_NAK_EXT;
+    case OFL_DG_RD_WRITE:
+        return OFL_DG_WRITE_EXT;
+    case OFL_DG_RD_READ:
+        return OFL_DG_READ_EXT;
+    case OFL_DG_RD_RESP:
+        return OFL_DG_RESP_EXT;
+    default:
+        return 0;
+    }
+}
+
+/* The rules of the header table that do not depend on the frame length:
+ * the fields each kind leaves unused are zero, a kind's extension fits in
+ * len (a Read request is its extension alone, a NAK too). */
+static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h, bool ext_read)
+{
+    const uint32_t ext = ofl_dg_ext_len(h->kind);
+
+    if (h->kind < OFL_DG_UD || h->kind > OFL_DG_RD_RESP ||
+        h->kind == OFL_DG_ACK + 1u)
         return OFL_E_QP_DG_KIND;
-    if ((h->flags & ~(uint32_t)OFL_DG_F_SE) != 0)
+    if ((h->flags & ~(uint32_t)OFL_DG_F_SE) != 0 || h->reserved != 0)
         return OFL_E_QP_DG_RESERVED;
-    if (h->kind == OFL_DG_ACK &&
-        (h->flags != 0 || h->dst_qpn != 0 || h->src_qpn != 0 || h->len != 0))
+    if (h->kind != OFL_DG_UD && h->kind != OFL_DG_RD &&
+        h->flags != 0) /* SE: Sends only */
+        return OFL_E_QP_DG_RESERVED;
+    if ((h->kind == OFL_DG_ACK || h->kind == OFL_DG_NAK) &&
+        (h->dst_qpn != 0 || h->src_qpn != 0))
+        return OFL_E_QP_DG_RESERVED;
+    if (h->kind == OFL_DG_ACK && h->len != 0)
         return OFL_E_QP_DG_RESERVED;
     if (h->kind == OFL_DG_UD && h->sn != 0)
         return OFL_E_QP_DG_RESERVED;
+    if (h->len < ext ||
+        ((h->kind == OFL_DG_NAK || h->kind == OFL_DG_RD_READ) &&
+         h->len != ext))
+        return OFL_E_QP_DG_LENGTH;
+    if (!ext_read) /* parse: the frame length is checked next */
+        return OFL_OK;
+    if (h->kind != OFL_DG_RD_WRITE && h->kind != OFL_DG_RD_READ &&
+        (h->stag != 0 || h->to != 0))
+        return OFL_E_QP_DG_RESERVED;
+    if (h->kind != OFL_DG_RD_READ && h->kind != OFL_DG_RD_RESP &&
+        h->rlen != 0)
+        return OFL_E_QP_DG_RESERVED;
+    if (h->kind != OFL_DG_NAK)
+        return h->nak != 0 || h->nak_err != 0 ? OFL_E_QP_DG_RESERVED
+                                              : OFL_OK;
+    if (h->nak < OFL_DG_NAK_SEQ || h->nak > OFL_DG_NAK_INVALID)
+        return OFL_E_QP_EE_NAK;
+    if (h->nak_err != 0 &&
+        (h->nak == OFL_DG_NAK_SEQ || h->nak == OFL_DG_NAK_RNR))
+        return OFL_E_QP_EE_NAK;
     return OFL_OK;
 }
 
@@ -10094,6 +10168,7 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
 {
     struct ofl_dg_hdr t;
     enum ofl_err err;
+    bool whole;
 
     if (h == NULL || (frame == NULL && len != 0))
         return OFL_E_ARG;
@@ -10101,6 +10176,7 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
         return OFL_E_QP_DG_SHORT;
     if (frame[DGH_VERSION] != OFL_DG_VERSION)
         return OFL_E_QP_DG_VERSION;
+    ofl_fill(&t, 0, sizeof(t));
     t.kind = frame[DGH_KIND];
     t.flags = frame[DGH_FLAGS];
     t.dst_addr = ofl_load_be32(frame + DGH_DST_ADDR);
@@ -10109,7 +10185,36 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
     t.src_qpn = ofl_load_be32(frame + DGH_SRC_QPN);
     t.sn = ofl_load_be32(frame + DGH_SN);
     t.len = ofl_load_be16(frame + DGH_LEN);
-    err = qp_dg_hdr_rules(&t);
+    whole = (size_t)t.len == len - OFL_DG_HDR_LEN;
+    if (whole) {
+        /* The extension, read only when len says the frame holds it (the
+         * rules below refuse a len too short for the kind's). */
+        switch (t.kind) {
+        case OFL_DG_NAK:
+            if (t.len >= OFL_DG_NAK_EXT) {
+                t.nak = frame[DGH_EXT];
+                t.reserved = frame[DGH_EXT + 1];
+                t.nak_err = ofl_load_be16(frame + DGH_EXT + 2);
+            }
+            break;
+        case OFL_DG_RD_WRITE:
+        case OFL_DG_RD_READ:
+            if (t.len >= OFL_DG_WRITE_EXT) {
+                t.stag = ofl_load_be32(frame + DGH_EXT);
+                t.to = ofl_load_be64(frame + DGH_EXT + 4);
+            }
+            if (t.kind == OFL_DG_RD_READ && t.len >= OFL_DG_READ_EXT)
+                t.rlen = ofl_load_be32(frame + DGH_EXT + 12);
+            break;
+        case OFL_DG_RD_RESP:
+            if (t.len >= OFL_DG_RESP_EXT)
+                t.rlen = ofl_load_be32(frame + DGH_EXT);
+            break;
+        default:
+            break;
+        }
+    }
+    err = qp_dg_hdr_rules(&t, whole);
     if (err != OFL_OK)
         return err;
     if (frame[DGH_RSVD] != 0 || ofl_load_be16(frame + DGH_RSVD2) != 0)
@@ -10123,9 +10228,9 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
 enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
                           size_t cap)
 {
-    if (h == NULL || out == NULL || qp_dg_hdr_rules(h) != OFL_OK)
+    if (h == NULL || out == NULL || qp_dg_hdr_rules(h, true) != OFL_OK)
         return OFL_E_ARG;
-    if (cap < OFL_DG_HDR_LEN)
+    if (cap < OFL_DG_HDR_LEN + (size_t)ofl_dg_ext_len(h->kind))
         return OFL_E_SIZE;
     out[DGH_VERSION] = OFL_DG_VERSION;
     out[DGH_KIND] = h->kind;
@@ -10138,6 +10243,25 @@ enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
     ofl_store_be32(out + DGH_SN, h->sn);
     ofl_store_be16(out + DGH_LEN, h->len);
     ofl_store_be16(out + DGH_RSVD2, 0);
+    switch (h->kind) {
+    case OFL_DG_NAK:
+        out[DGH_EXT] = h->nak;
+        out[DGH_EXT + 1] = 0;
+        ofl_store_be16(out + DGH_EXT + 2, h->nak_err);
+        break;
+    case OFL_DG_RD_READ:
+    case OFL_DG_RD_WRITE:
+        ofl_store_be32(out + DGH_EXT, h->stag);
+        ofl_store_be64(out + DGH_EXT + 4, h->to);
+        if (h->kind == OFL_DG_RD_READ)
+            ofl_store_be32(out + DGH_EXT + 12, h->rlen);
+        break;
+    case OFL_DG_RD_RESP:
+        ofl_store_be32(out + DGH_EXT, h->rlen);
+        break;
+    default:
+        break;
+    }
     return OFL_OK;
 }
 
@@ -10160,7 +10284,10 @@ enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a)
         ofl_copy(&ee->attr, a, sizeof(ee->attr));
     ofl_fill(&ee->stats, 0, sizeof(ee->stats));
     ee->ack_pending = 0;
-    ee->reserved[0] = ee->reserved[1] = 0;
+    ee->nak_sent = ee->rnr_wait = 0;
+    ee->nak_sn = 0;
+    ee->nak_code = ee->reserved2 = 0;
+    ee->nak_err = 0;
     ee->retries = 0;
     ee->deadline = 0;
     for (i = 0; i < ee->attr.window; i++)
@@ -10210,10 +10337,34 @@ static void qp_ee_ack_send(struct ofl_ee *ee)
     }
 }
 
+/* Sends a NAK of code for sequence number sn (detail err for ACCESS and
+ * INVALID). A NAK the transmit refuses is not kept: the sender's timeout
+ * stands in for it. */
+static OFL_NOINLINE void qp_ee_nak_send(struct ofl_ee *ee, uint8_t code,
+                                        uint32_t sn, enum ofl_err err)
+{
+    struct ofl_dg_hdr h;
+    uint8_t b[OFL_DG_HDR_LEN + OFL_DG_NAK_EXT];
+
+    ofl_fill(&h, 0, sizeof(h));
+    h.kind = OFL_DG_NAK;
+    h.dst_addr = ee->attr.remote_addr;
+    h.src_addr = ee->attr.local_addr;
+    h.sn = sn;
+    h.len = OFL_DG_NAK_EXT;
+    h.nak = code;
+    if (code == OFL_DG_NAK_ACCESS || code == OFL_DG_NAK_INVALID)
+        h.nak_err = (uint16_t)err;
+    (void)ofl_dg_build(&h, b, sizeof(b));
+    if (ee->attr.transmit(ee->attr.transmit_ctx, b, sizeof(b), 0) == 0)
+        ee->stats.naks_tx++;
+}
+
 /* Releases the frames before sequence number upto (at most the window):
  * their QPs' outstanding counts drop, the WQEs that wait for the
- * acknowledgement complete with status. A QP flushed or reset since it
- * sent (epoch) is left alone. */
+ * acknowledgement complete with status. A Read request acknowledged
+ * (status SUCCESS) keeps its WQE and its ORD count for the response. A QP
+ * flushed or reset since it sent (epoch) is left alone. */
 static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
 {
     uint32_t n = upto - ee->snd_una, i;
@@ -10223,10 +10374,11 @@ static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
             &ee->attr.slot[ee->snd_una & (ee->attr.window - 1u)];
         struct ofl_qp *qp = sl->qp;
 
-        if (qp != NULL && sl->epoch == qp->dg_epoch) {
+        if (qp != NULL && sl->epoch == qp->dg_epoch &&
+            !(sl->read && status == OFL_WC_SUCCESS)) {
             if (qp->ord_count != 0)
                 qp->ord_count--;
-            if (sl->complete) {
+            if (sl->complete || sl->read) {
                 qp_swqe_done(qp, sl->wqe, status);
                 qp_sq_complete(qp);
             }
@@ -10257,31 +10409,38 @@ static enum ofl_err qp_ee_ack(struct ofl_ee *ee, uint32_t a, uint64_t now)
     ee->stats.acks_rx++;
     qp_ee_release(ee, a + 1u, OFL_WC_SUCCESS);
     ee->retries = 0;
+    ee->rnr_wait = 0;
     ee->deadline = qp_ee_deadline(ee, now);
     return OFL_OK;
 }
 
-enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now)
+/* Starts a go-back-N round at now, or after retry_limit rounds fails the
+ * EE: the frame an RNR NAK held completes RNR_RETRY_EXC_ERR, the others
+ * RETRY_EXC_ERR. */
+static enum ofl_err qp_ee_round(struct ofl_ee *ee, uint64_t now)
+{
+    if (ee->retries >= ee->attr.retry_limit) {
+        /* Seed 001: the EE state is shared, so is its failure. */
+        if (ee->rnr_wait)
+            qp_ee_release(ee, ee->snd_una + 1u, OFL_WC_RNR_RETRY_EXC_ERR);
+        qp_ee_release(ee, ee->snd_nxt, OFL_WC_RETRY_EXC_ERR);
+        ee->rnr_wait = 0;
+        ee->state = OFL_EE_ERROR;
+        return OFL_E_QP_EE_RETRY;
+    }
+    ee->retries++;
+    ee->rnr_wait = 0;
+    ee->rtx_next = ee->snd_una;
+    ee->deadline = qp_ee_deadline(ee, now);
+    return OFL_OK;
+}
+
+/* Sends what is due to be sent again (rtx_next .. snd_nxt) while the
+ * transmit takes it. Bounded by the window. */
+static enum ofl_err qp_ee_resend(struct ofl_ee *ee)
 {
     uint32_t i;
 
-    if (ee == NULL)
-        return OFL_E_ARG;
-    if (ee->state != OFL_EE_RTS)
-        return OFL_E_QP_EE_STATE;
-    if (ee->ack_pending)
-        qp_ee_ack_send(ee);
-    if (ee->snd_una != ee->snd_nxt && now >= ee->deadline) {
-        if (ee->retries >= ee->attr.retry_limit) {
-            /* Seed 001: the EE state is shared, so is its failure. */
-            qp_ee_release(ee, ee->snd_nxt, OFL_WC_RETRY_EXC_ERR);
-            ee->state = OFL_EE_ERROR;
-            return OFL_E_QP_EE_RETRY;
-        }
-        ee->retries++;
-        ee->rtx_next = ee->snd_una;
-        ee->deadline = qp_ee_deadline(ee, now);
-    }
     for (i = 0; i < ee->attr.window && ee->rtx_next != ee->snd_nxt; i++) {
         const struct ofl_ee_slot *sl =
             &ee->attr.slot[ee->rtx_next & (ee->attr.window - 1u)];
@@ -10293,6 +10452,78 @@ enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now)
         ee->rtx_next++;
     }
     return OFL_OK;
+}
+
+/* A NAK for sequence number h->sn (the NAK table in offload.h): every
+ * frame before it arrived; then by code: SEQ resends from it now, RNR
+ * after rnr_delay, ACCESS / INVALID complete its WQE with the remote
+ * error and move its QP to ERROR. */
+static OFL_NOINLINE enum ofl_err qp_ee_nak(struct ofl_ee *ee,
+                                           const struct ofl_dg_hdr *h,
+                                           uint64_t now)
+{
+    const uint32_t out = ee->snd_nxt - ee->snd_una;
+    struct ofl_ee_slot *sl;
+    struct ofl_qp *qp;
+    enum ofl_err err;
+    uint64_t d;
+
+    if (h->sn - ee->snd_una >= out)
+        return ofl_sn_lt(h->sn, ee->snd_una) ? OFL_OK /* stale: ignored */
+                                              : OFL_E_QP_EE_ACK;
+    ee->stats.naks_rx++;
+    if (h->sn != ee->snd_una) { /* progress: the frames before it */
+        qp_ee_release(ee, h->sn, OFL_WC_SUCCESS);
+        ee->retries = 0;
+        ee->rnr_wait = 0;
+    }
+    switch (h->nak) {
+    case OFL_DG_NAK_SEQ:
+        err = qp_ee_round(ee, now);
+        if (err != OFL_OK)
+            return err;
+        (void)qp_ee_resend(ee); /* a refusal: the next tick goes on */
+        return OFL_OK;
+    case OFL_DG_NAK_RNR:
+        ee->rnr_wait = 1;
+        ee->rtx_next = ee->snd_nxt; /* nothing resent before the delay */
+        d = now + (ee->attr.rnr_delay != 0 ? ee->attr.rnr_delay
+                                           : ee->attr.timeout);
+        ee->deadline = d < now ? ~(uint64_t)0 : d;
+        return OFL_OK;
+    default: /* ACCESS, INVALID: the frame was consumed, refused */
+        sl = &ee->attr.slot[ee->snd_una & (ee->attr.window - 1u)];
+        qp = sl->qp;
+        if (qp != NULL && sl->epoch != qp->dg_epoch)
+            qp = NULL;
+        qp_ee_release(ee, ee->snd_una + 1u,
+                      h->nak == OFL_DG_NAK_ACCESS ? OFL_WC_REM_ACCESS_ERR
+                                                  : OFL_WC_REM_INV_REQ_ERR);
+        ee->retries = 0;
+        ee->deadline = qp_ee_deadline(ee, now);
+        if (qp != NULL) /* IBA's rule for a remote error: the QP fails,
+                           the EE (shared) goes on */
+            (void)qp_event(qp, OFL_QP_EV_MOD_ERROR);
+        return OFL_OK;
+    }
+}
+
+enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now)
+{
+    enum ofl_err err;
+
+    if (ee == NULL)
+        return OFL_E_ARG;
+    if (ee->state != OFL_EE_RTS)
+        return OFL_E_QP_EE_STATE;
+    if (ee->ack_pending)
+        qp_ee_ack_send(ee);
+    if (ee->snd_una != ee->snd_nxt && now >= ee->deadline) {
+        err = qp_ee_round(ee, now);
+        if (err != OFL_OK)
+            return err;
+    }
+    return qp_ee_resend(ee);
 }
 
 /* ---- nodes ------------------------------------------------------------------ */
@@ -10377,16 +10608,23 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr)
 /* ---- sending a datagram ------------------------------------------------------ */
 
 /*
- * The current WQE is a datagram SEND: checked (FIG. 15), gathered into one
- * frame (RD: straight into the EE slot it will be kept in), handed to the
- * transmit callback. An unacknowledged one completes here; an RD frame
- * stays in its EE window until acknowledged.
+ * The current WQE is a datagram SEND (or, on RD, an RDMA Write or Read
+ * request): checked (FIG. 15; a Read's sink for local write), gathered
+ * into one frame (RD: straight into the EE slot it will be kept in),
+ * handed to the transmit callback. An unacknowledged one completes here;
+ * an RD frame stays in its EE window until acknowledged; a Read completes
+ * when its response arrives (qp_rd_resp).
  */
 static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
                                             bool *progress)
 {
     struct ofl_qp_sq_cur *c = &qp->cur;
     const uint32_t svc = qp->attr.service, hl = qp_dg_hl(svc);
+    const uint8_t op = c->hdr[QPW_OPCODE];
+    const uint32_t ext = op == OFL_QP_OP_WRITE  ? OFL_DG_WRITE_EXT
+                         : op == OFL_QP_OP_READ ? OFL_DG_READ_EXT
+                                                : 0u;
+    const uint32_t dlen = op == OFL_QP_OP_READ ? 0u : c->total;
     struct ofl_ee *ee = NULL;
     struct ofl_dg_hdr h;
     uint8_t *frame = qp->tx_own; /* never a reservation */
@@ -10401,7 +10639,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
          * statuses: an EE context no longer in use is an invalid EE
          * context number, one in use but not in RTS an invalid EE
          * context state. */
-        err = qp_dg_rules(qp, c->total, ei);
+        err = qp_dg_rules(qp, qp_dg_need(op, c->total), ei);
         if (err != OFL_OK || qp->attr.node->ee[ei].state != OFL_EE_RTS) {
             qp_cur_done(qp, err == OFL_E_QP_DG_TOO_LONG
                                 ? OFL_WC_LOC_LEN_ERR
@@ -10420,32 +10658,45 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
     /* Begun only past the hold: a Send held has not begun, so it does not
      * start in SQD and SQD can drain with it (qp_cur_held). */
     if (!c->begun) {
-        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
+        err = qp_sges_check(qp, op == OFL_QP_OP_READ ? OFL_TPT_LOCAL_WRITE
+                                                     : OFL_TPT_LOCAL_READ);
         if (err != OFL_OK) {
             *progress = true;
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
         }
         c->begun = 1;
     }
-    err = qp_gather(qp, frame + hl, c->total, &si, &so, false);
-    if (err != OFL_OK) {
-        *progress = true;
-        return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+    if (dlen != 0) {
+        err = qp_gather(qp, frame + hl + ext, dlen, &si, &so, false);
+        if (err != OFL_OK) {
+            *progress = true;
+            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+        }
     }
     if (hl != 0) {
         ofl_fill(&h, 0, sizeof(h));
-        h.kind = svc == OFL_QP_SVC_RD ? OFL_DG_RD : OFL_DG_UD;
-        h.flags = (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED) ? OFL_DG_F_SE : 0;
-        h.len = (uint16_t)c->total;
+        h.kind = svc != OFL_QP_SVC_RD      ? OFL_DG_UD
+                 : op == OFL_QP_OP_WRITE ? OFL_DG_RD_WRITE
+                 : op == OFL_QP_OP_READ  ? OFL_DG_RD_READ
+                                         : OFL_DG_RD;
+        if (op == OFL_QP_OP_SEND &&
+            (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED))
+            h.flags = OFL_DG_F_SE;
+        h.len = (uint16_t)(ext + dlen);
         h.dst_addr = ee != NULL ? ee->attr.remote_addr
                                 : ofl_load_le32(c->hdr + QPW_DG_ADDR);
         h.src_addr = qp->attr.node->addr;
         h.dst_qpn = ofl_load_le32(c->hdr + QPW_DG_QPN);
         h.src_qpn = qp->attr.qpn;
         h.sn = ee != NULL ? ee->snd_nxt : 0;
-        (void)ofl_dg_build(&h, frame, hl);
+        if (ext != 0) {
+            h.stag = ofl_load_le32(c->hdr + QPW_RSTAG);
+            h.to = ofl_load_le64(c->hdr + QPW_TO);
+            h.rlen = op == OFL_QP_OP_READ ? c->total : 0u;
+        }
+        (void)ofl_dg_build(&h, frame, hl + ext);
     }
-    err = qp_xmit(qp, frame, hl + c->total, 0);
+    err = qp_xmit(qp, frame, hl + ext + dlen, 0);
     if (err != OFL_OK)
         return err; /* blocked: the WQE stays current, rebuilt next time */
     *progress = true;
@@ -10456,8 +10707,9 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         sl->qp = qp;
         sl->epoch = qp->dg_epoch;
         sl->wqe = c->idx;
-        sl->len = hl + c->total;
-        sl->complete = qp->attr.acked;
+        sl->len = hl + ext + dlen;
+        sl->complete = op == OFL_QP_OP_READ ? 0u : qp->attr.acked;
+        sl->read = op == OFL_QP_OP_READ;
         if (ee->snd_nxt == ee->snd_una)
             ee->deadline = qp_ee_deadline(ee, now);
         if (ee->rtx_next == ee->snd_nxt)
@@ -10465,6 +10717,18 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         ee->snd_nxt++;
         ee->stats.tx_frames++;
         qp->ord_count++;
+        if (op == OFL_QP_OP_READ) {
+            /* Waits for the response: the request's sequence number and
+             * the sink are kept in its tracking entry. */
+            struct ofl_qp_swqe *t =
+                &qp->sq_track[c->idx & (qp->sq.depth - 1u)];
+
+            t->got = ee->snd_nxt - 1u;
+            t->to = c->num_sge != 0 ? qp->sq_sge[0].addr : 0u;
+            t->stag = c->num_sge != 0 ? qp->sq_sge[0].stag : 0u;
+            c->active = 0;
+            return OFL_OK;
+        }
         if (qp->attr.acked) {
             c->active = 0; /* in flight until the acknowledgement */
             return OFL_OK;
@@ -10528,12 +10792,201 @@ static OFL_NOINLINE void qp_dg_deliver(struct ofl_qp *qp, const uint8_t *p,
     qp_cqe_commit(qp->attr.recv_cq, e);
 }
 
+/* The in-sequence RD frame was consumed (delivered, or refused for good):
+ * the next is expected, and acknowledged. */
+static void qp_ee_consumed(struct ofl_ee *ee)
+{
+    ee->rcv_nxt++;
+    ee->stats.rx_frames++;
+    ee->nak_sent = 0;
+    qp_ee_ack_send(ee);
+}
+
+/* The in-sequence RD frame is refused for good with an ACCESS or INVALID
+ * NAK carrying err: consumed (the sequence moves on), remembered so that
+ * its retransmission is answered with the NAK again. */
+static enum ofl_err qp_ee_refuse(struct ofl_ee *ee, uint8_t code,
+                                 enum ofl_err err)
+{
+    ee->nak_sn = ee->rcv_nxt;
+    ee->nak_code = code;
+    ee->nak_err = (uint16_t)err;
+    ee->rcv_nxt++;
+    ee->nak_sent = 0;
+    qp_ee_nak_send(ee, code, ee->nak_sn, err);
+    return err;
+}
+
+/* An RD RDMA Write in sequence for qp (seed 001: a datagram QP "that
+ * allows RDMA operations, can accept RDMA operations from any node ...
+ * that obtains the RKey"): the remote checks (FIG. 18A a-f) through the
+ * TPT over the whole payload, every page translated, then the placement;
+ * a refusal is an ACCESS NAK. A one-shot key is spent by the Write. */
+static OFL_NOINLINE enum ofl_err qp_rd_write(struct ofl_qp *qp,
+                                             struct ofl_ee *ee,
+                                             const struct ofl_dg_hdr *h,
+                                             const uint8_t *data)
+{
+    const uint32_t n = (uint32_t)h->len - OFL_DG_WRITE_EXT;
+    struct ofl_tpt_remote a;
+    struct ofl_tpt_sgl sgl;
+    enum ofl_err err;
+
+    if (n != 0) {
+        qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_WRITE);
+        sgl.piece = qp->piece;
+        sgl.cap = OFL_QP_PIECES;
+        err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
+        if (err == OFL_E_TPT_SGL_FULL)
+            err = qp_tpt_rest_ok(qp, h->stag, h->to, n, sgl.bytes);
+        if (err == OFL_OK)
+            err = qp_place_rest(qp, &sgl, h->stag, h->to, data, n);
+        if (err != OFL_OK)
+            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
+    }
+    qp->stats.rx_fpdus++;
+    qp->stats.rx_bytes += n;
+    qp_ee_consumed(ee);
+    return OFL_OK;
+}
+
+/* An RD RDMA Read request in sequence for qp: asked length within one
+ * response frame (else INVALID NAK), the remote read checks (ACCESS NAK),
+ * a slot of ee's window for the response (else refused, an RNR NAK when
+ * enabled: the requester asks again). The response is an RD frame of ee
+ * like any other: kept in its slot, acknowledged, resent. */
+static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
+                                            struct ofl_ee *ee,
+                                            const struct ofl_dg_hdr *h,
+                                            uint64_t now)
+{
+    const uint32_t n = h->rlen;
+    const uint32_t hl = OFL_DG_HDR_LEN + OFL_DG_RESP_EXT;
+    struct ofl_tpt_remote a;
+    struct ofl_ee_slot *sl;
+    struct ofl_dg_hdr r;
+    uint8_t *frame;
+    enum ofl_err err;
+
+    if (n > qp->attr.max_dgram || ee->attr.slot_size < hl ||
+        n > ee->attr.slot_size - hl)
+        return qp_ee_refuse(ee, OFL_DG_NAK_INVALID, OFL_E_QP_DG_TOO_LONG);
+    if (n != 0) {
+        qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_READ);
+        err = ofl_tpt_check_access(qp->attr.tpt, &a);
+        if (err != OFL_OK)
+            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+    }
+    if (ee->snd_nxt - ee->snd_una >= ee->attr.window) {
+        if ((ee->attr.flags & OFL_EE_F_NAK) != 0) {
+            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, ee->rcv_nxt, OFL_OK);
+            ee->nak_sent = 1;
+        }
+        return OFL_E_QP_EE_FULL;
+    }
+    frame = qp_ee_frame(ee, ee->snd_nxt);
+    if (n != 0) {
+        err = qp_dma_tpt(qp, h->stag, h->to, frame + hl, n, false);
+        if (err != OFL_OK)
+            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
+    }
+    ofl_fill(&r, 0, sizeof(r));
+    r.kind = OFL_DG_RD_RESP;
+    r.dst_addr = ee->attr.remote_addr;
+    r.src_addr = ee->attr.local_addr;
+    r.dst_qpn = h->src_qpn;
+    r.src_qpn = h->dst_qpn;
+    r.sn = ee->snd_nxt;
+    r.len = (uint16_t)(OFL_DG_RESP_EXT + n);
+    r.rlen = h->sn;
+    (void)ofl_dg_build(&r, frame, hl);
+    sl = &ee->attr.slot[ee->snd_nxt & (ee->attr.window - 1u)];
+    ofl_fill(sl, 0, sizeof(*sl)); /* completes nothing when acknowledged */
+    sl->len = hl + n;
+    if (ee->snd_nxt == ee->snd_una)
+        ee->deadline = qp_ee_deadline(ee, now);
+    ee->snd_nxt++;
+    ee->stats.tx_frames++;
+    qp->stats.tx_bytes += n;
+    qp_ee_consumed(ee);
+    (void)qp_ee_resend(ee); /* refused: ofl_ee_tick sends it */
+    return OFL_OK;
+}
+
+/* An RD Read response in sequence (it is consumed whatever it answers:
+ * the responder must not resend it). It completes the RD Read of QP
+ * h->dst_qpn that went through ee with request sequence number h->rlen:
+ * data placed into the sink through the local checks (FIG. 15), the WQE
+ * completed (BAD_RESP_ERR when the length differs from the one asked).
+ * OFL_E_QP_UNEXPECTED when no such Read waits, OFL_E_QP_RESP_MISMATCH for
+ * the length. Cost: O(SQ depth). */
+static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
+                                            struct ofl_ee *ee,
+                                            const struct ofl_dg_hdr *h,
+                                            const uint8_t *data)
+{
+    const uint32_t n = (uint32_t)h->len - OFL_DG_RESP_EXT;
+    const uint32_t ei = (uint32_t)(ee - node->ee);
+    struct ofl_qp *qp = NULL;
+    struct ofl_qp_swqe *t = NULL;
+    enum ofl_err err = OFL_E_QP_UNEXPECTED;
+    uint8_t b[4], status;
+    uint32_t i;
+
+    qp_ee_consumed(ee);
+    if (h->dst_qpn < node->qp_cap)
+        qp = node->qp[h->dst_qpn];
+    if (qp == NULL || qp->attr.service != OFL_QP_SVC_RD)
+        return err;
+    for (i = qp->sq.cc; i != qp->sq.ci; i++) {
+        t = &qp->sq_track[i & (qp->sq.depth - 1u)];
+        if (t->opcode == OFL_QP_OP_READ && t->state == QP_TRACK_FLIGHT &&
+            t->got == h->rlen &&
+            qp_wq_read(qp, &qp->sq, i, QPW_DG_EE, b, sizeof(b)) == OFL_OK &&
+            ofl_load_le32(b) == ei &&
+            !(qp->cur.active && qp->cur.idx == i))
+            break;
+    }
+    if (i == qp->sq.ci)
+        return err;
+    if (n != t->len) {
+        err = OFL_E_QP_RESP_MISMATCH;
+        status = OFL_WC_BAD_RESP_ERR;
+    } else {
+        err = n == 0 ? OFL_OK
+                     : qp_check_local(qp->attr.tpt, t->stag, qp->attr.pd,
+                                      t->to, n, OFL_TPT_LOCAL_WRITE);
+        if (err == OFL_OK && n != 0)
+            err = qp_dma_tpt(qp, t->stag, t->to, (uint8_t *)data, n, true);
+        status = (uint8_t)ofl_tpt_wc_status(err);
+        err = OFL_OK; /* the WQE carries the local error */
+    }
+    if (qp->ord_count != 0)
+        qp->ord_count--;
+    /* Its request, still in the requester's window (its ack may come
+     * after the response), no longer names the WQE. */
+    if (h->rlen - ee->snd_una < ee->snd_nxt - ee->snd_una) {
+        struct ofl_ee_slot *sl =
+            &ee->attr.slot[h->rlen & (ee->attr.window - 1u)];
+
+        if (sl->qp == qp && sl->read)
+            sl->qp = NULL;
+    }
+    qp->stats.rx_bytes += n;
+    qp_swqe_done(qp, i, status);
+    qp_sq_complete(qp);
+    return err;
+}
+
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
                                 size_t len, uint64_t now)
 {
     struct ofl_dg_hdr h;
     struct ofl_ee *ee = NULL;
     struct ofl_qp *qp;
+    const uint8_t *x;
     enum ofl_err err;
 
     if (node == NULL || (frame == NULL && len != 0))
@@ -10541,6 +10994,7 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
     err = ofl_dg_parse(frame, len, &h);
     if (err != OFL_OK)
         return err;
+    x = frame + OFL_DG_HDR_LEN; /* len >= 28: frame is not NULL */
     if (h.dst_addr != node->addr)
         return OFL_E_QP_DG_NOT_FOR_US;
     if (h.kind != OFL_DG_UD) {
@@ -10551,13 +11005,28 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
             return OFL_E_QP_EE_STATE;
         if (h.kind == OFL_DG_ACK)
             return qp_ee_ack(ee, h.sn, now);
+        if (h.kind == OFL_DG_NAK)
+            return qp_ee_nak(ee, &h, now);
         if (ofl_sn_lt(h.sn, ee->rcv_nxt)) { /* delivered before */
             ee->stats.dup_frames++;
-            qp_ee_ack_send(ee);
+            if (ee->nak_code != 0 && h.sn == ee->nak_sn)
+                qp_ee_nak_send(ee, ee->nak_code, h.sn,
+                               (enum ofl_err)ee->nak_err);
+            else
+                qp_ee_ack_send(ee);
             return OFL_OK;
         }
-        if (h.sn != ee->rcv_nxt)
-            return OFL_E_QP_EE_SEQ; /* go-back-N: the sender resends */
+        if (h.sn != ee->rcv_nxt) {
+            /* go-back-N: the sender resends; with NAKs at once, one NAK
+             * per gap */
+            if ((ee->attr.flags & OFL_EE_F_NAK) != 0 && !ee->nak_sent) {
+                qp_ee_nak_send(ee, OFL_DG_NAK_SEQ, ee->rcv_nxt, OFL_OK);
+                ee->nak_sent = 1;
+            }
+            return OFL_E_QP_EE_SEQ;
+        }
+        if (h.kind == OFL_DG_RD_RESP)
+            return qp_rd_resp(node, ee, &h, x + OFL_DG_RESP_EXT);
     }
     if (h.dst_qpn >= node->qp_cap || node->qp[h.dst_qpn] == NULL)
         return OFL_E_QP_DG_NO_QP;
@@ -10565,16 +11034,26 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
     if (qp->attr.service !=
         (h.kind == OFL_DG_UD ? OFL_QP_SVC_UD : OFL_QP_SVC_RD))
         return OFL_E_QP_DG_SERVICE;
-    err = qp_dg_can_take(qp, h.len);
-    if (err != OFL_OK)
-        return err;
-    /* Every check passed: commit. */
-    qp_dg_deliver(qp, frame + OFL_DG_HDR_LEN, h.len, &h);
-    if (ee != NULL) {
-        ee->rcv_nxt++;
-        ee->stats.rx_frames++;
-        qp_ee_ack_send(ee);
+    if (h.kind == OFL_DG_RD_WRITE || h.kind == OFL_DG_RD_READ) {
+        if (!qp_state_in(qp, QP_DG_RX_OK))
+            return OFL_E_QP_STATE;
+        return h.kind == OFL_DG_RD_WRITE
+                   ? qp_rd_write(qp, ee, &h, x + OFL_DG_WRITE_EXT)
+                   : qp_rd_read(qp, ee, &h, now);
     }
+    err = qp_dg_can_take(qp, h.len);
+    if (err != OFL_OK) {
+        if (err == OFL_E_QP_RQ_EMPTY && ee != NULL &&
+            (ee->attr.flags & OFL_EE_F_NAK) != 0) {
+            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, h.sn, OFL_OK);
+            ee->nak_sent = 1;
+        }
+        return err;
+    }
+    /* Every check passed: commit. */
+    qp_dg_deliver(qp, x, h.len, &h);
+    if (ee != NULL)
+        qp_ee_consumed(ee);
     return OFL_OK;
 }
 
@@ -10743,7 +11222,8 @@ enum ofl_err ofl_qp_wqe_send(void *slot, uint32_t slot_len,
     ofl_store_le32(w + QPW_STAG, wr->stag);
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, (uint32_t)wr->remote_to);
-    if (wr->opcode == OFL_QP_OP_SEND &&
+    if ((wr->opcode == OFL_QP_OP_SEND || wr->opcode == OFL_QP_OP_WRITE ||
+         wr->opcode == OFL_QP_OP_READ) &&
         (wr->dest.addr | wr->dest.ee | wr->dest.qpn) != 0) {
         ofl_store_le32(w + QPW_DG_ADDR, wr->dest.addr);
         ofl_store_le32(w + QPW_DG_EE, wr->dest.ee);
