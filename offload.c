@@ -2869,6 +2869,34 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
 }
 
 /*
+ * An entry's type and state (adjacent bytes) in one 16-bit load, compared
+ * with TPT_TS(type, state) in either byte order: the remote fast path's
+ * test of FIG. 18A b and d in one compare (an unaligned load: the pair
+ * starts at an odd offset). Only in an optimised speed build
+ * (OFL_FAST_PATH, not -O0) with GCC or clang and a known byte order.
+ */
+#if OFL_FAST_PATH && defined(__OPTIMIZE__) && defined(__GNUC__) && \
+    !defined(__FRAMAC__) && defined(__BYTE_ORDER__) && \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || \
+     __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+#define TPT_HOT_WORD 1
+typedef uint16_t __attribute__((__may_alias__, __aligned__(1))) tpt_ts_word;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TPT_TS(type, state) ((uint16_t)((type) | (state) << 8))
+#else
+#define TPT_TS(type, state) ((uint16_t)((type) << 8 | (state)))
+#endif
+_Static_assert(offsetof(struct ofl_tpt_entry, state) ==
+                   offsetof(struct ofl_tpt_entry, type) + 1,
+               "type and state: adjacent bytes, type first");
+
+static OFL_ALWAYS_INLINE uint16_t tpt_type_state(const struct ofl_tpt_entry *e)
+{
+    return *(const tpt_ts_word *)(const void *)&e->type;
+}
+#endif
+
+/*
  * The general loop of tpt_translate_direct (any length, merging physically
  * contiguous pages) over the region's page words att (pages of 1 << shift
  * bytes) from page position pos (region offset + fpo): out of line, so that
@@ -2896,8 +2924,7 @@ tpt_translate_direct_loop(const uint64_t *att, uint32_t shift, uint64_t pos,
             chunk = len - done;
         if ((word & pmask) != OFL_TPT_ATT_PRESENT) {
             if (!(word & OFL_TPT_ATT_PRESENT)) {
-                sgl->fault_va = to + done;
-                err = OFL_E_TPT_PAGE_FAULT;
+                err = OFL_E_TPT_PAGE_FAULT; /* fault_va set below */
             } else {
                 err = OFL_E_TPT_ATT_CORRUPT;
             }
@@ -2938,6 +2965,10 @@ tpt_translate_direct_loop(const uint64_t *att, uint32_t shift, uint64_t pos,
             err = OFL_E_TPT_SGL_FULL;
         }
     }
+    /* The faulting page's TO, only when the fault is the answer (as
+     * ofl_tpt_translate: a list found full first leaves fault_va alone). */
+    if (err == OFL_E_TPT_PAGE_FAULT)
+        sgl->fault_va = to + done;
     sgl->count = count;
     sgl->bytes = stored;
     return err;
@@ -2951,23 +2982,20 @@ tpt_translate_direct_loop(const uint64_t *att, uint32_t shift, uint64_t pos,
  * (one call less on the hot paths, and no clone with stack arguments).
  */
 static OFL_ALWAYS_INLINE enum ofl_err
-tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
-                     uint64_t off, uint64_t to, uint64_t len,
-                     struct ofl_tpt_sgl *sgl)
+tpt_translate_pages(const uint64_t *att, uint32_t shift, uint64_t pos,
+                    uint64_t to, uint64_t len, struct ofl_tpt_sgl *sgl)
 {
-    const uint64_t *att = tpt->att + r->att_base;
-    const uint32_t shift = r->page_shift;
     const uint64_t pmask = ((uint64_t)1 << shift) - 1;
-    uint64_t pos = off + r->fpo;
 
     /* Straight line for an access inside one or two present pages (every
      * access of up to one page): no loop, no merging state. */
-    if (len != 0 && len <= pmask + 1 && sgl->cap >= 2) {
+    if (len - 1 <= pmask && sgl->cap >= 2) { /* len in 1 .. page size */
         uint64_t in = pos & pmask, w0 = att[pos >> shift];
         uint64_t first = pmask + 1 - in;
 
         if ((w0 & pmask) == OFL_TPT_ATT_PRESENT) {
-            uint64_t pa0 = (w0 & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+            /* the present bit is set: clearing it is subtracting it */
+            uint64_t pa0 = w0 - OFL_TPT_ATT_PRESENT + in;
 
             if (first >= len) {
                 sgl->piece[0].pa = pa0;
@@ -2977,9 +3005,10 @@ tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
                 return OFL_OK;
             } else {
                 uint64_t w1 = att[(pos >> shift) + 1];
-                uint64_t pa1 = w1 & ~(uint64_t)OFL_TPT_ATT_PRESENT;
 
                 if ((w1 & pmask) == OFL_TPT_ATT_PRESENT) {
+                    uint64_t pa1 = w1 - OFL_TPT_ATT_PRESENT;
+
                     /* Contiguous (and not wrapping past 2^64): one piece. */
                     if (pa0 + first == pa1 && pa1 > pa0) {
                         sgl->piece[0].pa = pa0;
@@ -3001,6 +3030,16 @@ tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
     }
     return tpt_translate_direct_loop(att, shift, pos, to, len, sgl);
 }
+
+static OFL_ALWAYS_INLINE enum ofl_err
+tpt_translate_direct(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
+                     uint64_t off, uint64_t to, uint64_t len,
+                     struct ofl_tpt_sgl *sgl)
+{
+    return tpt_translate_pages(tpt->att + r->att_base, r->page_shift,
+                               off + r->fpo, to, len, sgl);
+}
+
 
 /* The end of both diagnosing paths: a refused check (err) leaves an empty
  * list, a granted one is translated. */
@@ -3030,8 +3069,90 @@ tpt_check_translate_precise(const struct ofl_tpt *tpt,
                                  a->to, a->len, sgl);
 }
 
+#if defined(TPT_HOT_WORD)
 /*
- * The remote fast path: one conjunction of every condition of FIG. 18A a-f
+ * The remote fast path of a speed build: a conjunction of every condition
+ * of FIG. 18A a-f for the common case (a live type 1 or type 2 window, or
+ * a region under the standard policy, neither zero-based, over a region
+ * with a direct ATT). Returns the region to translate through and sets
+ * *off to the access's offset in it, or returns NULL when the precise path
+ * must decide (anything else, including every failure). It accepts only
+ * what tpt_check_remote grants, reading the same fields (no copy of them
+ * kept elsewhere, so no registration can leave it stale): need not empty
+ * and within the entry's remote rights in one test; type and state in one
+ * 16-bit compare (tpt_type_state); the range as no carry of to + len (a TO
+ * wrap, or a last byte at 2^64 - 1, goes to the precise path), to >= va
+ * and to + len - va <= len, which also rules out the wrap the precise path
+ * tests first. tests/check_fastpath_tpt.sh holds it to the precise path's
+ * answers. Inlined into its callers.
+ */
+static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
+tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+                uint32_t qp, uint64_t to, uint64_t len, uint8_t need,
+                const struct ofl_tpt_sgl *sgl, uint64_t *off)
+{
+    const struct ofl_tpt_entry *e, *r;
+    uint32_t index = ofl_stag_index(stag), ri;
+    uint64_t end;
+
+    if (tpt == NULL || sgl == NULL || sgl->piece == NULL ||
+        index - 1u >= tpt->capacity - 1u || need == 0 ||
+        __builtin_add_overflow(to, len, &end))
+        return NULL;
+    e = &tpt->entry[index];
+    /* need within the entry's remote rights: need is not empty, asks for
+     * no local right, and is granted (f), in one test */
+    if (to < e->va || end - e->va > e->len ||                 /* e */
+        e->key != ofl_stag_key(stag) || e->pd != pd ||        /* a, c */
+        (need & ~(e->access & OFL_TPT_ACCESS_REMOTE)) != 0 || /* f */
+        (e->flags & OFL_TPT_F_ZERO_BASED) != 0)
+        return NULL;
+    if (tpt_type_state(e) == TPT_TS(OFL_TPT_WINDOW, OFL_TPT_VALID)) {
+        if ((e->flags & OFL_TPT_F_TYPE2) != 0 && e->qp != qp)
+            return NULL;
+        ri = e->region;
+        if (ri - 1u >= tpt->capacity - 1u)
+            return NULL;
+        r = &tpt->entry[ri];
+        if (tpt_type_state(r) != TPT_TS(OFL_TPT_REGION, OFL_TPT_VALID) ||
+            r->gen != e->region_gen || r->pd != pd ||
+            (r->flags & OFL_TPT_F_ZERO_BASED) != 0)
+            return NULL;
+    } else if (tpt_type_state(e) == TPT_TS(OFL_TPT_REGION, OFL_TPT_VALID) &&
+               tpt->policy == OFL_TPT_POLICY_STANDARD) {       /* b, d */
+        r = e;
+    } else {
+        return NULL;
+    }
+    if (r->att_kind != OFL_TPT_ATT_DIRECT)
+        return NULL;
+    *off = to - r->va;
+    return r;
+}
+#elif defined(OFL_NO_FAST_PATH)
+/* The general paths only (tests/check_fastpath*.sh's reference build):
+ * every remote check goes to the precise path. */
+static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
+tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
+                uint32_t qp, uint64_t to, uint64_t len, uint8_t need,
+                const struct ofl_tpt_sgl *sgl, uint64_t *off)
+{
+    (void)tpt;
+    (void)stag;
+    (void)pd;
+    (void)qp;
+    (void)to;
+    (void)len;
+    (void)need;
+    (void)sgl;
+    (void)off;
+    return NULL;
+}
+#else
+/*
+ * The remote fast path of a size build (unchanged since issue 30's work
+ * began, so the Cortex-M4 image gains no byte), and of a speed build
+ * without TPT_HOT_WORD: one conjunction of every condition of FIG. 18A a-f
  * for the common case (a live window, or a region under the standard
  * policy, with a direct ATT). Returns the region to translate through and
  * sets *off to the access's offset in it, or returns NULL when the precise
@@ -3078,6 +3199,8 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
     *off = o;
     return r;
 }
+
+#endif
 
 #ifndef __OPTIMIZE_SIZE__
 /* ofl_tpt_check_translate's way to the precise path, out of line with the
@@ -5677,6 +5800,31 @@ static uint32_t qp_dg_hl(uint32_t service)
     return service == OFL_QP_SVC_RAW ? 0u : OFL_DG_HDR_LEN;
 }
 
+/* A send opcode carried as one datagram frame: SEND on any datagram QP,
+ * RDMA Write and Read on RD (seed 001: a datagram QP "that allows RDMA
+ * operations"). */
+static bool qp_dg_op(const struct ofl_qp *qp, uint32_t op)
+{
+    return qp_is_dg(qp) &&
+           (op == OFL_QP_OP_SEND ||
+            (qp->attr.service == OFL_QP_SVC_RD &&
+             (op == OFL_QP_OP_WRITE || op == OFL_QP_OP_READ)));
+}
+
+/* Bytes of a frame's payload (after the 28-byte header) a datagram WQE of
+ * op with total bytes needs, the larger of its request and, for a Read,
+ * its response (which the peer keeps in an EE slot like ours). */
+static uint32_t qp_dg_need(uint32_t op, uint32_t total)
+{
+    if (op == OFL_QP_OP_WRITE)
+        return total + OFL_DG_WRITE_EXT;
+    if (op == OFL_QP_OP_READ)
+        return total + OFL_DG_RESP_EXT > OFL_DG_READ_EXT
+                   ? total + OFL_DG_RESP_EXT
+                   : OFL_DG_READ_EXT;
+    return total;
+}
+
 static uint32_t qp_min32(uint32_t a, uint32_t b)
 {
     return a < b ? a : b;
@@ -6033,7 +6181,7 @@ static enum ofl_err qp_op_check(const struct ofl_qp *qp, uint32_t opcode,
 {
     bool iscsi = qp->attr.service == OFL_QP_SVC_ISCSI;
 
-    if (qp_is_dg(qp)) {
+    if (qp_is_dg(qp) && !qp_dg_op(qp, opcode)) {
         switch (opcode) {
         case OFL_QP_OP_SEND_INV:
         case OFL_QP_OP_WRITE:
@@ -6234,8 +6382,9 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
         return OFL_E_QP_WR;
     err = qp_op_rules(wr->opcode, wr->num_sge, wr->sge, wr->remote_to,
                       (uint32_t)sum);
-    if (err == OFL_OK && qp_is_dg(qp) && wr->opcode == OFL_QP_OP_SEND)
-        err = qp_dg_rules(qp, (uint32_t)sum, wr->dest.ee);
+    if (err == OFL_OK && qp_dg_op(qp, wr->opcode))
+        err = qp_dg_rules(qp, qp_dg_need(wr->opcode, (uint32_t)sum),
+                          wr->dest.ee);
     if (err != OFL_OK)
         return err;
     if (qp->sq.pi - qp->sq.cc >= qp->sq.depth)
@@ -6251,7 +6400,7 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     ofl_store_le32(w + QPW_STAG, wr->stag);
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, id);
-    if (qp_is_dg(qp) && wr->opcode == OFL_QP_OP_SEND) {
+    if (qp_dg_op(qp, wr->opcode)) {
         ofl_store_le32(w + QPW_DG_ADDR, wr->dest.addr);
         ofl_store_le32(w + QPW_DG_EE, wr->dest.ee);
         ofl_store_le32(w + QPW_DG_QPN, wr->dest.qpn);
@@ -7299,8 +7448,9 @@ static enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
     if (err == OFL_OK)
         err = qp_op_rules(h[QPW_OPCODE], c->num_sge, qp->sq_sge,
                           ofl_load_le64(h + QPW_TO), c->total);
-    if (err == OFL_OK && qp_is_dg(qp) && h[QPW_OPCODE] == OFL_QP_OP_SEND)
-        err = qp_dg_rules(qp, c->total, ofl_load_le32(h + QPW_DG_EE));
+    if (err == OFL_OK && qp_dg_op(qp, h[QPW_OPCODE]))
+        err = qp_dg_rules(qp, qp_dg_need(h[QPW_OPCODE], c->total),
+                          ofl_load_le32(h + QPW_DG_EE));
     if (err != OFL_OK)
         return err == OFL_E_PORT_DMA ? err : OFL_E_QP_WQE;
     t->len = c->total;
@@ -7704,7 +7854,7 @@ qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
         qp->ord_count != 0)
         return OFL_OK; /* fenced behind outstanding Reads / Atomics (RD:
                           frames not yet acknowledged) */
-    if (op == OFL_QP_OP_SEND && qp_is_dg(qp))
+    if (qp_dg_op(qp, op))
         return qp_dg_send(qp, now, progress);
     switch (op) {
     case OFL_QP_OP_SEND:
@@ -8709,7 +8859,7 @@ qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
     const struct ofl_rdmap_atomic_req *q = &qp->msg.u.atomic_req;
     struct ofl_qp_inreq *r;
     struct ofl_tpt_remote a;
-    uint8_t v[8];
+    uint8_t v[8] = {0}; /* clang-analyzer: qp_dma_tpt fills it on OFL_OK */
     uint64_t orig;
     enum ofl_err err = qp_rx_irq_msn(qp, OFL_DDP_QN_ATOMIC_REQ, d);
 
@@ -9945,24 +10095,71 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
 #define DGH_SN 20
 #define DGH_LEN 24
 #define DGH_RSVD2 26
+#define DGH_EXT 28 /* a kind's extension (offload.h: OFL_DG_*_EXT) */
 /* The fixed IPv6 header (RFC 8200 §3): version nibble, payload length,
  * next header, destination address. */
 #define RAW_PLEN 4
 #define RAW_NEXT 6
 #define RAW_DST 24
 
-/* The rules of the header table that do not depend on the frame length. */
-static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h)
+uint32_t ofl_dg_ext_len(uint8_t kind)
 {
-    if (h->kind < OFL_DG_UD || h->kind > OFL_DG_ACK)
+    switch (kind) {
+    case OFL_DG_NAK:
+        return OFL_DG_NAK_EXT;
+    case OFL_DG_RD_WRITE:
+        return OFL_DG_WRITE_EXT;
+    case OFL_DG_RD_READ:
+        return OFL_DG_READ_EXT;
+    case OFL_DG_RD_RESP:
+        return OFL_DG_RESP_EXT;
+    default:
+        return 0;
+    }
+}
+
+/* The rules of the header table that do not depend on the frame length:
+ * the fields each kind leaves unused are zero, a kind's extension fits in
+ * len (a Read request is its extension alone, a NAK too). */
+static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h, bool ext_read)
+{
+    const uint32_t ext = ofl_dg_ext_len(h->kind);
+
+    if (h->kind < OFL_DG_UD || h->kind > OFL_DG_RD_RESP ||
+        h->kind == OFL_DG_ACK + 1u)
         return OFL_E_QP_DG_KIND;
-    if ((h->flags & ~(uint32_t)OFL_DG_F_SE) != 0)
+    if ((h->flags & ~(uint32_t)OFL_DG_F_SE) != 0 || h->reserved != 0)
         return OFL_E_QP_DG_RESERVED;
-    if (h->kind == OFL_DG_ACK &&
-        (h->flags != 0 || h->dst_qpn != 0 || h->src_qpn != 0 || h->len != 0))
+    if (h->kind != OFL_DG_UD && h->kind != OFL_DG_RD &&
+        h->flags != 0) /* SE: Sends only */
+        return OFL_E_QP_DG_RESERVED;
+    if ((h->kind == OFL_DG_ACK || h->kind == OFL_DG_NAK) &&
+        (h->dst_qpn != 0 || h->src_qpn != 0))
+        return OFL_E_QP_DG_RESERVED;
+    if (h->kind == OFL_DG_ACK && h->len != 0)
         return OFL_E_QP_DG_RESERVED;
     if (h->kind == OFL_DG_UD && h->sn != 0)
         return OFL_E_QP_DG_RESERVED;
+    if (h->len < ext ||
+        ((h->kind == OFL_DG_NAK || h->kind == OFL_DG_RD_READ) &&
+         h->len != ext))
+        return OFL_E_QP_DG_LENGTH;
+    if (!ext_read) /* parse: the frame length is checked next */
+        return OFL_OK;
+    if (h->kind != OFL_DG_RD_WRITE && h->kind != OFL_DG_RD_READ &&
+        (h->stag != 0 || h->to != 0))
+        return OFL_E_QP_DG_RESERVED;
+    if (h->kind != OFL_DG_RD_READ && h->kind != OFL_DG_RD_RESP &&
+        h->rlen != 0)
+        return OFL_E_QP_DG_RESERVED;
+    if (h->kind != OFL_DG_NAK)
+        return h->nak != 0 || h->nak_err != 0 ? OFL_E_QP_DG_RESERVED
+                                              : OFL_OK;
+    if (h->nak < OFL_DG_NAK_SEQ || h->nak > OFL_DG_NAK_INVALID)
+        return OFL_E_QP_EE_NAK;
+    if (h->nak_err != 0 &&
+        (h->nak == OFL_DG_NAK_SEQ || h->nak == OFL_DG_NAK_RNR))
+        return OFL_E_QP_EE_NAK;
     return OFL_OK;
 }
 
@@ -9971,6 +10168,7 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
 {
     struct ofl_dg_hdr t;
     enum ofl_err err;
+    bool whole;
 
     if (h == NULL || (frame == NULL && len != 0))
         return OFL_E_ARG;
@@ -9978,6 +10176,7 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
         return OFL_E_QP_DG_SHORT;
     if (frame[DGH_VERSION] != OFL_DG_VERSION)
         return OFL_E_QP_DG_VERSION;
+    ofl_fill(&t, 0, sizeof(t));
     t.kind = frame[DGH_KIND];
     t.flags = frame[DGH_FLAGS];
     t.dst_addr = ofl_load_be32(frame + DGH_DST_ADDR);
@@ -9986,7 +10185,36 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
     t.src_qpn = ofl_load_be32(frame + DGH_SRC_QPN);
     t.sn = ofl_load_be32(frame + DGH_SN);
     t.len = ofl_load_be16(frame + DGH_LEN);
-    err = qp_dg_hdr_rules(&t);
+    whole = (size_t)t.len == len - OFL_DG_HDR_LEN;
+    if (whole) {
+        /* The extension, read only when len says the frame holds it (the
+         * rules below refuse a len too short for the kind's). */
+        switch (t.kind) {
+        case OFL_DG_NAK:
+            if (t.len >= OFL_DG_NAK_EXT) {
+                t.nak = frame[DGH_EXT];
+                t.reserved = frame[DGH_EXT + 1];
+                t.nak_err = ofl_load_be16(frame + DGH_EXT + 2);
+            }
+            break;
+        case OFL_DG_RD_WRITE:
+        case OFL_DG_RD_READ:
+            if (t.len >= OFL_DG_WRITE_EXT) {
+                t.stag = ofl_load_be32(frame + DGH_EXT);
+                t.to = ofl_load_be64(frame + DGH_EXT + 4);
+            }
+            if (t.kind == OFL_DG_RD_READ && t.len >= OFL_DG_READ_EXT)
+                t.rlen = ofl_load_be32(frame + DGH_EXT + 12);
+            break;
+        case OFL_DG_RD_RESP:
+            if (t.len >= OFL_DG_RESP_EXT)
+                t.rlen = ofl_load_be32(frame + DGH_EXT);
+            break;
+        default:
+            break;
+        }
+    }
+    err = qp_dg_hdr_rules(&t, whole);
     if (err != OFL_OK)
         return err;
     if (frame[DGH_RSVD] != 0 || ofl_load_be16(frame + DGH_RSVD2) != 0)
@@ -10000,9 +10228,9 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
 enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
                           size_t cap)
 {
-    if (h == NULL || out == NULL || qp_dg_hdr_rules(h) != OFL_OK)
+    if (h == NULL || out == NULL || qp_dg_hdr_rules(h, true) != OFL_OK)
         return OFL_E_ARG;
-    if (cap < OFL_DG_HDR_LEN)
+    if (cap < OFL_DG_HDR_LEN + (size_t)ofl_dg_ext_len(h->kind))
         return OFL_E_SIZE;
     out[DGH_VERSION] = OFL_DG_VERSION;
     out[DGH_KIND] = h->kind;
@@ -10015,6 +10243,25 @@ enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
     ofl_store_be32(out + DGH_SN, h->sn);
     ofl_store_be16(out + DGH_LEN, h->len);
     ofl_store_be16(out + DGH_RSVD2, 0);
+    switch (h->kind) {
+    case OFL_DG_NAK:
+        out[DGH_EXT] = h->nak;
+        out[DGH_EXT + 1] = 0;
+        ofl_store_be16(out + DGH_EXT + 2, h->nak_err);
+        break;
+    case OFL_DG_RD_READ:
+    case OFL_DG_RD_WRITE:
+        ofl_store_be32(out + DGH_EXT, h->stag);
+        ofl_store_be64(out + DGH_EXT + 4, h->to);
+        if (h->kind == OFL_DG_RD_READ)
+            ofl_store_be32(out + DGH_EXT + 12, h->rlen);
+        break;
+    case OFL_DG_RD_RESP:
+        ofl_store_be32(out + DGH_EXT, h->rlen);
+        break;
+    default:
+        break;
+    }
     return OFL_OK;
 }
 
@@ -10037,7 +10284,10 @@ enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a)
         ofl_copy(&ee->attr, a, sizeof(ee->attr));
     ofl_fill(&ee->stats, 0, sizeof(ee->stats));
     ee->ack_pending = 0;
-    ee->reserved[0] = ee->reserved[1] = 0;
+    ee->nak_sent = ee->rnr_wait = 0;
+    ee->nak_sn = 0;
+    ee->nak_code = ee->reserved2 = 0;
+    ee->nak_err = 0;
     ee->retries = 0;
     ee->deadline = 0;
     for (i = 0; i < ee->attr.window; i++)
@@ -10087,10 +10337,34 @@ static void qp_ee_ack_send(struct ofl_ee *ee)
     }
 }
 
+/* Sends a NAK of code for sequence number sn (detail err for ACCESS and
+ * INVALID). A NAK the transmit refuses is not kept: the sender's timeout
+ * stands in for it. */
+static OFL_NOINLINE void qp_ee_nak_send(struct ofl_ee *ee, uint8_t code,
+                                        uint32_t sn, enum ofl_err err)
+{
+    struct ofl_dg_hdr h;
+    uint8_t b[OFL_DG_HDR_LEN + OFL_DG_NAK_EXT];
+
+    ofl_fill(&h, 0, sizeof(h));
+    h.kind = OFL_DG_NAK;
+    h.dst_addr = ee->attr.remote_addr;
+    h.src_addr = ee->attr.local_addr;
+    h.sn = sn;
+    h.len = OFL_DG_NAK_EXT;
+    h.nak = code;
+    if (code == OFL_DG_NAK_ACCESS || code == OFL_DG_NAK_INVALID)
+        h.nak_err = (uint16_t)err;
+    (void)ofl_dg_build(&h, b, sizeof(b));
+    if (ee->attr.transmit(ee->attr.transmit_ctx, b, sizeof(b), 0) == 0)
+        ee->stats.naks_tx++;
+}
+
 /* Releases the frames before sequence number upto (at most the window):
  * their QPs' outstanding counts drop, the WQEs that wait for the
- * acknowledgement complete with status. A QP flushed or reset since it
- * sent (epoch) is left alone. */
+ * acknowledgement complete with status. A Read request acknowledged
+ * (status SUCCESS) keeps its WQE and its ORD count for the response. A QP
+ * flushed or reset since it sent (epoch) is left alone. */
 static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
 {
     uint32_t n = upto - ee->snd_una, i;
@@ -10100,10 +10374,11 @@ static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
             &ee->attr.slot[ee->snd_una & (ee->attr.window - 1u)];
         struct ofl_qp *qp = sl->qp;
 
-        if (qp != NULL && sl->epoch == qp->dg_epoch) {
+        if (qp != NULL && sl->epoch == qp->dg_epoch &&
+            !(sl->read && status == OFL_WC_SUCCESS)) {
             if (qp->ord_count != 0)
                 qp->ord_count--;
-            if (sl->complete) {
+            if (sl->complete || sl->read) {
                 qp_swqe_done(qp, sl->wqe, status);
                 qp_sq_complete(qp);
             }
@@ -10134,31 +10409,38 @@ static enum ofl_err qp_ee_ack(struct ofl_ee *ee, uint32_t a, uint64_t now)
     ee->stats.acks_rx++;
     qp_ee_release(ee, a + 1u, OFL_WC_SUCCESS);
     ee->retries = 0;
+    ee->rnr_wait = 0;
     ee->deadline = qp_ee_deadline(ee, now);
     return OFL_OK;
 }
 
-enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now)
+/* Starts a go-back-N round at now, or after retry_limit rounds fails the
+ * EE: the frame an RNR NAK held completes RNR_RETRY_EXC_ERR, the others
+ * RETRY_EXC_ERR. */
+static enum ofl_err qp_ee_round(struct ofl_ee *ee, uint64_t now)
+{
+    if (ee->retries >= ee->attr.retry_limit) {
+        /* Seed 001: the EE state is shared, so is its failure. */
+        if (ee->rnr_wait)
+            qp_ee_release(ee, ee->snd_una + 1u, OFL_WC_RNR_RETRY_EXC_ERR);
+        qp_ee_release(ee, ee->snd_nxt, OFL_WC_RETRY_EXC_ERR);
+        ee->rnr_wait = 0;
+        ee->state = OFL_EE_ERROR;
+        return OFL_E_QP_EE_RETRY;
+    }
+    ee->retries++;
+    ee->rnr_wait = 0;
+    ee->rtx_next = ee->snd_una;
+    ee->deadline = qp_ee_deadline(ee, now);
+    return OFL_OK;
+}
+
+/* Sends what is due to be sent again (rtx_next .. snd_nxt) while the
+ * transmit takes it. Bounded by the window. */
+static enum ofl_err qp_ee_resend(struct ofl_ee *ee)
 {
     uint32_t i;
 
-    if (ee == NULL)
-        return OFL_E_ARG;
-    if (ee->state != OFL_EE_RTS)
-        return OFL_E_QP_EE_STATE;
-    if (ee->ack_pending)
-        qp_ee_ack_send(ee);
-    if (ee->snd_una != ee->snd_nxt && now >= ee->deadline) {
-        if (ee->retries >= ee->attr.retry_limit) {
-            /* Seed 001: the EE state is shared, so is its failure. */
-            qp_ee_release(ee, ee->snd_nxt, OFL_WC_RETRY_EXC_ERR);
-            ee->state = OFL_EE_ERROR;
-            return OFL_E_QP_EE_RETRY;
-        }
-        ee->retries++;
-        ee->rtx_next = ee->snd_una;
-        ee->deadline = qp_ee_deadline(ee, now);
-    }
     for (i = 0; i < ee->attr.window && ee->rtx_next != ee->snd_nxt; i++) {
         const struct ofl_ee_slot *sl =
             &ee->attr.slot[ee->rtx_next & (ee->attr.window - 1u)];
@@ -10170,6 +10452,78 @@ enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now)
         ee->rtx_next++;
     }
     return OFL_OK;
+}
+
+/* A NAK for sequence number h->sn (the NAK table in offload.h): every
+ * frame before it arrived; then by code: SEQ resends from it now, RNR
+ * after rnr_delay, ACCESS / INVALID complete its WQE with the remote
+ * error and move its QP to ERROR. */
+static OFL_NOINLINE enum ofl_err qp_ee_nak(struct ofl_ee *ee,
+                                           const struct ofl_dg_hdr *h,
+                                           uint64_t now)
+{
+    const uint32_t out = ee->snd_nxt - ee->snd_una;
+    struct ofl_ee_slot *sl;
+    struct ofl_qp *qp;
+    enum ofl_err err;
+    uint64_t d;
+
+    if (h->sn - ee->snd_una >= out)
+        return ofl_sn_lt(h->sn, ee->snd_una) ? OFL_OK /* stale: ignored */
+                                              : OFL_E_QP_EE_ACK;
+    ee->stats.naks_rx++;
+    if (h->sn != ee->snd_una) { /* progress: the frames before it */
+        qp_ee_release(ee, h->sn, OFL_WC_SUCCESS);
+        ee->retries = 0;
+        ee->rnr_wait = 0;
+    }
+    switch (h->nak) {
+    case OFL_DG_NAK_SEQ:
+        err = qp_ee_round(ee, now);
+        if (err != OFL_OK)
+            return err;
+        (void)qp_ee_resend(ee); /* a refusal: the next tick goes on */
+        return OFL_OK;
+    case OFL_DG_NAK_RNR:
+        ee->rnr_wait = 1;
+        ee->rtx_next = ee->snd_nxt; /* nothing resent before the delay */
+        d = now + (ee->attr.rnr_delay != 0 ? ee->attr.rnr_delay
+                                           : ee->attr.timeout);
+        ee->deadline = d < now ? ~(uint64_t)0 : d;
+        return OFL_OK;
+    default: /* ACCESS, INVALID: the frame was consumed, refused */
+        sl = &ee->attr.slot[ee->snd_una & (ee->attr.window - 1u)];
+        qp = sl->qp;
+        if (qp != NULL && sl->epoch != qp->dg_epoch)
+            qp = NULL;
+        qp_ee_release(ee, ee->snd_una + 1u,
+                      h->nak == OFL_DG_NAK_ACCESS ? OFL_WC_REM_ACCESS_ERR
+                                                  : OFL_WC_REM_INV_REQ_ERR);
+        ee->retries = 0;
+        ee->deadline = qp_ee_deadline(ee, now);
+        if (qp != NULL) /* IBA's rule for a remote error: the QP fails,
+                           the EE (shared) goes on */
+            (void)qp_event(qp, OFL_QP_EV_MOD_ERROR);
+        return OFL_OK;
+    }
+}
+
+enum ofl_err ofl_ee_tick(struct ofl_ee *ee, uint64_t now)
+{
+    enum ofl_err err;
+
+    if (ee == NULL)
+        return OFL_E_ARG;
+    if (ee->state != OFL_EE_RTS)
+        return OFL_E_QP_EE_STATE;
+    if (ee->ack_pending)
+        qp_ee_ack_send(ee);
+    if (ee->snd_una != ee->snd_nxt && now >= ee->deadline) {
+        err = qp_ee_round(ee, now);
+        if (err != OFL_OK)
+            return err;
+    }
+    return qp_ee_resend(ee);
 }
 
 /* ---- nodes ------------------------------------------------------------------ */
@@ -10254,16 +10608,23 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr)
 /* ---- sending a datagram ------------------------------------------------------ */
 
 /*
- * The current WQE is a datagram SEND: checked (FIG. 15), gathered into one
- * frame (RD: straight into the EE slot it will be kept in), handed to the
- * transmit callback. An unacknowledged one completes here; an RD frame
- * stays in its EE window until acknowledged.
+ * The current WQE is a datagram SEND (or, on RD, an RDMA Write or Read
+ * request): checked (FIG. 15; a Read's sink for local write), gathered
+ * into one frame (RD: straight into the EE slot it will be kept in),
+ * handed to the transmit callback. An unacknowledged one completes here;
+ * an RD frame stays in its EE window until acknowledged; a Read completes
+ * when its response arrives (qp_rd_resp).
  */
 static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
                                             bool *progress)
 {
     struct ofl_qp_sq_cur *c = &qp->cur;
     const uint32_t svc = qp->attr.service, hl = qp_dg_hl(svc);
+    const uint8_t op = c->hdr[QPW_OPCODE];
+    const uint32_t ext = op == OFL_QP_OP_WRITE  ? OFL_DG_WRITE_EXT
+                         : op == OFL_QP_OP_READ ? OFL_DG_READ_EXT
+                                                : 0u;
+    const uint32_t dlen = op == OFL_QP_OP_READ ? 0u : c->total;
     struct ofl_ee *ee = NULL;
     struct ofl_dg_hdr h;
     uint8_t *frame = qp->tx_own; /* never a reservation */
@@ -10278,7 +10639,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
          * statuses: an EE context no longer in use is an invalid EE
          * context number, one in use but not in RTS an invalid EE
          * context state. */
-        err = qp_dg_rules(qp, c->total, ei);
+        err = qp_dg_rules(qp, qp_dg_need(op, c->total), ei);
         if (err != OFL_OK || qp->attr.node->ee[ei].state != OFL_EE_RTS) {
             qp_cur_done(qp, err == OFL_E_QP_DG_TOO_LONG
                                 ? OFL_WC_LOC_LEN_ERR
@@ -10297,32 +10658,45 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
     /* Begun only past the hold: a Send held has not begun, so it does not
      * start in SQD and SQD can drain with it (qp_cur_held). */
     if (!c->begun) {
-        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
+        err = qp_sges_check(qp, op == OFL_QP_OP_READ ? OFL_TPT_LOCAL_WRITE
+                                                     : OFL_TPT_LOCAL_READ);
         if (err != OFL_OK) {
             *progress = true;
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
         }
         c->begun = 1;
     }
-    err = qp_gather(qp, frame + hl, c->total, &si, &so, false);
-    if (err != OFL_OK) {
-        *progress = true;
-        return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+    if (dlen != 0) {
+        err = qp_gather(qp, frame + hl + ext, dlen, &si, &so, false);
+        if (err != OFL_OK) {
+            *progress = true;
+            return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+        }
     }
     if (hl != 0) {
         ofl_fill(&h, 0, sizeof(h));
-        h.kind = svc == OFL_QP_SVC_RD ? OFL_DG_RD : OFL_DG_UD;
-        h.flags = (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED) ? OFL_DG_F_SE : 0;
-        h.len = (uint16_t)c->total;
+        h.kind = svc != OFL_QP_SVC_RD      ? OFL_DG_UD
+                 : op == OFL_QP_OP_WRITE ? OFL_DG_RD_WRITE
+                 : op == OFL_QP_OP_READ  ? OFL_DG_RD_READ
+                                         : OFL_DG_RD;
+        if (op == OFL_QP_OP_SEND &&
+            (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED))
+            h.flags = OFL_DG_F_SE;
+        h.len = (uint16_t)(ext + dlen);
         h.dst_addr = ee != NULL ? ee->attr.remote_addr
                                 : ofl_load_le32(c->hdr + QPW_DG_ADDR);
         h.src_addr = qp->attr.node->addr;
         h.dst_qpn = ofl_load_le32(c->hdr + QPW_DG_QPN);
         h.src_qpn = qp->attr.qpn;
         h.sn = ee != NULL ? ee->snd_nxt : 0;
-        (void)ofl_dg_build(&h, frame, hl);
+        if (ext != 0) {
+            h.stag = ofl_load_le32(c->hdr + QPW_RSTAG);
+            h.to = ofl_load_le64(c->hdr + QPW_TO);
+            h.rlen = op == OFL_QP_OP_READ ? c->total : 0u;
+        }
+        (void)ofl_dg_build(&h, frame, hl + ext);
     }
-    err = qp_xmit(qp, frame, hl + c->total, 0);
+    err = qp_xmit(qp, frame, hl + ext + dlen, 0);
     if (err != OFL_OK)
         return err; /* blocked: the WQE stays current, rebuilt next time */
     *progress = true;
@@ -10333,8 +10707,9 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         sl->qp = qp;
         sl->epoch = qp->dg_epoch;
         sl->wqe = c->idx;
-        sl->len = hl + c->total;
-        sl->complete = qp->attr.acked;
+        sl->len = hl + ext + dlen;
+        sl->complete = op == OFL_QP_OP_READ ? 0u : qp->attr.acked;
+        sl->read = op == OFL_QP_OP_READ;
         if (ee->snd_nxt == ee->snd_una)
             ee->deadline = qp_ee_deadline(ee, now);
         if (ee->rtx_next == ee->snd_nxt)
@@ -10342,6 +10717,18 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         ee->snd_nxt++;
         ee->stats.tx_frames++;
         qp->ord_count++;
+        if (op == OFL_QP_OP_READ) {
+            /* Waits for the response: the request's sequence number and
+             * the sink are kept in its tracking entry. */
+            struct ofl_qp_swqe *t =
+                &qp->sq_track[c->idx & (qp->sq.depth - 1u)];
+
+            t->got = ee->snd_nxt - 1u;
+            t->to = c->num_sge != 0 ? qp->sq_sge[0].addr : 0u;
+            t->stag = c->num_sge != 0 ? qp->sq_sge[0].stag : 0u;
+            c->active = 0;
+            return OFL_OK;
+        }
         if (qp->attr.acked) {
             c->active = 0; /* in flight until the acknowledgement */
             return OFL_OK;
@@ -10405,12 +10792,201 @@ static OFL_NOINLINE void qp_dg_deliver(struct ofl_qp *qp, const uint8_t *p,
     qp_cqe_commit(qp->attr.recv_cq, e);
 }
 
+/* The in-sequence RD frame was consumed (delivered, or refused for good):
+ * the next is expected, and acknowledged. */
+static void qp_ee_consumed(struct ofl_ee *ee)
+{
+    ee->rcv_nxt++;
+    ee->stats.rx_frames++;
+    ee->nak_sent = 0;
+    qp_ee_ack_send(ee);
+}
+
+/* The in-sequence RD frame is refused for good with an ACCESS or INVALID
+ * NAK carrying err: consumed (the sequence moves on), remembered so that
+ * its retransmission is answered with the NAK again. */
+static enum ofl_err qp_ee_refuse(struct ofl_ee *ee, uint8_t code,
+                                 enum ofl_err err)
+{
+    ee->nak_sn = ee->rcv_nxt;
+    ee->nak_code = code;
+    ee->nak_err = (uint16_t)err;
+    ee->rcv_nxt++;
+    ee->nak_sent = 0;
+    qp_ee_nak_send(ee, code, ee->nak_sn, err);
+    return err;
+}
+
+/* An RD RDMA Write in sequence for qp (seed 001: a datagram QP "that
+ * allows RDMA operations, can accept RDMA operations from any node ...
+ * that obtains the RKey"): the remote checks (FIG. 18A a-f) through the
+ * TPT over the whole payload, every page translated, then the placement;
+ * a refusal is an ACCESS NAK. A one-shot key is spent by the Write. */
+static OFL_NOINLINE enum ofl_err qp_rd_write(struct ofl_qp *qp,
+                                             struct ofl_ee *ee,
+                                             const struct ofl_dg_hdr *h,
+                                             const uint8_t *data)
+{
+    const uint32_t n = (uint32_t)h->len - OFL_DG_WRITE_EXT;
+    struct ofl_tpt_remote a;
+    struct ofl_tpt_sgl sgl;
+    enum ofl_err err;
+
+    if (n != 0) {
+        qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_WRITE);
+        sgl.piece = qp->piece;
+        sgl.cap = OFL_QP_PIECES;
+        err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
+        if (err == OFL_E_TPT_SGL_FULL)
+            err = qp_tpt_rest_ok(qp, h->stag, h->to, n, sgl.bytes);
+        if (err == OFL_OK)
+            err = qp_place_rest(qp, &sgl, h->stag, h->to, data, n);
+        if (err != OFL_OK)
+            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
+    }
+    qp->stats.rx_fpdus++;
+    qp->stats.rx_bytes += n;
+    qp_ee_consumed(ee);
+    return OFL_OK;
+}
+
+/* An RD RDMA Read request in sequence for qp: asked length within one
+ * response frame (else INVALID NAK), the remote read checks (ACCESS NAK),
+ * a slot of ee's window for the response (else refused, an RNR NAK when
+ * enabled: the requester asks again). The response is an RD frame of ee
+ * like any other: kept in its slot, acknowledged, resent. */
+static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
+                                            struct ofl_ee *ee,
+                                            const struct ofl_dg_hdr *h,
+                                            uint64_t now)
+{
+    const uint32_t n = h->rlen;
+    const uint32_t hl = OFL_DG_HDR_LEN + OFL_DG_RESP_EXT;
+    struct ofl_tpt_remote a;
+    struct ofl_ee_slot *sl;
+    struct ofl_dg_hdr r;
+    uint8_t *frame;
+    enum ofl_err err;
+
+    if (n > qp->attr.max_dgram || ee->attr.slot_size < hl ||
+        n > ee->attr.slot_size - hl)
+        return qp_ee_refuse(ee, OFL_DG_NAK_INVALID, OFL_E_QP_DG_TOO_LONG);
+    if (n != 0) {
+        qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_READ);
+        err = ofl_tpt_check_access(qp->attr.tpt, &a);
+        if (err != OFL_OK)
+            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+    }
+    if (ee->snd_nxt - ee->snd_una >= ee->attr.window) {
+        if ((ee->attr.flags & OFL_EE_F_NAK) != 0) {
+            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, ee->rcv_nxt, OFL_OK);
+            ee->nak_sent = 1;
+        }
+        return OFL_E_QP_EE_FULL;
+    }
+    frame = qp_ee_frame(ee, ee->snd_nxt);
+    if (n != 0) {
+        err = qp_dma_tpt(qp, h->stag, h->to, frame + hl, n, false);
+        if (err != OFL_OK)
+            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
+    }
+    ofl_fill(&r, 0, sizeof(r));
+    r.kind = OFL_DG_RD_RESP;
+    r.dst_addr = ee->attr.remote_addr;
+    r.src_addr = ee->attr.local_addr;
+    r.dst_qpn = h->src_qpn;
+    r.src_qpn = h->dst_qpn;
+    r.sn = ee->snd_nxt;
+    r.len = (uint16_t)(OFL_DG_RESP_EXT + n);
+    r.rlen = h->sn;
+    (void)ofl_dg_build(&r, frame, hl);
+    sl = &ee->attr.slot[ee->snd_nxt & (ee->attr.window - 1u)];
+    ofl_fill(sl, 0, sizeof(*sl)); /* completes nothing when acknowledged */
+    sl->len = hl + n;
+    if (ee->snd_nxt == ee->snd_una)
+        ee->deadline = qp_ee_deadline(ee, now);
+    ee->snd_nxt++;
+    ee->stats.tx_frames++;
+    qp->stats.tx_bytes += n;
+    qp_ee_consumed(ee);
+    (void)qp_ee_resend(ee); /* refused: ofl_ee_tick sends it */
+    return OFL_OK;
+}
+
+/* An RD Read response in sequence (it is consumed whatever it answers:
+ * the responder must not resend it). It completes the RD Read of QP
+ * h->dst_qpn that went through ee with request sequence number h->rlen:
+ * data placed into the sink through the local checks (FIG. 15), the WQE
+ * completed (BAD_RESP_ERR when the length differs from the one asked).
+ * OFL_E_QP_UNEXPECTED when no such Read waits, OFL_E_QP_RESP_MISMATCH for
+ * the length. Cost: O(SQ depth). */
+static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
+                                            struct ofl_ee *ee,
+                                            const struct ofl_dg_hdr *h,
+                                            const uint8_t *data)
+{
+    const uint32_t n = (uint32_t)h->len - OFL_DG_RESP_EXT;
+    const uint32_t ei = (uint32_t)(ee - node->ee);
+    struct ofl_qp *qp = NULL;
+    struct ofl_qp_swqe *t = NULL;
+    enum ofl_err err = OFL_E_QP_UNEXPECTED;
+    uint8_t b[4], status;
+    uint32_t i;
+
+    qp_ee_consumed(ee);
+    if (h->dst_qpn < node->qp_cap)
+        qp = node->qp[h->dst_qpn];
+    if (qp == NULL || qp->attr.service != OFL_QP_SVC_RD)
+        return err;
+    for (i = qp->sq.cc; i != qp->sq.ci; i++) {
+        t = &qp->sq_track[i & (qp->sq.depth - 1u)];
+        if (t->opcode == OFL_QP_OP_READ && t->state == QP_TRACK_FLIGHT &&
+            t->got == h->rlen &&
+            qp_wq_read(qp, &qp->sq, i, QPW_DG_EE, b, sizeof(b)) == OFL_OK &&
+            ofl_load_le32(b) == ei &&
+            !(qp->cur.active && qp->cur.idx == i))
+            break;
+    }
+    if (i == qp->sq.ci)
+        return err;
+    if (n != t->len) {
+        err = OFL_E_QP_RESP_MISMATCH;
+        status = OFL_WC_BAD_RESP_ERR;
+    } else {
+        err = n == 0 ? OFL_OK
+                     : qp_check_local(qp->attr.tpt, t->stag, qp->attr.pd,
+                                      t->to, n, OFL_TPT_LOCAL_WRITE);
+        if (err == OFL_OK && n != 0)
+            err = qp_dma_tpt(qp, t->stag, t->to, (uint8_t *)data, n, true);
+        status = (uint8_t)ofl_tpt_wc_status(err);
+        err = OFL_OK; /* the WQE carries the local error */
+    }
+    if (qp->ord_count != 0)
+        qp->ord_count--;
+    /* Its request, still in the requester's window (its ack may come
+     * after the response), no longer names the WQE. */
+    if (h->rlen - ee->snd_una < ee->snd_nxt - ee->snd_una) {
+        struct ofl_ee_slot *sl =
+            &ee->attr.slot[h->rlen & (ee->attr.window - 1u)];
+
+        if (sl->qp == qp && sl->read)
+            sl->qp = NULL;
+    }
+    qp->stats.rx_bytes += n;
+    qp_swqe_done(qp, i, status);
+    qp_sq_complete(qp);
+    return err;
+}
+
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
                                 size_t len, uint64_t now)
 {
     struct ofl_dg_hdr h;
     struct ofl_ee *ee = NULL;
     struct ofl_qp *qp;
+    const uint8_t *x;
     enum ofl_err err;
 
     if (node == NULL || (frame == NULL && len != 0))
@@ -10418,6 +10994,7 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
     err = ofl_dg_parse(frame, len, &h);
     if (err != OFL_OK)
         return err;
+    x = frame + OFL_DG_HDR_LEN; /* len >= 28: frame is not NULL */
     if (h.dst_addr != node->addr)
         return OFL_E_QP_DG_NOT_FOR_US;
     if (h.kind != OFL_DG_UD) {
@@ -10428,13 +11005,28 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
             return OFL_E_QP_EE_STATE;
         if (h.kind == OFL_DG_ACK)
             return qp_ee_ack(ee, h.sn, now);
+        if (h.kind == OFL_DG_NAK)
+            return qp_ee_nak(ee, &h, now);
         if (ofl_sn_lt(h.sn, ee->rcv_nxt)) { /* delivered before */
             ee->stats.dup_frames++;
-            qp_ee_ack_send(ee);
+            if (ee->nak_code != 0 && h.sn == ee->nak_sn)
+                qp_ee_nak_send(ee, ee->nak_code, h.sn,
+                               (enum ofl_err)ee->nak_err);
+            else
+                qp_ee_ack_send(ee);
             return OFL_OK;
         }
-        if (h.sn != ee->rcv_nxt)
-            return OFL_E_QP_EE_SEQ; /* go-back-N: the sender resends */
+        if (h.sn != ee->rcv_nxt) {
+            /* go-back-N: the sender resends; with NAKs at once, one NAK
+             * per gap */
+            if ((ee->attr.flags & OFL_EE_F_NAK) != 0 && !ee->nak_sent) {
+                qp_ee_nak_send(ee, OFL_DG_NAK_SEQ, ee->rcv_nxt, OFL_OK);
+                ee->nak_sent = 1;
+            }
+            return OFL_E_QP_EE_SEQ;
+        }
+        if (h.kind == OFL_DG_RD_RESP)
+            return qp_rd_resp(node, ee, &h, x + OFL_DG_RESP_EXT);
     }
     if (h.dst_qpn >= node->qp_cap || node->qp[h.dst_qpn] == NULL)
         return OFL_E_QP_DG_NO_QP;
@@ -10442,16 +11034,26 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
     if (qp->attr.service !=
         (h.kind == OFL_DG_UD ? OFL_QP_SVC_UD : OFL_QP_SVC_RD))
         return OFL_E_QP_DG_SERVICE;
-    err = qp_dg_can_take(qp, h.len);
-    if (err != OFL_OK)
-        return err;
-    /* Every check passed: commit. */
-    qp_dg_deliver(qp, frame + OFL_DG_HDR_LEN, h.len, &h);
-    if (ee != NULL) {
-        ee->rcv_nxt++;
-        ee->stats.rx_frames++;
-        qp_ee_ack_send(ee);
+    if (h.kind == OFL_DG_RD_WRITE || h.kind == OFL_DG_RD_READ) {
+        if (!qp_state_in(qp, QP_DG_RX_OK))
+            return OFL_E_QP_STATE;
+        return h.kind == OFL_DG_RD_WRITE
+                   ? qp_rd_write(qp, ee, &h, x + OFL_DG_WRITE_EXT)
+                   : qp_rd_read(qp, ee, &h, now);
     }
+    err = qp_dg_can_take(qp, h.len);
+    if (err != OFL_OK) {
+        if (err == OFL_E_QP_RQ_EMPTY && ee != NULL &&
+            (ee->attr.flags & OFL_EE_F_NAK) != 0) {
+            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, h.sn, OFL_OK);
+            ee->nak_sent = 1;
+        }
+        return err;
+    }
+    /* Every check passed: commit. */
+    qp_dg_deliver(qp, x, h.len, &h);
+    if (ee != NULL)
+        qp_ee_consumed(ee);
     return OFL_OK;
 }
 
@@ -10620,7 +11222,8 @@ enum ofl_err ofl_qp_wqe_send(void *slot, uint32_t slot_len,
     ofl_store_le32(w + QPW_STAG, wr->stag);
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, (uint32_t)wr->remote_to);
-    if (wr->opcode == OFL_QP_OP_SEND &&
+    if ((wr->opcode == OFL_QP_OP_SEND || wr->opcode == OFL_QP_OP_WRITE ||
+         wr->opcode == OFL_QP_OP_READ) &&
         (wr->dest.addr | wr->dest.ee | wr->dest.qpn) != 0) {
         ofl_store_le32(w + QPW_DG_ADDR, wr->dest.addr);
         ofl_store_le32(w + QPW_DG_EE, wr->dest.ee);
@@ -18455,6 +19058,17 @@ const char *ofl_pp_conn_state_name(enum ofl_pp_conn_state s)
     return (uint32_t)s < OFL_PP_STATES ? names[s] : "?";
 }
 
+static uint32_t pp_cell_shift(uint32_t cell_size);
+
+/* A cell channel as ofl_pp_cells_init leaves it (or none). */
+static bool pp_cells_ok(const struct ofl_pp_cells *c)
+{
+    return c == NULL ||
+           (c->rx.buf != NULL && c->rx.cap != 0 &&
+            pp_cell_shift(c->cell_size) != 0 &&
+            c->cell_size == c->rx.cell_size);
+}
+
 enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
                               const struct ofl_pp_conn_cfg *cfg)
 {
@@ -18463,7 +19077,11 @@ enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
 
     if (conn == NULL || cfg == NULL ||
         (cfg->ctrl == NULL) != (cfg->data == NULL) ||
-        (cfg->ctrl != NULL && cfg->ctrl == cfg->data))
+        (cfg->ctrl != NULL && cfg->ctrl == cfg->data) ||
+        !pp_cells_ok(cfg->cells[OFL_PP_CTRL]) ||
+        !pp_cells_ok(cfg->cells[OFL_PP_DATA]) ||
+        (cfg->cells[OFL_PP_CTRL] != NULL &&
+         cfg->cells[OFL_PP_CTRL] == cfg->cells[OFL_PP_DATA]))
         return OFL_E_ARG;
     err = ofl_pp_pools_init(&rx, OFL_PP_TARGET, &cfg->rx);
     if (err == OFL_OK)
@@ -18476,6 +19094,8 @@ enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
     ofl_copy(&conn->rx, &rx, sizeof(rx));
     ofl_copy(&conn->tx, &tx, sizeof(tx));
     conn->state = OFL_PP_DOWN;
+    conn->cells[OFL_PP_CTRL] = cfg->cells[OFL_PP_CTRL];
+    conn->cells[OFL_PP_DATA] = cfg->cells[OFL_PP_DATA];
     return OFL_OK;
 }
 
@@ -18817,6 +19437,87 @@ static enum ofl_err pp_post(struct ofl_pp_conn *conn, struct ofl_qp *qp,
     return ofl_qp_post_send(qp, &conn->wr, NULL);
 }
 
+/*
+ * Cell channel c: builds the cells of the len-byte packet at buf->p (the
+ * channel's next psn) into buf->p[len .. cap) and posts each as a
+ * signalled Send on qp. Checks the room in buf (OFL_E_SIZE) and in the SQ
+ * (OFL_E_QP_SQ_FULL) first; the psn advances once a cell is posted.
+ */
+static OFL_NOINLINE enum ofl_err
+pp_cell_make(const struct ofl_port *port, uint32_t cell_size,
+             const struct ofl_pp_packet *pkt, uint32_t idx, struct ofl_wr *w);
+
+/* One packet going out as cells (pp_post_cells). */
+struct pp_cell_tx {
+    struct ofl_pp_packet pkt;
+    const struct ofl_pp_buf *buf; /* the packet, then its cells */
+    const struct ofl_port *port;  /* CRC32c hook */
+    uint64_t wr_id;
+    uint32_t cell_size;
+    uint32_t off;                 /* where the next cell goes in buf */
+};
+
+/* Builds cell idx of t's packet at t->off and posts it as a signalled
+ * Send on qp; t->off moves past it. Never inlined: in pp_post_cells'
+ * loop, with ofl_qp_post_send, it made a frame over 256 bytes at -O3. */
+static OFL_NOINLINE enum ofl_err pp_send_cell(struct ofl_pp_conn *conn,
+                                              struct ofl_qp *qp,
+                                              struct pp_cell_tx *t,
+                                              uint32_t idx)
+{
+    struct ofl_wr w;
+    enum ofl_err err;
+
+    ofl_wr_init(&w, t->buf->p + t->off, t->buf->cap - t->off);
+    err = pp_cell_make(t->port, t->cell_size, &t->pkt, idx, &w);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(&conn->wr, 0, sizeof(conn->wr));
+    conn->sge.addr = t->buf->va + t->off;
+    conn->sge.len = (uint32_t)w.off;
+    conn->sge.stag = t->buf->stag;
+    t->off += (uint32_t)w.off;
+    return pp_post(conn, qp, OFL_QP_OP_SEND, t->wr_id);
+}
+
+/*
+ * Cell channel c: builds the cells of the len-byte packet at buf->p (the
+ * channel's next psn) into buf->p[len .. cap) and posts each as a
+ * signalled Send on qp. Checks the room in buf (OFL_E_SIZE) and in the SQ
+ * (OFL_E_QP_SQ_FULL) first; the psn advances once a cell is posted.
+ */
+static enum ofl_err pp_post_cells(struct ofl_pp_conn *conn, struct ofl_qp *qp,
+                                  struct ofl_pp_cells *c,
+                                  const struct ofl_pp_buf *buf, uint32_t len,
+                                  uint64_t wr_id)
+{
+    struct pp_cell_tx t;
+    uint32_t count = ofl_pp_cell_count(c->cell_size, len), i;
+    enum ofl_err err = OFL_OK;
+
+    if (count == 0 || buf->cap < len ||
+        buf->cap - len < ofl_pp_cell_bytes(c->cell_size, len))
+        return OFL_E_SIZE;
+    if (qp->sq.depth - ofl_qp_sq_outstanding(qp) < count)
+        return OFL_E_QP_SQ_FULL;
+    ofl_fill(&t, 0, sizeof(t));
+    t.pkt.data = buf->p;
+    t.pkt.len = len;
+    t.pkt.psn = c->tx_psn;
+    t.buf = buf;
+    t.port = c->rx.port;
+    t.wr_id = wr_id;
+    t.cell_size = c->cell_size;
+    t.off = len;
+    for (i = 0; i < count && err == OFL_OK; i++) {
+        err = pp_send_cell(conn, qp, &t, i);
+        if (err == OFL_OK || i != 0) /* (a refusal after the first cell:
+                                        the room was checked, cannot) */
+            c->tx_psn = t.pkt.psn + 1;
+    }
+    return err;
+}
+
 enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
                           const struct ofl_pp_write_req *req,
                           struct ofl_pp_write *w)
@@ -18831,8 +19532,13 @@ enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
     if (err != OFL_OK)
         return err;
     need = w->kind == OFL_PP_IND_MSG ? 2 : 1;
+    /* On a cell channel the indicate is one cell, built behind it. */
     if (w->kind == OFL_PP_IND_MSG &&
-        (req->ind.p == NULL || req->ind.cap < 8 + OFL_PP_REF_LEN))
+        (req->ind.p == NULL || req->ind.cap < 8 + OFL_PP_REF_LEN ||
+         (conn->cells[OFL_PP_DATA] != NULL &&
+          req->ind.cap - (8 + OFL_PP_REF_LEN) <
+              ofl_pp_cell_bytes(conn->cells[OFL_PP_DATA]->cell_size,
+                                8 + OFL_PP_REF_LEN))))
         return OFL_E_SIZE;
     if (conn->data->sq.depth - ofl_qp_sq_outstanding(conn->data) < need)
         return OFL_E_QP_SQ_FULL;
@@ -18865,6 +19571,9 @@ enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
     ofl_store_be32(req->ind.p + 12, req->elem);
     ofl_store_be32(req->ind.p + 16, req->src.len);
     ofl_fill(&conn->wr, 0, sizeof(conn->wr));
+    if (conn->cells[OFL_PP_DATA] != NULL)
+        return pp_post_cells(conn, conn->data, conn->cells[OFL_PP_DATA],
+                             &req->ind, 8 + OFL_PP_REF_LEN, req->wr_id + 1);
     conn->sge.addr = req->ind.va;
     conn->sge.len = 8 + OFL_PP_REF_LEN;
     conn->sge.stag = req->ind.stag;
@@ -18885,6 +19594,20 @@ enum ofl_pp_channel ofl_pp_msg_channel(const struct ofl_pp_msg *m)
     }
 }
 
+/* May conn send m on ch now? (state, then the channel rule) */
+static enum ofl_err pp_send_check(const struct ofl_pp_conn *conn,
+                                  enum ofl_pp_channel ch,
+                                  const struct ofl_pp_msg *m)
+{
+    if (!pp_conn_live(conn) &&
+        !(conn->state == OFL_PP_CLOSED &&
+          m->type == OFL_PP_BUFFER_POOL_FLUSH_REPLY))
+        return OFL_E_PP_CONN_STATE;
+    if (ch != OFL_PP_DATA && ofl_pp_msg_channel(m) == OFL_PP_DATA)
+        return OFL_E_PP_CHANNEL;
+    return OFL_OK;
+}
+
 enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
                              const struct ofl_pp_msg *m,
                              const struct ofl_pp_buf *buf, uint64_t wr_id)
@@ -18895,15 +19618,15 @@ enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
     if (conn == NULL || m == NULL || buf == NULL || conn->ctrl == NULL ||
         (ch != OFL_PP_CTRL && ch != OFL_PP_DATA))
         return OFL_E_ARG;
-    if (!pp_conn_live(conn) &&
-        !(conn->state == OFL_PP_CLOSED &&
-          m->type == OFL_PP_BUFFER_POOL_FLUSH_REPLY))
-        return OFL_E_PP_CONN_STATE;
-    if (ch != OFL_PP_DATA && ofl_pp_msg_channel(m) == OFL_PP_DATA)
-        return OFL_E_PP_CHANNEL;
+    err = pp_send_check(conn, ch, m);
+    if (err != OFL_OK)
+        return err;
     err = ofl_pp_msg_encode(m, buf->p, buf->cap, &len);
     if (err != OFL_OK)
         return err;
+    if (conn->cells[ch] != NULL)
+        return pp_post_cells(conn, ch == OFL_PP_CTRL ? conn->ctrl : conn->data,
+                             conn->cells[ch], buf, (uint32_t)len, wr_id);
     ofl_fill(&conn->wr, 0, sizeof(conn->wr));
     conn->sge.addr = buf->va;
     conn->sge.len = (uint32_t)len;
@@ -18944,16 +19667,19 @@ uint32_t ofl_pp_cell_max(uint32_t cell_size)
            2 * OFL_PP_CELL_CRC;
 }
 
-enum ofl_err ofl_pp_cell_build(const struct ofl_port *port, uint32_t cell_size,
-                               const struct ofl_pp_packet *pkt, uint32_t idx,
-                               uint8_t *out, size_t cap, size_t *len)
+/* Builds cell idx of pkt into w (empty, over the caller's buffer): the
+ * body of ofl_pp_cell_build, in five arguments (no stack-passed ones for
+ * its callers in the core), never inlined (pp_post_cells' frame stays
+ * under 256 bytes at -O3). */
+static OFL_NOINLINE enum ofl_err
+pp_cell_make(const struct ofl_port *port, uint32_t cell_size,
+             const struct ofl_pp_packet *pkt, uint32_t idx, struct ofl_wr *w)
 {
     uint32_t count, shift, payload, size;
     uint8_t flags = 0;
-    struct ofl_wr w;
+    uint8_t *out = w->p;
+    size_t cap = w->cap;
 
-    if (pkt == NULL || len == NULL || pkt->data == NULL || out == NULL)
-        return OFL_E_ARG;
     count = ofl_pp_cell_count(cell_size, pkt->len);
     if (count == 0 || idx >= count)
         return OFL_E_ARG;
@@ -18971,26 +19697,40 @@ enum ofl_err ofl_pp_cell_build(const struct ofl_port *port, uint32_t cell_size,
            ((flags & OFL_PP_CELL_F_LAST) ? OFL_PP_CELL_CRC : 0);
     if (cap < size)
         return OFL_E_SIZE;
-    ofl_wr_init(&w, out, cap);
-    ofl_wr_u8(&w, OFL_PP_CELL_VERSION);
-    ofl_wr_u8(&w, flags);
-    ofl_wr_be16(&w, (uint16_t)payload);
-    ofl_wr_be32(&w, pkt->psn);
-    ofl_wr_be16(&w, (uint16_t)idx);
-    ofl_wr_be16(&w, 0);
+    ofl_wr_u8(w, OFL_PP_CELL_VERSION);
+    ofl_wr_u8(w, flags);
+    ofl_wr_be16(w, (uint16_t)payload);
+    ofl_wr_be32(w, pkt->psn);
+    ofl_wr_be16(w, (uint16_t)idx);
+    ofl_wr_be16(w, 0);
     if (flags & OFL_PP_CELL_F_FIRST) {
-        ofl_wr_be64(&w, pkt->va);
-        ofl_wr_be32(&w, pkt->handle);
-        ofl_wr_be32(&w, pkt->len);
+        ofl_wr_be64(w, pkt->va);
+        ofl_wr_be32(w, pkt->handle);
+        ofl_wr_be32(w, pkt->len);
     }
     if (flags & OFL_PP_CELL_F_IMM)
-        ofl_wr_be32(&w, pkt->imm);
-    ofl_wr_bytes(&w, pkt->data + ((size_t)idx << shift), payload);
+        ofl_wr_be32(w, pkt->imm);
+    ofl_wr_bytes(w, pkt->data + ((size_t)idx << shift), payload);
     if (flags & OFL_PP_CELL_F_LAST)
-        ofl_wr_be32(&w, port_crc32c_buf(port, pkt->data, pkt->len));
-    ofl_wr_be32(&w, port_crc32c_buf(port, out, w.off));
-    *len = w.off;
+        ofl_wr_be32(w, port_crc32c_buf(port, pkt->data, pkt->len));
+    ofl_wr_be32(w, port_crc32c_buf(port, out, w->off));
     return OFL_OK;
+}
+
+enum ofl_err ofl_pp_cell_build(const struct ofl_port *port, uint32_t cell_size,
+                               const struct ofl_pp_packet *pkt, uint32_t idx,
+                               uint8_t *out, size_t cap, size_t *len)
+{
+    struct ofl_wr w;
+    enum ofl_err err;
+
+    if (pkt == NULL || len == NULL || pkt->data == NULL || out == NULL)
+        return OFL_E_ARG;
+    ofl_wr_init(&w, out, cap);
+    err = pp_cell_make(port, cell_size, pkt, idx, &w);
+    if (err == OFL_OK)
+        *len = w.off;
+    return err;
 }
 
 enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
@@ -19152,6 +19892,93 @@ enum ofl_err ofl_pp_reasm_input(struct ofl_pp_reasm *r, const uint8_t *cell,
         r->dropped++;
     }
     return err;
+}
+
+/* ---- cell channels ------------------------------------------------------------ */
+
+uint32_t ofl_pp_cell_bytes(uint32_t cell_size, uint32_t len)
+{
+    uint32_t count = ofl_pp_cell_count(cell_size, len);
+
+    if (count == 0)
+        return 0;
+    /* At most 2^16 cells of 4096 bytes: 2^28 + 2^20 + 20, no overflow. */
+    return len + count * (OFL_PP_CELL_HDR + OFL_PP_CELL_CRC) +
+           OFL_PP_CELL_FIRST + OFL_PP_CELL_CRC;
+}
+
+enum ofl_err ofl_pp_cells_init(struct ofl_pp_cells *c,
+                               const struct ofl_port *port, uint8_t *buf,
+                               uint32_t cap, uint32_t cell_size,
+                               uint32_t tx_psn, uint32_t rx_psn)
+{
+    enum ofl_err err;
+
+    if (c == NULL)
+        return OFL_E_ARG;
+    err = ofl_pp_reasm_init(&c->rx, port, buf, cap, cell_size, rx_psn);
+    if (err != OFL_OK)
+        return err;
+    c->cell_size = cell_size;
+    c->tx_psn = tx_psn;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_msg_cells(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
+                              const struct ofl_pp_msg *m, uint8_t *out,
+                              size_t cap, struct ofl_pp_packet *pkt)
+{
+    struct ofl_pp_cells *c;
+    size_t size, len = 0;
+    enum ofl_err err;
+
+    if (conn == NULL || m == NULL || out == NULL || pkt == NULL ||
+        (ch != OFL_PP_CTRL && ch != OFL_PP_DATA) || conn->cells[ch] == NULL)
+        return OFL_E_ARG;
+    c = conn->cells[ch];
+    err = pp_send_check(conn, ch, m);
+    if (err != OFL_OK)
+        return err;
+    size = ofl_pp_msg_size(m);
+    if ((uint64_t)size > 0xFFFFFFFFu ||
+        (size != 0 && ofl_pp_cell_count(c->cell_size, (uint32_t)size) == 0))
+        return OFL_E_SIZE;
+    err = ofl_pp_msg_encode(m, out, cap, &len);
+    if (err != OFL_OK)
+        return err;
+    ofl_fill(pkt, 0, sizeof(*pkt));
+    pkt->data = out;
+    pkt->len = (uint32_t)len;
+    pkt->psn = c->tx_psn++;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_pp_conn_recv_cell(struct ofl_pp_conn *conn,
+                                   enum ofl_pp_channel ch, const uint8_t *cell,
+                                   size_t len, struct ofl_pp_rx *out)
+{
+    struct ofl_pp_packet pkt;
+    bool done = false;
+    enum ofl_err err;
+
+    if (conn == NULL || out == NULL || out->m == NULL ||
+        out->reply == NULL || out->m == out->reply ||
+        (ch != OFL_PP_CTRL && ch != OFL_PP_DATA) || conn->cells[ch] == NULL)
+        return OFL_E_ARG;
+    out->done = false;
+    out->reply->type = 0;
+    if (!pp_conn_live(conn) && conn->state != OFL_PP_CLOSED)
+        return OFL_E_PP_CONN_STATE;
+    err = ofl_pp_reasm_input(&conn->cells[ch]->rx, cell, len, &pkt, &done);
+    if (err != OFL_OK || !done)
+        return err;
+    out->done = true;
+    /* A message is the packet alone: it names no remote memory. */
+    if (pkt.va != 0 || pkt.handle != 0 || pkt.has_imm) {
+        conn->stats.msgs_refused++;
+        return OFL_E_PP_CELL_HDR;
+    }
+    return ofl_pp_conn_recv(conn, pkt.data, pkt.len, out->m, out->reply);
 }
 
 #endif /* OFL_ENABLE_PP */

@@ -319,6 +319,11 @@ uint32_t ofl_version(void);
                                    position of a Write placed ahead of a   \
                                    hole is not that Write (struct          \
                                    ofl_qp_ooo) */                          \
+    X(E_QP_EE_NAK, 0x042D)      /* RD NAK frame with an undefined code, or \
+                                   a detail on a code that has none */     \
+    X(E_QP_EE_FULL, 0x042E)     /* RD Read request: the responder's EE     \
+                                   window has no slot for the response     \
+                                   (refused; RNR NAK when enabled) */       \
     X(E_QP_HCQ_CI, 0x0440)      /* a host CQ consumer index moves back or  \
                                    past the CQEs written */                \
     X(E_QP_HCQ_OVERRUN, 0x0441) /* a host CQ was full: a CQE was lost */   \
@@ -1629,7 +1634,8 @@ enum ofl_err ofl_tpt_translate(const struct ofl_tpt *tpt, uint32_t stag,
  * ofl_tpt_check_remote followed by ofl_tpt_translate in one call: the path
  * of inbound placement and Read Response generation. Same results and
  * errors as the two calls; the common case (a live window, or a region
- * under the standard policy, over a direct ATT) is checked in one pass and
+ * under the standard policy, neither zero-based, over a direct ATT, the
+ * access not ending at 2^64) is checked in one pass in a speed build and
  * every failure is diagnosed by the precise checks. On a check failure sgl
  * is emptied.
  */
@@ -3909,7 +3915,8 @@ struct ofl_qp_swqe {
     uint64_t wr_id;
     uint64_t to;      /* READ: sink TO; ATOMIC: result VA */
     uint32_t len;     /* bytes sent or requested */
-    uint32_t got;     /* READ: response bytes placed */
+    uint32_t got;     /* READ: response bytes placed (RD: the request's EE
+                         sequence number until the response) */
     uint32_t stag;    /* READ: sink STag; ATOMIC: result STag; BIND,
                          FAST_REG, REG_SEND: the STag for the CQE */
     uint8_t opcode;   /* enum ofl_qp_opcode */
@@ -4240,7 +4247,9 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
  * later WQEs of the same SQ (FAST_REG, REG_SEND: FIG. 11 "returns the STag
  * at once"), the command ID (ISCSI_CMD) or the WQE index (others).
  * Datagram QPs (see "Channel kinds"): SEND, LOCAL_INV, DELAY and FAST_REG
- * only (the RDMA family is OFL_E_QP_DG_RDMA), the message at most
+ * only, and on RD also WRITE and READ (the rest of the RDMA family is
+ * OFL_E_QP_DG_RDMA; "RDMA on RD"), the message (a Write's with its 12
+ * extension bytes, a Read's response with its 4) at most
  * max_dgram bytes (OFL_E_QP_DG_TOO_LONG), RD: dest.ee names an EE context
  * in use whose slots hold the frame (OFL_E_QP_DG_DEST,
  * OFL_E_QP_DG_TOO_LONG).
@@ -4450,24 +4459,54 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * payload; it is handed to the transmit callback as one datagram:
  *
  *   0  version u8 = 1
- *   1  kind u8: 1 UD, 2 RD data, 3 RD acknowledgement
- *   2  flags u8: 0x01 SE (solicited, data kinds only); others reserved 0
+ *   1  kind u8: 1 UD, 2 RD data (Send), 3 RD acknowledgement, 5 RD NAK,
+ *      6 RD RDMA Write, 7 RD RDMA Read request, 8 RD RDMA Read response
+ *      (4 unassigned)
+ *   2  flags u8: 0x01 SE (solicited, UD and RD Send only); others
+ *      reserved 0
  *   3  reserved u8 = 0
  *   4  destination node address u32
  *   8  source node address u32
- *   12 destination QP number u32 (acknowledgement: 0)
- *   16 source QP number u32 (acknowledgement: 0)
- *   20 EE sequence number u32: RD data its own; acknowledgement the
- *      highest one received in order (it covers every earlier one); UD 0
- *   24 payload length u16 (acknowledgement: 0); must equal the frame
- *      length - 28
+ *   12 destination QP number u32 (acknowledgement, NAK: 0)
+ *   16 source QP number u32 (acknowledgement, NAK: 0)
+ *   20 EE sequence number u32: RD data kinds (2, 6, 7, 8) their own;
+ *      acknowledgement the highest one received in order (it covers
+ *      every earlier one); NAK the one it refuses (it covers every
+ *      earlier one); UD 0
+ *   24 length u16 of what follows the header, the kind's extension and
+ *      the payload (acknowledgement: 0); must equal the frame length - 28
  *   26 reserved u16 = 0
+ *
+ * Extensions (offset from byte 28; big-endian; counted in the length;
+ * ofl_dg_parse reads them only when the length field equals the frame
+ * length, so every byte it loads is inside the frame):
+ *
+ *   kind          bytes  fields                               length rule
+ *   5 NAK         4      0 code u8 (enum ofl_dg_nak, 1-4)     == 4
+ *                        1 reserved u8 = 0
+ *                        2 detail u16: ACCESS / INVALID the
+ *                          responder's enum ofl_err, else 0
+ *   6 RD Write    12     0 STag u32 (the responder's)         >= 12; the
+ *                        4 TO u64                             payload is
+ *                                                             the data
+ *   7 RD Read     16     0 STag u32, 4 TO u64 (the source)    == 16
+ *     request            12 length u32 (bytes asked)
+ *   8 RD Read     4      0 sequence number u32 of the Read    >= 4; the
+ *     response             request it answers                 payload is
+ *                                                             the data
+ *
+ * Errors: an undefined kind OFL_E_QP_DG_KIND; a length below the kind's
+ * extension, or other than it for NAK and Read request,
+ * OFL_E_QP_DG_LENGTH; a NAK code outside 1-4 or a detail on SEQ / RNR
+ * OFL_E_QP_EE_NAK; SE on a kind other than UD / RD Send, a QP number on
+ * a NAK, the NAK's reserved byte OFL_E_QP_DG_RESERVED.
  *
  * EE contexts (seed 001: they "keep track of sequence numbers,
  * acknowledgments, and time-out values"). Each side of a node pair owns
  * one; the sender numbers RD data frames from snd_isn on, the receiver
  * expects them from rcv_isn on (the caller agrees both at setup).
- * Sequence numbers compare by RFC 1982 (ofl_sn_lt). States:
+ * Sequence numbers compare by RFC 1982 (ofl_sn_lt). States (NAK rows:
+ * see "Negative acknowledgements" below):
  *
  *   state   event                          next    action
  *   UNUSED  ofl_ee_init                    RTS     numbers, window empty
@@ -4485,6 +4524,12 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *   RTS     data sn before rcv_nxt         RTS     dropped (duplicate),
  *                                                  re-acked rcv_nxt - 1
  *   RTS     data sn after rcv_nxt          RTS     OFL_E_QP_EE_SEQ, nothing
+ *                                                  (OFL_EE_F_NAK: one SEQ
+ *                                                  NAK per gap)
+ *   RTS     NAK n, snd_una <= n < snd_nxt  RTS     frames before n
+ *                                                  released; by code (below)
+ *   RTS     NAK before snd_una             RTS     ignored (stale)
+ *   RTS     NAK at or after snd_nxt        RTS     OFL_E_QP_EE_ACK, nothing
  *   RTS     tick, deadline passed, retries RTS     go-back-N: every slot
  *           < retry_limit                          from snd_una again
  *   RTS     tick, deadline passed, retries ERROR   OFL_E_QP_EE_RETRY; every
@@ -4512,9 +4557,86 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * acknowledged: the sender retransmits it (a receive WQE posted meanwhile
  * takes it). A frame that can never be taken (its QP does not exist, or
  * is too small for it) is therefore sent again until retry_limit fails the
- * EE, and with it every QP's frames on that node pair: there is no
- * negative acknowledgement. The EE context and every QP that sends
- * through it are serialised by the caller (one lock per node, say).
+ * EE, and with it every QP's frames on that node pair. The EE context and
+ * every QP that sends through it are serialised by the caller (one lock
+ * per node, say).
+ *
+ * RDMA on RD (seed 001 "Remote Memory Protection": "A process with a
+ * datagram node QP (e.g., a QP supporting either reliable datagram or
+ * unreliable datagram) that allows RDMA operations, can accept RDMA
+ * operations from any node ... that obtains the RKey"; "Transport
+ * Services": WQE kinds RDMA read and RDMA write). An RD QP posts
+ * OFL_QP_OP_WRITE and OFL_QP_OP_READ with dest.ee and dest.qpn as a Send
+ * does (UD: OFL_E_QP_DG_RDMA; WRITE_IMM, atomics, SEND_INV, bind:
+ * OFL_E_QP_DG_RDMA on RD too). Each is one frame: a Write's data plus 12
+ * extension bytes, and a Read's response data plus 4, within max_dgram
+ * and the EE slot (OFL_E_QP_DG_TOO_LONG; the responder's slots are
+ * assumed no smaller). The destination QP (an RD QP in RTR, RTS, SQD or
+ * SQE, else OFL_E_QP_STATE, not acknowledged, as for a Send) gives the
+ * PD and QP number of the remote checks, FIG. 18A a-f through
+ * ofl_tpt_check_translate_access (Write: every page translated before
+ * any byte is placed) or ofl_tpt_check_access (Read), the same checks as
+ * the stream path; a one-shot key is spent (ofl_tpt_note_use). No
+ * receive WQE is used. A Read's response is an RD data frame of the
+ * responder's EE context: numbered, kept in a window slot (it completes
+ * nothing when acknowledged), resent by that EE's timeout, acknowledged
+ * by the requester. The requester's Read WQE completes when the response
+ * arrives (placed into its sink through the local checks of FIG. 15), not
+ * when the request is acknowledged; it holds one of the QP's ORD until
+ * then (so FENCE waits for it). Completion: a Write as a Send (acked or
+ * not); a Read always at its response.
+ *
+ *   requester WQE   frame out         responder                   back
+ *   WRITE           6 (STag, TO,      checks, places, rcv_nxt+1   ACK
+ *                     data)           refused: ACCESS NAK
+ *   READ            7 (STag, TO,      checks, response in a slot  ACK, then
+ *                     length)         of its EE window            8 (data)
+ *                                     refused: ACCESS NAK; too
+ *                                     long: INVALID NAK; window
+ *                                     full: refused (RNR NAK)
+ *
+ * Negative acknowledgements. A NAK for sequence number n tells the
+ * sender that every frame before n arrived (as an acknowledgement of
+ * n - 1 would) and, by its code, what became of n:
+ *
+ *   code     responder sends it when        n at the     requester
+ *                                           responder
+ *   SEQ      a frame after rcv_nxt arrives  not taken    go-back-N round
+ *            (OFL_EE_F_NAK; once per gap:                from n at once
+ *            no other SEQ or RNR NAK until                (retries + 1, as
+ *            rcv_nxt is taken)                            a timeout round)
+ *   RNR      a Send in sequence finds no    not taken    nothing now; the
+ *            receive WQE, or a Read request              round from n at
+ *            no free slot (OFL_EE_F_NAK)                 now + rnr_delay
+ *                                                        (0: timeout)
+ *   ACCESS   a Write or Read in sequence    consumed     n's WQE completes
+ *            fails its remote checks or     (rcv_nxt+1)  REM_ACCESS_ERR,
+ *            its placement; detail = the                 its QP to ERROR;
+ *            error                                       n not resent
+ *   INVALID  a Read asks more than a        consumed     as ACCESS, status
+ *            response frame holds                        REM_INV_REQ_ERR
+ *
+ * The retransmission each causes: SEQ immediate, RNR delayed, ACCESS and
+ * INVALID none. The bound: SEQ and RNR rounds count against retry_limit
+ * like timeout rounds (retries returns to 0 only when an acknowledgement
+ * or NAK releases a frame), so a receiver that stays without receive
+ * WQEs makes the sender fail the EE after retry_limit + 1 RNR NAKs for
+ * the same frame: that frame's WQE completes RNR_RETRY_EXC_ERR, the
+ * others RETRY_EXC_ERR (OFL_E_QP_EE_RETRY from ofl_ee_tick, or from
+ * ofl_qp_dgram_input for the SEQ NAK that finds the limit reached). The
+ * QP consequence of ACCESS / INVALID: seed 001 says only that "the remote
+ * node is not granted access"; offload follows IBA's rule for a remote
+ * error (the requester QP goes to ERROR, its other WQEs flush) and leaves
+ * the EE context, shared with other QPs, in RTS. A NAK the transmit
+ * refuses is dropped (not held as an acknowledgement is): the sender's
+ * timeout covers it. A frame that was refused with ACCESS / INVALID and
+ * comes again (its NAK was lost) is answered with the same NAK, not an
+ * acknowledgement (the responder keeps the last such n, nak_sn).
+ * Limitation: if that NAK is lost and a later frame's acknowledgement
+ * reaches the sender first, the cumulative acknowledgement releases n as
+ * delivered (acknowledgements carry no NAK state). Without OFL_EE_F_NAK
+ * at the receiver, SEQ and RNR NAKs are never sent and the timeout
+ * recovers, as before NAKs existed.
  *
  * There is no key or source check on UD and RD (seed 001: a datagram QP
  * "permits incoming messages from any send work queue on any other remote
@@ -4550,31 +4672,64 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
 /* Datagram header kinds. */
 enum ofl_dg_kind {
     OFL_DG_UD = 1,
-    OFL_DG_RD = 2,
-    OFL_DG_ACK = 3
+    OFL_DG_RD = 2,       /* RD Send */
+    OFL_DG_ACK = 3,
+    /* 4 is unassigned (refused as OFL_E_QP_DG_KIND) */
+    OFL_DG_NAK = 5,      /* RD negative acknowledgement */
+    OFL_DG_RD_WRITE = 6, /* RD RDMA Write */
+    OFL_DG_RD_READ = 7,  /* RD RDMA Read request */
+    OFL_DG_RD_RESP = 8   /* RD RDMA Read response */
 };
 
-/* A datagram header, decoded. */
+/* NAK codes (the NAK extension's code byte). */
+enum ofl_dg_nak {
+    OFL_DG_NAK_SEQ = 1,     /* sequence error: resend from sn now */
+    OFL_DG_NAK_ACCESS = 2,  /* remote access refused (detail: the error) */
+    OFL_DG_NAK_RNR = 3,     /* no receive WQE (or no room for a Read
+                               response): resend from sn later */
+    OFL_DG_NAK_INVALID = 4  /* the request can never be served (detail:
+                               the error) */
+};
+
+/* Extension bytes after the 28-byte header, per kind (counted in len). */
+#define OFL_DG_NAK_EXT 4
+#define OFL_DG_WRITE_EXT 12
+#define OFL_DG_READ_EXT 16
+#define OFL_DG_RESP_EXT 4
+
+/* A datagram header, decoded (with its kind's extension). */
 struct ofl_dg_hdr {
     uint8_t kind;        /* enum ofl_dg_kind */
     uint8_t flags;       /* OFL_DG_F_SE */
-    uint16_t len;        /* payload bytes */
+    uint16_t len;        /* bytes after the header: extension + payload */
     uint32_t dst_addr;
     uint32_t src_addr;
     uint32_t dst_qpn;
     uint32_t src_qpn;
-    uint32_t sn;         /* EE sequence number (RD, ACK) */
+    uint32_t sn;         /* EE sequence number (RD kinds, ACK, NAK) */
+    uint32_t stag;       /* RD_WRITE, RD_READ: the responder's STag */
+    uint64_t to;         /* RD_WRITE, RD_READ: the responder's TO */
+    uint32_t rlen;       /* RD_READ: bytes asked; RD_RESP: the sequence
+                            number of the Read request it answers */
+    uint8_t nak;         /* NAK: enum ofl_dg_nak */
+    uint8_t reserved;
+    uint16_t nak_err;    /* NAK ACCESS / INVALID: the responder's enum
+                            ofl_err (informational), else 0 */
 };
 
-/* Decodes the header of frame[0 .. len) and checks it against the table
- * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH. Pure.
- * Cost: O(1). */
+/* Bytes of kind's extension (0 for UD, RD, ACK and undefined kinds). Pure. */
+uint32_t ofl_dg_ext_len(uint8_t kind);
+
+/* Decodes the header of frame[0 .. len) and its kind's extension and
+ * checks them against the tables above: OFL_E_QP_DG_SHORT, _VERSION,
+ * _KIND, _RESERVED, _LENGTH, OFL_E_QP_EE_NAK. Pure. Cost: O(1). */
 enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
                           struct ofl_dg_hdr *h);
 
-/* Encodes h (its kind's unused fields must be zero, h->len the payload
- * that will follow) into out[0 .. 28): OFL_E_ARG when h breaks the rules
- * ofl_dg_parse checks, OFL_E_SIZE when cap < 28. */
+/* Encodes h (its kind's unused fields must be zero, h->len the extension
+ * plus the payload that will follow) into out[0 .. 28 + its extension):
+ * OFL_E_ARG when h breaks the rules ofl_dg_parse checks, OFL_E_SIZE when
+ * cap is smaller. */
 enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
                           size_t cap);
 
@@ -4592,7 +4747,9 @@ struct ofl_ee_slot {
     uint32_t wqe;       /* its SQ index */
     uint32_t len;       /* frame bytes in the slot buffer */
     uint8_t complete;   /* the WQE completes when this frame is acked */
-    uint8_t reserved[3];
+    uint8_t read;       /* an RD Read request: its WQE waits for the
+                           response, not for the acknowledgement */
+    uint8_t reserved[2];
 };
 
 /* Setup of an EE context (caller memory). */
@@ -4610,7 +4767,16 @@ struct ofl_ee_attr {
     uint32_t retry_limit;    /* retransmission rounds before ERROR */
     ofl_qp_transmit_fn transmit; /* acknowledgements and retransmissions */
     void *transmit_ctx;
+    uint32_t flags;          /* OFL_EE_F_NAK */
+    uint64_t rnr_delay;      /* ticks before resending after an RNR NAK
+                                (0: timeout) */
 };
+
+/* EE flags. OFL_EE_F_NAK: this end, as receiver, sends sequence and RNR
+ * NAKs (without it, as before NAKs existed, it stays silent and the
+ * sender's timeout resends). Access and invalid-request NAKs are always
+ * sent; NAKs received are always acted on. */
+#define OFL_EE_F_NAK 0x1u
 
 /* Counters (informational). */
 struct ofl_ee_stats {
@@ -4619,6 +4785,7 @@ struct ofl_ee_stats {
     uint64_t rx_frames;      /* RD data frames delivered */
     uint64_t dup_frames;     /* duplicates dropped (and re-acked) */
     uint64_t acks_tx, acks_rx;
+    uint64_t naks_tx, naks_rx; /* NAKs sent; NAKs acted on */
 };
 
 /* An end-to-end context: one per remote node, shared by every RD QP of the
@@ -4628,7 +4795,15 @@ struct ofl_ee {
     struct ofl_ee_attr attr;
     uint8_t state;           /* enum ofl_ee_state */
     uint8_t ack_pending;     /* an acknowledgement waits for the transmit */
-    uint8_t reserved[2];
+    uint8_t nak_sent;        /* receiver: a sequence or RNR NAK for rcv_nxt
+                                went out; no other until rcv_nxt arrives */
+    uint8_t rnr_wait;        /* sender: an RNR NAK for snd_una holds the
+                                resend until the deadline */
+    uint32_t nak_sn;         /* receiver: the last frame refused with an
+                                access / invalid NAK (nak_code != 0) */
+    uint8_t nak_code;
+    uint8_t reserved2;
+    uint16_t nak_err;
     uint32_t snd_una;        /* oldest unacknowledged */
     uint32_t snd_nxt;        /* next to send */
     uint32_t rtx_next;       /* next to send again (== snd_nxt: none) */
@@ -4638,7 +4813,8 @@ struct ofl_ee {
     struct ofl_ee_stats stats;
 };
 
-/* Initialises ee (RTS, window empty) from a: window a power of two 1 ..
+/* Initialises ee (RTS, window empty) from a (flags and rnr_delay are read
+ * when used and may be changed in ee->attr while RTS): window a power of two 1 ..
  * 2^15, slot_size > 28, buf, slot and transmit present (OFL_E_ARG). ee must
  * be UNUSED (zeroed, as ofl_qp_node_init leaves it) or ERROR: an RTS EE is
  * refused (OFL_E_QP_EE_STATE), its window holds QPs' frames. A Send
@@ -4651,7 +4827,9 @@ enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a);
  * acknowledgement, and when frames are unacknowledged at now >= deadline
  * starts a go-back-N round (retries + 1, deadline = now + timeout) or,
  * after retry_limit rounds, moves ee to ERROR, completes the WQEs waiting
- * for its acks with OFL_WC_RETRY_EXC_ERR and returns OFL_E_QP_EE_RETRY.
+ * for its acks with OFL_WC_RETRY_EXC_ERR (the frame an RNR NAK held:
+ * OFL_WC_RNR_RETRY_EXC_ERR) and returns OFL_E_QP_EE_RETRY. After an RNR
+ * NAK the deadline is now + rnr_delay.
  * Sends what is due to be sent again while the transmit takes it
  * (OFL_E_QP_TX_BLOCKED when it refused: call again). OFL_E_QP_EE_STATE
  * unless RTS.
@@ -4699,12 +4877,21 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * One received UD or RD frame for node at time now (the checks and their
  * order are described above). RD data: in sequence and delivered ->
  * acknowledged at once through the EE's transmit (held for ofl_ee_tick
- * when refused); a duplicate -> OFL_OK, dropped, re-acknowledged. An
- * acknowledgement releases the frames it covers. Returns OFL_OK or the
+ * when refused); a duplicate -> OFL_OK, dropped, re-acknowledged (or
+ * re-NAKed: "Negative acknowledgements"). An acknowledgement releases
+ * the frames it covers; a NAK acts by its code. Returns OFL_OK or the
  * named error of the first check that failed; on an error nothing
- * changed. Cost: O(len) for the payload; an RD frame adds ofl_qp_node_ee
- * (O(ee_cap), caller-bounded); an acknowledgement releases at most the EE
- * window, each frame one this end sent.
+ * changed, except: a SEQ or RNR NAK may have been sent (OFL_E_QP_EE_SEQ,
+ * OFL_E_QP_RQ_EMPTY, OFL_E_QP_EE_FULL); an RD Write or Read refused by
+ * its checks returns the TPT's (or OFL_E_QP_DG_TOO_LONG) error after it
+ * was consumed and NAKed; a Read response nobody waits for
+ * (OFL_E_QP_UNEXPECTED) or of the wrong length (OFL_E_QP_RESP_MISMATCH,
+ * the Read completes BAD_RESP_ERR) was consumed and acknowledged; a SEQ
+ * NAK at the retry limit failed the EE (OFL_E_QP_EE_RETRY). Cost: O(len)
+ * for the payload; an RD frame adds ofl_qp_node_ee (O(ee_cap),
+ * caller-bounded); an acknowledgement or NAK releases at most the EE
+ * window, each frame one this end sent, and a SEQ NAK resends at most the
+ * window; a Read response looks at most the SQ depth of WQEs.
  */
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
                                 size_t len, uint64_t now);
@@ -7652,11 +7839,17 @@ struct ofl_pp_buf {
 };
 
 /* Caller memory of a connection: the two tables' slots and bitmaps. */
+struct ofl_pp_cells;
+
 struct ofl_pp_conn_cfg {
     struct ofl_qp *ctrl;          /* channel 0 QP, or NULL (detached) */
     struct ofl_qp *data;          /* channel 1 QP, or NULL (detached) */
     struct ofl_pp_pools_mem rx;   /* pools this end owns (target) */
     struct ofl_pp_pools_mem tx;   /* the peer's pools (initiator) */
+    /* Per channel (OFL_PP_CTRL, OFL_PP_DATA): NULL, or the channel is a
+     * cell channel and this its state, set up by ofl_pp_cells_init (see
+     * "Cell channels" below). Both may name cells, never the same. */
+    struct ofl_pp_cells *cells[2];
 };
 
 /* Counters (informational). */
@@ -7675,6 +7868,7 @@ struct ofl_pp_conn {
     struct ofl_pp_stats stats;
     struct ofl_qp_wr wr;  /* scratch: the work request being posted */
     struct ofl_qp_sge sge; /* scratch: its data segment */
+    struct ofl_pp_cells *cells[2]; /* cell channels (cfg.cells) */
 };
 
 /* The connection table above: the next state, or OFL_PP_STATES when
@@ -7686,7 +7880,8 @@ enum ofl_pp_conn_state ofl_pp_conn_next(enum ofl_pp_conn_state from,
 const char *ofl_pp_conn_state_name(enum ofl_pp_conn_state s);
 
 /* Initialises conn in DOWN with both tables: OFL_E_ARG when one QP is NULL
- * and the other not, or both are the same QP, or a table is missing;
+ * and the other not, or both are the same QP, or a table is missing, or a
+ * cells entry is not initialised (ofl_pp_cells_init) or both name one;
  * OFL_E_SIZE (ofl_pp_pools_init) when a table is too small. */
 enum ofl_err ofl_pp_conn_init(struct ofl_pp_conn *conn,
                               const struct ofl_pp_conn_cfg *cfg);
@@ -7776,7 +7971,8 @@ struct ofl_pp_write_req {
     struct ofl_qp_sge src;   /* local data: len bytes */
     struct ofl_pp_buf ind;   /* registered room for a BufferRDMAIndicate
                                 (used only when the message path is
-                                taken: 8 + OFL_PP_REF_LEN bytes) */
+                                taken: 8 + OFL_PP_REF_LEN bytes, and its
+                                cell on a cell data channel) */
     uint64_t wr_id;          /* of the Write (the indicate Send: wr_id + 1) */
 };
 
@@ -7808,7 +8004,9 @@ enum ofl_err ofl_pp_write_prepare(struct ofl_pp_conn *conn, uint32_t pool,
  * posted nothing is posted or consumed. Should the QP refuse the Send after
  * taking the Write (it cannot for lack of room), the element stays
  * consumed and the QP's error is returned: the caller sends the
- * BufferRDMAIndicate itself.
+ * BufferRDMAIndicate itself. When the data channel is a cell channel the
+ * BufferRDMAIndicate goes as one cell built behind it in req->ind (cap >=
+ * 20 + ofl_pp_cell_bytes(cell_size, 20)).
  */
 enum ofl_err ofl_pp_write(struct ofl_pp_conn *conn,
                           const struct ofl_pp_write_req *req,
@@ -7824,7 +8022,11 @@ enum ofl_pp_channel ofl_pp_msg_channel(const struct ofl_pp_msg *m);
  * (OFL_E_ARG when detached; OFL_E_PP_CHANNEL when m must take the data
  * channel and ch is the control one). READY or FLUSHING; in CLOSED only a
  * FlushReply (the request that emptied the last pool is still answered).
- * Errors of ofl_pp_msg_encode and ofl_qp_post_send. */
+ * Errors of ofl_pp_msg_encode and ofl_qp_post_send. On a cell channel
+ * (seed 002 cells) buf holds the message and then its cells (cap >= size
+ * + ofl_pp_cell_bytes(cell_size, size), else OFL_E_SIZE), each cell is
+ * one signalled Send with wr_id, and the SQ must take them all
+ * (OFL_E_QP_SQ_FULL, nothing posted). */
 enum ofl_err ofl_pp_post_msg(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
                              const struct ofl_pp_msg *m,
                              const struct ofl_pp_buf *buf, uint64_t wr_id);
@@ -7915,6 +8117,106 @@ enum ofl_err ofl_pp_reasm_init(struct ofl_pp_reasm *r,
 enum ofl_err ofl_pp_reasm_input(struct ofl_pp_reasm *r, const uint8_t *cell,
                                 size_t len, struct ofl_pp_packet *pkt,
                                 bool *done);
+
+/* Bytes of every cell of a packet of len bytes without immediate data
+ * (ofl_pp_cell_build's lengths summed); 0 when ofl_pp_cell_count is 0.
+ * Pure. */
+uint32_t ofl_pp_cell_bytes(uint32_t cell_size, uint32_t len);
+
+/*
+ * Cell channels (seed 002: "If the data is larger than a predetermined
+ * size (e.g., 256 bytes) the channel adapter at the source may segment
+ * the data into multiple segments, wherein each segment is sent in a
+ * separate cell", and "The HCA 210 also performs reassembly of multiple
+ * received cells corresponding to the same packet or message"). A channel
+ * of a connection whose cfg.cells[ch] is set is a cell channel: every
+ * message the pp layer sends on it is one packet (the encoded message,
+ * VA 0, memory handle 0, no immediate data, the channel's next packet
+ * sequence number) cut into cells of cell_size data bytes, and the
+ * receiver takes it back cell by cell:
+ *
+ *   sender    ofl_pp_post_msg (QPs): encodes the message into buf, builds
+ *             its cells right behind it in buf and posts each cell as one
+ *             signalled Send (wr_id each); ofl_pp_write's
+ *             BufferRDMAIndicate likewise (req->ind). Detached:
+ *             ofl_pp_msg_cells encodes the packet, the caller builds the
+ *             cells (ofl_pp_cell_build) and carries each as one frame
+ *   receiver  ofl_pp_conn_recv_cell, one hostile cell per call
+ *
+ * Receiver states (per cell channel; struct ofl_pp_reasm):
+ *
+ *   state \ cell  FIRST of psn due  next cell of the open   anything else
+ *                                   packet (not LAST/LAST)
+ *   IDLE          OPEN (LAST too:   - (_CELL_MISSING)         refused, IDLE
+ *                 the message, IDLE)
+ *   OPEN          - (_CELL_DUP,     OPEN / the message, IDLE  _CELL_DUP:
+ *                 stays OPEN)                                  stays OPEN;
+ *                                                              others: IDLE
+ *
+ * "the message" = the packet is complete (cell and packet CRCs, cell
+ * numbers and lengths checked by ofl_pp_reasm_input) and is handed to
+ * ofl_pp_conn_recv; its packet sequence number is then taken whether
+ * the message is accepted or refused (a refused message changes no pool
+ * and no state, as ofl_pp_conn_recv's contract says). A message packet
+ * whose first cell names a VA, a memory handle or immediate data is
+ * refused whole (OFL_E_PP_CELL_HDR, counted in msgs_refused). A refused
+ * cell never reaches the pool tables or the connection state: only the
+ * reassembly drops its open packet (the sender sends it again from its
+ * first cell).
+ */
+struct ofl_pp_cells {
+    struct ofl_pp_reasm rx; /* inbound cells */
+    uint32_t cell_size;     /* data bytes per cell (256: seed 002) */
+    uint32_t tx_psn;        /* packet sequence number of the next send */
+};
+
+/*
+ * Initialises a cell channel: cells of cell_size data bytes (a power of
+ * two, 16 .. 4096), reassembly into buf[cap] (the longest message this
+ * end takes on the channel), the first packet sent numbered tx_psn, the
+ * first expected rx_psn; CRCs through port's hook (NULL: portable).
+ * OFL_E_ARG for a bad size or buffer (ofl_pp_reasm_init). Hand it to
+ * ofl_pp_conn_init in cfg.cells[ch].
+ */
+enum ofl_err ofl_pp_cells_init(struct ofl_pp_cells *c,
+                               const struct ofl_port *port, uint8_t *buf,
+                               uint32_t cap, uint32_t cell_size,
+                               uint32_t tx_psn, uint32_t rx_psn);
+
+/*
+ * Detached sender on cell channel ch: the checks of ofl_pp_post_msg
+ * (state, OFL_E_PP_CHANNEL), OFL_E_ARG when ch is not a cell channel,
+ * then m is encoded into out[0 .. cap) and *pkt is its packet (data =
+ * out, the channel's next psn, which advances). The caller builds cells
+ * 0 .. ofl_pp_cell_count(cell_size, pkt->len) - 1 with ofl_pp_cell_build
+ * and sends each. OFL_E_SIZE when cap is short or the message needs more
+ * than 2^16 cells. Nothing changes on error.
+ */
+enum ofl_err ofl_pp_msg_cells(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
+                              const struct ofl_pp_msg *m, uint8_t *out,
+                              size_t cap, struct ofl_pp_packet *pkt);
+
+/* Where ofl_pp_conn_recv_cell puts a completed message. */
+struct ofl_pp_rx {
+    struct ofl_pp_msg *m;     /* the message, as ofl_pp_conn_recv */
+    struct ofl_pp_msg *reply; /* the reply to send, as ofl_pp_conn_recv */
+    bool done;                /* this cell completed a message */
+};
+
+/*
+ * Takes one hostile cell on cell channel ch (OFL_E_ARG when ch is not
+ * one; OFL_E_PP_CONN_STATE, cell untouched, in DOWN or ERROR). The cell
+ * goes to the channel's reassembly (ofl_pp_reasm_input: its errors, the
+ * pools and the connection unchanged); when it completes a packet,
+ * out->done is true and the result is ofl_pp_conn_recv's for the
+ * message (m->data points into the reassembly buffer until the next cell
+ * of this channel), or OFL_E_PP_CELL_HDR for a packet naming a VA, a
+ * memory handle or immediate data. Cost: O(len), plus the message's on
+ * the last cell.
+ */
+enum ofl_err ofl_pp_conn_recv_cell(struct ofl_pp_conn *conn,
+                                   enum ofl_pp_channel ch, const uint8_t *cell,
+                                   size_t len, struct ofl_pp_rx *out);
 #endif /* OFL_ENABLE_PP */
 
 #ifdef __cplusplus

@@ -28,7 +28,19 @@
  * as target and as initiator) and close. Exit status 0 only when every
  * byte matched and both connections ended CLOSED.
  *
- *   ofl-splitdrv --demo      run the demonstration (the only mode)
+ * Over cell channels (seed 002: "If the data is larger than a
+ * predetermined size (e.g., 256 bytes) the channel adapter at the source
+ * may segment the data into multiple segments, wherein each segment is
+ * sent in a separate cell"): both channels of both connections are cell
+ * channels (ofl_pp_cells_init, 256-byte cells), so every message, the
+ * BufferRDMAIndicates and the flush messages included, leaves as cells,
+ * one Send each, and is reassembled by ofl_pp_conn_recv_cell; the
+ * SendData is then 1000 bytes (four cells). The run checks, besides the
+ * above, that every message arrived as cells, none dropped or repeated.
+ *
+ *   ofl-splitdrv --demo      run the demonstration, then again over cell
+ *                            channels
+ *   ofl-splitdrv --cells     only the run over cell channels
  */
 #include "offload.h"
 #include "ports/sim/ofl_sim.h"
@@ -52,6 +64,9 @@
 #define NOUT 40u          /* outbound packets (host -> unit) */
 #define NIN 24u           /* inbound packets (unit -> host) */
 #define BIG 70000u        /* a packet for the indicate path */
+#define TXB 4096u         /* a message send slot: the message and its cells */
+#define REASM 1024u       /* a cell channel's reassembly buffer */
+#define HELLO 1000u       /* the SendData over cell channels */
 
 /* One direction of a channel's wire: stream bytes not yet delivered. */
 struct wire {
@@ -94,6 +109,8 @@ struct node {
     struct ofl_tpt_att_pool att_pool; /* hands out the ATT slots */
     struct chan ch[2]; /* OFL_PP_CTRL, OFL_PP_DATA */
     struct ofl_pp_conn pp;
+    struct ofl_pp_cells cells[2]; /* over cell channels */
+    uint8_t reasm[2][REASM];
     struct ofl_pp_pool rx_slot[PCAP], tx_slot[PCAP];
     uint32_t rx_bits[PCAP], tx_bits[PCAP];
     _Alignas(4096) uint8_t arena[ARENA];
@@ -117,6 +134,8 @@ struct node {
 };
 
 static struct ofl_pp_msg g_in, g_reply, g_m;
+static bool g_cells;           /* this run is over cell channels */
+static uint8_t g_hello[HELLO]; /* "hello", then a pattern */
 
 static uint64_t va(const void *p)
 {
@@ -263,11 +282,11 @@ static int chan_init(struct node *n, struct chan *c, uint32_t qpn,
         return -1;
     c->out = out;
     c->rxbufs = alloc(n, NRX * RXB);
-    c->txmsg = alloc(n, 16 * RXB);
+    c->txmsg = alloc(n, 16 * TXB);
     if (c->rxbufs == NULL || c->txmsg == NULL)
         return -1;
     c->rx_stag = reg(n, c->rxbufs, NRX * RXB, OFL_TPT_LOCAL_WRITE);
-    c->tx_stag = reg(n, c->txmsg, 16 * RXB, OFL_TPT_LOCAL_READ);
+    c->tx_stag = reg(n, c->txmsg, 16 * TXB, OFL_TPT_LOCAL_READ);
     if (c->rx_stag == 0 || c->tx_stag == 0)
         return -1;
     for (i = 0; i < NRX; i++) {
@@ -298,13 +317,13 @@ static int node_init(struct node *n, const char *name)
     /* receive pools: the unit's need 8 x 2048 twice and 2 x 80000 */
     n->pool_mem = alloc(n, 2 * 8 * 2048 + 2 * 80000);
     n->src = alloc(n, BIG + 4096);
-    n->ind = alloc(n, 16 * 32);
+    n->ind = alloc(n, 128);
     if (n->pool_mem == NULL || n->src == NULL || n->ind == NULL)
         return -1;
     n->pool_stag = reg(n, n->pool_mem, 2 * 8 * 2048 + 2 * 80000,
                        OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE);
     n->src_stag = reg(n, n->src, BIG + 4096, OFL_TPT_LOCAL_READ);
-    n->ind_stag = reg(n, n->ind, 16 * 32, OFL_TPT_LOCAL_READ);
+    n->ind_stag = reg(n, n->ind, 128, OFL_TPT_LOCAL_READ);
     return n->pool_stag && n->src_stag && n->ind_stag ? 0 : -1;
 }
 
@@ -343,8 +362,17 @@ static int connect_channel(struct chan *h, struct chan *u, struct wire *hu,
 static int pp_init(struct node *n)
 {
     struct ofl_pp_conn_cfg cfg;
+    uint32_t ch;
 
     memset(&cfg, 0, sizeof(cfg));
+    for (ch = 0; g_cells && ch < 2; ch++) {
+        /* both ends number each channel's packets from 0x7000 + ch */
+        if (ofl_pp_cells_init(&n->cells[ch], &n->sim.port, n->reasm[ch],
+                              REASM, OFL_PP_CELL_SIZE, 0x7000 + ch,
+                              0x7000 + ch) != OFL_OK)
+            return -1;
+        cfg.cells[ch] = &n->cells[ch];
+    }
     cfg.ctrl = &n->ch[OFL_PP_CTRL].qp;
     cfg.data = &n->ch[OFL_PP_DATA].qp;
     cfg.rx = (struct ofl_pp_pools_mem){n->rx_slot, PCAP, PMAX, n->rx_bits,
@@ -390,8 +418,8 @@ static void send_msg(struct node *n, const struct ofl_pp_msg *m)
 {
     enum ofl_pp_channel ch = ofl_pp_msg_channel(m);
     struct chan *c = &n->ch[ch];
-    uint8_t *p = c->txmsg + (c->txn & 15u) * RXB;
-    struct ofl_pp_buf b = {p, va(p), RXB, c->tx_stag};
+    uint8_t *p = c->txmsg + (c->txn & 15u) * TXB;
+    struct ofl_pp_buf b = {p, va(p), TXB, c->tx_stag};
     enum ofl_err e = ofl_pp_post_msg(&n->pp, ch, m, &b, c->txn);
 
     c->txn++;
@@ -470,8 +498,18 @@ static void serve(struct node *n)
                             (struct ofl_pp_ref){r.pool, r.elem, 1};
                 }
             } else {
-                err = ofl_pp_conn_recv(&n->pp, b, e[i].byte_len, &g_in,
-                                       &g_reply);
+                struct ofl_pp_rx rx = {&g_in, &g_reply, true};
+
+                g_in.type = 0;
+                if (g_cells) /* one cell: a message once it completes */
+                    err = ofl_pp_conn_recv_cell(&n->pp,
+                                                (enum ofl_pp_channel)ch, b,
+                                                e[i].byte_len, &rx);
+                else
+                    err = ofl_pp_conn_recv(&n->pp, b, e[i].byte_len, &g_in,
+                                           &g_reply);
+                if (err == OFL_OK && !rx.done)
+                    goto repost;
                 if (err != OFL_OK && err != OFL_E_PP_FLUSH_UNKNOWN)
                     fail(n, ofl_pp_type_name(g_in.type), err);
                 if (err == OFL_OK && g_reply.type != 0)
@@ -487,8 +525,9 @@ static void serve(struct node *n)
                         }
                         break;
                     case OFL_PP_SEND_DATA:
-                        n->got_send += g_in.data_len == 5 &&
-                                       memcmp(g_in.data, "hello", 5) == 0;
+                        n->got_send += g_in.data_len == (g_cells ? HELLO : 5) &&
+                                       memcmp(g_in.data, g_hello,
+                                              g_in.data_len) == 0;
                         break;
                     case OFL_PP_CFG_UTIL_REQUEST:
                         /* code 1: set the MAC address (6 bytes) */
@@ -524,6 +563,7 @@ static void serve(struct node *n)
                         break;
                     }
             }
+        repost:
             memset(&wr, 0, sizeof(wr));
             wr.wr_id = e[i].wr_id;
             wr.sge = &sge;
@@ -589,7 +629,7 @@ static int push(struct node *n, uint32_t k, unsigned *asked)
     req.pool = r.pool;
     req.elem = r.elem;
     req.src = (struct ofl_qp_sge){va(n->src), len, n->src_stag};
-    req.ind = (struct ofl_pp_buf){n->ind, va(n->ind), 32, n->ind_stag};
+    req.ind = (struct ofl_pp_buf){n->ind, va(n->ind), 128, n->ind_stag};
     req.wr_id = 1000 + k * 2;
     err = ofl_pp_write(&n->pp, &req, &w);
     if (err != OFL_OK) {
@@ -617,23 +657,26 @@ static void push_all(struct node *n, uint32_t count)
     }
 }
 
-int main(int argc, char **argv)
+/* One run of the demonstration; over cell channels when cells. 0 when
+ * every check passed. */
+static int run(bool cells)
 {
     static uint8_t wirebuf[4][WIRE];
     struct ofl_pp_pool_desc d[2];
     uint32_t i, pools[2];
     int rc = 0;
 
-    if (argc != 2 || strcmp(argv[1], "--demo") != 0) {
-        fprintf(stderr, "usage: %s --demo\n", argv[0]);
-        return 2;
-    }
+    g_cells = cells;
+    memcpy(g_hello, "hello", 5);
+    for (i = 5; i < HELLO; i++)
+        g_hello[i] = (uint8_t)(i * 29u + 3u);
     g_host = aligned_alloc(4096, (sizeof(struct node) + 4095) & ~4095ul);
     g_unit = aligned_alloc(4096, (sizeof(struct node) + 4095) & ~4095ul);
     if (g_host == NULL || g_unit == NULL)
         return 1;
     memset(g_host, 0, sizeof(*g_host));
     memset(g_unit, 0, sizeof(*g_unit));
+    memset(g_w, 0, sizeof(g_w));
     for (i = 0; i < 4; i++)
         g_w[i].buf = wirebuf[i];
     if (node_init(g_host, "host") != 0 || node_init(g_unit, "unit") != 0 ||
@@ -678,8 +721,8 @@ int main(int argc, char **argv)
     send_msg(g_host, &g_m);
     memset(&g_m, 0, sizeof(g_m));
     g_m.type = OFL_PP_SEND_DATA;
-    g_m.data = (const uint8_t *)"hello";
-    g_m.data_len = 5;
+    g_m.data = g_hello;
+    g_m.data_len = cells ? HELLO : 5;
     send_msg(g_host, &g_m);
     step();
 
@@ -734,10 +777,54 @@ int main(int argc, char **argv)
         g_unit->sim.violations) {
         printf("ofl-splitdrv: FAILED (see the lines above)\n");
         rc = 1;
-    } else {
-        printf("ofl-splitdrv: ok (every byte matched)\n");
     }
+    if (cells) {
+        /* every message each end took came as cells: one packet each,
+         * none dropped or repeated */
+        const struct node *nodes[2] = {g_host, g_unit};
+
+        for (i = 0; i < 2; i++) {
+            const struct node *n = nodes[i];
+            const struct ofl_pp_reasm *c0 = &n->cells[0].rx,
+                                      *c1 = &n->cells[1].rx;
+
+            printf("%s: cells: %llu messages reassembled (control %llu, "
+                   "data %llu), %llu dropped, %llu repeated\n",
+                   n->name,
+                   (unsigned long long)(c0->packets + c1->packets),
+                   (unsigned long long)c0->packets,
+                   (unsigned long long)c1->packets,
+                   (unsigned long long)(c0->dropped + c1->dropped),
+                   (unsigned long long)(c0->dups + c1->dups));
+            if (c0->packets == 0 || c1->packets == 0 ||
+                c0->packets + c1->packets !=
+                    n->pp.stats.msgs_rx + n->pp.stats.msgs_refused ||
+                c0->dropped + c1->dropped + c0->dups + c1->dups != 0 ||
+                n->cells[0].tx_psn == 0x7000 ||
+                n->cells[1].tx_psn == 0x7001) {
+                printf("ofl-splitdrv: FAILED (cells)\n");
+                rc = 1;
+            }
+        }
+    }
+    if (rc == 0)
+        printf("ofl-splitdrv: ok (every byte matched%s)\n",
+               cells ? ", over 256-byte cell channels" : "");
     free(g_host);
     free(g_unit);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--demo") == 0) {
+        int rc = run(false);
+
+        printf("== over cell channels\n");
+        return run(true) || rc;
+    }
+    if (argc == 2 && strcmp(argv[1], "--cells") == 0)
+        return run(true);
+    fprintf(stderr, "usage: %s --demo | --cells\n", argv[0]);
+    return 2;
 }

@@ -26,7 +26,7 @@
 
 ## guest-stage       stages the QEMU guest's base layer into build/guest (cached)
 ## rdma-stage        stages the guest's RDMA layer: siw, rdma-core (cached)
-## test-rdma         every Linux RDMA rig in turn (posix, kmod-iw, device, pyverbs, hostile, nvme, perftest): one total
+## test-rdma         every Linux RDMA rig in turn (posix, kmod-iw, device, pyverbs, hostile, nvme): one total
 ## test-rdma-posix   ofl-rping (posix port) against rdma-core's rping on Linux siw (QEMU)
 
 GUEST      ?= build/guest

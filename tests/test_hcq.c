@@ -685,6 +685,110 @@ static void test_hcq_qp_overflow(void)
     qr_free(r);
 }
 
+/* Two QPs share one host CQ of 4 CQEs that nobody reaps (issue 27 gap):
+ * a's 3 completions fit, b's first fills the ring and its next 2 are lost
+ * (the flush names b), the device applies the overrun rule to every QP of
+ * the CQ (both to ERROR with OFL_QP_EVT_CQ_OVERRUN), a's later
+ * completions are lost too and name a; the host reaps exactly the 4 in
+ * order, and no byte past the ring is written. */
+static void test_hcq_multi_qp_overflow(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    static struct hport hp; /* host memory: too large for a kernel stack */
+    struct ofl_hcq h;
+    struct ofl_hcq_cfg c;
+    struct ofl_hcq_host hh;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe out[8];
+    struct qr_side *qp[2];
+    uint32_t moved, qpn = 0, i, n, guard = 1;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    qp[0] = &r->a;
+    qp[1] = &r->b;
+    CHECK(qp[0]->qp.attr.qpn != qp[1]->qp.attr.qpn);
+    hp_init(&hp);
+    cfg_init(&c, 4);
+    CHECK_OK(ofl_hcq_host_init(&hh, hp.mem, 4, NULL, &hp.port));
+    memset(hp.mem + 4 * OFL_HCQE_LEN, 0xA5, HMEM - 4 * OFL_HCQE_LEN);
+    CHECK_OK(ofl_hcq_init(&h, &hp.port, &c));
+    CHECK_OK(ofl_hcq_arm(&h, OFL_CQ_ARM_ANY));
+    qr_pump(r, 0);
+    for (i = 0; i < 6; i++) {
+        qr_wr(&wr, OFL_QP_OP_DELAY, 100 * (i / 3 + 1) + i % 3, &sge, NULL, 0,
+              0);
+        wr.flags |= OFL_QP_WR_SIGNALED;
+        CHECK_OK(qr_post_send(qp[i / 3], &wr));
+    }
+    qr_pump(r, 0);
+    /* a: 3 CQEs, room for all */
+    CHECK_OK(ofl_hcq_flush(&h, &qp[0]->scq, 0, &moved, &qpn));
+    CHECK_EQ(moved, 3);
+    CHECK_EQ(h.overrun, 0);
+    /* b: one fits, two are lost; the flush names b */
+    qpn = 0;
+    CHECK_ERR(ofl_hcq_flush(&h, &qp[1]->scq, 0, &moved, &qpn),
+              OFL_E_QP_HCQ_OVERRUN);
+    CHECK_EQ(moved, 1);
+    CHECK_EQ(qpn, qp[1]->qp.attr.qpn);
+    CHECK_EQ(h.lost, 2);
+    CHECK_EQ(h.pi, 4);
+    CHECK_EQ(h.overrun, 1);
+    /* the device's rule: every QP of the CQ gets the async error */
+    for (i = 0; i < 2; i++) {
+        CHECK(!(qp[i]->qp.events & OFL_QP_EVT_CQ_OVERRUN));
+        CHECK_OK(ofl_qp_cq_overrun(&qp[i]->qp));
+        CHECK(qp[i]->qp.events & OFL_QP_EVT_CQ_OVERRUN);
+        CHECK_EQ(qp[i]->qp.state, OFL_QP_ERROR);
+    }
+    /* a's WQEs posted after are flushed in ERROR and lost as well: the
+     * flush names a now; b's likewise */
+    qr_wr(&wr, OFL_QP_OP_DELAY, 999, &sge, NULL, 0, 0);
+    wr.flags |= OFL_QP_WR_SIGNALED;
+    CHECK_OK(qr_post_send(qp[0], &wr));
+    CHECK_OK(qr_post_send(qp[1], &wr));
+    qr_pump(r, 0);
+    qpn = 0;
+    CHECK_ERR(ofl_hcq_flush(&h, &qp[0]->scq, 0, &moved, &qpn),
+              OFL_E_QP_HCQ_OVERRUN);
+    CHECK_EQ(moved, 0);
+    CHECK_EQ(qpn, qp[0]->qp.attr.qpn);
+    qpn = 0;
+    CHECK_ERR(ofl_hcq_flush(&h, &qp[1]->scq, 0, &moved, &qpn),
+              OFL_E_QP_HCQ_OVERRUN);
+    CHECK_EQ(moved, 0);
+    CHECK_EQ(qpn, qp[1]->qp.attr.qpn);
+    CHECK_EQ(h.lost, 4);
+    CHECK_EQ(h.pi, 4);
+    /* room again (the host reaps) does not end the overrun */
+    CHECK_OK(ofl_hcq_reap(&hh, out, 8, &n));
+    CHECK_EQ(n, 4);
+    for (i = 0; i < n && i < 4; i++) {
+        CHECK_EQ(out[i].wr_id, i < 3 ? 100 + i : 200);
+        CHECK_EQ(out[i].qpn, qp[i < 3 ? 0 : 1]->qp.attr.qpn);
+        CHECK_EQ(out[i].status, OFL_WC_SUCCESS);
+    }
+    CHECK_OK(ofl_hcq_set_ci(&h, 4));
+    {
+        struct ofl_cqe e;
+
+        cqe(&e, 1000, OFL_WC_SUCCESS, 0);
+        CHECK_ERR(ofl_hcq_put(&h, &e, 0), OFL_E_QP_HCQ_OVERRUN);
+    }
+    CHECK_OK(ofl_hcq_reap(&hh, out, 8, &n));
+    CHECK_EQ(n, 0);
+    CHECK_EQ(h.lost, 5);
+    /* nothing past the ring */
+    for (i = 4 * OFL_HCQE_LEN; i < HMEM; i++)
+        if (hp.mem[i] != 0xA5)
+            guard = 0;
+    CHECK(guard);
+    qr_free(r);
+}
+
 OFL_SUITE(hcq)
 {
     test_wqe_layout();
@@ -698,4 +802,5 @@ OFL_SUITE(hcq)
     test_hcq_hostile();
     test_hcq_qp();
     test_hcq_qp_overflow();
+    test_hcq_multi_qp_overflow();
 }

@@ -280,7 +280,7 @@ static void test_iscsi(void)
     qr_free(r);
 }
 
-void ofl_suite_qp_txres(void)
+OFL_SUITE(qp_txres)
 {
     test_stream();
     test_refused();

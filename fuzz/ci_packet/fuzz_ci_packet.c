@@ -32,6 +32,15 @@
  *   6  flush the cache and compare the tables
  *   7  arm a read slot, as ofl_ap_tx_read would have (the sides have no
  *      outgoing table): u8 slot, u16 offset, u16 length, u32 nonce
+ *   0xF0 .. 0xFF (ops below are taken modulo 8): a read through a third
+ *      NIC R, the originator, at the peer's address: u8 in-index, u8
+ *      flags, u16 offset, u16 length, u16 size, then (flags 2) u32 nonce,
+ *      (flags 4) u32 seq, (flags 1) u64 raw PCI address. R's outgoing
+ *      aperture 0 is programmed towards that incoming aperture of X/Y
+ *      (its nonce, sequence and rotation copied from X unless the input
+ *      overrides them), ofl_ap_tx_read builds the request, X and Y answer
+ *      it (ofl_ap_rx_reply, as every frame), and X's reply goes back to R
+ *      (ofl_ap_rx).
  *
  * Y also merges adjacent data records into one PCI burst
  * (ofl_ap_rx_merge) and X does not: merging must not change a result, a
@@ -41,6 +50,12 @@
  * on both). Kinds in a built record: 1 in 8 an event, 1 in 8 a read
  * request (read length and tag from the input), 1 in 8 a read response
  * (tag, nonce and offset of a slot, or not).
+ *
+ * R's invariants: a refused ofl_ap_tx_read changes no slot, no entry and
+ * not the frame; an accepted one makes the lowest IDLE slot PENDING with
+ * the address, length and nonce of the request; a response R takes makes
+ * the slot IDLE with exactly the bytes X's aperture held at the request,
+ * and R's DMA never leaves its completion buffer (its sim port traps).
  */
 #include "fuzz.h"
 
@@ -82,6 +97,21 @@ struct side {
 };
 
 static struct side X, Y;
+
+/* The read originator: its own NIC at the peer's address. */
+#define NOUT 2
+struct origin {
+    struct ofl_sim sim;
+    struct ofl_ap_nic nic;
+    struct ofl_ap_in_entry in[1];
+    struct ofl_ap_out_entry out[NOUT];
+    struct ofl_ap_read reads[NREAD];
+    struct ofl_ap_tx_frame f;
+    uint8_t buf[2048];
+    uint8_t done[NREAD * RDONE];
+};
+static struct origin R;
+static size_t g_reply_len; /* X's reply frame of the last rx(), or 0 */
 
 /* The harness's picture of each incoming entry: what it programmed and
  * the core accepted (base as an offset into the side's mem). */
@@ -388,6 +418,7 @@ static void rx(const uint8_t *f, size_t n)
     size_t lx = 0, ly = 0;
     unsigned i;
 
+    g_reply_len = 0;
     ofl_ap_tx_begin(&X.reply, X.reply_buf, sizeof(X.reply_buf));
     ofl_ap_tx_begin(&Y.reply, Y.reply_buf, sizeof(Y.reply_buf));
     ex = ofl_ap_rx_reply(&X.nic, f, n, &X.reply, &rx_);
@@ -402,6 +433,7 @@ static void rx(const uint8_t *f, size_t n)
         FUZZ_ASSERT(ofl_ap_tx_finish(&X.nic, &X.reply, &lx) == OFL_OK);
         FUZZ_ASSERT(ofl_ap_tx_finish(&Y.nic, &Y.reply, &ly) == OFL_OK);
         FUZZ_ASSERT(lx == ly && memcmp(X.reply_buf, Y.reply_buf, lx) == 0);
+        g_reply_len = lx;
         /* the response goes back to the frame's source */
         FUZZ_ASSERT(memcmp(X.reply_buf, f + 6, 6) == 0);
     }
@@ -531,6 +563,107 @@ static void pointers(struct fuzz_in *in)
     FUZZ_ASSERT(X.evq[q].rd == Y.evq[q].rd);
 }
 
+static void origin_init(void)
+{
+    static const struct ofl_ap_out_group g = {0x80000000ull, 0, NOUT, 12};
+    struct ofl_ap_nic_config cfg;
+
+    memset(&R, 0, sizeof(R));
+    ofl_sim_init(&R.sim);
+    R.sim.trap_violations = true;
+    ofl_sim_allow(&R.sim, R.done, sizeof(R.done), OFL_SIM_WRITE);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.port = &R.sim.port;
+    cfg.self = peer; /* the address X and Y's apertures expect */
+    cfg.in = R.in;
+    cfg.in_capacity = 1;
+    cfg.out = R.out;
+    cfg.out_capacity = NOUT;
+    cfg.groups = &g;
+    cfg.ngroups = 1;
+    cfg.max_burst = 64;
+    FUZZ_ASSERT(ofl_ap_nic_init(&R.nic, &cfg) == OFL_OK);
+    FUZZ_ASSERT(ofl_ap_read_attach(&R.nic, R.reads, NREAD) == OFL_OK);
+}
+
+/* Ops 0xF0 ..: R reads from X and Y's aperture through ofl_ap_tx_read. */
+static void origin_read(struct fuzz_in *in)
+{
+    struct ofl_ap_out_entry ov, before;
+    struct ofl_ap_read slots[NREAD];
+    struct ofl_ap_rx_result res;
+    uint8_t a = fuzz_u8(in) % NIN, flags = fuzz_u8(in);
+    uint16_t off = fuzz_u16(in), len = fuzz_u16(in), size = fuzz_u16(in);
+    const struct ofl_ap_in_entry *xe = &X.in[a];
+    uint32_t t, tag = NREAD;
+    uint64_t pci;
+    size_t n = 0;
+    enum ofl_err err;
+
+    memset(&ov, 0, sizeof(ov));
+    ov.type = OFL_AP_TYPE_CI_DATA;
+    ov.size = size % (SLOT + 64 + 1); /* a read never passes RDONE */
+    ov.dst_in_index = a;
+    memcpy(ov.dst_mac, self.mac, 6);
+    ov.dst_cluster = self.cluster;
+    ov.nonce = (flags & 2) ? fuzz_u32(in) : xe->nonce;
+    ov.nonce_count = xe->nonce_count;
+    ov.nonce_step = xe->nonce_step;
+    ov.nonce_every = xe->nonce_every;
+    ov.seq = (flags & 4) ? fuzz_u32(in) : xe->seq;
+    ov.flags = xe->flags & OFL_AP_F_SEQ;
+    ov.state = OFL_AP_OPEN;
+    if (ofl_ap_out_program(&R.nic, OFL_AP_PRIV_OS, 0, 0, &ov,
+                           OFL_AP_OUT_ALL) != OFL_OK)
+        return;
+    pci = (flags & 1) ? fuzz_u64(in) : R.out[0].pci_base + off;
+    for (t = 0; t < NREAD && R.reads[t].state != OFL_AP_READ_IDLE; t++)
+        ;
+    before = R.out[0];
+    memcpy(slots, R.reads, sizeof(slots));
+    ofl_ap_tx_begin(&R.f, R.buf, sizeof(R.buf));
+    err = ofl_ap_tx_read(&R.nic, &R.f, pci, len,
+                         ofl_sim_pa(R.done + (t < NREAD ? t : 0) * RDONE),
+                         &tag);
+    if (err != OFL_OK) {
+        FUZZ_ASSERT(R.f.len == 0 && R.f.records == 0);
+        FUZZ_ASSERT(memcmp(slots, R.reads, sizeof(slots)) == 0);
+        FUZZ_ASSERT(R.out[0].seq == before.seq &&
+                    R.out[0].nonce == before.nonce &&
+                    R.out[0].nonce_count == before.nonce_count);
+        return;
+    }
+    /* the lowest IDLE slot, PENDING with the request's address */
+    FUZZ_ASSERT(t < NREAD && tag == t);
+    FUZZ_ASSERT(R.reads[t].state == OFL_AP_READ_PENDING);
+    FUZZ_ASSERT(R.reads[t].len == len && R.reads[t].out_index == 0 &&
+                R.reads[t].offset == pci - R.out[0].pci_base &&
+                R.reads[t].nonce == before.nonce &&
+                R.reads[t].dest == ofl_sim_pa(R.done + t * RDONE));
+    FUZZ_ASSERT(len >= 1 && R.reads[t].offset + len <= before.size);
+    FUZZ_ASSERT(ofl_ap_tx_finish(&R.nic, &R.f, &n) == OFL_OK);
+    FUZZ_ASSERT(n <= sizeof(frame));
+    memcpy(frame, R.buf, n);
+    rx(frame, n); /* X and Y answer, and must agree */
+    if (g_reply_len == 0)
+        return;
+    /* X's answer back to R: a response R takes carries exactly what X's
+     * aperture held */
+    {
+        uint64_t base = xe->base + R.reads[t].offset;
+        uint64_t mem0 = ofl_sim_pa(X.mem);
+        bool inside = base >= mem0 && base - mem0 + len <= sizeof(X.mem);
+        uint8_t want[RDONE];
+
+        if (inside)
+            memcpy(want, X.mem + (base - mem0), len);
+        err = ofl_ap_rx(&R.nic, X.reply_buf, g_reply_len, &res);
+        FUZZ_ASSERT(R.sim.violations == 0);
+        if (err == OFL_OK && R.reads[t].state == OFL_AP_READ_IDLE && inside)
+            FUZZ_ASSERT(memcmp(R.done + t * RDONE, want, len) == 0);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct fuzz_in in = {data, size};
@@ -539,11 +672,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(sh, 0, sizeof(sh)); /* both sides program the same table */
     side_init(&X, false);
     side_init(&Y, true);
+    origin_init();
     while (in.n != 0 && steps++ < 64) {
         uint8_t op = fuzz_u8(&in);
         size_t n;
         const uint8_t *p;
 
+        if (op >= 0xF0) {
+            origin_read(&in);
+            continue;
+        }
         switch (op % 8) {
         case 0:
             n = fuzz_take(&in, &p, fuzz_u16(&in) % sizeof(frame));

@@ -18,6 +18,17 @@
  *   6 who own pool  a flush; the request goes to the peer, the reply back
  *   7 who           close
  *   8 len(16)       b picks an element (ofl_pp_pick)
+ *   0xF0 .. 0xF7 psn(32)  cell mode (seed 002 cells): both ends' control
+ *                   channels are cell channels, re-initialised with cells
+ *                   of 16 << 2 ((op >> 1) & 3) bytes (16, 64, 256, 1024),
+ *                   both directions numbered from psn; from now on carry()
+ *                   takes every control-channel message as cells
+ *                   (ofl_pp_msg_cells, ofl_pp_cell_build,
+ *                   ofl_pp_conn_recv_cell), each cell given twice when op
+ *                   is odd (the second must be OFL_E_PP_CELL_DUP)
+ *   0xF8 .. 0xFF n(16) bytes  a raw cell to a's control channel
+ *                   (ofl_pp_conn_recv_cell)
+ * (ops below 0xF0 are taken modulo 9, as before the cell events.)
  *
  * Invariants after every event: in each of the four tables every pool's
  * consumed count equals its set bits, no bit is set at or past its element
@@ -33,7 +44,11 @@
  * before: the flushed pool is FLUSHING at its end; an accepted request
  * empties it at the peer and brings back a FlushReply carrying the
  * request's context (no other message brings a reply); an accepted reply
- * leaves it EMPTY at the end that asked.
+ * leaves it EMPTY at the end that asked. Cells: a cell that completes no
+ * message changes no table and no state; while nothing hostile came in,
+ * the sender's next psn equals the receiver's after every carry, every
+ * cell but the last completes nothing and the last completes the
+ * message.
  */
 #include "fuzz.h"
 #include "offload.h"
@@ -45,11 +60,14 @@
 #define MAXE 300u
 #define WORDS (CAP * ((MAXE + 31) / 32))
 #define MAX_EVENTS 128
+#define RBUF 1024u /* cell reassembly: longer than any message built here */
 
 struct end {
     struct ofl_pp_conn c;
     struct ofl_pp_pool rx_slot[CAP], tx_slot[CAP];
     uint32_t rx_bits[WORDS], tx_bits[WORDS];
+    struct ofl_pp_cells cells; /* the control channel's */
+    uint8_t rbuf[RBUF];
 };
 
 static struct end g_a, g_b;
@@ -57,12 +75,18 @@ static struct end g_snap;
 static struct ofl_pp_msg g_m, g_in, g_reply, g_d;
 static uint8_t g_buf[8192], g_buf2[8192];
 static bool g_clean;
+static uint32_t g_cellmode; /* 0 off, 1 cells, 2 each cell twice */
+static uint32_t g_cellsize;
+static uint8_t g_cell[1024 + 64];
 
 static void end_init(struct end *e)
 {
     struct ofl_pp_conn_cfg cfg;
 
     memset(&cfg, 0, sizeof(cfg));
+    FUZZ_ASSERT(ofl_pp_cells_init(&e->cells, NULL, e->rbuf, RBUF,
+                                  OFL_PP_CELL_SIZE, 0, 0) == OFL_OK);
+    cfg.cells[OFL_PP_CTRL] = &e->cells;
     cfg.rx = (struct ofl_pp_pools_mem){e->rx_slot, CAP, MAXE, e->rx_bits,
                                        WORDS};
     cfg.tx = (struct ofl_pp_pools_mem){e->tx_slot, CAP, MAXE, e->tx_bits,
@@ -172,6 +196,46 @@ static void raw(struct end *e, const uint8_t *p, size_t n)
 static enum ofl_err g_req_err, g_rep_err;
 static bool g_replied;
 
+/* Carries control-channel message m as cells (g_cellmode); the result of
+ * the last cell given, or of the first refused. */
+static enum ofl_err carry_cells(struct end *from, struct end *to,
+                                const struct ofl_pp_msg *m)
+{
+    struct ofl_pp_packet p;
+    struct ofl_pp_rx rx = {&g_in, &g_reply, false};
+    uint32_t i, n;
+    enum ofl_err err = OFL_OK;
+
+    FUZZ_ASSERT(ofl_pp_msg_cells(&from->c, OFL_PP_CTRL, m, g_buf,
+                                 sizeof(g_buf), &p) == OFL_OK);
+    n = ofl_pp_cell_count(g_cellsize, p.len);
+    FUZZ_ASSERT(n >= 1 && ofl_pp_cell_bytes(g_cellsize, p.len) != 0);
+    for (i = 0; i < n; i++) {
+        size_t clen = 0;
+
+        FUZZ_ASSERT(ofl_pp_cell_build(NULL, g_cellsize, &p, i, g_cell,
+                                      sizeof(g_cell), &clen) == OFL_OK);
+        err = ofl_pp_conn_recv_cell(&to->c, OFL_PP_CTRL, g_cell, clen, &rx);
+        if (g_clean)
+            FUZZ_ASSERT(err != OFL_OK || rx.done == (i == n - 1));
+        if (err != OFL_OK && !rx.done)
+            unchanged(to, err);
+        if (g_cellmode == 2 && !rx.done && err == OFL_OK) {
+            enum ofl_err dup =
+                ofl_pp_conn_recv_cell(&to->c, OFL_PP_CTRL, g_cell, clen, &rx);
+
+            FUZZ_ASSERT(dup == OFL_E_PP_CELL_DUP && !rx.done);
+        }
+        if (err != OFL_OK || rx.done)
+            break;
+    }
+    if (g_clean)
+        FUZZ_ASSERT(rx.done || err != OFL_OK);
+    if (g_clean && to->c.state != OFL_PP_DOWN)
+        FUZZ_ASSERT(to->cells.rx.psn == from->cells.tx_psn);
+    return err;
+}
+
 /* Carries a message one end built to the other; a reply goes back. */
 static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
 {
@@ -184,9 +248,15 @@ static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
 
     g_replied = false;
     g_rep_err = OFL_OK;
-    FUZZ_ASSERT(ofl_pp_msg_encode(m, g_buf, sizeof(g_buf), &len) == OFL_OK);
     snap(to);
-    err = g_req_err = ofl_pp_conn_recv(&to->c, g_buf, len, &g_in, &g_reply);
+    if (g_cellmode != 0 && ofl_pp_msg_channel(m) == OFL_PP_CTRL) {
+        err = g_req_err = carry_cells(from, to, m);
+    } else {
+        FUZZ_ASSERT(ofl_pp_msg_encode(m, g_buf, sizeof(g_buf), &len) ==
+                    OFL_OK);
+        err = g_req_err = ofl_pp_conn_recv(&to->c, g_buf, len, &g_in,
+                                           &g_reply);
+    }
     unchanged(to, err);
     /* Between two READY ends that saw nothing hostile, every message one
      * builds is accepted by the other. Once one end closes, a message may
@@ -233,10 +303,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     end_init(&g_a);
     end_init(&g_b);
     g_clean = true;
+    g_cellmode = 0;
+    g_cellsize = OFL_PP_CELL_SIZE;
     for (ev = 0; ev < MAX_EVENTS && in.n != 0; ev++) {
         uint8_t op = fuzz_u8(&in);
         enum ofl_err err;
 
+        if (op >= 0xF8) { /* a raw cell to a */
+            const uint8_t *p;
+            size_t n = fuzz_take(&in, &p, fuzz_u16(&in));
+            struct ofl_pp_rx rx = {&g_in, &g_reply, false};
+
+            g_clean = false;
+            snap(&g_a);
+            err = ofl_pp_conn_recv_cell(&g_a.c, OFL_PP_CTRL, p, n, &rx);
+            /* a cell that completes nothing reaches no table */
+            unchanged(&g_a, rx.done ? err : OFL_E_PP_CELL_MISSING);
+            if (!rx.done)
+                FUZZ_ASSERT(g_a.c.stats.msgs_rx == g_snap.c.stats.msgs_rx);
+            if (err == OFL_OK && rx.done && g_reply.type != 0) {
+                size_t len = 0;
+
+                FUZZ_ASSERT(ofl_pp_msg_encode(&g_reply, g_buf2,
+                                              sizeof(g_buf2), &len) == OFL_OK);
+            }
+            goto checks;
+        }
+        if (op >= 0xF0) { /* cell mode */
+            uint32_t psn = fuzz_u32(&in);
+
+            g_cellmode = 1 + (op & 1u);
+            g_cellsize = 16u << (2 * ((op >> 1) & 3u));
+            FUZZ_ASSERT(ofl_pp_cells_init(&g_a.cells, NULL, g_a.rbuf, RBUF,
+                                          g_cellsize, psn, psn) == OFL_OK);
+            FUZZ_ASSERT(ofl_pp_cells_init(&g_b.cells, NULL, g_b.rbuf, RBUF,
+                                          g_cellsize, psn, psn) == OFL_OK);
+            goto checks;
+        }
         switch (op % 9) {
         case 0:
         case 1: {
@@ -370,6 +473,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         }
+    checks:
         check_end(&g_a);
         check_end(&g_b);
         check_agree();

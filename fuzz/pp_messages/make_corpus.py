@@ -54,6 +54,43 @@ seeds = {
     'raw_b': raw(1, pool_msg) + raw(1, update) + raw(1, get) +
              raw(1, cfgrep) + raw(1, flush_req) + bytes([2]) + be64(0x07050100),
 }
+def cellmode(op, psn):  # events 0xF0 .. 0xF7
+    return bytes([op]) + be32(psn)
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c ^= b
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+    return c ^ 0xFFFFFFFF
+
+def cell(pkt, psn, idx, size=256):  # one cell of a message packet
+    n = (len(pkt) + size - 1) // size
+    flags = (1 if idx == 0 else 0) | (2 if idx == n - 1 else 0)
+    data = pkt[idx * size:(idx + 1) * size]
+    c = bytes([1, flags]) + be16(len(data)) + be32(psn) + be16(idx) + be16(0)
+    if idx == 0:
+        c += be64(0) + be32(0) + be32(len(pkt))
+    c += data
+    if idx == n - 1:
+        c += be32(crc32c(pkt))
+    return c + be32(crc32c(c))
+
+def rawcell(c):  # events 0xF8 .. 0xFF: a raw cell to a
+    return bytes([0xF8]) + be16(len(c)) + c
+
+big = hdr(6) + be32(600) + bytes(range(256)) * 2 + bytes(88)
+
+seeds['cells_lifecycle'] = (cellmode(0xF1, 7) + seeds['indicate_path'] +
+                            cellmode(0xF4, 0xFFFFFFFE) +
+                            seeds['lifecycle'])
+seeds['cells_raw'] = (rawcell(cell(senddata, 0, 0)) +
+                      rawcell(cell(senddata, 0, 0)) +
+                      rawcell(cell(big, 1, 0)) + rawcell(cell(big, 1, 2)) +
+                      rawcell(cell(big, 1, 0)) + rawcell(cell(big, 1, 1)) +
+                      rawcell(cell(big, 1, 1)) + rawcell(cell(big, 1, 2)) +
+                      rawcell(cell(cfgreq, 2, 0)[:-1] + b'\x00'))
 os.makedirs('corpus', exist_ok=True)
 for name, data in seeds.items():
     with open(os.path.join('corpus', name), 'wb') as f:

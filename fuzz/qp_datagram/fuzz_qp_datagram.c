@@ -9,16 +9,23 @@
  * EE's snd_isn on, each new frame the next number, a retransmission one
  * of the last WIN numbers (go-back-N).
  *
- * Input: byte 0 unused (kept for the configuration of later versions),
- * then events, each a type byte and its operands:
+ * Input: byte 0 the configuration: bit 0 sets OFL_EE_F_NAK on the EE
+ * (this node sends sequence and RNR NAKs), bits 1-3 its rnr_delay; then
+ * events, each a type byte and its operands:
  *   0x00 L16 bytes   ofl_qp_dgram_input of the bytes
  *   0x01 K F Q S L   a datagram built by the harness (so that the fuzzer
- *                    reaches past the header): kind K (0-3), flags F,
- *                    destination QP Q (0-7), sequence number S (int8,
- *                    relative to the EE's rcv_nxt for data, to its snd_una
- *                    for an acknowledgement), payload length L16 % 600,
+ *                    reaches past the header): kind K & 7 (0 and 2 RD
+ *                    Send, 1 UD, 3 ACK, 4 NAK, 5 RD Write, 6 RD Read
+ *                    request, 7 RD Read response), flags F, destination
+ *                    QP Q (0-7), sequence number S (int8, relative to the
+ *                    EE's rcv_nxt for data, to its snd_una for an
+ *                    acknowledgement or NAK), payload length L16 % 600,
  *                    the destination / source address bit flips in F's
- *                    upper bits
+ *                    upper bits; NAK: code F & 7 (0 and 5-7 undefined),
+ *                    detail Q; Write / Read: F & 0x20 names the remote
+ *                    region (else the local-only one), TO = its base +
+ *                    S * 16, a Read asks L bytes; Read response: the
+ *                    request number snd_una + S
  *   0x02 L16 bytes   ofl_qp_raw_input of the bytes
  *   0x03 N H L16     a raw IPv6 frame built by the harness: next header
  *                    N, destination H & 1 (steered or not), L payload
@@ -28,7 +35,13 @@
  *   0x06 T           ofl_ee_tick at now += T
  *   0x07 B           ofl_qp_process of every QP with budget B
  *   0x08 Q S         ofl_qp_modify of QP Q & 3 to state S % 9
- * (any other type: its value mod 9).
+ *   0x09 Q O L16     post an RDMA Write (O & 1 = 0) or Read on RD QP
+ *                    1 + (Q & 1) (QP 2 or 3) of L16 % 300 bytes, EE 0
+ * (any other type: its value mod 10).
+ *
+ * The node has a region with remote read and write rights (REMOTE, 4096
+ * bytes, always the core's to touch) that inbound RD Writes and Reads
+ * may reach.
  *
  * The guard (fuzz/own.h) allows only what the core may touch at that
  * moment: the data of each send WQE (read) and each receive WQE (write)
@@ -97,6 +110,8 @@ struct ctx {
     unsigned long tx_frames;
     struct own_set own;   /* what the core may touch: the guard */
     uint32_t rd_next;     /* the next new RD data frame's number */
+    uint32_t rstag;       /* the remote region over remote[] */
+    _Alignas(4096) uint8_t remote[4096];
     bool foreign;         /* a frame not built by the harness was input */
 };
 
@@ -115,7 +130,8 @@ static int sink(void *ctx, const uint8_t *data, uint32_t len, uint32_t flags)
         FUZZ_ASSERT(ofl_dg_parse(data, len, &h) == OFL_OK);
         bool fresh = h.kind == OFL_DG_UD;
 
-        if (h.kind == OFL_DG_RD) {
+        if (h.kind == OFL_DG_RD || h.kind == OFL_DG_RD_WRITE ||
+            h.kind == OFL_DG_RD_READ || h.kind == OFL_DG_RD_RESP) {
             uint32_t back = c->rd_next - h.sn;
 
             FUZZ_ASSERT(h.src_addr == 1 && h.dst_addr == 2);
@@ -128,7 +144,10 @@ static int sink(void *ctx, const uint8_t *data, uint32_t len, uint32_t flags)
          * the step that begins it, and this sink never refuses one: so a
          * QP in SQD sends no new frame at all (retransmissions are the
          * EE's, and allowed). */
-        if (fresh && h.src_qpn >= 1 && h.src_qpn <= NQP)
+        /* (a Read response answers a request: any state that takes
+         * frames, SQD included) */
+        if (fresh && h.kind != OFL_DG_RD_RESP && h.src_qpn >= 1 &&
+            h.src_qpn <= NQP)
             FUZZ_ASSERT(c->q[h.src_qpn - 1].qp.state != OFL_QP_SQD);
     }
     return 0;
@@ -159,6 +178,16 @@ static int setup(struct ctx *c)
     b.len = MEM;
     if (ofl_tpt_reg_phys(&c->tpt, 1, &d, &b, 1, &c->stag) != OFL_OK)
         return -1;
+    d.va = (uint64_t)(uintptr_t)c->remote;
+    d.att_base = 24;
+    d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
+    b.pa = ofl_sim_pa(c->remote);
+    b.len = sizeof(c->remote);
+    if (ofl_tpt_reg_phys(&c->tpt, 1, &d, &b, 1, &c->rstag) != OFL_OK)
+        return -1;
+    own_add(&c->own, own_key(OWN_FIXED, 0, 1), b.pa, b.len, OFL_SIM_RW);
+    own_rebuild(&c->sim, &c->own);
     if (ofl_qp_node_init(&c->node, 1, c->slots, 8, c->ee, 1) != OFL_OK)
         return -1;
     memset(&ea, 0, sizeof(ea));
@@ -317,6 +346,38 @@ static void post_send(struct ctx *c, uint32_t qi, uint32_t len, uint32_t ee)
     }
 }
 
+/* An RDMA Write (source read) or Read (sink written) on RD QP qi. */
+static void post_rdma(struct ctx *c, uint32_t qi, bool read, uint32_t len)
+{
+    struct fqp *f = &c->q[qi];
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    memset(&wr, 0, sizeof(wr));
+    sge.addr = BASE + (f->sends % 8) * 512;
+    sge.len = len;
+    sge.stag = c->stag;
+    wr.wr_id = f->sends;
+    wr.opcode = read ? OFL_QP_OP_READ : OFL_QP_OP_WRITE;
+    wr.flags = OFL_QP_WR_SIGNALED;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    wr.remote_stag = 0x1234u;
+    wr.remote_to = 0x1000u;
+    wr.dest.ee = 0;
+    wr.dest.qpn = 5;
+    own_add(&c->own, own_key(OWN_SEND, qi, f->sends),
+            ofl_sim_pa(c->mem + (sge.addr - BASE)), len,
+            read ? OFL_SIM_WRITE : OFL_SIM_READ);
+    own_rebuild(&c->sim, &c->own);
+    if (ofl_qp_post_send(&f->qp, &wr, NULL) == OFL_OK) {
+        f->sends++;
+    } else {
+        own_drop(&c->own, own_key(OWN_SEND, qi, f->sends));
+        own_rebuild(&c->sim, &c->own);
+    }
+}
+
 static void post_recv(struct ctx *c, uint32_t qi)
 {
     struct fqp *f = &c->q[qi];
@@ -345,33 +406,64 @@ static void post_recv(struct ctx *c, uint32_t qi)
 static void built_dgram(struct ctx *c, struct fuzz_in *in)
 {
     struct ofl_dg_hdr h;
-    uint8_t kind = fuzz_u8(in) & 3, flags = fuzz_u8(in);
+    static const uint8_t kinds[8] = {
+        OFL_DG_RD,  OFL_DG_UD,       OFL_DG_RD,      OFL_DG_ACK,
+        OFL_DG_NAK, OFL_DG_RD_WRITE, OFL_DG_RD_READ, OFL_DG_RD_RESP};
+    uint8_t kind = kinds[fuzz_u8(in) & 7], flags = fuzz_u8(in);
     uint8_t q = fuzz_u8(in) & 7;
     int8_t s = (int8_t)fuzz_u8(in);
-    uint32_t len = fuzz_u16(in) % 600u, i;
+    uint32_t len = fuzz_u16(in) % 600u, i, ext;
 
     memset(&h, 0, sizeof(h));
-    h.kind = kind == 0 ? OFL_DG_RD : kind;
-    h.flags = flags & OFL_DG_F_SE;
+    h.kind = kind;
+    h.flags = (kind == OFL_DG_RD || kind == OFL_DG_UD) ? flags & OFL_DG_F_SE
+                                                       : 0;
     h.dst_addr = (flags & 0x80) ? 3u : 1u;
     h.src_addr = (flags & 0x40) ? 4u : 2u;
-    if (h.kind != OFL_DG_ACK) {
+    if (h.kind != OFL_DG_ACK && h.kind != OFL_DG_NAK) {
         h.dst_qpn = q;
         h.src_qpn = 5;
-        h.len = (uint16_t)len;
-    } else {
-        len = 0;
-        h.flags = 0;
     }
-    if (h.kind == OFL_DG_RD)
-        h.sn = c->ee[0].rcv_nxt + (uint32_t)(int32_t)s;
-    else if (h.kind == OFL_DG_ACK)
+    if (h.kind == OFL_DG_ACK || h.kind == OFL_DG_NAK)
         h.sn = c->ee[0].snd_una + (uint32_t)(int32_t)s;
+    else if (h.kind != OFL_DG_UD)
+        h.sn = c->ee[0].rcv_nxt + (uint32_t)(int32_t)s;
+    switch (h.kind) {
+    case OFL_DG_ACK:
+        len = 0;
+        break;
+    case OFL_DG_NAK:
+        len = 0;
+        h.nak = flags & 7u;
+        if (h.nak == OFL_DG_NAK_ACCESS || h.nak == OFL_DG_NAK_INVALID)
+            h.nak_err = q;
+        break;
+    case OFL_DG_RD_WRITE:
+    case OFL_DG_RD_READ:
+        h.stag = (flags & 0x20) ? c->rstag : c->stag;
+        h.to = ((flags & 0x20) ? (uint64_t)(uintptr_t)c->remote : BASE) +
+               (uint64_t)(int64_t)s * 16;
+        if (h.kind == OFL_DG_RD_READ) {
+            h.rlen = len;
+            len = 0;
+        }
+        break;
+    case OFL_DG_RD_RESP:
+        h.rlen = c->ee[0].snd_una + (uint32_t)(int32_t)s;
+        break;
+    default:
+        break;
+    }
+    ext = ofl_dg_ext_len(h.kind);
+    if (len > sizeof(c->frame) - OFL_DG_HDR_LEN - ext)
+        len = sizeof(c->frame) - OFL_DG_HDR_LEN - ext;
+    h.len = (uint16_t)(ext + len);
     if (ofl_dg_build(&h, c->frame, sizeof(c->frame)) != OFL_OK)
         return;
     for (i = 0; i < len; i++)
-        c->frame[OFL_DG_HDR_LEN + i] = (uint8_t)i;
-    (void)ofl_qp_dgram_input(&c->node, c->frame, OFL_DG_HDR_LEN + len, c->now);
+        c->frame[OFL_DG_HDR_LEN + ext + i] = (uint8_t)i;
+    (void)ofl_qp_dgram_input(&c->node, c->frame, OFL_DG_HDR_LEN + ext + len,
+                             c->now);
 }
 
 static void built_raw(struct ctx *c, struct fuzz_in *in)
@@ -405,12 +497,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(g, 0, sizeof(*g));
     in.p = data;
     in.n = size;
-    (void)fuzz_u8(&in);
+    i = fuzz_u8(&in);
     if (setup(g) != 0)
         return 0;
+    g->ee[0].attr.flags = (i & 1u) ? OFL_EE_F_NAK : 0u;
+    g->ee[0].attr.rnr_delay = (i >> 1) & 7u;
     check(g);
     while (in.n != 0 && events++ < 256) {
-        uint8_t t = fuzz_u8(&in) % 9;
+        uint8_t t = fuzz_u8(&in) % 10;
         const uint8_t *p;
         size_t k;
 
@@ -444,6 +538,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             g->now += fuzz_u8(&in);
             (void)ofl_ee_tick(&g->ee[0], g->now);
             break;
+        case 9: {
+            uint8_t q = fuzz_u8(&in), o = fuzz_u8(&in);
+
+            post_rdma(g, 1u + (q & 1u), (o & 1u) != 0,
+                      fuzz_u16(&in) % 300u);
+            break;
+        }
         case 7: {
             uint8_t b = fuzz_u8(&in);
 

@@ -1,0 +1,858 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
+/* qp: RDMA Write and Read on reliable datagram QPs (seed 001: a datagram
+ * QP "that allows RDMA operations, can accept RDMA operations from any
+ * node ... that obtains the RKey") and the EE context's negative
+ * acknowledgements: sequence (resend now), access / invalid request (the
+ * WQE fails, its QP goes to ERROR), RNR (resend after rnr_delay, bounded
+ * by retry_limit). Frames are counted on the rig's wire. */
+#include "test.h"
+#include "support/dg_rig.h"
+
+#define A0 DGR_ADDR0
+#define A1 (DGR_ADDR0 + 1u)
+#define SIG OFL_QP_WR_SIGNALED
+
+/* Node 0: RD QP 1 (acked, ORD 4) and RD QP 2 (acked); node 1: RD QP 7
+ * (max_dgram 256) and RD QP 8 (max_dgram 64). Node 1 also has a region
+ * with remote read and write rights (*rstag over *rbuf, 4096 bytes) and
+ * node 0 a remote-write-only region... not needed: local buffers use the
+ * node's region. */
+static struct dgr_rig *rig(uint32_t *rstag, uint8_t **rbuf)
+{
+    struct dgr_rig *r = dgr_new(2);
+    struct dgr_qp_opts o;
+    struct ofl_tpt_region_desc d;
+    struct ofl_tpt_pbuf b;
+    uint8_t *p;
+
+    if (r == NULL)
+        return NULL;
+    memset(&o, 0, sizeof(o));
+    o.service = OFL_QP_SVC_RD;
+    o.acked = 1;
+    o.qpn = 1;
+    if (dgr_qp_add(r, 0, &o, NULL) != 0)
+        return NULL;
+    o.qpn = 2;
+    if (dgr_qp_add(r, 0, &o, NULL) != 1)
+        return NULL;
+    o.qpn = 7;
+    if (dgr_qp_add(r, 1, &o, NULL) != 0)
+        return NULL;
+    o.qpn = 8;
+    o.max_dgram = 64;
+    if (dgr_qp_add(r, 1, &o, NULL) != 1)
+        return NULL;
+    p = dgr_alloc(&r->n[1], 8192);
+    if (p == NULL)
+        return NULL;
+    p = r->n[1].mem + ((uint32_t)(p - r->n[1].mem + 4095u) & ~4095u);
+    memset(&d, 0, sizeof(d));
+    d.va = (uint64_t)(uintptr_t)p;
+    d.page_shift = 12;
+    d.att_base = 32;
+    d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
+               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
+    b.pa = ofl_sim_pa(p);
+    b.len = 4096;
+    if (ofl_tpt_reg_phys(&r->n[1].tpt, 7, &d, &b, 1, rstag) != OFL_OK)
+        return NULL;
+    *rbuf = p;
+    return r;
+}
+
+/* NAKs on (or off) at both ends, rnr_delay ticks after an RNR NAK. */
+static void naks(struct dgr_rig *r, bool on, uint64_t rnr_delay)
+{
+    int i;
+
+    for (i = 0; i < r->nodes; i++) {
+        r->n[i].ee[0].attr.flags = on ? OFL_EE_F_NAK : 0;
+        r->n[i].ee[0].attr.rnr_delay = rnr_delay;
+    }
+}
+
+static enum ofl_err rdma(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,
+                         uint8_t op, void *p, uint32_t len, uint32_t qpn,
+                         uint32_t rstag, uint64_t rto)
+{
+    struct dgr_node *n = &r->n[ni];
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    memset(&wr, 0, sizeof(wr));
+    sge.addr = (uint64_t)(uintptr_t)p;
+    sge.len = len;
+    sge.stag = n->stag;
+    wr.wr_id = wr_id;
+    wr.opcode = op;
+    wr.flags = SIG;
+    wr.sge = &sge;
+    wr.num_sge = p != NULL ? 1 : 0;
+    wr.remote_stag = rstag;
+    wr.remote_to = rto;
+    wr.dest.ee = 0;
+    wr.dest.qpn = qpn;
+    return ofl_qp_post_send(&n->q[qi].qp, &wr, NULL);
+}
+
+static void post_recvs(struct dgr_rig *r, int ni, int qi, int k)
+{
+    int i;
+
+    for (i = 0; i < k; i++) {
+        uint8_t *b = dgr_alloc(&r->n[ni], 64);
+
+        CHECK_OK(dgr_recv(r, ni, qi, 1000u + (unsigned)i, b, 64));
+    }
+}
+
+/* The head frame of the wire, decoded (kind 0 when none). */
+static struct ofl_dg_hdr head(struct dgr_rig *r)
+{
+    struct ofl_dg_hdr h;
+
+    memset(&h, 0, sizeof(h));
+    if (r->wire.n != 0)
+        (void)ofl_dg_parse(r->wire.f[r->wire.head].data,
+                           r->wire.f[r->wire.head].len, &h);
+    return h;
+}
+
+/* Queues a frame built from h (payload bytes pay) onto node ni's input:
+ * returns ofl_qp_dgram_input's result. */
+static enum ofl_err inject(struct dgr_rig *r, int ni,
+                           const struct ofl_dg_hdr *h, const void *pay,
+                           uint32_t n, uint64_t now)
+{
+    static uint8_t f[DGR_FRAME_MAX];
+    uint32_t ext = ofl_dg_ext_len(h->kind);
+
+    if (ofl_dg_build(h, f, sizeof(f)) != OFL_OK)
+        return OFL_E_ARG;
+    if (n != 0)
+        memcpy(f + OFL_DG_HDR_LEN + ext, pay, n);
+    return ofl_qp_dgram_input(&r->n[ni].node, f, OFL_DG_HDR_LEN + ext + n,
+                              now);
+}
+
+/* Write, then Read of what was written, between QP 1 (node 0) and QP 7
+ * (node 1): one frame each way per operation plus acknowledgements. */
+static void test_write_read(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src, *sink;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct ofl_ee *ee0, *ee1;
+    struct ofl_cqe c[8];
+    struct ofl_dg_hdr h;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    sink = dgr_alloc(&r->n[0], 64);
+    memcpy(src, "rd-write", 8);
+    CHECK_OK(rdma(r, 0, 0, 51, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 100));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 1);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_RD_WRITE);
+    CHECK_EQ(h.len, OFL_DG_WRITE_EXT + 8);
+    CHECK_EQ(h.stag, rstag);
+    CHECK_EQ(h.to, (uint64_t)(uintptr_t)rbuf + 100);
+    CHECK_EQ(h.dst_qpn, 7);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0); /* waits for the ack */
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK(memcmp(rbuf + 100, "rd-write", 8) == 0);
+    CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 0); /* no receive used */
+    CHECK_EQ(ofl_qp_rq_outstanding(&r->n[1].q[0].qp), 0);
+    CHECK_EQ(r->wire.n, 1); /* the ack */
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 51);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_WRITE);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+
+    /* Read it back: request (node 0), then from node 1 its ack and the
+     * response, an RD frame of node 1's EE, acknowledged by node 0 */
+    CHECK_OK(rdma(r, 0, 0, 52, OFL_QP_OP_READ, sink, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 100));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 1, 8));
+    CHECK_EQ(r->wire.n, 1);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_RD_READ);
+    CHECK_EQ(h.len, OFL_DG_READ_EXT);
+    CHECK_EQ(h.rlen, 8);
+    CHECK_OK(dgr_deliver(r, 1, 1));
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_EQ(ee1->stats.tx_frames, 1);
+    CHECK_EQ(ofl_ee_outstanding(ee1), 1);
+    CHECK_OK(dgr_deliver(r, 1, 1)); /* the ack of the request */
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0); /* waits: the response */
+    CHECK_EQ(r->n[0].q[0].qp.ord_count, 1);     /* ORD held by the Read */
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_RD_RESP);
+    CHECK_EQ(h.dst_qpn, 1);
+    CHECK_EQ(h.src_qpn, 7);
+    CHECK_EQ(h.rlen, ee0->snd_nxt - 1u); /* the request it answers */
+    CHECK_OK(dgr_deliver(r, 1, 1));
+    CHECK(memcmp(sink, "rd-write", 8) == 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 52);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_READ);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].byte_len, 8);
+    CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
+    CHECK_EQ(r->wire.n, 1); /* node 0 acknowledges the response */
+    CHECK_OK(dgr_deliver(r, 1, 1));
+    CHECK_EQ(ofl_ee_outstanding(ee1), 0);
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+
+    /* a lost response is the responder's to resend (its timeout) */
+    memset(sink, 0, 8);
+    CHECK_OK(rdma(r, 0, 0, 53, OFL_QP_OP_READ, sink, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 100));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 20, 8));
+    CHECK_OK(dgr_deliver(r, 20, 1)); /* request in: ack + response out */
+    CHECK_OK(dgr_deliver(r, 20, 1)); /* the ack */
+    dgr_drop_all(r);                 /* the response is lost */
+    CHECK_OK(ofl_ee_tick(ee1, 20 + DGR_TIMEOUT - 1));
+    CHECK_EQ(r->wire.n, 0);
+    CHECK_OK(ofl_ee_tick(ee1, 20 + DGR_TIMEOUT));
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(head(r).kind, OFL_DG_RD_RESP);
+    CHECK_OK(dgr_deliver(r, 31, 0));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 53);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK(memcmp(sink, "rd-write", 8) == 0);
+    /* a duplicate response (delivered twice): dropped, re-acked, and
+     * nothing completes twice */
+    {
+        static struct dgr_frame f;
+
+        CHECK_OK(rdma(r, 0, 0, 54, OFL_QP_OP_READ, sink, 4, 7, rstag,
+                      (uint64_t)(uintptr_t)rbuf));
+        CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 40, 8));
+        CHECK_OK(dgr_deliver(r, 40, 2)); /* request; its ack */
+        f = r->wire.f[r->wire.head];
+        CHECK_OK(dgr_deliver(r, 40, 0));
+        CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+        CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f.data, f.len, 41));
+        CHECK_EQ(ee0->stats.dup_frames, 1);
+        CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
+    }
+    /* zero-length Write and Read: no key is checked, they complete */
+    CHECK_OK(rdma(r, 0, 0, 55, OFL_QP_OP_WRITE, NULL, 0, 7, 0x12345678u, 0));
+    CHECK_OK(rdma(r, 0, 0, 56, OFL_QP_OP_READ, NULL, 0, 7, 0x12345678u, 0));
+    dgr_pump(r, 50);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[1].status, OFL_WC_SUCCESS);
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+    dgr_free(r);
+}
+
+/* Posting rules: RDMA on RD only, Write/Read sizes against max_dgram and
+ * the EE slot, the destination EE. */
+static void test_post_rules(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct dgr_qp_opts o;
+    struct ofl_qp_wr wr;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    src = dgr_alloc(&r->n[0], 512);
+    memset(&o, 0, sizeof(o));
+    o.service = OFL_QP_SVC_UD;
+    o.qpn = 3;
+    CHECK(dgr_qp_add(r, 0, &o, NULL) == 2);
+    CHECK_ERR(rdma(r, 0, 2, 1, OFL_QP_OP_WRITE, src, 8, 7, rstag, 0),
+              OFL_E_QP_DG_RDMA);
+    CHECK_ERR(rdma(r, 0, 2, 1, OFL_QP_OP_READ, src, 8, 7, rstag, 0),
+              OFL_E_QP_DG_RDMA);
+    CHECK_ERR(rdma(r, 0, 0, 1, OFL_QP_OP_WRITE_IMM, src, 8, 7, rstag, 0),
+              OFL_E_QP_DG_RDMA);
+    CHECK_ERR(rdma(r, 0, 0, 1, OFL_QP_OP_ATOMIC_FADD, src, 8, 7, rstag, 0),
+              OFL_E_QP_DG_RDMA);
+    /* max_dgram 256 holds the Write's 12 extension bytes and its data */
+    CHECK_OK(rdma(r, 0, 0, 1, OFL_QP_OP_WRITE, src, 256 - 12, 7, rstag, 0));
+    CHECK_ERR(rdma(r, 0, 0, 1, OFL_QP_OP_WRITE, src, 256 - 11, 7, rstag, 0),
+              OFL_E_QP_DG_TOO_LONG);
+    /* a Read's response: 4 extension bytes and the data */
+    CHECK_OK(rdma(r, 0, 0, 1, OFL_QP_OP_READ, src, 256 - 4, 7, rstag, 0));
+    CHECK_ERR(rdma(r, 0, 0, 1, OFL_QP_OP_READ, src, 256 - 3, 7, rstag, 0),
+              OFL_E_QP_DG_TOO_LONG);
+    memset(&wr, 0, sizeof(wr));
+    wr.opcode = OFL_QP_OP_WRITE;
+    wr.dest.ee = 1; /* a two-node rig has one EE per node */
+    CHECK_ERR(ofl_qp_post_send(&r->n[0].q[0].qp, &wr, NULL),
+              OFL_E_QP_DG_DEST);
+    wr.opcode = OFL_QP_OP_READ;
+    CHECK_ERR(ofl_qp_post_send(&r->n[0].q[0].qp, &wr, NULL),
+              OFL_E_QP_DG_DEST);
+    wr.dest.ee = 0;
+    CHECK_OK(ofl_qp_post_send(&r->n[0].q[0].qp, &wr, NULL));
+    /* the host-memory encoder writes the destination for both */
+    {
+        static uint8_t slot[128];
+
+        wr.dest.qpn = 9;
+        CHECK_OK(ofl_qp_wqe_send(slot, sizeof(slot), &wr));
+        CHECK_EQ(ofl_load_le32(slot + OFL_SWQE_DG_QPN), 9);
+        wr.opcode = OFL_QP_OP_WRITE;
+        CHECK_OK(ofl_qp_wqe_send(slot, sizeof(slot), &wr));
+        CHECK_EQ(ofl_load_le32(slot + OFL_SWQE_DG_QPN), 9);
+    }
+    dgr_free(r);
+}
+
+/* Access refused (a key without the right, a bound overrun, a local-only
+ * region): ACCESS NAK carrying the error, no retransmission, the WQE
+ * REM_ACCESS_ERR, the requester QP to ERROR, the EE and the other QPs go
+ * on. A lost ACCESS NAK is repeated when the frame comes again. An
+ * oversized Read: INVALID NAK, REM_INV_REQ_ERR. */
+static void test_access_nak(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct ofl_ee *ee0, *ee1;
+    struct ofl_cqe c[8];
+    struct ofl_dg_hdr h;
+    enum ofl_err err;
+    uint32_t rcv;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    memcpy(src, "denied!!", 8);
+    /* past the region's end (4096 bytes): bounds */
+    CHECK_OK(rdma(r, 0, 0, 61, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 4092));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    rcv = ee1->rcv_nxt;
+    err = dgr_deliver(r, 0, 1);
+    CHECK(err != OFL_OK);
+    CHECK_EQ(ee1->rcv_nxt, rcv + 1); /* consumed */
+    CHECK(memcmp(rbuf + 4092, "deni", 4) != 0);
+    CHECK_EQ(r->wire.n, 1); /* the NAK, no ack */
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_NAK);
+    CHECK_EQ(h.nak, OFL_DG_NAK_ACCESS);
+    CHECK_EQ(h.nak_err, (uint16_t)err);
+    CHECK_EQ(h.sn, rcv);
+    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(ee1->stats.acks_tx, 0);
+    CHECK_OK(dgr_deliver(r, 1, 1));
+    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 61);
+    CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(ee0->state, OFL_EE_RTS);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    /* no retransmission, ever */
+    CHECK_OK(ofl_ee_tick(ee0, 1 + 4 * DGR_TIMEOUT));
+    CHECK_EQ(r->wire.n, 0);
+    CHECK_EQ(ee0->stats.rtx_frames, 0);
+    /* the other QP of node 0 goes on through the same EE */
+    memcpy(src, "allowed!", 8);
+    CHECK_OK(rdma(r, 0, 1, 62, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    dgr_pump(r, 50);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 62);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK(memcmp(rbuf, "allowed!", 8) == 0);
+
+    /* a key without remote rights (node 1's local region), by Read; the
+     * NAK is lost: the timeout resends, and the duplicate is answered
+     * with the NAK again, not with an acknowledgement */
+    CHECK_OK(rdma(r, 0, 1, 63, OFL_QP_OP_READ, src, 8, 7, r->n[1].stag,
+                  (uint64_t)(uintptr_t)r->n[1].mem));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 60, 8));
+    CHECK(dgr_deliver(r, 60, 1) != OFL_OK);
+    CHECK_EQ(head(r).kind, OFL_DG_NAK);
+    dgr_drop_all(r);
+    CHECK_OK(ofl_ee_tick(ee0, 60 + DGR_TIMEOUT));
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(head(r).kind, OFL_DG_RD_READ);
+    CHECK_OK(dgr_deliver(r, 71, 1)); /* a duplicate now */
+    CHECK_EQ(ee1->stats.dup_frames, 1);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_NAK);
+    CHECK_EQ(h.nak, OFL_DG_NAK_ACCESS);
+    CHECK_OK(dgr_deliver(r, 71, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 63);
+    CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+    dgr_free(r);
+
+    /* INVALID: a Read larger than the responder QP's max_dgram (64) */
+    r = rig(&rstag, &rbuf);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    src = dgr_alloc(&r->n[0], 128);
+    CHECK_OK(rdma(r, 0, 0, 64, OFL_QP_OP_READ, src, 65, 8, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 0, 65, OFL_QP_OP_READ, src, 64, 8, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_DG_TOO_LONG);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_RD_READ); /* the second request is next */
+    CHECK_OK(dgr_deliver(r, 0, 1));   /* in sequence: served */
+    dgr_pump(r, 1);
+    /* the QP failed: its second Read is flushed (its response, served
+     * by the responder, finds no Read waiting: consumed, acknowledged) */
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 64);
+    CHECK_EQ(c[0].status, OFL_WC_REM_INV_REQ_ERR);
+    CHECK_EQ(c[1].wr_id, 65);
+    CHECK_EQ(c[1].status, OFL_WC_WR_FLUSH_ERR);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(ofl_ee_outstanding(&r->n[0].ee[0]), 0);
+    CHECK_EQ(ofl_ee_outstanding(&r->n[1].ee[0]), 0);
+    /* a responder whose slots cannot hold a response header at all (a
+     * slot of 30 bytes: test only, set in place) refuses even 0 bytes */
+    r->n[1].ee[0].attr.slot_size = 30;
+    CHECK_OK(rdma(r, 0, 1, 66, OFL_QP_OP_READ, NULL, 0, 7, rstag, 0));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 3, 8));
+    CHECK_ERR(dgr_deliver(r, 3, 1), OFL_E_QP_DG_TOO_LONG);
+    r->n[1].ee[0].attr.slot_size = DGR_SLOT;
+    CHECK_OK(dgr_deliver(r, 3, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 66);
+    CHECK_EQ(c[0].status, OFL_WC_REM_INV_REQ_ERR);
+    dgr_free(r);
+}
+
+/* Sequence NAK: a lost frame is resent at once when the next one
+ * arrives (one NAK per gap), instead of at the timeout. */
+static void test_seq_nak(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct ofl_ee *ee0, *ee1;
+    struct ofl_cqe c[8];
+    struct ofl_dg_hdr h;
+    int k;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    naks(r, true, 0);
+    src = dgr_alloc(&r->n[0], 64);
+    post_recvs(r, 1, 0, 8);
+    for (k = 0; k < 3; k++)
+        CHECK_OK(dgr_send(r, 0, 0, 70u + (unsigned)k, src, 4, 0, 0, 7, SIG));
+    r->wire.drop = 1; /* the first is lost */
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_ERR(dgr_deliver(r, 1, 1), OFL_E_QP_EE_SEQ);
+    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_ERR(dgr_deliver(r, 1, 1), OFL_E_QP_EE_SEQ); /* same gap: quiet */
+    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(r->wire.n, 1);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_NAK);
+    CHECK_EQ(h.nak, OFL_DG_NAK_SEQ);
+    CHECK_EQ(h.sn, ee1->rcv_nxt);
+    CHECK_EQ(h.nak_err, 0);
+    CHECK_OK(dgr_deliver(r, 2, 1));
+    CHECK_EQ(r->wire.n, 3); /* resent at once, all three */
+    CHECK_EQ(ee0->stats.rtx_frames, 3);
+    CHECK_EQ(ee0->retries, 1);
+    dgr_pump(r, 3);
+    CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 3);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 3);
+    CHECK_EQ(c[0].wr_id, 70);
+    CHECK_EQ(c[2].wr_id, 72);
+    CHECK_EQ(ee0->retries, 0);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ee1->nak_sent, 0);
+
+    /* NAKs off at the receiver: the same loss waits for the timeout */
+    naks(r, false, 0);
+    CHECK_OK(dgr_send(r, 0, 0, 75, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 76, src, 4, 0, 0, 7, SIG));
+    r->wire.drop = 1;
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 10, 8));
+    CHECK_ERR(dgr_deliver(r, 10, 0), OFL_E_QP_EE_SEQ);
+    CHECK_EQ(r->wire.n, 0);
+    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_OK(ofl_ee_tick(ee0, 10 + DGR_TIMEOUT));
+    CHECK_EQ(r->wire.n, 2);
+    dgr_pump(r, 21);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+
+    /* a sequence NAK counts as a round: retry_limit of them in a row
+     * without progress fail the EE as the timeout would */
+    naks(r, true, 0);
+    CHECK_OK(dgr_send(r, 0, 0, 77, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 30, 8));
+    dgr_drop_all(r);
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_NAK;
+    h.dst_addr = A0;
+    h.src_addr = A1;
+    h.sn = ee0->snd_una;
+    h.len = OFL_DG_NAK_EXT;
+    h.nak = OFL_DG_NAK_SEQ;
+    for (k = 0; k < DGR_RETRY; k++) {
+        CHECK_OK(inject(r, 0, &h, NULL, 0, 31));
+        CHECK_EQ(r->wire.n, 1);
+        dgr_drop_all(r);
+    }
+    CHECK_ERR(inject(r, 0, &h, NULL, 0, 31), OFL_E_QP_EE_RETRY);
+    CHECK_EQ(ee0->state, OFL_EE_ERROR);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 77);
+    CHECK_EQ(c[0].status, OFL_WC_RETRY_EXC_ERR);
+    dgr_free(r);
+}
+
+/* RNR NAK: no receive WQE; the sender waits rnr_delay (not the timeout,
+ * not at once) and resends; retry_limit rounds bound it, the frame's WQE
+ * then completes RNR_RETRY_EXC_ERR. */
+static void test_rnr_nak(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct ofl_ee *ee0, *ee1;
+    struct ofl_cqe c[8];
+    struct ofl_dg_hdr h;
+    int k;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    naks(r, true, 4);
+    src = dgr_alloc(&r->n[0], 64);
+    CHECK_OK(dgr_send(r, 0, 0, 80, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 81, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_RQ_EMPTY);
+    CHECK_EQ(ee1->stats.naks_tx, 1);
+    /* the second, behind the refused one: out of sequence, no SEQ NAK */
+    CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_SEQ);
+    CHECK_EQ(ee1->stats.naks_tx, 1);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_NAK);
+    CHECK_EQ(h.nak, OFL_DG_NAK_RNR);
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK_EQ(ee0->rnr_wait, 1);
+    CHECK_EQ(r->wire.n, 0); /* nothing at once */
+    CHECK_OK(ofl_ee_tick(ee0, 3));
+    CHECK_EQ(r->wire.n, 0);
+    post_recvs(r, 1, 0, 2);
+    CHECK_OK(ofl_ee_tick(ee0, 4)); /* rnr_delay, not the timeout (10) */
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_EQ(ee0->rnr_wait, 0);
+    dgr_pump(r, 5);
+    CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 2);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 80);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+
+    /* rnr_delay 0: the timeout */
+    naks(r, true, 0);
+    CHECK_OK(dgr_send(r, 0, 0, 82, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 100, 8));
+    CHECK_ERR(dgr_deliver(r, 100, 1), OFL_E_QP_RQ_EMPTY);
+    CHECK_OK(dgr_deliver(r, 100, 1));
+    CHECK_OK(ofl_ee_tick(ee0, 100 + DGR_TIMEOUT - 1));
+    CHECK_EQ(r->wire.n, 0);
+    /* the bound: every resend meets the same RNR NAK; after retry_limit
+     * rounds the EE fails and the WQE says receiver-not-ready */
+    for (k = 0; k < DGR_RETRY; k++) {
+        uint64_t t = 100 + (uint64_t)(k + 1) * DGR_TIMEOUT;
+
+        CHECK_OK(ofl_ee_tick(ee0, t));
+        CHECK_EQ(r->wire.n, 1);
+        CHECK_ERR(dgr_deliver(r, t, 1), OFL_E_QP_RQ_EMPTY);
+        CHECK_OK(dgr_deliver(r, t, 1));
+        CHECK_EQ(ee0->rnr_wait, 1);
+    }
+    CHECK_ERR(ofl_ee_tick(ee0, 100 + (DGR_RETRY + 1) * DGR_TIMEOUT),
+              OFL_E_QP_EE_RETRY);
+    CHECK_EQ(ee0->state, OFL_EE_ERROR);
+    CHECK_EQ(ee1->stats.naks_tx, 2 + DGR_RETRY);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 82);
+    CHECK_EQ(c[0].status, OFL_WC_RNR_RETRY_EXC_ERR);
+    dgr_free(r);
+
+    /* a Read request that finds the responder's window full: refused,
+     * RNR NAK, served after the delay */
+    r = rig(&rstag, &rbuf);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    naks(r, true, 2);
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    ee1->snd_nxt = ee1->snd_una + DGR_WIN; /* window full (test only) */
+    CHECK_OK(rdma(r, 0, 0, 83, OFL_QP_OP_READ, src, 4, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_FULL);
+    CHECK_EQ(head(r).nak, OFL_DG_NAK_RNR);
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    ee1->snd_nxt = ee1->snd_una; /* room again */
+    ee1->rtx_next = ee1->snd_una;
+    CHECK_OK(ofl_ee_tick(ee0, 2));
+    dgr_pump(r, 3);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 83);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    dgr_free(r);
+}
+
+/* Hostile NAK and RDMA frames: named errors, nothing changed. NAKs for
+ * sequence numbers never sent or long acknowledged; responses nobody
+ * asked for. */
+static void test_hostile(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    static struct ofl_ee snap;
+    static uint8_t f[128];
+    struct ofl_ee *ee0, *ee1;
+    struct ofl_dg_hdr h, g;
+    struct ofl_cqe c[8];
+    uint32_t rcv;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    post_recvs(r, 1, 0, 2);
+    CHECK_OK(dgr_send(r, 0, 0, 90, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 91, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    dgr_drop_all(r); /* two frames outstanding on ee0 */
+
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_NAK;
+    h.dst_addr = A0;
+    h.src_addr = A1;
+    h.sn = ee0->snd_una;
+    h.len = OFL_DG_NAK_EXT;
+    h.nak = OFL_DG_NAK_SEQ;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    CHECK_OK(ofl_dg_parse(f, OFL_DG_HDR_LEN + 4, &g));
+    CHECK_EQ(g.nak, OFL_DG_NAK_SEQ);
+    CHECK_EQ(g.sn, h.sn);
+    CHECK_ERR(ofl_dg_build(&h, f, OFL_DG_HDR_LEN + 3), OFL_E_SIZE);
+    memcpy(&snap, ee0, sizeof(snap));
+#define HOSTILE(flen, want)                                             \
+    do {                                                                \
+        CHECK_ERR(ofl_qp_dgram_input(&r->n[0].node, f, (flen), 5), want); \
+        CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);                   \
+        CHECK_EQ(r->wire.n, 0);                                         \
+    } while (0)
+    /* lengths: the extension is 4 bytes exactly */
+    f[OFL_DG_HDR_LEN - 3] = 3;
+    HOSTILE(OFL_DG_HDR_LEN + 3, OFL_E_QP_DG_LENGTH);
+    f[OFL_DG_HDR_LEN - 3] = 5;
+    HOSTILE(OFL_DG_HDR_LEN + 5, OFL_E_QP_DG_LENGTH);
+    f[OFL_DG_HDR_LEN - 3] = 4;
+    HOSTILE(OFL_DG_HDR_LEN + 3, OFL_E_QP_DG_LENGTH); /* field vs frame */
+    /* codes */
+    f[OFL_DG_HDR_LEN] = 0;
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_NAK);
+    f[OFL_DG_HDR_LEN] = OFL_DG_NAK_INVALID + 1;
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_NAK);
+    f[OFL_DG_HDR_LEN] = OFL_DG_NAK_SEQ;
+    f[OFL_DG_HDR_LEN + 3] = 1; /* a detail on SEQ */
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_NAK);
+    f[OFL_DG_HDR_LEN] = OFL_DG_NAK_RNR; /* on RNR */
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_NAK);
+    f[OFL_DG_HDR_LEN + 3] = 0;
+    f[OFL_DG_HDR_LEN + 1] = 1; /* reserved byte */
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_DG_RESERVED);
+    f[OFL_DG_HDR_LEN + 1] = 0;
+    f[2] = OFL_DG_F_SE; /* flags */
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_DG_RESERVED);
+    f[2] = 0;
+    f[15] = 1; /* a QP number */
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_DG_RESERVED);
+    f[15] = 0;
+    f[1] = 4; /* the unassigned kind */
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_DG_KIND);
+    f[1] = OFL_DG_RD_RESP + 1;
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_DG_KIND);
+    f[1] = OFL_DG_NAK;
+    /* sequence numbers: never sent (named error), long acknowledged
+     * (ignored): both leave the EE alone */
+    h.nak = OFL_DG_NAK_RNR;
+    h.sn = ee0->snd_nxt;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_ACK);
+    h.sn = ee0->snd_nxt + 1000u;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_ACK);
+    h.sn = ee0->snd_una - 1u;
+    h.nak = OFL_DG_NAK_ACCESS;
+    h.nak_err = OFL_E_TPT_BOUNDS;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_OK);
+    h.sn = ee0->snd_una - 100u;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_OK);
+    CHECK_EQ(ee0->stats.naks_rx, 0);
+    /* the passing NAK for the first outstanding frame: acted on */
+    h.sn = ee0->snd_una;
+    h.nak = OFL_DG_NAK_SEQ;
+    h.nak_err = 0;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f, OFL_DG_HDR_LEN + 4, 5));
+    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(r->wire.n, 2);
+    /* a NAK for the second frame acknowledges the first */
+    dgr_drop_all(r);
+    h.sn = ee0->snd_una + 1u;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f, OFL_DG_HDR_LEN + 4, 6));
+    CHECK_EQ(ofl_ee_outstanding(ee0), 1);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 90);
+    CHECK_EQ(r->wire.n, 1); /* the second, resent */
+    CHECK_EQ(head(r).sn, ee0->snd_una);
+    CHECK_EQ(head(r).kind, OFL_DG_RD);
+
+    /* builder: fields a kind leaves unused */
+    memset(&g, 0, sizeof(g));
+    g.kind = OFL_DG_RD;
+    g.dst_addr = A1;
+    g.src_addr = A0;
+    g.stag = 1;
+    CHECK_ERR(ofl_dg_build(&g, f, sizeof(f)), OFL_E_ARG);
+    g.stag = 0;
+    g.rlen = 1;
+    CHECK_ERR(ofl_dg_build(&g, f, sizeof(f)), OFL_E_ARG);
+    g.rlen = 0;
+    g.nak = 1;
+    CHECK_ERR(ofl_dg_build(&g, f, sizeof(f)), OFL_E_ARG);
+    g.nak = 0;
+    CHECK_OK(ofl_dg_build(&g, f, sizeof(f)));
+    g.kind = OFL_DG_RD_WRITE;
+    g.len = OFL_DG_WRITE_EXT - 1;
+    CHECK_ERR(ofl_dg_build(&g, f, sizeof(f)), OFL_E_ARG);
+    g.kind = OFL_DG_RD_READ;
+    g.len = OFL_DG_READ_EXT + 1;
+    CHECK_ERR(ofl_dg_build(&g, f, sizeof(f)), OFL_E_ARG);
+    g.kind = OFL_DG_RD_RESP;
+    g.len = OFL_DG_RESP_EXT - 1;
+    CHECK_ERR(ofl_dg_build(&g, f, sizeof(f)), OFL_E_ARG);
+    g.flags = OFL_DG_F_SE;
+    g.len = OFL_DG_RESP_EXT;
+    CHECK_ERR(ofl_dg_build(&g, f, sizeof(f)), OFL_E_ARG);
+    g.flags = 0;
+    CHECK_OK(ofl_dg_build(&g, f, sizeof(f)));
+    /* a Write whose length field is shorter than its extension */
+    memset(&g, 0, sizeof(g));
+    g.kind = OFL_DG_RD_WRITE;
+    g.dst_addr = A1;
+    g.src_addr = A0;
+    g.dst_qpn = 7;
+    g.sn = ee1->rcv_nxt;
+    g.len = OFL_DG_WRITE_EXT;
+    g.stag = rstag;
+    g.to = (uint64_t)(uintptr_t)rbuf;
+    CHECK_OK(ofl_dg_build(&g, f, sizeof(f)));
+    f[OFL_DG_HDR_LEN - 3] = OFL_DG_WRITE_EXT - 1;
+    rcv = ee1->rcv_nxt;
+    CHECK_ERR(ofl_qp_dgram_input(&r->n[1].node, f, OFL_DG_HDR_LEN + 11, 8),
+              OFL_E_QP_DG_LENGTH);
+    CHECK_EQ(ee1->rcv_nxt, rcv);
+
+    /* responses: unknown request (consumed and acknowledged, nothing
+     * completes), wrong length (the Read fails BAD_RESP_ERR) */
+    dgr_drop_all(r);
+    memset(&g, 0, sizeof(g));
+    g.kind = OFL_DG_RD_RESP;
+    g.dst_addr = A0;
+    g.src_addr = A1;
+    g.dst_qpn = 1;
+    g.src_qpn = 7;
+    g.sn = ee0->rcv_nxt;
+    g.len = OFL_DG_RESP_EXT + 4;
+    g.rlen = ee0->snd_nxt - 1u; /* a Send, not a Read */
+    rcv = ee0->rcv_nxt;
+    CHECK_ERR(inject(r, 0, &g, "abcd", 4, 9), OFL_E_QP_UNEXPECTED);
+    CHECK_EQ(ee0->rcv_nxt, rcv + 1);
+    CHECK_EQ(r->wire.n, 1); /* acknowledged */
+    CHECK_EQ(head(r).kind, OFL_DG_ACK);
+    dgr_drop_all(r);
+    g.dst_qpn = 15; /* no QP */
+    g.sn = ee0->rcv_nxt;
+    CHECK_ERR(inject(r, 0, &g, "abcd", 4, 9), OFL_E_QP_UNEXPECTED);
+    dgr_drop_all(r);
+    CHECK_OK(rdma(r, 0, 1, 92, OFL_QP_OP_READ, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 10, 8));
+    dgr_drop_all(r);
+    g.dst_qpn = 2;
+    g.sn = ee0->rcv_nxt;
+    g.rlen = ee0->snd_nxt - 1u; /* the Read's request */
+    g.len = OFL_DG_RESP_EXT + 4;
+    CHECK_ERR(inject(r, 0, &g, "abcd", 4, 11), OFL_E_QP_RESP_MISMATCH);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 92);
+    CHECK_EQ(c[0].status, OFL_WC_BAD_RESP_ERR);
+    CHECK_EQ(r->n[0].q[1].qp.ord_count, 0); /* the Read is over */
+    CHECK_EQ(ofl_ee_outstanding(ee0), 2);   /* its request (and 91) unacked */
+    /* the request's acknowledgement comes late: it completes nothing
+     * more; nor does the EE failing with the request in its window */
+    {
+        struct ofl_ee_slot *sl =
+            &ee0->attr.slot[(ee0->snd_nxt - 1u) & (DGR_WIN - 1u)];
+
+        CHECK(sl->qp == NULL);
+    }
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+#undef HOSTILE
+    dgr_free(r);
+}
+
+OFL_SUITE(qp_rd_rdma)
+{
+    test_write_read();
+    test_post_rules();
+    test_access_nak();
+    test_seq_nak();
+    test_rnr_nak();
+    test_hostile();
+}
