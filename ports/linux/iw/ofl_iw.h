@@ -315,6 +315,10 @@ bool ofl_iw_qp_nudge(struct ofl_iw_qp *qp);
 /* ofl_iw_cm.c */
 int ofl_iw_cep_tx(struct ofl_iw_cep *cep, const u8 *data, u32 len, u32 flags);
 u8 *ofl_iw_cep_tx_reserve(struct ofl_iw_cep *cep, u32 len);
+void ofl_iw_cep_tx_now(struct ofl_iw_cep *cep);
+void ofl_iw_cep_poster(struct ofl_iw_cep *cep, bool on);
+void ofl_iw_cep_get(struct ofl_iw_cep *cep);
+void ofl_iw_cep_drop(struct ofl_iw_cep *cep);
 int ofl_iw_cm_init(void);
 void ofl_iw_cm_exit(void);
 int ofl_iw_connect(struct iw_cm_id *id, struct iw_cm_conn_param *param);

@@ -37,9 +37,14 @@
  * and retries at its next ofl_qp_process;
  * the work item sends the ring with kernel_sendmsg(MSG_DONTWAIT), keeps
  * what the socket did not take for sk_write_space, and runs the engine
- * again when room was made. Receive: sk_data_ready -> the work item reads
- * with kernel_recvmsg(MSG_DONTWAIT) and feeds ofl_qp_input under dev->lock
- * (ofl_iw_qp_rx), completions then go out as the QP code does.
+ * again when room was made; a user QP's post_send sends the ring itself
+ * (ofl_iw_cep_tx_now), as siw sends in the system call. Receive: during
+ * the handshake sk_data_ready wakes the work item, which reads with
+ * kernel_recvmsg(MSG_DONTWAIT); once the stream is up, sk_data_ready
+ * reads with tcp_read_sock and feeds ofl_qp_input under dev->lock
+ * (ofl_iw_qp_rx) at once, as siw does: whoever holds the socket lock
+ * feeds, so the bytes go in order. Completions then go out as the QP
+ * code does.
  *
  * Close: a peer FIN is DISCONNECT, then the QP's LLP_CLOSED and CLOSE; a
  * reset or socket error the QP's LLP_LOST and CLOSE; the QP entering
@@ -107,7 +112,7 @@ MODULE_PARM_DESC(tx_frames, "FPDUs built in the transmit ring, FPDUs copied into
 #define OFL_IW_TXQ (1u << 18)          /* byte ring, a power of two */
 #define OFL_IW_RXBUF (1u << 16)        /* one kernel_recvmsg */
 #define OFL_IW_MPA_TIMEOUT (10 * HZ)   /* the whole handshake */
-#define OFL_IW_RX_BUDGET 32            /* reads per run of the work item */
+#define OFL_IW_RX_BUDGET 32            /* handshake reads per work run */
 #define OFL_IW_NUDGE_FIRST_MS 50
 #define OFL_IW_NUDGES 8
 /* ULP private data: MPA's 512 bytes less the RFC 6581 block */
@@ -158,9 +163,15 @@ struct ofl_iw_cep {
      * nvme-rdma's struct nvme_rdma_cm_req) */
     u8 pd_copy[OFL_IW_PD_MAX];
     u8 frame[OFL_MPA_RR_MAX];
+    /* receive: rx_sn, early, rxbuf and the feeding of the QP belong to
+     * whoever holds the socket lock (the work item's lock_sock, or
+     * sk_data_ready's caller); once rx_direct is set (by the work item,
+     * under lock_sock, after the early bytes), sk_data_ready feeds the QP
+     * itself, as siw does, with no hop through the work item */
     u32 rx_sn;                   /* stream position of the next byte read */
     u32 early;                   /* stream bytes read with the MPA frame */
     u8 *rxbuf;                   /* OFL_IW_RXBUF */
+    bool rx_direct;
     /* the transmit ring: the core's transmit callback writes at tx_head
      * (under lock, in atomic context), the work item sends from tx_tail */
     spinlock_t lock;             /* the ring, children */
@@ -172,6 +183,8 @@ struct ofl_iw_cep {
     bool tx_close;               /* FIN after the queued bytes */
     bool tx_abort;               /* reset now */
     bool tx_dead;                /* the socket is gone */
+    bool tx_poster;              /* a post_send sends what is queued now
+                                    (ofl_iw_cep_tx_now): no work item */
 };
 
 static struct workqueue_struct *ofl_iw_wq;
@@ -305,9 +318,53 @@ static void ofl_iw_sk_event(struct sock *sk)
     read_unlock_bh(&sk->sk_callback_lock);
 }
 
+/* tcp_read_sock's actor: the bytes of skb at off, in order, to the QP
+ * (socket lock held). */
+static int ofl_iw_rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+                           unsigned int off, size_t len)
+{
+    struct ofl_iw_cep *cep = desc->arg.data;
+    size_t done = 0;
+
+    while (done < len) {
+        u32 n = min_t(size_t, len - done, OFL_IW_RXBUF);
+
+        if (skb_copy_bits(skb, off + done, cep->rxbuf, n))
+            break; /* cannot happen: inside the skb */
+        ofl_iw_qp_rx(cep->qp, cep->rx_sn, cep->rxbuf, n);
+        cep->rx_sn += n;
+        done += n;
+    }
+    return done;
+}
+
+/* Everything the socket holds to the QP. The caller holds the socket
+ * lock: that orders the feeds of the work item and of sk_data_ready. */
+static void ofl_iw_cep_rx_locked(struct ofl_iw_cep *cep, struct sock *sk)
+{
+    read_descriptor_t desc = { .arg.data = cep, .count = 1 };
+
+    (void)tcp_read_sock(sk, &desc, ofl_iw_rx_actor);
+}
+
+/* Data arrived. sk_data_ready runs with the socket lock held (softirq
+ * with bh_lock_sock, or the backlog in release_sock), so a connection
+ * that receives directly reads here; others (the handshake) wake the work
+ * item. A FIN or an error also changes the state: sk_state_change wakes
+ * the work item for those. */
 static void ofl_iw_sk_data_ready(struct sock *sk)
 {
-    ofl_iw_sk_event(sk);
+    struct ofl_iw_cep *cep;
+
+    read_lock_bh(&sk->sk_callback_lock);
+    rcu_read_lock();
+    cep = rcu_dereference_sk_user_data(sk);
+    if (cep && READ_ONCE(cep->rx_direct))
+        ofl_iw_cep_rx_locked(cep, sk);
+    else if (cep)
+        ofl_iw_cep_kick(cep);
+    rcu_read_unlock();
+    read_unlock_bh(&sk->sk_callback_lock);
 }
 
 static void ofl_iw_sk_state_change(struct sock *sk)
@@ -405,7 +462,7 @@ static int ofl_iw_cep_enqueue(struct ofl_iw_cep *cep, const u8 *data, u32 len,
                               u32 flags, bool core)
 {
     unsigned long irqf;
-    bool in_place;
+    bool in_place, kick;
     int rv = 0;
 
     spin_lock_irqsave(&cep->lock, irqf);
@@ -427,8 +484,9 @@ static int ofl_iw_cep_enqueue(struct ofl_iw_cep *cep, const u8 *data, u32 len,
         if (flags & OFL_QP_TX_CLOSE)
             cep->tx_close = true;
     }
+    kick = rv == 0 && !(core && cep->tx_poster);
     spin_unlock_irqrestore(&cep->lock, irqf);
-    if (rv == 0)
+    if (kick)
         ofl_iw_cep_kick(cep);
     return rv;
 }
@@ -438,6 +496,18 @@ static int ofl_iw_cep_enqueue(struct ofl_iw_cep *cep, const u8 *data, u32 len,
 int ofl_iw_cep_tx(struct ofl_iw_cep *cep, const u8 *data, u32 len, u32 flags)
 {
     return ofl_iw_cep_enqueue(cep, data, len, flags, true);
+}
+
+/* A reference for the QP code (its post_send), taken under dev->lock
+ * while qp->cep holds one; dropped in process context. */
+void ofl_iw_cep_get(struct ofl_iw_cep *cep)
+{
+    kref_get(&cep->ref);
+}
+
+void ofl_iw_cep_drop(struct ofl_iw_cep *cep)
+{
+    ofl_iw_cep_put(cep);
 }
 
 /* MPA frames go through the ring too: they precede every FPDU. */
@@ -492,6 +562,42 @@ static int ofl_iw_cep_flush(struct ofl_iw_cep *cep)
         (void)kernel_sock_shutdown(cep->sock, SHUT_WR);
     }
     return 0;
+}
+
+/*
+ * A user QP's post_send (libsiw's doorbell: a system call, process
+ * context): what the engine just queued goes out now, from the posting
+ * thread, as siw sends in the system call (siw_qp_sq_process), instead of
+ * after a hop through the work item. When the work item holds the mutex,
+ * or on an error or an abort, the work item is woken instead.
+ */
+void ofl_iw_cep_tx_now(struct ofl_iw_cep *cep)
+{
+    bool kick = true;
+
+    might_sleep();
+    if (mutex_trylock(&cep->mutex)) {
+        kick = cep->state != OFL_IW_CEP_RTS || ofl_iw_cep_flush(cep) ||
+               READ_ONCE(cep->tx_abort) ||
+               /* the peer has not spoken: the work item's nudge (siw's
+                * responder race) must see that we sent */
+               (cep->initiator && READ_ONCE(cep->rx_sn) == 0);
+        mutex_unlock(&cep->mutex);
+    }
+    if (kick) /* busy, an error or an abort: the work item's */
+        ofl_iw_cep_kick(cep);
+}
+
+/* Under dev->lock, around a user QP's post_send: while on, the FPDUs the
+ * engine queues wake no work item (the poster sends them right after,
+ * ofl_iw_cep_tx_now). */
+void ofl_iw_cep_poster(struct ofl_iw_cep *cep, bool on)
+{
+    unsigned long irqf;
+
+    spin_lock_irqsave(&cep->lock, irqf);
+    cep->tx_poster = on;
+    spin_unlock_irqrestore(&cep->lock, irqf);
 }
 
 /* ---- upcalls ---------------------------------------------------------------- */
@@ -748,8 +854,12 @@ static void ofl_iw_cep_nudge(struct ofl_iw_cep *cep)
 
 static void ofl_iw_cep_stream(struct ofl_iw_cep *cep)
 {
-    int i, n;
+    struct sock *sk = cep->sock->sk;
+    bool fin;
+    int err;
 
+    /* the early bytes, what came since, then sk_data_ready feeds */
+    lock_sock(sk);
     if (cep->early) {
         u32 k = cep->early;
 
@@ -757,35 +867,22 @@ static void ofl_iw_cep_stream(struct ofl_iw_cep *cep)
         ofl_iw_qp_rx(cep->qp, cep->rx_sn, cep->rxbuf, k);
         cep->rx_sn += k;
     }
-    for (i = 0; i < OFL_IW_RX_BUDGET; i++) {
-        if (ofl_iw_cep_flush(cep)) {
-            ofl_iw_cep_close(cep, 2, true, false, 0);
-            return;
-        }
-        if (READ_ONCE(cep->tx_abort)) {
-            ofl_iw_cep_close(cep, 0, true, false, 0);
-            return;
-        }
-        n = ofl_iw_cep_read(cep, 0);
-        if (n == -EAGAIN)
-            break;
-        if (n == 0) { /* the peer's FIN */
-            ofl_iw_cep_close(cep, 1, false, true, 0);
-            return;
-        }
-        if (n < 0) {
-            ofl_iw_cep_close(cep, 2, true, false, 0);
-            return;
-        }
-        ofl_iw_qp_rx(cep->qp, cep->rx_sn, cep->rxbuf, n);
-        cep->rx_sn += n;
-    }
-    if (i == OFL_IW_RX_BUDGET) {
-        ofl_iw_cep_kick(cep); /* more to read: the others get a turn */
+    ofl_iw_cep_rx_locked(cep, sk);
+    WRITE_ONCE(cep->rx_direct, true);
+    err = sk->sk_err;
+    fin = (sk->sk_shutdown & RCV_SHUTDOWN) &&
+          skb_queue_empty(&sk->sk_receive_queue);
+    release_sock(sk);
+    if (err || ofl_iw_cep_flush(cep)) {
+        ofl_iw_cep_close(cep, 2, true, false, 0);
         return;
     }
-    if (ofl_iw_cep_flush(cep)) {
-        ofl_iw_cep_close(cep, 2, true, false, 0);
+    if (READ_ONCE(cep->tx_abort)) {
+        ofl_iw_cep_close(cep, 0, true, false, 0);
+        return;
+    }
+    if (fin) { /* the peer's FIN, after all its bytes */
+        ofl_iw_cep_close(cep, 1, false, true, 0);
         return;
     }
     ofl_iw_cep_nudge(cep);

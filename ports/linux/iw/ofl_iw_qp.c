@@ -786,6 +786,7 @@ int ofl_iw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
     struct ofl_iw_dev *dev = to_ofl_dev(ibqp->device);
     struct ofl_iw_qp *qp = to_ofl_qp(ibqp);
+    struct ofl_iw_cep *cep = NULL;
     unsigned long flags;
     int rv = 0;
 
@@ -794,6 +795,12 @@ int ofl_iw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
         return -EINVAL;
     }
     ofl_iw_qp_lock(dev, qp, &flags);
+    /* a user QP posts in a system call: its FPDUs leave from here */
+    if (qp->usq && qp->cep) {
+        cep = qp->cep;
+        ofl_iw_cep_get(cep);
+        ofl_iw_cep_poster(cep, true);
+    }
     if (qp->usq)
         rv = ofl_iw_pull(qp);
     for (; wr; wr = wr->next) {
@@ -804,7 +811,13 @@ int ofl_iw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
         }
     }
     ofl_iw_qp_run(qp);
+    if (cep)
+        ofl_iw_cep_poster(cep, false);
     ofl_iw_qp_unlock(dev, qp, flags);
+    if (cep) {
+        ofl_iw_cep_tx_now(cep);
+        ofl_iw_cep_drop(cep);
+    }
     return rv;
 }
 
