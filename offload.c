@@ -19940,7 +19940,7 @@ enum ofl_err ofl_pp_msg_cells(struct ofl_pp_conn *conn, enum ofl_pp_channel ch,
     if (err != OFL_OK)
         return err;
     size = ofl_pp_msg_size(m);
-    if ((uint64_t)size > 0xFFFFFFFFu ||
+    if ((size >> 16) >> 16 != 0 || /* above 2^32 - 1, any size_t */
         (size != 0 && ofl_pp_cell_count(c->cell_size, (uint32_t)size) == 0))
         return OFL_E_SIZE;
     err = ofl_pp_msg_encode(m, out, cap, &len);
