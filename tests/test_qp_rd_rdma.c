@@ -76,24 +76,17 @@ static enum ofl_err rdma(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,
                          uint8_t op, void *p, uint32_t len, uint32_t qpn,
                          uint32_t rstag, uint64_t rto)
 {
-    struct dgr_node *n = &r->n[ni];
     struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
 
     memset(&wr, 0, sizeof(wr));
-    sge.addr = (uint64_t)(uintptr_t)p;
-    sge.len = len;
-    sge.stag = n->stag;
     wr.wr_id = wr_id;
     wr.opcode = op;
     wr.flags = SIG;
-    wr.sge = &sge;
-    wr.num_sge = p != NULL ? 1 : 0;
     wr.remote_stag = rstag;
     wr.remote_to = rto;
     wr.dest.ee = 0;
     wr.dest.qpn = qpn;
-    return ofl_qp_post_send(&n->q[qi].qp, &wr, NULL);
+    return dgr_post(r, ni, qi, &wr, p, len);
 }
 
 static void post_recvs(struct dgr_rig *r, int ni, int qi, int k)

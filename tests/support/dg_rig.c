@@ -188,27 +188,34 @@ int dgr_qp_add(struct dgr_rig *r, int ni, const struct dgr_qp_opts *o,
     return n->nq++;
 }
 
+enum ofl_err dgr_post(struct dgr_rig *r, int ni, int qi, struct ofl_qp_wr *wr,
+                      const void *p, uint32_t len)
+{
+    struct dgr_node *n = &r->n[ni];
+    struct ofl_qp_sge sge;
+
+    sge.addr = (uint64_t)(uintptr_t)p;
+    sge.len = len;
+    sge.stag = n->stag;
+    wr->sge = &sge;
+    wr->num_sge = p != NULL ? 1 : 0;
+    return ofl_qp_post_send(&n->q[qi].qp, wr, NULL);
+}
+
 enum ofl_err dgr_send(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,
                       const void *p, uint32_t len, uint32_t addr, uint32_t ee,
                       uint32_t qpn, uint8_t flags)
 {
-    struct dgr_node *n = &r->n[ni];
     struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
 
     memset(&wr, 0, sizeof(wr));
-    sge.addr = (uint64_t)(uintptr_t)p;
-    sge.len = len;
-    sge.stag = n->stag;
     wr.wr_id = wr_id;
     wr.opcode = OFL_QP_OP_SEND;
     wr.flags = flags;
-    wr.sge = &sge;
-    wr.num_sge = p != NULL ? 1 : 0;
     wr.dest.addr = addr;
     wr.dest.ee = ee;
     wr.dest.qpn = qpn;
-    return ofl_qp_post_send(&n->q[qi].qp, &wr, NULL);
+    return dgr_post(r, ni, qi, &wr, p, len);
 }
 
 enum ofl_err dgr_recv(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,

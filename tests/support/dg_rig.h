@@ -118,6 +118,11 @@ int dgr_qp_add(struct dgr_rig *r, int ni, const struct dgr_qp_opts *o,
 
 uint8_t *dgr_alloc(struct dgr_node *n, uint32_t len);
 
+/* Posts wr (opcode, flags, destination, remote fields as the caller set
+ * them) from QP qi of node ni with one data segment [p, p + len) of the
+ * node's region, none when p is NULL. */
+enum ofl_err dgr_post(struct dgr_rig *r, int ni, int qi, struct ofl_qp_wr *wr,
+                      const void *p, uint32_t len);
 /* Posts a SEND of [p, p + len) from QP qi of node ni. */
 enum ofl_err dgr_send(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,
                       const void *p, uint32_t len, uint32_t addr, uint32_t ee,
