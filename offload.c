@@ -13124,9 +13124,12 @@ ap_rx_record(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
  * up to min(merge_cap, max_burst) bytes. A run of one is left to
  * ap_rx_record (*n = 0, OFL_OK). Otherwise the run is staged, written as
  * one payload, and each record wholly written is committed; *n is how
- * many, *next the offset in h after them. On OFL_E_AP_DMA the record
- * at *next, holding the failed burst, is the rejected one. Six
- * arguments: a seventh would go on the stack (see ap_record_header).
+ * many, *next the offset in h after them. A failed burst (OFL_E_AP_DMA)
+ * is no verdict on a record: the port may fail a merged burst because of
+ * a later record of it, so the rest go on one at a time (OFL_OK, the
+ * caller's usual path) and the record that fails alone is the rejected
+ * one, as without merging. Six arguments: a seventh would go on the
+ * stack (see ap_record_header).
  */
 static OFL_NOINLINE enum ofl_err
 ap_rx_run(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
@@ -13190,7 +13193,7 @@ ap_rx_run(struct ofl_ap_nic *nic, const struct ap_rx_ctx *x,
             nic->stats.merged++;
         *next += OFL_AP_CI_REC_HDR + rec.len;
     }
-    return err;
+    return err == OFL_E_AP_DMA ? OFL_OK : err;
 }
 
 /* The record kinds a CI frame may carry (bit k: kind k). */

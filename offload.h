@@ -5776,10 +5776,12 @@ enum ofl_err ofl_ap_read_cancel(struct ofl_ap_nic *nic, uint32_t tag);
  * fail a check ends the run and is then refused as usual. Each record of
  * the run is applied (sequence number, nonce rotation, counters, NOTIFY)
  * only once all its bytes are written: on OFL_E_AP_DMA the records wholly
- * before the failed burst are applied, the others are not, and the one
- * holding the failed burst is the rejected record. Results equal those
- * of ofl_ap_rx without merging, with fewer bursts (stats.merged counts
- * the records that joined a burst).
+ * before the failed burst are applied and the others go on one at a time,
+ * as without merging (a merged burst may fail where the records before
+ * the failing one would each have passed), so that the record the port
+ * fails alone is the rejected one. Results equal those of ofl_ap_rx
+ * without merging, with fewer bursts (stats.merged counts the records
+ * that joined a burst).
  */
 enum ofl_err ofl_ap_rx_merge(struct ofl_ap_nic *nic, uint8_t *buf,
                              uint32_t cap);

@@ -639,6 +639,29 @@ static void test_merge(void)
     CHECK_EQ(fb.mem[64], 0);
     CHECK_EQ(ofl_ap_rejected(&fb.nic.stats, OFL_E_AP_DMA), 1);
 
+    /* A merged burst the port fails because of its second record: the
+     * first, which passes alone, is applied as without merging, and the
+     * second, failing alone, is the rejected one (found by fuzz/ci_packet:
+     * the burst was split down to OFL_AP_MIN_BURST across the first
+     * record's end, and the first was lost with it). */
+    merge_hosts(sizeof(stage));
+    fb.stall.refuse_from = ofl_sim_pa(fb.mem) + 8;
+    n = three(0, 0, 9, 9);
+    CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, &res), OFL_E_AP_DMA);
+    CHECK_EQ(res.applied, 1);
+    CHECK_EQ(seq_of(&fb, 2), SEQ_B + 1);
+    CHECK(memcmp(fb.mem, "aaaaaaaa", 8) == 0);
+    CHECK_EQ(fb.mem[8], 0);
+    CHECK_EQ(ofl_ap_rejected(&fb.nic.stats, OFL_E_AP_DMA), 1);
+    /* the same frame without merging: the same result */
+    hosts(false, true, 64);
+    fb.stall.refuse_from = ofl_sim_pa(fb.mem) + 8;
+    CHECK_ERR(ofl_ap_rx(&fb.nic, fr, n, &res), OFL_E_AP_DMA);
+    CHECK_EQ(res.applied, 1);
+    CHECK_EQ(seq_of(&fb, 2), SEQ_B + 1);
+    CHECK(memcmp(fb.mem, "aaaaaaaa", 8) == 0);
+    CHECK_EQ(fb.mem[8], 0);
+
     /* Arguments. */
     CHECK_ERR(ofl_ap_rx_merge(NULL, stage, 16), OFL_E_ARG);
     CHECK_ERR(ofl_ap_rx_merge(&fb.nic, NULL, 16), OFL_E_ARG);

@@ -13,7 +13,8 @@ static int stall_write(void *ctx, uint64_t pa, const void *src, size_t len)
     struct apfx_stall *s = ctx;
 
     if (s->refuse_all || (s->limit != 0 && len > s->limit) ||
-        (s->refuse_after != 0 && s->nbursts >= s->refuse_after)) {
+        (s->refuse_after != 0 && s->nbursts >= s->refuse_after) ||
+        (s->refuse_from != 0 && pa + len > s->refuse_from)) {
         s->refused++;
         return -1;
     }

@@ -38,6 +38,8 @@ struct apfx_stall {
     uint32_t read_limit;  /* 0: none; else refuse reads longer than it */
     uint32_t refuse_after; /* 0: off; else refuse writes once this many
                               bursts were accepted */
+    uint64_t refuse_from;  /* 0: off; else refuse a write reaching this
+                              address or past it */
     uint32_t nreads;      /* reads accepted */
     uint32_t refused;
     uint32_t nbursts;
