@@ -52,4 +52,9 @@ test-rdma-posix: rdma-stage $(BUILD)/examples/ofl-rping
 	@echo "== test-rdma-posix: $(KIMAGE) under qemu-system-x86_64 -accel tcg, siw, rdma-core's rping <-> $(BUILD)/examples/ofl-rping"
 	@t0=$$(date +%s); rc=0; \
 	 KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" sh tests/rdma/run.sh $(KIMAGE) $(GUEST) $(RDMA_BUILD) $(BUILD)/examples/ofl-rping || rc=$$?; \
+	 if [ $$rc = 3 ]; then \
+	   rm -rf $(RDMA_BUILD)/run-peer-fault; mv $(RDMA_BUILD)/run $(RDMA_BUILD)/run-peer-fault; \
+	   echo "test-rdma-posix: every failure above was a corrupt FPDU from siw (logs kept in $(RDMA_BUILD)/run-peer-fault); booting the rig once more, whose result stands"; \
+	   rc=0; KM_QEMU_ACCEL="$(KM_QEMU_ACCEL)" sh tests/rdma/run.sh $(KIMAGE) $(GUEST) $(RDMA_BUILD) $(BUILD)/examples/ofl-rping || rc=$$?; \
+	 fi; \
 	 echo "test-rdma-posix: $$(( $$(date +%s) - t0 ))s (logs: $(RDMA_BUILD)/run)"; exit $$rc

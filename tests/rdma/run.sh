@@ -32,7 +32,15 @@ case $ofl in /*) ;; *) ofl=$(pwd)/$ofl ;; esac
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+# peer=1 while a case's failures are the peer's, proven by the capture
+# (see "A corrupt FPDU from siw" below): counted in peerbad as well
+peer=0
+peerbad=0
+bad() {
+    fail=$((fail + 1))
+    [ "$peer" = 0 ] || peerbad=$((peerbad + 1))
+    echo "FAIL $*"
+}
 pids=""
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null; done
@@ -196,8 +204,9 @@ tsh -T fields -E separator='|' -e tcp.srcport -e tcp.dstport -e _ws.malformed \
 tsh -V | awk '/^Transmission Control Protocol, Src Port: / {
         s = $6; d = $9; sub(/,$/, "", s); sub(/,$/, "", d) }
     /\(Good CRC32\)/ { good[s]++; good[d]++ }
-    /\(Bad CRC32/ { bad[s]++; bad[d]++ }
-    END { for (p in good) print "good", p, good[p]; for (p in bad) print "bad", p, bad[p] }' \
+    /\(Bad CRC32/ { bad[s]++; bad[d]++; from[s]++; to[d]++ }
+    END { for (p in good) print "good", p, good[p]; for (p in bad) print "bad", p, bad[p]
+          for (p in from) print "badfrom", p, from[p]; for (p in to) print "badto", p, to[p] }' \
     >"$run/crc.txt"
 # stat PORT: frames malformed expert-errors mpa-requests fpdus
 #            checksums-not-good good-crcs bad-crcs
@@ -227,6 +236,25 @@ for line in $(echo "$CASES" | tr ' ' ':'); do
         port=$((19100 + i)) what="rping -c -V -S $size -C $count (guest) -> ofl-rping --rping-server (host)"
     else
         port=$((7100 + i)) what="ofl-rping --rping-client (host) -> rping -s -V -S $size (guest)"
+    fi
+    # A corrupt FPDU from siw: the guest's own capture (taken as the
+    # frames leave its NIC, before anything of ours touches them) holds
+    # an FPDU from siw whose CRC32c does not match its bytes, and our end
+    # stopped on OFL_E_MPA_CRC. Rejecting it is RFC 5044 §7.2's rule, so
+    # the case's failure is the peer's. Seen once in 2026-11-29's CI
+    # (cli-65000-oflcrc: 1 of 60 FPDUs of siw's Write, with
+    # crc32c_generic, the pattern intact on the wire, no single bit flip
+    # explaining it); the cause inside the guest is not known.
+    if [ "$role" = srv ]; then
+        sent=$(awk -v p=$((19100 + i)) '$1 == "badto" && $2 == p { print $3 }' "$run/crc.txt")
+    else
+        sent=$(awk -v p=$((7100 + i)) '$1 == "badfrom" && $2 == p { print $3 }' "$run/crc.txt")
+    fi
+    peer=0
+    if [ "$expect" = pass ] && [ -n "$sent" ] && [ "$sent" -gt 0 ] &&
+        echo "$hlog" | grep -q 'OFL_E_MPA_CRC'; then
+        peer=1
+        echo "PEER $name: siw sent $sent FPDU(s) whose CRC32c does not match their bytes in the guest's capture; ofl-rping rejected them (OFL_E_MPA_CRC), as RFC 5044 §7.2 requires"
     fi
     crc="CRC off"
     [ "$oc" = crc ] && crc="CRC asked by ofl-rping"
@@ -296,5 +324,10 @@ EOF
     fi
 done
 
+peer=0
 echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+# exit 3: every failure was a corrupt FPDU from siw (the caller may boot
+# the rig once more); 1: any other failure
+[ "$fail" = 0 ] && exit 0
+[ "$fail" = "$peerbad" ] && exit 3
+exit 1
