@@ -19328,15 +19328,14 @@ static enum ofl_err pp_conn_apply(struct ofl_pp_conn *conn,
     }
 }
 
-enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
-                              size_t len, struct ofl_pp_msg *m,
-                              struct ofl_pp_msg *reply)
+/* A whole message, from a plain channel or reassembled from cells: the
+ * body of ofl_pp_conn_recv after its arguments and channel are checked. */
+static enum ofl_err pp_conn_take(struct ofl_pp_conn *conn, const uint8_t *p,
+                                 size_t len, struct ofl_pp_msg *m,
+                                 struct ofl_pp_msg *reply)
 {
     enum ofl_err err;
 
-    if (conn == NULL || m == NULL || reply == NULL || m == reply)
-        return OFL_E_ARG;
-    reply->type = 0;
     if (!pp_conn_live(conn) && conn->state != OFL_PP_CLOSED) {
         err = OFL_E_PP_CONN_STATE;
     } else {
@@ -19357,6 +19356,22 @@ enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
     conn->stats.msgs_rx++;
     pp_conn_settle(conn);
     return OFL_OK;
+}
+
+enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn,
+                              enum ofl_pp_channel ch, const uint8_t *p,
+                              size_t len, struct ofl_pp_msg *m,
+                              struct ofl_pp_msg *reply)
+{
+    if (conn == NULL || m == NULL || reply == NULL || m == reply ||
+        (ch != OFL_PP_CTRL && ch != OFL_PP_DATA))
+        return OFL_E_ARG;
+    reply->type = 0;
+    /* A cell channel carries only cells (ofl_pp_conn_recv_cell): a plain
+     * message there is refused before it is decoded or counted. */
+    if (conn->cells[ch] != NULL)
+        return OFL_E_PP_CELL_CHANNEL;
+    return pp_conn_take(conn, p, len, m, reply);
 }
 
 enum ofl_err ofl_pp_conn_recv_imm(struct ofl_pp_conn *conn, uint64_t imm,
@@ -19966,10 +19981,13 @@ enum ofl_err ofl_pp_conn_recv_cell(struct ofl_pp_conn *conn,
 
     if (conn == NULL || out == NULL || out->m == NULL ||
         out->reply == NULL || out->m == out->reply ||
-        (ch != OFL_PP_CTRL && ch != OFL_PP_DATA) || conn->cells[ch] == NULL)
+        (ch != OFL_PP_CTRL && ch != OFL_PP_DATA))
         return OFL_E_ARG;
     out->done = false;
     out->reply->type = 0;
+    /* A plain channel carries only whole messages (ofl_pp_conn_recv). */
+    if (conn->cells[ch] == NULL)
+        return OFL_E_PP_CELL_CHANNEL;
     if (!pp_conn_live(conn) && conn->state != OFL_PP_CLOSED)
         return OFL_E_PP_CONN_STATE;
     err = ofl_pp_reasm_input(&conn->cells[ch]->rx, cell, len, &pkt, &done);
@@ -19981,7 +19999,7 @@ enum ofl_err ofl_pp_conn_recv_cell(struct ofl_pp_conn *conn,
         conn->stats.msgs_refused++;
         return OFL_E_PP_CELL_HDR;
     }
-    return ofl_pp_conn_recv(conn, pkt.data, pkt.len, out->m, out->reply);
+    return pp_conn_take(conn, pkt.data, pkt.len, out->m, out->reply);
 }
 
 #endif /* OFL_ENABLE_PP */

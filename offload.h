@@ -495,6 +495,9 @@ uint32_t ofl_version(void);
                                    */                                      \
     X(E_PP_CHANNEL, 0x0715)     /* the message must travel on the data     \
                                    channel (ofl_pp_msg_channel) */         \
+    X(E_PP_CELL_CHANNEL, 0x0716) /* a plain message on a cell channel, or  \
+                                   a cell on a channel that is not one     \
+                                   (cfg.cells) */                          \
     X(E_PP_CELL_MISSING, 0x0720) /* a cell or packet before this one is    \
                                    missing (lost or reordered) */          \
     X(E_PP_CELL_DUP, 0x0721)    /* a cell or packet already received */    \
@@ -7929,9 +7932,14 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
                           struct ofl_pp_msg *out);
 
 /*
- * Takes one received message (hostile bytes, from either channel): decodes
- * it into *m, checks it against the tables and the state, and applies it,
- * all or nothing (a refused message changes nothing):
+ * Takes one received message (hostile bytes) that arrived whole on channel
+ * ch (OFL_E_ARG when ch is neither channel). A cell channel (cfg.cells[ch]
+ * set) carries only cells (ofl_pp_conn_recv_cell): a plain message on one
+ * is OFL_E_PP_CELL_CHANNEL, checked before anything else, and changes
+ * nothing (no pool, no state, no packet sequence number, no counter, not
+ * *m; reply->type is 0). Otherwise it decodes the message into *m, checks
+ * it against the tables and the state, and applies it, all or nothing (a
+ * refused message changes nothing but stats.msgs_refused):
  *   BufferRecvPool       tx table: pools ACTIVE (READY only)
  *   BufferRecvPoolUpdate tx table: elements free
  *   BufferRDMAIndicate   rx table: elements consumed
@@ -7951,7 +7959,8 @@ enum ofl_err ofl_pp_flush(struct ofl_pp_conn *conn, bool own,
  * consumed; a FlushReply O(1) while this end has no flush pending, else
  * at most the two tables' cap slots (caller-bounded).
  */
-enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn, const uint8_t *p,
+enum ofl_err ofl_pp_conn_recv(struct ofl_pp_conn *conn,
+                              enum ofl_pp_channel ch, const uint8_t *p,
                               size_t len, struct ofl_pp_msg *m,
                               struct ofl_pp_msg *reply);
 
@@ -8145,6 +8154,16 @@ uint32_t ofl_pp_cell_bytes(uint32_t cell_size, uint32_t len);
  *             cells (ofl_pp_cell_build) and carries each as one frame
  *   receiver  ofl_pp_conn_recv_cell, one hostile cell per call
  *
+ * On a cell channel only cells are valid; on a plain channel (cfg.cells[ch]
+ * NULL) only whole messages. What each receiving entry takes ("-" is
+ * refused with OFL_E_PP_CELL_CHANNEL before anything is looked at, and
+ * changes nothing: no reassembly, packet sequence number, pool, state or
+ * counter):
+ *
+ *   channel ch \ arrives  a message (ofl_pp_conn_recv)  a cell (_recv_cell)
+ *   plain                 taken                         -
+ *   cell channel          -                             taken
+ *
  * Receiver states (per cell channel; struct ofl_pp_reasm):
  *
  *   state \ cell  FIRST of psn due  next cell of the open   anything else
@@ -8156,8 +8175,9 @@ uint32_t ofl_pp_cell_bytes(uint32_t cell_size, uint32_t len);
  *                                                              others: IDLE
  *
  * "the message" = the packet is complete (cell and packet CRCs, cell
- * numbers and lengths checked by ofl_pp_reasm_input) and is handed to
- * ofl_pp_conn_recv; its packet sequence number is then taken whether
+ * numbers and lengths checked by ofl_pp_reasm_input) and is taken as
+ * ofl_pp_conn_recv takes a message on a plain channel (its checks after
+ * the channel's); its packet sequence number is then taken whether
  * the message is accepted or refused (a refused message changes no pool
  * and no state, as ofl_pp_conn_recv's contract says). A message packet
  * whose first cell names a VA, a memory handle or immediate data is
@@ -8206,12 +8226,14 @@ struct ofl_pp_rx {
 };
 
 /*
- * Takes one hostile cell on cell channel ch (OFL_E_ARG when ch is not
- * one; OFL_E_PP_CONN_STATE, cell untouched, in DOWN or ERROR). The cell
+ * Takes one hostile cell on cell channel ch (OFL_E_ARG when ch is neither
+ * channel; OFL_E_PP_CELL_CHANNEL when ch is not a cell channel: a plain
+ * channel carries only whole messages (ofl_pp_conn_recv), and nothing
+ * changes; OFL_E_PP_CONN_STATE, cell untouched, in DOWN or ERROR). The cell
  * goes to the channel's reassembly (ofl_pp_reasm_input: its errors, the
  * pools and the connection unchanged); when it completes a packet,
  * out->done is true and the result is ofl_pp_conn_recv's for the
- * message (m->data points into the reassembly buffer until the next cell
+ * message on a plain channel (m->data points into the reassembly buffer until the next cell
  * of this channel), or OFL_E_PP_CELL_HDR for a packet naming a VA, a
  * memory handle or immediate data. Cost: O(len), plus the message's on
  * the last cell.

@@ -506,7 +506,8 @@ static void serve(struct node *n)
                                                 (enum ofl_pp_channel)ch, b,
                                                 e[i].byte_len, &rx);
                 else
-                    err = ofl_pp_conn_recv(&n->pp, b, e[i].byte_len, &g_in,
+                    err = ofl_pp_conn_recv(&n->pp, (enum ofl_pp_channel)ch,
+                                           b, e[i].byte_len, &g_in,
                                            &g_reply);
                 if (err == OFL_OK && !rx.done)
                     goto repost;

@@ -730,8 +730,9 @@ static void end_init(struct end *e)
     CHECK_EQ(e->c.state, OFL_PP_READY);
 }
 
-/* Carries m from one end to the other: encode, then ofl_pp_conn_recv;
- * a reply goes back the same way. Returns the receiver's result. */
+/* Carries m from one end to the other on its channel
+ * (ofl_pp_msg_channel): encode, then ofl_pp_conn_recv; a reply goes back
+ * the same way. Returns the receiver's result. */
 static enum ofl_err carry(struct end *from, struct end *to,
                           const struct ofl_pp_msg *m)
 {
@@ -741,7 +742,8 @@ static enum ofl_err carry(struct end *from, struct end *to,
     (void)from;
     if (ofl_pp_msg_encode(m, g_wire, sizeof(g_wire), &len) != OFL_OK)
         return OFL_E_ARG;
-    err = ofl_pp_conn_recv(&to->c, g_wire, len, &g_in, &g_reply);
+    err = ofl_pp_conn_recv(&to->c, ofl_pp_msg_channel(m), g_wire, len,
+                           &g_in, &g_reply);
     return err;
 }
 
@@ -755,7 +757,8 @@ static enum ofl_err carry_reply(struct end *to)
     reply = g_reply;
     if (ofl_pp_msg_encode(&reply, g_wire, sizeof(g_wire), &len) != OFL_OK)
         return OFL_E_ARG;
-    return ofl_pp_conn_recv(&to->c, g_wire, len, &g_in, &g_reply);
+    return ofl_pp_conn_recv(&to->c, ofl_pp_msg_channel(&reply), g_wire, len,
+                            &g_in, &g_reply);
 }
 
 static void test_conn_states(void)
@@ -789,7 +792,8 @@ static void test_conn_states(void)
     cfg.ctrl = NULL;
     CHECK_OK(ofl_pp_conn_init(&g_host.c, &cfg));
     /* nothing before START */
-    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, g_wire, 12, &g_in, &g_reply),
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, OFL_PP_CTRL, g_wire, 12, &g_in,
+                               &g_reply),
               OFL_E_PP_CONN_STATE);
     CHECK_ERR(ofl_pp_write_prepare(&g_host.c, 0, 0, 1, &(struct ofl_pp_write){0}),
               OFL_E_PP_CONN_STATE);
@@ -798,7 +802,8 @@ static void test_conn_states(void)
     /* CLOSE with every pool empty: CLOSED at once */
     CHECK_OK(ofl_pp_conn_close(&g_host.c));
     CHECK_EQ(g_host.c.state, OFL_PP_CLOSED);
-    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, g_wire, 12, &g_in, &g_reply),
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, OFL_PP_CTRL, g_wire, 12, &g_in,
+                               &g_reply),
               OFL_E_PP_CONN_STATE);
     ofl_pp_conn_fail(&g_host.c);
     CHECK_EQ(g_host.c.state, OFL_PP_ERROR);
@@ -1740,11 +1745,20 @@ static void test_conn_edges(void)
                            &g_m),
               OFL_E_PP_COUNT);
     CHECK_EQ(g_unit.c.rx.slot[1].state, OFL_PP_POOL_ACTIVE);
-    CHECK_ERR(ofl_pp_conn_recv(NULL, g_wire, 12, &g_in, &g_reply), OFL_E_ARG);
-    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, g_wire, 12, NULL, &g_reply),
+    CHECK_ERR(ofl_pp_conn_recv(NULL, OFL_PP_CTRL, g_wire, 12, &g_in,
+                               &g_reply),
               OFL_E_ARG);
-    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, g_wire, 12, &g_in, NULL), OFL_E_ARG);
-    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, g_wire, 12, &g_in, &g_in),
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, OFL_PP_CTRL, g_wire, 12, NULL,
+                               &g_reply),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, OFL_PP_CTRL, g_wire, 12, &g_in,
+                               NULL),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, OFL_PP_CTRL, g_wire, 12, &g_in,
+                               &g_in),
+              OFL_E_ARG);
+    CHECK_ERR(ofl_pp_conn_recv(&g_host.c, (enum ofl_pp_channel)2, g_wire, 12,
+                               &g_in, &g_reply),
               OFL_E_ARG);
     CHECK_ERR(ofl_pp_conn_recv_imm(NULL, 0x01000001u, &r), OFL_E_ARG);
     CHECK_ERR(ofl_pp_conn_recv_imm(&g_unit.c, 0x01000001u, NULL), OFL_E_ARG);

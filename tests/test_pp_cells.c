@@ -398,12 +398,13 @@ static void test_cells_hostile(void)
         CHECK(done && b_unchanged());
     }
 
-    /* arguments and states: a channel that is not a cell channel, DOWN
-     * and ERROR leave the reassembly alone */
+    /* arguments and states: a channel that is not a cell channel
+     * (test_cells_channel_rule), DOWN and ERROR leave the reassembly
+     * alone */
     n = cut_send(CS);
     CHECK_ERR(ofl_pp_conn_recv_cell(&g_b.c, OFL_PP_DATA, g_cell[0], g_clen[0],
                                     &(struct ofl_pp_rx){&g_in, &g_reply, 0}),
-              OFL_E_ARG);
+              OFL_E_PP_CELL_CHANNEL);
     CHECK_ERR(ofl_pp_conn_recv_cell(&g_b.c, OFL_PP_CTRL, g_cell[0], g_clen[0],
                                     &(struct ofl_pp_rx){&g_in, &g_in, 0}),
               OFL_E_ARG);
@@ -491,12 +492,107 @@ static void test_cells_pools(void)
         size_t len = 0;
 
         CHECK_OK(ofl_pp_msg_encode(&g_m, g_msg, sizeof(g_msg), &len));
-        CHECK_OK(ofl_pp_conn_recv(&g_a.c, g_msg, len, &g_in, &g_reply));
+        CHECK_OK(ofl_pp_conn_recv(&g_a.c, OFL_PP_DATA, g_msg, len, &g_in,
+                                  &g_reply));
         CHECK_EQ(g_reply.type, OFL_PP_BUFFER_POOL_FLUSH_REPLY);
         CHECK_OK(ofl_pp_msg_encode(&g_reply, g_msg, sizeof(g_msg), &len));
-        CHECK_OK(ofl_pp_conn_recv(&g_b.c, g_msg, len, &g_in, &g_reply));
+        CHECK_OK(ofl_pp_conn_recv(&g_b.c, OFL_PP_DATA, g_msg, len, &g_in,
+                                  &g_reply));
     }
     CHECK_EQ(g_b.c.tx.slot[2].state, OFL_PP_POOL_EMPTY);
+}
+
+/* g_b exactly as snapped: pools, state, counters, reassembly, psns. */
+static bool b_same(void)
+{
+    return memcmp(&g_b, &g_snap, sizeof(g_b)) == 0;
+}
+
+/* On a cell channel only cells are valid, on a plain one only whole
+ * messages (offload.h, "Cell channels"): b's control channel is a cell
+ * channel, its data channel plain. */
+static void test_cells_channel_rule(void)
+{
+    struct ofl_pp_pool_desc d = {3, 4, 256, 0x77, 0x200000, 9};
+    static uint8_t plain[OFL_PP_MSG_MAX]; /* g_msg is cut_send's */
+    size_t len = 0;
+    uint32_t n;
+    bool done = false;
+
+    ce_setup(&g_a, 0, 0);
+    ce_setup(&g_b, 0, 0);
+    CHECK_OK(ofl_pp_advertise(&g_a.c, &d, 1, &g_m));
+    CHECK_OK(ofl_pp_msg_encode(&g_m, plain, sizeof(plain), &len));
+
+    /* a plain BufferRecvPool on the cell channel: refused before it is
+     * decoded, and nothing changes (no pool, state, counter or psn; the
+     * reply is empty) */
+    snap();
+    g_reply.type = OFL_PP_BUFFER_POOL_FLUSH_REPLY;
+    CHECK_ERR(ofl_pp_conn_recv(&g_b.c, OFL_PP_CTRL, plain, len, &g_in,
+                               &g_reply),
+              OFL_E_PP_CELL_CHANNEL);
+    CHECK(b_same());
+    CHECK_EQ(g_b.c.tx.active, 0);
+    CHECK_EQ(g_b.c.stats.msgs_refused, 0);
+    CHECK_EQ(g_reply.type, 0);
+    /* the same in the middle of a packet: the open packet stays, and its
+     * last cell completes it */
+    n = cut_send(CS);
+    CHECK_EQ(n, 2);
+    CHECK_OK(give(&g_b, 0, &done));
+    CHECK(!done && g_b.cells.rx.open);
+    snap();
+    CHECK_ERR(ofl_pp_conn_recv(&g_b.c, OFL_PP_CTRL, plain, len, &g_in,
+                               &g_reply),
+              OFL_E_PP_CELL_CHANNEL);
+    CHECK(b_same());
+    CHECK_OK(give(&g_b, 1, &done));
+    CHECK(done && g_in.type == OFL_PP_SEND_DATA && g_in.data_len == CS);
+    /* passes: the same message on the plain data channel is taken */
+    CHECK_OK(ofl_pp_conn_recv(&g_b.c, OFL_PP_DATA, plain, len, &g_in,
+                              &g_reply));
+    CHECK(g_in.type == OFL_PP_BUFFER_RECV_POOL);
+    CHECK_EQ(g_b.c.tx.active, 1);
+    CHECK_EQ(g_b.c.tx.slot[3].state, OFL_PP_POOL_ACTIVE);
+
+    /* a cell on the plain data channel: refused, nothing changes (not
+     * the control channel's reassembly either) */
+    n = cut_send(CS);
+    CHECK_EQ(n, 2);
+    snap();
+    CHECK_ERR(ofl_pp_conn_recv_cell(&g_b.c, OFL_PP_DATA, g_cell[0], g_clen[0],
+                                    &(struct ofl_pp_rx){&g_in, &g_reply, 0}),
+              OFL_E_PP_CELL_CHANNEL);
+    CHECK(b_same());
+    /* passes: the same cells on the cell channel make the message */
+    CHECK_OK(give(&g_b, 0, &done));
+    CHECK(!done);
+    CHECK_OK(give(&g_b, 1, &done));
+    CHECK(done && g_in.type == OFL_PP_SEND_DATA);
+    CHECK_EQ(g_b.c.stats.msgs_rx, 3);
+
+    /* the rule comes before the state's: a CLOSED end refuses a plain
+     * FlushRequest on its cell channel and answers it on the plain one */
+    ce_setup(&g_b, 0, 0);
+    CHECK_OK(ofl_pp_conn_close(&g_b.c));
+    CHECK_EQ(g_b.c.state, OFL_PP_CLOSED);
+    memset(&g_m, 0, sizeof(g_m));
+    g_m.type = OFL_PP_BUFFER_POOL_FLUSH_REQUEST;
+    g_m.ctx = 0x42;
+    g_m.count = 1;
+    g_m.u.pool_ref[0] = 5;
+    CHECK_OK(ofl_pp_msg_encode(&g_m, plain, sizeof(plain), &len));
+    snap();
+    CHECK_ERR(ofl_pp_conn_recv(&g_b.c, OFL_PP_CTRL, plain, len, &g_in,
+                               &g_reply),
+              OFL_E_PP_CELL_CHANNEL);
+    CHECK(b_same());
+    CHECK_EQ(g_reply.type, 0);
+    CHECK_OK(ofl_pp_conn_recv(&g_b.c, OFL_PP_DATA, plain, len, &g_in,
+                              &g_reply));
+    CHECK(g_reply.type == OFL_PP_BUFFER_POOL_FLUSH_REPLY &&
+          g_reply.ctx == 0x42);
 }
 
 /* ---- over QPs ---------------------------------------------------------------- */
@@ -757,5 +853,6 @@ OFL_SUITE(pp_cells)
     test_cells_sizes();
     test_cells_hostile();
     test_cells_pools();
+    test_cells_channel_rule();
     test_cells_over_qps();
 }

@@ -115,8 +115,8 @@ static int drain(struct pq_end *e, bool data, struct ofl_pp_ref *refs,
         } else {
             uint32_t k;
 
-            if (ofl_pp_conn_recv(&e->c, b, c[i].byte_len, &g_in, &g_reply) !=
-                OFL_OK)
+            if (ofl_pp_conn_recv(&e->c, data ? OFL_PP_DATA : OFL_PP_CTRL, b,
+                                 c[i].byte_len, &g_in, &g_reply) != OFL_OK)
                 return -1;
             if (g_in.type == OFL_PP_BUFFER_RDMA_INDICATE && refs != NULL)
                 for (k = 0; k < g_in.count; k++)

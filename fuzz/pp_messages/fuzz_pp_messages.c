@@ -4,11 +4,19 @@
  * machines of two detached connections (a = the I/O unit, b = the host),
  * driven by hostile bytes.
  *
+ * Each end's control channel is a cell channel (cfg.cells), its data
+ * channel a plain one: a whole message is taken only on the data channel,
+ * a cell only on the control channel (offload.h, "Cell channels").
+ *
  * Input: a sequence of events (at most MAX_EVENTS), each an opcode byte
  * and its arguments (missing bytes read as zero):
- *   0 n(16) bytes   raw message to a (ofl_pp_conn_recv); also decoded
- *                   alone: an accepted message re-encodes to the same bytes
- *   1 n(16) bytes   raw message to b
+ *   0 n(16) bytes   raw message to a (ofl_pp_conn_recv) on its data
+ *                   channel; also decoded alone: an accepted message
+ *                   re-encodes to the same bytes
+ *   1 n(16) bytes   raw message to b on its data channel
+ *   (9, 10: the same on the control channel, a cell channel: always
+ *   OFL_E_PP_CELL_CHANNEL, and the end, its reassembly and counters
+ *   included, unchanged; so with op / 9 odd for every event 0 or 1)
  *   2 imm(64)       raw immediate data to a (ofl_pp_conn_recv_imm)
  *   3 idx cnt size  a advertises a pool (index, count 8 bits, size 16
  *                   bits); the BufferRecvPool goes to b
@@ -19,15 +27,19 @@
  *   7 who           close
  *   8 len(16)       b picks an element (ofl_pp_pick)
  *   0xF0 .. 0xF7 psn(32)  cell mode (seed 002 cells): both ends' control
- *                   channels are cell channels, re-initialised with cells
- *                   of 16 << 2 ((op >> 1) & 3) bytes (16, 64, 256, 1024),
+ *                   channels are re-initialised with cells of
+ *                   16 << 2 ((op >> 1) & 3) bytes (16, 64, 256, 1024),
  *                   both directions numbered from psn; from now on carry()
  *                   takes every control-channel message as cells
  *                   (ofl_pp_msg_cells, ofl_pp_cell_build,
  *                   ofl_pp_conn_recv_cell), each cell given twice when op
- *                   is odd (the second must be OFL_E_PP_CELL_DUP)
+ *                   is odd (the second must be OFL_E_PP_CELL_DUP); before
+ *                   it carry() takes every message whole on the data
+ *                   channel
  *   0xF8 .. 0xFF n(16) bytes  a raw cell to a's control channel
- *                   (ofl_pp_conn_recv_cell)
+ *                   (ofl_pp_conn_recv_cell); when op is odd to a's data
+ *                   channel, a plain one: always OFL_E_PP_CELL_CHANNEL,
+ *                   a unchanged
  * (ops below 0xF0 are taken modulo 9, as before the cell events.)
  *
  * Invariants after every event: in each of the four tables every pool's
@@ -172,8 +184,17 @@ static void unchanged(const struct end *e, enum ofl_err err)
                 e->c.tx.active == g_snap.c.tx.active);
 }
 
-/* Hostile bytes to one end; the decoder alone must round-trip them. */
-static void raw(struct end *e, const uint8_t *p, size_t n)
+/* A refusal for the wrong channel changed nothing at all: not the
+ * tables, the state, the counters, the reassembly or the psns. */
+static void untouched(const struct end *e)
+{
+    FUZZ_ASSERT(memcmp(e, &g_snap, sizeof(*e)) == 0);
+}
+
+/* Hostile bytes to one end on channel ch; the decoder alone must
+ * round-trip them. */
+static void raw(struct end *e, enum ofl_pp_channel ch, const uint8_t *p,
+                size_t n)
 {
     enum ofl_err err = ofl_pp_msg_decode(p, n, &g_d);
     size_t len = 0;
@@ -185,8 +206,15 @@ static void raw(struct end *e, const uint8_t *p, size_t n)
         FUZZ_ASSERT(len == n && memcmp(g_buf2, p, n) == 0);
     }
     snap(e);
-    err = ofl_pp_conn_recv(&e->c, p, n, &g_in, &g_reply);
+    g_reply.type = OFL_PP_BUFFER_POOL_FLUSH_REPLY; /* must be cleared */
+    err = ofl_pp_conn_recv(&e->c, ch, p, n, &g_in, &g_reply);
     unchanged(e, err);
+    /* a whole message on the cell channel: refused, nothing changed */
+    FUZZ_ASSERT((err == OFL_E_PP_CELL_CHANNEL) == (ch == OFL_PP_CTRL));
+    if (ch == OFL_PP_CTRL)
+        untouched(e);
+    if (err != OFL_OK)
+        FUZZ_ASSERT(g_reply.type == 0);
     if (err == OFL_OK && g_reply.type != 0)
         FUZZ_ASSERT(ofl_pp_msg_encode(&g_reply, g_buf2, sizeof(g_buf2),
                                       &len) == OFL_OK);
@@ -252,10 +280,11 @@ static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
     if (g_cellmode != 0 && ofl_pp_msg_channel(m) == OFL_PP_CTRL) {
         err = g_req_err = carry_cells(from, to, m);
     } else {
+        /* whole, on the plain data channel (it carries every message) */
         FUZZ_ASSERT(ofl_pp_msg_encode(m, g_buf, sizeof(g_buf), &len) ==
                     OFL_OK);
-        err = g_req_err = ofl_pp_conn_recv(&to->c, g_buf, len, &g_in,
-                                           &g_reply);
+        err = g_req_err = ofl_pp_conn_recv(&to->c, OFL_PP_DATA, g_buf, len,
+                                           &g_in, &g_reply);
     }
     unchanged(to, err);
     /* Between two READY ends that saw nothing hostile, every message one
@@ -284,7 +313,8 @@ static void carry(struct end *from, struct end *to, const struct ofl_pp_msg *m)
     FUZZ_ASSERT(ofl_pp_msg_encode(&reply, g_buf, sizeof(g_buf), &len) ==
                 OFL_OK);
     snap(from);
-    err = g_rep_err = ofl_pp_conn_recv(&from->c, g_buf, len, &g_in, &g_reply);
+    err = g_rep_err = ofl_pp_conn_recv(&from->c, OFL_PP_DATA, g_buf, len,
+                                       &g_in, &g_reply);
     g_replied = true;
     unchanged(from, err);
     /* The reply ends the flush this exchange started: between two READY
@@ -313,10 +343,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const uint8_t *p;
             size_t n = fuzz_take(&in, &p, fuzz_u16(&in));
             struct ofl_pp_rx rx = {&g_in, &g_reply, false};
+            enum ofl_pp_channel ch = (op & 1u) ? OFL_PP_DATA : OFL_PP_CTRL;
 
             g_clean = false;
             snap(&g_a);
-            err = ofl_pp_conn_recv_cell(&g_a.c, OFL_PP_CTRL, p, n, &rx);
+            err = ofl_pp_conn_recv_cell(&g_a.c, ch, p, n, &rx);
+            /* a cell on the plain channel: refused, nothing changed */
+            FUZZ_ASSERT((err == OFL_E_PP_CELL_CHANNEL) == (ch == OFL_PP_DATA));
+            if (ch == OFL_PP_DATA)
+                untouched(&g_a);
             /* a cell that completes nothing reaches no table */
             unchanged(&g_a, rx.done ? err : OFL_E_PP_CELL_MISSING);
             if (!rx.done)
@@ -347,7 +382,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t n = fuzz_take(&in, &p, fuzz_u16(&in));
 
             g_clean = false;
-            raw(op % 9 == 0 ? &g_a : &g_b, p, n);
+            raw(op % 9 == 0 ? &g_a : &g_b,
+                ((op / 9) & 1u) ? OFL_PP_CTRL : OFL_PP_DATA, p, n);
             break;
         }
         case 2: {

@@ -91,6 +91,22 @@ seeds['cells_raw'] = (rawcell(cell(senddata, 0, 0)) +
                       rawcell(cell(big, 1, 0)) + rawcell(cell(big, 1, 1)) +
                       rawcell(cell(big, 1, 1)) + rawcell(cell(big, 1, 2)) +
                       rawcell(cell(cfgreq, 2, 0)[:-1] + b'\x00'))
+def raw_ctrl(to, msg):  # events 9 (to a) and 10 (to b): the cell channel
+    return bytes([9 + to]) + be16(len(msg)) + msg
+
+def rawcell_data(c):  # event 0xF9: a raw cell to a's plain data channel
+    return bytes([0xF9]) + be16(len(c)) + c
+
+# Whole messages and cells mixed on both channels: a's open packet is
+# interrupted by a whole message on its cell channel and by one of its
+# cells on the plain channel (both refused), then completed.
+seeds['cells_mixed'] = (cellmode(0xF4, 0) + advertise(3, 8, 256, 0x100000) +
+                        rawcell(cell(big, 0, 0)) + raw_ctrl(0, senddata) +
+                        rawcell_data(cell(big, 0, 1)) +
+                        rawcell(cell(big, 0, 1)) + raw_ctrl(0, flush_req) +
+                        rawcell(cell(big, 0, 2)) + raw(0, senddata) +
+                        raw_ctrl(1, pool_msg) + raw(1, pool_msg) +
+                        write(3, 5, 256) + flush(0, True, 3, 1))
 os.makedirs('corpus', exist_ok=True)
 for name, data in seeds.items():
     with open(os.path.join('corpus', name), 'wb') as f:
