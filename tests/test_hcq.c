@@ -449,6 +449,64 @@ static void test_hcq_ci(void)
     CHECK_EQ(h.overrun, 1);
 }
 
+/* ---- overflow --------------------------------------------------------------- */
+
+/* The QP overflow tests' rig: host CQ h of cap CQEs at HPA in hp's
+ * memory, nobody reaping it, and a pair of QPs in RTS; NULL (a failed
+ * check) when the pair cannot be made. */
+static struct qr_rig *ovf_rig(struct hport *hp, struct ofl_hcq *h,
+                              uint32_t cap)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_hcq_cfg c;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return NULL;
+    hp_init(hp);
+    cfg_init(&c, cap);
+    CHECK_OK(ofl_hcq_init(h, &hp->port, &c));
+    qr_pump(r, 0);
+    return r;
+}
+
+/* Posts n signalled Delays on s, wr_id first, first + 1, ... */
+static void post_delays(struct qr_side *s, uint64_t first, uint32_t n)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        qr_wr(&wr, OFL_QP_OP_DELAY, first + i, &sge, NULL, 0, 0);
+        wr.flags |= OFL_QP_WR_SIGNALED;
+        CHECK_OK(qr_post_send(s, &wr));
+    }
+}
+
+/* Flushes s's send CQ into h, which overruns: `moved` CQEs go in, and
+ * the flush names s's QP. */
+static void flush_overrun(struct ofl_hcq *h, struct qr_side *s,
+                          uint32_t moved)
+{
+    uint32_t got = ~0u, qpn = 0;
+
+    CHECK_ERR(ofl_hcq_flush(h, &s->scq, 0, &got, &qpn),
+              OFL_E_QP_HCQ_OVERRUN);
+    CHECK_EQ(got, moved);
+    CHECK_EQ(qpn, s->qp.attr.qpn);
+}
+
+/* The core's overrun rule on qp (ofl_qp_cq_overrun): ERROR, with the
+ * async event it did not have before. */
+static void overrun_rule(struct ofl_qp *qp)
+{
+    CHECK(!(qp->events & OFL_QP_EVT_CQ_OVERRUN));
+    CHECK_OK(ofl_qp_cq_overrun(qp));
+    CHECK(qp->events & OFL_QP_EVT_CQ_OVERRUN);
+    CHECK_EQ(qp->state, OFL_QP_ERROR);
+}
+
 /* Overflow: lost CQEs, sticky; flush reports the QP; the QP goes to ERROR
  * with the async event. */
 static void test_hcq_overflow(void)
@@ -496,9 +554,7 @@ static void test_hcq_overflow(void)
     r = qr_new(NULL);
     qr_pump(r, 0);
     CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
-    CHECK_OK(ofl_qp_cq_overrun(&r->a.qp));
-    CHECK(r->a.qp.events & OFL_QP_EVT_CQ_OVERRUN);
-    CHECK_EQ(r->a.qp.state, OFL_QP_ERROR);
+    overrun_rule(&r->a.qp);
     CHECK_OK(ofl_qp_cq_overrun(&r->a.qp)); /* again: stays */
     CHECK_ERR(ofl_qp_cq_overrun(NULL), OFL_E_ARG);
     qr_free(r);
@@ -650,36 +706,20 @@ static void test_hcq_qp(void)
  * whose flushed WQEs are lost too (the CQ stays overrun). */
 static void test_hcq_qp_overflow(void)
 {
-    struct qr_rig *r = qr_new(NULL);
     static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
-    struct ofl_hcq_cfg c;
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
-    uint32_t moved, qpn = 0, i;
+    struct qr_rig *r = ovf_rig(&hp, &h, 2);
 
-    hp_init(&hp);
-    cfg_init(&c, 2);
-    CHECK_OK(ofl_hcq_init(&h, &hp.port, &c));
+    if (r == NULL)
+        return;
+    post_delays(&r->a, 1, 3);
     qr_pump(r, 0);
-    qr_wr(&wr, OFL_QP_OP_DELAY, 1, &sge, NULL, 0, 0);
-    wr.flags |= OFL_QP_WR_SIGNALED;
-    for (i = 0; i < 3; i++)
-        CHECK_OK(qr_post_send(&r->a, &wr));
-    qr_pump(r, 0);
-    CHECK_ERR(ofl_hcq_flush(&h, &r->a.scq, 0, &moved, &qpn),
-              OFL_E_QP_HCQ_OVERRUN);
-    CHECK_EQ(moved, 2);
-    CHECK_EQ(qpn, r->a.qp.attr.qpn);
-    CHECK_OK(ofl_qp_cq_overrun(&r->a.qp));
-    CHECK_EQ(r->a.qp.state, OFL_QP_ERROR);
-    CHECK(r->a.qp.events & OFL_QP_EVT_CQ_OVERRUN);
+    flush_overrun(&h, &r->a, 2);
+    overrun_rule(&r->a.qp);
     /* Posted after: flushed in ERROR, and lost as well. */
-    CHECK_OK(qr_post_send(&r->a, &wr));
+    post_delays(&r->a, 4, 1);
     qr_pump(r, 0);
-    CHECK_ERR(ofl_hcq_flush(&h, &r->a.scq, 0, &moved, &qpn),
-              OFL_E_QP_HCQ_OVERRUN);
-    CHECK_EQ(moved, 0);
+    flush_overrun(&h, &r->a, 0);
     CHECK_EQ(h.lost, 2);
     CHECK_EQ(h.pi, 2);
     qr_free(r);
@@ -693,74 +733,44 @@ static void test_hcq_qp_overflow(void)
  * order, and no byte past the ring is written. */
 static void test_hcq_multi_qp_overflow(void)
 {
-    struct qr_rig *r = qr_new(NULL);
     static struct hport hp; /* host memory: too large for a kernel stack */
     struct ofl_hcq h;
-    struct ofl_hcq_cfg c;
     struct ofl_hcq_host hh;
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
     struct ofl_cqe out[8];
     struct qr_side *qp[2];
+    struct qr_rig *r = ovf_rig(&hp, &h, 4);
     uint32_t moved, qpn = 0, i, n, guard = 1;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
     qp[0] = &r->a;
     qp[1] = &r->b;
     CHECK(qp[0]->qp.attr.qpn != qp[1]->qp.attr.qpn);
-    hp_init(&hp);
-    cfg_init(&c, 4);
     CHECK_OK(ofl_hcq_host_init(&hh, hp.mem, 4, NULL, &hp.port));
     memset(hp.mem + 4 * OFL_HCQE_LEN, 0xA5, HMEM - 4 * OFL_HCQE_LEN);
-    CHECK_OK(ofl_hcq_init(&h, &hp.port, &c));
     CHECK_OK(ofl_hcq_arm(&h, OFL_CQ_ARM_ANY));
-    qr_pump(r, 0);
-    for (i = 0; i < 6; i++) {
-        qr_wr(&wr, OFL_QP_OP_DELAY, 100 * (i / 3 + 1) + i % 3, &sge, NULL, 0,
-              0);
-        wr.flags |= OFL_QP_WR_SIGNALED;
-        CHECK_OK(qr_post_send(qp[i / 3], &wr));
-    }
+    post_delays(qp[0], 100, 3);
+    post_delays(qp[1], 200, 3);
     qr_pump(r, 0);
     /* a: 3 CQEs, room for all */
     CHECK_OK(ofl_hcq_flush(&h, &qp[0]->scq, 0, &moved, &qpn));
     CHECK_EQ(moved, 3);
     CHECK_EQ(h.overrun, 0);
     /* b: one fits, two are lost; the flush names b */
-    qpn = 0;
-    CHECK_ERR(ofl_hcq_flush(&h, &qp[1]->scq, 0, &moved, &qpn),
-              OFL_E_QP_HCQ_OVERRUN);
-    CHECK_EQ(moved, 1);
-    CHECK_EQ(qpn, qp[1]->qp.attr.qpn);
+    flush_overrun(&h, qp[1], 1);
     CHECK_EQ(h.lost, 2);
     CHECK_EQ(h.pi, 4);
     CHECK_EQ(h.overrun, 1);
     /* the device's rule: every QP of the CQ gets the async error */
-    for (i = 0; i < 2; i++) {
-        CHECK(!(qp[i]->qp.events & OFL_QP_EVT_CQ_OVERRUN));
-        CHECK_OK(ofl_qp_cq_overrun(&qp[i]->qp));
-        CHECK(qp[i]->qp.events & OFL_QP_EVT_CQ_OVERRUN);
-        CHECK_EQ(qp[i]->qp.state, OFL_QP_ERROR);
-    }
+    for (i = 0; i < 2; i++)
+        overrun_rule(&qp[i]->qp);
     /* a's WQEs posted after are flushed in ERROR and lost as well: the
      * flush names a now; b's likewise */
-    qr_wr(&wr, OFL_QP_OP_DELAY, 999, &sge, NULL, 0, 0);
-    wr.flags |= OFL_QP_WR_SIGNALED;
-    CHECK_OK(qr_post_send(qp[0], &wr));
-    CHECK_OK(qr_post_send(qp[1], &wr));
+    post_delays(qp[0], 999, 1);
+    post_delays(qp[1], 999, 1);
     qr_pump(r, 0);
-    qpn = 0;
-    CHECK_ERR(ofl_hcq_flush(&h, &qp[0]->scq, 0, &moved, &qpn),
-              OFL_E_QP_HCQ_OVERRUN);
-    CHECK_EQ(moved, 0);
-    CHECK_EQ(qpn, qp[0]->qp.attr.qpn);
-    qpn = 0;
-    CHECK_ERR(ofl_hcq_flush(&h, &qp[1]->scq, 0, &moved, &qpn),
-              OFL_E_QP_HCQ_OVERRUN);
-    CHECK_EQ(moved, 0);
-    CHECK_EQ(qpn, qp[1]->qp.attr.qpn);
+    flush_overrun(&h, qp[0], 0);
+    flush_overrun(&h, qp[1], 0);
     CHECK_EQ(h.lost, 4);
     CHECK_EQ(h.pi, 4);
     /* room again (the host reaps) does not end the overrun */
