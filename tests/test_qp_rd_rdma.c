@@ -629,6 +629,162 @@ static void test_rnr_nak(void)
     dgr_free(r);
 }
 
+/* A lost ACCESS NAK (offload.h "Lost refusals"): a Write refused, its NAK
+ * lost, and a later frame's acknowledgement reaches the sender first. The
+ * refused WQE completes REM_ACCESS_ERR (before the refusal block the
+ * cumulative acknowledgement completed it SUCCESS), its QP goes to ERROR,
+ * the later frame (another QP) completes SUCCESS, nothing is resent. */
+static void test_lost_nak(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct ofl_ee *ee0, *ee1;
+    struct ofl_cqe c[8];
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    memcpy(src, "denied!!", 8);
+    /* past the region's end: refused; then an allowed Write, other QP */
+    CHECK_OK(rdma(r, 0, 0, 101, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 4092));
+    CHECK_OK(rdma(r, 0, 1, 102, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 2);
+    r->wire.drop = 1;                     /* the ACCESS NAK is lost */
+    CHECK(dgr_deliver(r, 0, 1) != OFL_OK); /* refused, consumed */
+    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_OK(dgr_deliver(r, 0, 1)); /* delivered: its ACK goes out */
+    CHECK(memcmp(rbuf, "denied!!", 8) == 0);
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
+    CHECK_OK(dgr_deliver(r, 1, 1)); /* the ACK, first news of the refusal */
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 101);
+    CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(c[1].wr_id, 102);
+    CHECK_EQ(c[1].status, OFL_WC_SUCCESS);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);
+    CHECK_EQ(ee0->state, OFL_EE_RTS);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_OK(ofl_ee_tick(ee0, 1 + 4 * DGR_TIMEOUT)); /* nothing resent */
+    CHECK_EQ(r->wire.n, 0);
+    CHECK_EQ(ee0->stats.rtx_frames, 0);
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+    dgr_free(r);
+}
+
+/* Two refusals whose NAKs are both lost, after a delivered frame whose
+ * ACK is lost too: the next ACK names only the newest refusal, so the
+ * sender cannot settle anything and releases nothing; the timeout round
+ * resends the frames, each refused one is NAKed again naming the refusal
+ * before it, and every WQE completes with what became of its frame. A
+ * third Read refused INVALID, NAK lost, is named by the next NAK. */
+static void test_lost_naks_round(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src, *sink;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct dgr_qp_opts o;
+    struct ofl_ee *ee0, *ee1;
+    struct ofl_cqe c[8];
+    uint32_t una;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    memset(&o, 0, sizeof(o));
+    o.service = OFL_QP_SVC_RD;
+    o.acked = 1;
+    o.qpn = 3;
+    CHECK(dgr_qp_add(r, 0, &o, NULL) == 2);
+    src = dgr_alloc(&r->n[0], 64);
+    sink = dgr_alloc(&r->n[0], 64);
+    memcpy(src, "frames!!", 8);
+    /* n: delivered (QP 3), n + 1: refused (QP 1), n + 2: refused (QP 2,
+     * a Read with a key without remote rights), n + 3: delivered (QP 3) */
+    CHECK_OK(rdma(r, 0, 2, 110, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[2].qp, 0, 8));
+    CHECK_OK(rdma(r, 0, 0, 111, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 4092));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_OK(rdma(r, 0, 1, 112, OFL_QP_OP_READ, sink, 8, 7, r->n[1].stag,
+                  (uint64_t)(uintptr_t)r->n[1].mem));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
+    CHECK_OK(rdma(r, 0, 2, 113, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 8));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[2].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 4);
+    una = ee0->snd_una;
+    r->wire.drop = 3; /* the ACK of n and both NAKs are lost */
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK(dgr_deliver(r, 0, 1) != OFL_OK);
+    CHECK(dgr_deliver(r, 0, 1) != OFL_OK);
+    CHECK_OK(dgr_deliver(r, 0, 1)); /* n + 3: its ACK reaches the sender */
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_OK(dgr_deliver(r, 1, 1));
+    /* not settled: nothing released, nothing completes */
+    CHECK_EQ(ofl_ee_outstanding(ee0), 4);
+    CHECK_EQ(ee0->snd_una, una);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
+    /* the timeout round: n ACKed, n + 1 and n + 2 NAKed again, n + 3 ACKed */
+    CHECK_OK(ofl_ee_tick(ee0, DGR_TIMEOUT));
+    CHECK_EQ(r->wire.n, 4);
+    CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 4));
+    CHECK_EQ(ee1->stats.dup_frames, 4);
+    CHECK_EQ(r->wire.n, 4);
+    dgr_pump(r, DGR_TIMEOUT);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 4);
+    CHECK_EQ(c[0].wr_id, 110);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[1].wr_id, 111);
+    CHECK_EQ(c[1].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(c[2].wr_id, 112);
+    CHECK_EQ(c[2].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(c[3].wr_id, 113);
+    CHECK_EQ(c[3].status, OFL_WC_SUCCESS);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->n[0].q[2].qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->n[0].q[1].qp.ord_count, 0);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ee0->retries, 0);
+
+    /* a Read too long for QP 8 (INVALID), its NAK lost, then a refused
+     * Write whose NAK names it: both complete in error at that NAK */
+    CHECK_OK(rdma(r, 0, 2, 114, OFL_QP_OP_READ, sink, 65, 8, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 2, 115, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 4092));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[2].qp, 20, 8));
+    CHECK_EQ(r->wire.n, 2);
+    r->wire.drop = 1;
+    CHECK_ERR(dgr_deliver(r, 20, 1), OFL_E_QP_DG_TOO_LONG);
+    CHECK(dgr_deliver(r, 20, 1) != OFL_OK);
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_OK(dgr_deliver(r, 20, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 114);
+    CHECK_EQ(c[0].status, OFL_WC_REM_INV_REQ_ERR);
+    CHECK_EQ(c[1].wr_id, 115);
+    CHECK_EQ(c[1].status, OFL_WC_WR_FLUSH_ERR); /* its QP failed first */
+    CHECK_EQ(r->n[0].q[2].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+    dgr_free(r);
+}
+
 /* Hostile NAK and RDMA frames: named errors, nothing changed. NAKs for
  * sequence numbers never sent or long acknowledged; responses nobody
  * asked for. */
@@ -848,4 +1004,6 @@ OFL_SUITE(qp_rd_rdma)
     test_seq_nak();
     test_rnr_nak();
     test_hostile();
+    test_lost_nak();
+    test_lost_naks_round();
 }
