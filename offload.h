@@ -4547,11 +4547,14 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *   RTS     ack a, snd_una <= a < snd_nxt  RTS     slots up to a released;
  *           (its refusal block vouches             acked WQEs complete;
  *           for snd_una .. a)                      retries = 0
- *   RTS     ack a, snd_una <= a < snd_nxt, RTS     snd_una's WQE as its
- *           the block: snd_una refused                 NAK; the rest as above
- *   RTS     ack a, snd_una <= a < snd_nxt, RTS     nothing (not known yet:
- *           the block: a frame after                   "Lost refusals")
- *           snd_una refused, or not said
+ *   RTS     the same, its block: snd_una   RTS     snd_una's WQE as its
+ *           refused                                NAK's; the rest as above
+ *   RTS     the same, its block: a frame   RTS     nothing (not known yet:
+ *           after snd_una refused, or              "Lost refusals")
+ *           snd_una without a code
+ *   RTS     ack or NAK refusing an         RTS     OFL_E_QP_EE_REFUSAL,
+ *           outstanding frame that could           nothing
+ *           not be refused so
  *   RTS     ack snd_una - 1                RTS     nothing new (a repeat)
  *   RTS     ack before snd_una - 1         RTS     ignored (stale)
  *   RTS     ack at or after snd_nxt        RTS     OFL_E_QP_EE_ACK, nothing
@@ -4670,10 +4673,12 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * timeout covers it. Without OFL_EE_F_NAK at the receiver, SEQ and RNR
  * NAKs are never sent and the timeout recovers, as before NAKs existed.
  *
- * Lost refusals. An acknowledgement of a (and a NAK for n + 1) covers
- * every frame up to a, refused ones too: if a refusal's NAK were lost and
- * a later acknowledgement counted as delivery, the refused WQE would
- * complete SUCCESS. So each ACK and NAK carries the refusal block (wire
+ * Lost refusals. An acknowledgement of a covers every frame up to a, and
+ * a NAK for n every frame before n, refused ones too: if a refusal's NAK
+ * were lost and a later acknowledgement counted as delivery, the refused
+ * WQE would complete SUCCESS, a remote error reported as success (IBA
+ * completes a request the responder refused with the remote error, never
+ * SUCCESS). So each ACK and NAK carries the refusal block (wire
  * format above) and the sender releases a frame as delivered only when a
  * block vouches for it. The responder keeps the newest refused frame
  * (nak_sn, nak_code, nak_err) and, for each of the last `window` frames
@@ -4709,12 +4714,16 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *                                        refusal before it, which settles
  *                                        the frames up to it
  *
- * Rule: no loss or reordering of NAKs and acknowledgements completes a
- * refused frame SUCCESS (the responder vouches only for frames it
- * delivered; a frame's refusal is never forgotten while the sender can
- * still hold it, given the window rule below); frames not settled are
- * resent within retry_limit like any other, so their worst outcome is
- * RETRY_EXC_ERR. Window rule: the records span the responder's own
+ * Rule: no loss, repetition or reordering of NAKs and acknowledgements
+ * completes a refused frame SUCCESS: the responder vouches only for
+ * frames it delivered (the newest refusal is kept exactly, each record
+ * keeps the refusal before its frame, and a record no longer held
+ * vouches for nothing), and the sender releases as delivered only what
+ * is vouched for. Frames not settled are resent within retry_limit like
+ * any other, so their worst outcome is RETRY_EXC_ERR. When nothing was
+ * refused within 2^15 frames the blocks are absent and everything goes
+ * as before they existed. Window rule (liveness, not the rule above):
+ * the records span the responder's own
  * window, so both ends of an EE MUST use the same window (as they agree
  * the ISNs); with a sender window larger than the receiver's, a refusal
  * more than the receiver's window back whose NAKs were all lost leaves

@@ -785,6 +785,381 @@ static void test_lost_naks_round(void)
     dgr_free(r);
 }
 
+/* The refusal block's rules (offload.h "Refusal block"): each check trips
+ * once and passes once, parse and build agree, the bytes are big-endian
+ * at their offsets. */
+static void test_ref_rules(void)
+{
+    static uint8_t f[64];
+    const size_t na = OFL_DG_HDR_LEN + OFL_DG_REF_EXT;
+    const size_t nn = OFL_DG_HDR_LEN + OFL_DG_NAK_EXT + OFL_DG_REF_EXT;
+    const uint8_t at = OFL_DG_HDR_LEN + OFL_DG_NAK_EXT; /* NAK's block */
+    struct ofl_dg_hdr h, g;
+
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_ACK;
+    h.dst_addr = A0;
+    h.src_addr = A1;
+    h.sn = 1000;
+    h.len = OFL_DG_REF_EXT;
+    h.ref_code = OFL_DG_NAK_ACCESS;
+    h.ref_err = OFL_E_TPT_BOUNDS;
+    h.ref_sn = 998;
+    CHECK_ERR(ofl_dg_build(&h, f, na - 1), OFL_E_SIZE);
+    CHECK_OK(ofl_dg_build(&h, f, na));
+    CHECK_EQ(f[OFL_DG_HDR_LEN - 3], OFL_DG_REF_EXT);
+    CHECK_EQ(f[28], OFL_DG_NAK_ACCESS);
+    CHECK_EQ(f[29], 0);
+    CHECK_EQ(ofl_load_be16(f + 30), OFL_E_TPT_BOUNDS);
+    CHECK_EQ(ofl_load_be32(f + 32), 998);
+    CHECK_OK(ofl_dg_parse(f, na, &g));
+    CHECK_EQ(g.len, OFL_DG_REF_EXT);
+    CHECK_EQ(g.ref_code, OFL_DG_NAK_ACCESS);
+    CHECK_EQ(g.ref_err, OFL_E_TPT_BOUNDS);
+    CHECK_EQ(g.ref_sn, 998);
+    /* an ACK's length: 0 or 8 (what the frame holds) */
+    f[OFL_DG_HDR_LEN - 3] = 4;
+    CHECK_ERR(ofl_dg_parse(f, OFL_DG_HDR_LEN + 4, &g), OFL_E_QP_DG_RESERVED);
+    f[OFL_DG_HDR_LEN - 3] = OFL_DG_REF_EXT;
+    CHECK_ERR(ofl_dg_parse(f, na - 1, &g), OFL_E_QP_DG_LENGTH);
+    CHECK_OK(ofl_dg_parse(f, na, &g));
+    /* the block's reserved byte */
+    f[29] = 1;
+    CHECK_ERR(ofl_dg_parse(f, na, &g), OFL_E_QP_DG_RESERVED);
+    f[29] = 0;
+    /* codes: ACCESS and INVALID, or none without a detail */
+    f[28] = OFL_DG_NAK_SEQ;
+    CHECK_ERR(ofl_dg_parse(f, na, &g), OFL_E_QP_EE_REFUSAL);
+    f[28] = OFL_DG_NAK_RNR;
+    CHECK_ERR(ofl_dg_parse(f, na, &g), OFL_E_QP_EE_REFUSAL);
+    f[28] = OFL_DG_NAK_INVALID + 1;
+    CHECK_ERR(ofl_dg_parse(f, na, &g), OFL_E_QP_EE_REFUSAL);
+    f[28] = 0; /* a detail without a code */
+    CHECK_ERR(ofl_dg_parse(f, na, &g), OFL_E_QP_EE_REFUSAL);
+    ofl_store_be16(f + 30, 0);
+    CHECK_OK(ofl_dg_parse(f, na, &g));
+    CHECK_EQ(g.ref_code, 0);
+    f[28] = OFL_DG_NAK_INVALID;
+    CHECK_OK(ofl_dg_parse(f, na, &g));
+    CHECK_EQ(g.ref_code, OFL_DG_NAK_INVALID);
+    /* the refused frame: at most 2^15 before the ACK's, not after it */
+    ofl_store_be32(f + 32, 1001);
+    CHECK_ERR(ofl_dg_parse(f, na, &g), OFL_E_QP_EE_REFUSAL);
+    ofl_store_be32(f + 32, 1000);
+    CHECK_OK(ofl_dg_parse(f, na, &g));
+    ofl_store_be32(f + 32, 1000u - OFL_DG_REF_RUN - 1u);
+    CHECK_ERR(ofl_dg_parse(f, na, &g), OFL_E_QP_EE_REFUSAL);
+    ofl_store_be32(f + 32, 1000u - OFL_DG_REF_RUN);
+    CHECK_OK(ofl_dg_parse(f, na, &g));
+    /* across 2^32 */
+    ofl_store_be32(f + 20, 3);
+    ofl_store_be32(f + 32, 0xFFFFFFF0u);
+    CHECK_OK(ofl_dg_parse(f, na, &g));
+    ofl_store_be32(f + 32, 4);
+    CHECK_ERR(ofl_dg_parse(f, na, &g), OFL_E_QP_EE_REFUSAL);
+
+    /* a NAK's block follows its 4 bytes; it covers up to sn - 1 */
+    h.kind = OFL_DG_NAK;
+    h.len = OFL_DG_NAK_EXT + OFL_DG_REF_EXT;
+    h.nak = OFL_DG_NAK_SEQ;
+    h.ref_sn = 999;
+    CHECK_ERR(ofl_dg_build(&h, f, nn - 1), OFL_E_SIZE);
+    CHECK_OK(ofl_dg_build(&h, f, nn));
+    CHECK_EQ(f[28], OFL_DG_NAK_SEQ);
+    CHECK_EQ(f[at], OFL_DG_NAK_ACCESS);
+    CHECK_EQ(ofl_load_be32(f + at + 4), 999);
+    CHECK_OK(ofl_dg_parse(f, nn, &g));
+    CHECK_EQ(g.nak, OFL_DG_NAK_SEQ);
+    CHECK_EQ(g.ref_sn, 999);
+    ofl_store_be32(f + at + 4, 1000); /* its own frame: after sn - 1 */
+    CHECK_ERR(ofl_dg_parse(f, nn, &g), OFL_E_QP_EE_REFUSAL);
+    ofl_store_be32(f + at + 4, 999u - OFL_DG_REF_RUN - 1u);
+    CHECK_ERR(ofl_dg_parse(f, nn, &g), OFL_E_QP_EE_REFUSAL);
+    ofl_store_be32(f + at + 4, 999u - OFL_DG_REF_RUN);
+    CHECK_OK(ofl_dg_parse(f, nn, &g));
+    f[at + 1] = 1;
+    CHECK_ERR(ofl_dg_parse(f, nn, &g), OFL_E_QP_DG_RESERVED);
+    f[at + 1] = 0;
+    f[at] = OFL_DG_NAK_SEQ;
+    CHECK_ERR(ofl_dg_parse(f, nn, &g), OFL_E_QP_EE_REFUSAL);
+    f[at] = OFL_DG_NAK_ACCESS;
+    CHECK_OK(ofl_dg_parse(f, nn, &g));
+    /* a NAK's length: 4 or 12 */
+    f[OFL_DG_HDR_LEN - 3] = OFL_DG_REF_EXT;
+    CHECK_ERR(ofl_dg_parse(f, OFL_DG_HDR_LEN + 8, &g), OFL_E_QP_DG_LENGTH);
+    f[OFL_DG_HDR_LEN - 3] = OFL_DG_NAK_EXT;
+    CHECK_OK(ofl_dg_parse(f, OFL_DG_HDR_LEN + 4, &g));
+    CHECK_EQ(g.ref_code, 0); /* no block */
+    CHECK_EQ(g.ref_sn, 0);
+
+    /* builder: block fields without the block, or on another kind */
+    h.len = OFL_DG_NAK_EXT;
+    CHECK_ERR(ofl_dg_build(&h, f, sizeof(f)), OFL_E_ARG);
+    h.ref_code = 0;
+    h.ref_err = 0;
+    CHECK_ERR(ofl_dg_build(&h, f, sizeof(f)), OFL_E_ARG); /* ref_sn */
+    h.ref_sn = 0;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    h.ref_reserved = 1;
+    h.len = OFL_DG_NAK_EXT + OFL_DG_REF_EXT;
+    h.ref_sn = 999;
+    CHECK_ERR(ofl_dg_build(&h, f, sizeof(f)), OFL_E_ARG);
+    h.ref_reserved = 0;
+    CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
+    memset(&g, 0, sizeof(g));
+    g.kind = OFL_DG_RD;
+    g.dst_addr = A1;
+    g.src_addr = A0;
+    g.ref_sn = 1;
+    CHECK_ERR(ofl_dg_build(&g, f, sizeof(f)), OFL_E_ARG);
+    g.ref_sn = 0;
+    CHECK_OK(ofl_dg_build(&g, f, sizeof(f)));
+}
+
+/* Builds h (no payload) and gives it to node ni. */
+static enum ofl_err input_hdr(struct dgr_rig *r, int ni,
+                              const struct ofl_dg_hdr *h, uint64_t now)
+{
+    static uint8_t f[64];
+
+    if (ofl_dg_build(h, f, sizeof(f)) != OFL_OK)
+        return OFL_E_ARG;
+    return ofl_qp_dgram_input(&r->n[ni].node, f,
+                              OFL_DG_HDR_LEN + (size_t)h->len, now);
+}
+
+/* A NAK or block refusing an outstanding frame that could not be refused
+ * so (a Send; INVALID of a Write): OFL_E_QP_EE_REFUSAL, the EE and the
+ * QPs unchanged. Refusals that fit (ACCESS of a Write, INVALID of a Read,
+ * a refusal of a frame no longer outstanding) are acted on. */
+static void test_ref_contradiction(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src, *sink;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    static struct ofl_ee snap;
+    struct ofl_ee *ee0;
+    struct ofl_dg_hdr h;
+    struct ofl_cqe c[8];
+    uint32_t una;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    sink = dgr_alloc(&r->n[0], 64);
+    /* una: a Send (QP 1), una + 1: a Write (QP 2), una + 2: a Read (QP 1) */
+    CHECK_OK(dgr_send(r, 0, 0, 120, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_OK(rdma(r, 0, 1, 121, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
+    CHECK_OK(rdma(r, 0, 0, 122, OFL_QP_OP_READ, sink, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 3);
+    dgr_drop_all(r);
+    una = ee0->snd_una;
+    memcpy(&snap, ee0, sizeof(snap));
+#define REFUSED(hp)                                                     \
+    do {                                                                \
+        CHECK_ERR(input_hdr(r, 0, (hp), 1), OFL_E_QP_EE_REFUSAL);       \
+        CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);                   \
+        CHECK_EQ(r->wire.n, 0);                                         \
+        CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);                    \
+        CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);                    \
+        CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);                    \
+    } while (0)
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_ACK;
+    h.dst_addr = A0;
+    h.src_addr = A1;
+    h.len = OFL_DG_REF_EXT;
+    /* an ACK whose block refuses the Send */
+    h.sn = una;
+    h.ref_sn = una;
+    h.ref_code = OFL_DG_NAK_ACCESS;
+    REFUSED(&h);
+    h.sn = una + 2u;
+    REFUSED(&h); /* the same, the ACK covering more */
+    /* INVALID of the Write */
+    h.ref_sn = una + 1u;
+    h.ref_code = OFL_DG_NAK_INVALID;
+    REFUSED(&h);
+    /* NAKs: ACCESS of the Send, INVALID of the Write, and a NAK whose
+     * block refuses the Send */
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_NAK;
+    h.dst_addr = A0;
+    h.src_addr = A1;
+    h.len = OFL_DG_NAK_EXT;
+    h.sn = una;
+    h.nak = OFL_DG_NAK_ACCESS;
+    REFUSED(&h);
+    h.sn = una + 1u;
+    h.nak = OFL_DG_NAK_INVALID;
+    REFUSED(&h);
+    h.sn = una + 2u;
+    h.nak = OFL_DG_NAK_SEQ;
+    h.len = OFL_DG_NAK_EXT + OFL_DG_REF_EXT;
+    h.ref_sn = una;
+    h.ref_code = OFL_DG_NAK_ACCESS;
+    REFUSED(&h);
+#undef REFUSED
+    /* passes: ACCESS NAK of the Write, its block refusing a frame before
+     * the window (not outstanding: not checked) and vouching for the Send */
+    h.sn = una + 1u;
+    h.nak = OFL_DG_NAK_ACCESS;
+    h.nak_err = OFL_E_TPT_BOUNDS;
+    h.ref_sn = una - 1u;
+    CHECK_OK(input_hdr(r, 0, &h, 2));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 120);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[1].wr_id, 121);
+    CHECK_EQ(c[1].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);
+    /* passes: an ACK of the Read whose block says it was refused INVALID
+     * (refused == the ACK's own frame) */
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_ACK;
+    h.dst_addr = A0;
+    h.src_addr = A1;
+    h.len = OFL_DG_REF_EXT;
+    h.sn = una + 2u;
+    h.ref_sn = una + 2u;
+    h.ref_code = OFL_DG_NAK_INVALID;
+    h.ref_err = OFL_E_QP_DG_TOO_LONG;
+    CHECK_OK(input_hdr(r, 0, &h, 3));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 122);
+    CHECK_EQ(c[0].status, OFL_WC_REM_INV_REQ_ERR);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    dgr_free(r);
+}
+
+/* The wire of the lost-NAK case: the ACK that follows a refusal names it
+ * (code, detail, sequence number), as does the next NAK; an ACK when
+ * nothing was refused has no block (the old bytes); a duplicate of the
+ * refused frame gets its NAK again; the block goes away once the refusal
+ * is 2^15 frames back. */
+static void test_ref_wire(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    static struct dgr_frame dup;
+    struct ofl_ee *ee0, *ee1;
+    struct ofl_dg_hdr h;
+    struct ofl_cqe c[8];
+    enum ofl_err err;
+    uint32_t n;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    ee1 = &r->n[1].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    /* nothing refused yet: an ACK without a block */
+    CHECK_OK(rdma(r, 0, 1, 130, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_ACK);
+    CHECK_EQ(h.len, 0);
+    CHECK_EQ(r->wire.f[r->wire.head].len, OFL_DG_HDR_LEN);
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    /* n refused (NAK without a block: no refusal before), lost */
+    n = ee0->snd_nxt;
+    CHECK_OK(rdma(r, 0, 0, 131, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 4092));
+    CHECK_OK(rdma(r, 0, 1, 132, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf + 4092));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 1, 8));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 1, 8));
+    dup = r->wire.f[r->wire.head];
+    err = dgr_deliver(r, 1, 1);
+    CHECK(err != OFL_OK);
+    CHECK_EQ(ee1->nak_sn, n);
+    CHECK_EQ(ee1->attr.slot[n & (DGR_WIN - 1u)].rx_code, OFL_DG_NAK_ACCESS);
+    CHECK_EQ(ee1->attr.slot[n & (DGR_WIN - 1u)].rx_gap, 0);
+    /* the wire: [n + 1, NAK n] */
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_EQ(head(r).kind, OFL_DG_RD_WRITE);
+    {
+        struct ofl_dg_hdr k;
+        const struct dgr_frame *f =
+            &r->wire.f[(r->wire.head + 1) % DGR_FRAMES];
+
+        CHECK_OK(ofl_dg_parse(f->data, f->len, &k));
+        CHECK_EQ(k.kind, OFL_DG_NAK);
+        CHECK_EQ(k.len, OFL_DG_NAK_EXT); /* nothing refused before n */
+        CHECK_EQ(k.sn, n);
+        r->wire.f[(r->wire.head + 1) % DGR_FRAMES].len = 0; /* lost */
+    }
+    /* n + 1, refused too: its NAK names n */
+    CHECK(dgr_deliver(r, 1, 1) != OFL_OK);
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_OK(dgr_deliver(r, 1, 1)); /* the lost one (len 0): skipped */
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_NAK);
+    CHECK_EQ(h.sn, n + 1u);
+    CHECK_EQ(h.len, OFL_DG_NAK_EXT + OFL_DG_REF_EXT);
+    CHECK_EQ(h.ref_sn, n);
+    CHECK_EQ(h.ref_code, OFL_DG_NAK_ACCESS);
+    CHECK_EQ(h.ref_err, (uint16_t)err);
+    CHECK_EQ(ee1->attr.slot[(n + 1u) & (DGR_WIN - 1u)].rx_gap, 1);
+    CHECK_OK(dgr_deliver(r, 1, 1)); /* both settled by it */
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 131);
+    CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(c[1].wr_id, 132);
+    CHECK_EQ(c[1].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    /* the duplicate of n: its NAK again (no refusal before it: no block);
+     * the sender, past it, ignores it */
+    CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, dup.data, dup.len, 2));
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_NAK);
+    CHECK_EQ(h.nak, OFL_DG_NAK_ACCESS);
+    CHECK_EQ(h.sn, n);
+    CHECK_EQ(h.len, OFL_DG_NAK_EXT);
+    CHECK_OK(dgr_deliver(r, 2, 1));
+    /* an ACK now names n + 1 (pending: test only, set in place) */
+    dgr_drop_all(r);
+    ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(ee1, 3));
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_ACK);
+    CHECK_EQ(h.sn, n + 1u);
+    CHECK_EQ(h.len, OFL_DG_REF_EXT);
+    CHECK_EQ(h.ref_sn, n + 1u); /* the ACK's own frame, refused */
+    CHECK_EQ(h.ref_code, OFL_DG_NAK_ACCESS);
+    dgr_drop_all(r);
+    /* 2^15 frames on (test only: moved in place), the block goes */
+    ee1->rcv_nxt = n + 1u + OFL_DG_REF_RUN;
+    ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(ee1, 4));
+    h = head(r);
+    CHECK_EQ(h.len, OFL_DG_REF_EXT);
+    CHECK_EQ(h.ref_sn, n + 1u);
+    dgr_drop_all(r);
+    ee1->rcv_nxt++;
+    ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(ee1, 5));
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_ACK);
+    CHECK_EQ(h.len, 0);
+    dgr_free(r);
+}
+
 /* Hostile NAK and RDMA frames: named errors, nothing changed. NAKs for
  * sequence numbers never sent or long acknowledged; responses nobody
  * asked for. */
@@ -1006,4 +1381,7 @@ OFL_SUITE(qp_rd_rdma)
     test_hostile();
     test_lost_nak();
     test_lost_naks_round();
+    test_ref_rules();
+    test_ref_contradiction();
+    test_ref_wire();
 }
