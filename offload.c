@@ -11013,10 +11013,10 @@ static enum ofl_err qp_ee_refuse(struct ofl_ee *ee, uint8_t code,
     struct ofl_ee_slot *sl = qp_ee_rx(ee, ee->rcv_nxt);
     const uint32_t sn = ee->rcv_nxt, gap = qp_ee_gap(ee, sn);
 
+    qp_ee_nak_send(ee, code, sn, err, gap); /* its block: nak_sn, exact */
     sl->rx_code = code;
     sl->rx_err = (uint16_t)err;
     sl->rx_gap = (uint16_t)gap;
-    qp_ee_nak_send(ee, code, sn, err, gap);
     ee->nak_sn = sn;
     ee->nak_code = code;
     ee->nak_err = (uint16_t)err;

@@ -1160,6 +1160,75 @@ static void test_ref_wire(void)
     dgr_free(r);
 }
 
+/* NAKs whose block leaves the frames before them not known (their
+ * refused frame is snd_una, without a code): nothing released; RNR and
+ * ACCESS are not acted on (EE unchanged), SEQ still starts its round from
+ * snd_una (offload.h "Lost refusals", the sender's third row). */
+static void test_ref_unsettled(void)
+{
+    uint32_t rstag = 0;
+    uint8_t *rbuf = NULL, *src;
+    struct dgr_rig *r = rig(&rstag, &rbuf);
+    static struct ofl_ee snap;
+    struct ofl_ee *ee0;
+    struct ofl_dg_hdr h;
+    struct ofl_cqe c[8];
+    uint32_t una;
+
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    ee0 = &r->n[0].ee[0];
+    src = dgr_alloc(&r->n[0], 64);
+    CHECK_OK(rdma(r, 0, 0, 140, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_OK(rdma(r, 0, 1, 141, OFL_QP_OP_WRITE, src, 8, 7, rstag,
+                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
+    dgr_drop_all(r);
+    una = ee0->snd_una;
+    memcpy(&snap, ee0, sizeof(snap));
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_NAK;
+    h.dst_addr = A0;
+    h.src_addr = A1;
+    h.sn = una + 1u;
+    h.len = OFL_DG_NAK_EXT + OFL_DG_REF_EXT;
+    h.ref_sn = una; /* vouches for nothing before una + 1 */
+    h.nak = OFL_DG_NAK_RNR;
+    CHECK_OK(input_hdr(r, 0, &h, 1));
+    CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);
+    h.nak = OFL_DG_NAK_ACCESS;
+    CHECK_OK(input_hdr(r, 0, &h, 1));
+    CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
+    CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->wire.n, 0);
+    h.nak = OFL_DG_NAK_SEQ;
+    CHECK_OK(input_hdr(r, 0, &h, 1));
+    CHECK_EQ(ee0->snd_una, una);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 2);
+    CHECK_EQ(ee0->retries, 1);
+    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(r->wire.n, 2); /* resent from snd_una */
+    CHECK_EQ(head(r).sn, una);
+    /* the same NAK vouching for una (no block): acted on at once */
+    dgr_drop_all(r);
+    h.nak = OFL_DG_NAK_ACCESS;
+    h.nak_err = OFL_E_TPT_BOUNDS;
+    h.len = OFL_DG_NAK_EXT;
+    h.ref_sn = 0;
+    CHECK_OK(input_hdr(r, 0, &h, 2));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 140);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[1].wr_id, 141);
+    CHECK_EQ(c[1].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    dgr_free(r);
+}
+
 /* Hostile NAK and RDMA frames: named errors, nothing changed. NAKs for
  * sequence numbers never sent or long acknowledged; responses nobody
  * asked for. */
@@ -1384,4 +1453,5 @@ OFL_SUITE(qp_rd_rdma)
     test_ref_rules();
     test_ref_contradiction();
     test_ref_wire();
+    test_ref_unsettled();
 }
