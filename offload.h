@@ -4829,9 +4829,10 @@ struct ofl_dg_hdr {
  * Pure. */
 uint32_t ofl_dg_ext_len(uint8_t kind);
 
-/* Decodes the header of frame[0 .. len) and its kind's extension and
- * checks them against the tables above: OFL_E_QP_DG_SHORT, _VERSION,
- * _KIND, _RESERVED, _LENGTH, OFL_E_QP_EE_NAK. Pure. Cost: O(1). */
+/* Decodes the header of frame[0 .. len) and its kind's extension (an
+ * ACK's or NAK's refusal block too) and checks them against the tables
+ * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH,
+ * OFL_E_QP_EE_NAK, OFL_E_QP_EE_REFUSAL. Pure. Cost: O(1). */
 enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
                           struct ofl_dg_hdr *h);
 
@@ -4999,9 +5000,13 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * acknowledged at once through the EE's transmit (held for ofl_ee_tick
  * when refused); a duplicate -> OFL_OK, dropped, re-acknowledged (or
  * re-NAKed: "Negative acknowledgements"). An acknowledgement releases
- * the frames it covers; a NAK acts by its code. Returns OFL_OK or the
- * named error of the first check that failed; on an error nothing
- * changed, except: a SEQ or RNR NAK may have been sent (OFL_E_QP_EE_SEQ,
+ * the frames it covers when its refusal block vouches for them (a
+ * refused snd_una completes as its NAK would; "Lost refusals"); a NAK
+ * does the same for the frames before it, then acts by its code. A
+ * refusal of a frame that could not be refused so is
+ * OFL_E_QP_EE_REFUSAL. Returns OFL_OK or the named error of the first
+ * check that failed; on an error nothing changed, except: a SEQ or RNR
+ * NAK may have been sent (OFL_E_QP_EE_SEQ,
  * OFL_E_QP_RQ_EMPTY, OFL_E_QP_EE_FULL); an RD Write or Read refused by
  * its checks returns the TPT's (or OFL_E_QP_DG_TOO_LONG) error after it
  * was consumed and NAKed; a Read response nobody waits for
