@@ -10118,12 +10118,48 @@ uint32_t ofl_dg_ext_len(uint8_t kind)
     }
 }
 
+/* Does h carry the refusal block (an ACK or NAK whose length is its
+ * extension + OFL_DG_REF_EXT)? */
+static bool qp_dg_has_ref(const struct ofl_dg_hdr *h)
+{
+    return (h->kind == OFL_DG_ACK || h->kind == OFL_DG_NAK) &&
+           h->len == ofl_dg_ext_len(h->kind) + OFL_DG_REF_EXT;
+}
+
+/* The refusal block's rules (offload.h "Refusal block"): absent, its
+ * fields are zero; present, a reserved byte of zero, a code of ACCESS or
+ * INVALID or none, a detail only with a code, and a refused frame at most
+ * 2^15 before the newest covered one (ACK: sn, NAK: sn - 1), not after
+ * it. */
+static enum ofl_err qp_dg_ref_rules(const struct ofl_dg_hdr *h)
+{
+    const uint32_t c = h->kind == OFL_DG_ACK ? h->sn : h->sn - 1u;
+
+    if (!qp_dg_has_ref(h))
+        return h->ref_code != 0 || h->ref_reserved != 0 ||
+                       h->ref_err != 0 || h->ref_sn != 0
+                   ? OFL_E_QP_DG_RESERVED
+                   : OFL_OK;
+    if (h->ref_reserved != 0)
+        return OFL_E_QP_DG_RESERVED;
+    if (h->ref_code != 0 && h->ref_code != OFL_DG_NAK_ACCESS &&
+        h->ref_code != OFL_DG_NAK_INVALID)
+        return OFL_E_QP_EE_REFUSAL;
+    if (h->ref_code == 0 && h->ref_err != 0)
+        return OFL_E_QP_EE_REFUSAL;
+    if (c - h->ref_sn > OFL_DG_REF_RUN) /* after c, or too far back */
+        return OFL_E_QP_EE_REFUSAL;
+    return OFL_OK;
+}
+
 /* The rules of the header table that do not depend on the frame length:
  * the fields each kind leaves unused are zero, a kind's extension fits in
- * len (a Read request is its extension alone, a NAK too). */
+ * len (a Read request is its extension alone, a NAK too, or with its
+ * refusal block; an ACK is nothing or its block). */
 static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h, bool ext_read)
 {
     const uint32_t ext = ofl_dg_ext_len(h->kind);
+    enum ofl_err err;
 
     if (h->kind < OFL_DG_UD || h->kind > OFL_DG_RD_RESP ||
         h->kind == OFL_DG_ACK + 1u)
@@ -10136,13 +10172,14 @@ static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h, bool ext_read)
     if ((h->kind == OFL_DG_ACK || h->kind == OFL_DG_NAK) &&
         (h->dst_qpn != 0 || h->src_qpn != 0))
         return OFL_E_QP_DG_RESERVED;
-    if (h->kind == OFL_DG_ACK && h->len != 0)
+    if (h->kind == OFL_DG_ACK && h->len != 0 && h->len != OFL_DG_REF_EXT)
         return OFL_E_QP_DG_RESERVED;
     if (h->kind == OFL_DG_UD && h->sn != 0)
         return OFL_E_QP_DG_RESERVED;
     if (h->len < ext ||
-        ((h->kind == OFL_DG_NAK || h->kind == OFL_DG_RD_READ) &&
-         h->len != ext))
+        (h->kind == OFL_DG_NAK && h->len != ext &&
+         h->len != ext + OFL_DG_REF_EXT) ||
+        (h->kind == OFL_DG_RD_READ && h->len != ext))
         return OFL_E_QP_DG_LENGTH;
     if (!ext_read) /* parse: the frame length is checked next */
         return OFL_OK;
@@ -10152,6 +10189,9 @@ static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h, bool ext_read)
     if (h->kind != OFL_DG_RD_READ && h->kind != OFL_DG_RD_RESP &&
         h->rlen != 0)
         return OFL_E_QP_DG_RESERVED;
+    err = qp_dg_ref_rules(h);
+    if (err != OFL_OK)
+        return err;
     if (h->kind != OFL_DG_NAK)
         return h->nak != 0 || h->nak_err != 0 ? OFL_E_QP_DG_RESERVED
                                               : OFL_OK;
@@ -10190,13 +10230,25 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
         /* The extension, read only when len says the frame holds it (the
          * rules below refuse a len too short for the kind's). */
         switch (t.kind) {
-        case OFL_DG_NAK:
-            if (t.len >= OFL_DG_NAK_EXT) {
+        case OFL_DG_ACK:
+        case OFL_DG_NAK: {
+            /* the NAK's 4 bytes, then the refusal block when len holds
+             * it (an ACK: the block alone) */
+            const uint32_t at = ofl_dg_ext_len(t.kind);
+
+            if (t.kind == OFL_DG_NAK && t.len >= OFL_DG_NAK_EXT) {
                 t.nak = frame[DGH_EXT];
                 t.reserved = frame[DGH_EXT + 1];
                 t.nak_err = ofl_load_be16(frame + DGH_EXT + 2);
             }
+            if (t.len >= at + OFL_DG_REF_EXT) {
+                t.ref_code = frame[DGH_EXT + at];
+                t.ref_reserved = frame[DGH_EXT + at + 1];
+                t.ref_err = ofl_load_be16(frame + DGH_EXT + at + 2);
+                t.ref_sn = ofl_load_be32(frame + DGH_EXT + at + 4);
+            }
             break;
+        }
         case OFL_DG_RD_WRITE:
         case OFL_DG_RD_READ:
             if (t.len >= OFL_DG_WRITE_EXT) {
@@ -10228,9 +10280,13 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
 enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
                           size_t cap)
 {
+    uint32_t ext;
+
     if (h == NULL || out == NULL || qp_dg_hdr_rules(h, true) != OFL_OK)
         return OFL_E_ARG;
-    if (cap < OFL_DG_HDR_LEN + (size_t)ofl_dg_ext_len(h->kind))
+    ext = ofl_dg_ext_len(h->kind);
+    if (cap < OFL_DG_HDR_LEN + (size_t)ext +
+                  (qp_dg_has_ref(h) ? OFL_DG_REF_EXT : 0u))
         return OFL_E_SIZE;
     out[DGH_VERSION] = OFL_DG_VERSION;
     out[DGH_KIND] = h->kind;
@@ -10261,6 +10317,12 @@ enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
         break;
     default:
         break;
+    }
+    if (qp_dg_has_ref(h)) {
+        out[DGH_EXT + ext] = h->ref_code;
+        out[DGH_EXT + ext + 1] = 0;
+        ofl_store_be16(out + DGH_EXT + ext + 2, h->ref_err);
+        ofl_store_be32(out + DGH_EXT + ext + 4, h->ref_sn);
     }
     return OFL_OK;
 }
@@ -10317,12 +10379,70 @@ static uint8_t *qp_ee_frame(const struct ofl_ee *ee, uint32_t sn)
            (size_t)(sn & (ee->attr.window - 1u)) * ee->attr.slot_size;
 }
 
-/* Sends the acknowledgement of everything received in order (rcv_nxt - 1);
- * kept pending when the transmit refuses. */
+/* ---- the receiver's refusal records (offload.h "Lost refusals") ---------- */
+
+/* The record of received sequence number sn: the slot of its index
+ * (meaningful while sn is one of the last `window` frames consumed). */
+static struct ofl_ee_slot *qp_ee_rx(const struct ofl_ee *ee, uint32_t sn)
+{
+    return &ee->attr.slot[sn & (ee->attr.window - 1u)];
+}
+
+/* Is sn (consumed: before rcv_nxt) still held by its record? */
+static bool qp_ee_rx_held(const struct ofl_ee *ee, uint32_t sn)
+{
+    return ee->rcv_nxt - 1u - sn < ee->attr.window;
+}
+
+/* What became of consumed frame sn: 0 delivered (or no longer known),
+ * else its ACCESS / INVALID code, the detail in *err. The newest refusal
+ * is known exactly (nak_sn), the others while their record is held. */
+static uint8_t qp_ee_rx_code(const struct ofl_ee *ee, uint32_t sn,
+                             uint16_t *err)
+{
+    const struct ofl_ee_slot *sl = qp_ee_rx(ee, sn);
+
+    if (ee->nak_code != 0 && sn == ee->nak_sn) {
+        *err = ee->nak_err;
+        return ee->nak_code;
+    }
+    if (qp_ee_rx_held(ee, sn)) {
+        *err = sl->rx_err;
+        return sl->rx_code;
+    }
+    *err = 0;
+    return 0;
+}
+
+/* How far before sn (not yet consumed, or being refused) the newest
+ * refusal lies: 1 .. 2^15, or 0 when there is none that near. */
+static uint32_t qp_ee_gap(const struct ofl_ee *ee, uint32_t sn)
+{
+    const uint32_t d = sn - ee->nak_sn;
+
+    return ee->nak_code != 0 && d - 1u < OFL_DG_REF_RUN ? d : 0u;
+}
+
+/* Adds to h (an ACK or NAK whose frames before end it covers) the refusal
+ * block naming the refused frame gap frames before end (gap 0: none within
+ * 2^15, no block: the block's absence says so). */
+static void qp_ee_ref(const struct ofl_ee *ee, struct ofl_dg_hdr *h,
+                      uint32_t end, uint32_t gap)
+{
+    if (gap == 0)
+        return;
+    h->len = (uint16_t)(h->len + OFL_DG_REF_EXT);
+    h->ref_sn = end - gap;
+    h->ref_code = qp_ee_rx_code(ee, h->ref_sn, &h->ref_err);
+}
+
+/* Sends the acknowledgement of everything received in order (rcv_nxt - 1)
+ * with the block of the newest refusal; kept pending when the transmit
+ * refuses. */
 static void qp_ee_ack_send(struct ofl_ee *ee)
 {
     struct ofl_dg_hdr h;
-    uint8_t b[OFL_DG_HDR_LEN];
+    uint8_t b[OFL_DG_HDR_LEN + OFL_DG_REF_EXT];
 
     ee->ack_pending = 1;
     ofl_fill(&h, 0, sizeof(h));
@@ -10330,21 +10450,25 @@ static void qp_ee_ack_send(struct ofl_ee *ee)
     h.dst_addr = ee->attr.remote_addr;
     h.src_addr = ee->attr.local_addr;
     h.sn = ee->rcv_nxt - 1u;
+    qp_ee_ref(ee, &h, ee->rcv_nxt, qp_ee_gap(ee, ee->rcv_nxt));
     (void)ofl_dg_build(&h, b, sizeof(b));
-    if (ee->attr.transmit(ee->attr.transmit_ctx, b, sizeof(b), 0) == 0) {
+    if (ee->attr.transmit(ee->attr.transmit_ctx, b,
+                          OFL_DG_HDR_LEN + (uint32_t)h.len, 0) == 0) {
         ee->ack_pending = 0;
         ee->stats.acks_tx++;
     }
 }
 
 /* Sends a NAK of code for sequence number sn (detail err for ACCESS and
- * INVALID). A NAK the transmit refuses is not kept: the sender's timeout
- * stands in for it. */
+ * INVALID), its block naming the refused frame gap frames before sn. A
+ * NAK the transmit refuses is not kept: the sender's timeout stands in
+ * for it. */
 static OFL_NOINLINE void qp_ee_nak_send(struct ofl_ee *ee, uint8_t code,
-                                        uint32_t sn, enum ofl_err err)
+                                        uint32_t sn, enum ofl_err err,
+                                        uint32_t gap)
 {
     struct ofl_dg_hdr h;
-    uint8_t b[OFL_DG_HDR_LEN + OFL_DG_NAK_EXT];
+    uint8_t b[OFL_DG_HDR_LEN + OFL_DG_NAK_EXT + OFL_DG_REF_EXT];
 
     ofl_fill(&h, 0, sizeof(h));
     h.kind = OFL_DG_NAK;
@@ -10355,8 +10479,10 @@ static OFL_NOINLINE void qp_ee_nak_send(struct ofl_ee *ee, uint8_t code,
     h.nak = code;
     if (code == OFL_DG_NAK_ACCESS || code == OFL_DG_NAK_INVALID)
         h.nak_err = (uint16_t)err;
+    qp_ee_ref(ee, &h, sn, gap);
     (void)ofl_dg_build(&h, b, sizeof(b));
-    if (ee->attr.transmit(ee->attr.transmit_ctx, b, sizeof(b), 0) == 0)
+    if (ee->attr.transmit(ee->attr.transmit_ctx, b,
+                          OFL_DG_HDR_LEN + (uint32_t)h.len, 0) == 0)
         ee->stats.naks_tx++;
 }
 
@@ -10390,10 +10516,69 @@ static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
         ee->rtx_next = ee->snd_una;
 }
 
-/* An acknowledgement of sequence number a (the table in offload.h). */
-static enum ofl_err qp_ee_ack(struct ofl_ee *ee, uint32_t a, uint64_t now)
+/* Could outstanding frame sn have been refused with code (ACCESS: an RD
+ * Write or Read request; INVALID: a Read request)? Its kind is in its
+ * slot's frame. */
+static bool qp_ee_refusable(const struct ofl_ee *ee, uint32_t sn, uint8_t code)
 {
-    uint32_t out = ee->snd_nxt - ee->snd_una, d;
+    const uint8_t kind = qp_ee_frame(ee, sn)[DGH_KIND];
+
+    return kind == OFL_DG_RD_READ ||
+           (code == OFL_DG_NAK_ACCESS && kind == OFL_DG_RD_WRITE);
+}
+
+/* What ACK or NAK h says, by its refusal block, of the du frames snd_una ..
+ * snd_una + du - 1 it newly covers (offload.h "Lost refusals"): *how = 1
+ * all delivered, 2 snd_una refused with h->ref_code and the rest
+ * delivered, 0 not known. OFL_E_QP_EE_REFUSAL when the block refuses an
+ * outstanding frame that could not be refused so. Changes nothing. */
+static enum ofl_err qp_ee_vouch(const struct ofl_ee *ee,
+                                const struct ofl_dg_hdr *h, uint32_t du,
+                                int *how)
+{
+    /* the first frame not covered, and the frames the block vouches for
+     * before it (no block: 2^15) */
+    const uint32_t end = h->kind == OFL_DG_ACK ? h->sn + 1u : h->sn;
+    const uint32_t k = qp_dg_has_ref(h) ? end - 1u - h->ref_sn
+                                        : OFL_DG_REF_RUN;
+
+    if (qp_dg_has_ref(h) && h->ref_code != 0 &&
+        h->ref_sn - ee->snd_una < ee->snd_nxt - ee->snd_una &&
+        !qp_ee_refusable(ee, h->ref_sn, h->ref_code))
+        return OFL_E_QP_EE_REFUSAL;
+    *how = k >= du                            ? 1
+           : h->ref_code != 0 && k + 1u == du ? 2
+                                              : 0;
+    return OFL_OK;
+}
+
+/* Outstanding frame snd_una was refused for good with code (ACCESS or
+ * INVALID): its WQE completes with the remote error, its QP goes to ERROR
+ * (IBA's rule for a remote error; seed 001: "the remote node is not
+ * granted access"), the EE (shared) goes on. */
+static void qp_ee_refused(struct ofl_ee *ee, uint8_t code)
+{
+    const struct ofl_ee_slot *sl =
+        &ee->attr.slot[ee->snd_una & (ee->attr.window - 1u)];
+    struct ofl_qp *qp = sl->qp;
+
+    if (qp != NULL && sl->epoch != qp->dg_epoch)
+        qp = NULL;
+    qp_ee_release(ee, ee->snd_una + 1u,
+                  code == OFL_DG_NAK_ACCESS ? OFL_WC_REM_ACCESS_ERR
+                                            : OFL_WC_REM_INV_REQ_ERR);
+    if (qp != NULL)
+        (void)qp_event(qp, OFL_QP_EV_MOD_ERROR);
+}
+
+/* An acknowledgement h of sequence number a (the tables in offload.h). */
+static enum ofl_err qp_ee_ack(struct ofl_ee *ee, const struct ofl_dg_hdr *h,
+                              uint64_t now)
+{
+    const uint32_t a = h->sn, out = ee->snd_nxt - ee->snd_una;
+    uint32_t d;
+    enum ofl_err err;
+    int how = 0;
 
     if (a == ee->snd_una - 1u) { /* covers nothing new: a repeat */
         ee->stats.acks_rx++;
@@ -10406,7 +10591,15 @@ static enum ofl_err qp_ee_ack(struct ofl_ee *ee, uint32_t a, uint64_t now)
         ee->stats.acks_rx++;        /* stale: an older acknowledgement */
         return OFL_OK;
     }
+    err = qp_ee_vouch(ee, h, d, &how);
+    if (err != OFL_OK)
+        return err;
     ee->stats.acks_rx++;
+    if (how == 0) /* a refusal among them the sender has not seen: the
+                     next round's answers settle them */
+        return OFL_OK;
+    if (how == 2) /* its NAK was lost: the block stands in for it */
+        qp_ee_refused(ee, h->ref_code);
     qp_ee_release(ee, a + 1u, OFL_WC_SUCCESS);
     ee->retries = 0;
     ee->rnr_wait = 0;
@@ -10455,24 +10648,35 @@ static enum ofl_err qp_ee_resend(struct ofl_ee *ee)
 }
 
 /* A NAK for sequence number h->sn (the NAK table in offload.h): every
- * frame before it arrived; then by code: SEQ resends from it now, RNR
- * after rnr_delay, ACCESS / INVALID complete its WQE with the remote
- * error and move its QP to ERROR. */
+ * frame before it arrived, settled by its refusal block as an
+ * acknowledgement's; then by code: SEQ resends from it now, RNR after
+ * rnr_delay, ACCESS / INVALID complete its WQE with the remote error and
+ * move its QP to ERROR. When the block leaves the frames before it not
+ * known, only a SEQ NAK acts (its round resends them). */
 static OFL_NOINLINE enum ofl_err qp_ee_nak(struct ofl_ee *ee,
                                            const struct ofl_dg_hdr *h,
                                            uint64_t now)
 {
     const uint32_t out = ee->snd_nxt - ee->snd_una;
-    struct ofl_ee_slot *sl;
-    struct ofl_qp *qp;
     enum ofl_err err;
     uint64_t d;
+    int how = 1;
 
     if (h->sn - ee->snd_una >= out)
         return ofl_sn_lt(h->sn, ee->snd_una) ? OFL_OK /* stale: ignored */
                                               : OFL_E_QP_EE_ACK;
+    if ((h->nak == OFL_DG_NAK_ACCESS || h->nak == OFL_DG_NAK_INVALID) &&
+        !qp_ee_refusable(ee, h->sn, h->nak))
+        return OFL_E_QP_EE_REFUSAL;
+    err = qp_ee_vouch(ee, h, h->sn - ee->snd_una, &how);
+    if (err != OFL_OK)
+        return err;
+    if (how == 0 && h->nak != OFL_DG_NAK_SEQ)
+        return OFL_OK; /* not known yet: the timeout resends */
     ee->stats.naks_rx++;
-    if (h->sn != ee->snd_una) { /* progress: the frames before it */
+    if (how != 0 && h->sn != ee->snd_una) { /* progress: the frames before */
+        if (how == 2)
+            qp_ee_refused(ee, h->ref_code);
         qp_ee_release(ee, h->sn, OFL_WC_SUCCESS);
         ee->retries = 0;
         ee->rnr_wait = 0;
@@ -10492,18 +10696,9 @@ static OFL_NOINLINE enum ofl_err qp_ee_nak(struct ofl_ee *ee,
         ee->deadline = d < now ? ~(uint64_t)0 : d;
         return OFL_OK;
     default: /* ACCESS, INVALID: the frame was consumed, refused */
-        sl = &ee->attr.slot[ee->snd_una & (ee->attr.window - 1u)];
-        qp = sl->qp;
-        if (qp != NULL && sl->epoch != qp->dg_epoch)
-            qp = NULL;
-        qp_ee_release(ee, ee->snd_una + 1u,
-                      h->nak == OFL_DG_NAK_ACCESS ? OFL_WC_REM_ACCESS_ERR
-                                                  : OFL_WC_REM_INV_REQ_ERR);
+        qp_ee_refused(ee, h->nak);
         ee->retries = 0;
         ee->deadline = qp_ee_deadline(ee, now);
-        if (qp != NULL) /* IBA's rule for a remote error: the QP fails,
-                           the EE (shared) goes on */
-            (void)qp_event(qp, OFL_QP_EV_MOD_ERROR);
         return OFL_OK;
     }
 }
@@ -10796,6 +10991,11 @@ static OFL_NOINLINE void qp_dg_deliver(struct ofl_qp *qp, const uint8_t *p,
  * the next is expected, and acknowledged. */
 static void qp_ee_consumed(struct ofl_ee *ee)
 {
+    struct ofl_ee_slot *sl = qp_ee_rx(ee, ee->rcv_nxt);
+
+    sl->rx_code = 0; /* delivered: the record of the index is its now */
+    sl->rx_err = 0;
+    sl->rx_gap = 0;
     ee->rcv_nxt++;
     ee->stats.rx_frames++;
     ee->nak_sent = 0;
@@ -10803,17 +11003,25 @@ static void qp_ee_consumed(struct ofl_ee *ee)
 }
 
 /* The in-sequence RD frame is refused for good with an ACCESS or INVALID
- * NAK carrying err: consumed (the sequence moves on), remembered so that
- * its retransmission is answered with the NAK again. */
+ * NAK carrying err: consumed (the sequence moves on), remembered (its
+ * record and nak_sn) so that its retransmission is answered with the NAK
+ * again and every later acknowledgement's block accounts for it. The NAK
+ * names the refusal before it (nak_sn, before nak_sn moves on). */
 static enum ofl_err qp_ee_refuse(struct ofl_ee *ee, uint8_t code,
                                  enum ofl_err err)
 {
-    ee->nak_sn = ee->rcv_nxt;
+    struct ofl_ee_slot *sl = qp_ee_rx(ee, ee->rcv_nxt);
+    const uint32_t sn = ee->rcv_nxt, gap = qp_ee_gap(ee, sn);
+
+    qp_ee_nak_send(ee, code, sn, err, gap); /* its block: nak_sn, exact */
+    sl->rx_code = code;
+    sl->rx_err = (uint16_t)err;
+    sl->rx_gap = (uint16_t)gap;
+    ee->nak_sn = sn;
     ee->nak_code = code;
     ee->nak_err = (uint16_t)err;
-    ee->rcv_nxt++;
+    ee->rcv_nxt = sn + 1u;
     ee->nak_sent = 0;
-    qp_ee_nak_send(ee, code, ee->nak_sn, err);
     return err;
 }
 
@@ -10880,7 +11088,8 @@ static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
     }
     if (ee->snd_nxt - ee->snd_una >= ee->attr.window) {
         if ((ee->attr.flags & OFL_EE_F_NAK) != 0) {
-            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, ee->rcv_nxt, OFL_OK);
+            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, ee->rcv_nxt, OFL_OK,
+                           qp_ee_gap(ee, ee->rcv_nxt));
             ee->nak_sent = 1;
         }
         return OFL_E_QP_EE_FULL;
@@ -10903,7 +11112,12 @@ static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
     r.rlen = h->sn;
     (void)ofl_dg_build(&r, frame, hl);
     sl = &ee->attr.slot[ee->snd_nxt & (ee->attr.window - 1u)];
-    ofl_fill(sl, 0, sizeof(*sl)); /* completes nothing when acknowledged */
+    sl->qp = NULL; /* completes nothing when acknowledged (the rx_ record
+                      of the index is the receiver's: kept) */
+    sl->epoch = 0;
+    sl->wqe = 0;
+    sl->complete = 0;
+    sl->read = 0;
     sl->len = hl + n;
     if (ee->snd_nxt == ee->snd_una)
         ee->deadline = qp_ee_deadline(ee, now);
@@ -11004,14 +11218,21 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
         if (ee->state != OFL_EE_RTS)
             return OFL_E_QP_EE_STATE;
         if (h.kind == OFL_DG_ACK)
-            return qp_ee_ack(ee, h.sn, now);
+            return qp_ee_ack(ee, &h, now);
         if (h.kind == OFL_DG_NAK)
             return qp_ee_nak(ee, &h, now);
-        if (ofl_sn_lt(h.sn, ee->rcv_nxt)) { /* delivered before */
+        if (ofl_sn_lt(h.sn, ee->rcv_nxt)) { /* consumed before */
+            uint16_t e16;
+            const uint8_t code = qp_ee_rx_code(ee, h.sn, &e16);
+
             ee->stats.dup_frames++;
-            if (ee->nak_code != 0 && h.sn == ee->nak_sn)
-                qp_ee_nak_send(ee, ee->nak_code, h.sn,
-                               (enum ofl_err)ee->nak_err);
+            /* refused: its NAK again, naming the refusal before it (its
+             * record's gap; not held: 1, a block that says nothing) */
+            if (code != 0)
+                qp_ee_nak_send(ee, code, h.sn, (enum ofl_err)e16,
+                               qp_ee_rx_held(ee, h.sn)
+                                   ? qp_ee_rx(ee, h.sn)->rx_gap
+                                   : 1u);
             else
                 qp_ee_ack_send(ee);
             return OFL_OK;
@@ -11020,7 +11241,8 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
             /* go-back-N: the sender resends; with NAKs at once, one NAK
              * per gap */
             if ((ee->attr.flags & OFL_EE_F_NAK) != 0 && !ee->nak_sent) {
-                qp_ee_nak_send(ee, OFL_DG_NAK_SEQ, ee->rcv_nxt, OFL_OK);
+                qp_ee_nak_send(ee, OFL_DG_NAK_SEQ, ee->rcv_nxt, OFL_OK,
+                               qp_ee_gap(ee, ee->rcv_nxt));
                 ee->nak_sent = 1;
             }
             return OFL_E_QP_EE_SEQ;
@@ -11045,7 +11267,8 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
     if (err != OFL_OK) {
         if (err == OFL_E_QP_RQ_EMPTY && ee != NULL &&
             (ee->attr.flags & OFL_EE_F_NAK) != 0) {
-            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, h.sn, OFL_OK);
+            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, h.sn, OFL_OK,
+                           qp_ee_gap(ee, h.sn));
             ee->nak_sent = 1;
         }
         return err;

@@ -324,6 +324,14 @@ uint32_t ofl_version(void);
     X(E_QP_EE_FULL, 0x042E)     /* RD Read request: the responder's EE     \
                                    window has no slot for the response     \
                                    (refused; RNR NAK when enabled) */       \
+    X(E_QP_EE_REFUSAL, 0x042F)  /* RD ACK / NAK refusal block malformed   \
+                                   (a code other than ACCESS / INVALID, a  \
+                                   detail without a code, a refused frame  \
+                                   after the acknowledged one or more than \
+                                   2^15 before it), or a refusal of an     \
+                                   outstanding frame that could not be     \
+                                   refused so (not a Write / Read request; \
+                                   INVALID: not a Read request) */          \
     X(E_QP_HCQ_CI, 0x0440)      /* a host CQ consumer index moves back or  \
                                    past the CQEs written */                \
     X(E_QP_HCQ_OVERRUN, 0x0441) /* a host CQ was full: a CQE was lost */   \
@@ -4477,7 +4485,8 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *      every earlier one); NAK the one it refuses (it covers every
  *      earlier one); UD 0
  *   24 length u16 of what follows the header, the kind's extension and
- *      the payload (acknowledgement: 0); must equal the frame length - 28
+ *      the payload (acknowledgement: 0 or 8); must equal the frame
+ *      length - 28
  *   26 reserved u16 = 0
  *
  * Extensions (offset from byte 28; big-endian; counted in the length;
@@ -4485,10 +4494,12 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * length, so every byte it loads is inside the frame):
  *
  *   kind          bytes  fields                               length rule
- *   5 NAK         4      0 code u8 (enum ofl_dg_nak, 1-4)     == 4
+ *   3 ACK         0, 8   0 the refusal block (below), or none == 0 or 8
+ *   5 NAK         4, 12  0 code u8 (enum ofl_dg_nak, 1-4)     == 4 or 12
  *                        1 reserved u8 = 0
  *                        2 detail u16: ACCESS / INVALID the
  *                          responder's enum ofl_err, else 0
+ *                        4 the refusal block, or none
  *   6 RD Write    12     0 STag u32 (the responder's)         >= 12; the
  *                        4 TO u64                             payload is
  *                                                             the data
@@ -4498,11 +4509,30 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *     response             request it answers                 payload is
  *                                                             the data
  *
+ * Refusal block (ACK and NAK, 8 bytes; "Negative acknowledgements"
+ * below says why): what became of the frames the acknowledgement covers.
+ * Let c be the newest frame it covers (ACK: sn; NAK: sn - 1):
+ *
+ *   0  code u8: 0, or the NAK code `refused` got (2 ACCESS, 4 INVALID)
+ *   1  reserved u8 = 0
+ *   2  detail u16: with a code the responder's enum ofl_err, else 0
+ *   4  refused u32: every frame after it up to c was delivered; with a
+ *      code it was itself refused so, with 0 nothing is said of it;
+ *      c - refused <= 2^15 (RFC 1982 distance; refused == c only with an
+ *      ACK whose own frame was refused)
+ *
+ * Without the block an ACK or NAK says that none of the 2^15 frames up to
+ * c was refused (2^15 is the largest EE window: the sender's whole
+ * window), as acknowledgements did before the block existed.
+ *
  * Errors: an undefined kind OFL_E_QP_DG_KIND; a length below the kind's
- * extension, or other than it for NAK and Read request,
+ * extension, or other than it (or it + 8) for NAK and Read request,
  * OFL_E_QP_DG_LENGTH; a NAK code outside 1-4 or a detail on SEQ / RNR
  * OFL_E_QP_EE_NAK; SE on a kind other than UD / RD Send, a QP number on
- * a NAK, the NAK's reserved byte OFL_E_QP_DG_RESERVED.
+ * an ACK or NAK, an ACK length other than 0 or 8, the NAK's or the
+ * block's reserved byte OFL_E_QP_DG_RESERVED; a block code other than 0,
+ * 2 and 4, a detail without a code, refused after c or more than 2^15
+ * before it OFL_E_QP_EE_REFUSAL.
  *
  * EE contexts (seed 001: they "keep track of sequence numbers,
  * acknowledgments, and time-out values"). Each side of a node pair owns
@@ -4518,19 +4548,30 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *                                                  until acknowledged; QP's
  *                                                  outstanding count + 1
  *   RTS     ack a, snd_una <= a < snd_nxt  RTS     slots up to a released;
- *                                                  acked WQEs complete;
- *                                                  retries = 0
+ *           (its refusal block vouches             acked WQEs complete;
+ *           for snd_una .. a)                      retries = 0
+ *   RTS     the same, its block: snd_una   RTS     snd_una's WQE as its
+ *           refused                                NAK's; the rest as above
+ *   RTS     the same, its block: a frame   RTS     nothing (not known yet:
+ *           after snd_una refused, or              "Lost refusals")
+ *           snd_una without a code
+ *   RTS     ack or NAK refusing an         RTS     OFL_E_QP_EE_REFUSAL,
+ *           outstanding frame that could           nothing
+ *           not be refused so
  *   RTS     ack snd_una - 1                RTS     nothing new (a repeat)
  *   RTS     ack before snd_una - 1         RTS     ignored (stale)
  *   RTS     ack at or after snd_nxt        RTS     OFL_E_QP_EE_ACK, nothing
  *   RTS     data sn == rcv_nxt, delivered  RTS     rcv_nxt + 1, ack sn
  *   RTS     data sn before rcv_nxt         RTS     dropped (duplicate),
  *                                                  re-acked rcv_nxt - 1
+ *                                                  (refused: NAKed again)
  *   RTS     data sn after rcv_nxt          RTS     OFL_E_QP_EE_SEQ, nothing
  *                                                  (OFL_EE_F_NAK: one SEQ
  *                                                  NAK per gap)
- *   RTS     NAK n, snd_una <= n < snd_nxt  RTS     frames before n
- *                                                  released; by code (below)
+ *   RTS     NAK n, snd_una <= n < snd_nxt  RTS     frames before n as an
+ *                                                  ack of n - 1 (its
+ *                                                  block); then by code
+ *                                                  (below), when known
  *   RTS     NAK before snd_una             RTS     ignored (stale)
  *   RTS     NAK at or after snd_nxt        RTS     OFL_E_QP_EE_ACK, nothing
  *   RTS     tick, deadline passed, retries RTS     go-back-N: every slot
@@ -4632,14 +4673,69 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * error (the requester QP goes to ERROR, its other WQEs flush) and leaves
  * the EE context, shared with other QPs, in RTS. A NAK the transmit
  * refuses is dropped (not held as an acknowledgement is): the sender's
- * timeout covers it. A frame that was refused with ACCESS / INVALID and
- * comes again (its NAK was lost) is answered with the same NAK, not an
- * acknowledgement (the responder keeps the last such n, nak_sn).
- * Limitation: if that NAK is lost and a later frame's acknowledgement
- * reaches the sender first, the cumulative acknowledgement releases n as
- * delivered (acknowledgements carry no NAK state). Without OFL_EE_F_NAK
- * at the receiver, SEQ and RNR NAKs are never sent and the timeout
- * recovers, as before NAKs existed.
+ * timeout covers it. Without OFL_EE_F_NAK at the receiver, SEQ and RNR
+ * NAKs are never sent and the timeout recovers, as before NAKs existed.
+ *
+ * Lost refusals. An acknowledgement of a covers every frame up to a, and
+ * a NAK for n every frame before n, refused ones too: if a refusal's NAK
+ * were lost and a later acknowledgement counted as delivery, the refused
+ * WQE would complete SUCCESS, a remote error reported as success (IBA
+ * completes a request the responder refused with the remote error, never
+ * SUCCESS). So each ACK and NAK carries the refusal block (wire
+ * format above) and the sender releases a frame as delivered only when a
+ * block vouches for it. The responder keeps the newest refused frame
+ * (nak_sn, nak_code, nak_err) and, for each of the last `window` frames
+ * it consumed, a record in the EE slot of its index (struct ofl_ee_slot
+ * rx_code, rx_err, rx_gap: the distance to the refusal before it):
+ *
+ *   responder sends                      its block names
+ *   ACK (in order, repeated, held),      the newest refused frame (none
+ *   SEQ / RNR NAK                        within 2^15: no block)
+ *   ACCESS / INVALID NAK for n           the refused frame before n
+ *   a duplicate of a refused frame       its NAK again, naming the
+ *   still held (or nak_sn)               refused frame before it (not
+ *                                        held: a block that says nothing)
+ *   any other duplicate                  an ACK as above
+ *
+ * The sender, for the frames snd_una .. c an ACK or NAK newly covers:
+ *
+ *   block's refused frame                sender
+ *   before snd_una, or no block          all delivered: released, their
+ *                                        WQEs complete SUCCESS (as
+ *                                        without the block)
+ *   snd_una, with a code                 snd_una's WQE completes as that
+ *                                        NAK's would (REM_ACCESS_ERR /
+ *                                        REM_INV_REQ_ERR, its QP to
+ *                                        ERROR, the EE goes on), the
+ *                                        rest as delivered
+ *   after snd_una, or snd_una with 0     not known: nothing released, and
+ *                                        the NAK's own code not acted on
+ *                                        (a SEQ NAK still starts its
+ *                                        round); the next round resends
+ *                                        snd_una on, and each refused
+ *                                        frame's repeated NAK names the
+ *                                        refusal before it, which settles
+ *                                        the frames up to it
+ *
+ * Rule: no loss, repetition or reordering of NAKs and acknowledgements
+ * completes a refused frame SUCCESS: the responder vouches only for
+ * frames it delivered (the newest refusal is kept exactly, each record
+ * keeps the refusal before its frame, and a record no longer held
+ * vouches for nothing), and the sender releases as delivered only what
+ * is vouched for. Frames not settled are resent within retry_limit like
+ * any other, so their worst outcome is RETRY_EXC_ERR. When nothing was
+ * refused within 2^15 frames the blocks are absent and everything goes
+ * as before they existed. Window rule (liveness, not the rule above):
+ * the records span the responder's own
+ * window, so both ends of an EE MUST use the same window (as they agree
+ * the ISNs); with a sender window larger than the receiver's, a refusal
+ * more than the receiver's window back whose NAKs were all lost leaves
+ * its frames unsettled until retry_limit fails the EE (an error, not a
+ * false SUCCESS). A refusal, in a NAK or a block, of an outstanding frame
+ * that could not be refused so (a Send or a Read response; INVALID of a
+ * Write) is OFL_E_QP_EE_REFUSAL, nothing changed. An unacknowledged QP's
+ * Write completed when it left (acked = 0, seed 002): its refusal still
+ * moves the QP to ERROR.
  *
  * There is no key or source check on UD and RD (seed 001: a datagram QP
  * "permits incoming messages from any send work queue on any other remote
@@ -4696,6 +4792,10 @@ enum ofl_dg_nak {
 
 /* Extension bytes after the 28-byte header, per kind (counted in len). */
 #define OFL_DG_NAK_EXT 4
+#define OFL_DG_REF_EXT 8   /* the refusal block of an ACK or NAK (optional:
+                              after the NAK's 4 bytes) */
+#define OFL_DG_REF_RUN 0x8000u /* frames a block (or its absence) speaks
+                                  for at most: the largest EE window */
 #define OFL_DG_WRITE_EXT 12
 #define OFL_DG_READ_EXT 16
 #define OFL_DG_RESP_EXT 4
@@ -4718,19 +4818,30 @@ struct ofl_dg_hdr {
     uint8_t reserved;
     uint16_t nak_err;    /* NAK ACCESS / INVALID: the responder's enum
                             ofl_err (informational), else 0 */
+    /* ACK, NAK: the refusal block, present when len is the kind's
+     * extension + OFL_DG_REF_EXT (else every ref_ field is 0) */
+    uint8_t ref_code;    /* 0, OFL_DG_NAK_ACCESS or OFL_DG_NAK_INVALID */
+    uint8_t ref_reserved;
+    uint16_t ref_err;    /* with ref_code: the responder's enum ofl_err */
+    uint32_t ref_sn;     /* every frame after it up to the newest covered
+                            was delivered; ref_code: what it got */
 };
 
-/* Bytes of kind's extension (0 for UD, RD, ACK and undefined kinds). Pure. */
+/* Bytes of kind's extension (0 for UD, RD, ACK and undefined kinds; an
+ * ACK's or NAK's refusal block, OFL_DG_REF_EXT more, is not counted).
+ * Pure. */
 uint32_t ofl_dg_ext_len(uint8_t kind);
 
-/* Decodes the header of frame[0 .. len) and its kind's extension and
- * checks them against the tables above: OFL_E_QP_DG_SHORT, _VERSION,
- * _KIND, _RESERVED, _LENGTH, OFL_E_QP_EE_NAK. Pure. Cost: O(1). */
+/* Decodes the header of frame[0 .. len) and its kind's extension (an
+ * ACK's or NAK's refusal block too) and checks them against the tables
+ * above: OFL_E_QP_DG_SHORT, _VERSION, _KIND, _RESERVED, _LENGTH,
+ * OFL_E_QP_EE_NAK, OFL_E_QP_EE_REFUSAL. Pure. Cost: O(1). */
 enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
                           struct ofl_dg_hdr *h);
 
 /* Encodes h (its kind's unused fields must be zero, h->len the extension
- * plus the payload that will follow) into out[0 .. 28 + its extension):
+ * plus the payload that will follow; an ACK's or NAK's refusal block when
+ * h->len holds it) into out[0 .. 28 + its extension [+ the block]):
  * OFL_E_ARG when h breaks the rules ofl_dg_parse checks, OFL_E_SIZE when
  * cap is smaller. */
 enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
@@ -4752,7 +4863,14 @@ struct ofl_ee_slot {
     uint8_t complete;   /* the WQE completes when this frame is acked */
     uint8_t read;       /* an RD Read request: its WQE waits for the
                            response, not for the acknowledgement */
-    uint8_t reserved[2];
+    /* The receiver's record of the received sequence number with this
+     * index (one of the last `window` consumed; "Lost refusals"): */
+    uint8_t rx_code;    /* 0 delivered, else the ACCESS / INVALID code */
+    uint8_t reserved;
+    uint16_t rx_err;    /* with rx_code: the NAK's detail */
+    uint16_t rx_gap;    /* with rx_code: how far back the refused frame
+                           before it lies (1 .. 2^15; 0: none that near) */
+    uint16_t reserved2;
 };
 
 /* Setup of an EE context (caller memory). */
@@ -4762,7 +4880,9 @@ struct ofl_ee_attr {
     uint32_t snd_isn;        /* first sequence number sent */
     uint32_t rcv_isn;        /* first sequence number expected */
     uint32_t window;         /* frames unacknowledged at most, a power of
-                                two, 1 .. 2^15 */
+                                two, 1 .. 2^15; the same at both ends
+                                (the receiver's refusal records span it:
+                                "Lost refusals") */
     uint32_t slot_size;      /* bytes per retransmission slot, > 28 */
     uint8_t *buf;            /* window * slot_size bytes */
     struct ofl_ee_slot *slot; /* window entries */
@@ -4802,8 +4922,9 @@ struct ofl_ee {
                                 went out; no other until rcv_nxt arrives */
     uint8_t rnr_wait;        /* sender: an RNR NAK for snd_una holds the
                                 resend until the deadline */
-    uint32_t nak_sn;         /* receiver: the last frame refused with an
-                                access / invalid NAK (nak_code != 0) */
+    uint32_t nak_sn;         /* receiver: the newest frame refused with
+                                an access / invalid NAK (nak_code != 0);
+                                older ones: struct ofl_ee_slot rx_ */
     uint8_t nak_code;
     uint8_t reserved2;
     uint16_t nak_err;
@@ -4882,9 +5003,13 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * acknowledged at once through the EE's transmit (held for ofl_ee_tick
  * when refused); a duplicate -> OFL_OK, dropped, re-acknowledged (or
  * re-NAKed: "Negative acknowledgements"). An acknowledgement releases
- * the frames it covers; a NAK acts by its code. Returns OFL_OK or the
- * named error of the first check that failed; on an error nothing
- * changed, except: a SEQ or RNR NAK may have been sent (OFL_E_QP_EE_SEQ,
+ * the frames it covers when its refusal block vouches for them (a
+ * refused snd_una completes as its NAK would; "Lost refusals"); a NAK
+ * does the same for the frames before it, then acts by its code. A
+ * refusal of a frame that could not be refused so is
+ * OFL_E_QP_EE_REFUSAL. Returns OFL_OK or the named error of the first
+ * check that failed; on an error nothing changed, except: a SEQ or RNR
+ * NAK may have been sent (OFL_E_QP_EE_SEQ,
  * OFL_E_QP_RQ_EMPTY, OFL_E_QP_EE_FULL); an RD Write or Read refused by
  * its checks returns the TPT's (or OFL_E_QP_DG_TOO_LONG) error after it
  * was consumed and NAKed; a Read response nobody waits for

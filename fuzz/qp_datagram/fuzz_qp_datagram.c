@@ -22,7 +22,14 @@
  *                    acknowledgement or NAK), payload length L16 % 600,
  *                    the destination / source address bit flips in F's
  *                    upper bits; NAK: code F & 7 (0 and 5-7 undefined),
- *                    detail Q; Write / Read: F & 0x20 names the remote
+ *                    detail Q; ACK and NAK: L16 & 1 adds the refusal
+ *                    block (offload.h "Refusal block"): its code byte
+ *                    (L16 >> 1) & 7 (0 none, 2 ACCESS, 4 INVALID, the
+ *                    rest undefined), detail (L16 >> 4) & 7, refused
+ *                    sequence number snd_una + (int8)(L16 >> 8), the
+ *                    reserved byte L16 & 0x80 (the bytes are written
+ *                    as given: a malformed block reaches the parser);
+ *                    Write / Read: F & 0x20 names the remote
  *                    region (else the local-only one), TO = its base +
  *                    S * 16, a Read asks L bytes; Read response: the
  *                    request number snd_una + S
@@ -412,7 +419,9 @@ static void built_dgram(struct ctx *c, struct fuzz_in *in)
     uint8_t kind = kinds[fuzz_u8(in) & 7], flags = fuzz_u8(in);
     uint8_t q = fuzz_u8(in) & 7;
     int8_t s = (int8_t)fuzz_u8(in);
-    uint32_t len = fuzz_u16(in) % 600u, i, ext;
+    const uint16_t l16 = fuzz_u16(in);
+    uint32_t len = l16 % 600u, i, ext, at = 0;
+    bool ref = false;
 
     memset(&h, 0, sizeof(h));
     h.kind = kind;
@@ -430,13 +439,21 @@ static void built_dgram(struct ctx *c, struct fuzz_in *in)
         h.sn = c->ee[0].rcv_nxt + (uint32_t)(int32_t)s;
     switch (h.kind) {
     case OFL_DG_ACK:
-        len = 0;
-        break;
     case OFL_DG_NAK:
         len = 0;
-        h.nak = flags & 7u;
-        if (h.nak == OFL_DG_NAK_ACCESS || h.nak == OFL_DG_NAK_INVALID)
-            h.nak_err = q;
+        if (h.kind == OFL_DG_NAK) {
+            h.nak = flags & 7u;
+            if (h.nak == OFL_DG_NAK_ACCESS || h.nak == OFL_DG_NAK_INVALID)
+                h.nak_err = q;
+        }
+        /* the refusal block: built valid (refused = the covered end),
+         * then its bytes overwritten with the fuzzed ones */
+        ref = (l16 & 1u) != 0;
+        if (ref) {
+            at = ofl_dg_ext_len(h.kind);
+            len = OFL_DG_REF_EXT;
+            h.ref_sn = h.kind == OFL_DG_ACK ? h.sn : h.sn - 1u;
+        }
         break;
     case OFL_DG_RD_WRITE:
     case OFL_DG_RD_READ:
@@ -460,10 +477,21 @@ static void built_dgram(struct ctx *c, struct fuzz_in *in)
     h.len = (uint16_t)(ext + len);
     if (ofl_dg_build(&h, c->frame, sizeof(c->frame)) != OFL_OK)
         return;
+    if (ref) {
+        uint8_t *b = c->frame + OFL_DG_HDR_LEN + at;
+
+        b[0] = (uint8_t)((l16 >> 1) & 7u);
+        b[1] = (uint8_t)((l16 >> 7) & 1u);
+        b[2] = 0;
+        b[3] = (uint8_t)((l16 >> 4) & 7u);
+        ofl_store_be32(b + 4, c->ee[0].snd_una +
+                                  (uint32_t)(int32_t)(int8_t)(l16 >> 8));
+        len = 0; /* the block is the whole extension */
+    }
     for (i = 0; i < len; i++)
         c->frame[OFL_DG_HDR_LEN + ext + i] = (uint8_t)i;
-    (void)ofl_qp_dgram_input(&c->node, c->frame, OFL_DG_HDR_LEN + ext + len,
-                             c->now);
+    (void)ofl_qp_dgram_input(&c->node, c->frame,
+                             OFL_DG_HDR_LEN + (size_t)h.len, c->now);
 }
 
 static void built_raw(struct ctx *c, struct fuzz_in *in)
