@@ -9,7 +9,7 @@
 #                    guest's helpers (mk/guest/lib.sh as /guest/lib.sh)
 #   OUT/rdma.gz      (LAYER rdma) the kernel's RDMA modules and e1000 in
 #                    load order (/modules, /modules/order), siw.ko, rping,
-#                    ibv_devinfo, rdma (iproute2), perftest's ib_*,
+#                    ibv_devinfo, rdma and ip (iproute2), perftest's ib_*,
 #                    tcpdump, libsiw and every library they load (ldd,
 #                    the staged tree first, then the host's glibc)
 # and what the rdma layer is made from:
@@ -194,11 +194,14 @@ if stale "$out/rdma.gz" "$here/stage.sh" "$siw/siw.ko" "$out/root/.done"; then
     done
     cp "$siw/siw.ko" "$ird/modules/siw.ko"
     for b in $BINS; do cp "$out/root/$b" "$ird/$b"; done
+    # iproute2's ip before busybox's in PATH: network namespaces and veth
+    # pairs (tests/rdma/perf-guest.sh), which busybox's ip lacks
+    cp "$out/root/bin/ip" "$ird/usr/bin/ip"
     cp "$out/root/$prov/libsiw-rdmav34.so" "$ird/$prov/"
     cp "$out/root/etc/libibverbs.d/siw.driver" "$ird/etc/libibverbs.d/"
     # every library they load: the staged tree first, then the host's
     libpath=$out/root/usr/lib/$multi:$out/root/lib/$multi
-    for f in $BINS $prov/libsiw-rdmav34.so; do
+    for f in $BINS bin/ip $prov/libsiw-rdmav34.so; do
         LD_LIBRARY_PATH=$libpath ldd "$out/root/$f"
     done >"$out/ldd.txt"
     if grep 'not found' "$out/ldd.txt"; then die "a library is missing (add its package to PKGS)"; fi

@@ -621,6 +621,12 @@ static void ofl_iw_upcall(struct ofl_iw_cep *cep, struct iw_cm_id *id,
     }
     if (type == IW_CM_EVENT_CONNECT_REQUEST)
         ev.provider_data = cep;
+    /* which sockets a connection joins: tests/rdma/perf.sh checks that a
+     * pair it calls offload <-> siw really is one */
+    if (type == IW_CM_EVENT_ESTABLISHED ||
+        (type == IW_CM_EVENT_CONNECT_REPLY && !status))
+        ibdev_dbg(&cep->dev->ibdev, "connection up: local %pISpc, peer %pISpc\n",
+                  &ev.local_addr, &ev.remote_addr);
     ev.private_data = (void *)pd;
     ev.private_data_len = pd ? (u8)pd_len : 0;
     ev.ird = (u8)min_t(u16, ird, 255);
