@@ -198,11 +198,24 @@ static void ofl_iw_qp_unlock(struct ofl_iw_dev *dev, struct ofl_iw_qp *qp,
         ofl_iw_cq_out(qp->rcq);
 }
 
-/* Lets the engine run what was posted (under the lock): in ERROR it
- * flushes; without a stream nothing is sent. */
+/*
+ * Lets the engine run what was posted (under the lock): in ERROR it
+ * flushes; without a stream nothing is sent.
+ *
+ * No budget: the engine runs until it has nothing it can send, or the
+ * transmit refuses (the ring is full, or no stream). Nothing else runs it
+ * again: a budget spent with work left (the core returns OFL_OK then, as
+ * when it is done) stalled the QP whenever its peer sent nothing and the
+ * ring had room, as under ib_write_bw over MTU 1500 (sq_depth FPDUs of
+ * 1456 bytes fill less of the 256 KiB ring than the socket drains). The
+ * work stays bounded: every step that makes progress either builds an
+ * FPDU in the ring (OFL_IW_TXQ bytes, then the transmit refuses and the
+ * ring's drain runs the engine again, ofl_iw_cep_flush) or retires a
+ * posted work request; the ring bounded a large SQ's budget already.
+ */
 static void ofl_iw_qp_run(struct ofl_iw_qp *qp)
 {
-    (void)ofl_qp_process(&qp->core, get_jiffies_64(), qp->sq_depth);
+    (void)ofl_qp_process(&qp->core, get_jiffies_64(), U32_MAX);
 }
 
 /* ---- user rings ---------------------------------------------------------- */
