@@ -4332,6 +4332,10 @@ enum ofl_err ofl_qp_fault_fail(struct ofl_qp *qp);
  * progress) while the QP's ORD or its EE window is full, and is flushed
  * when its EE context is in ERROR. Returns OFL_OK, OFL_E_QP_TX_BLOCKED when the transmit callback
  * refused (call again later), or the error that moved the QP to TERMINATE.
+ * OFL_OK also when the budget ran out with work left: a port that runs
+ * the engine only on events must call again (ports/posix loops; ofl_iw
+ * passes an unbounded budget: a spent one stalled a Write-only sender
+ * whose peer sends nothing, 2026-11-29).
  * Under OFL_QP_FAULT_WAIT it first retries what waits on a fault and
  * returns OFL_E_TPT_PAGE_FAULT, QP state unchanged, while an access still
  * waits ("Unpinned pages").
