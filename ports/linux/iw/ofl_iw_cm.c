@@ -1205,6 +1205,21 @@ int ofl_iw_create_listen(struct iw_cm_id *id, int backlog)
     if (rv)
         goto err_cep;
     rv = kernel_bind(s, (struct sockaddr *)&sin, sizeof(sin));
+    /*
+     * The port is taken in this namespace: the listener then takes
+     * connections from its own netdev only, and shares the port with a
+     * listener bound to another netdev. That is siw's for a server that
+     * binds no address: rdma_cm asks every device to listen for it, and
+     * siw opens its socket in the caller's namespace on 0.0.0.0, bound to
+     * its netdev; rdma_cm fails the whole listen when one device fails.
+     * Not bound otherwise: a local client reaches this address over lo,
+     * which a listener bound to the netdev would refuse.
+     */
+    if (rv == -EADDRINUSE) {
+        rv = sock_bindtoindex(s->sk, dev->netdev->ifindex, true);
+        if (!rv)
+            rv = kernel_bind(s, (struct sockaddr *)&sin, sizeof(sin));
+    }
     if (rv) {
         sock_release(s);
         goto err_cep;

@@ -314,6 +314,39 @@ static int ofl_iw_pull(struct ofl_iw_qp *qp)
     return rq ? rq : sq;
 }
 
+/*
+ * Runs the engine (under the lock), then takes what waits in the user send
+ * ring for the room the engine made, and runs it again, until nothing more
+ * is taken. libsiw rings the doorbell only when the entry before its first
+ * new one has been taken: it takes a kernel that still has entries to take
+ * for one that is taking them, as siw's transmit is. An entry the core had
+ * no room for (OFL_E_QP_SQ_FULL: the application's credits do not count
+ * the device's own work, e.g. ofl_iw_qp_nudge's Write) waits in the ring
+ * with no doorbell to come, so whatever frees room (a receive, a
+ * transmit, a doorbell) takes it. Seen once on 2026-11-29 (bench-rdma):
+ * ib_read_bw offload -> siw, 128 Reads posted, stopped for good after 127
+ * Read Requests, all answered, and one nudge. The nudge, behind the 127
+ * Reads, keeps its slot until they complete (in order); the 128th waited
+ * in the ring, and libsiw rang no more (inferred from the connection's
+ * byte counts; not reproduced at will). At most one ring's worth is
+ * taken per call.
+ */
+static void ofl_iw_qp_run_pull(struct ofl_iw_qp *qp)
+{
+    u32 start = qp->sq_get, got;
+
+    for (;;) {
+        ofl_iw_qp_run(qp);
+        if (!qp->usq || qp->core.state != OFL_QP_RTS ||
+            qp->sq_get - start >= qp->num_sqe)
+            return;
+        got = qp->sq_get;
+        (void)ofl_iw_pull_sq(qp);
+        if (qp->sq_get == got)
+            return;
+    }
+}
+
 /* RESET discards without completions: so do the entries still valid in
  * the user rings (libsiw gets the slots back; its indices go on). */
 static void ofl_iw_discard_rings(struct ofl_iw_qp *qp)
@@ -823,7 +856,7 @@ int ofl_iw_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
             break;
         }
     }
-    ofl_iw_qp_run(qp);
+    ofl_iw_qp_run_pull(qp);
     if (cep)
         ofl_iw_cep_poster(cep, false);
     ofl_iw_qp_unlock(dev, qp, flags);
@@ -1014,7 +1047,7 @@ void ofl_iw_qp_rx(struct ofl_iw_qp *qp, u32 seq, const u8 *data, u32 len)
     if (qp->urq)
         (void)ofl_iw_pull_rq(qp);
     (void)ofl_qp_input(&qp->core, &seg);
-    ofl_iw_qp_run(qp);
+    ofl_iw_qp_run_pull(qp);
     ofl_iw_qp_unlock(dev, qp, flags);
 }
 
@@ -1028,7 +1061,7 @@ void ofl_iw_qp_kick(struct ofl_iw_qp *qp)
     ofl_iw_qp_lock(dev, qp, &flags);
     if (qp->usq && qp->core.state == OFL_QP_RTS)
         (void)ofl_iw_pull(qp);
-    ofl_iw_qp_run(qp);
+    ofl_iw_qp_run_pull(qp);
     ofl_iw_qp_unlock(dev, qp, flags);
 }
 
