@@ -58,8 +58,17 @@ siw_param() {
 # listening PORT: true when a TCP socket listens on PORT (iWARP listeners
 # are kernel TCP sockets, in /proc/net/tcp like any other)
 listening() {
-    hex=$(printf ':%04X' "$1")
-    awk -v p="$hex\$" '$2 ~ p && $4 == "0A" { f = 1 } END { exit !f }' /proc/net/tcp
+    tcp_port_match "$1" listen </proc/net/tcp
+}
+
+# tcp_port_match PORT listen|live: reads /proc/net/tcp lines on stdin;
+# succeeds when one is a socket listening on PORT (listen), or a socket
+# with PORT at either end in any state but TIME_WAIT and CLOSE (live)
+tcp_port_match() {
+    awk -v p="$(printf ':%04X' "$1")\$" -v m="$2" '
+        m == "listen" && $2 ~ p && $4 == "0A" { f = 1 }
+        m == "live" && ($2 ~ p || $3 ~ p) && $4 != "06" && $4 != "07" { f = 1 }
+        END { exit !f }'
 }
 
 # wait_listening PORT: up to 20 s

@@ -62,12 +62,7 @@ if [ -n "$cases" ]; then
         tsh -T fields -E separator='|' -e tcp.srcport -e tcp.dstport -e _ws.malformed \
             -e _ws.expert.severity -e iwarp_mpa.req -e iwarp_mpa.ulpdulength \
             -e iwarp_rdma.opcode -e iwarp_mpa.marker_fpduptr >"$out/device-fields.txt"
-        tsh -V | awk '/^Transmission Control Protocol, Src Port: / {
-                s = $6; d = $9; sub(/,$/, "", s); sub(/,$/, "", d) }
-            /\(Good CRC32\)/ { good[s]++; good[d]++ }
-            /\(Bad CRC32/ { bad[s]++; bad[d]++ }
-            END { for (p in good) print "good", p, good[p]; for (p in bad) print "bad", p, bad[p] }' \
-            >"$out/device-crc.txt"
+        rig_mpa_crc "$out/device.pcap" >"$out/device-crc.txt"
         # the planted fault: the last byte of the last frame of the first
         # CRC case (an FPDU's CRC) flipped in a copy; the check must see it
         pc=$(echo "$cases" | awk '$3 == 1 { print $2; exit }')

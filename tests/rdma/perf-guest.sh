@@ -1,31 +1,38 @@
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 # Guest script of tests/rdma/perf.sh (boot.sh -L rdma; ofl_iw.ko in
 # /guest/extra, dummy.ko in /guest): perftest's ib_write_bw, ib_read_bw
-# and ib_send_bw with -R (rdma_cm) for siw <-> siw, offload <-> offload,
-# offload -> siw and siw -> offload, in one guest, each pair's result line
-# on the console as "ofl-perf: ...".
+# and ib_send_bw with -R (rdma_cm), ib_send_lat and ib_write_lat, for
+# siw <-> siw, offload <-> offload, offload -> siw and siw -> offload, in
+# one guest, each pair's result line on the console as "ofl-perf: ...".
 #
 # Layout: each device in its own network namespace, on one end of a veth
 # pair whose other end is in the root namespace, which routes between
-# them: siw0 in ns "nsiw0" (10.0.5.1), ofl0 in "nofl0" (10.0.3.1), ofl1
-# in "nofl1" (10.0.4.1). Why: rdma_cm resolves a route to a local
-# address to the netdev that owns the destination, so in one namespace a
-# client reaches the server's device from the server's device itself, and
-# Debian's perftest 4.5-0.17 cannot bind a source address (its
-# --source_ip is the raw Ethernet option of the same name). Until
-# 2026-11-29 this rig ran every pair in one namespace and its "offload
-# <-> siw" pairs were siw <-> siw or offload <-> offload; the device's
-# "connection up" lines now prove each pair (below). The device's sockets
-# live in its netdev's namespace; siw's in its caller's.
-# Each pair still starts with only the server's device linked: rdma_cm
-# listens on every device for a server that binds no address.
-# No siw client against an offload server: perftest's server listens a
-# second time (its test connection) once the client's device is linked,
-# and siw opens its listening socket for it in the caller's namespace,
-# the offload device's: siw's 0.0.0.0:port collides with the device's
-# own listener on that port (EADDRINUSE), and rdma_cm fails the listen
-# when any device fails it. Offload as responder to siw is exercised by
-# test-rdma-device (rping binds its address, so no wildcard listen).
+# them: siw0 in ns "nsiw0" (10.0.5.1), siw1 in "nsiw1" (10.0.6.1), ofl0
+# in "nofl0" (10.0.3.1), ofl1 in "nofl1" (10.0.4.1). Why: rdma_cm
+# resolves a route to a local address to the netdev that owns the
+# destination, so in one namespace a client reaches the server's device
+# from the server's device itself, and Debian's perftest 4.5-0.17 cannot
+# bind a source address (its --source_ip is the raw Ethernet option of
+# the same name). Until 2026-11-29 this rig ran every pair in one
+# namespace and its "offload <-> siw" pairs were siw <-> siw or offload
+# <-> offload; the device's "connection up" lines now prove each pair
+# (below). The baseline is siw1 -> siw0, two siw devices over the same
+# routed path as offload's pairs (veth, the root namespace, veth); until
+# 2026-11-29 (afternoon) it was siw0 with itself over its namespace's lo,
+# a shorter path than any offload pair's. The device's sockets live in
+# its netdev's namespace; siw's in its caller's.
+# Each pair starts with only the server's device linked (but see siw ->
+# offload below): rdma_cm listens on every device for a server that binds
+# no address.
+# siw client against an offload server: perftest's server listens a
+# second time (its test connection), and siw opens its listening socket
+# for it in the caller's namespace, the offload device's, on 0.0.0.0:port
+# bound to siw's netdev. The device's listener on that port (its
+# address, bound to no netdev) collided with it (EADDRINUSE), and
+# rdma_cm fails the listen when any device fails it. Since 2026-11-29 a
+# device listener that finds its port taken binds to its netdev as well
+# (ofl_iw_create_listen), so siw0 is linked before ofl0 for these pairs:
+# siw's listener comes first and the device's shares the port.
 RDMA=/usr/bin/rdma
 # iproute2's ip (the rdma layer): busybox sh runs its own applet for a
 # bare "ip", which has no netns
@@ -33,14 +40,21 @@ IP=/usr/bin/ip
 rdma_up
 insmod /guest/veth.ko || say "insmod veth failed"
 echo 1 >/proc/sys/net/ipv4/ip_forward
-ns() { case $1 in siw0) echo nsiw0 ;; ofl0) echo nofl0 ;; ofl1) echo nofl1 ;; esac; }
-addr() { case $1 in siw0) echo 10.0.5.1 ;; ofl0) echo 10.0.3.1 ;; ofl1) echo 10.0.4.1 ;; esac; }
-nic() { case $1 in siw0) echo vs ;; ofl0) echo v0 ;; ofl1) echo v1 ;; esac; }
-for d in siw0 ofl0 ofl1; do
+ns() { case $1 in siw0) echo nsiw0 ;; siw1) echo nsiw1 ;; ofl0) echo nofl0 ;; ofl1) echo nofl1 ;; esac; }
+addr() { case $1 in siw0) echo 10.0.5.1 ;; siw1) echo 10.0.6.1 ;; ofl0) echo 10.0.3.1 ;; ofl1) echo 10.0.4.1 ;; esac; }
+nic() { case $1 in siw0) echo vs ;; siw1) echo vs1 ;; ofl0) echo v0 ;; ofl1) echo v1 ;; esac; }
+for d in siw0 siw1 ofl0 ofl1; do
     n=$(ns $d) a=$(addr $d) v=$(nic $d)
     r=${a%.1}.254
     $IP netns add $n || say "ip netns add $n failed"
-    $IP link add r$v type veth peer name $v netns $n || say "veth r$v/$v failed"
+    # both ends made here and the device's end moved: it keeps its
+    # root-namespace ifindex, so no two devices' netdevs share one (a
+    # peer made in its namespace takes that namespace's first free
+    # index, the same in each; then siw's listener, bound to its
+    # netdev's index in the offload device's namespace, collides with the
+    # device's own)
+    $IP link add r$v type veth peer name $v || say "veth r$v/$v failed"
+    $IP link set $v netns $n || say "ip link set $v netns $n failed"
     $IP addr add $r/24 dev r$v
     $IP link set r$v up
     $IP netns exec $n $IP link set lo up
@@ -61,6 +75,7 @@ fi
 link() { # DEV: link it in its namespace, wait for its port
     case $1 in
     siw0) $IP netns exec nsiw0 $RDMA link add siw0 type siw netdev vs ;;
+    siw1) $IP netns exec nsiw1 $RDMA link add siw1 type siw netdev vs1 ;;
     ofl0) $IP netns exec nofl0 $RDMA link add ofl0 type ofl netdev v0 ;;
     ofl1) $IP netns exec nofl1 $RDMA link add ofl1 type ofl netdev v1 ;;
     esac
@@ -70,7 +85,7 @@ link() { # DEV: link it in its namespace, wait for its port
     done
 }
 unlink_all() {
-    for d in siw0 ofl0 ofl1; do $RDMA link delete $d 2>/dev/null; done
+    for d in siw0 siw1 ofl0 ofl1; do $RDMA link delete $d 2>/dev/null; done
 }
 # nsrun DEV CMD...: CMD in DEV's namespace
 nsrun() { _ns=$(ns $1); shift; $IP netns exec $_ns "$@"; }
@@ -83,7 +98,7 @@ port=18500
 #
 # The same for a connection that was never made (the client's "Failed to
 # connect RDMA CM events": refused, or no route), with no offload stream
-# ended in an error: seen under load for siw0 -> siw0 as much as for the
+# ended in an error: seen under load for siw <-> siw as much as for the
 # device (2026-11-29, a load of 3.5 on 2 cores), a race of the rig's
 # relinking, not a result. Anything after the connection is not retried.
 pair() {
@@ -137,13 +152,14 @@ pair_once() {
     k0=$(dmesg | wc -l)
     port=$((port + 1))
     unlink_all
+    case $4-$5 in ofl*-siw*) link $5 ;; esac
     link $4
     g=--report_gbits
     case $1 in *_lat) g= ;; esac
     nsrun $4 timeout 180 $1 -R -d $4 -p $port -s $2 -n $3 -F $g >/tmp/s.log 2>&1 &
     sp=$!
     # up to 60 s for the server's listen: on a loaded machine under TCG a
-    # perftest server has taken more than 10 s (a siw0 -> siw0 client
+    # perftest server has taken more than 10 s (a siw <-> siw client
     # was refused after a 10 s wait, 2026-11-29)
     i=0
     while ! nsrun $4 sh -c ". /guest/lib.sh; listening $port" && kill -0 $sp 2>/dev/null && [ $i -lt 600 ]; do
@@ -151,7 +167,7 @@ pair_once() {
     done
     lsn=
     nsrun $4 sh -c ". /guest/lib.sh; listening $port" || lsn=" server-not-listening"
-    link $5
+    case $4-$5 in ofl*-siw*) ;; *) link $5 ;; esac
     nsrun $5 timeout 120 $1 -R -d $5 -p $port -s $2 -n $3 -F \
         $g $(addr $4) >/tmp/c.log 2>&1
     crc=$?
@@ -166,9 +182,8 @@ pair_once() {
     # unlinks the devices, up to 30 s: a teardown that outlives perftest
     # belongs to this pair, not to the next one's setup or account
     i=0
-    while for d in siw0 ofl0 ofl1; do nsrun $d cat /proc/net/tcp; done |
-        awk -v p="$(printf ':%04X' $port)" '($2 ~ p"$" || $3 ~ p"$") && $4 != "06" && $4 != "07" { f = 1 } END { exit !f }' &&
-        [ $i -lt 300 ]; do
+    while for d in siw0 siw1 ofl0 ofl1; do nsrun $d cat /proc/net/tcp; done |
+        tcp_port_match $port live && [ $i -lt 300 ]; do
         sleep 0.1; i=$((i + 1))
     done
     # rdma_disconnect refused on either side (perftest goes on, exit 0)
@@ -176,20 +191,22 @@ pair_once() {
     cat /tmp/c.log /tmp/s.log | grep -aq 'Failed to disconnect' && disc=" disconnect-failed"
 }
 # OFL_PERF_TOOLS / OFL_PERF_SIZES (perf.sh): a subset, for a planted fault
-echo "ofl-perf: pairs $(( $(echo ${OFL_PERF_TOOLS:-ib_write_bw ib_read_bw ib_send_bw} | wc -w) * $(echo ${OFL_PERF_SIZES:-64 65536 1048576} | wc -w) * 3 + $(echo ${OFL_PERF_LAT-ib_send_lat ib_write_lat} | wc -w) * 3 ))"
+echo "ofl-perf: pairs $(( $(echo ${OFL_PERF_TOOLS:-ib_write_bw ib_read_bw ib_send_bw} | wc -w) * $(echo ${OFL_PERF_SIZES:-64 65536 1048576} | wc -w) * 4 + $(echo ${OFL_PERF_LAT-ib_send_lat ib_write_lat} | wc -w) * 4 ))"
 for t in ${OFL_PERF_TOOLS:-ib_write_bw ib_read_bw ib_send_bw}; do
     for s in ${OFL_PERF_SIZES:-64 65536 1048576}; do
         n=200
         [ $s -eq 1048576 ] && n=20
-        pair $t $s $n siw0 siw0
+        pair $t $s $n siw0 siw1
         pair $t $s $n ofl1 ofl0
         pair $t $s $n siw0 ofl0
+        pair $t $s $n ofl0 siw0
     done
 done
 for t in ${OFL_PERF_LAT-ib_send_lat ib_write_lat}; do
-    pair $t 64 200 siw0 siw0
+    pair $t 64 200 siw0 siw1
     pair $t 64 200 ofl1 ofl0
     pair $t 64 200 siw0 ofl0
+    pair $t 64 200 ofl0 siw0
 done
 unlink_all
 dmesg | grep -aE 'WARNING|BUG|Oops|leak' | sed 's/^/ofl-perf: dmesg| /'

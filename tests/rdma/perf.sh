@@ -2,17 +2,19 @@
 # SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only
 #
 # make bench-rdma: perftest's ib_write_bw, ib_read_bw and ib_send_bw with
-# -R (rdma_cm) in one QEMU guest (TCG), sizes 64 B, 64 KiB and 1 MiB, for
-# siw <-> siw, offload <-> offload and offload -> siw, each device in its
-# own network namespace (guest script: tests/rdma/perf-guest.sh, which
-# says why, and why not siw -> offload). Prints each pair's average
-# bandwidth and its ratio to siw <-> siw for the same tool and size:
-# information only (TCG's absolute figures mean little, and no timing is
-# asserted). Checks: every pair ran to completion on both sides (exit 0
-# and a result row), no rdma_disconnect failed, every offload QP's stream
+# -R (rdma_cm) at 64 B, 64 KiB and 1 MiB, and ib_send_lat / ib_write_lat
+# at 64 B, in one QEMU guest (TCG), for siw <-> siw (siw1 -> siw0, the
+# baseline), offload <-> offload, offload -> siw and siw -> offload, each
+# device in its own network namespace, every pair over the same routed
+# path (guest script: tests/rdma/perf-guest.sh, which says why). Prints
+# each pair's average bandwidth or latency and its ratio to siw <-> siw
+# for the same tool and size: information only (TCG's absolute figures
+# mean little, and no timing is asserted). Checks: every pair ran to
+# completion on both sides (exit 0 and a result row), between the
+# devices it names, no rdma_disconnect failed, every offload QP's stream
 # ended without an error (the device's "stream ends" line), and the
 # kernel log holds no WARNING, BUG, Oops or leak. Ends with "N passed, M
-# failed".
+# failed". A gate: make test-rdma runs it (mk/test-rdma.sh).
 #
 # Usage: perf.sh KERNEL STAGED_DIR OUT OFL_IW_KO
 set -u
@@ -20,8 +22,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/rig.sh"
 rig_args "$@"
 # OFL_PERF_FAULT=crc-fault: the planted fault (the device's CRC the
-# opposite of the agreed one), with OFL_PERF_TOOLS, OFL_PERF_SIZES and
-# OFL_PERF_LAT naming a subset of the pairs (see perf-guest.sh)
+# opposite of the agreed one); OFL_PERF_TOOLS, OFL_PERF_SIZES and
+# OFL_PERF_LAT name a subset of the pairs (see perf-guest.sh)
 {
     echo "OFL_PERF_FAULT='${OFL_PERF_FAULT:-}'"
     [ -z "${OFL_PERF_TOOLS+x}" ] || echo "OFL_PERF_TOOLS='$OFL_PERF_TOOLS'"
@@ -53,7 +55,7 @@ awk '
     if ($0 ~ / stream-error/) serr++
     if ($0 ~ / pairing-wrong/) pwrong++
     key = tool " " size
-    if (pair == "siw0 -> siw0") base[key] = avg
+    if (pair == "siw1 -> siw0") base[key] = avg
     line[++nl] = sprintf("%-12s %8s  %-14s %s", tool, size, pair, ok && avg >= 0 ? sprintf(lat ? "%.2f us" : "%.6f", avg) : "FAILED")
     k[nl] = key; a[nl] = avg; good[nl] = ok && avg >= 0
 }
@@ -88,7 +90,7 @@ verdict() {
         fail=$((fail + 1))
     fi
 }
-# the number of pairs the guest announced (33 unless a subset was asked)
+# the number of pairs the guest announced (44 unless a subset was asked)
 want=$(sed -n 's/^pairs \([0-9]*\)$/\1/p' "$out/perf.lines" | head -1)
 [ -n "$want" ] && [ "$want" -gt 0 ] && [ "${np:-0}" -eq "$want" ] && [ "${nb:-1}" -eq 0 ]
 verdict $? "all $want pairs ran to completion on both sides" \

@@ -10,6 +10,11 @@
 # rig_tally PREFIX LOG: prints the guest's "PREFIX: " lines without the
 #   prefix; true when its last "N passed, M failed" line has M = 0, and
 #   says so (with the console's tail) when there is none
+# rig_mpa_crc PCAP [TSHARK_OPTION...]: tshark's MPA CRC32c verdicts in a
+#   capture, per TCP port: lines "good PORT N" and "bad PORT N" (frames
+#   to or from PORT), "badfrom PORT N" and "badto PORT N" (bad ones by
+#   direction). Used by run.sh (posix) and device.sh; sourcing this file
+#   alone defines the functions and runs nothing.
 rig_args() {
     kernel=${1:?usage: KERNEL STAGED OUT OFL_IW_KO}
     staged=${2:?usage: KERNEL STAGED OUT OFL_IW_KO}
@@ -39,4 +44,17 @@ rig_tally() {
         return 1
     fi
     echo "$rlast" | grep -q ', 0 failed$'
+}
+
+rig_mpa_crc() {
+    rpcap=$1
+    shift
+    tshark -r "$rpcap" -o tcp.try_heuristic_first:TRUE \
+        --disable-protocol rpcordma "$@" -V 2>/dev/null |
+        awk '/^Transmission Control Protocol, Src Port: / {
+                s = $6; d = $9; sub(/,$/, "", s); sub(/,$/, "", d) }
+            /\(Good CRC32\)/ { good[s]++; good[d]++ }
+            /\(Bad CRC32/ { bad[s]++; bad[d]++; from[s]++; to[d]++ }
+            END { for (p in good) print "good", p, good[p]; for (p in bad) print "bad", p, bad[p]
+                  for (p in from) print "badfrom", p, from[p]; for (p in to) print "badto", p, to[p] }'
 }

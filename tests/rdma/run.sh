@@ -23,6 +23,8 @@ staged=${2:?}
 out=${3:?}
 ofl=${4:?}
 boot=$(cd "$(dirname "$0")/../../mk/guest" && pwd)/boot.sh
+# rig_mpa_crc (the capture's CRC verdicts per port)
+. "$(cd "$(dirname "$0")" && pwd)/rig.sh"
 run=$out/run
 # OFL_RDMA_REUSE=1: judge the previous run again (no boot)
 reuse=${OFL_RDMA_REUSE:-0}
@@ -201,12 +203,7 @@ tsh -T fields -E separator='|' -e tcp.srcport -e tcp.dstport -e _ws.malformed \
     -e _ws.expert.severity -e iwarp_mpa.req -e iwarp_mpa.ulpdulength \
     -e ip.checksum.status -e tcp.checksum.status -e tcp.checksum.ffff \
     >"$run/fields.txt"
-tsh -V | awk '/^Transmission Control Protocol, Src Port: / {
-        s = $6; d = $9; sub(/,$/, "", s); sub(/,$/, "", d) }
-    /\(Good CRC32\)/ { good[s]++; good[d]++ }
-    /\(Bad CRC32/ { bad[s]++; bad[d]++; from[s]++; to[d]++ }
-    END { for (p in good) print "good", p, good[p]; for (p in bad) print "bad", p, bad[p]
-          for (p in from) print "badfrom", p, from[p]; for (p in to) print "badto", p, to[p] }' \
+rig_mpa_crc "$run/guest.pcap" -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE \
     >"$run/crc.txt"
 # stat PORT: frames malformed expert-errors mpa-requests fpdus
 #            checksums-not-good good-crcs bad-crcs
