@@ -61,6 +61,32 @@ static struct dgr_rig *rig(uint32_t *rstag, uint8_t **rbuf)
     return r;
 }
 
+/* A test's fixture: the rig of rig() with its remote region, the EE
+ * contexts node 0 -> 1 (ee0) and 1 -> 0 (ee1), and a 64-byte buffer of
+ * node 0's region (src). */
+struct fx {
+    uint32_t rstag;
+    uint8_t *rbuf, *src;
+    struct ofl_ee *ee0, *ee1;
+};
+
+/* Sets f up; the rig (one check: that it exists), NULL when it could not
+ * be made. */
+static struct dgr_rig *fx_open(struct fx *f)
+{
+    struct dgr_rig *r;
+
+    memset(f, 0, sizeof(*f));
+    r = rig(&f->rstag, &f->rbuf);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return NULL;
+    f->ee0 = &r->n[0].ee[0];
+    f->ee1 = &r->n[1].ee[0];
+    f->src = dgr_alloc(&r->n[0], 64);
+    return r;
+}
+
 /* NAKs on (or off) at both ends, rnr_delay ticks after an RNR NAK. */
 static void naks(struct dgr_rig *r, bool on, uint64_t rnr_delay)
 {
@@ -89,17 +115,6 @@ static enum ofl_err rdma(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,
     return dgr_post(r, ni, qi, &wr, p, len);
 }
 
-static void post_recvs(struct dgr_rig *r, int ni, int qi, int k)
-{
-    int i;
-
-    for (i = 0; i < k; i++) {
-        uint8_t *b = dgr_alloc(&r->n[ni], 64);
-
-        CHECK_OK(dgr_recv(r, ni, qi, 1000u + (unsigned)i, b, 64));
-    }
-}
-
 /* The head frame of the wire, decoded (kind 0 when none). */
 static struct ofl_dg_hdr head(struct dgr_rig *r)
 {
@@ -109,6 +124,16 @@ static struct ofl_dg_hdr head(struct dgr_rig *r)
     if (r->wire.n != 0)
         (void)ofl_dg_parse(r->wire.f[r->wire.head].data,
                            r->wire.f[r->wire.head].len, &h);
+    return h;
+}
+
+/* An acknowledgement header of kind (ACK or NAK) for sequence number sn
+ * from node 1 to node 0, len bytes after it, every other field 0. */
+static struct ofl_dg_hdr ctl(uint8_t kind, uint32_t sn, uint16_t len)
+{
+    const struct ofl_dg_hdr h = {
+        .kind = kind, .len = len, .dst_addr = A0, .src_addr = A1, .sn = sn};
+
     return h;
 }
 
@@ -133,34 +158,29 @@ static enum ofl_err inject(struct dgr_rig *r, int ni,
  * (node 1): one frame each way per operation plus acknowledgements. */
 static void test_write_read(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src, *sink;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    uint8_t *sink;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
     struct ofl_dg_hdr h;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
     sink = dgr_alloc(&r->n[0], 64);
-    memcpy(src, "rd-write", 8);
-    CHECK_OK(rdma(r, 0, 0, 51, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 100));
+    memcpy(fix.src, "rd-write", 8);
+    CHECK_OK(rdma(r, 0, 0, 51, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 100));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 1);
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_RD_WRITE);
     CHECK_EQ(h.len, OFL_DG_WRITE_EXT + 8);
-    CHECK_EQ(h.stag, rstag);
-    CHECK_EQ(h.to, (uint64_t)(uintptr_t)rbuf + 100);
+    CHECK_EQ(h.stag, fix.rstag);
+    CHECK_EQ(h.to, (uint64_t)(uintptr_t)fix.rbuf + 100);
     CHECK_EQ(h.dst_qpn, 7);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0); /* waits for the ack */
     CHECK_OK(dgr_deliver(r, 0, 1));
-    CHECK(memcmp(rbuf + 100, "rd-write", 8) == 0);
+    CHECK(memcmp(fix.rbuf + 100, "rd-write", 8) == 0);
     CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 0); /* no receive used */
     CHECK_EQ(ofl_qp_rq_outstanding(&r->n[1].q[0].qp), 0);
     CHECK_EQ(r->wire.n, 1); /* the ack */
@@ -169,12 +189,12 @@ static void test_write_read(void)
     CHECK_EQ(c[0].wr_id, 51);
     CHECK_EQ(c[0].opcode, OFL_QP_OP_WRITE);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
 
     /* Read it back: request (node 0), then from node 1 its ack and the
      * response, an RD frame of node 1's EE, acknowledged by node 0 */
-    CHECK_OK(rdma(r, 0, 0, 52, OFL_QP_OP_READ, sink, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 100));
+    CHECK_OK(rdma(r, 0, 0, 52, OFL_QP_OP_READ, sink, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 100));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 1, 8));
     CHECK_EQ(r->wire.n, 1);
     h = head(r);
@@ -183,17 +203,17 @@ static void test_write_read(void)
     CHECK_EQ(h.rlen, 8);
     CHECK_OK(dgr_deliver(r, 1, 1));
     CHECK_EQ(r->wire.n, 2);
-    CHECK_EQ(ee1->stats.tx_frames, 1);
-    CHECK_EQ(ofl_ee_outstanding(ee1), 1);
+    CHECK_EQ(fix.ee1->stats.tx_frames, 1);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee1), 1);
     CHECK_OK(dgr_deliver(r, 1, 1)); /* the ack of the request */
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0); /* waits: the response */
     CHECK_EQ(r->n[0].q[0].qp.ord_count, 1);     /* ORD held by the Read */
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_RD_RESP);
     CHECK_EQ(h.dst_qpn, 1);
     CHECK_EQ(h.src_qpn, 7);
-    CHECK_EQ(h.rlen, ee0->snd_nxt - 1u); /* the request it answers */
+    CHECK_EQ(h.rlen, fix.ee0->snd_nxt - 1u); /* the request it answers */
     CHECK_OK(dgr_deliver(r, 1, 1));
     CHECK(memcmp(sink, "rd-write", 8) == 0);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
@@ -204,20 +224,20 @@ static void test_write_read(void)
     CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
     CHECK_EQ(r->wire.n, 1); /* node 0 acknowledges the response */
     CHECK_OK(dgr_deliver(r, 1, 1));
-    CHECK_EQ(ofl_ee_outstanding(ee1), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee1), 0);
     CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
 
     /* a lost response is the responder's to resend (its timeout) */
     memset(sink, 0, 8);
-    CHECK_OK(rdma(r, 0, 0, 53, OFL_QP_OP_READ, sink, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 100));
+    CHECK_OK(rdma(r, 0, 0, 53, OFL_QP_OP_READ, sink, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 100));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 20, 8));
     CHECK_OK(dgr_deliver(r, 20, 1)); /* request in: ack + response out */
     CHECK_OK(dgr_deliver(r, 20, 1)); /* the ack */
     dgr_drop_all(r);                 /* the response is lost */
-    CHECK_OK(ofl_ee_tick(ee1, 20 + DGR_TIMEOUT - 1));
+    CHECK_OK(ofl_ee_tick(fix.ee1, 20 + DGR_TIMEOUT - 1));
     CHECK_EQ(r->wire.n, 0);
-    CHECK_OK(ofl_ee_tick(ee1, 20 + DGR_TIMEOUT));
+    CHECK_OK(ofl_ee_tick(fix.ee1, 20 + DGR_TIMEOUT));
     CHECK_EQ(r->wire.n, 1);
     CHECK_EQ(head(r).kind, OFL_DG_RD_RESP);
     CHECK_OK(dgr_deliver(r, 31, 0));
@@ -230,15 +250,15 @@ static void test_write_read(void)
     {
         static struct dgr_frame f;
 
-        CHECK_OK(rdma(r, 0, 0, 54, OFL_QP_OP_READ, sink, 4, 7, rstag,
-                      (uint64_t)(uintptr_t)rbuf));
+        CHECK_OK(rdma(r, 0, 0, 54, OFL_QP_OP_READ, sink, 4, 7, fix.rstag,
+                      (uint64_t)(uintptr_t)fix.rbuf));
         CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 40, 8));
         CHECK_OK(dgr_deliver(r, 40, 2)); /* request; its ack */
         f = r->wire.f[r->wire.head];
         CHECK_OK(dgr_deliver(r, 40, 0));
         CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
         CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f.data, f.len, 41));
-        CHECK_EQ(ee0->stats.dup_frames, 1);
+        CHECK_EQ(fix.ee0->stats.dup_frames, 1);
         CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
     }
     /* zero-length Write and Read: no key is checked, they complete */
@@ -317,75 +337,69 @@ static void test_post_rules(void)
  * oversized Read: INVALID NAK, REM_INV_REQ_ERR. */
 static void test_access_nak(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
     struct ofl_dg_hdr h;
     enum ofl_err err;
     uint32_t rcv;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    memcpy(src, "denied!!", 8);
+    memcpy(fix.src, "denied!!", 8);
     /* past the region's end (4096 bytes): bounds */
-    CHECK_OK(rdma(r, 0, 0, 61, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 4092));
+    CHECK_OK(rdma(r, 0, 0, 61, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 4092));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
-    rcv = ee1->rcv_nxt;
+    rcv = fix.ee1->rcv_nxt;
     err = dgr_deliver(r, 0, 1);
     CHECK(err != OFL_OK);
-    CHECK_EQ(ee1->rcv_nxt, rcv + 1); /* consumed */
-    CHECK(memcmp(rbuf + 4092, "deni", 4) != 0);
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv + 1); /* consumed */
+    CHECK(memcmp(fix.rbuf + 4092, "deni", 4) != 0);
     CHECK_EQ(r->wire.n, 1); /* the NAK, no ack */
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_NAK);
     CHECK_EQ(h.nak, OFL_DG_NAK_ACCESS);
     CHECK_EQ(h.nak_err, (uint16_t)err);
     CHECK_EQ(h.sn, rcv);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
-    CHECK_EQ(ee1->stats.acks_tx, 0);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.acks_tx, 0);
     CHECK_OK(dgr_deliver(r, 1, 1));
-    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(fix.ee0->stats.naks_rx, 1);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 61);
     CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
-    CHECK_EQ(ee0->state, OFL_EE_RTS);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(fix.ee0->state, OFL_EE_RTS);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     /* no retransmission, ever */
-    CHECK_OK(ofl_ee_tick(ee0, 1 + 4 * DGR_TIMEOUT));
+    CHECK_OK(ofl_ee_tick(fix.ee0, 1 + 4 * DGR_TIMEOUT));
     CHECK_EQ(r->wire.n, 0);
-    CHECK_EQ(ee0->stats.rtx_frames, 0);
+    CHECK_EQ(fix.ee0->stats.rtx_frames, 0);
     /* the other QP of node 0 goes on through the same EE */
-    memcpy(src, "allowed!", 8);
-    CHECK_OK(rdma(r, 0, 1, 62, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    memcpy(fix.src, "allowed!", 8);
+    CHECK_OK(rdma(r, 0, 1, 62, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     dgr_pump(r, 50);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 62);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK(memcmp(rbuf, "allowed!", 8) == 0);
+    CHECK(memcmp(fix.rbuf, "allowed!", 8) == 0);
 
     /* a key without remote rights (node 1's local region), by Read; the
      * NAK is lost: the timeout resends, and the duplicate is answered
      * with the NAK again, not with an acknowledgement */
-    CHECK_OK(rdma(r, 0, 1, 63, OFL_QP_OP_READ, src, 8, 7, r->n[1].stag,
+    CHECK_OK(rdma(r, 0, 1, 63, OFL_QP_OP_READ, fix.src, 8, 7, r->n[1].stag,
                   (uint64_t)(uintptr_t)r->n[1].mem));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 60, 8));
     CHECK(dgr_deliver(r, 60, 1) != OFL_OK);
     CHECK_EQ(head(r).kind, OFL_DG_NAK);
     dgr_drop_all(r);
-    CHECK_OK(ofl_ee_tick(ee0, 60 + DGR_TIMEOUT));
+    CHECK_OK(ofl_ee_tick(fix.ee0, 60 + DGR_TIMEOUT));
     CHECK_EQ(r->wire.n, 1);
     CHECK_EQ(head(r).kind, OFL_DG_RD_READ);
     CHECK_OK(dgr_deliver(r, 71, 1)); /* a duplicate now */
-    CHECK_EQ(ee1->stats.dup_frames, 1);
+    CHECK_EQ(fix.ee1->stats.dup_frames, 1);
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_NAK);
     CHECK_EQ(h.nak, OFL_DG_NAK_ACCESS);
@@ -394,20 +408,20 @@ static void test_access_nak(void)
     CHECK_EQ(c[0].wr_id, 63);
     CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
     CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_ERROR);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
     dgr_free(r);
 
     /* INVALID: a Read larger than the responder QP's max_dgram (64) */
-    r = rig(&rstag, &rbuf);
+    r = rig(&fix.rstag, &fix.rbuf);
     CHECK(r != NULL);
     if (r == NULL)
         return;
-    src = dgr_alloc(&r->n[0], 128);
-    CHECK_OK(rdma(r, 0, 0, 64, OFL_QP_OP_READ, src, 65, 8, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
-    CHECK_OK(rdma(r, 0, 0, 65, OFL_QP_OP_READ, src, 64, 8, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    fix.src = dgr_alloc(&r->n[0], 128);
+    CHECK_OK(rdma(r, 0, 0, 64, OFL_QP_OP_READ, fix.src, 65, 8, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
+    CHECK_OK(rdma(r, 0, 0, 65, OFL_QP_OP_READ, fix.src, 64, 8, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_DG_TOO_LONG);
@@ -428,7 +442,7 @@ static void test_access_nak(void)
     /* a responder whose slots cannot hold a response header at all (a
      * slot of 30 bytes: test only, set in place) refuses even 0 bytes */
     r->n[1].ee[0].attr.slot_size = 30;
-    CHECK_OK(rdma(r, 0, 1, 66, OFL_QP_OP_READ, NULL, 0, 7, rstag, 0));
+    CHECK_OK(rdma(r, 0, 1, 66, OFL_QP_OP_READ, NULL, 0, 7, fix.rstag, 0));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 3, 8));
     CHECK_ERR(dgr_deliver(r, 3, 1), OFL_E_QP_DG_TOO_LONG);
     r->n[1].ee[0].attr.slot_size = DGR_SLOT;
@@ -443,60 +457,55 @@ static void test_access_nak(void)
  * arrives (one NAK per gap), instead of at the timeout. */
 static void test_seq_nak(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
     struct ofl_dg_hdr h;
     int k;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
     naks(r, true, 0);
-    src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 8);
+    dgr_post_recvs(r, 1, 0, 8);
     for (k = 0; k < 3; k++)
-        CHECK_OK(dgr_send(r, 0, 0, 70u + (unsigned)k, src, 4, 0, 0, 7, SIG));
+        CHECK_OK(
+            dgr_send(r, 0, 0, 70u + (unsigned)k, fix.src, 4, 0, 0, 7, SIG));
     r->wire.drop = 1; /* the first is lost */
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     CHECK_ERR(dgr_deliver(r, 1, 1), OFL_E_QP_EE_SEQ);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     CHECK_ERR(dgr_deliver(r, 1, 1), OFL_E_QP_EE_SEQ); /* same gap: quiet */
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     CHECK_EQ(r->wire.n, 1);
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_NAK);
     CHECK_EQ(h.nak, OFL_DG_NAK_SEQ);
-    CHECK_EQ(h.sn, ee1->rcv_nxt);
+    CHECK_EQ(h.sn, fix.ee1->rcv_nxt);
     CHECK_EQ(h.nak_err, 0);
     CHECK_OK(dgr_deliver(r, 2, 1));
     CHECK_EQ(r->wire.n, 3); /* resent at once, all three */
-    CHECK_EQ(ee0->stats.rtx_frames, 3);
-    CHECK_EQ(ee0->retries, 1);
+    CHECK_EQ(fix.ee0->stats.rtx_frames, 3);
+    CHECK_EQ(fix.ee0->retries, 1);
     dgr_pump(r, 3);
     CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 3);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 3);
     CHECK_EQ(c[0].wr_id, 70);
     CHECK_EQ(c[2].wr_id, 72);
-    CHECK_EQ(ee0->retries, 0);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
-    CHECK_EQ(ee1->nak_sent, 0);
+    CHECK_EQ(fix.ee0->retries, 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
+    CHECK_EQ(fix.ee1->nak_sent, 0);
 
     /* NAKs off at the receiver: the same loss waits for the timeout */
     naks(r, false, 0);
-    CHECK_OK(dgr_send(r, 0, 0, 75, src, 4, 0, 0, 7, SIG));
-    CHECK_OK(dgr_send(r, 0, 0, 76, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 75, fix.src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 76, fix.src, 4, 0, 0, 7, SIG));
     r->wire.drop = 1;
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 10, 8));
     CHECK_ERR(dgr_deliver(r, 10, 0), OFL_E_QP_EE_SEQ);
     CHECK_EQ(r->wire.n, 0);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
-    CHECK_OK(ofl_ee_tick(ee0, 10 + DGR_TIMEOUT));
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
+    CHECK_OK(ofl_ee_tick(fix.ee0, 10 + DGR_TIMEOUT));
     CHECK_EQ(r->wire.n, 2);
     dgr_pump(r, 21);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
@@ -504,15 +513,10 @@ static void test_seq_nak(void)
     /* a sequence NAK counts as a round: retry_limit of them in a row
      * without progress fail the EE as the timeout would */
     naks(r, true, 0);
-    CHECK_OK(dgr_send(r, 0, 0, 77, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 77, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 30, 8));
     dgr_drop_all(r);
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_NAK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.sn = ee0->snd_una;
-    h.len = OFL_DG_NAK_EXT;
+    h = ctl(OFL_DG_NAK, fix.ee0->snd_una, OFL_DG_NAK_EXT);
     h.nak = OFL_DG_NAK_SEQ;
     for (k = 0; k < DGR_RETRY; k++) {
         CHECK_OK(inject(r, 0, &h, NULL, 0, 31));
@@ -520,7 +524,7 @@ static void test_seq_nak(void)
         dgr_drop_all(r);
     }
     CHECK_ERR(inject(r, 0, &h, NULL, 0, 31), OFL_E_QP_EE_RETRY);
-    CHECK_EQ(ee0->state, OFL_EE_ERROR);
+    CHECK_EQ(fix.ee0->state, OFL_EE_ERROR);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 77);
     CHECK_EQ(c[0].status, OFL_WC_RETRY_EXC_ERR);
@@ -532,42 +536,36 @@ static void test_seq_nak(void)
  * then completes RNR_RETRY_EXC_ERR. */
 static void test_rnr_nak(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
     struct ofl_dg_hdr h;
     int k;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
     naks(r, true, 4);
-    src = dgr_alloc(&r->n[0], 64);
-    CHECK_OK(dgr_send(r, 0, 0, 80, src, 4, 0, 0, 7, SIG));
-    CHECK_OK(dgr_send(r, 0, 0, 81, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 80, fix.src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 81, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_RQ_EMPTY);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     /* the second, behind the refused one: out of sequence, no SEQ NAK */
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_SEQ);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_NAK);
     CHECK_EQ(h.nak, OFL_DG_NAK_RNR);
     CHECK_OK(dgr_deliver(r, 0, 1));
-    CHECK_EQ(ee0->rnr_wait, 1);
+    CHECK_EQ(fix.ee0->rnr_wait, 1);
     CHECK_EQ(r->wire.n, 0); /* nothing at once */
-    CHECK_OK(ofl_ee_tick(ee0, 3));
+    CHECK_OK(ofl_ee_tick(fix.ee0, 3));
     CHECK_EQ(r->wire.n, 0);
-    post_recvs(r, 1, 0, 2);
-    CHECK_OK(ofl_ee_tick(ee0, 4)); /* rnr_delay, not the timeout (10) */
+    dgr_post_recvs(r, 1, 0, 2);
+    CHECK_OK(ofl_ee_tick(fix.ee0, 4)); /* rnr_delay, not the timeout (10) */
     CHECK_EQ(r->wire.n, 2);
-    CHECK_EQ(ee0->rnr_wait, 0);
+    CHECK_EQ(fix.ee0->rnr_wait, 0);
     dgr_pump(r, 5);
     CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 2);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
@@ -576,27 +574,27 @@ static void test_rnr_nak(void)
 
     /* rnr_delay 0: the timeout */
     naks(r, true, 0);
-    CHECK_OK(dgr_send(r, 0, 0, 82, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 82, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 100, 8));
     CHECK_ERR(dgr_deliver(r, 100, 1), OFL_E_QP_RQ_EMPTY);
     CHECK_OK(dgr_deliver(r, 100, 1));
-    CHECK_OK(ofl_ee_tick(ee0, 100 + DGR_TIMEOUT - 1));
+    CHECK_OK(ofl_ee_tick(fix.ee0, 100 + DGR_TIMEOUT - 1));
     CHECK_EQ(r->wire.n, 0);
     /* the bound: every resend meets the same RNR NAK; after retry_limit
      * rounds the EE fails and the WQE says receiver-not-ready */
     for (k = 0; k < DGR_RETRY; k++) {
         uint64_t t = 100 + (uint64_t)(k + 1) * DGR_TIMEOUT;
 
-        CHECK_OK(ofl_ee_tick(ee0, t));
+        CHECK_OK(ofl_ee_tick(fix.ee0, t));
         CHECK_EQ(r->wire.n, 1);
         CHECK_ERR(dgr_deliver(r, t, 1), OFL_E_QP_RQ_EMPTY);
         CHECK_OK(dgr_deliver(r, t, 1));
-        CHECK_EQ(ee0->rnr_wait, 1);
+        CHECK_EQ(fix.ee0->rnr_wait, 1);
     }
-    CHECK_ERR(ofl_ee_tick(ee0, 100 + (DGR_RETRY + 1) * DGR_TIMEOUT),
+    CHECK_ERR(ofl_ee_tick(fix.ee0, 100 + (DGR_RETRY + 1) * DGR_TIMEOUT),
               OFL_E_QP_EE_RETRY);
-    CHECK_EQ(ee0->state, OFL_EE_ERROR);
-    CHECK_EQ(ee1->stats.naks_tx, 2 + DGR_RETRY);
+    CHECK_EQ(fix.ee0->state, OFL_EE_ERROR);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 2 + DGR_RETRY);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 82);
     CHECK_EQ(c[0].status, OFL_WC_RNR_RETRY_EXC_ERR);
@@ -604,24 +602,24 @@ static void test_rnr_nak(void)
 
     /* a Read request that finds the responder's window full: refused,
      * RNR NAK, served after the delay */
-    r = rig(&rstag, &rbuf);
+    r = rig(&fix.rstag, &fix.rbuf);
     CHECK(r != NULL);
     if (r == NULL)
         return;
     naks(r, true, 2);
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    ee1->snd_nxt = ee1->snd_una + DGR_WIN; /* window full (test only) */
-    CHECK_OK(rdma(r, 0, 0, 83, OFL_QP_OP_READ, src, 4, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    fix.ee0 = &r->n[0].ee[0];
+    fix.ee1 = &r->n[1].ee[0];
+    fix.src = dgr_alloc(&r->n[0], 64);
+    fix.ee1->snd_nxt = fix.ee1->snd_una + DGR_WIN; /* window full (test only) */
+    CHECK_OK(rdma(r, 0, 0, 83, OFL_QP_OP_READ, fix.src, 4, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_FULL);
     CHECK_EQ(head(r).nak, OFL_DG_NAK_RNR);
     CHECK_OK(dgr_deliver(r, 0, 1));
-    ee1->snd_nxt = ee1->snd_una; /* room again */
-    ee1->rtx_next = ee1->snd_una;
-    CHECK_OK(ofl_ee_tick(ee0, 2));
+    fix.ee1->snd_nxt = fix.ee1->snd_una; /* room again */
+    fix.ee1->rtx_next = fix.ee1->snd_una;
+    CHECK_OK(ofl_ee_tick(fix.ee0, 2));
     dgr_pump(r, 3);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 83);
@@ -636,33 +634,27 @@ static void test_rnr_nak(void)
  * the later frame (another QP) completes SUCCESS, nothing is resent. */
 static void test_lost_nak(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    memcpy(src, "denied!!", 8);
+    memcpy(fix.src, "denied!!", 8);
     /* past the region's end: refused; then an allowed Write, other QP */
-    CHECK_OK(rdma(r, 0, 0, 101, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 4092));
-    CHECK_OK(rdma(r, 0, 1, 102, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 0, 101, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 4092));
+    CHECK_OK(rdma(r, 0, 1, 102, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     r->wire.drop = 1;                     /* the ACCESS NAK is lost */
     CHECK(dgr_deliver(r, 0, 1) != OFL_OK); /* refused, consumed */
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     CHECK_EQ(r->wire.n, 1);
     CHECK_OK(dgr_deliver(r, 0, 1)); /* delivered: its ACK goes out */
-    CHECK(memcmp(rbuf, "denied!!", 8) == 0);
+    CHECK(memcmp(fix.rbuf, "denied!!", 8) == 0);
     CHECK_EQ(r->wire.n, 1);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
     CHECK_OK(dgr_deliver(r, 1, 1)); /* the ACK, first news of the refusal */
@@ -673,11 +665,11 @@ static void test_lost_nak(void)
     CHECK_EQ(c[1].status, OFL_WC_SUCCESS);
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
     CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);
-    CHECK_EQ(ee0->state, OFL_EE_RTS);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
-    CHECK_OK(ofl_ee_tick(ee0, 1 + 4 * DGR_TIMEOUT)); /* nothing resent */
+    CHECK_EQ(fix.ee0->state, OFL_EE_RTS);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
+    CHECK_OK(ofl_ee_tick(fix.ee0, 1 + 4 * DGR_TIMEOUT)); /* nothing resent */
     CHECK_EQ(r->wire.n, 0);
-    CHECK_EQ(ee0->stats.rtx_frames, 0);
+    CHECK_EQ(fix.ee0->stats.rtx_frames, 0);
     CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
     dgr_free(r);
 }
@@ -796,12 +788,7 @@ static void test_ref_rules(void)
     const uint8_t at = OFL_DG_HDR_LEN + OFL_DG_NAK_EXT; /* NAK's block */
     struct ofl_dg_hdr h, g;
 
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_ACK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.sn = 1000;
-    h.len = OFL_DG_REF_EXT;
+    h = ctl(OFL_DG_ACK, 1000, OFL_DG_REF_EXT);
     h.ref_code = OFL_DG_NAK_ACCESS;
     h.ref_err = OFL_E_TPT_BOUNDS;
     h.ref_sn = 998;
@@ -934,48 +921,40 @@ static enum ofl_err input_hdr(struct dgr_rig *r, int ni,
  * a refusal of a frame no longer outstanding) are acted on. */
 static void test_ref_contradiction(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src, *sink;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct fx fix;
+    uint8_t *sink;
+    struct dgr_rig *r = fx_open(&fix);
     static struct ofl_ee snap;
-    struct ofl_ee *ee0;
     struct ofl_dg_hdr h;
     struct ofl_cqe c[8];
     uint32_t una;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
     sink = dgr_alloc(&r->n[0], 64);
     /* una: a Send (QP 1), una + 1: a Write (QP 2), una + 2: a Read (QP 1) */
-    CHECK_OK(dgr_send(r, 0, 0, 120, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 120, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
-    CHECK_OK(rdma(r, 0, 1, 121, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 1, 121, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
-    CHECK_OK(rdma(r, 0, 0, 122, OFL_QP_OP_READ, sink, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 0, 122, OFL_QP_OP_READ, sink, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 3);
     dgr_drop_all(r);
-    una = ee0->snd_una;
-    memcpy(&snap, ee0, sizeof(snap));
+    una = fix.ee0->snd_una;
+    memcpy(&snap, fix.ee0, sizeof(snap));
 #define REFUSED(hp)                                                     \
     do {                                                                \
         CHECK_ERR(input_hdr(r, 0, (hp), 1), OFL_E_QP_EE_REFUSAL);       \
-        CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);                   \
+        CHECK(memcmp(&snap, fix.ee0, sizeof(snap)) == 0);               \
         CHECK_EQ(r->wire.n, 0);                                         \
         CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);                    \
         CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);                    \
         CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);                    \
     } while (0)
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_ACK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.len = OFL_DG_REF_EXT;
+    h = ctl(OFL_DG_ACK, 0, OFL_DG_REF_EXT);
     /* an ACK whose block refuses the Send */
     h.sn = una;
     h.ref_sn = una;
@@ -989,12 +968,7 @@ static void test_ref_contradiction(void)
     REFUSED(&h);
     /* NAKs: ACCESS of the Send, INVALID of the Write, and a NAK whose
      * block refuses the Send */
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_NAK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.len = OFL_DG_NAK_EXT;
-    h.sn = una;
+    h = ctl(OFL_DG_NAK, una, OFL_DG_NAK_EXT);
     h.nak = OFL_DG_NAK_ACCESS;
     REFUSED(&h);
     h.sn = una + 1u;
@@ -1023,12 +997,7 @@ static void test_ref_contradiction(void)
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);
     /* passes: an ACK of the Read whose block says it was refused INVALID
      * (refused == the ACK's own frame) */
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_ACK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.len = OFL_DG_REF_EXT;
-    h.sn = una + 2u;
+    h = ctl(OFL_DG_ACK, una + 2u, OFL_DG_REF_EXT);
     h.ref_sn = una + 2u;
     h.ref_code = OFL_DG_NAK_INVALID;
     h.ref_err = OFL_E_QP_DG_TOO_LONG;
@@ -1038,7 +1007,7 @@ static void test_ref_contradiction(void)
     CHECK_EQ(c[0].status, OFL_WC_REM_INV_REQ_ERR);
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
     CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     dgr_free(r);
 }
 
@@ -1049,25 +1018,19 @@ static void test_ref_contradiction(void)
  * is 2^15 frames back. */
 static void test_ref_wire(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     static struct dgr_frame dup;
-    struct ofl_ee *ee0, *ee1;
     struct ofl_dg_hdr h;
     struct ofl_cqe c[8];
     enum ofl_err err;
     uint32_t n;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
     /* nothing refused yet: an ACK without a block */
-    CHECK_OK(rdma(r, 0, 1, 130, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 1, 130, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
     CHECK_OK(dgr_deliver(r, 0, 1));
     h = head(r);
@@ -1077,19 +1040,19 @@ static void test_ref_wire(void)
     CHECK_OK(dgr_deliver(r, 0, 1));
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     /* n refused (NAK without a block: no refusal before), lost */
-    n = ee0->snd_nxt;
-    CHECK_OK(rdma(r, 0, 0, 131, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 4092));
-    CHECK_OK(rdma(r, 0, 1, 132, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 4092));
+    n = fix.ee0->snd_nxt;
+    CHECK_OK(rdma(r, 0, 0, 131, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 4092));
+    CHECK_OK(rdma(r, 0, 1, 132, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 4092));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 1, 8));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 1, 8));
     dup = r->wire.f[r->wire.head];
     err = dgr_deliver(r, 1, 1);
     CHECK(err != OFL_OK);
-    CHECK_EQ(ee1->nak_sn, n);
-    CHECK_EQ(ee1->attr.slot[n & (DGR_WIN - 1u)].rx_code, OFL_DG_NAK_ACCESS);
-    CHECK_EQ(ee1->attr.slot[n & (DGR_WIN - 1u)].rx_gap, 0);
+    CHECK_EQ(fix.ee1->nak_sn, n);
+    CHECK_EQ(fix.ee1->attr.slot[n & (DGR_WIN - 1u)].rx_code, OFL_DG_NAK_ACCESS);
+    CHECK_EQ(fix.ee1->attr.slot[n & (DGR_WIN - 1u)].rx_gap, 0);
     /* the wire: [n + 1, NAK n] */
     CHECK_EQ(r->wire.n, 2);
     CHECK_EQ(head(r).kind, OFL_DG_RD_WRITE);
@@ -1115,14 +1078,14 @@ static void test_ref_wire(void)
     CHECK_EQ(h.ref_sn, n);
     CHECK_EQ(h.ref_code, OFL_DG_NAK_ACCESS);
     CHECK_EQ(h.ref_err, (uint16_t)err);
-    CHECK_EQ(ee1->attr.slot[(n + 1u) & (DGR_WIN - 1u)].rx_gap, 1);
+    CHECK_EQ(fix.ee1->attr.slot[(n + 1u) & (DGR_WIN - 1u)].rx_gap, 1);
     CHECK_OK(dgr_deliver(r, 1, 1)); /* both settled by it */
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
     CHECK_EQ(c[0].wr_id, 131);
     CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
     CHECK_EQ(c[1].wr_id, 132);
     CHECK_EQ(c[1].status, OFL_WC_REM_ACCESS_ERR);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     /* the duplicate of n: its NAK again (no refusal before it: no block);
      * the sender, past it, ignores it */
     CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, dup.data, dup.len, 2));
@@ -1134,8 +1097,8 @@ static void test_ref_wire(void)
     CHECK_OK(dgr_deliver(r, 2, 1));
     /* an ACK now names n + 1 (pending: test only, set in place) */
     dgr_drop_all(r);
-    ee1->ack_pending = 1;
-    CHECK_OK(ofl_ee_tick(ee1, 3));
+    fix.ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(fix.ee1, 3));
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_ACK);
     CHECK_EQ(h.sn, n + 1u);
@@ -1144,16 +1107,16 @@ static void test_ref_wire(void)
     CHECK_EQ(h.ref_code, OFL_DG_NAK_ACCESS);
     dgr_drop_all(r);
     /* 2^15 frames on (test only: moved in place), the block goes */
-    ee1->rcv_nxt = n + 1u + OFL_DG_REF_RUN;
-    ee1->ack_pending = 1;
-    CHECK_OK(ofl_ee_tick(ee1, 4));
+    fix.ee1->rcv_nxt = n + 1u + OFL_DG_REF_RUN;
+    fix.ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(fix.ee1, 4));
     h = head(r);
     CHECK_EQ(h.len, OFL_DG_REF_EXT);
     CHECK_EQ(h.ref_sn, n + 1u);
     dgr_drop_all(r);
-    ee1->rcv_nxt++;
-    ee1->ack_pending = 1;
-    CHECK_OK(ofl_ee_tick(ee1, 5));
+    fix.ee1->rcv_nxt++;
+    fix.ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(fix.ee1, 5));
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_ACK);
     CHECK_EQ(h.len, 0);
@@ -1166,51 +1129,41 @@ static void test_ref_wire(void)
  * snd_una (offload.h "Lost refusals", the sender's third row). */
 static void test_ref_unsettled(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     static struct ofl_ee snap;
-    struct ofl_ee *ee0;
     struct ofl_dg_hdr h;
     struct ofl_cqe c[8];
     uint32_t una;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    CHECK_OK(rdma(r, 0, 0, 140, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 0, 140, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
-    CHECK_OK(rdma(r, 0, 1, 141, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 1, 141, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
     dgr_drop_all(r);
-    una = ee0->snd_una;
-    memcpy(&snap, ee0, sizeof(snap));
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_NAK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.sn = una + 1u;
-    h.len = OFL_DG_NAK_EXT + OFL_DG_REF_EXT;
+    una = fix.ee0->snd_una;
+    memcpy(&snap, fix.ee0, sizeof(snap));
+    h = ctl(OFL_DG_NAK, una + 1u, OFL_DG_NAK_EXT + OFL_DG_REF_EXT);
     h.ref_sn = una; /* vouches for nothing before una + 1 */
     h.nak = OFL_DG_NAK_RNR;
     CHECK_OK(input_hdr(r, 0, &h, 1));
-    CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);
+    CHECK(memcmp(&snap, fix.ee0, sizeof(snap)) == 0);
     h.nak = OFL_DG_NAK_ACCESS;
     CHECK_OK(input_hdr(r, 0, &h, 1));
-    CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);
+    CHECK(memcmp(&snap, fix.ee0, sizeof(snap)) == 0);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
     CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);
     CHECK_EQ(r->wire.n, 0);
     h.nak = OFL_DG_NAK_SEQ;
     CHECK_OK(input_hdr(r, 0, &h, 1));
-    CHECK_EQ(ee0->snd_una, una);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 2);
-    CHECK_EQ(ee0->retries, 1);
-    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(fix.ee0->snd_una, una);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 2);
+    CHECK_EQ(fix.ee0->retries, 1);
+    CHECK_EQ(fix.ee0->stats.naks_rx, 1);
     CHECK_EQ(r->wire.n, 2); /* resent from snd_una */
     CHECK_EQ(head(r).sn, una);
     /* the same NAK vouching for una (no block): acted on at once */
@@ -1225,7 +1178,7 @@ static void test_ref_unsettled(void)
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
     CHECK_EQ(c[1].wr_id, 141);
     CHECK_EQ(c[1].status, OFL_WC_REM_ACCESS_ERR);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     dgr_free(r);
 }
 
@@ -1359,45 +1312,34 @@ static void test_ref_random_loss(void)
  * asked for. */
 static void test_hostile(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     static struct ofl_ee snap;
     static uint8_t f[128];
-    struct ofl_ee *ee0, *ee1;
     struct ofl_dg_hdr h, g;
     struct ofl_cqe c[8];
     uint32_t rcv;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 2);
-    CHECK_OK(dgr_send(r, 0, 0, 90, src, 4, 0, 0, 7, SIG));
-    CHECK_OK(dgr_send(r, 0, 0, 91, src, 4, 0, 0, 7, SIG));
+    dgr_post_recvs(r, 1, 0, 2);
+    CHECK_OK(dgr_send(r, 0, 0, 90, fix.src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 91, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
-    dgr_drop_all(r); /* two frames outstanding on ee0 */
+    dgr_drop_all(r); /* two frames outstanding on fix.ee0 */
 
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_NAK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.sn = ee0->snd_una;
-    h.len = OFL_DG_NAK_EXT;
+    h = ctl(OFL_DG_NAK, fix.ee0->snd_una, OFL_DG_NAK_EXT);
     h.nak = OFL_DG_NAK_SEQ;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     CHECK_OK(ofl_dg_parse(f, OFL_DG_HDR_LEN + 4, &g));
     CHECK_EQ(g.nak, OFL_DG_NAK_SEQ);
     CHECK_EQ(g.sn, h.sn);
     CHECK_ERR(ofl_dg_build(&h, f, OFL_DG_HDR_LEN + 3), OFL_E_SIZE);
-    memcpy(&snap, ee0, sizeof(snap));
+    memcpy(&snap, fix.ee0, sizeof(snap));
 #define HOSTILE(flen, want)                                             \
     do {                                                                \
         CHECK_ERR(ofl_qp_dgram_input(&r->n[0].node, f, (flen), 5), want); \
-        CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);                   \
+        CHECK(memcmp(&snap, fix.ee0, sizeof(snap)) == 0);               \
         CHECK_EQ(r->wire.n, 0);                                         \
     } while (0)
     /* lengths: the extension is 4 bytes exactly */
@@ -1435,39 +1377,39 @@ static void test_hostile(void)
     /* sequence numbers: never sent (named error), long acknowledged
      * (ignored): both leave the EE alone */
     h.nak = OFL_DG_NAK_RNR;
-    h.sn = ee0->snd_nxt;
+    h.sn = fix.ee0->snd_nxt;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_ACK);
-    h.sn = ee0->snd_nxt + 1000u;
+    h.sn = fix.ee0->snd_nxt + 1000u;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_ACK);
-    h.sn = ee0->snd_una - 1u;
+    h.sn = fix.ee0->snd_una - 1u;
     h.nak = OFL_DG_NAK_ACCESS;
     h.nak_err = OFL_E_TPT_BOUNDS;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_OK);
-    h.sn = ee0->snd_una - 100u;
+    h.sn = fix.ee0->snd_una - 100u;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_OK);
-    CHECK_EQ(ee0->stats.naks_rx, 0);
+    CHECK_EQ(fix.ee0->stats.naks_rx, 0);
     /* the passing NAK for the first outstanding frame: acted on */
-    h.sn = ee0->snd_una;
+    h.sn = fix.ee0->snd_una;
     h.nak = OFL_DG_NAK_SEQ;
     h.nak_err = 0;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f, OFL_DG_HDR_LEN + 4, 5));
-    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(fix.ee0->stats.naks_rx, 1);
     CHECK_EQ(r->wire.n, 2);
     /* a NAK for the second frame acknowledges the first */
     dgr_drop_all(r);
-    h.sn = ee0->snd_una + 1u;
+    h.sn = fix.ee0->snd_una + 1u;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f, OFL_DG_HDR_LEN + 4, 6));
-    CHECK_EQ(ofl_ee_outstanding(ee0), 1);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 1);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 90);
     CHECK_EQ(r->wire.n, 1); /* the second, resent */
-    CHECK_EQ(head(r).sn, ee0->snd_una);
+    CHECK_EQ(head(r).sn, fix.ee0->snd_una);
     CHECK_EQ(head(r).kind, OFL_DG_RD);
 
     /* builder: fields a kind leaves unused */
@@ -1505,16 +1447,16 @@ static void test_hostile(void)
     g.dst_addr = A1;
     g.src_addr = A0;
     g.dst_qpn = 7;
-    g.sn = ee1->rcv_nxt;
+    g.sn = fix.ee1->rcv_nxt;
     g.len = OFL_DG_WRITE_EXT;
-    g.stag = rstag;
-    g.to = (uint64_t)(uintptr_t)rbuf;
+    g.stag = fix.rstag;
+    g.to = (uint64_t)(uintptr_t)fix.rbuf;
     CHECK_OK(ofl_dg_build(&g, f, sizeof(f)));
     f[OFL_DG_HDR_LEN - 3] = OFL_DG_WRITE_EXT - 1;
-    rcv = ee1->rcv_nxt;
+    rcv = fix.ee1->rcv_nxt;
     CHECK_ERR(ofl_qp_dgram_input(&r->n[1].node, f, OFL_DG_HDR_LEN + 11, 8),
               OFL_E_QP_DG_LENGTH);
-    CHECK_EQ(ee1->rcv_nxt, rcv);
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv);
 
     /* responses: unknown request (consumed and acknowledged, nothing
      * completes), wrong length (the Read fails BAD_RESP_ERR) */
@@ -1525,38 +1467,38 @@ static void test_hostile(void)
     g.src_addr = A1;
     g.dst_qpn = 1;
     g.src_qpn = 7;
-    g.sn = ee0->rcv_nxt;
+    g.sn = fix.ee0->rcv_nxt;
     g.len = OFL_DG_RESP_EXT + 4;
-    g.rlen = ee0->snd_nxt - 1u; /* a Send, not a Read */
-    rcv = ee0->rcv_nxt;
+    g.rlen = fix.ee0->snd_nxt - 1u; /* a Send, not a Read */
+    rcv = fix.ee0->rcv_nxt;
     CHECK_ERR(inject(r, 0, &g, "abcd", 4, 9), OFL_E_QP_UNEXPECTED);
-    CHECK_EQ(ee0->rcv_nxt, rcv + 1);
+    CHECK_EQ(fix.ee0->rcv_nxt, rcv + 1);
     CHECK_EQ(r->wire.n, 1); /* acknowledged */
     CHECK_EQ(head(r).kind, OFL_DG_ACK);
     dgr_drop_all(r);
     g.dst_qpn = 15; /* no QP */
-    g.sn = ee0->rcv_nxt;
+    g.sn = fix.ee0->rcv_nxt;
     CHECK_ERR(inject(r, 0, &g, "abcd", 4, 9), OFL_E_QP_UNEXPECTED);
     dgr_drop_all(r);
-    CHECK_OK(rdma(r, 0, 1, 92, OFL_QP_OP_READ, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 1, 92, OFL_QP_OP_READ, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 10, 8));
     dgr_drop_all(r);
     g.dst_qpn = 2;
-    g.sn = ee0->rcv_nxt;
-    g.rlen = ee0->snd_nxt - 1u; /* the Read's request */
+    g.sn = fix.ee0->rcv_nxt;
+    g.rlen = fix.ee0->snd_nxt - 1u; /* the Read's request */
     g.len = OFL_DG_RESP_EXT + 4;
     CHECK_ERR(inject(r, 0, &g, "abcd", 4, 11), OFL_E_QP_RESP_MISMATCH);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 92);
     CHECK_EQ(c[0].status, OFL_WC_BAD_RESP_ERR);
     CHECK_EQ(r->n[0].q[1].qp.ord_count, 0); /* the Read is over */
-    CHECK_EQ(ofl_ee_outstanding(ee0), 2);   /* its request (and 91) unacked */
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 2); /* its request (and 91) unacked */
     /* the request's acknowledgement comes late: it completes nothing
      * more; nor does the EE failing with the request in its window */
     {
         struct ofl_ee_slot *sl =
-            &ee0->attr.slot[(ee0->snd_nxt - 1u) & (DGR_WIN - 1u)];
+            &fix.ee0->attr.slot[(fix.ee0->snd_nxt - 1u) & (DGR_WIN - 1u)];
 
         CHECK(sl->qp == NULL);
     }

@@ -143,4 +143,19 @@ enum ofl_err dgr_tick(struct dgr_rig *r, uint64_t now);
 uint32_t dgr_poll(struct dgr_node *n, bool send, struct ofl_cqe *out,
                   uint32_t max);
 
+/* For the suites (test.h included before this header): posts k receive
+ * WQEs of 64 bytes (wr_id 1000 + i) on QP qi of node ni, one check each. */
+#ifdef OFL_TEST_H
+static inline void dgr_post_recvs(struct dgr_rig *r, int ni, int qi, int k)
+{
+    int i;
+
+    for (i = 0; i < k; i++) {
+        uint8_t *b = dgr_alloc(&r->n[ni], 64);
+
+        CHECK_OK(dgr_recv(r, ni, qi, 1000u + (unsigned)i, b, 64));
+    }
+}
+#endif
+
 #endif
