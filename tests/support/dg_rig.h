@@ -26,6 +26,7 @@
 #define DGR_TX 512
 #define DGR_WIN 8          /* EE window */
 #define DGR_SLOT 320       /* EE slot: 28 + 256 fits */
+#define DGR_ATOMIC DGR_WIN /* replay cache entries per EE: never full */
 #define DGR_MEM (64u * 1024u)
 #define DGR_FRAMES 256
 #define DGR_FRAME_MAX 600
@@ -74,6 +75,7 @@ struct dgr_node {
     struct ofl_ee ee[DGR_NODES - 1];
     uint8_t ee_buf[DGR_NODES - 1][DGR_WIN * DGR_SLOT];
     struct ofl_ee_slot ee_slot[DGR_NODES - 1][DGR_WIN];
+    struct ofl_ee_atomic ee_atomic[DGR_NODES - 1][DGR_ATOMIC];
     _Alignas(4096) uint8_t mem[DGR_MEM];
     uint32_t mem_used;
     uint32_t stag;         /* a region over mem, local read and write */
