@@ -4312,7 +4312,9 @@ enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
  * OFL_E_QP_WR / OFL_E_QP_SGE, OFL_E_ARG; the slot is untouched on error.
  * The engine re-checks everything when it fetches the slot. ISCSI_CMD
  * takes its command ID from wr.remote_to (the host driver numbers its
- * commands); a datagram SEND's dest is written when any of it is set.
+ * commands); a datagram SEND's, Write's, Read's or atomic's dest is
+ * written when any of it is set (an atomic's after its operands:
+ * OFL_SWQE_DG_ATOMIC_*).
  */
 enum ofl_err ofl_qp_wqe_send(void *slot, uint32_t slot_len,
                              const struct ofl_qp_wr *wr);

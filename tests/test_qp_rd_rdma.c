@@ -1510,7 +1510,7 @@ static void test_hostile(void)
     dgr_free(r);
 }
 
-/* ---- atomics on RD (offload.h "Atomics on RD") ---------------------------- */
+/* ---- atomics on RD (offload.h "Atomics on RD") ------------------------ */
 
 /* Posts an RD atomic (op, operands a[0 .. 3]) from QP qi of node 0 to QP
  * 7 of node 1 at rto, its result into res (8 bytes of node 0's region). */
@@ -1879,7 +1879,12 @@ static void test_atomic_rules(void)
     CHECK_EQ(ofl_dg_ext_len(OFL_DG_RD_ATOMIC), OFL_DG_ATOMIC_EXT);
     CHECK_EQ(ofl_load_be64(b + OFL_DG_HDR_LEN + 24), h.add_swap_mask);
     CHECK_OK(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, &g));
-    CHECK(memcmp(&g, &h, sizeof(g)) == 0);
+    CHECK(g.kind == h.kind && g.len == h.len && g.sn == h.sn &&
+          g.dst_addr == h.dst_addr && g.src_addr == h.src_addr &&
+          g.dst_qpn == h.dst_qpn && g.src_qpn == h.src_qpn &&
+          g.stag == h.stag && g.to == h.to && g.aop == h.aop &&
+          g.add_swap == h.add_swap && g.add_swap_mask == h.add_swap_mask &&
+          g.compare == h.compare && g.compare_mask == h.compare_mask);
     b[OFL_DG_HDR_LEN + 12] = 3; /* op */
     CHECK_ERR(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, &g),
               OFL_E_RDMAP_ATOMIC_OP);
@@ -1920,6 +1925,28 @@ static void test_atomic_rules(void)
     CHECK_ERR(ofl_dg_build(&g, b, sizeof(b)), OFL_E_ARG);
     g.aop = 0;
     CHECK_OK(ofl_dg_build(&g, b, sizeof(b)));
+    /* the host encoder: an atomic's dest after its operands */
+    {
+        static uint8_t slot[128];
+        struct ofl_qp_sge sg = {0, 8, 0};
+        struct ofl_qp_wr wr;
+
+        memset(&wr, 0, sizeof(wr));
+        wr.opcode = OFL_QP_OP_ATOMIC_CSWAP;
+        wr.sge = &sg;
+        wr.num_sge = 1;
+        wr.atomic[0] = 1;
+        wr.atomic[3] = 4;
+        wr.dest.addr = 0x11;
+        wr.dest.ee = 0x22;
+        wr.dest.qpn = 0x33;
+        CHECK_OK(ofl_qp_wqe_send(slot, sizeof(slot), &wr));
+        CHECK_EQ(ofl_load_le64(slot + OFL_SWQE_ATOMIC), 1);
+        CHECK_EQ(ofl_load_le64(slot + OFL_SWQE_ATOMIC + 24), 4);
+        CHECK_EQ(ofl_load_le32(slot + OFL_SWQE_DG_ATOMIC_ADDR), 0x11);
+        CHECK_EQ(ofl_load_le32(slot + OFL_SWQE_DG_ATOMIC_EE), 0x22);
+        CHECK_EQ(ofl_load_le32(slot + OFL_SWQE_DG_ATOMIC_QPN), 0x33);
+    }
     /* post: the request's 48 bytes within max_dgram */
     memset(&o, 0, sizeof(o));
     o.service = OFL_QP_SVC_RD;
@@ -2051,6 +2078,47 @@ static void test_atomic_bad_resp(void)
     CHECK_EQ(c[0].status, OFL_WC_BAD_RESP_ERR);
     CHECK_EQ(res[0], 0xAA);
     CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
+    dgr_free(r);
+}
+
+/* An atomic refused for its rights (8 bytes past the region's end) whose
+ * ACCESS NAK is lost: the next frame's ACK names the refusal in its block
+ * (an atomic request may be refused so), the WQE completes
+ * REM_ACCESS_ERR, never SUCCESS, its QP goes to ERROR, the other QP's
+ * atomic completes with its value. */
+static void test_atomic_lost_nak(void)
+{
+    static const uint64_t add1[4] = {1, 0, 0, 0};
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_cqe c[8];
+    uint8_t *res, *res2, *t;
+
+    if (r == NULL)
+        return;
+    res = dgr_alloc(&r->n[0], 8);
+    res2 = dgr_alloc(&r->n[0], 8);
+    t = fix.rbuf + 64;
+    ofl_store_le64(t, 40);
+    CHECK_OK(atomic(r, 1, 250, OFL_QP_OP_ATOMIC_FADD, res, &fix,
+                    (uint64_t)(uintptr_t)fix.rbuf + 4096u, add1));
+    CHECK_OK(atomic(r, 0, 251, OFL_QP_OP_ATOMIC_FADD, res2, &fix,
+                    (uint64_t)(uintptr_t)t, add1));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    r->wire.drop = 1;                      /* the ACCESS NAK is lost */
+    CHECK(dgr_deliver(r, 0, 1) != OFL_OK); /* refused, consumed */
+    CHECK_EQ(fix.ee1->nak_code, OFL_DG_NAK_ACCESS);
+    dgr_pump(r, 1);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 250);
+    CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(c[1].wr_id, 251);
+    CHECK_EQ(c[1].status, OFL_WC_SUCCESS);
+    CHECK_EQ(le64(res2), 40);
+    CHECK_EQ(le64(t), 41);
+    CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);
     dgr_free(r);
 }
 
@@ -2187,5 +2255,6 @@ OFL_SUITE(qp_rd_rdma)
     test_atomic_full();
     test_atomic_rules();
     test_atomic_bad_resp();
+    test_atomic_lost_nak();
     test_atomic_random_loss();
 }
