@@ -1537,6 +1537,31 @@ static uint64_t le64(const uint8_t *p)
     return ofl_load_le64(p);
 }
 
+/* FetchAdd operands: add 1, add 5 (no masks). */
+static const uint64_t ADD1[4] = {1, 0, 0, 0}, ADD5[4] = {5, 0, 0, 0};
+
+/* The result buffer (8 bytes of node 0's region, *res) and the target
+ * word (node 1's remote region + 64, holding v) of an atomic test. */
+static uint8_t *target(struct dgr_rig *r, const struct fx *f, uint8_t **res,
+                       uint64_t v)
+{
+    *res = dgr_alloc(&r->n[0], 8);
+    ofl_store_le64(f->rbuf + 64, v);
+    return f->rbuf + 64;
+}
+
+/* One send completion, WQE wr_id SUCCESS, its result orig (four checks). */
+static void done1(struct dgr_rig *r, uint64_t wr_id, const uint8_t *res,
+                  uint64_t orig)
+{
+    struct ofl_cqe c[8];
+
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, wr_id);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(le64(res), orig);
+}
+
 /* The responder's replay cache entries in use. */
 static uint32_t cached(const struct ofl_ee *ee)
 {
@@ -1547,13 +1572,21 @@ static uint32_t cached(const struct ofl_ee *ee)
     return n;
 }
 
+/* The end of an atomic test: every cache entry free again, no DMA outside
+ * what the core may touch (two checks), the rig freed. */
+static void fx_close(struct dgr_rig *r, const struct fx *f)
+{
+    CHECK_EQ(cached(f->ee1), 0);
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+    dgr_free(r);
+}
+
 /* FetchAdd and CompareSwap over RD: the request frame (kind 9, its RFC
  * 7306 fields), the responder's read-modify-write, the response (kind 8,
  * the original value), the result buffer, the cache entry held until the
  * response is acknowledged. */
 static void test_atomic_rd(void)
 {
-    static const uint64_t add5[4] = {5, 0, 0, 0};
     static const uint64_t cas[4] = {7, ~0ull, 105, ~0ull};
     static const uint64_t miss[4] = {9, ~0ull, 1, ~0ull};
     struct fx fix;
@@ -1565,11 +1598,9 @@ static void test_atomic_rd(void)
 
     if (r == NULL)
         return;
-    res = dgr_alloc(&r->n[0], 8);
-    t = fix.rbuf + 64;
+    t = target(r, &fix, &res, 100);
     to = (uint64_t)(uintptr_t)t;
-    ofl_store_le64(t, 100);
-    CHECK_OK(atomic(r, 0, 201, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, add5));
+    CHECK_OK(atomic(r, 0, 201, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 1);
     CHECK_EQ(r->wire.f[r->wire.head].len, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT);
@@ -1620,14 +1651,9 @@ static void test_atomic_rd(void)
     CHECK_EQ(le64(t), 7);
     CHECK_OK(atomic(r, 1, 203, OFL_QP_OP_ATOMIC_CSWAP, res, &fix, to, miss));
     dgr_pump(r, 2);
-    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
-    CHECK_EQ(c[0].wr_id, 203);
-    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK_EQ(le64(res), 7);
+    done1(r, 203, res, 7);
     CHECK_EQ(le64(t), 7);
-    CHECK_EQ(cached(fix.ee1), 0);
-    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
-    dgr_free(r);
+    fx_close(r, &fix);
 }
 
 /* Exactly once: the ACK and the response lost, the request resent by the
@@ -1637,7 +1663,6 @@ static void test_atomic_rd(void)
  * acknowledged: an ACK only. */
 static void test_atomic_replay(void)
 {
-    static const uint64_t add5[4] = {5, 0, 0, 0};
     struct fx fix;
     struct dgr_rig *r = fx_open(&fix);
     static struct dgr_frame dup;
@@ -1647,11 +1672,9 @@ static void test_atomic_replay(void)
 
     if (r == NULL)
         return;
-    res = dgr_alloc(&r->n[0], 8);
-    t = fix.rbuf + 64;
+    t = target(r, &fix, &res, 100);
     to = (uint64_t)(uintptr_t)t;
-    ofl_store_le64(t, 100);
-    CHECK_OK(atomic(r, 0, 211, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, add5));
+    CHECK_OK(atomic(r, 0, 211, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     dup = r->wire.f[r->wire.head];
     CHECK_OK(dgr_deliver(r, 0, 1));
@@ -1671,10 +1694,7 @@ static void test_atomic_replay(void)
     CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 1));
     CHECK_EQ(head(r).kind, OFL_DG_RD_RESP);
     CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 1));
-    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
-    CHECK_EQ(c[0].wr_id, 211);
-    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK_EQ(le64(res), 100);
+    done1(r, 211, res, 100);
     CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 0)); /* its ACK frees the entry */
     CHECK_EQ(cached(fix.ee1), 0);
     /* a duplicate now: an ACK, no response, nothing executed */
@@ -1685,7 +1705,7 @@ static void test_atomic_replay(void)
     CHECK_EQ(le64(t), 105);
     dgr_drop_all(r);
     /* the response alone lost: the responder's timeout resends it */
-    CHECK_OK(atomic(r, 0, 212, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, add5));
+    CHECK_OK(atomic(r, 0, 212, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 20, 8));
     CHECK_OK(dgr_deliver(r, 20, 1));
     CHECK_EQ(le64(t), 110);
@@ -1697,14 +1717,9 @@ static void test_atomic_replay(void)
     CHECK_OK(ofl_ee_tick(fix.ee1, 20 + DGR_TIMEOUT));
     CHECK_EQ(head(r).kind, OFL_DG_RD_RESP);
     dgr_pump(r, 20 + DGR_TIMEOUT);
-    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
-    CHECK_EQ(c[0].wr_id, 212);
-    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK_EQ(le64(res), 105);
+    done1(r, 212, res, 105);
     CHECK_EQ(le64(t), 110);
-    CHECK_EQ(cached(fix.ee1), 0);
-    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
-    dgr_free(r);
+    fx_close(r, &fix);
 }
 
 /* A full replay cache: the request is refused, not executed, not taken
@@ -1715,7 +1730,6 @@ static void test_atomic_replay(void)
  * none: INVALID NAK (OFL_E_QP_EE_NO_ATOMIC), REM_INV_REQ_ERR. */
 static void test_atomic_full(void)
 {
-    static const uint64_t add5[4] = {5, 0, 0, 0};
     struct fx fix;
     struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
@@ -1727,15 +1741,13 @@ static void test_atomic_full(void)
 
     if (r == NULL)
         return;
-    res = dgr_alloc(&r->n[0], 8);
+    t = target(r, &fix, &res, 100);
     res2 = dgr_alloc(&r->n[0], 8);
-    t = fix.rbuf + 64;
     to = (uint64_t)(uintptr_t)t;
-    ofl_store_le64(t, 100);
     naks(r, true, 2);
     fix.ee1->attr.atomic_cap = 1; /* test only: one entry, set in place */
-    CHECK_OK(atomic(r, 0, 221, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, add5));
-    CHECK_OK(atomic(r, 0, 222, OFL_QP_OP_ATOMIC_FADD, res2, &fix, to, add5));
+    CHECK_OK(atomic(r, 0, 221, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
+    CHECK_OK(atomic(r, 0, 222, OFL_QP_OP_ATOMIC_FADD, res2, &fix, to, ADD5));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     CHECK_OK(dgr_deliver(r, 0, 1)); /* the first: executed, cached */
@@ -1755,14 +1767,11 @@ static void test_atomic_full(void)
     CHECK_EQ(cached(fix.ee1), 0);
     CHECK_OK(ofl_ee_tick(fix.ee0, 2)); /* after rnr_delay: asked again */
     dgr_pump(r, 2);
-    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
-    CHECK_EQ(c[0].wr_id, 222);
-    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK_EQ(le64(res2), 105);
+    done1(r, 222, res2, 105);
     CHECK_EQ(le64(t), 110);
     /* no room ever: the response's acknowledgement never gets through */
-    CHECK_OK(atomic(r, 0, 223, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, add5));
-    CHECK_OK(atomic(r, 0, 224, OFL_QP_OP_ATOMIC_FADD, res2, &fix, to, add5));
+    CHECK_OK(atomic(r, 0, 223, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
+    CHECK_OK(atomic(r, 0, 224, OFL_QP_OP_ATOMIC_FADD, res2, &fix, to, ADD5));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 10, 8));
     st[0] = st[1] = 0xFF;
     for (k = 0; k < 60 && st[1] == 0xFF; k++) {
@@ -1797,7 +1806,7 @@ static void test_atomic_full(void)
     ofl_store_le64(t, 100);
     fix.ee1->attr.atomic_cap = 0; /* test only */
     CHECK_OK(atomic(r, 0, 225, OFL_QP_OP_ATOMIC_FADD, res, &fix,
-                    (uint64_t)(uintptr_t)t, add5));
+                    (uint64_t)(uintptr_t)t, ADD5));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_NO_ATOMIC);
     h = head(r);
@@ -1837,7 +1846,6 @@ static struct ofl_dg_hdr areq(const struct fx *f, uint32_t sn, uint64_t to)
  * length. */
 static void test_atomic_rules(void)
 {
-    static const uint64_t add1[4] = {1, 0, 0, 0};
     static uint8_t b[OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT + 8];
     struct fx fix;
     struct dgr_rig *r = fx_open(&fix);
@@ -1853,10 +1861,8 @@ static void test_atomic_rules(void)
 
     if (r == NULL)
         return;
-    res = dgr_alloc(&r->n[0], 8);
-    t = fix.rbuf + 64;
+    t = target(r, &fix, &res, 100);
     to = (uint64_t)(uintptr_t)t;
-    ofl_store_le64(t, 100);
     /* ofl_ee_init: a cache of atomic_cap entries, at most 2^15 */
     a = fix.ee0->attr;
     memset(&e, 0, sizeof(e));
@@ -1954,10 +1960,10 @@ static void test_atomic_rules(void)
     o.qpn = 3;
     o.max_dgram = OFL_DG_ATOMIC_EXT - 1;
     CHECK(dgr_qp_add(r, 0, &o, NULL) == 2);
-    CHECK_ERR(atomic(r, 2, 230, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, add1),
+    CHECK_ERR(atomic(r, 2, 230, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD1),
               OFL_E_QP_DG_TOO_LONG);
     r->n[0].q[2].qp.attr.max_dgram = OFL_DG_ATOMIC_EXT; /* test only */
-    CHECK_OK(atomic(r, 2, 230, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, add1));
+    CHECK_OK(atomic(r, 2, 230, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD1));
     CHECK_OK(ofl_qp_process(&r->n[0].q[2].qp, 0, 8));
     dgr_pump(r, 0);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
@@ -2045,7 +2051,6 @@ static void test_atomic_rules(void)
  * completes BAD_RESP_ERR, the result buffer untouched. */
 static void test_atomic_bad_resp(void)
 {
-    static const uint64_t add1[4] = {1, 0, 0, 0};
     struct fx fix;
     struct dgr_rig *r = fx_open(&fix);
     struct ofl_dg_hdr g;
@@ -2059,7 +2064,7 @@ static void test_atomic_bad_resp(void)
     memset(res, 0xAA, 8);
     t = fix.rbuf + 64;
     CHECK_OK(atomic(r, 0, 240, OFL_QP_OP_ATOMIC_FADD, res, &fix,
-                    (uint64_t)(uintptr_t)t, add1));
+                    (uint64_t)(uintptr_t)t, ADD1));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     req = fix.ee0->snd_nxt - 1u;
     dgr_drop_all(r);
@@ -2088,7 +2093,6 @@ static void test_atomic_bad_resp(void)
  * atomic completes with its value. */
 static void test_atomic_lost_nak(void)
 {
-    static const uint64_t add1[4] = {1, 0, 0, 0};
     struct fx fix;
     struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
@@ -2101,9 +2105,9 @@ static void test_atomic_lost_nak(void)
     t = fix.rbuf + 64;
     ofl_store_le64(t, 40);
     CHECK_OK(atomic(r, 1, 250, OFL_QP_OP_ATOMIC_FADD, res, &fix,
-                    (uint64_t)(uintptr_t)fix.rbuf + 4096u, add1));
+                    (uint64_t)(uintptr_t)fix.rbuf + 4096u, ADD1));
     CHECK_OK(atomic(r, 0, 251, OFL_QP_OP_ATOMIC_FADD, res2, &fix,
-                    (uint64_t)(uintptr_t)t, add1));
+                    (uint64_t)(uintptr_t)t, ADD1));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     r->wire.drop = 1;                      /* the ACCESS NAK is lost */
@@ -2134,7 +2138,6 @@ static void test_atomic_lost_nak(void)
  * SUCCESS. Seeds 1 .. 60. */
 static void test_atomic_random_loss(void)
 {
-    static const uint64_t add1[4] = {1, 0, 0, 0};
     uint32_t seed, exact = 0;
 
     for (seed = 1; seed <= 60; seed++) {
@@ -2172,7 +2175,7 @@ static void test_atomic_random_loss(void)
                                 bad[id] ? (uint64_t)(uintptr_t)fix.rbuf +
                                               4096u
                                         : (uint64_t)(uintptr_t)t[q],
-                                add1));
+                                ADD1));
             }
         for (step = 0; step < 4000 && done < 8; step++) {
             const uint32_t v = xs(&x) % 100u;
