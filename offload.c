@@ -5709,6 +5709,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define QPW_DG_ADDR (QPW_EXT + 0) /* datagram SEND: dest.addr u32 */
 #define QPW_DG_EE (QPW_EXT + 4)   /* dest.ee u32 */
 #define QPW_DG_QPN (QPW_EXT + 8)  /* dest.qpn u32 */
+#define QPW_DG_ATOMIC 32 /* RD atomics: the dest fields this much later,
+                            after the four operands */
 
 /* ---- the state table ---------------------------------------------------- */
 
@@ -5800,24 +5802,39 @@ static uint32_t qp_dg_hl(uint32_t service)
     return service == OFL_QP_SVC_RAW ? 0u : OFL_DG_HDR_LEN;
 }
 
+static bool qp_op_atomic(uint32_t op)
+{
+    return op == OFL_QP_OP_ATOMIC_FADD || op == OFL_QP_OP_ATOMIC_CSWAP;
+}
+
 /* A send opcode carried as one datagram frame: SEND on any datagram QP,
- * RDMA Write and Read on RD (seed 001: a datagram QP "that allows RDMA
- * operations"). */
+ * RDMA Write, Read and the atomics on RD (seed 001: a datagram QP "that
+ * allows RDMA operations"; FetchOp). */
 static bool qp_dg_op(const struct ofl_qp *qp, uint32_t op)
 {
     return qp_is_dg(qp) &&
            (op == OFL_QP_OP_SEND ||
             (qp->attr.service == OFL_QP_SVC_RD &&
-             (op == OFL_QP_OP_WRITE || op == OFL_QP_OP_READ)));
+             (op == OFL_QP_OP_WRITE || op == OFL_QP_OP_READ ||
+              qp_op_atomic(op))));
+}
+
+/* Where a datagram WQE of op keeps its dest fields: QPW_DG_* plus this. */
+static uint32_t qp_dg_at(uint32_t op)
+{
+    return qp_op_atomic(op) ? QPW_DG_ATOMIC : 0u;
 }
 
 /* Bytes of a frame's payload (after the 28-byte header) a datagram WQE of
  * op with total bytes needs, the larger of its request and, for a Read,
- * its response (which the peer keeps in an EE slot like ours). */
+ * its response (which the peer keeps in an EE slot like ours); an
+ * atomic's request (its response, 4 + 8 bytes, is smaller). */
 static uint32_t qp_dg_need(uint32_t op, uint32_t total)
 {
     if (op == OFL_QP_OP_WRITE)
         return total + OFL_DG_WRITE_EXT;
+    if (qp_op_atomic(op))
+        return OFL_DG_ATOMIC_EXT;
     if (op == OFL_QP_OP_READ)
         return total + OFL_DG_RESP_EXT > OFL_DG_READ_EXT
                    ? total + OFL_DG_RESP_EXT
@@ -6401,9 +6418,11 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, id);
     if (qp_dg_op(qp, wr->opcode)) {
-        ofl_store_le32(w + QPW_DG_ADDR, wr->dest.addr);
-        ofl_store_le32(w + QPW_DG_EE, wr->dest.ee);
-        ofl_store_le32(w + QPW_DG_QPN, wr->dest.qpn);
+        const uint32_t at = qp_dg_at(wr->opcode);
+
+        ofl_store_le32(w + QPW_DG_ADDR + at, wr->dest.addr);
+        ofl_store_le32(w + QPW_DG_EE + at, wr->dest.ee);
+        ofl_store_le32(w + QPW_DG_QPN + at, wr->dest.qpn);
     }
     qp_put_sges(w + OFL_QP_SQ_HDR, wr->sge, wr->num_sge);
     qp_publish(qp, &qp->sq);
@@ -7450,7 +7469,8 @@ static enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
                           ofl_load_le64(h + QPW_TO), c->total);
     if (err == OFL_OK && qp_dg_op(qp, h[QPW_OPCODE]))
         err = qp_dg_rules(qp, qp_dg_need(h[QPW_OPCODE], c->total),
-                          ofl_load_le32(h + QPW_DG_EE));
+                          ofl_load_le32(h + QPW_DG_EE +
+                                        qp_dg_at(h[QPW_OPCODE])));
     if (err != OFL_OK)
         return err == OFL_E_PORT_DMA ? err : OFL_E_QP_WQE;
     t->len = c->total;
@@ -10113,6 +10133,8 @@ uint32_t ofl_dg_ext_len(uint8_t kind)
         return OFL_DG_READ_EXT;
     case OFL_DG_RD_RESP:
         return OFL_DG_RESP_EXT;
+    case OFL_DG_RD_ATOMIC:
+        return OFL_DG_ATOMIC_EXT;
     default:
         return 0;
     }
@@ -10152,6 +10174,24 @@ static enum ofl_err qp_dg_ref_rules(const struct ofl_dg_hdr *h)
     return OFL_OK;
 }
 
+/* The atomic request's fields: on kind 9 an RFC 7306 op (0 .. 2) and
+ * reserved bytes of zero, on every other kind all zero. */
+static enum ofl_err qp_dg_atomic_rules(const struct ofl_dg_hdr *h)
+{
+    uint32_t i, r = 0;
+
+    for (i = 0; i < sizeof(h->reserved3); i++)
+        r |= h->reserved3[i];
+    if (h->kind != OFL_DG_RD_ATOMIC)
+        return (h->aop | r) != 0 || (h->add_swap | h->add_swap_mask |
+                                     h->compare | h->compare_mask) != 0
+                   ? OFL_E_QP_DG_RESERVED
+                   : OFL_OK;
+    if (r != 0)
+        return OFL_E_QP_DG_RESERVED;
+    return h->aop > OFL_RDMAP_CMP_SWAP ? OFL_E_RDMAP_ATOMIC_OP : OFL_OK;
+}
+
 /* The rules of the header table that do not depend on the frame length:
  * the fields each kind leaves unused are zero, a kind's extension fits in
  * len (a Read request is its extension alone, a NAK too, or with its
@@ -10161,7 +10201,7 @@ static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h, bool ext_read)
     const uint32_t ext = ofl_dg_ext_len(h->kind);
     enum ofl_err err;
 
-    if (h->kind < OFL_DG_UD || h->kind > OFL_DG_RD_RESP ||
+    if (h->kind < OFL_DG_UD || h->kind > OFL_DG_RD_ATOMIC ||
         h->kind == OFL_DG_ACK + 1u)
         return OFL_E_QP_DG_KIND;
     if ((h->flags & ~(uint32_t)OFL_DG_F_SE) != 0 || h->reserved != 0)
@@ -10179,13 +10219,17 @@ static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h, bool ext_read)
     if (h->len < ext ||
         (h->kind == OFL_DG_NAK && h->len != ext &&
          h->len != ext + OFL_DG_REF_EXT) ||
-        (h->kind == OFL_DG_RD_READ && h->len != ext))
+        ((h->kind == OFL_DG_RD_READ || h->kind == OFL_DG_RD_ATOMIC) &&
+         h->len != ext))
         return OFL_E_QP_DG_LENGTH;
     if (!ext_read) /* parse: the frame length is checked next */
         return OFL_OK;
     if (h->kind != OFL_DG_RD_WRITE && h->kind != OFL_DG_RD_READ &&
-        (h->stag != 0 || h->to != 0))
+        h->kind != OFL_DG_RD_ATOMIC && (h->stag != 0 || h->to != 0))
         return OFL_E_QP_DG_RESERVED;
+    err = qp_dg_atomic_rules(h);
+    if (err != OFL_OK)
+        return err;
     if (h->kind != OFL_DG_RD_READ && h->kind != OFL_DG_RD_RESP &&
         h->rlen != 0)
         return OFL_E_QP_DG_RESERVED;
@@ -10201,6 +10245,22 @@ static enum ofl_err qp_dg_hdr_rules(const struct ofl_dg_hdr *h, bool ext_read)
         (h->nak == OFL_DG_NAK_SEQ || h->nak == OFL_DG_NAK_RNR))
         return OFL_E_QP_EE_NAK;
     return OFL_OK;
+}
+
+/* The atomic request's extension (OFL_DG_ATOMIC_EXT bytes at x; the
+ * caller checked they are inside the frame). */
+static void qp_dg_atomic_load(struct ofl_dg_hdr *t, const uint8_t *x)
+{
+    t->stag = ofl_load_be32(x);
+    t->to = ofl_load_be64(x + 4);
+    t->aop = x[12];
+    t->reserved3[0] = x[13];
+    t->reserved3[1] = x[14];
+    t->reserved3[2] = x[15];
+    t->add_swap = ofl_load_be64(x + 16);
+    t->add_swap_mask = ofl_load_be64(x + 24);
+    t->compare = ofl_load_be64(x + 32);
+    t->compare_mask = ofl_load_be64(x + 40);
 }
 
 enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
@@ -10262,6 +10322,10 @@ enum ofl_err ofl_dg_parse(const uint8_t *frame, size_t len,
             if (t.len >= OFL_DG_RESP_EXT)
                 t.rlen = ofl_load_be32(frame + DGH_EXT);
             break;
+        case OFL_DG_RD_ATOMIC:
+            if (t.len >= OFL_DG_ATOMIC_EXT)
+                qp_dg_atomic_load(&t, frame + DGH_EXT);
+            break;
         default:
             break;
         }
@@ -10315,6 +10379,17 @@ enum ofl_err ofl_dg_build(const struct ofl_dg_hdr *h, uint8_t *out,
     case OFL_DG_RD_RESP:
         ofl_store_be32(out + DGH_EXT, h->rlen);
         break;
+    case OFL_DG_RD_ATOMIC:
+        ofl_store_be32(out + DGH_EXT, h->stag);
+        ofl_store_be64(out + DGH_EXT + 4, h->to);
+        out[DGH_EXT + 12] = h->aop;
+        out[DGH_EXT + 13] = 0;
+        ofl_store_be16(out + DGH_EXT + 14, 0);
+        ofl_store_be64(out + DGH_EXT + 16, h->add_swap);
+        ofl_store_be64(out + DGH_EXT + 24, h->add_swap_mask);
+        ofl_store_be64(out + DGH_EXT + 32, h->compare);
+        ofl_store_be64(out + DGH_EXT + 40, h->compare_mask);
+        break;
     default:
         break;
     }
@@ -10335,7 +10410,8 @@ enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a)
 
     if (ee == NULL || a == NULL || !qp_pow2(a->window) ||
         a->window > 0x8000u || a->slot_size <= OFL_DG_HDR_LEN ||
-        a->buf == NULL || a->slot == NULL || a->transmit == NULL)
+        a->buf == NULL || a->slot == NULL || a->transmit == NULL ||
+        a->atomic_cap > 0x8000u || (a->atomic == NULL && a->atomic_cap != 0))
         return OFL_E_ARG;
     /* Live frames in the window belong to QPs' WQEs: only an UNUSED or
      * failed EE is set up (again). */
@@ -10354,6 +10430,8 @@ enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a)
     ee->deadline = 0;
     for (i = 0; i < ee->attr.window; i++)
         ofl_fill(&ee->attr.slot[i], 0, sizeof(ee->attr.slot[i]));
+    for (i = 0; i < ee->attr.atomic_cap; i++)
+        ofl_fill(&ee->attr.atomic[i], 0, sizeof(ee->attr.atomic[i]));
     ee->snd_una = ee->snd_nxt = ee->rtx_next = ee->attr.snd_isn;
     ee->rcv_nxt = ee->attr.rcv_isn;
     ee->state = OFL_EE_RTS;
@@ -10509,6 +10587,10 @@ static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
                 qp_sq_complete(qp);
             }
         }
+        if (sl->cache != 0 && sl->cache <= ee->attr.atomic_cap)
+            ee->attr.atomic[sl->cache - 1u].used = 0; /* the requester
+                                                         has the value */
+        sl->cache = 0;
         sl->qp = NULL;
         ee->snd_una++;
     }
@@ -10517,13 +10599,13 @@ static void qp_ee_release(struct ofl_ee *ee, uint32_t upto, uint8_t status)
 }
 
 /* Could outstanding frame sn have been refused with code (ACCESS: an RD
- * Write or Read request; INVALID: a Read request)? Its kind is in its
- * slot's frame. */
+ * Write, Read or atomic request; INVALID: a Read or atomic request)? Its
+ * kind is in its slot's frame. */
 static bool qp_ee_refusable(const struct ofl_ee *ee, uint32_t sn, uint8_t code)
 {
     const uint8_t kind = qp_ee_frame(ee, sn)[DGH_KIND];
 
-    return kind == OFL_DG_RD_READ ||
+    return kind == OFL_DG_RD_READ || kind == OFL_DG_RD_ATOMIC ||
            (code == OFL_DG_NAK_ACCESS && kind == OFL_DG_RD_WRITE);
 }
 
@@ -10802,13 +10884,28 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr)
 
 /* ---- sending a datagram ------------------------------------------------------ */
 
+/* The atomic request's fields from the current WQE (RFC 7306 §5.1: the
+ * four operands as the stream path sends them). */
+static void qp_dg_atomic_fill(const struct ofl_qp *qp, struct ofl_dg_hdr *h)
+{
+    const uint8_t *w = qp->cur.hdr;
+
+    h->aop = w[QPW_OPCODE] == OFL_QP_OP_ATOMIC_FADD ? OFL_RDMAP_FETCH_ADD
+                                                   : OFL_RDMAP_CMP_SWAP;
+    h->add_swap = ofl_load_le64(w + QPW_EXT);
+    h->add_swap_mask = ofl_load_le64(w + QPW_EXT + 8);
+    h->compare = ofl_load_le64(w + QPW_EXT + 16);
+    h->compare_mask = ofl_load_le64(w + QPW_EXT + 24);
+}
+
 /*
- * The current WQE is a datagram SEND (or, on RD, an RDMA Write or Read
- * request): checked (FIG. 15; a Read's sink for local write), gathered
- * into one frame (RD: straight into the EE slot it will be kept in),
- * handed to the transmit callback. An unacknowledged one completes here;
- * an RD frame stays in its EE window until acknowledged; a Read completes
- * when its response arrives (qp_rd_resp).
+ * The current WQE is a datagram SEND (or, on RD, an RDMA Write, Read or
+ * atomic request): checked (FIG. 15; a Read's sink and an atomic's result
+ * buffer for local write), gathered into one frame (RD: straight into the
+ * EE slot it will be kept in), handed to the transmit callback. An
+ * unacknowledged one completes here; an RD frame stays in its EE window
+ * until acknowledged; a Read or atomic completes when its response
+ * arrives (qp_rd_resp).
  */
 static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
                                             bool *progress)
@@ -10816,10 +10913,13 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
     struct ofl_qp_sq_cur *c = &qp->cur;
     const uint32_t svc = qp->attr.service, hl = qp_dg_hl(svc);
     const uint8_t op = c->hdr[QPW_OPCODE];
+    const bool resp = op == OFL_QP_OP_READ || qp_op_atomic(op);
+    const uint32_t at = qp_dg_at(op);
     const uint32_t ext = op == OFL_QP_OP_WRITE  ? OFL_DG_WRITE_EXT
                          : op == OFL_QP_OP_READ ? OFL_DG_READ_EXT
+                         : qp_op_atomic(op)     ? OFL_DG_ATOMIC_EXT
                                                 : 0u;
-    const uint32_t dlen = op == OFL_QP_OP_READ ? 0u : c->total;
+    const uint32_t dlen = resp ? 0u : c->total;
     struct ofl_ee *ee = NULL;
     struct ofl_dg_hdr h;
     uint8_t *frame = qp->tx_own; /* never a reservation */
@@ -10827,7 +10927,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
     enum ofl_err err;
 
     if (svc == OFL_QP_SVC_RD) {
-        const uint32_t ei = ofl_load_le32(c->hdr + QPW_DG_EE);
+        const uint32_t ei = ofl_load_le32(c->hdr + QPW_DG_EE + at);
 
         /* The rules again: since the WQE was fetched the EE may have
          * failed, or been set up again with smaller slots. IBA's RD
@@ -10853,8 +10953,8 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
     /* Begun only past the hold: a Send held has not begun, so it does not
      * start in SQD and SQD can drain with it (qp_cur_held). */
     if (!c->begun) {
-        err = qp_sges_check(qp, op == OFL_QP_OP_READ ? OFL_TPT_LOCAL_WRITE
-                                                     : OFL_TPT_LOCAL_READ);
+        err = qp_sges_check(qp, resp ? OFL_TPT_LOCAL_WRITE
+                                     : OFL_TPT_LOCAL_READ);
         if (err != OFL_OK) {
             *progress = true;
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
@@ -10873,6 +10973,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         h.kind = svc != OFL_QP_SVC_RD      ? OFL_DG_UD
                  : op == OFL_QP_OP_WRITE ? OFL_DG_RD_WRITE
                  : op == OFL_QP_OP_READ  ? OFL_DG_RD_READ
+                 : qp_op_atomic(op)      ? OFL_DG_RD_ATOMIC
                                          : OFL_DG_RD;
         if (op == OFL_QP_OP_SEND &&
             (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED))
@@ -10881,13 +10982,15 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         h.dst_addr = ee != NULL ? ee->attr.remote_addr
                                 : ofl_load_le32(c->hdr + QPW_DG_ADDR);
         h.src_addr = qp->attr.node->addr;
-        h.dst_qpn = ofl_load_le32(c->hdr + QPW_DG_QPN);
+        h.dst_qpn = ofl_load_le32(c->hdr + QPW_DG_QPN + at);
         h.src_qpn = qp->attr.qpn;
         h.sn = ee != NULL ? ee->snd_nxt : 0;
         if (ext != 0) {
             h.stag = ofl_load_le32(c->hdr + QPW_RSTAG);
             h.to = ofl_load_le64(c->hdr + QPW_TO);
             h.rlen = op == OFL_QP_OP_READ ? c->total : 0u;
+            if (qp_op_atomic(op))
+                qp_dg_atomic_fill(qp, &h);
         }
         (void)ofl_dg_build(&h, frame, hl + ext);
     }
@@ -10903,8 +11006,9 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         sl->epoch = qp->dg_epoch;
         sl->wqe = c->idx;
         sl->len = hl + ext + dlen;
-        sl->complete = op == OFL_QP_OP_READ ? 0u : qp->attr.acked;
-        sl->read = op == OFL_QP_OP_READ;
+        sl->complete = resp ? 0u : qp->attr.acked;
+        sl->read = resp;
+        sl->cache = 0;
         if (ee->snd_nxt == ee->snd_una)
             ee->deadline = qp_ee_deadline(ee, now);
         if (ee->rtx_next == ee->snd_nxt)
@@ -10912,9 +11016,10 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         ee->snd_nxt++;
         ee->stats.tx_frames++;
         qp->ord_count++;
-        if (op == OFL_QP_OP_READ) {
+        if (resp) {
             /* Waits for the response: the request's sequence number and
-             * the sink are kept in its tracking entry. */
+             * the sink (atomic: the result buffer) are kept in its
+             * tracking entry. */
             struct ofl_qp_swqe *t =
                 &qp->sq_track[c->idx & (qp->sq.depth - 1u)];
 
@@ -11059,48 +11164,32 @@ static OFL_NOINLINE enum ofl_err qp_rd_write(struct ofl_qp *qp,
     return OFL_OK;
 }
 
-/* An RD RDMA Read request in sequence for qp: asked length within one
- * response frame (else INVALID NAK), the remote read checks (ACCESS NAK),
- * a slot of ee's window for the response (else refused, an RNR NAK when
- * enabled: the requester asks again). The response is an RD frame of ee
- * like any other: kept in its slot, acknowledged, resent. */
-static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
-                                            struct ofl_ee *ee,
-                                            const struct ofl_dg_hdr *h,
-                                            uint64_t now)
+/* The request in sequence finds no room for its result (err): not taken,
+ * an RNR NAK when enabled (the requester asks again later). */
+static enum ofl_err qp_ee_no_room(struct ofl_ee *ee, enum ofl_err err)
 {
-    const uint32_t n = h->rlen;
+    if ((ee->attr.flags & OFL_EE_F_NAK) != 0) {
+        qp_ee_nak_send(ee, OFL_DG_NAK_RNR, ee->rcv_nxt, OFL_OK,
+                       qp_ee_gap(ee, ee->rcv_nxt));
+        ee->nak_sent = 1;
+    }
+    return err;
+}
+
+/* The response (kind 8) to request h, its n payload bytes already after
+ * the header in the frame of ee's next slot: numbered, kept, sent, and
+ * the request consumed. cache: the replay cache entry + 1 that the
+ * response's acknowledgement frees (0: none). */
+static OFL_NOINLINE void qp_rd_resp_queue(struct ofl_qp *qp, struct ofl_ee *ee,
+                                          const struct ofl_dg_hdr *h,
+                                          uint32_t n, uint32_t cache,
+                                          uint64_t now)
+{
     const uint32_t hl = OFL_DG_HDR_LEN + OFL_DG_RESP_EXT;
-    struct ofl_tpt_remote a;
+    uint8_t *frame = qp_ee_frame(ee, ee->snd_nxt);
     struct ofl_ee_slot *sl;
     struct ofl_dg_hdr r;
-    uint8_t *frame;
-    enum ofl_err err;
 
-    if (n > qp->attr.max_dgram || ee->attr.slot_size < hl ||
-        n > ee->attr.slot_size - hl)
-        return qp_ee_refuse(ee, OFL_DG_NAK_INVALID, OFL_E_QP_DG_TOO_LONG);
-    if (n != 0) {
-        qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_READ);
-        err = ofl_tpt_check_access(qp->attr.tpt, &a);
-        if (err != OFL_OK)
-            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
-    }
-    if (ee->snd_nxt - ee->snd_una >= ee->attr.window) {
-        if ((ee->attr.flags & OFL_EE_F_NAK) != 0) {
-            qp_ee_nak_send(ee, OFL_DG_NAK_RNR, ee->rcv_nxt, OFL_OK,
-                           qp_ee_gap(ee, ee->rcv_nxt));
-            ee->nak_sent = 1;
-        }
-        return OFL_E_QP_EE_FULL;
-    }
-    frame = qp_ee_frame(ee, ee->snd_nxt);
-    if (n != 0) {
-        err = qp_dma_tpt(qp, h->stag, h->to, frame + hl, n, false);
-        if (err != OFL_OK)
-            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
-        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
-    }
     ofl_fill(&r, 0, sizeof(r));
     r.kind = OFL_DG_RD_RESP;
     r.dst_addr = ee->attr.remote_addr;
@@ -11118,6 +11207,7 @@ static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
     sl->wqe = 0;
     sl->complete = 0;
     sl->read = 0;
+    sl->cache = (uint16_t)cache;
     sl->len = hl + n;
     if (ee->snd_nxt == ee->snd_una)
         ee->deadline = qp_ee_deadline(ee, now);
@@ -11126,16 +11216,155 @@ static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
     qp->stats.tx_bytes += n;
     qp_ee_consumed(ee);
     (void)qp_ee_resend(ee); /* refused: ofl_ee_tick sends it */
+}
+
+/* An RD RDMA Read request in sequence for qp: asked length within one
+ * response frame (else INVALID NAK), the remote read checks (ACCESS NAK),
+ * a slot of ee's window for the response (else refused, an RNR NAK when
+ * enabled: the requester asks again). The response is an RD frame of ee
+ * like any other: kept in its slot, acknowledged, resent. */
+static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
+                                            struct ofl_ee *ee,
+                                            const struct ofl_dg_hdr *h,
+                                            uint64_t now)
+{
+    const uint32_t n = h->rlen;
+    const uint32_t hl = OFL_DG_HDR_LEN + OFL_DG_RESP_EXT;
+    struct ofl_tpt_remote a;
+    uint8_t *frame;
+    enum ofl_err err;
+
+    if (n > qp->attr.max_dgram || ee->attr.slot_size < hl ||
+        n > ee->attr.slot_size - hl)
+        return qp_ee_refuse(ee, OFL_DG_NAK_INVALID, OFL_E_QP_DG_TOO_LONG);
+    if (n != 0) {
+        qp_remote(qp, &a, h->stag, h->to, n, OFL_TPT_REMOTE_READ);
+        err = ofl_tpt_check_access(qp->attr.tpt, &a);
+        if (err != OFL_OK)
+            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+    }
+    if (ee->snd_nxt - ee->snd_una >= ee->attr.window)
+        return qp_ee_no_room(ee, OFL_E_QP_EE_FULL);
+    frame = qp_ee_frame(ee, ee->snd_nxt);
+    if (n != 0) {
+        err = qp_dma_tpt(qp, h->stag, h->to, frame + hl, n, false);
+        if (err != OFL_OK)
+            return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
+    }
+    qp_rd_resp_queue(qp, ee, h, n, 0, now);
     return OFL_OK;
 }
 
+/* A free replay cache entry of ee (one whose response was acknowledged,
+ * or never used), or NULL. Cost: O(atomic_cap). */
+static struct ofl_ee_atomic *qp_ee_atomic_free(const struct ofl_ee *ee)
+{
+    uint32_t i;
+
+    for (i = 0; i < ee->attr.atomic_cap; i++)
+        if (!ee->attr.atomic[i].used)
+            return &ee->attr.atomic[i];
+    return NULL;
+}
+
+/*
+ * An RD atomic request in sequence for qp (offload.h "Atomics on RD"):
+ * a replay cache (else INVALID NAK), an 8-byte aligned TO (else INVALID
+ * NAK), the remote atomic checks (FIG. 18A a-f: ACCESS NAK), then room
+ * for the result, a window slot for the response and a free cache entry
+ * (else refused, not taken, an RNR NAK when enabled) before anything
+ * changes; then read, modify, write of the little-endian 64-bit word
+ * (RFC 7306, as the stream path: qp_atomic_new), the original value
+ * recorded in the cache under the request's sequence number and sent in
+ * the response. A failed read or write is an ACCESS NAK with memory as
+ * it was (the write is the last step).
+ */
+static OFL_NOINLINE enum ofl_err qp_rd_atomic(struct ofl_qp *qp,
+                                              struct ofl_ee *ee,
+                                              const struct ofl_dg_hdr *h,
+                                              uint64_t now)
+{
+    const uint32_t hl = OFL_DG_HDR_LEN + OFL_DG_RESP_EXT;
+    struct ofl_rdmap_atomic_req q;
+    struct ofl_tpt_remote a;
+    struct ofl_ee_atomic *e;
+    uint8_t v[8] = {0}; /* clang-analyzer: qp_dma_tpt fills it on OFL_OK */
+    uint64_t orig = 0;
+    enum ofl_err err;
+
+    if (ee->attr.atomic_cap == 0)
+        return qp_ee_refuse(ee, OFL_DG_NAK_INVALID, OFL_E_QP_EE_NO_ATOMIC);
+    if ((h->to & 7u) != 0)
+        return qp_ee_refuse(ee, OFL_DG_NAK_INVALID, OFL_E_QP_ATOMIC_ALIGN);
+    if (ee->attr.slot_size < hl + OFL_DG_ATOMIC_RESULT)
+        return qp_ee_refuse(ee, OFL_DG_NAK_INVALID, OFL_E_QP_DG_TOO_LONG);
+    qp_remote(qp, &a, h->stag, h->to, 8, OFL_TPT_REMOTE_ATOMIC);
+    err = ofl_tpt_check_access(qp->attr.tpt, &a);
+    if (err != OFL_OK)
+        return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+    if (ee->snd_nxt - ee->snd_una >= ee->attr.window)
+        return qp_ee_no_room(ee, OFL_E_QP_EE_FULL);
+    e = qp_ee_atomic_free(ee);
+    if (e == NULL)
+        return qp_ee_no_room(ee, OFL_E_QP_EE_ATOMIC_FULL);
+    err = qp_dma_tpt(qp, h->stag, h->to, v, 8, false);
+    if (err == OFL_OK) {
+        ofl_fill(&q, 0, sizeof(q));
+        q.op = h->aop;
+        q.add_swap = h->add_swap;
+        q.add_swap_mask = h->add_swap_mask;
+        q.compare = h->compare;
+        q.compare_mask = h->compare_mask;
+        orig = ofl_load_le64(v);
+        ofl_store_le64(v, qp_atomic_new(&q, orig));
+        err = qp_dma_tpt(qp, h->stag, h->to, v, 8, true);
+    }
+    if (err != OFL_OK)
+        return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
+    (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
+    e->used = 1;
+    e->sn = h->sn;
+    e->resp_sn = ee->snd_nxt;
+    e->orig = orig;
+    ofl_store_be64(qp_ee_frame(ee, ee->snd_nxt) + hl, orig);
+    qp_rd_resp_queue(qp, ee, h, OFL_DG_ATOMIC_RESULT,
+                     (uint32_t)(e - ee->attr.atomic) + 1u, now);
+    return OFL_OK;
+}
+
+/* A duplicate of RD atomic request sn (consumed before, not refused):
+ * when the replay cache holds it, its response (the original value) is
+ * sent again now; it is never executed again. */
+static void qp_ee_replay(struct ofl_ee *ee, uint32_t sn)
+{
+    uint32_t i;
+
+    for (i = 0; i < ee->attr.atomic_cap; i++) {
+        const struct ofl_ee_atomic *e = &ee->attr.atomic[i];
+
+        if (e->used && e->sn == sn) {
+            const struct ofl_ee_slot *sl =
+                &ee->attr.slot[e->resp_sn & (ee->attr.window - 1u)];
+
+            if (ee->attr.transmit(ee->attr.transmit_ctx,
+                                  qp_ee_frame(ee, e->resp_sn), sl->len,
+                                  0) == 0)
+                ee->stats.rtx_frames++;
+            return;
+        }
+    }
+}
+
 /* An RD Read response in sequence (it is consumed whatever it answers:
- * the responder must not resend it). It completes the RD Read of QP
- * h->dst_qpn that went through ee with request sequence number h->rlen:
- * data placed into the sink through the local checks (FIG. 15), the WQE
- * completed (BAD_RESP_ERR when the length differs from the one asked).
- * OFL_E_QP_UNEXPECTED when no such Read waits, OFL_E_QP_RESP_MISMATCH for
- * the length. Cost: O(SQ depth). */
+ * the responder must not resend it). It completes the RD Read (or atomic)
+ * of QP h->dst_qpn that went through ee with request sequence number
+ * h->rlen: data placed into the sink through the local checks (FIG. 15;
+ * an atomic's 8-byte original value, big-endian on the wire, stored
+ * little-endian as the stream path stores it), the WQE completed
+ * (BAD_RESP_ERR when the length differs from the one asked, 8 for an
+ * atomic). OFL_E_QP_UNEXPECTED when no such WQE waits,
+ * OFL_E_QP_RESP_MISMATCH for the length. Cost: O(SQ depth). */
 static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
                                             struct ofl_ee *ee,
                                             const struct ofl_dg_hdr *h,
@@ -11146,7 +11375,7 @@ static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
     struct ofl_qp *qp = NULL;
     struct ofl_qp_swqe *t = NULL;
     enum ofl_err err = OFL_E_QP_UNEXPECTED;
-    uint8_t b[4], status;
+    uint8_t b[4], v[8], status;
     uint32_t i;
 
     qp_ee_consumed(ee);
@@ -11156,9 +11385,10 @@ static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
         return err;
     for (i = qp->sq.cc; i != qp->sq.ci; i++) {
         t = &qp->sq_track[i & (qp->sq.depth - 1u)];
-        if (t->opcode == OFL_QP_OP_READ && t->state == QP_TRACK_FLIGHT &&
-            t->got == h->rlen &&
-            qp_wq_read(qp, &qp->sq, i, QPW_DG_EE, b, sizeof(b)) == OFL_OK &&
+        if ((t->opcode == OFL_QP_OP_READ || qp_op_atomic(t->opcode)) &&
+            t->state == QP_TRACK_FLIGHT && t->got == h->rlen &&
+            qp_wq_read(qp, &qp->sq, i, QPW_DG_EE + qp_dg_at(t->opcode), b,
+                       sizeof(b)) == OFL_OK &&
             ofl_load_le32(b) == ei &&
             !(qp->cur.active && qp->cur.idx == i))
             break;
@@ -11169,6 +11399,10 @@ static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
         err = OFL_E_QP_RESP_MISMATCH;
         status = OFL_WC_BAD_RESP_ERR;
     } else {
+        if (qp_op_atomic(t->opcode)) { /* n == 8 */
+            ofl_store_le64(v, ofl_load_be64(data));
+            data = v;
+        }
         err = n == 0 ? OFL_OK
                      : qp_check_local(qp->attr.tpt, t->stag, qp->attr.pd,
                                       t->to, n, OFL_TPT_LOCAL_WRITE);
@@ -11228,13 +11462,16 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
             ee->stats.dup_frames++;
             /* refused: its NAK again, naming the refusal before it (its
              * record's gap; not held: 1, a block that says nothing) */
-            if (code != 0)
+            if (code != 0) {
                 qp_ee_nak_send(ee, code, h.sn, (enum ofl_err)e16,
                                qp_ee_rx_held(ee, h.sn)
                                    ? qp_ee_rx(ee, h.sn)->rx_gap
                                    : 1u);
-            else
+            } else {
                 qp_ee_ack_send(ee);
+                if (h.kind == OFL_DG_RD_ATOMIC) /* answered, not executed */
+                    qp_ee_replay(ee, h.sn);
+            }
             return OFL_OK;
         }
         if (h.sn != ee->rcv_nxt) {
@@ -11256,12 +11493,14 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
     if (qp->attr.service !=
         (h.kind == OFL_DG_UD ? OFL_QP_SVC_UD : OFL_QP_SVC_RD))
         return OFL_E_QP_DG_SERVICE;
-    if (h.kind == OFL_DG_RD_WRITE || h.kind == OFL_DG_RD_READ) {
+    if (h.kind == OFL_DG_RD_WRITE || h.kind == OFL_DG_RD_READ ||
+        h.kind == OFL_DG_RD_ATOMIC) {
         if (!qp_state_in(qp, QP_DG_RX_OK))
             return OFL_E_QP_STATE;
         return h.kind == OFL_DG_RD_WRITE
                    ? qp_rd_write(qp, ee, &h, x + OFL_DG_WRITE_EXT)
-                   : qp_rd_read(qp, ee, &h, now);
+               : h.kind == OFL_DG_RD_READ ? qp_rd_read(qp, ee, &h, now)
+                                          : qp_rd_atomic(qp, ee, &h, now);
     }
     err = qp_dg_can_take(qp, h.len);
     if (err != OFL_OK) {
@@ -11406,6 +11645,9 @@ _Static_assert(OFL_SWQE_OPCODE == QPW_OPCODE && OFL_SWQE_FLAGS == QPW_FLAGS &&
                    OFL_SWQE_DG_ADDR == QPW_DG_ADDR &&
                    OFL_SWQE_DG_EE == QPW_DG_EE &&
                    OFL_SWQE_DG_QPN == QPW_DG_QPN &&
+                   OFL_SWQE_DG_ATOMIC_ADDR == QPW_DG_ADDR + QPW_DG_ATOMIC &&
+                   OFL_SWQE_DG_ATOMIC_EE == QPW_DG_EE + QPW_DG_ATOMIC &&
+                   OFL_SWQE_DG_ATOMIC_QPN == QPW_DG_QPN + QPW_DG_ATOMIC &&
                    OFL_RWQE_WR_ID == QPR_WRID &&
                    OFL_RWQE_NUM_SGE == QPR_NSGE,
                "offload.h WQE layout");
@@ -11446,11 +11688,13 @@ enum ofl_err ofl_qp_wqe_send(void *slot, uint32_t slot_len,
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, (uint32_t)wr->remote_to);
     if ((wr->opcode == OFL_QP_OP_SEND || wr->opcode == OFL_QP_OP_WRITE ||
-         wr->opcode == OFL_QP_OP_READ) &&
+         wr->opcode == OFL_QP_OP_READ || qp_op_atomic(wr->opcode)) &&
         (wr->dest.addr | wr->dest.ee | wr->dest.qpn) != 0) {
-        ofl_store_le32(w + QPW_DG_ADDR, wr->dest.addr);
-        ofl_store_le32(w + QPW_DG_EE, wr->dest.ee);
-        ofl_store_le32(w + QPW_DG_QPN, wr->dest.qpn);
+        const uint32_t at = qp_dg_at(wr->opcode);
+
+        ofl_store_le32(w + QPW_DG_ADDR + at, wr->dest.addr);
+        ofl_store_le32(w + QPW_DG_EE + at, wr->dest.ee);
+        ofl_store_le32(w + QPW_DG_QPN + at, wr->dest.qpn);
     }
     qp_put_sges(w + OFL_QP_SQ_HDR, wr->sge, wr->num_sge);
     return OFL_OK;

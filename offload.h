@@ -332,6 +332,14 @@ uint32_t ofl_version(void);
                                    outstanding frame that could not be     \
                                    refused so (not a Write / Read request; \
                                    INVALID: not a Read request) */          \
+    X(E_QP_EE_ATOMIC_FULL, 0x0430) /* RD atomic request: every entry of    \
+                                   the responder EE's replay cache holds  \
+                                   a result not yet acknowledged (refused, \
+                                   not executed; RNR NAK when enabled) */  \
+    X(E_QP_EE_NO_ATOMIC, 0x0431) /* RD atomic request: the responder's EE \
+                                   context has no replay cache            \
+                                   (atomic_cap 0): refused for good,      \
+                                   INVALID NAK */                          \
     X(E_QP_HCQ_CI, 0x0440)      /* a host CQ consumer index moves back or  \
                                    past the CQEs written */                \
     X(E_QP_HCQ_OVERRUN, 0x0441) /* a host CQ was full: a CQE was lost */   \
@@ -3221,6 +3229,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *            (FAST_REG, REG_SEND: 40 fpo u32, 44 page_shift u8, 45
  *            att_kind u8, 46 access u8, 47 flags u8); ISCSI_*: the BHS;
  *            datagram SEND: 32 dest.addr u32, 36 dest.ee u32, 40 dest.qpn
+ *            (RD atomics, whose operands fill 32 .. 63: 64 dest.addr,
+ *            68 dest.ee, 72 dest.qpn)
  *   80  16*n data segments
  *
  *   receive WQE (OFL_QP_RQ_HDR = 16 bytes, then num_sge data segments)
@@ -3248,6 +3258,9 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define OFL_SWQE_DG_ADDR 32
 #define OFL_SWQE_DG_EE 36
 #define OFL_SWQE_DG_QPN 40
+#define OFL_SWQE_DG_ATOMIC_ADDR 64 /* RD atomics: after the operands */
+#define OFL_SWQE_DG_ATOMIC_EE 68
+#define OFL_SWQE_DG_ATOMIC_QPN 72
 #define OFL_SWQE_SGE OFL_QP_SQ_HDR
 #define OFL_RWQE_WR_ID 0
 #define OFL_RWQE_NUM_SGE 8
@@ -4258,9 +4271,10 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
  * later WQEs of the same SQ (FAST_REG, REG_SEND: FIG. 11 "returns the STag
  * at once"), the command ID (ISCSI_CMD) or the WQE index (others).
  * Datagram QPs (see "Channel kinds"): SEND, LOCAL_INV, DELAY and FAST_REG
- * only, and on RD also WRITE and READ (the rest of the RDMA family is
- * OFL_E_QP_DG_RDMA; "RDMA on RD"), the message (a Write's with its 12
- * extension bytes, a Read's response with its 4) at most
+ * only, and on RD also WRITE, READ, ATOMIC_FADD and ATOMIC_CSWAP (the
+ * rest of the RDMA family is OFL_E_QP_DG_RDMA; "RDMA on RD"), the
+ * message (a Write's with its 12 extension bytes, a Read's response with
+ * its 4, an atomic request's 48 extension bytes) at most
  * max_dgram bytes (OFL_E_QP_DG_TOO_LONG), RD: dest.ee names an EE context
  * in use whose slots hold the frame (OFL_E_QP_DG_DEST,
  * OFL_E_QP_DG_TOO_LONG).
@@ -4298,7 +4312,9 @@ enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
  * OFL_E_QP_WR / OFL_E_QP_SGE, OFL_E_ARG; the slot is untouched on error.
  * The engine re-checks everything when it fetches the slot. ISCSI_CMD
  * takes its command ID from wr.remote_to (the host driver numbers its
- * commands); a datagram SEND's dest is written when any of it is set.
+ * commands); a datagram SEND's, Write's, Read's or atomic's dest is
+ * written when any of it is set (an atomic's after its operands:
+ * OFL_SWQE_DG_ATOMIC_*).
  */
 enum ofl_err ofl_qp_wqe_send(void *slot, uint32_t slot_len,
                              const struct ofl_qp_wr *wr);
@@ -4455,9 +4471,9 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * Rules every datagram kind shares: a message is one frame ("only single
  * cell packets can be sent in a connectionless channel", seed 002), at
  * most attr.max_dgram bytes of payload, checked at post time and again
- * when the WQE is fetched (OFL_E_QP_DG_TOO_LONG); there is no RDMA, atomic,
- * bind or Send with Invalidate (OFL_E_QP_DG_RDMA: seed 001 lets RD QPs
- * accept RDMA, this engine does not yet); QPs go RESET -> INIT -> RTR ->
+ * when the WQE is fetched (OFL_E_QP_DG_TOO_LONG); there is no bind or
+ * Send with Invalidate, and UD has no RDMA or atomic (OFL_E_QP_DG_RDMA;
+ * RD's RDMA and atomics: "RDMA on RD" below); QPs go RESET -> INIT -> RTR ->
  * RTS by ofl_qp_modify, receive in RTR, RTS, SQD and SQE, and a send WQE
  * that fails its local checks moves the QP to SQE as on a stream.
  *
@@ -4475,8 +4491,8 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *
  *   0  version u8 = 1
  *   1  kind u8: 1 UD, 2 RD data (Send), 3 RD acknowledgement, 5 RD NAK,
- *      6 RD RDMA Write, 7 RD RDMA Read request, 8 RD RDMA Read response
- *      (4 unassigned)
+ *      6 RD RDMA Write, 7 RD RDMA Read request, 8 RD RDMA Read (or
+ *      atomic) response, 9 RD atomic request (4 unassigned)
  *   2  flags u8: 0x01 SE (solicited, UD and RD Send only); others
  *      reserved 0
  *   3  reserved u8 = 0
@@ -4484,7 +4500,7 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *   8  source node address u32
  *   12 destination QP number u32 (acknowledgement, NAK: 0)
  *   16 source QP number u32 (acknowledgement, NAK: 0)
- *   20 EE sequence number u32: RD data kinds (2, 6, 7, 8) their own;
+ *   20 EE sequence number u32: RD data kinds (2, 6-9) their own;
  *      acknowledgement the highest one received in order (it covers
  *      every earlier one); NAK the one it refuses (it covers every
  *      earlier one); UD 0
@@ -4510,8 +4526,17 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *   7 RD Read     16     0 STag u32, 4 TO u64 (the source)    == 16
  *     request            12 length u32 (bytes asked)
  *   8 RD Read     4      0 sequence number u32 of the Read    >= 4; the
- *     response             request it answers                 payload is
+ *     response             (or atomic) request it answers     payload is
  *                                                             the data
+ *                                                             (atomic: the
+ *                                                             original
+ *                                                             value u64)
+ *   9 RD atomic   48     0 STag u32, 4 TO u64 (the target)    == 48
+ *     request            12 op u8 (RFC 7306: 0 FetchAdd,
+ *                          1 Swap, 2 CmpSwap), 13 reserved
+ *                          3 bytes = 0, 16 add/swap data u64,
+ *                          24 add/swap mask, 32 compare data,
+ *                          40 compare mask
  *
  * Refusal block (ACK and NAK, 8 bytes; "Negative acknowledgements"
  * below says why): what became of the frames the acknowledgement covers.
@@ -4530,11 +4555,12 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * window), as acknowledgements did before the block existed.
  *
  * Errors: an undefined kind OFL_E_QP_DG_KIND; a length below the kind's
- * extension, or other than it (or it + 8) for NAK and Read request,
- * OFL_E_QP_DG_LENGTH; a NAK code outside 1-4 or a detail on SEQ / RNR
- * OFL_E_QP_EE_NAK; SE on a kind other than UD / RD Send, a QP number on
- * an ACK or NAK, an ACK length other than 0 or 8, the NAK's or the
- * block's reserved byte OFL_E_QP_DG_RESERVED; a block code other than 0,
+ * extension, or other than it (or it + 8) for NAK, Read and atomic
+ * request, OFL_E_QP_DG_LENGTH; a NAK code outside 1-4 or a detail on SEQ
+ * / RNR OFL_E_QP_EE_NAK; an atomic op above 2 OFL_E_RDMAP_ATOMIC_OP; SE
+ * on a kind other than UD / RD Send, a QP number on an ACK or NAK, an
+ * ACK length other than 0 or 8, the NAK's, the block's or the atomic
+ * request's reserved bytes OFL_E_QP_DG_RESERVED; a block code other than 0,
  * 2 and 4, a detail without a code, refused after c or more than 2^15
  * before it OFL_E_QP_EE_REFUSAL.
  *
@@ -4615,8 +4641,8 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * operations from any node ... that obtains the RKey"; "Transport
  * Services": WQE kinds RDMA read and RDMA write). An RD QP posts
  * OFL_QP_OP_WRITE and OFL_QP_OP_READ with dest.ee and dest.qpn as a Send
- * does (UD: OFL_E_QP_DG_RDMA; WRITE_IMM, atomics, SEND_INV, bind:
- * OFL_E_QP_DG_RDMA on RD too). Each is one frame: a Write's data plus 12
+ * does, and the atomics below (UD: OFL_E_QP_DG_RDMA; WRITE_IMM, SEND_INV,
+ * bind: OFL_E_QP_DG_RDMA on RD too). Each is one frame: a Write's data plus 12
  * extension bytes, and a Read's response data plus 4, within max_dgram
  * and the EE slot (OFL_E_QP_DG_TOO_LONG; the responder's slots are
  * assumed no smaller). The destination QP (an RD QP in RTR, RTS, SQD or
@@ -4642,6 +4668,48 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *                                     refused: ACCESS NAK; too
  *                                     long: INVALID NAK; window
  *                                     full: refused (RNR NAK)
+ *   ATOMIC_FADD,    9 (STag, TO, op,  checks, executes once,      ACK, then
+ *   ATOMIC_CSWAP      operands)       result in the replay cache  8 (the
+ *                                     and the response in a slot  original
+ *                                     (below)                     value)
+ *
+ * Atomics on RD (seed 001 "Transport Services": the FetchOp WQE kind on a
+ * QP "that allows RDMA operations"; RFC 7306 FetchAdd and CmpSwap as the
+ * stream path carries them, with their masks). The WQE is the stream's
+ * (one 8-byte result segment, an 8-byte aligned remote TO; the dest
+ * fields after the operands: OFL_SWQE_DG_ATOMIC_*); it sends one kind 9
+ * frame (28 + 48 bytes, within max_dgram and the EE slot) and holds one
+ * of the QP's ORD until the response, an RD Read response (kind 8) whose
+ * payload is the 8-byte original value (big-endian; stored to the result
+ * buffer little-endian through the local checks, as the stream path
+ * does), completes it: a response of another length completes it
+ * BAD_RESP_ERR. The responder, for the request in sequence: a TO not
+ * 8-byte aligned INVALID NAK (OFL_E_QP_ATOMIC_ALIGN), no replay cache
+ * INVALID NAK (OFL_E_QP_EE_NO_ATOMIC), FIG. 18A a-f with remote atomic
+ * over the 8 bytes (ofl_tpt_check_access) or a failed read / write of
+ * them ACCESS NAK (the TPT's error; nothing written); then, before it
+ * changes anything, a free window slot for the response (else
+ * OFL_E_QP_EE_FULL) and a free replay cache entry (else
+ * OFL_E_QP_EE_ATOMIC_FULL): both refusals leave the frame not taken and
+ * send an RNR NAK when enabled, so the requester asks again later (and
+ * after retry_limit rounds its WQE completes RNR_RETRY_EXC_ERR: never a
+ * second execution, never SUCCESS). Only then the read, modify, write of
+ * the little-endian 64-bit word (a one-shot key is spent), the result
+ * recorded and the response queued as a Read's is.
+ *
+ * Exactly once. A request is executed only in sequence (sn == rcv_nxt),
+ * so its retransmission (its ACK or its response lost) arrives as a
+ * duplicate and is never executed again. The replay cache (struct
+ * ofl_ee_atomic, caller memory in ofl_ee_attr, atomic_cap entries per EE
+ * context, keyed by the EE context and the request's sequence number)
+ * holds each executed request's original value until the requester
+ * acknowledges its response; a duplicate of a request it holds is
+ * answered from it: its response is sent again at once (not only at the
+ * responder's timeout) and nothing is executed. An entry is free again
+ * once its response is acknowledged (the requester has the value); so
+ * atomic_cap >= window never refuses for room. A refused atomic (ACCESS,
+ * INVALID) completes with the NAK's status, as a refused Read does (its
+ * refusal is recorded and repeated: "Lost refusals").
  *
  * Negative acknowledgements. A NAK for sequence number n tells the
  * sender that every frame before n arrived (as an acknowledgement of
@@ -4654,15 +4722,18 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  *            no other SEQ or RNR NAK until                (retries + 1, as
  *            rcv_nxt is taken)                            a timeout round)
  *   RNR      a Send in sequence finds no    not taken    nothing now; the
- *            receive WQE, or a Read request              round from n at
- *            no free slot (OFL_EE_F_NAK)                 now + rnr_delay
- *                                                        (0: timeout)
- *   ACCESS   a Write or Read in sequence    consumed     n's WQE completes
- *            fails its remote checks or     (rcv_nxt+1)  REM_ACCESS_ERR,
- *            its placement; detail = the                 its QP to ERROR;
- *            error                                       n not resent
+ *            receive WQE, a Read request                 round from n at
+ *            no free slot, an atomic no                  now + rnr_delay
+ *            free slot or cache entry                    (0: timeout)
+ *            (OFL_EE_F_NAK)
+ *   ACCESS   a Write, Read or atomic in     consumed     n's WQE completes
+ *            sequence fails its remote      (rcv_nxt+1)  REM_ACCESS_ERR,
+ *            checks or its placement;                    its QP to ERROR;
+ *            detail = the error                          n not resent
  *   INVALID  a Read asks more than a        consumed     as ACCESS, status
- *            response frame holds                        REM_INV_REQ_ERR
+ *            response frame holds; an                    REM_INV_REQ_ERR
+ *            atomic's TO is not aligned
+ *            or its EE has no replay cache
  *
  * The retransmission each causes: SEQ immediate, RNR delayed, ACCESS and
  * INVALID none. The bound: SEQ and RNR rounds count against retry_limit
@@ -4737,7 +4808,8 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * its frames unsettled until retry_limit fails the EE (an error, not a
  * false SUCCESS). A refusal, in a NAK or a block, of an outstanding frame
  * that could not be refused so (a Send or a Read response; INVALID of a
- * Write) is OFL_E_QP_EE_REFUSAL, nothing changed. An unacknowledged QP's
+ * Write; ACCESS and INVALID fit a Read and an atomic request) is
+ * OFL_E_QP_EE_REFUSAL, nothing changed. An unacknowledged QP's
  * Write completed when it left (acked = 0, seed 002): its refusal still
  * moves the QP to ERROR.
  *
@@ -4781,7 +4853,8 @@ enum ofl_dg_kind {
     OFL_DG_NAK = 5,      /* RD negative acknowledgement */
     OFL_DG_RD_WRITE = 6, /* RD RDMA Write */
     OFL_DG_RD_READ = 7,  /* RD RDMA Read request */
-    OFL_DG_RD_RESP = 8   /* RD RDMA Read response */
+    OFL_DG_RD_RESP = 8,  /* RD RDMA Read (or atomic) response */
+    OFL_DG_RD_ATOMIC = 9 /* RD atomic request (RFC 7306 fields) */
 };
 
 /* NAK codes (the NAK extension's code byte). */
@@ -4803,6 +4876,8 @@ enum ofl_dg_nak {
 #define OFL_DG_WRITE_EXT 12
 #define OFL_DG_READ_EXT 16
 #define OFL_DG_RESP_EXT 4
+#define OFL_DG_ATOMIC_EXT 48
+#define OFL_DG_ATOMIC_RESULT 8 /* an atomic response's payload */
 
 /* A datagram header, decoded (with its kind's extension). */
 struct ofl_dg_hdr {
@@ -4829,6 +4904,10 @@ struct ofl_dg_hdr {
     uint16_t ref_err;    /* with ref_code: the responder's enum ofl_err */
     uint32_t ref_sn;     /* every frame after it up to the newest covered
                             was delivered; ref_code: what it got */
+    /* RD_ATOMIC (RFC 7306 §5.1's fields; 0 for every other kind): */
+    uint8_t aop;         /* enum ofl_rdmap_atomic_op: 0 .. 2 */
+    uint8_t reserved3[7];
+    uint64_t add_swap, add_swap_mask, compare, compare_mask;
 };
 
 /* Bytes of kind's extension (0 for UD, RD, ACK and undefined kinds; an
@@ -4865,8 +4944,9 @@ struct ofl_ee_slot {
     uint32_t wqe;       /* its SQ index */
     uint32_t len;       /* frame bytes in the slot buffer */
     uint8_t complete;   /* the WQE completes when this frame is acked */
-    uint8_t read;       /* an RD Read request: its WQE waits for the
-                           response, not for the acknowledgement */
+    uint8_t read;       /* an RD Read or atomic request: its WQE waits
+                           for the response, not for the
+                           acknowledgement */
     /* The receiver's record of the received sequence number with this
      * index (one of the last `window` consumed; "Lost refusals"): */
     uint8_t rx_code;    /* 0 delivered, else the ACCESS / INVALID code */
@@ -4874,7 +4954,22 @@ struct ofl_ee_slot {
     uint16_t rx_err;    /* with rx_code: the NAK's detail */
     uint16_t rx_gap;    /* with rx_code: how far back the refused frame
                            before it lies (1 .. 2^15; 0: none that near) */
-    uint16_t reserved2;
+    uint16_t cache;     /* sender: an RD atomic response's replay cache
+                           entry + 1, freed when it is acknowledged (0:
+                           none) */
+};
+
+/* A replay cache entry (offload.h "Atomics on RD"): an RD atomic request
+ * this end executed as responder, held until the requester acknowledges
+ * its response. Only ofl_ee_ / ofl_qp_ functions change the fields. */
+struct ofl_ee_atomic {
+    uint64_t orig;      /* the original value (RFC 7306 Original Remote
+                           Data Value) the response carries */
+    uint32_t sn;        /* the request's EE sequence number (the key) */
+    uint32_t resp_sn;   /* its response's sequence number in this EE */
+    uint8_t used;       /* 1: holds a result (free again once resp_sn is
+                           acknowledged) */
+    uint8_t reserved[7];
 };
 
 /* Setup of an EE context (caller memory). */
@@ -4897,6 +4992,12 @@ struct ofl_ee_attr {
     uint32_t flags;          /* OFL_EE_F_NAK */
     uint64_t rnr_delay;      /* ticks before resending after an RNR NAK
                                 (0: timeout) */
+    struct ofl_ee_atomic *atomic; /* the responder's replay cache:
+                                atomic_cap entries (NULL when 0) */
+    uint32_t atomic_cap;     /* 0 .. 2^15; 0: RD atomics to this end
+                                are refused (INVALID NAK); >= window:
+                                never full */
+    uint32_t reserved;       /* 0 */
 };
 
 /* EE flags. OFL_EE_F_NAK: this end, as receiver, sends sequence and RNR
@@ -4941,9 +5042,11 @@ struct ofl_ee {
     struct ofl_ee_stats stats;
 };
 
-/* Initialises ee (RTS, window empty) from a (flags and rnr_delay are read
- * when used and may be changed in ee->attr while RTS): window a power of two 1 ..
- * 2^15, slot_size > 28, buf, slot and transmit present (OFL_E_ARG). ee must
+/* Initialises ee (RTS, window empty, replay cache empty) from a (flags and
+ * rnr_delay are read when used and may be changed in ee->attr while RTS):
+ * window a power of two 1 .. 2^15, slot_size > 28, buf, slot and transmit
+ * present, atomic_cap at most 2^15 and atomic present when it is not 0
+ * (OFL_E_ARG). ee must
  * be UNUSED (zeroed, as ofl_qp_node_init leaves it) or ERROR: an RTS EE is
  * refused (OFL_E_QP_EE_STATE), its window holds QPs' frames. A Send
  * fetched before the EE was set up again is checked again when it starts:
@@ -5014,16 +5117,20 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * OFL_E_QP_EE_REFUSAL. Returns OFL_OK or the named error of the first
  * check that failed; on an error nothing changed, except: a SEQ or RNR
  * NAK may have been sent (OFL_E_QP_EE_SEQ,
- * OFL_E_QP_RQ_EMPTY, OFL_E_QP_EE_FULL); an RD Write or Read refused by
- * its checks returns the TPT's (or OFL_E_QP_DG_TOO_LONG) error after it
- * was consumed and NAKed; a Read response nobody waits for
- * (OFL_E_QP_UNEXPECTED) or of the wrong length (OFL_E_QP_RESP_MISMATCH,
- * the Read completes BAD_RESP_ERR) was consumed and acknowledged; a SEQ
+ * OFL_E_QP_RQ_EMPTY, OFL_E_QP_EE_FULL, OFL_E_QP_EE_ATOMIC_FULL); an RD
+ * Write, Read or atomic refused by its checks returns the TPT's (or
+ * OFL_E_QP_DG_TOO_LONG, OFL_E_QP_ATOMIC_ALIGN, OFL_E_QP_EE_NO_ATOMIC)
+ * error after it was consumed and NAKed; a Read or atomic response
+ * nobody waits for (OFL_E_QP_UNEXPECTED) or of the wrong length
+ * (OFL_E_QP_RESP_MISMATCH, the WQE completes BAD_RESP_ERR) was consumed
+ * and acknowledged; a duplicate atomic request the replay cache holds
+ * had its response sent again; a SEQ
  * NAK at the retry limit failed the EE (OFL_E_QP_EE_RETRY). Cost: O(len)
  * for the payload; an RD frame adds ofl_qp_node_ee (O(ee_cap),
  * caller-bounded); an acknowledgement or NAK releases at most the EE
  * window, each frame one this end sent, and a SEQ NAK resends at most the
- * window; a Read response looks at most the SQ depth of WQEs.
+ * window; a Read response looks at most the SQ depth of WQEs; an atomic
+ * request, or its duplicate, looks at most atomic_cap cache entries.
  */
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
                                 size_t len, uint64_t now);

@@ -43,17 +43,6 @@ static struct dgr_rig *rd_pair(uint16_t ord)
     return r;
 }
 
-static void post_recvs(struct dgr_rig *r, int ni, int qi, int k)
-{
-    int i;
-
-    for (i = 0; i < k; i++) {
-        uint8_t *b = dgr_alloc(&r->n[ni], 64);
-
-        CHECK_OK(dgr_recv(r, ni, qi, 1000u + (unsigned)i, b, 64));
-    }
-}
-
 /* Acknowledged versus unacknowledged completion, both orders of events. */
 static void test_acked(void)
 {
@@ -69,7 +58,7 @@ static void test_acked(void)
     ee1 = &r->n[1].ee[0];
     src = dgr_alloc(&r->n[0], 64);
     memcpy(src, "reliable", 8);
-    post_recvs(r, 1, 0, 4);
+    dgr_post_recvs(r, 1, 0, 4);
 
     /* acked QP: the frame leaves, no completion until the ack returns */
     CHECK_OK(dgr_send(r, 0, 0, 11, src, 8, 0, 0, 7, SIG));
@@ -125,7 +114,7 @@ static void test_shared_ee(void)
         return;
     ee0 = &r->n[0].ee[0];
     src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 6);
+    dgr_post_recvs(r, 1, 0, 6);
     for (q = 0; q < 3; q++)
         CHECK_OK(dgr_send(r, 0, q, 20u + (unsigned)q, src, 4, 0, 0, 7, SIG));
     for (q = 0; q < 3; q++)
@@ -179,7 +168,7 @@ static void test_dup_seq_rtx(void)
     ee0 = &r->n[0].ee[0];
     ee1 = &r->n[1].ee[0];
     src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 8);
+    dgr_post_recvs(r, 1, 0, 8);
     CHECK_OK(dgr_send(r, 0, 0, 31, src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     first = r->wire.f[r->wire.head];
@@ -297,8 +286,8 @@ static void test_retry_limit(void)
     if (r == NULL)
         return;
     CHECK(dgr_rd_pair(r) == 0);
-    post_recvs(r, 1, 0, 4);
-    post_recvs(r, 2, 0, 4);
+    dgr_post_recvs(r, 1, 0, 4);
+    dgr_post_recvs(r, 2, 0, 4);
     e01 = &r->n[0].ee[dgr_ee_index(0, 1)];
     src = dgr_alloc(&r->n[0], 64);
     CHECK_OK(dgr_send(r, 0, 0, 41, src, 4, 0, dgr_ee_index(0, 1), 2, SIG));
@@ -377,7 +366,7 @@ static void test_ack_checks(void)
     ee0 = &r->n[0].ee[0];
     src = dgr_alloc(&r->n[0], 64);
     CHECK_EQ(ee0->snd_nxt, dgr_isn(0, 1));
-    post_recvs(r, 1, 0, 7);
+    dgr_post_recvs(r, 1, 0, 7);
     for (i = 0; i < 7; i++)
         CHECK_OK(dgr_send(r, 0, 2, 50u + (unsigned)i, src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[2].qp, 0, 16));
@@ -416,7 +405,7 @@ static void test_ack_checks(void)
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_ERR(dgr_deliver(r, 0, 0), OFL_E_QP_RQ_EMPTY);
     CHECK_EQ(r->wire.n, 0); /* no ack */
-    post_recvs(r, 1, 0, 1);
+    dgr_post_recvs(r, 1, 0, 1);
     CHECK_OK(ofl_ee_tick(ee0, DGR_TIMEOUT)); /* resent, now taken */
     CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 0));
     CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 0));
@@ -496,7 +485,7 @@ static void test_ord(void)
     ee0 = &r->n[0].ee[0];
     qp = &r->n[0].q[2].qp;
     src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 12);
+    dgr_post_recvs(r, 1, 0, 12);
     CHECK_OK(dgr_send(r, 0, 2, 71, src, 4, 0, 0, 7, SIG));
     CHECK_OK(dgr_send(r, 0, 2, 72, src, 4, 0, 0, 7, SIG));
     CHECK_OK(dgr_send(r, 0, 2, 73, src, 4, 0, 0, 7, SIG));
@@ -565,7 +554,7 @@ static void test_window(void)
     CHECK(dgr_qp_add(r, 1, &o, NULL) == 0);
     ee0 = &r->n[0].ee[0];
     src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 12);
+    dgr_post_recvs(r, 1, 0, 12);
     for (i = 0; i < 6; i++)
         CHECK_OK(dgr_send(r, 0, 0, 110u + (unsigned)i, src, 4, 0, 0, 7, SIG));
     for (i = 0; i < 4; i++)
@@ -622,7 +611,7 @@ static void test_sqd_held(void)
     b = &r->n[0].q[1].qp;
     ee0 = &r->n[0].ee[0];
     src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 12);
+    dgr_post_recvs(r, 1, 0, 12);
     /* ORD: a's second Send is held behind its first */
     CHECK_OK(dgr_send(r, 0, 0, 1, src, 4, 0, 0, 7, SIG));
     CHECK_OK(dgr_send(r, 0, 0, 2, src, 4, 0, 0, 7, SIG));
@@ -684,7 +673,7 @@ static void test_reset_epoch(void)
         return;
     qp = &r->n[0].q[0].qp;
     src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 4);
+    dgr_post_recvs(r, 1, 0, 4);
     CHECK_OK(dgr_send(r, 0, 0, 101, src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(qp, 0, 8));
     CHECK_OK(ofl_qp_modify(qp, OFL_QP_ERROR));
@@ -729,7 +718,7 @@ static void test_recreate_detach(void)
     q = &r->n[0].q[0];
     ee = &r->n[0].ee[dgr_ee_index(0, 1)];
     src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 4);
+    dgr_post_recvs(r, 1, 0, 4);
     CHECK_OK(dgr_send(r, 0, 0, 11, src, 8, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&q->qp, 0, 8));
     CHECK_EQ(r->wire.n, 1);

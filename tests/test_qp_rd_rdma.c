@@ -52,12 +52,39 @@ static struct dgr_rig *rig(uint32_t *rstag, uint8_t **rbuf)
     d.page_shift = 12;
     d.att_base = 32;
     d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
-               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
+               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE |
+               OFL_TPT_REMOTE_ATOMIC;
     b.pa = ofl_sim_pa(p);
     b.len = 4096;
     if (ofl_tpt_reg_phys(&r->n[1].tpt, 7, &d, &b, 1, rstag) != OFL_OK)
         return NULL;
     *rbuf = p;
+    return r;
+}
+
+/* A test's fixture: the rig of rig() with its remote region, the EE
+ * contexts node 0 -> 1 (ee0) and 1 -> 0 (ee1), and a 64-byte buffer of
+ * node 0's region (src). */
+struct fx {
+    uint32_t rstag;
+    uint8_t *rbuf, *src;
+    struct ofl_ee *ee0, *ee1;
+};
+
+/* Sets f up; the rig (one check: that it exists), NULL when it could not
+ * be made. */
+static struct dgr_rig *fx_open(struct fx *f)
+{
+    struct dgr_rig *r;
+
+    memset(f, 0, sizeof(*f));
+    r = rig(&f->rstag, &f->rbuf);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return NULL;
+    f->ee0 = &r->n[0].ee[0];
+    f->ee1 = &r->n[1].ee[0];
+    f->src = dgr_alloc(&r->n[0], 64);
     return r;
 }
 
@@ -89,17 +116,6 @@ static enum ofl_err rdma(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,
     return dgr_post(r, ni, qi, &wr, p, len);
 }
 
-static void post_recvs(struct dgr_rig *r, int ni, int qi, int k)
-{
-    int i;
-
-    for (i = 0; i < k; i++) {
-        uint8_t *b = dgr_alloc(&r->n[ni], 64);
-
-        CHECK_OK(dgr_recv(r, ni, qi, 1000u + (unsigned)i, b, 64));
-    }
-}
-
 /* The head frame of the wire, decoded (kind 0 when none). */
 static struct ofl_dg_hdr head(struct dgr_rig *r)
 {
@@ -109,6 +125,16 @@ static struct ofl_dg_hdr head(struct dgr_rig *r)
     if (r->wire.n != 0)
         (void)ofl_dg_parse(r->wire.f[r->wire.head].data,
                            r->wire.f[r->wire.head].len, &h);
+    return h;
+}
+
+/* An acknowledgement header of kind (ACK or NAK) for sequence number sn
+ * from node 1 to node 0, len bytes after it, every other field 0. */
+static struct ofl_dg_hdr ctl(uint8_t kind, uint32_t sn, uint16_t len)
+{
+    const struct ofl_dg_hdr h = {
+        .kind = kind, .len = len, .dst_addr = A0, .src_addr = A1, .sn = sn};
+
     return h;
 }
 
@@ -133,34 +159,29 @@ static enum ofl_err inject(struct dgr_rig *r, int ni,
  * (node 1): one frame each way per operation plus acknowledgements. */
 static void test_write_read(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src, *sink;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    uint8_t *sink;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
     struct ofl_dg_hdr h;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
     sink = dgr_alloc(&r->n[0], 64);
-    memcpy(src, "rd-write", 8);
-    CHECK_OK(rdma(r, 0, 0, 51, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 100));
+    memcpy(fix.src, "rd-write", 8);
+    CHECK_OK(rdma(r, 0, 0, 51, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 100));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 1);
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_RD_WRITE);
     CHECK_EQ(h.len, OFL_DG_WRITE_EXT + 8);
-    CHECK_EQ(h.stag, rstag);
-    CHECK_EQ(h.to, (uint64_t)(uintptr_t)rbuf + 100);
+    CHECK_EQ(h.stag, fix.rstag);
+    CHECK_EQ(h.to, (uint64_t)(uintptr_t)fix.rbuf + 100);
     CHECK_EQ(h.dst_qpn, 7);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0); /* waits for the ack */
     CHECK_OK(dgr_deliver(r, 0, 1));
-    CHECK(memcmp(rbuf + 100, "rd-write", 8) == 0);
+    CHECK(memcmp(fix.rbuf + 100, "rd-write", 8) == 0);
     CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 0); /* no receive used */
     CHECK_EQ(ofl_qp_rq_outstanding(&r->n[1].q[0].qp), 0);
     CHECK_EQ(r->wire.n, 1); /* the ack */
@@ -169,12 +190,12 @@ static void test_write_read(void)
     CHECK_EQ(c[0].wr_id, 51);
     CHECK_EQ(c[0].opcode, OFL_QP_OP_WRITE);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
 
     /* Read it back: request (node 0), then from node 1 its ack and the
      * response, an RD frame of node 1's EE, acknowledged by node 0 */
-    CHECK_OK(rdma(r, 0, 0, 52, OFL_QP_OP_READ, sink, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 100));
+    CHECK_OK(rdma(r, 0, 0, 52, OFL_QP_OP_READ, sink, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 100));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 1, 8));
     CHECK_EQ(r->wire.n, 1);
     h = head(r);
@@ -183,17 +204,17 @@ static void test_write_read(void)
     CHECK_EQ(h.rlen, 8);
     CHECK_OK(dgr_deliver(r, 1, 1));
     CHECK_EQ(r->wire.n, 2);
-    CHECK_EQ(ee1->stats.tx_frames, 1);
-    CHECK_EQ(ofl_ee_outstanding(ee1), 1);
+    CHECK_EQ(fix.ee1->stats.tx_frames, 1);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee1), 1);
     CHECK_OK(dgr_deliver(r, 1, 1)); /* the ack of the request */
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0); /* waits: the response */
     CHECK_EQ(r->n[0].q[0].qp.ord_count, 1);     /* ORD held by the Read */
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_RD_RESP);
     CHECK_EQ(h.dst_qpn, 1);
     CHECK_EQ(h.src_qpn, 7);
-    CHECK_EQ(h.rlen, ee0->snd_nxt - 1u); /* the request it answers */
+    CHECK_EQ(h.rlen, fix.ee0->snd_nxt - 1u); /* the request it answers */
     CHECK_OK(dgr_deliver(r, 1, 1));
     CHECK(memcmp(sink, "rd-write", 8) == 0);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
@@ -204,20 +225,20 @@ static void test_write_read(void)
     CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
     CHECK_EQ(r->wire.n, 1); /* node 0 acknowledges the response */
     CHECK_OK(dgr_deliver(r, 1, 1));
-    CHECK_EQ(ofl_ee_outstanding(ee1), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee1), 0);
     CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
 
     /* a lost response is the responder's to resend (its timeout) */
     memset(sink, 0, 8);
-    CHECK_OK(rdma(r, 0, 0, 53, OFL_QP_OP_READ, sink, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 100));
+    CHECK_OK(rdma(r, 0, 0, 53, OFL_QP_OP_READ, sink, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 100));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 20, 8));
     CHECK_OK(dgr_deliver(r, 20, 1)); /* request in: ack + response out */
     CHECK_OK(dgr_deliver(r, 20, 1)); /* the ack */
     dgr_drop_all(r);                 /* the response is lost */
-    CHECK_OK(ofl_ee_tick(ee1, 20 + DGR_TIMEOUT - 1));
+    CHECK_OK(ofl_ee_tick(fix.ee1, 20 + DGR_TIMEOUT - 1));
     CHECK_EQ(r->wire.n, 0);
-    CHECK_OK(ofl_ee_tick(ee1, 20 + DGR_TIMEOUT));
+    CHECK_OK(ofl_ee_tick(fix.ee1, 20 + DGR_TIMEOUT));
     CHECK_EQ(r->wire.n, 1);
     CHECK_EQ(head(r).kind, OFL_DG_RD_RESP);
     CHECK_OK(dgr_deliver(r, 31, 0));
@@ -230,15 +251,15 @@ static void test_write_read(void)
     {
         static struct dgr_frame f;
 
-        CHECK_OK(rdma(r, 0, 0, 54, OFL_QP_OP_READ, sink, 4, 7, rstag,
-                      (uint64_t)(uintptr_t)rbuf));
+        CHECK_OK(rdma(r, 0, 0, 54, OFL_QP_OP_READ, sink, 4, 7, fix.rstag,
+                      (uint64_t)(uintptr_t)fix.rbuf));
         CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 40, 8));
         CHECK_OK(dgr_deliver(r, 40, 2)); /* request; its ack */
         f = r->wire.f[r->wire.head];
         CHECK_OK(dgr_deliver(r, 40, 0));
         CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
         CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f.data, f.len, 41));
-        CHECK_EQ(ee0->stats.dup_frames, 1);
+        CHECK_EQ(fix.ee0->stats.dup_frames, 1);
         CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
     }
     /* zero-length Write and Read: no key is checked, they complete */
@@ -276,8 +297,8 @@ static void test_post_rules(void)
               OFL_E_QP_DG_RDMA);
     CHECK_ERR(rdma(r, 0, 0, 1, OFL_QP_OP_WRITE_IMM, src, 8, 7, rstag, 0),
               OFL_E_QP_DG_RDMA);
-    CHECK_ERR(rdma(r, 0, 0, 1, OFL_QP_OP_ATOMIC_FADD, src, 8, 7, rstag, 0),
-              OFL_E_QP_DG_RDMA);
+    CHECK_ERR(rdma(r, 0, 2, 1, OFL_QP_OP_ATOMIC_FADD, src, 8, 7, rstag, 0),
+              OFL_E_QP_DG_RDMA); /* UD: no atomics (RD has them) */
     /* max_dgram 256 holds the Write's 12 extension bytes and its data */
     CHECK_OK(rdma(r, 0, 0, 1, OFL_QP_OP_WRITE, src, 256 - 12, 7, rstag, 0));
     CHECK_ERR(rdma(r, 0, 0, 1, OFL_QP_OP_WRITE, src, 256 - 11, 7, rstag, 0),
@@ -317,75 +338,69 @@ static void test_post_rules(void)
  * oversized Read: INVALID NAK, REM_INV_REQ_ERR. */
 static void test_access_nak(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
     struct ofl_dg_hdr h;
     enum ofl_err err;
     uint32_t rcv;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    memcpy(src, "denied!!", 8);
+    memcpy(fix.src, "denied!!", 8);
     /* past the region's end (4096 bytes): bounds */
-    CHECK_OK(rdma(r, 0, 0, 61, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 4092));
+    CHECK_OK(rdma(r, 0, 0, 61, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 4092));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
-    rcv = ee1->rcv_nxt;
+    rcv = fix.ee1->rcv_nxt;
     err = dgr_deliver(r, 0, 1);
     CHECK(err != OFL_OK);
-    CHECK_EQ(ee1->rcv_nxt, rcv + 1); /* consumed */
-    CHECK(memcmp(rbuf + 4092, "deni", 4) != 0);
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv + 1); /* consumed */
+    CHECK(memcmp(fix.rbuf + 4092, "deni", 4) != 0);
     CHECK_EQ(r->wire.n, 1); /* the NAK, no ack */
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_NAK);
     CHECK_EQ(h.nak, OFL_DG_NAK_ACCESS);
     CHECK_EQ(h.nak_err, (uint16_t)err);
     CHECK_EQ(h.sn, rcv);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
-    CHECK_EQ(ee1->stats.acks_tx, 0);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.acks_tx, 0);
     CHECK_OK(dgr_deliver(r, 1, 1));
-    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(fix.ee0->stats.naks_rx, 1);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 61);
     CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
-    CHECK_EQ(ee0->state, OFL_EE_RTS);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(fix.ee0->state, OFL_EE_RTS);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     /* no retransmission, ever */
-    CHECK_OK(ofl_ee_tick(ee0, 1 + 4 * DGR_TIMEOUT));
+    CHECK_OK(ofl_ee_tick(fix.ee0, 1 + 4 * DGR_TIMEOUT));
     CHECK_EQ(r->wire.n, 0);
-    CHECK_EQ(ee0->stats.rtx_frames, 0);
+    CHECK_EQ(fix.ee0->stats.rtx_frames, 0);
     /* the other QP of node 0 goes on through the same EE */
-    memcpy(src, "allowed!", 8);
-    CHECK_OK(rdma(r, 0, 1, 62, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    memcpy(fix.src, "allowed!", 8);
+    CHECK_OK(rdma(r, 0, 1, 62, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     dgr_pump(r, 50);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 62);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-    CHECK(memcmp(rbuf, "allowed!", 8) == 0);
+    CHECK(memcmp(fix.rbuf, "allowed!", 8) == 0);
 
     /* a key without remote rights (node 1's local region), by Read; the
      * NAK is lost: the timeout resends, and the duplicate is answered
      * with the NAK again, not with an acknowledgement */
-    CHECK_OK(rdma(r, 0, 1, 63, OFL_QP_OP_READ, src, 8, 7, r->n[1].stag,
+    CHECK_OK(rdma(r, 0, 1, 63, OFL_QP_OP_READ, fix.src, 8, 7, r->n[1].stag,
                   (uint64_t)(uintptr_t)r->n[1].mem));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 60, 8));
     CHECK(dgr_deliver(r, 60, 1) != OFL_OK);
     CHECK_EQ(head(r).kind, OFL_DG_NAK);
     dgr_drop_all(r);
-    CHECK_OK(ofl_ee_tick(ee0, 60 + DGR_TIMEOUT));
+    CHECK_OK(ofl_ee_tick(fix.ee0, 60 + DGR_TIMEOUT));
     CHECK_EQ(r->wire.n, 1);
     CHECK_EQ(head(r).kind, OFL_DG_RD_READ);
     CHECK_OK(dgr_deliver(r, 71, 1)); /* a duplicate now */
-    CHECK_EQ(ee1->stats.dup_frames, 1);
+    CHECK_EQ(fix.ee1->stats.dup_frames, 1);
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_NAK);
     CHECK_EQ(h.nak, OFL_DG_NAK_ACCESS);
@@ -394,20 +409,20 @@ static void test_access_nak(void)
     CHECK_EQ(c[0].wr_id, 63);
     CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
     CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_ERROR);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
     dgr_free(r);
 
     /* INVALID: a Read larger than the responder QP's max_dgram (64) */
-    r = rig(&rstag, &rbuf);
+    r = rig(&fix.rstag, &fix.rbuf);
     CHECK(r != NULL);
     if (r == NULL)
         return;
-    src = dgr_alloc(&r->n[0], 128);
-    CHECK_OK(rdma(r, 0, 0, 64, OFL_QP_OP_READ, src, 65, 8, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
-    CHECK_OK(rdma(r, 0, 0, 65, OFL_QP_OP_READ, src, 64, 8, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    fix.src = dgr_alloc(&r->n[0], 128);
+    CHECK_OK(rdma(r, 0, 0, 64, OFL_QP_OP_READ, fix.src, 65, 8, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
+    CHECK_OK(rdma(r, 0, 0, 65, OFL_QP_OP_READ, fix.src, 64, 8, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_DG_TOO_LONG);
@@ -428,7 +443,7 @@ static void test_access_nak(void)
     /* a responder whose slots cannot hold a response header at all (a
      * slot of 30 bytes: test only, set in place) refuses even 0 bytes */
     r->n[1].ee[0].attr.slot_size = 30;
-    CHECK_OK(rdma(r, 0, 1, 66, OFL_QP_OP_READ, NULL, 0, 7, rstag, 0));
+    CHECK_OK(rdma(r, 0, 1, 66, OFL_QP_OP_READ, NULL, 0, 7, fix.rstag, 0));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 3, 8));
     CHECK_ERR(dgr_deliver(r, 3, 1), OFL_E_QP_DG_TOO_LONG);
     r->n[1].ee[0].attr.slot_size = DGR_SLOT;
@@ -443,60 +458,55 @@ static void test_access_nak(void)
  * arrives (one NAK per gap), instead of at the timeout. */
 static void test_seq_nak(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
     struct ofl_dg_hdr h;
     int k;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
     naks(r, true, 0);
-    src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 8);
+    dgr_post_recvs(r, 1, 0, 8);
     for (k = 0; k < 3; k++)
-        CHECK_OK(dgr_send(r, 0, 0, 70u + (unsigned)k, src, 4, 0, 0, 7, SIG));
+        CHECK_OK(
+            dgr_send(r, 0, 0, 70u + (unsigned)k, fix.src, 4, 0, 0, 7, SIG));
     r->wire.drop = 1; /* the first is lost */
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     CHECK_ERR(dgr_deliver(r, 1, 1), OFL_E_QP_EE_SEQ);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     CHECK_ERR(dgr_deliver(r, 1, 1), OFL_E_QP_EE_SEQ); /* same gap: quiet */
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     CHECK_EQ(r->wire.n, 1);
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_NAK);
     CHECK_EQ(h.nak, OFL_DG_NAK_SEQ);
-    CHECK_EQ(h.sn, ee1->rcv_nxt);
+    CHECK_EQ(h.sn, fix.ee1->rcv_nxt);
     CHECK_EQ(h.nak_err, 0);
     CHECK_OK(dgr_deliver(r, 2, 1));
     CHECK_EQ(r->wire.n, 3); /* resent at once, all three */
-    CHECK_EQ(ee0->stats.rtx_frames, 3);
-    CHECK_EQ(ee0->retries, 1);
+    CHECK_EQ(fix.ee0->stats.rtx_frames, 3);
+    CHECK_EQ(fix.ee0->retries, 1);
     dgr_pump(r, 3);
     CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 3);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 3);
     CHECK_EQ(c[0].wr_id, 70);
     CHECK_EQ(c[2].wr_id, 72);
-    CHECK_EQ(ee0->retries, 0);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
-    CHECK_EQ(ee1->nak_sent, 0);
+    CHECK_EQ(fix.ee0->retries, 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
+    CHECK_EQ(fix.ee1->nak_sent, 0);
 
     /* NAKs off at the receiver: the same loss waits for the timeout */
     naks(r, false, 0);
-    CHECK_OK(dgr_send(r, 0, 0, 75, src, 4, 0, 0, 7, SIG));
-    CHECK_OK(dgr_send(r, 0, 0, 76, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 75, fix.src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 76, fix.src, 4, 0, 0, 7, SIG));
     r->wire.drop = 1;
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 10, 8));
     CHECK_ERR(dgr_deliver(r, 10, 0), OFL_E_QP_EE_SEQ);
     CHECK_EQ(r->wire.n, 0);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
-    CHECK_OK(ofl_ee_tick(ee0, 10 + DGR_TIMEOUT));
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
+    CHECK_OK(ofl_ee_tick(fix.ee0, 10 + DGR_TIMEOUT));
     CHECK_EQ(r->wire.n, 2);
     dgr_pump(r, 21);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
@@ -504,15 +514,10 @@ static void test_seq_nak(void)
     /* a sequence NAK counts as a round: retry_limit of them in a row
      * without progress fail the EE as the timeout would */
     naks(r, true, 0);
-    CHECK_OK(dgr_send(r, 0, 0, 77, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 77, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 30, 8));
     dgr_drop_all(r);
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_NAK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.sn = ee0->snd_una;
-    h.len = OFL_DG_NAK_EXT;
+    h = ctl(OFL_DG_NAK, fix.ee0->snd_una, OFL_DG_NAK_EXT);
     h.nak = OFL_DG_NAK_SEQ;
     for (k = 0; k < DGR_RETRY; k++) {
         CHECK_OK(inject(r, 0, &h, NULL, 0, 31));
@@ -520,7 +525,7 @@ static void test_seq_nak(void)
         dgr_drop_all(r);
     }
     CHECK_ERR(inject(r, 0, &h, NULL, 0, 31), OFL_E_QP_EE_RETRY);
-    CHECK_EQ(ee0->state, OFL_EE_ERROR);
+    CHECK_EQ(fix.ee0->state, OFL_EE_ERROR);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 77);
     CHECK_EQ(c[0].status, OFL_WC_RETRY_EXC_ERR);
@@ -532,42 +537,36 @@ static void test_seq_nak(void)
  * then completes RNR_RETRY_EXC_ERR. */
 static void test_rnr_nak(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
     struct ofl_dg_hdr h;
     int k;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
     naks(r, true, 4);
-    src = dgr_alloc(&r->n[0], 64);
-    CHECK_OK(dgr_send(r, 0, 0, 80, src, 4, 0, 0, 7, SIG));
-    CHECK_OK(dgr_send(r, 0, 0, 81, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 80, fix.src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 81, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_RQ_EMPTY);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     /* the second, behind the refused one: out of sequence, no SEQ NAK */
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_SEQ);
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_NAK);
     CHECK_EQ(h.nak, OFL_DG_NAK_RNR);
     CHECK_OK(dgr_deliver(r, 0, 1));
-    CHECK_EQ(ee0->rnr_wait, 1);
+    CHECK_EQ(fix.ee0->rnr_wait, 1);
     CHECK_EQ(r->wire.n, 0); /* nothing at once */
-    CHECK_OK(ofl_ee_tick(ee0, 3));
+    CHECK_OK(ofl_ee_tick(fix.ee0, 3));
     CHECK_EQ(r->wire.n, 0);
-    post_recvs(r, 1, 0, 2);
-    CHECK_OK(ofl_ee_tick(ee0, 4)); /* rnr_delay, not the timeout (10) */
+    dgr_post_recvs(r, 1, 0, 2);
+    CHECK_OK(ofl_ee_tick(fix.ee0, 4)); /* rnr_delay, not the timeout (10) */
     CHECK_EQ(r->wire.n, 2);
-    CHECK_EQ(ee0->rnr_wait, 0);
+    CHECK_EQ(fix.ee0->rnr_wait, 0);
     dgr_pump(r, 5);
     CHECK_EQ(dgr_poll(&r->n[1], false, c, 8), 2);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
@@ -576,27 +575,27 @@ static void test_rnr_nak(void)
 
     /* rnr_delay 0: the timeout */
     naks(r, true, 0);
-    CHECK_OK(dgr_send(r, 0, 0, 82, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 82, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 100, 8));
     CHECK_ERR(dgr_deliver(r, 100, 1), OFL_E_QP_RQ_EMPTY);
     CHECK_OK(dgr_deliver(r, 100, 1));
-    CHECK_OK(ofl_ee_tick(ee0, 100 + DGR_TIMEOUT - 1));
+    CHECK_OK(ofl_ee_tick(fix.ee0, 100 + DGR_TIMEOUT - 1));
     CHECK_EQ(r->wire.n, 0);
     /* the bound: every resend meets the same RNR NAK; after retry_limit
      * rounds the EE fails and the WQE says receiver-not-ready */
     for (k = 0; k < DGR_RETRY; k++) {
         uint64_t t = 100 + (uint64_t)(k + 1) * DGR_TIMEOUT;
 
-        CHECK_OK(ofl_ee_tick(ee0, t));
+        CHECK_OK(ofl_ee_tick(fix.ee0, t));
         CHECK_EQ(r->wire.n, 1);
         CHECK_ERR(dgr_deliver(r, t, 1), OFL_E_QP_RQ_EMPTY);
         CHECK_OK(dgr_deliver(r, t, 1));
-        CHECK_EQ(ee0->rnr_wait, 1);
+        CHECK_EQ(fix.ee0->rnr_wait, 1);
     }
-    CHECK_ERR(ofl_ee_tick(ee0, 100 + (DGR_RETRY + 1) * DGR_TIMEOUT),
+    CHECK_ERR(ofl_ee_tick(fix.ee0, 100 + (DGR_RETRY + 1) * DGR_TIMEOUT),
               OFL_E_QP_EE_RETRY);
-    CHECK_EQ(ee0->state, OFL_EE_ERROR);
-    CHECK_EQ(ee1->stats.naks_tx, 2 + DGR_RETRY);
+    CHECK_EQ(fix.ee0->state, OFL_EE_ERROR);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 2 + DGR_RETRY);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 82);
     CHECK_EQ(c[0].status, OFL_WC_RNR_RETRY_EXC_ERR);
@@ -604,24 +603,24 @@ static void test_rnr_nak(void)
 
     /* a Read request that finds the responder's window full: refused,
      * RNR NAK, served after the delay */
-    r = rig(&rstag, &rbuf);
+    r = rig(&fix.rstag, &fix.rbuf);
     CHECK(r != NULL);
     if (r == NULL)
         return;
     naks(r, true, 2);
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    ee1->snd_nxt = ee1->snd_una + DGR_WIN; /* window full (test only) */
-    CHECK_OK(rdma(r, 0, 0, 83, OFL_QP_OP_READ, src, 4, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    fix.ee0 = &r->n[0].ee[0];
+    fix.ee1 = &r->n[1].ee[0];
+    fix.src = dgr_alloc(&r->n[0], 64);
+    fix.ee1->snd_nxt = fix.ee1->snd_una + DGR_WIN; /* window full (test only) */
+    CHECK_OK(rdma(r, 0, 0, 83, OFL_QP_OP_READ, fix.src, 4, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_FULL);
     CHECK_EQ(head(r).nak, OFL_DG_NAK_RNR);
     CHECK_OK(dgr_deliver(r, 0, 1));
-    ee1->snd_nxt = ee1->snd_una; /* room again */
-    ee1->rtx_next = ee1->snd_una;
-    CHECK_OK(ofl_ee_tick(ee0, 2));
+    fix.ee1->snd_nxt = fix.ee1->snd_una; /* room again */
+    fix.ee1->rtx_next = fix.ee1->snd_una;
+    CHECK_OK(ofl_ee_tick(fix.ee0, 2));
     dgr_pump(r, 3);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 83);
@@ -636,33 +635,27 @@ static void test_rnr_nak(void)
  * the later frame (another QP) completes SUCCESS, nothing is resent. */
 static void test_lost_nak(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
-    struct ofl_ee *ee0, *ee1;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     struct ofl_cqe c[8];
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    memcpy(src, "denied!!", 8);
+    memcpy(fix.src, "denied!!", 8);
     /* past the region's end: refused; then an allowed Write, other QP */
-    CHECK_OK(rdma(r, 0, 0, 101, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 4092));
-    CHECK_OK(rdma(r, 0, 1, 102, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 0, 101, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 4092));
+    CHECK_OK(rdma(r, 0, 1, 102, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
     CHECK_EQ(r->wire.n, 2);
     r->wire.drop = 1;                     /* the ACCESS NAK is lost */
     CHECK(dgr_deliver(r, 0, 1) != OFL_OK); /* refused, consumed */
-    CHECK_EQ(ee1->stats.naks_tx, 1);
+    CHECK_EQ(fix.ee1->stats.naks_tx, 1);
     CHECK_EQ(r->wire.n, 1);
     CHECK_OK(dgr_deliver(r, 0, 1)); /* delivered: its ACK goes out */
-    CHECK(memcmp(rbuf, "denied!!", 8) == 0);
+    CHECK(memcmp(fix.rbuf, "denied!!", 8) == 0);
     CHECK_EQ(r->wire.n, 1);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
     CHECK_OK(dgr_deliver(r, 1, 1)); /* the ACK, first news of the refusal */
@@ -673,11 +666,11 @@ static void test_lost_nak(void)
     CHECK_EQ(c[1].status, OFL_WC_SUCCESS);
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
     CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);
-    CHECK_EQ(ee0->state, OFL_EE_RTS);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
-    CHECK_OK(ofl_ee_tick(ee0, 1 + 4 * DGR_TIMEOUT)); /* nothing resent */
+    CHECK_EQ(fix.ee0->state, OFL_EE_RTS);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
+    CHECK_OK(ofl_ee_tick(fix.ee0, 1 + 4 * DGR_TIMEOUT)); /* nothing resent */
     CHECK_EQ(r->wire.n, 0);
-    CHECK_EQ(ee0->stats.rtx_frames, 0);
+    CHECK_EQ(fix.ee0->stats.rtx_frames, 0);
     CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
     dgr_free(r);
 }
@@ -796,12 +789,7 @@ static void test_ref_rules(void)
     const uint8_t at = OFL_DG_HDR_LEN + OFL_DG_NAK_EXT; /* NAK's block */
     struct ofl_dg_hdr h, g;
 
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_ACK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.sn = 1000;
-    h.len = OFL_DG_REF_EXT;
+    h = ctl(OFL_DG_ACK, 1000, OFL_DG_REF_EXT);
     h.ref_code = OFL_DG_NAK_ACCESS;
     h.ref_err = OFL_E_TPT_BOUNDS;
     h.ref_sn = 998;
@@ -934,48 +922,40 @@ static enum ofl_err input_hdr(struct dgr_rig *r, int ni,
  * a refusal of a frame no longer outstanding) are acted on. */
 static void test_ref_contradiction(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src, *sink;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct fx fix;
+    uint8_t *sink;
+    struct dgr_rig *r = fx_open(&fix);
     static struct ofl_ee snap;
-    struct ofl_ee *ee0;
     struct ofl_dg_hdr h;
     struct ofl_cqe c[8];
     uint32_t una;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
     sink = dgr_alloc(&r->n[0], 64);
     /* una: a Send (QP 1), una + 1: a Write (QP 2), una + 2: a Read (QP 1) */
-    CHECK_OK(dgr_send(r, 0, 0, 120, src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 120, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
-    CHECK_OK(rdma(r, 0, 1, 121, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 1, 121, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
-    CHECK_OK(rdma(r, 0, 0, 122, OFL_QP_OP_READ, sink, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 0, 122, OFL_QP_OP_READ, sink, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
     CHECK_EQ(r->wire.n, 3);
     dgr_drop_all(r);
-    una = ee0->snd_una;
-    memcpy(&snap, ee0, sizeof(snap));
+    una = fix.ee0->snd_una;
+    memcpy(&snap, fix.ee0, sizeof(snap));
 #define REFUSED(hp)                                                     \
     do {                                                                \
         CHECK_ERR(input_hdr(r, 0, (hp), 1), OFL_E_QP_EE_REFUSAL);       \
-        CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);                   \
+        CHECK(memcmp(&snap, fix.ee0, sizeof(snap)) == 0);               \
         CHECK_EQ(r->wire.n, 0);                                         \
         CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);                    \
         CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);                    \
         CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);                    \
     } while (0)
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_ACK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.len = OFL_DG_REF_EXT;
+    h = ctl(OFL_DG_ACK, 0, OFL_DG_REF_EXT);
     /* an ACK whose block refuses the Send */
     h.sn = una;
     h.ref_sn = una;
@@ -989,12 +969,7 @@ static void test_ref_contradiction(void)
     REFUSED(&h);
     /* NAKs: ACCESS of the Send, INVALID of the Write, and a NAK whose
      * block refuses the Send */
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_NAK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.len = OFL_DG_NAK_EXT;
-    h.sn = una;
+    h = ctl(OFL_DG_NAK, una, OFL_DG_NAK_EXT);
     h.nak = OFL_DG_NAK_ACCESS;
     REFUSED(&h);
     h.sn = una + 1u;
@@ -1023,12 +998,7 @@ static void test_ref_contradiction(void)
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);
     /* passes: an ACK of the Read whose block says it was refused INVALID
      * (refused == the ACK's own frame) */
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_ACK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.len = OFL_DG_REF_EXT;
-    h.sn = una + 2u;
+    h = ctl(OFL_DG_ACK, una + 2u, OFL_DG_REF_EXT);
     h.ref_sn = una + 2u;
     h.ref_code = OFL_DG_NAK_INVALID;
     h.ref_err = OFL_E_QP_DG_TOO_LONG;
@@ -1038,7 +1008,7 @@ static void test_ref_contradiction(void)
     CHECK_EQ(c[0].status, OFL_WC_REM_INV_REQ_ERR);
     CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
     CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     dgr_free(r);
 }
 
@@ -1049,25 +1019,19 @@ static void test_ref_contradiction(void)
  * is 2^15 frames back. */
 static void test_ref_wire(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     static struct dgr_frame dup;
-    struct ofl_ee *ee0, *ee1;
     struct ofl_dg_hdr h;
     struct ofl_cqe c[8];
     enum ofl_err err;
     uint32_t n;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
     /* nothing refused yet: an ACK without a block */
-    CHECK_OK(rdma(r, 0, 1, 130, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 1, 130, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
     CHECK_OK(dgr_deliver(r, 0, 1));
     h = head(r);
@@ -1077,19 +1041,19 @@ static void test_ref_wire(void)
     CHECK_OK(dgr_deliver(r, 0, 1));
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     /* n refused (NAK without a block: no refusal before), lost */
-    n = ee0->snd_nxt;
-    CHECK_OK(rdma(r, 0, 0, 131, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 4092));
-    CHECK_OK(rdma(r, 0, 1, 132, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf + 4092));
+    n = fix.ee0->snd_nxt;
+    CHECK_OK(rdma(r, 0, 0, 131, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 4092));
+    CHECK_OK(rdma(r, 0, 1, 132, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf + 4092));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 1, 8));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 1, 8));
     dup = r->wire.f[r->wire.head];
     err = dgr_deliver(r, 1, 1);
     CHECK(err != OFL_OK);
-    CHECK_EQ(ee1->nak_sn, n);
-    CHECK_EQ(ee1->attr.slot[n & (DGR_WIN - 1u)].rx_code, OFL_DG_NAK_ACCESS);
-    CHECK_EQ(ee1->attr.slot[n & (DGR_WIN - 1u)].rx_gap, 0);
+    CHECK_EQ(fix.ee1->nak_sn, n);
+    CHECK_EQ(fix.ee1->attr.slot[n & (DGR_WIN - 1u)].rx_code, OFL_DG_NAK_ACCESS);
+    CHECK_EQ(fix.ee1->attr.slot[n & (DGR_WIN - 1u)].rx_gap, 0);
     /* the wire: [n + 1, NAK n] */
     CHECK_EQ(r->wire.n, 2);
     CHECK_EQ(head(r).kind, OFL_DG_RD_WRITE);
@@ -1115,14 +1079,14 @@ static void test_ref_wire(void)
     CHECK_EQ(h.ref_sn, n);
     CHECK_EQ(h.ref_code, OFL_DG_NAK_ACCESS);
     CHECK_EQ(h.ref_err, (uint16_t)err);
-    CHECK_EQ(ee1->attr.slot[(n + 1u) & (DGR_WIN - 1u)].rx_gap, 1);
+    CHECK_EQ(fix.ee1->attr.slot[(n + 1u) & (DGR_WIN - 1u)].rx_gap, 1);
     CHECK_OK(dgr_deliver(r, 1, 1)); /* both settled by it */
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
     CHECK_EQ(c[0].wr_id, 131);
     CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
     CHECK_EQ(c[1].wr_id, 132);
     CHECK_EQ(c[1].status, OFL_WC_REM_ACCESS_ERR);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     /* the duplicate of n: its NAK again (no refusal before it: no block);
      * the sender, past it, ignores it */
     CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, dup.data, dup.len, 2));
@@ -1134,8 +1098,8 @@ static void test_ref_wire(void)
     CHECK_OK(dgr_deliver(r, 2, 1));
     /* an ACK now names n + 1 (pending: test only, set in place) */
     dgr_drop_all(r);
-    ee1->ack_pending = 1;
-    CHECK_OK(ofl_ee_tick(ee1, 3));
+    fix.ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(fix.ee1, 3));
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_ACK);
     CHECK_EQ(h.sn, n + 1u);
@@ -1144,16 +1108,16 @@ static void test_ref_wire(void)
     CHECK_EQ(h.ref_code, OFL_DG_NAK_ACCESS);
     dgr_drop_all(r);
     /* 2^15 frames on (test only: moved in place), the block goes */
-    ee1->rcv_nxt = n + 1u + OFL_DG_REF_RUN;
-    ee1->ack_pending = 1;
-    CHECK_OK(ofl_ee_tick(ee1, 4));
+    fix.ee1->rcv_nxt = n + 1u + OFL_DG_REF_RUN;
+    fix.ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(fix.ee1, 4));
     h = head(r);
     CHECK_EQ(h.len, OFL_DG_REF_EXT);
     CHECK_EQ(h.ref_sn, n + 1u);
     dgr_drop_all(r);
-    ee1->rcv_nxt++;
-    ee1->ack_pending = 1;
-    CHECK_OK(ofl_ee_tick(ee1, 5));
+    fix.ee1->rcv_nxt++;
+    fix.ee1->ack_pending = 1;
+    CHECK_OK(ofl_ee_tick(fix.ee1, 5));
     h = head(r);
     CHECK_EQ(h.kind, OFL_DG_ACK);
     CHECK_EQ(h.len, 0);
@@ -1166,51 +1130,41 @@ static void test_ref_wire(void)
  * snd_una (offload.h "Lost refusals", the sender's third row). */
 static void test_ref_unsettled(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     static struct ofl_ee snap;
-    struct ofl_ee *ee0;
     struct ofl_dg_hdr h;
     struct ofl_cqe c[8];
     uint32_t una;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    CHECK_OK(rdma(r, 0, 0, 140, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 0, 140, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
-    CHECK_OK(rdma(r, 0, 1, 141, OFL_QP_OP_WRITE, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 1, 141, OFL_QP_OP_WRITE, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
     dgr_drop_all(r);
-    una = ee0->snd_una;
-    memcpy(&snap, ee0, sizeof(snap));
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_NAK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.sn = una + 1u;
-    h.len = OFL_DG_NAK_EXT + OFL_DG_REF_EXT;
+    una = fix.ee0->snd_una;
+    memcpy(&snap, fix.ee0, sizeof(snap));
+    h = ctl(OFL_DG_NAK, una + 1u, OFL_DG_NAK_EXT + OFL_DG_REF_EXT);
     h.ref_sn = una; /* vouches for nothing before una + 1 */
     h.nak = OFL_DG_NAK_RNR;
     CHECK_OK(input_hdr(r, 0, &h, 1));
-    CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);
+    CHECK(memcmp(&snap, fix.ee0, sizeof(snap)) == 0);
     h.nak = OFL_DG_NAK_ACCESS;
     CHECK_OK(input_hdr(r, 0, &h, 1));
-    CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);
+    CHECK(memcmp(&snap, fix.ee0, sizeof(snap)) == 0);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
     CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_RTS);
     CHECK_EQ(r->wire.n, 0);
     h.nak = OFL_DG_NAK_SEQ;
     CHECK_OK(input_hdr(r, 0, &h, 1));
-    CHECK_EQ(ee0->snd_una, una);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 2);
-    CHECK_EQ(ee0->retries, 1);
-    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(fix.ee0->snd_una, una);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 2);
+    CHECK_EQ(fix.ee0->retries, 1);
+    CHECK_EQ(fix.ee0->stats.naks_rx, 1);
     CHECK_EQ(r->wire.n, 2); /* resent from snd_una */
     CHECK_EQ(head(r).sn, una);
     /* the same NAK vouching for una (no block): acted on at once */
@@ -1225,7 +1179,7 @@ static void test_ref_unsettled(void)
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
     CHECK_EQ(c[1].wr_id, 141);
     CHECK_EQ(c[1].status, OFL_WC_REM_ACCESS_ERR);
-    CHECK_EQ(ofl_ee_outstanding(ee0), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
     dgr_free(r);
 }
 
@@ -1359,45 +1313,34 @@ static void test_ref_random_loss(void)
  * asked for. */
 static void test_hostile(void)
 {
-    uint32_t rstag = 0;
-    uint8_t *rbuf = NULL, *src;
-    struct dgr_rig *r = rig(&rstag, &rbuf);
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
     static struct ofl_ee snap;
     static uint8_t f[128];
-    struct ofl_ee *ee0, *ee1;
     struct ofl_dg_hdr h, g;
     struct ofl_cqe c[8];
     uint32_t rcv;
 
-    CHECK(r != NULL);
     if (r == NULL)
         return;
-    ee0 = &r->n[0].ee[0];
-    ee1 = &r->n[1].ee[0];
-    src = dgr_alloc(&r->n[0], 64);
-    post_recvs(r, 1, 0, 2);
-    CHECK_OK(dgr_send(r, 0, 0, 90, src, 4, 0, 0, 7, SIG));
-    CHECK_OK(dgr_send(r, 0, 0, 91, src, 4, 0, 0, 7, SIG));
+    dgr_post_recvs(r, 1, 0, 2);
+    CHECK_OK(dgr_send(r, 0, 0, 90, fix.src, 4, 0, 0, 7, SIG));
+    CHECK_OK(dgr_send(r, 0, 0, 91, fix.src, 4, 0, 0, 7, SIG));
     CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
-    dgr_drop_all(r); /* two frames outstanding on ee0 */
+    dgr_drop_all(r); /* two frames outstanding on fix.ee0 */
 
-    memset(&h, 0, sizeof(h));
-    h.kind = OFL_DG_NAK;
-    h.dst_addr = A0;
-    h.src_addr = A1;
-    h.sn = ee0->snd_una;
-    h.len = OFL_DG_NAK_EXT;
+    h = ctl(OFL_DG_NAK, fix.ee0->snd_una, OFL_DG_NAK_EXT);
     h.nak = OFL_DG_NAK_SEQ;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     CHECK_OK(ofl_dg_parse(f, OFL_DG_HDR_LEN + 4, &g));
     CHECK_EQ(g.nak, OFL_DG_NAK_SEQ);
     CHECK_EQ(g.sn, h.sn);
     CHECK_ERR(ofl_dg_build(&h, f, OFL_DG_HDR_LEN + 3), OFL_E_SIZE);
-    memcpy(&snap, ee0, sizeof(snap));
+    memcpy(&snap, fix.ee0, sizeof(snap));
 #define HOSTILE(flen, want)                                             \
     do {                                                                \
         CHECK_ERR(ofl_qp_dgram_input(&r->n[0].node, f, (flen), 5), want); \
-        CHECK(memcmp(&snap, ee0, sizeof(snap)) == 0);                   \
+        CHECK(memcmp(&snap, fix.ee0, sizeof(snap)) == 0);               \
         CHECK_EQ(r->wire.n, 0);                                         \
     } while (0)
     /* lengths: the extension is 4 bytes exactly */
@@ -1429,45 +1372,47 @@ static void test_hostile(void)
     f[15] = 0;
     f[1] = 4; /* the unassigned kind */
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_DG_KIND);
-    f[1] = OFL_DG_RD_RESP + 1;
+    f[1] = OFL_DG_RD_ATOMIC + 1;
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_DG_KIND);
+    f[1] = OFL_DG_RD_ATOMIC; /* a kind now, its extension longer */
+    HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_DG_LENGTH);
     f[1] = OFL_DG_NAK;
     /* sequence numbers: never sent (named error), long acknowledged
      * (ignored): both leave the EE alone */
     h.nak = OFL_DG_NAK_RNR;
-    h.sn = ee0->snd_nxt;
+    h.sn = fix.ee0->snd_nxt;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_ACK);
-    h.sn = ee0->snd_nxt + 1000u;
+    h.sn = fix.ee0->snd_nxt + 1000u;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_E_QP_EE_ACK);
-    h.sn = ee0->snd_una - 1u;
+    h.sn = fix.ee0->snd_una - 1u;
     h.nak = OFL_DG_NAK_ACCESS;
     h.nak_err = OFL_E_TPT_BOUNDS;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_OK);
-    h.sn = ee0->snd_una - 100u;
+    h.sn = fix.ee0->snd_una - 100u;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     HOSTILE(OFL_DG_HDR_LEN + 4, OFL_OK);
-    CHECK_EQ(ee0->stats.naks_rx, 0);
+    CHECK_EQ(fix.ee0->stats.naks_rx, 0);
     /* the passing NAK for the first outstanding frame: acted on */
-    h.sn = ee0->snd_una;
+    h.sn = fix.ee0->snd_una;
     h.nak = OFL_DG_NAK_SEQ;
     h.nak_err = 0;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f, OFL_DG_HDR_LEN + 4, 5));
-    CHECK_EQ(ee0->stats.naks_rx, 1);
+    CHECK_EQ(fix.ee0->stats.naks_rx, 1);
     CHECK_EQ(r->wire.n, 2);
     /* a NAK for the second frame acknowledges the first */
     dgr_drop_all(r);
-    h.sn = ee0->snd_una + 1u;
+    h.sn = fix.ee0->snd_una + 1u;
     CHECK_OK(ofl_dg_build(&h, f, sizeof(f)));
     CHECK_OK(ofl_qp_dgram_input(&r->n[0].node, f, OFL_DG_HDR_LEN + 4, 6));
-    CHECK_EQ(ofl_ee_outstanding(ee0), 1);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 1);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 90);
     CHECK_EQ(r->wire.n, 1); /* the second, resent */
-    CHECK_EQ(head(r).sn, ee0->snd_una);
+    CHECK_EQ(head(r).sn, fix.ee0->snd_una);
     CHECK_EQ(head(r).kind, OFL_DG_RD);
 
     /* builder: fields a kind leaves unused */
@@ -1505,16 +1450,16 @@ static void test_hostile(void)
     g.dst_addr = A1;
     g.src_addr = A0;
     g.dst_qpn = 7;
-    g.sn = ee1->rcv_nxt;
+    g.sn = fix.ee1->rcv_nxt;
     g.len = OFL_DG_WRITE_EXT;
-    g.stag = rstag;
-    g.to = (uint64_t)(uintptr_t)rbuf;
+    g.stag = fix.rstag;
+    g.to = (uint64_t)(uintptr_t)fix.rbuf;
     CHECK_OK(ofl_dg_build(&g, f, sizeof(f)));
     f[OFL_DG_HDR_LEN - 3] = OFL_DG_WRITE_EXT - 1;
-    rcv = ee1->rcv_nxt;
+    rcv = fix.ee1->rcv_nxt;
     CHECK_ERR(ofl_qp_dgram_input(&r->n[1].node, f, OFL_DG_HDR_LEN + 11, 8),
               OFL_E_QP_DG_LENGTH);
-    CHECK_EQ(ee1->rcv_nxt, rcv);
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv);
 
     /* responses: unknown request (consumed and acknowledged, nothing
      * completes), wrong length (the Read fails BAD_RESP_ERR) */
@@ -1525,44 +1470,772 @@ static void test_hostile(void)
     g.src_addr = A1;
     g.dst_qpn = 1;
     g.src_qpn = 7;
-    g.sn = ee0->rcv_nxt;
+    g.sn = fix.ee0->rcv_nxt;
     g.len = OFL_DG_RESP_EXT + 4;
-    g.rlen = ee0->snd_nxt - 1u; /* a Send, not a Read */
-    rcv = ee0->rcv_nxt;
+    g.rlen = fix.ee0->snd_nxt - 1u; /* a Send, not a Read */
+    rcv = fix.ee0->rcv_nxt;
     CHECK_ERR(inject(r, 0, &g, "abcd", 4, 9), OFL_E_QP_UNEXPECTED);
-    CHECK_EQ(ee0->rcv_nxt, rcv + 1);
+    CHECK_EQ(fix.ee0->rcv_nxt, rcv + 1);
     CHECK_EQ(r->wire.n, 1); /* acknowledged */
     CHECK_EQ(head(r).kind, OFL_DG_ACK);
     dgr_drop_all(r);
     g.dst_qpn = 15; /* no QP */
-    g.sn = ee0->rcv_nxt;
+    g.sn = fix.ee0->rcv_nxt;
     CHECK_ERR(inject(r, 0, &g, "abcd", 4, 9), OFL_E_QP_UNEXPECTED);
     dgr_drop_all(r);
-    CHECK_OK(rdma(r, 0, 1, 92, OFL_QP_OP_READ, src, 8, 7, rstag,
-                  (uint64_t)(uintptr_t)rbuf));
+    CHECK_OK(rdma(r, 0, 1, 92, OFL_QP_OP_READ, fix.src, 8, 7, fix.rstag,
+                  (uint64_t)(uintptr_t)fix.rbuf));
     CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 10, 8));
     dgr_drop_all(r);
     g.dst_qpn = 2;
-    g.sn = ee0->rcv_nxt;
-    g.rlen = ee0->snd_nxt - 1u; /* the Read's request */
+    g.sn = fix.ee0->rcv_nxt;
+    g.rlen = fix.ee0->snd_nxt - 1u; /* the Read's request */
     g.len = OFL_DG_RESP_EXT + 4;
     CHECK_ERR(inject(r, 0, &g, "abcd", 4, 11), OFL_E_QP_RESP_MISMATCH);
     CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
     CHECK_EQ(c[0].wr_id, 92);
     CHECK_EQ(c[0].status, OFL_WC_BAD_RESP_ERR);
     CHECK_EQ(r->n[0].q[1].qp.ord_count, 0); /* the Read is over */
-    CHECK_EQ(ofl_ee_outstanding(ee0), 2);   /* its request (and 91) unacked */
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 2); /* its request (and 91) unacked */
     /* the request's acknowledgement comes late: it completes nothing
      * more; nor does the EE failing with the request in its window */
     {
         struct ofl_ee_slot *sl =
-            &ee0->attr.slot[(ee0->snd_nxt - 1u) & (DGR_WIN - 1u)];
+            &fix.ee0->attr.slot[(fix.ee0->snd_nxt - 1u) & (DGR_WIN - 1u)];
 
         CHECK(sl->qp == NULL);
     }
     CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
 #undef HOSTILE
     dgr_free(r);
+}
+
+/* ---- atomics on RD (offload.h "Atomics on RD") ------------------------ */
+
+/* Posts an RD atomic (op, operands a[0 .. 3]) from QP qi of node 0 to QP
+ * 7 of node 1 at rto, its result into res (8 bytes of node 0's region). */
+static enum ofl_err atomic(struct dgr_rig *r, int qi, uint64_t wr_id,
+                           uint8_t op, uint8_t *res, const struct fx *f,
+                           uint64_t rto, const uint64_t a[4])
+{
+    struct ofl_qp_wr wr;
+
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = wr_id;
+    wr.opcode = op;
+    wr.flags = SIG;
+    wr.remote_stag = f->rstag;
+    wr.remote_to = rto;
+    wr.dest.ee = 0;
+    wr.dest.qpn = 7;
+    memcpy(wr.atomic, a, sizeof(wr.atomic));
+    return dgr_post(r, 0, qi, &wr, res, 8);
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    return ofl_load_le64(p);
+}
+
+/* FetchAdd operands: add 1, add 5 (no masks). */
+static const uint64_t ADD1[4] = {1, 0, 0, 0}, ADD5[4] = {5, 0, 0, 0};
+
+/* The result buffer (8 bytes of node 0's region, *res) and the target
+ * word (node 1's remote region + 64, holding v) of an atomic test. */
+static uint8_t *target(struct dgr_rig *r, const struct fx *f, uint8_t **res,
+                       uint64_t v)
+{
+    *res = dgr_alloc(&r->n[0], 8);
+    ofl_store_le64(f->rbuf + 64, v);
+    return f->rbuf + 64;
+}
+
+/* One send completion, WQE wr_id SUCCESS, its result orig (four checks). */
+static void done1(struct dgr_rig *r, uint64_t wr_id, const uint8_t *res,
+                  uint64_t orig)
+{
+    struct ofl_cqe c[8];
+
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, wr_id);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(le64(res), orig);
+}
+
+/* The responder's replay cache entries in use. */
+static uint32_t cached(const struct ofl_ee *ee)
+{
+    uint32_t i, n = 0;
+
+    for (i = 0; i < ee->attr.atomic_cap; i++)
+        n += ee->attr.atomic[i].used;
+    return n;
+}
+
+/* The end of an atomic test: every cache entry free again, no DMA outside
+ * what the core may touch (two checks), the rig freed. */
+static void fx_close(struct dgr_rig *r, const struct fx *f)
+{
+    CHECK_EQ(cached(f->ee1), 0);
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+    dgr_free(r);
+}
+
+/* FetchAdd and CompareSwap over RD: the request frame (kind 9, its RFC
+ * 7306 fields), the responder's read-modify-write, the response (kind 8,
+ * the original value), the result buffer, the cache entry held until the
+ * response is acknowledged. */
+static void test_atomic_rd(void)
+{
+    static const uint64_t cas[4] = {7, ~0ull, 105, ~0ull};
+    static const uint64_t miss[4] = {9, ~0ull, 1, ~0ull};
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_dg_hdr h;
+    struct ofl_cqe c[8];
+    uint8_t *res, *t;
+    uint64_t to;
+
+    if (r == NULL)
+        return;
+    t = target(r, &fix, &res, 100);
+    to = (uint64_t)(uintptr_t)t;
+    CHECK_OK(atomic(r, 0, 201, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(r->wire.f[r->wire.head].len, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_RD_ATOMIC);
+    CHECK_EQ(h.len, OFL_DG_ATOMIC_EXT);
+    CHECK_EQ(h.stag, fix.rstag);
+    CHECK_EQ(h.to, to);
+    CHECK_EQ(h.aop, OFL_RDMAP_FETCH_ADD);
+    CHECK_EQ(h.add_swap, 5);
+    CHECK_EQ(h.dst_qpn, 7);
+    CHECK_EQ(r->n[0].q[0].qp.ord_count, 1);
+    CHECK_OK(dgr_deliver(r, 0, 1)); /* executed */
+    CHECK_EQ(le64(t), 105);
+    CHECK_EQ(cached(fix.ee1), 1);
+    CHECK_EQ(fix.ee1->attr.atomic[0].orig, 100);
+    CHECK_EQ(fix.ee1->attr.atomic[0].sn, fix.ee0->snd_nxt - 1u);
+    CHECK_EQ(fix.ee1->attr.atomic[0].resp_sn, fix.ee1->snd_nxt - 1u);
+    CHECK_EQ(r->wire.n, 2); /* its ACK, the response */
+    CHECK_EQ(head(r).kind, OFL_DG_ACK);
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0); /* waits for the value */
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_RD_RESP);
+    CHECK_EQ(h.len, OFL_DG_RESP_EXT + OFL_DG_ATOMIC_RESULT);
+    CHECK_EQ(h.rlen, fix.ee0->snd_nxt - 1u);
+    CHECK_EQ(ofl_load_be64(r->wire.f[r->wire.head].data + OFL_DG_HDR_LEN +
+                           OFL_DG_RESP_EXT),
+             100);
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 201);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ATOMIC_FADD);
+    CHECK_EQ(le64(res), 100);
+    CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
+    CHECK_EQ(cached(fix.ee1), 1); /* until the response is acknowledged */
+    CHECK_OK(dgr_deliver(r, 0, 1)); /* the requester's ACK of it */
+    CHECK_EQ(cached(fix.ee1), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee1), 0);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
+    /* CompareSwap that matches, then one that does not */
+    CHECK_OK(atomic(r, 1, 202, OFL_QP_OP_ATOMIC_CSWAP, res, &fix, to, cas));
+    dgr_pump(r, 1);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(le64(res), 105);
+    CHECK_EQ(le64(t), 7);
+    CHECK_OK(atomic(r, 1, 203, OFL_QP_OP_ATOMIC_CSWAP, res, &fix, to, miss));
+    dgr_pump(r, 2);
+    done1(r, 203, res, 7);
+    CHECK_EQ(le64(t), 7);
+    fx_close(r, &fix);
+}
+
+/* Exactly once: the ACK and the response lost, the request resent by the
+ * requester's timeout is a duplicate: answered from the replay cache (the
+ * response again, at once), not executed again. The response alone lost:
+ * the responder's timeout resends it. A duplicate after the response was
+ * acknowledged: an ACK only. */
+static void test_atomic_replay(void)
+{
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    static struct dgr_frame dup;
+    struct ofl_cqe c[8];
+    uint8_t *res, *t;
+    uint64_t to, rtx;
+
+    if (r == NULL)
+        return;
+    t = target(r, &fix, &res, 100);
+    to = (uint64_t)(uintptr_t)t;
+    CHECK_OK(atomic(r, 0, 211, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    dup = r->wire.f[r->wire.head];
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK_EQ(le64(t), 105);
+    CHECK_EQ(r->wire.n, 2);
+    dgr_drop_all(r); /* its ACK and its response: lost */
+    CHECK_OK(ofl_ee_tick(fix.ee0, DGR_TIMEOUT)); /* the request again */
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(head(r).kind, OFL_DG_RD_ATOMIC);
+    rtx = fix.ee1->stats.rtx_frames;
+    CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 1)); /* a duplicate */
+    CHECK_EQ(le64(t), 105); /* not executed again */
+    CHECK_EQ(fix.ee1->stats.dup_frames, 1);
+    CHECK_EQ(fix.ee1->stats.rtx_frames, rtx + 1u);
+    CHECK_EQ(r->wire.n, 2); /* the ACK, the response from the cache */
+    CHECK_EQ(head(r).kind, OFL_DG_ACK);
+    CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 1));
+    CHECK_EQ(head(r).kind, OFL_DG_RD_RESP);
+    CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 1));
+    done1(r, 211, res, 100);
+    CHECK_OK(dgr_deliver(r, DGR_TIMEOUT, 0)); /* its ACK frees the entry */
+    CHECK_EQ(cached(fix.ee1), 0);
+    /* a duplicate now: an ACK, no response, nothing executed */
+    CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, dup.data, dup.len,
+                                DGR_TIMEOUT));
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(head(r).kind, OFL_DG_ACK);
+    CHECK_EQ(le64(t), 105);
+    dgr_drop_all(r);
+    /* the response alone lost: the responder's timeout resends it */
+    CHECK_OK(atomic(r, 0, 212, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 20, 8));
+    CHECK_OK(dgr_deliver(r, 20, 1));
+    CHECK_EQ(le64(t), 110);
+    CHECK_OK(dgr_deliver(r, 20, 1)); /* the ACK: the request released */
+    r->wire.drop = 0;
+    dgr_drop_all(r); /* the response */
+    CHECK_EQ(ofl_ee_outstanding(fix.ee0), 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 0);
+    CHECK_OK(ofl_ee_tick(fix.ee1, 20 + DGR_TIMEOUT));
+    CHECK_EQ(head(r).kind, OFL_DG_RD_RESP);
+    dgr_pump(r, 20 + DGR_TIMEOUT);
+    done1(r, 212, res, 105);
+    CHECK_EQ(le64(t), 110);
+    fx_close(r, &fix);
+}
+
+/* A full replay cache: the request is refused, not executed, not taken
+ * (OFL_E_QP_EE_ATOMIC_FULL, an RNR NAK), and asked again once the entry
+ * is free; never full again it completes. With no room ever (the
+ * responses' acknowledgements all lost) the WQE completes
+ * RNR_RETRY_EXC_ERR, never SUCCESS, the target changed once. A cache of
+ * none: INVALID NAK (OFL_E_QP_EE_NO_ATOMIC), REM_INV_REQ_ERR. */
+static void test_atomic_full(void)
+{
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_cqe c[8];
+    struct ofl_dg_hdr h;
+    uint8_t *res, *res2, *t, st[2];
+    uint64_t to;
+    uint32_t rcv;
+    int k;
+
+    if (r == NULL)
+        return;
+    t = target(r, &fix, &res, 100);
+    res2 = dgr_alloc(&r->n[0], 8);
+    to = (uint64_t)(uintptr_t)t;
+    naks(r, true, 2);
+    fix.ee1->attr.atomic_cap = 1; /* test only: one entry, set in place */
+    CHECK_OK(atomic(r, 0, 221, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
+    CHECK_OK(atomic(r, 0, 222, OFL_QP_OP_ATOMIC_FADD, res2, &fix, to, ADD5));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_OK(dgr_deliver(r, 0, 1)); /* the first: executed, cached */
+    rcv = fix.ee1->rcv_nxt;
+    CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_ATOMIC_FULL);
+    CHECK_EQ(le64(t), 105); /* the second not executed */
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv); /* not taken */
+    CHECK_EQ(r->wire.n, 3); /* ACK, response, RNR NAK */
+    CHECK_EQ(r->wire.f[(r->wire.head + 2) % DGR_FRAMES].data[1], OFL_DG_NAK);
+    CHECK_EQ(r->wire.f[(r->wire.head + 2) % DGR_FRAMES].data[28],
+             OFL_DG_NAK_RNR);
+    CHECK_OK(dgr_deliver(r, 0, 0));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1); /* the first's value */
+    CHECK_EQ(c[0].wr_id, 221);
+    CHECK_EQ(le64(res), 100);
+    CHECK_OK(dgr_deliver(r, 0, 0)); /* its ACK: the entry is free */
+    CHECK_EQ(cached(fix.ee1), 0);
+    CHECK_OK(ofl_ee_tick(fix.ee0, 2)); /* after rnr_delay: asked again */
+    dgr_pump(r, 2);
+    done1(r, 222, res2, 105);
+    CHECK_EQ(le64(t), 110);
+    /* no room ever: the response's acknowledgement never gets through */
+    CHECK_OK(atomic(r, 0, 223, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD5));
+    CHECK_OK(atomic(r, 0, 224, OFL_QP_OP_ATOMIC_FADD, res2, &fix, to, ADD5));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 10, 8));
+    st[0] = st[1] = 0xFF;
+    for (k = 0; k < 60 && st[1] == 0xFF; k++) {
+        uint32_t i, n = r->wire.n;
+
+        for (i = 0; i < n; i++) {
+            const struct dgr_frame *f = &r->wire.f[r->wire.head];
+
+            if (f->from == 0 && f->data[1] == OFL_DG_ACK) {
+                r->wire.head = (r->wire.head + 1) % DGR_FRAMES;
+                r->wire.n--; /* the requester's ACKs: lost */
+            } else {
+                (void)dgr_deliver(r, 10u + (unsigned)k, 1);
+            }
+        }
+        (void)dgr_tick(r, 10u + (unsigned)k * DGR_TIMEOUT);
+        while (dgr_poll(&r->n[0], true, c, 1) == 1)
+            if (c[0].wr_id == 223 || c[0].wr_id == 224)
+                st[c[0].wr_id - 223] = c[0].status;
+    }
+    CHECK_EQ(st[0], OFL_WC_SUCCESS); /* 223: its value came */
+    CHECK_EQ(le64(res), 110);
+    CHECK_EQ(st[1], OFL_WC_RNR_RETRY_EXC_ERR); /* 224: never executed */
+    CHECK_EQ(le64(t), 115); /* 223 executed once, 224 never */
+    dgr_free(r);
+    /* no replay cache at all: INVALID NAK */
+    r = fx_open(&fix);
+    if (r == NULL)
+        return;
+    res = dgr_alloc(&r->n[0], 8);
+    t = fix.rbuf + 64;
+    ofl_store_le64(t, 100);
+    fix.ee1->attr.atomic_cap = 0; /* test only */
+    CHECK_OK(atomic(r, 0, 225, OFL_QP_OP_ATOMIC_FADD, res, &fix,
+                    (uint64_t)(uintptr_t)t, ADD5));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    CHECK_ERR(dgr_deliver(r, 0, 1), OFL_E_QP_EE_NO_ATOMIC);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_NAK);
+    CHECK_EQ(h.nak, OFL_DG_NAK_INVALID);
+    CHECK_EQ(h.nak_err, OFL_E_QP_EE_NO_ATOMIC);
+    CHECK_OK(dgr_deliver(r, 0, 1));
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 225);
+    CHECK_EQ(c[0].status, OFL_WC_REM_INV_REQ_ERR);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(le64(t), 100);
+    dgr_free(r);
+}
+
+/* An atomic request header from node 0's QP 1 to node 1's QP 7. */
+static struct ofl_dg_hdr areq(const struct fx *f, uint32_t sn, uint64_t to)
+{
+    const struct ofl_dg_hdr h = {.kind = OFL_DG_RD_ATOMIC,
+                                 .len = OFL_DG_ATOMIC_EXT,
+                                 .dst_addr = A1,
+                                 .src_addr = A0,
+                                 .dst_qpn = 7,
+                                 .src_qpn = 1,
+                                 .sn = sn,
+                                 .stag = f->rstag,
+                                 .to = to,
+                                 .aop = OFL_RDMAP_FETCH_ADD,
+                                 .add_swap = 1};
+
+    return h;
+}
+
+/* Every check the atomics add, tripped and passed: the EE's cache set-up,
+ * the wire rules of kind 9, the post rules, the responder's refusals
+ * (alignment, rights, response slot, window), a response of the wrong
+ * length. */
+static void test_atomic_rules(void)
+{
+    static uint8_t b[OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT + 8];
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_ee_attr a;
+    struct ofl_ee e;
+    struct ofl_dg_hdr h, g;
+    struct dgr_qp_opts o;
+    struct ofl_cqe c[8];
+    uint8_t *res, *t;
+    uint64_t to;
+    uint32_t rcv;
+    int k;
+
+    if (r == NULL)
+        return;
+    t = target(r, &fix, &res, 100);
+    to = (uint64_t)(uintptr_t)t;
+    /* ofl_ee_init: a cache of atomic_cap entries, at most 2^15 */
+    a = fix.ee0->attr;
+    memset(&e, 0, sizeof(e));
+    a.atomic = NULL;
+    CHECK_ERR(ofl_ee_init(&e, &a), OFL_E_ARG);
+    a.atomic = fix.ee0->attr.atomic;
+    a.atomic_cap = 0x8001u;
+    CHECK_ERR(ofl_ee_init(&e, &a), OFL_E_ARG);
+    a.atomic_cap = 0;
+    a.atomic = NULL;
+    CHECK_OK(ofl_ee_init(&e, &a));
+    /* the wire: kind 9 round trip, then each rule */
+    h = areq(&fix, 77, to);
+    h.add_swap_mask = 0x0102030405060708ull;
+    h.compare = 3;
+    h.compare_mask = ~0ull;
+    CHECK_ERR(ofl_dg_build(&h, b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT - 1),
+              OFL_E_SIZE);
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    CHECK_EQ(ofl_dg_ext_len(OFL_DG_RD_ATOMIC), OFL_DG_ATOMIC_EXT);
+    CHECK_EQ(ofl_load_be64(b + OFL_DG_HDR_LEN + 24), h.add_swap_mask);
+    CHECK_OK(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, &g));
+    CHECK(g.kind == h.kind && g.len == h.len && g.sn == h.sn &&
+          g.dst_addr == h.dst_addr && g.src_addr == h.src_addr &&
+          g.dst_qpn == h.dst_qpn && g.src_qpn == h.src_qpn &&
+          g.stag == h.stag && g.to == h.to && g.aop == h.aop &&
+          g.add_swap == h.add_swap && g.add_swap_mask == h.add_swap_mask &&
+          g.compare == h.compare && g.compare_mask == h.compare_mask);
+    b[OFL_DG_HDR_LEN + 12] = 3; /* op */
+    CHECK_ERR(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, &g),
+              OFL_E_RDMAP_ATOMIC_OP);
+    b[OFL_DG_HDR_LEN + 12] = OFL_RDMAP_CMP_SWAP;
+    CHECK_OK(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, &g));
+    for (k = 13; k < 16; k++) { /* reserved */
+        b[OFL_DG_HDR_LEN + k] = 1;
+        CHECK_ERR(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, &g),
+                  OFL_E_QP_DG_RESERVED);
+        b[OFL_DG_HDR_LEN + k] = 0;
+    }
+    ofl_store_be16(b + 24, OFL_DG_ATOMIC_EXT - 1); /* lengths */
+    CHECK_ERR(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT - 1, &g),
+              OFL_E_QP_DG_LENGTH);
+    ofl_store_be16(b + 24, OFL_DG_ATOMIC_EXT + 1);
+    CHECK_ERR(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT + 1, &g),
+              OFL_E_QP_DG_LENGTH);
+    ofl_store_be16(b + 24, OFL_DG_ATOMIC_EXT);
+    CHECK_OK(ofl_dg_parse(b, OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, &g));
+    h.aop = 3;
+    CHECK_ERR(ofl_dg_build(&h, b, sizeof(b)), OFL_E_ARG);
+    h.aop = OFL_RDMAP_SWAP;
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    h.reserved3[6] = 1;
+    CHECK_ERR(ofl_dg_build(&h, b, sizeof(b)), OFL_E_ARG);
+    h.reserved3[6] = 0;
+    /* the atomic fields on another kind */
+    g = h;
+    g.kind = OFL_DG_RD_WRITE;
+    g.len = OFL_DG_WRITE_EXT;
+    g.aop = 0;
+    CHECK_ERR(ofl_dg_build(&g, b, sizeof(b)), OFL_E_ARG); /* operands */
+    g.add_swap = g.add_swap_mask = g.compare = g.compare_mask = 0;
+    g.reserved3[0] = 1;
+    CHECK_ERR(ofl_dg_build(&g, b, sizeof(b)), OFL_E_ARG);
+    g.reserved3[0] = 0;
+    g.aop = 1;
+    CHECK_ERR(ofl_dg_build(&g, b, sizeof(b)), OFL_E_ARG);
+    g.aop = 0;
+    CHECK_OK(ofl_dg_build(&g, b, sizeof(b)));
+    /* the host encoder: an atomic's dest after its operands */
+    {
+        static uint8_t slot[128];
+        struct ofl_qp_sge sg = {0, 8, 0};
+        struct ofl_qp_wr wr;
+
+        memset(&wr, 0, sizeof(wr));
+        wr.opcode = OFL_QP_OP_ATOMIC_CSWAP;
+        wr.sge = &sg;
+        wr.num_sge = 1;
+        wr.atomic[0] = 1;
+        wr.atomic[3] = 4;
+        wr.dest.addr = 0x11;
+        wr.dest.ee = 0x22;
+        wr.dest.qpn = 0x33;
+        CHECK_OK(ofl_qp_wqe_send(slot, sizeof(slot), &wr));
+        CHECK_EQ(ofl_load_le64(slot + OFL_SWQE_ATOMIC), 1);
+        CHECK_EQ(ofl_load_le64(slot + OFL_SWQE_ATOMIC + 24), 4);
+        CHECK_EQ(ofl_load_le32(slot + OFL_SWQE_DG_ATOMIC_ADDR), 0x11);
+        CHECK_EQ(ofl_load_le32(slot + OFL_SWQE_DG_ATOMIC_EE), 0x22);
+        CHECK_EQ(ofl_load_le32(slot + OFL_SWQE_DG_ATOMIC_QPN), 0x33);
+    }
+    /* post: the request's 48 bytes within max_dgram */
+    memset(&o, 0, sizeof(o));
+    o.service = OFL_QP_SVC_RD;
+    o.acked = 1;
+    o.qpn = 3;
+    o.max_dgram = OFL_DG_ATOMIC_EXT - 1;
+    CHECK(dgr_qp_add(r, 0, &o, NULL) == 2);
+    CHECK_ERR(atomic(r, 2, 230, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD1),
+              OFL_E_QP_DG_TOO_LONG);
+    r->n[0].q[2].qp.attr.max_dgram = OFL_DG_ATOMIC_EXT; /* test only */
+    CHECK_OK(atomic(r, 2, 230, OFL_QP_OP_ATOMIC_FADD, res, &fix, to, ADD1));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[2].qp, 0, 8));
+    dgr_pump(r, 0);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(le64(t), 101);
+    /* the responder: a TO not 8-byte aligned (a hostile frame; the post
+     * refuses it), then aligned */
+    rcv = fix.ee1->rcv_nxt;
+    h = areq(&fix, rcv, to + 4);
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    CHECK_ERR(ofl_qp_dgram_input(&r->n[1].node, b,
+                                 OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, 1),
+              OFL_E_QP_ATOMIC_ALIGN);
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv + 1u); /* consumed, refused */
+    g = head(r);
+    CHECK_EQ(g.kind, OFL_DG_NAK);
+    CHECK_EQ(g.nak, OFL_DG_NAK_INVALID);
+    CHECK_EQ(g.nak_err, OFL_E_QP_ATOMIC_ALIGN);
+    CHECK_EQ(le64(t), 101);
+    dgr_drop_all(r);
+    h = areq(&fix, rcv + 1u, to);
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, b,
+                                OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, 1));
+    CHECK_EQ(le64(t), 102);
+    dgr_drop_all(r);
+    CHECK_EQ(cached(fix.ee1), 1); /* its response is never acknowledged */
+    /* a response slot too small for the 8-byte value (test only: set in
+     * place), then one just large enough */
+    fix.ee1->attr.slot_size = OFL_DG_HDR_LEN + OFL_DG_RESP_EXT + 7;
+    h = areq(&fix, rcv + 2u, to);
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    CHECK_ERR(ofl_qp_dgram_input(&r->n[1].node, b,
+                                 OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, 1),
+              OFL_E_QP_DG_TOO_LONG);
+    CHECK_EQ(head(r).nak, OFL_DG_NAK_INVALID);
+    CHECK_EQ(le64(t), 102);
+    dgr_drop_all(r);
+    fix.ee1->attr.slot_size = OFL_DG_HDR_LEN + OFL_DG_RESP_EXT + 8;
+    h = areq(&fix, rcv + 3u, to);
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, b,
+                                OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, 1));
+    CHECK_EQ(le64(t), 103);
+    fix.ee1->attr.slot_size = DGR_SLOT;
+    dgr_drop_all(r);
+    /* rights: 8 bytes past the region's end (ACCESS NAK), nothing
+     * written; then inside it */
+    h = areq(&fix, rcv + 4u, (uint64_t)(uintptr_t)fix.rbuf + 4096u);
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    CHECK(ofl_qp_dgram_input(&r->n[1].node, b,
+                             OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, 1) != OFL_OK);
+    CHECK_EQ(head(r).nak, OFL_DG_NAK_ACCESS);
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv + 5u);
+    dgr_drop_all(r);
+    h = areq(&fix, rcv + 5u, (uint64_t)(uintptr_t)fix.rbuf + 4088u);
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, b,
+                                OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, 1));
+    CHECK_EQ(le64(fix.rbuf + 4088u), 1);
+    dgr_drop_all(r);
+    /* the responder's window full of unacknowledged frames (three
+     * responses held, five more): not taken, OFL_E_QP_EE_FULL */
+    while (ofl_ee_outstanding(fix.ee1) < DGR_WIN) {
+        h = areq(&fix, fix.ee1->rcv_nxt, to);
+        CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+        CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, b,
+                                    OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, 1));
+        dgr_drop_all(r);
+    }
+    rcv = fix.ee1->rcv_nxt;
+    CHECK_EQ(le64(t), 108);
+    h = areq(&fix, rcv, to);
+    CHECK_OK(ofl_dg_build(&h, b, sizeof(b)));
+    CHECK_ERR(ofl_qp_dgram_input(&r->n[1].node, b,
+                                 OFL_DG_HDR_LEN + OFL_DG_ATOMIC_EXT, 1),
+              OFL_E_QP_EE_FULL);
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv);
+    CHECK_EQ(le64(t), 108);
+    CHECK_EQ(cached(fix.ee1), DGR_WIN); /* one per held response */
+    dgr_free(r);
+}
+
+/* A response of the wrong length for an atomic (4 bytes, not 8): the WQE
+ * completes BAD_RESP_ERR, the result buffer untouched. */
+static void test_atomic_bad_resp(void)
+{
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_dg_hdr g;
+    struct ofl_cqe c[8];
+    uint8_t *res, *t;
+    uint32_t req;
+
+    if (r == NULL)
+        return;
+    res = dgr_alloc(&r->n[0], 8);
+    memset(res, 0xAA, 8);
+    t = fix.rbuf + 64;
+    CHECK_OK(atomic(r, 0, 240, OFL_QP_OP_ATOMIC_FADD, res, &fix,
+                    (uint64_t)(uintptr_t)t, ADD1));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    req = fix.ee0->snd_nxt - 1u;
+    dgr_drop_all(r);
+    memset(&g, 0, sizeof(g));
+    g.kind = OFL_DG_RD_RESP;
+    g.dst_addr = A0;
+    g.src_addr = A1;
+    g.dst_qpn = 1;
+    g.src_qpn = 7;
+    g.sn = fix.ee0->rcv_nxt;
+    g.len = OFL_DG_RESP_EXT + 4;
+    g.rlen = req;
+    CHECK_ERR(inject(r, 0, &g, "four", 4, 1), OFL_E_QP_RESP_MISMATCH);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 240);
+    CHECK_EQ(c[0].status, OFL_WC_BAD_RESP_ERR);
+    CHECK_EQ(res[0], 0xAA);
+    CHECK_EQ(r->n[0].q[0].qp.ord_count, 0);
+    dgr_free(r);
+}
+
+/* An atomic refused for its rights (8 bytes past the region's end) whose
+ * ACCESS NAK is lost: the next frame's ACK names the refusal in its block
+ * (an atomic request may be refused so), the WQE completes
+ * REM_ACCESS_ERR, never SUCCESS, its QP goes to ERROR, the other QP's
+ * atomic completes with its value. */
+static void test_atomic_lost_nak(void)
+{
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_cqe c[8];
+    uint8_t *res, *res2, *t;
+
+    if (r == NULL)
+        return;
+    res = dgr_alloc(&r->n[0], 8);
+    res2 = dgr_alloc(&r->n[0], 8);
+    t = fix.rbuf + 64;
+    ofl_store_le64(t, 40);
+    CHECK_OK(atomic(r, 1, 250, OFL_QP_OP_ATOMIC_FADD, res, &fix,
+                    (uint64_t)(uintptr_t)fix.rbuf + 4096u, ADD1));
+    CHECK_OK(atomic(r, 0, 251, OFL_QP_OP_ATOMIC_FADD, res2, &fix,
+                    (uint64_t)(uintptr_t)t, ADD1));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[1].qp, 0, 8));
+    CHECK_OK(ofl_qp_process(&r->n[0].q[0].qp, 0, 8));
+    r->wire.drop = 1;                      /* the ACCESS NAK is lost */
+    CHECK(dgr_deliver(r, 0, 1) != OFL_OK); /* refused, consumed */
+    CHECK_EQ(fix.ee1->nak_code, OFL_DG_NAK_ACCESS);
+    dgr_pump(r, 1);
+    CHECK_EQ(dgr_poll(&r->n[0], true, c, 8), 2);
+    CHECK_EQ(c[0].wr_id, 250);
+    CHECK_EQ(c[0].status, OFL_WC_REM_ACCESS_ERR);
+    CHECK_EQ(c[1].wr_id, 251);
+    CHECK_EQ(c[1].status, OFL_WC_SUCCESS);
+    CHECK_EQ(le64(res2), 40);
+    CHECK_EQ(le64(t), 41);
+    CHECK_EQ(r->n[0].q[1].qp.state, OFL_QP_ERROR);
+    CHECK_EQ(r->n[0].q[0].qp.state, OFL_QP_RTS);
+    dgr_free(r);
+}
+
+/* Exactly once under random loss: four FetchAdds of 1 from each of two
+ * QPs, QP 1's to target 0, QP 2's to target 1 and some of them refused
+ * (past the region's end, which moves QP 2 to ERROR), over a wire that
+ * loses frames at random (requests, responses, ACKs, NAKs), NAKs on or
+ * off, until every WQE completed. Per target: the original values
+ * returned SUCCESS are distinct; when all its WQEs completed SUCCESS the
+ * target grew by exactly their number, else (a flush or the EE failed by
+ * retry_limit: an atomic in flight may or may not have run) by at least
+ * the SUCCESS ones and at most the allowed ones; no refused one completes
+ * SUCCESS. Seeds 1 .. 60. */
+static void test_atomic_random_loss(void)
+{
+    uint32_t seed, exact = 0;
+
+    for (seed = 1; seed <= 60; seed++) {
+        uint32_t x = seed * 2654435761u, done = 0, ok[2] = {0, 0};
+        uint32_t good[2] = {0, 0}, bad_n[2] = {0, 0};
+        struct fx fix;
+        struct dgr_rig *r = fx_open(&fix);
+        static uint8_t bad[8], seen[2][16];
+        uint8_t *res[8], *t[2];
+        struct ofl_cqe c[16];
+        uint64_t now = 0;
+        bool failed[2] = {false, false};
+        int q, k, step;
+
+        if (r == NULL)
+            return;
+        naks(r, (xs(&x) & 1u) != 0, 2);
+        fix.ee0->attr.retry_limit = 30; /* test only: loss rarely fails */
+        fix.ee1->attr.retry_limit = 30; /* the EE here */
+        t[0] = fix.rbuf + 64;
+        t[1] = fix.rbuf + 128;
+        ofl_store_le64(t[0], 0);
+        ofl_store_le64(t[1], 0);
+        memset(seen, 0, sizeof(seen));
+        for (k = 0; k < 4; k++)
+            for (q = 0; q < 2; q++) {
+                const uint32_t id = (uint32_t)(q * 4 + k);
+
+                res[id] = dgr_alloc(&r->n[0], 8);
+                bad[id] = (uint8_t)(q == 1 && xs(&x) % 4u == 0);
+                good[q] += !bad[id];
+                bad_n[q] += bad[id];
+                CHECK_OK(atomic(r, q, 3000u + id, OFL_QP_OP_ATOMIC_FADD,
+                                res[id], &fix,
+                                bad[id] ? (uint64_t)(uintptr_t)fix.rbuf +
+                                              4096u
+                                        : (uint64_t)(uintptr_t)t[q],
+                                ADD1));
+            }
+        for (step = 0; step < 4000 && done < 8; step++) {
+            const uint32_t v = xs(&x) % 100u;
+            uint32_t got, i;
+
+            if (v < 20) {
+                for (q = 0; q < 2; q++)
+                    (void)ofl_qp_process(&r->n[0].q[q].qp, now, 1);
+            } else if (v < 72 && r->wire.n != 0) {
+                (void)dgr_deliver(r, now, 1);
+            } else if (v < 80 && r->wire.n != 0) {
+                r->wire.head = (r->wire.head + 1) % DGR_FRAMES; /* lost */
+                r->wire.n--;
+            } else {
+                now += 1u + xs(&x) % DGR_TIMEOUT;
+                (void)dgr_tick(r, now);
+            }
+            while ((got = dgr_poll(&r->n[0], true, c, 16)) != 0)
+                for (i = 0; i < got; i++) {
+                    const uint32_t id = (uint32_t)(c[i].wr_id - 3000u);
+                    const int p = id < 4 ? 0 : 1;
+                    uint64_t o;
+
+                    CHECK(id < 8);
+                    if (id >= 8)
+                        continue;
+                    done++;
+                    if (bad[id]) {
+                        CHECK(c[i].status != OFL_WC_SUCCESS);
+                        failed[p] = true;
+                        continue;
+                    }
+                    CHECK(c[i].status != OFL_WC_REM_ACCESS_ERR &&
+                          c[i].status != OFL_WC_REM_INV_REQ_ERR);
+                    if (c[i].status != OFL_WC_SUCCESS) {
+                        failed[p] = true;
+                        continue;
+                    }
+                    o = le64(res[id]);
+                    CHECK(o < 16 && !seen[p][o]); /* each value once */
+                    if (o < 16)
+                        seen[p][o] = 1;
+                    ok[p]++;
+                }
+            if (fix.ee0->state != OFL_EE_RTS || fix.ee1->state != OFL_EE_RTS)
+                failed[0] = failed[1] = true;
+        }
+        CHECK(done == 8 || failed[0] || failed[1]);
+        for (q = 0; q < 2; q++) {
+            if (!failed[q]) {
+                CHECK_EQ(le64(t[q]), ok[q]);
+                exact++;
+            } else {
+                CHECK(le64(t[q]) >= ok[q] && le64(t[q]) <= good[q]);
+            }
+        }
+        CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+        dgr_free(r);
+    }
+    CHECK(exact >= 60); /* most (77 of 120) settle every WQE exactly */
 }
 
 OFL_SUITE(qp_rd_rdma)
@@ -1580,4 +2253,11 @@ OFL_SUITE(qp_rd_rdma)
     test_ref_wire();
     test_ref_unsettled();
     test_ref_random_loss();
+    test_atomic_rd();
+    test_atomic_replay();
+    test_atomic_full();
+    test_atomic_rules();
+    test_atomic_bad_resp();
+    test_atomic_lost_nak();
+    test_atomic_random_loss();
 }

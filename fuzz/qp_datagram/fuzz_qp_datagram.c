@@ -14,9 +14,10 @@
  * events, each a type byte and its operands:
  *   0x00 L16 bytes   ofl_qp_dgram_input of the bytes
  *   0x01 K F Q S L   a datagram built by the harness (so that the fuzzer
- *                    reaches past the header): kind K & 7 (0 and 2 RD
- *                    Send, 1 UD, 3 ACK, 4 NAK, 5 RD Write, 6 RD Read
- *                    request, 7 RD Read response), flags F, destination
+ *                    reaches past the header): kind K & 7 (0 RD Send,
+ *                    1 UD, 2 RD atomic request, 3 ACK, 4 NAK, 5 RD
+ *                    Write, 6 RD Read request, 7 RD Read response),
+ *                    flags F, destination
  *                    QP Q (0-7), sequence number S (int8, relative to the
  *                    EE's rcv_nxt for data, to its snd_una for an
  *                    acknowledgement or NAK), payload length L16 % 600,
@@ -31,8 +32,11 @@
  *                    as given: a malformed block reaches the parser);
  *                    Write / Read: F & 0x20 names the remote
  *                    region (else the local-only one), TO = its base +
- *                    S * 16, a Read asks L bytes; Read response: the
- *                    request number snd_una + S
+ *                    S * 16, a Read asks L bytes; atomic: the same
+ *                    target, op Q % 3, add/swap data L16, masks from F's
+ *                    bits 2 (add/swap) and 3 (compare), compare data
+ *                    L16 >> 8; Read response: the request number
+ *                    snd_una + S
  *   0x02 L16 bytes   ofl_qp_raw_input of the bytes
  *   0x03 N H L16     a raw IPv6 frame built by the harness: next header
  *                    N, destination H & 1 (steered or not), L payload
@@ -42,13 +46,16 @@
  *   0x06 T           ofl_ee_tick at now += T
  *   0x07 B           ofl_qp_process of every QP with budget B
  *   0x08 Q S         ofl_qp_modify of QP Q & 3 to state S % 9
- *   0x09 Q O L16     post an RDMA Write (O & 1 = 0) or Read on RD QP
- *                    1 + (Q & 1) (QP 2 or 3) of L16 % 300 bytes, EE 0
+ *   0x09 Q O L16     post an RDMA Write (O & 3 = 0), Read (1), FetchAdd
+ *                    (2) or CompareSwap (3; operands from L16, an 8-byte
+ *                    result) on RD QP 1 + (Q & 1) (QP 2 or 3) of
+ *                    L16 % 300 bytes, EE 0
  * (any other type: its value mod 10).
  *
- * The node has a region with remote read and write rights (REMOTE, 4096
- * bytes, always the core's to touch) that inbound RD Writes and Reads
- * may reach.
+ * The node has a region with remote read, write and atomic rights
+ * (REMOTE, 4096 bytes, always the core's to touch) that inbound RD
+ * Writes, Reads and atomics may reach; its EE context a replay cache of
+ * two entries (fewer than the window: a full cache is reachable).
  *
  * The guard (fuzz/own.h) allows only what the core may touch at that
  * moment: the data of each send WQE (read) and each receive WQE (write)
@@ -57,7 +64,8 @@
  * Invariants after every event: the sim guard never fired (it traps), the
  * ring counters are ordered (cc <= ci <= db_pi <= pi, both queues), an RD
  * QP has at most ORD frames outstanding, the EE window is never overfilled
- * and its numbers are ordered, no more completions than WQEs posted, every
+ * and its numbers are ordered, every replay cache entry in use names a
+ * response still outstanding, no more completions than WQEs posted, every
  * receive completion carries a byte count the receive could hold and, as
  * long as every frame the node took was built by the harness (payload
  * byte i is i), a successful UD or RD receive holds exactly those bytes;
@@ -108,6 +116,7 @@ struct ctx {
     struct ofl_ee ee[1];
     uint8_t ee_buf[WIN * SLOT];
     struct ofl_ee_slot ee_slot[WIN];
+    struct ofl_ee_atomic ee_atomic[2];
     struct ofl_qp_steer st;
     struct ofl_qp_steer_entry st_e[2];
     _Alignas(4096) uint8_t mem[MEM];
@@ -138,7 +147,8 @@ static int sink(void *ctx, const uint8_t *data, uint32_t len, uint32_t flags)
         bool fresh = h.kind == OFL_DG_UD;
 
         if (h.kind == OFL_DG_RD || h.kind == OFL_DG_RD_WRITE ||
-            h.kind == OFL_DG_RD_READ || h.kind == OFL_DG_RD_RESP) {
+            h.kind == OFL_DG_RD_READ || h.kind == OFL_DG_RD_RESP ||
+            h.kind == OFL_DG_RD_ATOMIC) {
             uint32_t back = c->rd_next - h.sn;
 
             FUZZ_ASSERT(h.src_addr == 1 && h.dst_addr == 2);
@@ -188,7 +198,8 @@ static int setup(struct ctx *c)
     d.va = (uint64_t)(uintptr_t)c->remote;
     d.att_base = 24;
     d.access = OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
-               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE;
+               OFL_TPT_REMOTE_READ | OFL_TPT_REMOTE_WRITE |
+               OFL_TPT_REMOTE_ATOMIC;
     b.pa = ofl_sim_pa(c->remote);
     b.len = sizeof(c->remote);
     if (ofl_tpt_reg_phys(&c->tpt, 1, &d, &b, 1, &c->rstag) != OFL_OK)
@@ -211,6 +222,8 @@ static int setup(struct ctx *c)
     ea.retry_limit = 3;
     ea.transmit = sink;
     ea.transmit_ctx = c;
+    ea.atomic = c->ee_atomic;
+    ea.atomic_cap = 2;
     if (ofl_ee_init(&c->ee[0], &ea) != OFL_OK)
         return -1;
     for (i = 0; i < NQP; i++) {
@@ -306,6 +319,16 @@ static void check(struct ctx *c)
     FUZZ_ASSERT(ee->state <= OFL_EE_ERROR);
     FUZZ_ASSERT(ee->snd_nxt - ee->snd_una <= WIN);
     FUZZ_ASSERT(ee->rtx_next - ee->snd_una <= ee->snd_nxt - ee->snd_una);
+    for (i = 0; i < ee->attr.atomic_cap; i++) {
+        const struct ofl_ee_atomic *e = &ee->attr.atomic[i];
+
+        FUZZ_ASSERT(e->used <= 1);
+        if (e->used) /* its response is still outstanding */
+            FUZZ_ASSERT(e->resp_sn - ee->snd_una <
+                            ee->snd_nxt - ee->snd_una &&
+                        ee->attr.slot[e->resp_sn & (WIN - 1u)].cache ==
+                            i + 1u);
+    }
     for (i = 0; i < NQP; i++) {
         const struct fqp *f = &c->q[i];
         const struct ofl_qp *qp = &f->qp;
@@ -354,18 +377,29 @@ static void post_send(struct ctx *c, uint32_t qi, uint32_t len, uint32_t ee)
 }
 
 /* An RDMA Write (source read) or Read (sink written) on RD QP qi. */
-static void post_rdma(struct ctx *c, uint32_t qi, bool read, uint32_t len)
+static void post_rdma(struct ctx *c, uint32_t qi, uint8_t o, uint32_t len)
 {
+    static const uint8_t ops[4] = {OFL_QP_OP_WRITE, OFL_QP_OP_READ,
+                                   OFL_QP_OP_ATOMIC_FADD,
+                                   OFL_QP_OP_ATOMIC_CSWAP};
     struct fqp *f = &c->q[qi];
+    const bool read = (o & 3u) != 0; /* Read, atomics: the core writes */
     struct ofl_qp_wr wr;
     struct ofl_qp_sge sge;
 
     memset(&wr, 0, sizeof(wr));
+    wr.opcode = ops[o & 3u];
+    if ((o & 3u) >= 2) { /* atomics: an 8-byte result, RFC 7306 operands */
+        wr.atomic[0] = len;
+        wr.atomic[1] = (o & 4u) ? ~0ull : 0;
+        wr.atomic[2] = len >> 4;
+        wr.atomic[3] = (o & 8u) ? ~0ull : 0;
+        len = 8;
+    }
     sge.addr = BASE + (f->sends % 8) * 512;
     sge.len = len;
     sge.stag = c->stag;
     wr.wr_id = f->sends;
-    wr.opcode = read ? OFL_QP_OP_READ : OFL_QP_OP_WRITE;
     wr.flags = OFL_QP_WR_SIGNALED;
     wr.sge = &sge;
     wr.num_sge = 1;
@@ -414,8 +448,8 @@ static void built_dgram(struct ctx *c, struct fuzz_in *in)
 {
     struct ofl_dg_hdr h;
     static const uint8_t kinds[8] = {
-        OFL_DG_RD,  OFL_DG_UD,       OFL_DG_RD,      OFL_DG_ACK,
-        OFL_DG_NAK, OFL_DG_RD_WRITE, OFL_DG_RD_READ, OFL_DG_RD_RESP};
+        OFL_DG_RD,  OFL_DG_UD,       OFL_DG_RD_ATOMIC, OFL_DG_ACK,
+        OFL_DG_NAK, OFL_DG_RD_WRITE, OFL_DG_RD_READ,   OFL_DG_RD_RESP};
     uint8_t kind = kinds[fuzz_u8(in) & 7], flags = fuzz_u8(in);
     uint8_t q = fuzz_u8(in) & 7;
     int8_t s = (int8_t)fuzz_u8(in);
@@ -457,11 +491,20 @@ static void built_dgram(struct ctx *c, struct fuzz_in *in)
         break;
     case OFL_DG_RD_WRITE:
     case OFL_DG_RD_READ:
+    case OFL_DG_RD_ATOMIC:
         h.stag = (flags & 0x20) ? c->rstag : c->stag;
         h.to = ((flags & 0x20) ? (uint64_t)(uintptr_t)c->remote : BASE) +
                (uint64_t)(int64_t)s * 16;
         if (h.kind == OFL_DG_RD_READ) {
             h.rlen = len;
+            len = 0;
+        }
+        if (h.kind == OFL_DG_RD_ATOMIC) {
+            h.aop = (uint8_t)(q % 3u);
+            h.add_swap = l16;
+            h.add_swap_mask = (flags & 4u) ? ~0ull : 0;
+            h.compare = l16 >> 8;
+            h.compare_mask = (flags & 8u) ? ~0ull : 0;
             len = 0;
         }
         break;
@@ -569,8 +612,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 9: {
             uint8_t q = fuzz_u8(&in), o = fuzz_u8(&in);
 
-            post_rdma(g, 1u + (q & 1u), (o & 1u) != 0,
-                      fuzz_u16(&in) % 300u);
+            post_rdma(g, 1u + (q & 1u), o, fuzz_u16(&in) % 300u);
             break;
         }
         case 7: {

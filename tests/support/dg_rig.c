@@ -100,6 +100,8 @@ static int dgr_node_init(struct dgr_rig *r, int i)
         a.retry_limit = DGR_RETRY;
         a.transmit = dgr_transmit;
         a.transmit_ctx = n;
+        a.atomic = n->ee_atomic[k];
+        a.atomic_cap = DGR_ATOMIC;
         if (ofl_ee_init(&n->ee[k], &a) != OFL_OK)
             return -1;
     }

@@ -26,6 +26,7 @@
 #define DGR_TX 512
 #define DGR_WIN 8          /* EE window */
 #define DGR_SLOT 320       /* EE slot: 28 + 256 fits */
+#define DGR_ATOMIC DGR_WIN /* replay cache entries per EE: never full */
 #define DGR_MEM (64u * 1024u)
 #define DGR_FRAMES 256
 #define DGR_FRAME_MAX 600
@@ -74,6 +75,7 @@ struct dgr_node {
     struct ofl_ee ee[DGR_NODES - 1];
     uint8_t ee_buf[DGR_NODES - 1][DGR_WIN * DGR_SLOT];
     struct ofl_ee_slot ee_slot[DGR_NODES - 1][DGR_WIN];
+    struct ofl_ee_atomic ee_atomic[DGR_NODES - 1][DGR_ATOMIC];
     _Alignas(4096) uint8_t mem[DGR_MEM];
     uint32_t mem_used;
     uint32_t stag;         /* a region over mem, local read and write */
@@ -142,5 +144,20 @@ enum ofl_err dgr_tick(struct dgr_rig *r, uint64_t now);
 
 uint32_t dgr_poll(struct dgr_node *n, bool send, struct ofl_cqe *out,
                   uint32_t max);
+
+/* For the suites (test.h included before this header): posts k receive
+ * WQEs of 64 bytes (wr_id 1000 + i) on QP qi of node ni, one check each. */
+#ifdef OFL_TEST_H
+static inline void dgr_post_recvs(struct dgr_rig *r, int ni, int qi, int k)
+{
+    int i;
+
+    for (i = 0; i < k; i++) {
+        uint8_t *b = dgr_alloc(&r->n[ni], 64);
+
+        CHECK_OK(dgr_recv(r, ni, qi, 1000u + (unsigned)i, b, 64));
+    }
+}
+#endif
 
 #endif
