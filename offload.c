@@ -15690,7 +15690,7 @@ static void dt_reclaim(struct ofl_dt *dt)
     uint8_t *scan = dt->scan;
 
     if (OFL_FAST_PATH && spare >= 2 * cap) {
-        while (cap <= spare / 2) /* at most 24 rounds */
+        while (cap <= spare / 2) /* at most 13 rounds (2^16 slots) */
             cap *= 2;
         scan = dt->mem.out_stage + (size_t)dt->out_staged * OFL_DT_DESC_SIZE;
     }
