@@ -15223,12 +15223,9 @@ static DT_HOT enum ofl_err dt_decode(const uint8_t *in, struct ofl_dt_desc *d,
  * adjacent-byte pattern and the four bytes are loaded, shifted and ORed
  * one by one: 4 more instructions per posted descriptor (callgrind).
  */
-static DT_HOT void dt_store(const struct ofl_dt_desc *d, uint8_t *out,
-                            uint8_t owner)
+static DT_HOT void dt_store_w(const struct ofl_dt_desc *d, uint32_t w,
+                              uint8_t *out, uint8_t owner)
 {
-    uint32_t w = (uint32_t)d->type | (uint32_t)d->flags << 8 |
-                 (uint32_t)d->status << 16 | (uint32_t)d->number << 24;
-
     ofl_store_le32(out, (w + (w & 0xFFu) * ((1u << OFL_DT_TYPE_SHIFT) - 1u)) |
                             owner);
     ofl_store_be32(out + DT_OFF_TAG, d->tag);
@@ -15236,6 +15233,45 @@ static DT_HOT void dt_store(const struct ofl_dt_desc *d, uint8_t *out,
     ofl_store_be32(out + DT_OFF_LEN, d->len);
     ofl_store_be64(out + DT_OFF_CONN, d->conn);
     ofl_store_be32(out + DT_OFF_AUX, d->aux);
+}
+
+/* Type, flags, status and number of d as one little-endian word, the
+ * word dt_store_w takes. */
+static DT_HOT uint32_t dt_desc_w(const struct ofl_dt_desc *d)
+{
+    return (uint32_t)d->type | (uint32_t)d->flags << 8 |
+           (uint32_t)d->status << 16 | (uint32_t)d->number << 24;
+}
+
+static DT_HOT void dt_store(const struct ofl_dt_desc *d, uint8_t *out,
+                            uint8_t owner)
+{
+    dt_store_w(d, dt_desc_w(d), out, owner);
+}
+
+/*
+ * dt_desc_w of a descriptor in memory (the host's posts): the four
+ * adjacent byte fields read as one word where ofl_word32 exists. clang 14
+ * does not merge the four byte loads of dt_desc_w (9 more instructions per
+ * posted descriptor, callgrind); a descriptor built in registers (a
+ * response) takes dt_desc_w, which would be stored to be loaded here.
+ */
+#ifdef OFL_LE32
+_Static_assert(offsetof(struct ofl_dt_desc, flags) ==
+                       offsetof(struct ofl_dt_desc, type) + 1 &&
+                   offsetof(struct ofl_dt_desc, status) ==
+                       offsetof(struct ofl_dt_desc, type) + 2 &&
+                   offsetof(struct ofl_dt_desc, number) ==
+                       offsetof(struct ofl_dt_desc, type) + 3,
+               "type, flags, status and number are adjacent bytes");
+#endif
+static DT_HOT uint32_t dt_desc_w_mem(const struct ofl_dt_desc *d)
+{
+#ifdef OFL_LE32
+    return OFL_LE32(*(const ofl_word32 *)&d->type);
+#else
+    return dt_desc_w(d);
+#endif
 }
 
 enum ofl_err ofl_dt_desc_encode(const struct ofl_dt_desc *d, uint8_t *out,
@@ -15562,7 +15598,7 @@ enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
         run = dt_host_run(tail + i, mask, n - i);
         p = dt_host_in_slot(h, tail + i);
         for (j = i; j < i + run; j++, p += OFL_DT_DESC_SIZE)
-            dt_store(&d[j], p, 0);
+            dt_store_w(&d[j], dt_desc_w_mem(&d[j]), p, 0);
     }
     /* The contents become visible before any owner bit. */
     ofl_port_barrier(h->port, OFL_BARRIER_RELEASE);
@@ -15763,9 +15799,11 @@ static uint8_t *dt_tx_ring(const struct ofl_dt *dt, const struct ofl_dt_conn *c)
 }
 
 /* The bounds of dt_host_ok: the host range and the first and last bytes
- * of the two tables (a loop over many ranges works them out once). */
+ * of the two tables (a loop over many ranges works them out once), and
+ * whether both tables lie outside the host range (apart). */
 struct dt_bounds {
     uint64_t lo, hi, in_pa, in_last, out_pa, out_last;
+    bool apart;
 };
 
 static DT_HOT void dt_bounds_init(const struct ofl_dt *dt, struct dt_bounds *b)
@@ -15778,6 +15816,8 @@ static DT_HOT void dt_bounds_init(const struct ofl_dt *dt, struct dt_bounds *b)
     b->out_pa = dt->mem.out_pa;
     b->out_last = dt->mem.out_pa +
                   ((uint64_t)dt->mem.out_slots * OFL_DT_DESC_SIZE - 1);
+    b->apart = OFL_FAST_PATH && (b->in_last < b->lo || b->in_pa > b->hi) &&
+               (b->out_last < b->lo || b->out_pa > b->hi);
 }
 
 /*
@@ -15786,6 +15826,10 @@ static DT_HOT void dt_bounds_init(const struct ofl_dt *dt, struct dt_bounds *b)
  * len is not 0: the decoder requires a length of every type that names a
  * buffer. Once inside the host range the range does not wrap: it shares
  * a byte with a table when each starts at or before the other's last.
+ * When both tables lie outside the host range (b->apart, the usual
+ * layout) no range inside it can share a byte with one: the two table
+ * tests would be false, and are not made (a fast path: never apart when
+ * OFL_FAST_PATH is 0; tests/check_fastpath_dt.sh compares the two).
  */
 static DT_HOT bool dt_host_ok_in(const struct dt_bounds *b, uint64_t base,
                                  uint32_t len)
@@ -15794,8 +15838,8 @@ static DT_HOT bool dt_host_ok_in(const struct dt_bounds *b, uint64_t base,
 
     return base >= b->lo && base <= b->hi &&
            (uint64_t)len - 1 <= b->hi - base &&
-           !(base <= b->in_last && b->in_pa <= last) &&
-           !(base <= b->out_last && b->out_pa <= last);
+           (b->apart || (!(base <= b->in_last && b->in_pa <= last) &&
+                         !(base <= b->out_last && b->out_pa <= last)));
 }
 
 static DT_HOT bool dt_host_ok(const struct ofl_dt *dt, uint64_t base,
@@ -15872,23 +15916,38 @@ static uint32_t dt_out_free(const struct ofl_dt *dt)
 
 /*
  * Learns which output slots the host freed: reads the owner bytes of the
- * oldest written slots (8 per DMA) and advances out_head over the cleared
- * ones. Bounded by the table size.
+ * oldest written slots and advances out_head over the cleared ones, up to
+ * the first still full. Each DMA reads cap slots at most, a power of two
+ * (it divides the table: the guard below then lets every slot be read):
+ * 8 into dt->scan, or as many as fit the part of the output stage that
+ * no staged response occupies (out_batch - out_staged slots, meaningless
+ * bytes: dt_emit_hot stores a response there only after the dt_reserve
+ * that may call this). With a large batch the table is read in a few
+ * DMAs instead of one per 8 slots (a fast path: a size build, OFL_FAST_PATH
+ * 0, reads 8 at a time; tests/check_fastpath_dt.sh holds the two to the
+ * same answers). Bounded by the table size.
  */
 static void dt_reclaim(struct ofl_dt *dt)
 {
-    uint32_t mask = dt->mem.out_slots - 1, guard, i, n, off;
+    uint32_t mask = dt->mem.out_slots - 1, guard, i, n, off, cap = 8;
+    uint32_t spare = dt->mem.out_batch - dt->out_staged;
+    uint8_t *scan = dt->scan;
 
+    if (OFL_FAST_PATH && spare >= 2 * cap) {
+        while (cap <= spare / 2) /* at most 13 rounds (2^16 slots) */
+            cap *= 2;
+        scan = dt->mem.out_stage + (size_t)dt->out_staged * OFL_DT_DESC_SIZE;
+    }
     for (guard = 0; guard <= dt->mem.out_slots && dt->out_head != dt->out_tail;
-         guard += 8) {
+         guard += cap) {
         off = dt->out_head & mask;
-        n = dt_min32(dt->out_tail - dt->out_head, 8);
+        n = dt_min32(dt->out_tail - dt->out_head, cap);
         n = dt_min32(n, dt->mem.out_slots - off);
         if (ofl_port_dma_read(dt->port,
                               dt->mem.out_pa + (uint64_t)off * OFL_DT_DESC_SIZE,
-                              dt->scan, (size_t)n * OFL_DT_DESC_SIZE) != OFL_OK)
+                              scan, (size_t)n * OFL_DT_DESC_SIZE) != OFL_OK)
             return;
-        for (i = 0; i < n && !(dt->scan[i * OFL_DT_DESC_SIZE] & OFL_DT_OWNER);
+        for (i = 0; i < n && !(scan[(size_t)i * OFL_DT_DESC_SIZE] & OFL_DT_OWNER);
              i++)
             ;
         dt->out_head += i;
@@ -16447,15 +16506,40 @@ static void dt_cache_store(struct ofl_dt *dt, uint64_t base, uint32_t len,
 
 /* ---- adapter: rings in adapter memory -------------------------------------- */
 
+/*
+ * ofl_copy, with a copy of 16 to 32 bytes (a small send from the send
+ * cache) done as two pairs of words, the second pair ending at the last
+ * byte (they overlap when n < 32): no loop. Where ofl_word does not exist,
+ * and in a size build (OFL_FAST_PATH 0), it is ofl_copy. d and s MUST NOT
+ * overlap.
+ */
+static DT_HOT void dt_copy(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__) && OFL_FAST_PATH
+    if (n >= 16 && n <= 32) {
+        ofl_word a = ((const ofl_word *)s)[0], b = ((const ofl_word *)s)[1];
+        ofl_word y = *(const ofl_word *)(s + n - 16);
+        ofl_word z = *(const ofl_word *)(s + n - 8);
+
+        ((ofl_word *)d)[0] = a;
+        ((ofl_word *)d)[1] = b;
+        *(ofl_word *)(d + n - 16) = y;
+        *(ofl_word *)(d + n - 8) = z;
+        return;
+    }
+#endif
+    ofl_copy(d, s, n);
+}
+
 /* Copies len bytes into ring (size a power of two) at counter pos. */
-static void dt_ring_put(uint8_t *ring, uint32_t size, uint32_t pos,
-                        const uint8_t *src, uint32_t len)
+static DT_HOT void dt_ring_put(uint8_t *ring, uint32_t size, uint32_t pos,
+                               const uint8_t *src, uint32_t len)
 {
     uint32_t off = pos & (size - 1), first = dt_min32(len, size - off);
 
-    ofl_copy(ring + off, src, first);
+    dt_copy(ring + off, src, first);
     if (first < len)
-        ofl_copy(ring, src + first, len - first);
+        dt_copy(ring, src + first, len - first);
 }
 
 /* DMA-reads host [pa, pa + len) into ring at counter pos. */
@@ -18254,6 +18338,7 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
     uint8_t *ring = NULL;
     uint64_t id = 0;
     uint32_t i, j, k = 0, total, n = dt->xfer_count, last, hint = 0, ci = 0;
+    uint32_t room = 0; /* output slots known free (at most dt_out_free) */
     int32_t slot;
     uint8_t status = OFL_DT_ST_OK, modify;
 
@@ -18298,8 +18383,15 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
                 modify |= e[j].flags & OFL_DT_F_MODIFY;
             }
         }
-        if (!dt_reserve(dt, 1))
-            break; /* the rest waits for output room */
+        /* dt_reserve(dt, 1) when room is spent: while it is not, the
+         * table has room and dt_reserve would only say so. Each response
+         * takes one slot at most (none when lost); a flush and a reclaim
+         * only add room. (Every time in a size build.) */
+        if (!OFL_FAST_PATH || room == 0) {
+            if (!dt_reserve(dt, 1))
+                break; /* the rest waits for output room */
+            room = dt_out_free(dt);
+        }
         if (c->state == OFL_DT_CONN_LISTENING) {
             if (dt_xfer_group(dt, c, x->base, total, modify == 0, &status) ==
                 DT_WAIT)
@@ -18329,6 +18421,7 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
         r.number = (uint8_t)(j - i);
         r.len = total;
         (void)dt_emit_hot(dt, &r);
+        room--;
         dt->stats.merged += j - i - 1;
         c->xfer_n -= j - i; /* so that it is 0 when none stay listed */
     }

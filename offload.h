@@ -7392,7 +7392,10 @@ struct ofl_dt_mem {
                                   32-byte aligned */
     uint32_t in_slots, out_slots; /* powers of two, 2 .. OFL_DT_MAX_SLOTS */
     uint8_t *in_stage;         /* in_batch * 32 bytes */
-    uint8_t *out_stage;        /* out_batch * 32 bytes */
+    uint8_t *out_stage;        /* out_batch * 32 bytes; the part no
+                                  staged response holds is also scratch
+                                  (the output reclaim reads the table
+                                  into it) */
     uint32_t in_batch, out_batch; /* descriptors per DMA, >= 1 */
     struct ofl_dt_conn *conn;  /* conn_cap entries, 1 .. 2^24 */
     uint32_t conn_cap;

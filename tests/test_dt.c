@@ -4050,6 +4050,66 @@ static void test_send_merge_ring(void)
     rig_done(r);
 }
 
+/*
+ * The output reclaim reads the table through the output stage's free part
+ * when that holds more than its own 8-slot scratch: the staged responses
+ * in front of it stay as they are. A 64-slot output table and stage: the
+ * host frees 16 of 64 answers; a run of 32 sends reclaims them with the
+ * stage empty, stages 16, then reclaims again (nothing freed) with those
+ * 16 in the stage; they go out intact, and the rest follow, after a
+ * reclaim across the table's end, once the host frees the table.
+ */
+static void test_reclaim_through_stage(void)
+{
+    struct ofl_dt_config c;
+    struct dt_rig *r;
+    uint64_t id;
+    uint32_t i, t0;
+    uint8_t *b;
+
+    ofl_dt_config_default(&c);
+    c.out_warn = 0;
+    c.irq_overflow = OFL_DT_IRQ_NONE;
+    c.irq_response = OFL_DT_IRQ_NONE;
+    r = dt_rig_new_sized(&c, 64, 64);
+    CHECK(r != NULL);
+    id = dt_rig_connect(r, 1, 0);
+    t0 = r->dt.out_tail; /* the connection's completion, taken */
+    b = dt_rig_alloc(r, 16);
+    for (i = 0; i < 64; i++)
+        CHECK_OK(dt_rig_send(r, id, b, 16, 0, 1 + i));
+    CHECK_OK(dt_rig_poll(r, 1)); /* the list holds DT_RIG_XFERS (32) */
+    CHECK_OK(dt_rig_poll(r, 2));
+    CHECK_EQ(r->dt.out_tail, t0 + 64);
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 0);
+    CHECK_EQ(dt_rig_take(r, rsp, 16), 16);
+    for (i = 0; i < 16; i++)
+        CHECK_EQ(rsp[i].tag, 1 + i);
+    for (i = 0; i < 32; i++)
+        CHECK_OK(dt_rig_send(r, id, b, 16, 0, 101 + i));
+    CHECK_OK(dt_rig_poll(r, 3));
+    CHECK_EQ(r->dt.out_head, t0 + 16);
+    CHECK_EQ(r->dt.out_tail, t0 + 80);
+    CHECK_EQ(r->dt.xfer_count, 16); /* no room for the rest */
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 0);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 64);
+    for (i = 0; i < 48; i++)
+        CHECK(rsp[i].tag == 17 + i && rsp[i].status == OFL_DT_ST_OK);
+    for (i = 0; i < 16; i++)
+        CHECK(rsp[48 + i].tag == 101 + i &&
+              rsp[48 + i].type == OFL_DT_RSP_BUF_AVAIL &&
+              rsp[48 + i].status == OFL_DT_ST_OK && rsp[48 + i].conn == id);
+    CHECK_OK(dt_rig_poll(r, 4));
+    CHECK_EQ(r->dt.out_head, t0 + 80);
+    CHECK_EQ(r->dt.xfer_count, 0);
+    CHECK_EQ(dt_rig_take(r, rsp, NRSP), 16);
+    for (i = 0; i < 16; i++)
+        CHECK_EQ(rsp[i].tag, 117 + i);
+    CHECK_EQ(ofl_dt_out_room(&r->dt), 64);
+    CHECK_EQ(r->sim.violations, 0);
+    rig_done(r);
+}
+
 /* Attribute values checked against the adapter's state, a connection
  * whose connect failed, and a control buffer that cannot be written back
  * or an input run that cannot be handed back. */
@@ -4320,6 +4380,7 @@ OFL_SUITE(dt)
     test_send_merge_limit();
     test_send_merge_ring();
     test_send_no_cache();
+    test_reclaim_through_stage();
     test_attr_edges();
     test_buffer_edges();
 }
