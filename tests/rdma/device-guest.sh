@@ -189,17 +189,19 @@ fi
 
 # A kernel consumer that connects (ofl_iw_kconn.ko, put in /guest by
 # device.sh): kernel rdma_cm from ofl0 to ofl1, then RDMA Write with
-# immediate data and RFC 7306 atomics, which siw's user ring cannot carry.
-# Its 15 checks come back through dmesg.
+# immediate data and RFC 7306 atomics, which siw's user ring cannot carry,
+# and the QP's asynchronous events (none while all goes well,
+# IB_EVENT_QP_ACCESS_ERR at the responder that refused an atomic, no fatal
+# event at the requester). Its 17 checks come back through dmesg.
 if [ "$CASES" = all ] && [ -f /guest/ofl_iw_kconn.ko ]; then
     if insmod /guest/ofl_iw_kconn.ko srv=10.0.4.1 cli=10.0.3.1; then
         dmesg | sed -n 's/^\[[ 0-9.]*\] ofl_iw_kconn: //p' >/tmp/kconn
         sed 's/^/ofl-dev:      kconn| /' /tmp/kconn
         nk=$(grep -c '^ok' /tmp/kconn) nf=$(grep -c '^FAIL' /tmp/kconn)
-        if [ "$nk" -eq 15 ] && [ "$nf" -eq 0 ] && grep -q '^done' /tmp/kconn; then
-            ok "kernel consumer (ofl_iw_kconn): Write with immediate data, atomics, refusals: $nk checks"
+        if [ "$nk" -eq 17 ] && [ "$nf" -eq 0 ] && grep -q '^done' /tmp/kconn; then
+            ok "kernel consumer (ofl_iw_kconn): Write with immediate data, atomics, refusals, QP events: $nk checks"
         else
-            bad "kernel consumer (ofl_iw_kconn): $nk ok, $nf FAIL of 15"
+            bad "kernel consumer (ofl_iw_kconn): $nk ok, $nf FAIL of 17"
         fi
         rmmod ofl_iw_kconn || bad "rmmod ofl_iw_kconn"
     else

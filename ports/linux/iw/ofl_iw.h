@@ -181,6 +181,11 @@ struct ofl_iw_qp {
     u32 num_sqe, num_rqe;
     u32 sq_get, rq_get;
     struct rdma_user_mmap_entry *sq_entry, *rq_entry;
+    /* The core's asynchronous events (core.events, enum ofl_qp_evt)
+     * already given to the consumer, and none after destroy_qp began (as
+     * siw's SIW_QP_IN_DESTROY); under dev->lock. */
+    u32 events_done;
+    bool in_destroy;
 };
 
 /* A memory region user space maps (the CQ ring); the memory is vmalloc'ed

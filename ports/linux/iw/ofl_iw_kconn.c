@@ -38,6 +38,7 @@ struct kc_side {
     struct ib_pd *pd;
     struct ib_cq *cq;
     unsigned long seen;    /* BIT(event) of every CM event so far */
+    unsigned long qp_seen; /* BIT(event) of every QP event so far */
     wait_queue_head_t wq;
 };
 
@@ -59,6 +60,21 @@ static int kc_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
     set_bit(ev->event, &s->seen);
     wake_up(&s->wq);
     return 0;
+}
+
+/* the QP's asynchronous events (the device's ofl_iw_qp_events_give) */
+static void kc_qp_event(struct ib_event *ev, void *ctx)
+{
+    struct kc_side *s = ctx;
+
+    if (ev->event < BITS_PER_LONG)
+        set_bit(ev->event, &s->qp_seen);
+    wake_up(&s->wq);
+}
+
+static bool kc_wait_qp(struct kc_side *s, enum ib_event_type e)
+{
+    return wait_event_timeout(s->wq, test_bit(e, &s->qp_seen), KC_TMO) > 0;
 }
 
 static bool kc_wait(struct kc_side *s, enum rdma_cm_event_type e)
@@ -93,6 +109,8 @@ static int kc_qp(struct kc_side *s)
         s->cq = NULL;
         return -ENOMEM;
     }
+    qa.event_handler = kc_qp_event;
+    qa.qp_context = s;
     qa.send_cq = s->cq;
     qa.recv_cq = s->cq;
     qa.qp_type = IB_QPT_RC;
@@ -302,6 +320,11 @@ static void kc_run(u8 *sbuf, u8 *cbuf, u8 *rbuf)
                     0, 0, res, &wc) &&
          READ_ONCE(*m64) == 0x112233445566AB88ull;
     kc_check(ok, "a misaligned atomic is refused at post");
+    /* no asynchronous event while everything went well */
+    snprintf(sbuf + 256, 128,
+             "no QP event before the first error (server %#lx, client %#lx)",
+             kc_srv.qp_seen, kc_cli.qp_seen);
+    kc_check(!kc_srv.qp_seen && !kc_cli.qp_seen, sbuf + 256);
     /* the responder refuses one past the region (FIG. 18A e); the QP is
      * in error after it */
     wc.status = IB_WC_SUCCESS;
@@ -312,6 +335,18 @@ static void kc_run(u8 *sbuf, u8 *cbuf, u8 *rbuf)
              "an atomic past the region completes in error (%s)",
              ib_wc_status_msg(wc.status));
     kc_check(ok, sbuf + 256);
+    /* the responder's QP ended the stream with a protection Terminate
+     * (RFC 5040 §7.2, remote protection): IB_EVENT_QP_ACCESS_ERR there,
+     * as siw; the requester learns it from its completion's status, with
+     * no fatal event */
+    ok = kc_wait_qp(&kc_srv, IB_EVENT_QP_ACCESS_ERR);
+    snprintf(sbuf + 256, 128,
+             "the responder gets IB_EVENT_QP_ACCESS_ERR, the requester no fatal event (server %#lx, client %#lx)",
+             kc_srv.qp_seen, kc_cli.qp_seen);
+    kc_check(ok && !test_bit(IB_EVENT_QP_FATAL, &kc_srv.qp_seen) &&
+                 !test_bit(IB_EVENT_QP_FATAL, &kc_cli.qp_seen) &&
+                 !test_bit(IB_EVENT_QP_ACCESS_ERR, &kc_cli.qp_seen),
+             sbuf + 256);
 out:
     if (kc_cli.id && test_bit(RDMA_CM_EVENT_ESTABLISHED, &kc_cli.seen)) {
         rdma_disconnect(kc_cli.id);

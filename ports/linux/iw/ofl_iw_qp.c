@@ -186,9 +186,97 @@ static void ofl_iw_cq_out(struct ofl_iw_cq *cq)
         ofl_iw_cq_deliver(cq);
 }
 
+/*
+ * The consumer's asynchronous event for what the core raised (core.events,
+ * enum ofl_qp_evt), as siw reports them:
+ * - OFL_QP_EVT_FATAL, the QP ended the stream with a Terminate of its own
+ *   (core.term_tx): IB_EVENT_QP_ACCESS_ERR for a protection cause (RDMAP
+ *   remote protection, DDP tagged buffer: a remote access this side's
+ *   memory refused, RFC 5040 §7.2), IB_EVENT_QP_FATAL for any other (a
+ *   malformed or unexpected stream, a CRC, a catastrophic error);
+ * - OFL_QP_EVT_SQ_DRAINED: IB_EVENT_SQ_DRAINED;
+ * - OFL_QP_EVT_CQ_OVERRUN: IB_EVENT_CQ_ERR on each of the QP's CQs that
+ *   lost a completion (the core moved the QP to ERROR: IB_EVENT_QP_FATAL).
+ * A Terminate from the peer (OFL_QP_EVT_TERM_RX) raises none: the
+ * completion's status says it (ofl_qp_term_status), as a remote error
+ * does on IB; nor does the LLP's close (the iw_cm's events say it).
+ */
+static enum ib_event_type ofl_iw_fatal_event(struct ofl_term_cause c)
+{
+    if ((c.layer == OFL_TERM_LAYER_RDMAP &&
+         c.etype == OFL_TERM_RDMAP_REMOTE_PROTECTION) ||
+        (c.layer == OFL_TERM_LAYER_DDP && c.etype == OFL_TERM_DDP_TAGGED))
+        return IB_EVENT_QP_ACCESS_ERR;
+    return IB_EVENT_QP_FATAL;
+}
+
+static void ofl_iw_qp_event(struct ofl_iw_qp *qp, enum ib_event_type type)
+{
+    struct ib_event e = {
+        .device = qp->base.device,
+        .element.qp = &qp->base,
+        .event = type,
+    };
+
+    ibdev_dbg(qp->base.device, "QP %u: event %s\n", qp->id,
+              ib_event_msg(type));
+    if (qp->base.event_handler)
+        qp->base.event_handler(&e, qp->base.qp_context);
+}
+
+static void ofl_iw_cq_err(struct ofl_iw_cq *cq)
+{
+    struct ib_event e = {
+        .device = cq->base.device,
+        .element.cq = &cq->base,
+        .event = IB_EVENT_CQ_ERR,
+    };
+
+    if (cq->base.event_handler)
+        cq->base.event_handler(&e, cq->base.cq_context);
+}
+
+/* Under the lock: the events raised since the last call, and what they
+ * need to be told (the Terminate's cause, the CQs that overran). */
+struct ofl_iw_qp_events {
+    u32 ev;
+    struct ofl_term_cause term;
+    bool scq_overrun, rcq_overrun;
+};
+
+static void ofl_iw_qp_events_take(struct ofl_iw_qp *qp,
+                                  struct ofl_iw_qp_events *t)
+{
+    t->ev = qp->in_destroy ? 0 : qp->core.events & ~qp->events_done;
+    qp->events_done |= qp->core.events;
+    t->term = qp->core.term_tx;
+    t->scq_overrun = qp->scq->core.overrun;
+    t->rcq_overrun = qp->rcq != qp->scq && qp->rcq->core.overrun;
+}
+
+/* With no lock held: the consumer's handlers. */
+static void ofl_iw_qp_events_give(struct ofl_iw_qp *qp,
+                                  const struct ofl_iw_qp_events *t)
+{
+    if (t->ev & OFL_QP_EVT_CQ_OVERRUN) {
+        if (t->scq_overrun)
+            ofl_iw_cq_err(qp->scq);
+        if (t->rcq_overrun)
+            ofl_iw_cq_err(qp->rcq);
+        ofl_iw_qp_event(qp, IB_EVENT_QP_FATAL);
+    }
+    if (t->ev & OFL_QP_EVT_FATAL)
+        ofl_iw_qp_event(qp, ofl_iw_fatal_event(t->term));
+    if (t->ev & OFL_QP_EVT_SQ_DRAINED)
+        ofl_iw_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
 static void ofl_iw_qp_unlock(struct ofl_iw_dev *dev, struct ofl_iw_qp *qp,
                              unsigned long flags)
 {
+    struct ofl_iw_qp_events t;
+
+    ofl_iw_qp_events_take(qp, &t);
     if (qp->rcq != qp->scq)
         spin_unlock(&qp->rcq->lock);
     spin_unlock(&qp->scq->lock);
@@ -196,6 +284,8 @@ static void ofl_iw_qp_unlock(struct ofl_iw_dev *dev, struct ofl_iw_qp *qp,
     ofl_iw_cq_out(qp->scq);
     if (qp->rcq != qp->scq)
         ofl_iw_cq_out(qp->rcq);
+    if (t.ev)
+        ofl_iw_qp_events_give(qp, &t);
 }
 
 /*
@@ -557,6 +647,7 @@ int ofl_iw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
     unsigned long flags;
 
     ofl_iw_qp_lock(dev, qp, &flags);
+    qp->in_destroy = true; /* no asynchronous event from here on */
     if (qp->core.state != OFL_QP_RESET) {
         (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
         /* ERROR takes every post and flushes it */
