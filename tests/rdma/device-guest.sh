@@ -287,6 +287,21 @@ case " $CASES " in *" all "* | *" many-256 "*)
 esac
 # after all that the device still connects
 rcase after-teardown ofl ofl1 4096 10
+# siw's netdev notifier must not take ofl0 for a siw device (both have
+# siw's driver id): dummy0 down and up with siw loaded, then ofl0 still
+# makes QPs and connects. Before 2026-11-29 siw's NETDEV_GOING_DOWN
+# wrote a work item into ofl0's memory over its QP table's lock, and the
+# next QP's creation spun for good.
+case " $CASES " in *" all "* | *" after-netdev-bounce "*)
+    ip link set dummy0 down
+    ip link set dummy0 up
+    i=0
+    while ! grep -q ACTIVE /sys/class/infiniband/ofl0/ports/1/state 2>/dev/null && [ $i -lt 100 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+    ;;
+esac
+rcase after-netdev-bounce ofl ofl1 4096 10
 
 # planted (OFL_DEV_FAULT=no-nudge): siw's hand-over 400 ms late and our
 # initiator's nudge off: the first Send sits unread, the case must fail

@@ -101,7 +101,9 @@
 
 struct ofl_iw_dev {
     struct ib_device ibdev;      /* first: ib_alloc_device's container */
-    struct net_device *netdev;   /* held by ib_device_set_netdev */
+    struct net_device *netdev;   /* held (netdev_held) until
+                                    dealloc_driver; ofl_iw_get_netdev */
+    bool netdev_held;
     struct list_head list;       /* on ofl_iw_devs, under ofl_iw_lock */
     struct ofl_linux lp;         /* the port handed to the core */
     struct xarray cq_xa;         /* CQ id (= notify vector) -> ofl_iw_cq */

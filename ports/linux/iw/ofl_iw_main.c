@@ -39,10 +39,40 @@ static void ofl_iw_dealloc_driver(struct ib_device *ibdev)
     xa_destroy(&dev->cq_xa);
     xa_destroy(&dev->qp_xa);
     ida_destroy(&dev->pd_ida);
+    if (dev->netdev_held)
+        dev_put(dev->netdev);
     kvfree(dev->tpt_entries);
     kvfree(dev->att);
     kvfree(dev->att_pool_map);
     kvfree(dev->att_owner);
+}
+
+/* The port's netdev, held for the caller (ib_device_get_netdev: the
+ * iWARP query_port, rdma link show). */
+static struct net_device *ofl_iw_get_netdev(struct ib_device *ibdev, u32 port)
+{
+    struct net_device *netdev = to_ofl_dev(ibdev)->netdev;
+
+    if (port != 1 || !netdev)
+        return NULL;
+    dev_hold(netdev);
+    return netdev;
+}
+
+/* Ours on netdev, with a reference (ib_device_put), or NULL. */
+static struct ofl_iw_dev *ofl_iw_dev_by_netdev(struct net_device *netdev)
+{
+    struct ofl_iw_dev *dev, *found = NULL;
+
+    mutex_lock(&ofl_iw_lock);
+    list_for_each_entry(dev, &ofl_iw_devs, list) {
+        if (dev->netdev == netdev && ib_device_try_get(&dev->ibdev)) {
+            found = dev;
+            break;
+        }
+    }
+    mutex_unlock(&ofl_iw_lock);
+    return found;
 }
 
 static const struct ib_device_ops ofl_iw_dev_ops = {
@@ -58,6 +88,7 @@ static const struct ib_device_ops ofl_iw_dev_ops = {
     .create_qp = ofl_iw_create_qp,
     .dealloc_driver = ofl_iw_dealloc_driver,
     .dealloc_pd = ofl_iw_dealloc_pd,
+    .get_netdev = ofl_iw_get_netdev,
     .dealloc_ucontext = ofl_iw_dealloc_ucontext,
     .dereg_mr = ofl_iw_dereg_mr,
     .destroy_cq = ofl_iw_destroy_cq,
@@ -189,19 +220,20 @@ static struct ofl_iw_dev *ofl_iw_dev_alloc(struct net_device *netdev)
         goto err_dealloc;
     }
 
-    rv = ib_device_set_netdev(ibdev, netdev, 1);
-    if (rv)
-        goto err_dealloc;
+    /* The netdev is the device's through ofl_iw_get_netdev, not
+     * ib_device_set_netdev: with that association siw's netdev notifier
+     * finds this device by ib_device_get_by_netdev(netdev,
+     * RDMA_DRIVER_SIW) (the driver id libsiw binds by) and takes it for a
+     * struct siw_device, writing into it on NETDEV_UP, NETDEV_DOWN and
+     * NETDEV_GOING_DOWN (seen 2026-11-29: the QP xarray's lock
+     * overwritten). Held until dealloc_driver. */
+    dev_hold(netdev);
+    dev->netdev_held = true;
     return dev;
 
 err_dealloc:
     ib_dealloc_device(ibdev);
     return ERR_PTR(rv);
-}
-
-static bool ofl_iw_is_ours(struct ib_device *ibdev)
-{
-    return ibdev->ops.dealloc_driver == ofl_iw_dealloc_driver;
 }
 
 /* rdma_link_ops.newlink: called under the core's link_ops_rwsem (read),
@@ -217,6 +249,10 @@ static int ofl_iw_newlink(const char *name, struct net_device *netdev)
     mutex_lock(&ofl_iw_link_lock);
     /* one iWARP device per netdev: ours or a real siw's */
     other = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
+    if (!other) {
+        dev = ofl_iw_dev_by_netdev(netdev);
+        other = dev ? &dev->ibdev : NULL;
+    }
     if (other) {
         ib_device_put(other);
         rv = -EEXIST;
@@ -273,14 +309,10 @@ static int ofl_iw_netdev_event(struct notifier_block *nb, unsigned long event,
     struct ib_device *ibdev;
     struct ofl_iw_dev *dev;
 
-    ibdev = ib_device_get_by_netdev(netdev, RDMA_DRIVER_SIW);
-    if (!ibdev)
+    dev = ofl_iw_dev_by_netdev(netdev);
+    if (!dev)
         return NOTIFY_DONE;
-    if (!ofl_iw_is_ours(ibdev)) {
-        ib_device_put(ibdev);
-        return NOTIFY_DONE;
-    }
-    dev = to_ofl_dev(ibdev);
+    ibdev = &dev->ibdev;
 
     switch (event) {
     case NETDEV_UP:
