@@ -29,29 +29,13 @@
 #include <string.h>
 
 #include "dt_rig.h"
+#include "fp_rand.h"
 
 #ifndef FP_RUN
 #define FP_RUN fp_dt_run_fast
 #endif
 
 uint64_t FP_RUN(uint32_t seed);
-
-static uint64_t fp_mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    return h * 0xFF51AFD7ED558CCDull;
-}
-
-static uint32_t fp_rnd(uint32_t *s)
-{
-    uint32_t x = *s;
-
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *s = x;
-    return x;
-}
 
 /* An answer's fields, its address relative to the rig (each build has a
  * rig of its own, wherever malloc put it). */

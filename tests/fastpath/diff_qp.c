@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "qp_rig.h"
+#include "fp_rand.h"
 
 #ifndef FP_RUN
 #define FP_RUN fp_run_fast
@@ -36,23 +37,6 @@ uint64_t FP_RUN(uint32_t seed);
 
 #define FP_PAGES 5u
 #define FP_LEN (FP_PAGES * 4096u)
-
-static uint64_t fp_mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    return h * 0xFF51AFD7ED558CCDull;
-}
-
-static uint32_t fp_rnd(uint32_t *s)
-{
-    uint32_t x = *s;
-
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *s = x;
-    return x;
-}
 
 static uint32_t fp_len(uint32_t *s)
 {
