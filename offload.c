@@ -18338,7 +18338,7 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
     uint8_t *ring = NULL;
     uint64_t id = 0;
     uint32_t i, j, k = 0, total, n = dt->xfer_count, last, hint = 0, ci = 0;
-    uint32_t room = 0; /* output slots known free (at most dt_out_free) */
+    uint32_t room = 0; /* output slots known to be free; at most dt_out_free */
     int32_t slot;
     uint8_t status = OFL_DT_ST_OK, modify;
 
