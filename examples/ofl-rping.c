@@ -997,7 +997,7 @@ static int rp_client(struct node *n, int fd)
 static int rp_main(bool is_server, const char *host, uint16_t port)
 {
     struct node *n = node_new(is_server ? "rping-server" : "rping-client");
-    int lfd = -1, rc;
+    int lfd = -1, fd, rc;
 
     if (n == NULL)
         return 1;
@@ -1009,7 +1009,11 @@ static int rp_main(bool is_server, const char *host, uint16_t port)
             return 1;
         }
         printf("rping-server: waiting on port %u\n", port);
-        rc = rp_server(n, ofl_posix_tcp_accept(lfd));
+        fd = ofl_posix_tcp_accept(lfd);
+        /* a log that stops at "waiting" says no client came */
+        if (fd >= 0)
+            printf("rping-server: a client connected\n");
+        rc = rp_server(n, fd);
     } else {
         rc = rp_client(n, ofl_posix_tcp_connect(host, port));
     }

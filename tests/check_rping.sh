@@ -71,7 +71,11 @@ run C-zero 2 usage --rping-server -C 0
 # pair NAME SERVER_RC CLIENT_RC CLIENT_TEXT ARGS...: --rping-server and
 # --rping-client (rdma-core's rping protocol) on 127.0.0.1, ARGS to both
 # (--fault to the server only); the port from our pid, the next one when
-# it is taken
+# it is taken. The ports stay below Linux's ephemeral range (32768-60999):
+# a socket that binds 127.0.0.1 port 0 elsewhere on the machine (another
+# make check's loopback test) may get a port in that range, and a client
+# of 127.0.0.1:PORT reaches that more specific listener, not ours (the
+# client fails, our server waits for a connection that never comes)
 slog=$(mktemp "${TMPDIR:-/tmp}/ofl-rping-s.XXXXXX")
 trap 'rm -f "$log" "$slog"' EXIT
 pair() {
@@ -79,7 +83,7 @@ pair() {
     shift 4
     flt=""
     if [ "$1" = --fault ]; then flt="--fault $2"; shift 2; fi
-    port=$((20000 + $$ % 20000))
+    port=$((20000 + $$ % 12000))
     tries=0
     while :; do
         # shellcheck disable=SC2086
