@@ -317,6 +317,7 @@ int ofl_iw_qp_connect(struct ofl_iw_qp *qp, struct ofl_iw_cep *cep,
 struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp, int llp);
 void ofl_iw_qp_rx(struct ofl_iw_qp *qp, u32 seq, const u8 *data, u32 len);
 void ofl_iw_qp_kick(struct ofl_iw_qp *qp);
+void ofl_iw_qp_all_error(struct ofl_iw_dev *dev);
 bool ofl_iw_qp_nudge(struct ofl_iw_qp *qp);
 
 /* ofl_iw_cm.c */

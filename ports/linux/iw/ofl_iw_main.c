@@ -321,8 +321,10 @@ static int ofl_iw_netdev_event(struct notifier_block *nb, unsigned long event,
         /* query_port reads the state from the netdev; tell consumers. */
         ofl_iw_port_event(ibdev, ofl_iw_port_active(netdev) ?
                                      IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
-        /* TODO with QPs: NETDEV_DOWN moves every QP to ERROR through the
-         * core (ofl_qp_llp_event / ofl_qp_modify), as siw does. */
+        break;
+    case NETDEV_GOING_DOWN:
+        /* every QP to ERROR, its stream aborted, as siw does */
+        ofl_iw_qp_all_error(dev);
         break;
     case NETDEV_CHANGEADDR:
         /* The GID and node GUID keep the address the link was made with:

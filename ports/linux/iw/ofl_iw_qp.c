@@ -626,11 +626,59 @@ err_sq:
     rdma_user_mmap_entry_remove(qp->sq_entry); /* frees qp->usq */
 err_xa:
     xa_erase(&dev->qp_xa, qp->id);
+    /* ofl_iw_qp_all_error may hold the QP: wait for it, as destroy does */
+    ofl_iw_qp_put(qp);
+    wait_for_completion(&qp->free);
 err_mem:
     vfree(qp->mem);
 err_count:
     atomic_dec(&dev->num_qp);
     return rv;
+}
+
+/* Under the QP lock: the QP to ERROR as the consumer's modify would make
+ * it: every post libsiw made so far is taken and flushed with the rest,
+ * and a live stream is aborted (ofl_iw_cm.c). */
+static void ofl_iw_qp_error_locked(struct ofl_iw_qp *qp)
+{
+    (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
+    if (qp->usq)
+        (void)ofl_iw_pull(qp);
+    ofl_iw_qp_run(qp);
+}
+
+/*
+ * The device's netdev is going down (NETDEV_GOING_DOWN, process context
+ * under RTNL): every QP that has left RESET goes to ERROR, as siw's
+ * siw_netdev_down does; its posted work completes flushed and its
+ * stream is aborted, so the iw_cm's CLOSE reaches the consumer. Without
+ * this a connection between two local addresses would go on over lo
+ * (or stall on a route that went with the link). A QP is taken only
+ * while the QP table holds it (its first reference stands until
+ * destroy_qp, or create_qp's unwinding, has erased it from the table and
+ * dropped it; both then wait for ours).
+ */
+void ofl_iw_qp_all_error(struct ofl_iw_dev *dev)
+{
+    unsigned long idx = 0, flags;
+    struct ofl_iw_qp *qp;
+
+    for (;;) {
+        xa_lock(&dev->qp_xa);
+        qp = xa_find(&dev->qp_xa, &idx, ULONG_MAX, XA_PRESENT);
+        if (qp)
+            kref_get(&qp->ref);
+        xa_unlock(&dev->qp_xa);
+        if (!qp)
+            break;
+        ofl_iw_qp_lock(dev, qp, &flags);
+        if (!qp->in_destroy && qp->core.state != OFL_QP_RESET &&
+            qp->core.state != OFL_QP_ERROR)
+            ofl_iw_qp_error_locked(qp);
+        ofl_iw_qp_unlock(dev, qp, flags);
+        ofl_iw_qp_put(qp);
+        idx++;
+    }
 }
 
 /* Destroy with work outstanding flushes it (ERROR), as siw does; the
@@ -648,13 +696,8 @@ int ofl_iw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
     ofl_iw_qp_lock(dev, qp, &flags);
     qp->in_destroy = true; /* no asynchronous event from here on */
-    if (qp->core.state != OFL_QP_RESET) {
-        (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
-        /* ERROR takes every post and flushes it */
-        if (qp->usq)
-            (void)ofl_iw_pull(qp);
-        ofl_iw_qp_run(qp);
-    }
+    if (qp->core.state != OFL_QP_RESET)
+        ofl_iw_qp_error_locked(qp);
     ofl_iw_qp_unlock(dev, qp, flags);
 
     xa_erase(&dev->qp_xa, qp->id);
