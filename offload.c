@@ -8268,6 +8268,22 @@ static OFL_NOINLINE bool qp_rx_hold(struct ofl_qp *qp, const struct qp_rxd *d,
     return true;
 }
 
+/* An inbound FPDU's access of n bytes at to through stag (checked)
+ * failed with OFL_E_TPT_PAGE_FAULT before any byte of it was placed or
+ * read (the callers translate it whole first): under OFL_QP_FAULT_WAIT
+ * the FPDU waits (qp_rx_hold) on the first page not present. true: it
+ * waits; false: the caller fails it as FAIL would. */
+static OFL_NOINLINE bool qp_rx_fault_hold(struct ofl_qp *qp,
+                                          const struct qp_rxd *d,
+                                          uint32_t stag, uint64_t to,
+                                          uint32_t n)
+{
+    uint64_t va;
+
+    return qp->attr.fault_wait && qp_fault_scan(qp, stag, to, n, &va) &&
+           qp_rx_hold(qp, d, stag, va);
+}
+
 /* A Send segment of n bytes at message offset off (qp->rcur's data
  * segments, checked): under OFL_QP_FAULT_WAIT every page is translated
  * before the scatter places a byte. true: it waits on a page not present. */
@@ -8688,13 +8704,11 @@ static enum ofl_err qp_rx_write(struct ofl_qp *qp, const struct qp_rxd *d)
 
     if (err != OFL_OK) {
         const struct ofl_ddp_hdr *h = &qp->msg.ddp;
-        uint64_t va;
 
         /* Unpinned pages: qp_place_tagged translated the whole segment
          * before placing, so nothing of it was placed. */
-        if (err == OFL_E_TPT_PAGE_FAULT && qp->attr.fault_wait &&
-            qp_fault_scan(qp, h->stag, h->to, qp->msg.payload_len, &va) &&
-            qp_rx_hold(qp, d, h->stag, va))
+        if (err == OFL_E_TPT_PAGE_FAULT &&
+            qp_rx_fault_hold(qp, d, h->stag, h->to, qp->msg.payload_len))
             return err;
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
     }
@@ -8759,6 +8773,11 @@ qp_rx_read_resp(struct ofl_qp *qp, const struct qp_rxd *d)
               ? qp_place_tagged(qp, d, &cause)
               : qp_place_read_sink(qp, &cause);
     if (err != OFL_OK) {
+        /* Unpinned pages: both placements translate the whole segment
+         * before placing; the Read keeps its place (got, ORD) on a wait. */
+        if (err == OFL_E_TPT_PAGE_FAULT &&
+            qp_rx_fault_hold(qp, d, h->stag, h->to, n))
+            return err;
         t->state = QP_TRACK_DONE;
         t->status = (uint8_t)ofl_tpt_wc_status(err);
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
@@ -8897,6 +8916,12 @@ qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
         return qp_fatal(qp, err, ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP),
                         d->ulpdu, d->len);
     err = qp_dma_tpt(qp, q->stag, q->to, v, 8, false);
+    /* Unpinned pages: the read translates all 8 bytes before its DMA, so
+     * a wait comes before the read-modify-write began (it runs once, on
+     * the retry); nothing queued, no MSN moved. */
+    if (err == OFL_E_TPT_PAGE_FAULT &&
+        qp_rx_fault_hold(qp, d, q->stag, q->to, 8))
+        return err;
     if (err == OFL_OK) {
         orig = ofl_load_le64(v);
         ofl_store_le64(v, qp_atomic_new(q, orig));
@@ -8934,6 +8959,11 @@ qp_rx_atomic_resp(struct ofl_qp *qp, const struct qp_rxd *d)
      * placement into a local buffer: the STag may name another entry by
      * now (deregistered, its key come round in another PD). */
     err = qp_dma_sge(qp, t->stag, t->to, v, 8, QP_DMA_WRITE);
+    /* Unpinned pages: the 8 bytes are translated (at most 2 pieces, one
+     * round) before the DMA: nothing written, the Atomic still owed. */
+    if (err == OFL_E_TPT_PAGE_FAULT &&
+        qp_rx_fault_hold(qp, d, t->stag, t->to, 8))
+        return err;
     t->state = QP_TRACK_DONE;
     t->status = err == OFL_OK ? OFL_WC_SUCCESS
                               : (uint8_t)ofl_tpt_wc_status(err);

@@ -3800,26 +3800,40 @@ enum ofl_qp_evt {
  * the tables above: a page without OFL_TPT_ATT_PRESENT fails the access
  * (SQE or Terminate, OFL_E_TPT_PAGE_FAULT, LOC_ACCESS_ERR).
  * OFL_QP_FAULT_WAIT (iWARP QPs only, else OFL_E_ARG at ofl_qp_create)
- * makes the access wait instead, for these four:
+ * makes the access wait instead, for these seven:
  *
  *   access                         where (qp->fault.where)   waits at
  *   Send / Write WQE: its source   OFL_QP_FAULT_SQ           the segment
  *   inbound Read Request: source   OFL_QP_FAULT_READ_SRC     the segment
  *   inbound Send: receive buffer   OFL_QP_FAULT_RX           the FPDU
  *   inbound Write: tagged buffer   OFL_QP_FAULT_RX           the FPDU
+ *   Read Response: its Read's sink OFL_QP_FAULT_RX           the FPDU
+ *   Atomic Response: result buffer OFL_QP_FAULT_RX           the FPDU
+ *   inbound Atomic Request: target OFL_QP_FAULT_RX           the FPDU
  *
- * A wait leaves nothing half done: an inbound FPDU or a Read Response
- * segment is translated whole before any byte of it is placed or read; a
- * send segment may have read pages before the missing one into tx_buf, but
- * nothing of it is sent and it is rebuilt on the retry, as after a refused
- * transmission. No byte placed, no MSN, CQE, one-touch or one-shot use, no
- * segmenter or gather cursor moved. The fault is recorded in qp->fault
- * (where, stag, va: the first byte the access needs in the missing page,
- * in the STag's address space) and OFL_QP_EVT_PAGE_FAULT is raised
- * through the port's notify hook, once per new fault. The QP keeps its
- * state (no new state and no column in the state table): the call
- * returns OFL_E_TPT_PAGE_FAULT with qp->state unchanged and qp->fault.where set, which tells a wait from
- * the fatal OFL_E_TPT_PAGE_FAULT of FAIL (QP in TERMINATE or SQE).
+ * The last three are inbound FPDUs like the two before (RFC 5040's Read
+ * Response, RFC 7306's Atomic Request and Response): they wait as RX
+ * does, held in rx_buf, under either read_sink rule; the STag in
+ * qp->fault tells which buffer it is.
+ *
+ * A wait leaves nothing half done: an inbound FPDU's access, or the
+ * source of a Read Response segment being sent, is translated whole
+ * before any byte of it is placed or read; a send segment may have read
+ * pages before the missing one into tx_buf, but nothing of it is sent and
+ * it is rebuilt on the retry, as after a refused transmission. No byte
+ * placed, no MSN, CQE, one-touch or one-shot use, no segmenter or gather
+ * cursor moved; a Read waiting on its sink keeps its ORD slot and its
+ * count of bytes placed, an Atomic its ORD slot. An Atomic Request waits
+ * before its read-modify-write (the 8-byte target is translated before it
+ * is read): the target untouched, no inbound slot taken, no response; it
+ * executes once, on the retry that finds the page. The fault is recorded
+ * in qp->fault (where, stag, va: the first byte the access needs in the
+ * missing page, in the STag's address space) and OFL_QP_EVT_PAGE_FAULT is
+ * raised through the port's notify hook, once per new fault. The QP keeps
+ * its state (no new state and no column in the state table): the call
+ * returns OFL_E_TPT_PAGE_FAULT with qp->state unchanged and
+ * qp->fault.where set, which tells a wait from the fatal
+ * OFL_E_TPT_PAGE_FAULT of FAIL (QP in TERMINATE or SQE).
  *
  * Outbound (SQ, READ_SRC): ofl_qp_process returns OFL_E_TPT_PAGE_FAULT;
  * the send queue (and the inbound Read queue before it, in order) waits;
@@ -3845,12 +3859,17 @@ enum ofl_qp_evt {
  * byte of it went out, else Terminate 0/0/00, LOC_ACCESS_ERR; a Read
  * source: Terminate ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP); a Send:
  * Terminate 0/0/00, the receive LOC_ACCESS_ERR; a Write: Terminate
- * ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE)). MOD_ERROR (or RESET, or
- * any Terminate) ends the wait: the record is cleared, the WQEs flushed.
+ * ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE); a Read's sink: under
+ * OFL_QP_READ_SINK_LOCAL Terminate 0/0/00, under TAGGED
+ * ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE) (0/2/07), the Read
+ * LOC_ACCESS_ERR; an Atomic's result: Terminate 0/0/00, the Atomic
+ * LOC_ACCESS_ERR; an Atomic's target: Terminate 0/0/00, not executed).
+ * MOD_ERROR (or RESET, or any Terminate) ends the wait: the record is
+ * cleared, the WQEs flushed.
  *
- * Not covered (fails as FAIL): a Read Response into its Read's sink, an
- * Atomic's target or result, Immediate Data, bind / registration WQEs,
- * iSCSI and datagram QPs.
+ * Not covered (fails as FAIL): bind / registration WQEs, iSCSI and
+ * datagram QPs (reliable datagram's RDMA and atomics included). Immediate
+ * Data names no memory, so it meets no page.
  */
 enum ofl_qp_fault_mode {
     OFL_QP_FAULT_FAIL = 0, /* a page not present fails the access */
@@ -3862,8 +3881,11 @@ enum ofl_qp_fault_where {
     OFL_QP_FAULT_NONE = 0,
     OFL_QP_FAULT_SQ = 1,       /* a Send or Write WQE's source */
     OFL_QP_FAULT_READ_SRC = 2, /* an inbound Read Request's source */
-    OFL_QP_FAULT_RX = 3        /* an inbound Send's receive buffer or
-                                  Write's tagged buffer */
+    OFL_QP_FAULT_RX = 3        /* an inbound FPDU held in rx_buf: a
+                                  Send's receive buffer, a Write's
+                                  tagged buffer, a Read Response's
+                                  sink, an Atomic Response's result, an
+                                  Atomic Request's target */
 };
 
 /* The fault a QP waits on (OFL_QP_FAULT_WAIT). Read-only for the host. */

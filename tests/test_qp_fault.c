@@ -6,7 +6,9 @@
  * an asynchronous page-fault result). attr.fault_wait = OFL_QP_FAULT_WAIT:
  * a Send from, a receive into, an RDMA Write into and a Read from a page
  * not present wait (OFL_QP_EVT_PAGE_FAULT, qp->fault), ofl_tpt_map_page
- * maps it, the access retries and completes with every byte once.
+ * maps it, the access retries and completes with every byte once; so do
+ * a Read Response into its Read's sink, an Atomic Response into its
+ * result buffer and an Atomic Request at its target (executed once).
  */
 #include <string.h>
 
@@ -17,6 +19,7 @@
 #define LW OFL_TPT_LOCAL_WRITE
 #define RR OFL_TPT_REMOTE_READ
 #define RW OFL_TPT_REMOTE_WRITE
+#define RA OFL_TPT_REMOTE_ATOMIC
 #define PG 4096u
 #define N (3u * PG)
 
@@ -370,6 +373,404 @@ static void test_read_from(void)
     qr_free(r);
 }
 
+/* A Read's sink with an unmapped page (read_sink: LOCAL or TAGGED): the
+ * Read Response FPDU that meets it waits whole at the requester (RX), the
+ * Read keeps its ORD slot and completes after the map, every byte once. */
+static void test_read_into(uint8_t read_sink)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    uint8_t *sink, *src;
+    uint32_t lk, rs, nxt, i, got;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[8];
+    uint64_t fva;
+    unsigned before;
+
+    memset(&o, 0, sizeof(o));
+    o.crc = true;
+    o.fault_wait = OFL_QP_FAULT_WAIT;
+    o.read_sink = read_sink;
+    r = qr_new(&o);
+    sink = qr_alloc(&r->a, N, true);
+    src = qr_alloc(&r->b, N, true);
+    lk = qr_reg(&r->a, sink, N,
+                read_sink == OFL_QP_READ_SINK_TAGGED ? LW | RW : LW, 0);
+    rs = qr_reg(&r->b, src, N, LR | RR, 0);
+    fill(src, N, 13);
+    /* unmapped before the post: the WQE's checks translate nothing */
+    CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lk, va(sink) + PG));
+    qr_wr(&wr, OFL_QP_OP_READ, 8, &sge, sink, N, lk);
+    wr.remote_stag = rs;
+    wr.remote_to = va(src);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_OK(qr_deliver(r, &r->a)); /* the Read Request */
+    CHECK_OK(qr_process(&r->b, 0)); /* every Read Response */
+    CHECK(r->ba.len > N);
+    before = notifies(&r->a);
+    CHECK_ERR(feed(&r->b), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_RX);
+    CHECK_EQ(r->a.qp.fault.rx_held, 1);
+    CHECK_EQ(r->a.qp.fault.sq_wait, 0);
+    CHECK_EQ(r->a.qp.fault.stag, lk);
+    fva = r->a.qp.fault.va;
+    CHECK(fva >= va(sink) + PG && fva < va(sink) + 2 * PG);
+    CHECK(r->a.qp.events & OFL_QP_EVT_PAGE_FAULT);
+    CHECK_EQ(notifies(&r->a), before + 1);
+    /* The segments before it placed, nothing of the waiting one; the Read
+     * still outstanding (its ORD slot, its count of bytes), no CQE, no
+     * Terminate. */
+    i = placed(sink, src);
+    CHECK(i <= fva - va(sink) && i + 1460u > fva - va(sink));
+    got = r->a.qp.sq_track[r->a.qp.ord_ring[r->a.qp.ord_head] &
+                           (QR_DEPTH - 1u)].got;
+    CHECK_EQ(got, i);
+    CHECK_EQ(r->a.qp.ord_count, 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 0);
+    CHECK_EQ(r->a.qp.term_pending, 0);
+    CHECK_EQ(r->ab.len, 0);
+    nxt = r->a.qp.seq.nxt;
+    /* Fed again, processed: nothing taken, nothing placed, no new event */
+    CHECK_ERR(feed(&r->b), OFL_E_TPT_PAGE_FAULT);
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.seq.nxt, nxt);
+    CHECK_EQ(placed(sink, src), i);
+    CHECK_EQ(r->a.qp.ord_count, 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 0);
+    CHECK_EQ(notifies(&r->a), before + 1);
+    /* MapLocalPage; ofl_qp_process places the held FPDU, the rest fed */
+    CHECK_OK(ofl_tpt_map_page(&r->a.tpt, lk, fva, ofl_sim_pa(sink + PG)));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(r->a.qp.fault.rx_held, 0);
+    CHECK_OK(feed(&r->b));
+    CHECK_EQ(r->a.qp.ord_count, 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].wr_id, 8);
+    CHECK_EQ(c[0].byte_len, N);
+    CHECK(memcmp(src, sink, N) == 0);
+    CHECK_EQ(notifies(&r->a), before + 1);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.sim.violations, 0);
+    CHECK_EQ(r->b.sim.violations, 0);
+    qr_free(r);
+}
+
+/* An 8-byte little-endian word. */
+static uint64_t word_at(const uint8_t *p)
+{
+    uint64_t v = 0;
+    unsigned k;
+
+    for (k = 0; k < 8; k++)
+        v |= (uint64_t)p[k] << (8 * k);
+    return v;
+}
+
+static void word_set(uint8_t *p, uint64_t v)
+{
+    unsigned k;
+
+    for (k = 0; k < 8; k++)
+        p[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* A Fetch and Add of 5 from a (result at res, lr) to b's word (lw). */
+static void post_fadd(struct qr_rig *r, uint8_t *res, uint32_t lr,
+                      uint8_t *word, uint32_t lw)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    qr_wr(&wr, OFL_QP_OP_ATOMIC_FADD, 20, &sge, res, 8, lr);
+    wr.remote_stag = lw;
+    wr.remote_to = va(word);
+    wr.atomic[0] = 5;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+}
+
+/* An Atomic's result buffer with an unmapped page (RFC 7306, the
+ * requester): the Atomic Response waits whole, nothing written, the
+ * Atomic still owed; after the map the original value lands, once; the
+ * responder executed the operation once. */
+static void test_atomic_result(void)
+{
+    struct qr_rig *r = rig(OFL_QP_FAULT_WAIT);
+    uint8_t *res = qr_alloc(&r->a, 2 * PG, true);
+    uint8_t *word = qr_alloc(&r->b, 64, false);
+    uint32_t lr = qr_reg(&r->a, res, 2 * PG, LW, 0);
+    uint32_t lw = qr_reg(&r->b, word, 64, LW | LR | RA, 0);
+    uint32_t msn, nxt;
+    struct ofl_cqe c[8];
+    unsigned before;
+
+    word_set(word + 8, 1000);
+    CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lr, va(res) + PG));
+    post_fadd(r, res + PG + 16, lr, word + 8, lw);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_OK(qr_deliver(r, &r->a)); /* the Atomic Request */
+    CHECK_OK(qr_process(&r->b, 0)); /* executed, the response sent */
+    CHECK_EQ(word_at(word + 8), 1005);
+    msn = r->a.qp.msn_rx[OFL_DDP_QN_ATOMIC_RESP];
+    before = notifies(&r->a);
+    CHECK_ERR(feed(&r->b), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_RX);
+    CHECK_EQ(r->a.qp.fault.stag, lr);
+    CHECK_EQ(r->a.qp.fault.va, va(res) + PG + 16);
+    CHECK_EQ(notifies(&r->a), before + 1);
+    CHECK_EQ(word_at(res + PG + 16), 0);
+    CHECK_EQ(r->a.qp.msn_rx[OFL_DDP_QN_ATOMIC_RESP], msn);
+    CHECK_EQ(r->a.qp.ord_count, 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 0);
+    CHECK_EQ(r->ab.len, 0);
+    nxt = r->a.qp.seq.nxt;
+    CHECK_ERR(qr_process(&r->a, 0), OFL_E_TPT_PAGE_FAULT);
+    CHECK_ERR(feed(&r->b), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.seq.nxt, nxt);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 0);
+    CHECK_EQ(notifies(&r->a), before + 1);
+    /* mapped: the retry comes with the input fed again */
+    CHECK_OK(ofl_tpt_map_page(&r->a.tpt, lr, r->a.qp.fault.va,
+                              ofl_sim_pa(res + PG)));
+    CHECK_OK(feed(&r->b));
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(r->a.qp.msn_rx[OFL_DDP_QN_ATOMIC_RESP], msn + 1);
+    CHECK_EQ(r->a.qp.ord_count, 0);
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].wr_id, 20);
+    CHECK_EQ(word_at(res + PG + 16), 1000);
+    CHECK_EQ(word_at(word + 8), 1005);
+    CHECK_EQ(r->a.sim.violations, 0);
+    CHECK_EQ(r->b.sim.violations, 0);
+    qr_free(r);
+}
+
+/* An Atomic's target with an unmapped page (RFC 7306, the responder):
+ * the Atomic Request waits whole before the read-modify-write (the word
+ * untouched, nothing queued, no MSN, no response); after the map the
+ * retry executes it once and the response goes out. */
+static void test_atomic_target(void)
+{
+    struct qr_rig *r = rig(OFL_QP_FAULT_WAIT);
+    uint8_t *res = qr_alloc(&r->a, 64, false);
+    uint8_t *word = qr_alloc(&r->b, PG, true);
+    uint32_t lr = qr_reg(&r->a, res, 64, LW, 0);
+    uint32_t lw = qr_reg(&r->b, word, PG, LW | LR | RA, 0);
+    uint32_t msn, nxt;
+    struct ofl_cqe c[8];
+    unsigned before;
+
+    word_set(word + 64, 70);
+    CHECK_OK(ofl_tpt_unmap_page(&r->b.tpt, lw, va(word)));
+    post_fadd(r, res, lr, word + 64, lw);
+    CHECK_OK(qr_process(&r->a, 0));
+    msn = r->b.qp.msn_rx[OFL_DDP_QN_ATOMIC_REQ];
+    before = notifies(&r->b);
+    CHECK_ERR(feed(&r->a), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->b.qp.fault.where, OFL_QP_FAULT_RX);
+    CHECK_EQ(r->b.qp.fault.stag, lw);
+    CHECK_EQ(r->b.qp.fault.va, va(word) + 64);
+    CHECK_EQ(notifies(&r->b), before + 1);
+    CHECK_EQ(word_at(word + 64), 70); /* not executed */
+    CHECK_EQ(r->b.qp.irq_count, 0);
+    CHECK_EQ(r->b.qp.msn_rx[OFL_DDP_QN_ATOMIC_REQ], msn);
+    nxt = r->b.qp.seq.nxt;
+    /* retries wait again: still not executed, nothing sent */
+    CHECK_ERR(qr_process(&r->b, 0), OFL_E_TPT_PAGE_FAULT);
+    CHECK_ERR(feed(&r->a), OFL_E_TPT_PAGE_FAULT);
+    CHECK_ERR(qr_process(&r->b, 0), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->b.qp.seq.nxt, nxt);
+    CHECK_EQ(word_at(word + 64), 70);
+    CHECK_EQ(r->b.qp.irq_count, 0);
+    CHECK_EQ(r->ba.len, 0);
+    CHECK_EQ(notifies(&r->b), before + 1);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 0);
+    /* mapped: ofl_qp_process executes it (once) and answers */
+    CHECK_OK(ofl_tpt_map_page(&r->b.tpt, lw, va(word), ofl_sim_pa(word)));
+    CHECK_OK(qr_process(&r->b, 0));
+    CHECK_EQ(r->b.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(word_at(word + 64), 75);
+    CHECK_EQ(r->b.qp.msn_rx[OFL_DDP_QN_ATOMIC_REQ], msn + 1);
+    CHECK_EQ(r->b.qp.irq_count, 0);
+    CHECK(r->ba.len > 0);
+    CHECK_OK(feed(&r->a)); /* behind RCV.NXT: a duplicate now */
+    qr_pump(r, 0);
+    CHECK_EQ(word_at(word + 64), 75);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(word_at(res), 70);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.sim.violations, 0);
+    CHECK_EQ(r->b.sim.violations, 0);
+    qr_free(r);
+}
+
+/* The Terminate side s sent (not yet delivered) has cause want. */
+static void check_term(struct qr_rig *r, struct qr_side *s,
+                       struct ofl_term_cause want)
+{
+    struct ofl_rdmap_term t;
+
+    CHECK(qr_sent_term(r, s, &t));
+    CHECK_EQ(t.cause.layer, want.layer);
+    CHECK_EQ(t.cause.etype, want.etype);
+    CHECK_EQ(t.cause.ecode, want.ecode);
+}
+
+static struct ofl_term_cause cause_of(uint8_t layer, uint8_t etype,
+                                      uint8_t ecode)
+{
+    struct ofl_term_cause c;
+
+    c.layer = layer;
+    c.etype = etype;
+    c.ecode = ecode;
+    return c;
+}
+
+/* A Read whose sink page is never mapped, under FAIL and under WAIT
+ * given up (ofl_qp_fault_fail): the same failure, the Terminate FAIL
+ * sends (LOCAL sink: 0/0/00, the local side's; TAGGED:
+ * ofl_tpt_term_cause(OFL_E_TPT_PAGE_FAULT, PLACE)), the Read
+ * LOC_ACCESS_ERR, nothing of the faulting FPDU placed. */
+static void read_sink_fails(uint8_t mode, uint8_t read_sink)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    uint8_t *sink, *src;
+    uint32_t lk, rs;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[8];
+    struct ofl_term_cause want =
+        read_sink == OFL_QP_READ_SINK_TAGGED
+            ? ofl_tpt_term_cause(OFL_E_TPT_PAGE_FAULT, OFL_TPT_USE_PLACE)
+            : cause_of(OFL_TERM_LAYER_RDMAP, 0, 0);
+
+    memset(&o, 0, sizeof(o));
+    o.crc = true;
+    o.fault_wait = mode;
+    o.read_sink = read_sink;
+    r = qr_new(&o);
+    sink = qr_alloc(&r->a, N, true);
+    src = qr_alloc(&r->b, N, true);
+    lk = qr_reg(&r->a, sink, N,
+                read_sink == OFL_QP_READ_SINK_TAGGED ? LW | RW : LW, 0);
+    rs = qr_reg(&r->b, src, N, LR | RR, 0);
+    fill(src, N, 17);
+    CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lk, va(sink)));
+    qr_wr(&wr, OFL_QP_OP_READ, 8, &sge, sink, N, lk);
+    wr.remote_stag = rs;
+    wr.remote_to = va(src);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_OK(qr_deliver(r, &r->a));
+    CHECK_OK(qr_process(&r->b, 0));
+    if (mode == OFL_QP_FAULT_WAIT) {
+        CHECK_ERR(feed(&r->b), OFL_E_TPT_PAGE_FAULT);
+        CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+        CHECK_OK(ofl_qp_fault_fail(&r->a.qp));
+        CHECK_EQ(r->a.qp.state, OFL_QP_RTS); /* nothing changed yet */
+        CHECK_EQ(r->a.qp.ord_count, 1);
+    }
+    CHECK_ERR(feed(&r->b), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(r->a.qp.err, OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    check_term(r, &r->a, want);
+    CHECK_EQ(placed(sink, src), 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_LOC_ACCESS_ERR);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
+/* An Atomic whose result page (requester: target false) or target page
+ * (responder: target true) is never mapped, under FAIL and under WAIT
+ * given up: the Terminate FAIL sends, 0/0/00 (a local failure of the
+ * side that meets it); a target is never written, a result never
+ * written; the requester's Atomic LOC_ACCESS_ERR. */
+static void atomic_fails(uint8_t mode, bool target)
+{
+    struct qr_rig *r = rig(mode);
+    uint8_t *res = qr_alloc(&r->a, PG, true);
+    uint8_t *word = qr_alloc(&r->b, PG, true);
+    uint32_t lr = qr_reg(&r->a, res, PG, LW, 0);
+    uint32_t lw = qr_reg(&r->b, word, PG, LW | LR | RA, 0);
+    struct qr_side *s = target ? &r->b : &r->a;
+    struct qr_side *peer = target ? &r->a : &r->b;
+    struct ofl_cqe c[8];
+
+    word_set(word + 8, 40);
+    word_set(res, 0x55);
+    if (target)
+        CHECK_OK(ofl_tpt_unmap_page(&r->b.tpt, lw, va(word)));
+    else
+        CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lr, va(res)));
+    post_fadd(r, res, lr, word + 8, lw);
+    CHECK_OK(qr_process(&r->a, 0));
+    if (!target) {
+        CHECK_OK(qr_deliver(r, &r->a));
+        CHECK_OK(qr_process(&r->b, 0));
+    }
+    if (mode == OFL_QP_FAULT_WAIT) {
+        CHECK_ERR(feed(peer), OFL_E_TPT_PAGE_FAULT);
+        CHECK_EQ(s->qp.state, OFL_QP_RTS);
+        CHECK_OK(ofl_qp_fault_fail(&s->qp));
+        CHECK_EQ(s->qp.state, OFL_QP_RTS);
+        /* the give-up comes with the next retry: ofl_qp_process here */
+        CHECK_ERR(qr_process(s, 0), OFL_E_TPT_PAGE_FAULT);
+    } else {
+        CHECK_ERR(feed(peer), OFL_E_TPT_PAGE_FAULT);
+    }
+    CHECK_EQ(s->qp.state, OFL_QP_TERMINATE);
+    CHECK_EQ(s->qp.err, OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(s->qp.fault.where, OFL_QP_FAULT_NONE);
+    check_term(r, s, cause_of(OFL_TERM_LAYER_RDMAP, 0, 0));
+    CHECK_EQ(word_at(word + 8), target ? 40 : 45);
+    CHECK_EQ(word_at(res), 0x55);
+    if (!target) {
+        CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+        CHECK_EQ(c[0].status, OFL_WC_LOC_ACCESS_ERR);
+    } else {
+        CHECK_EQ(r->b.qp.irq_count, 0);
+    }
+    CHECK_EQ(r->a.sim.violations + r->b.sim.violations, 0);
+    qr_free(r);
+}
+
+static void test_new_give_up(void)
+{
+    uint8_t mode;
+
+    for (mode = OFL_QP_FAULT_FAIL; mode <= OFL_QP_FAULT_WAIT; mode++) {
+        read_sink_fails(mode, OFL_QP_READ_SINK_LOCAL);
+        read_sink_fails(mode, OFL_QP_READ_SINK_TAGGED);
+        atomic_fails(mode, false);
+        atomic_fails(mode, true);
+    }
+    /* TAGGED's cause spelled out: RDMAP, remote operation, catastrophic
+     * error localized to the stream (RFC 5040 §7.2, 0/2/07) */
+    {
+        struct ofl_term_cause t =
+            ofl_tpt_term_cause(OFL_E_TPT_PAGE_FAULT, OFL_TPT_USE_PLACE);
+
+        CHECK_EQ(t.layer, OFL_TERM_LAYER_RDMAP);
+        CHECK_EQ(t.etype, OFL_TERM_RDMAP_REMOTE_OPERATION);
+        CHECK_EQ(t.ecode, OFL_TERM_RDMAP_CATASTROPHIC_STREAM);
+    }
+}
+
 /* MapLocalPage's checks (seed 001 step 612), on the page a QP waits for. */
 static void test_map_refusals(void)
 {
@@ -600,6 +1001,11 @@ OFL_SUITE(qp_fault)
     test_recv_sges();
     test_write_into();
     test_read_from();
+    test_read_into(OFL_QP_READ_SINK_LOCAL);
+    test_read_into(OFL_QP_READ_SINK_TAGGED);
+    test_atomic_result();
+    test_atomic_target();
+    test_new_give_up();
     test_map_refusals();
     test_never_mapped();
     test_attr();

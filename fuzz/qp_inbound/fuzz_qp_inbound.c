@@ -8,8 +8,10 @@
  *
  * Input: byte 0 the configuration (bit 0 markers, 1 CRC, 2 iSCSI, 3 rings in
  * host memory, 4 windows-only policy, 5 registration option 2, 6 unpinned
- * pages: iWARP with OFL_QP_FAULT_WAIT and the second page of stag[1] not
- * present, no verdicts predicted), then events, each a type byte and its
+ * pages: iWARP with OFL_QP_FAULT_WAIT, the second page of stag[1] (Read
+ * sinks, Atomic targets) and stag[0]'s page at RESULT_AT (Atomic results
+ * of kind 0x40) not present, no verdicts predicted), then events, each a
+ * type byte and its
  * operands:
  *   0x00 L16 bytes   TCP payload in order (seq = RCV.NXT)
  *   0x01 D16 L16 b   TCP payload at RCV.NXT + (int16_t)D (ahead of a hole
@@ -33,7 +35,8 @@
  *   0x05 X           an LLP event (X & 1: lost)
  *   0x06 O           post a send WR of kind O (O & 3: Read, Atomic, Send,
  *                    Write; O & 0x30: buffer offset; O & 0x40: a Read's
- *                    sink named by the local-only key)
+ *                    sink named by the local-only key, an Atomic's
+ *                    result at RESULT_AT)
  * (any other type: its value mod 7).
  *
  * The guard (fuzz/own.h) allows only what the core may touch at that
@@ -124,6 +127,8 @@
 #define VA 0x10000000ull
 #define RECV_AT 32768u  /* receive slot i: RECV_AT + i * 1024, 512 bytes */
 #define SINK_AT 10240u  /* Read sinks: inside stag[1]'s region */
+#define RESULT_AT 53248u /* Atomic results of kind 0x40 (stag[0]; the
+                            page not present under config bit 6) */
 #define FOREIGN_AT 57344u /* iSCSI: the buffer of another QP's task (one
                              page the guard never allows) */
 #define OB_CAP 16384u   /* outbound bytes not yet parsed */
@@ -495,6 +500,8 @@ static void post_send(struct ctx *c, uint8_t kind)
          * else through stag[1], whose region also grants remote write */
         sge.addr = VA + SINK_AT + (kind & 0x30) * 8;
         sge.stag = (kind & 0x40) ? c->stag[0] : c->stag[1];
+    } else if (wr.opcode == OFL_QP_OP_ATOMIC_FADD && (kind & 0x40)) {
+        sge.addr = VA + RESULT_AT + (kind & 0x30) * 8;
     }
     wr.sge = &sge;
     wr.num_sge = 1;
@@ -712,7 +719,8 @@ static int setup(struct ctx *c, uint8_t cfgb)
         c->sync = false;
         if (c->stag[1] == 0 ||
             ofl_tpt_unmap_page(&c->tpt, c->stag[1], c->sva[1] + 4096u) !=
-                OFL_OK)
+                OFL_OK ||
+            ofl_tpt_unmap_page(&c->tpt, c->stag[0], VA + RESULT_AT) != OFL_OK)
             return -1;
     }
     c->sends_clean = true;
