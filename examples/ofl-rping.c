@@ -397,7 +397,13 @@ static int connect_node(struct node *n, int fd, bool initiator)
     uint32_t i;
 
     if (fd < 0) {
-        fail(n, "TCP connection");
+        char what[96];
+
+        /* errno of the failed connect or accept: under load check_rping
+         * once saw a client's connect fail against a server that was
+         * listening; the reason was not known */
+        snprintf(what, sizeof(what), "TCP connection (%s)", strerror(errno));
+        fail(n, what);
         return -1;
     }
     memset(&cfg, 0, sizeof(cfg));

@@ -70,20 +70,27 @@ run C-zero 2 usage --rping-server -C 0
 
 # pair NAME SERVER_RC CLIENT_RC CLIENT_TEXT ARGS...: --rping-server and
 # --rping-client (rdma-core's rping protocol) on 127.0.0.1, ARGS to both
-# (--fault to the server only); the port from our pid, the next one when
-# it is taken. The ports stay below Linux's ephemeral range (32768-60999):
-# a socket that binds 127.0.0.1 port 0 elsewhere on the machine (another
-# make check's loopback test) may get a port in that range, and a client
-# of 127.0.0.1:PORT reaches that more specific listener, not ours (the
-# client fails, our server waits for a connection that never comes)
+# (--fault to the server only); the port from our pid and the case's
+# number (no two cases share a port), the next one when it is taken. The
+# ports stay below Linux's ephemeral range (32768-60999), so that no
+# autobound socket elsewhere on the machine holds one. Before, every case
+# of a run used the same port: under heavy load (three make checks beside
+# QEMU) the second or third case failed, four times seen, never the first:
+# the server listening ("waiting on port"), the client's TCP connect
+# failing, the server then waiting to its time limit (exit 124).
+# The likeliest cause is the previous case's connection in TIME_WAIT on
+# the same port (loopback reuses TIME_WAIT tuples, tcp_tw_reuse=2);
+# not confirmed. The client prints its errno.
 slog=$(mktemp "${TMPDIR:-/tmp}/ofl-rping-s.XXXXXX")
 trap 'rm -f "$log" "$slog"' EXIT
+pairs=0
 pair() {
     name=$1 swant=$2 cwant=$3 text=$4
+    pairs=$((pairs + 1))
     shift 4
     flt=""
     if [ "$1" = --fault ]; then flt="--fault $2"; shift 2; fi
-    port=$((20000 + $$ % 12000))
+    port=$((20000 + ($$ % 3000) * 4 + pairs))
     tries=0
     while :; do
         # shellcheck disable=SC2086
