@@ -5122,7 +5122,9 @@ enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp);
 enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp);
 
 /* The EE context of node whose remote address is addr, or NULL. Cost:
- * O(ee_cap), a linear search (caller-bounded). */
+ * O(ee_cap), a linear search, on every RD frame: bounded by the caller's
+ * ee_cap, not by the frame (an exception to issue 26's rule, still open:
+ * keep ee_cap to the nodes this one talks RD to). */
 struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
 
 /*
@@ -5147,11 +5149,12 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * and acknowledged; a duplicate atomic request the replay cache holds
  * had its response sent again; a SEQ
  * NAK at the retry limit failed the EE (OFL_E_QP_EE_RETRY). Cost: O(len)
- * for the payload; an RD frame adds ofl_qp_node_ee (O(ee_cap),
- * caller-bounded); an acknowledgement or NAK releases at most the EE
- * window, each frame one this end sent, and a SEQ NAK resends at most the
- * window; a Read response looks at most the SQ depth of WQEs; an atomic
- * request, or its duplicate, looks at one cache entry (O(1)).
+ * for the payload; an RD frame adds ofl_qp_node_ee (O(ee_cap), bounded
+ * by the caller, not by the frame); an acknowledgement or NAK releases
+ * at most the EE window, each frame one this end sent, and a SEQ NAK
+ * resends at most the window; a Read response looks at most the SQ depth
+ * of WQEs; an atomic request, or its duplicate, looks at one cache entry
+ * (O(1)).
  */
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
                                 size_t len, uint64_t now);
