@@ -10441,7 +10441,9 @@ enum ofl_err ofl_ee_init(struct ofl_ee *ee, const struct ofl_ee_attr *a)
     if (ee == NULL || a == NULL || !qp_pow2(a->window) ||
         a->window > 0x8000u || a->slot_size <= OFL_DG_HDR_LEN ||
         a->buf == NULL || a->slot == NULL || a->transmit == NULL ||
-        a->atomic_cap > 0x8000u || (a->atomic == NULL && a->atomic_cap != 0))
+        a->atomic_cap > 0x8000u ||
+        (a->atomic_cap != 0 && !qp_pow2(a->atomic_cap)) ||
+        (a->atomic == NULL && a->atomic_cap != 0))
         return OFL_E_ARG;
     /* Live frames in the window belong to QPs' WQEs: only an UNUSED or
      * failed EE is set up (again). */
@@ -11131,6 +11133,7 @@ static void qp_ee_consumed(struct ofl_ee *ee)
     sl->rx_code = 0; /* delivered: the record of the index is its now */
     sl->rx_err = 0;
     sl->rx_gap = 0;
+    sl->rx_cache = 0;
     ee->rcv_nxt++;
     ee->stats.rx_frames++;
     ee->nak_sent = 0;
@@ -11152,6 +11155,7 @@ static enum ofl_err qp_ee_refuse(struct ofl_ee *ee, uint8_t code,
     sl->rx_code = code;
     sl->rx_err = (uint16_t)err;
     sl->rx_gap = (uint16_t)gap;
+    sl->rx_cache = 0;
     ee->nak_sn = sn;
     ee->nak_code = code;
     ee->nak_err = (uint16_t)err;
@@ -11286,16 +11290,29 @@ static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
     return OFL_OK;
 }
 
-/* A free replay cache entry of ee (one whose response was acknowledged,
- * or never used), or NULL. Cost: O(atomic_cap). */
-static struct ofl_ee_atomic *qp_ee_atomic_free(const struct ofl_ee *ee)
+/*
+ * The replay cache entry of the response ee sends next (offload.h "Atomics
+ * on RD"): the one at (snd_nxt - snd_isn) mod atomic_cap (a power of two),
+ * or NULL while it still holds a result whose response is not yet
+ * acknowledged. Cost: O(1).
+ *
+ * Why atomic_cap >= window never answers NULL: an entry is used exactly
+ * while its response, resp_sn, is outstanding (qp_ee_release clears it),
+ * i.e. snd_una <= resp_sn < snd_nxt; the caller has checked that the
+ * window has room, snd_nxt - snd_una < window. So every used entry has
+ * 1 <= snd_nxt - resp_sn < window <= atomic_cap: its index differs from
+ * snd_nxt's. (Keyed by the request's sequence number instead this would
+ * not hold: a response that is lost keeps its entry while the requester,
+ * acknowledged, goes on sending up to window frames past every request
+ * it has sent, so held requests may span any number of sequence numbers.)
+ */
+static struct ofl_ee_atomic *qp_ee_atomic_slot(const struct ofl_ee *ee)
 {
-    uint32_t i;
+    struct ofl_ee_atomic *e =
+        &ee->attr.atomic[(ee->snd_nxt - ee->attr.snd_isn) &
+                         (ee->attr.atomic_cap - 1u)];
 
-    for (i = 0; i < ee->attr.atomic_cap; i++)
-        if (!ee->attr.atomic[i].used)
-            return &ee->attr.atomic[i];
-    return NULL;
+    return e->used ? NULL : e;
 }
 
 /*
@@ -11335,7 +11352,7 @@ static OFL_NOINLINE enum ofl_err qp_rd_atomic(struct ofl_qp *qp,
         return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
     if (ee->snd_nxt - ee->snd_una >= ee->attr.window)
         return qp_ee_no_room(ee, OFL_E_QP_EE_FULL);
-    e = qp_ee_atomic_free(ee);
+    e = qp_ee_atomic_slot(ee);
     if (e == NULL)
         return qp_ee_no_room(ee, OFL_E_QP_EE_ATOMIC_FULL);
     err = qp_dma_tpt(qp, h->stag, h->to, v, 8, false);
@@ -11360,30 +11377,35 @@ static OFL_NOINLINE enum ofl_err qp_rd_atomic(struct ofl_qp *qp,
     ofl_store_be64(qp_ee_frame(ee, ee->snd_nxt) + hl, orig);
     qp_rd_resp_queue(qp, ee, h, OFL_DG_ATOMIC_RESULT,
                      (uint32_t)(e - ee->attr.atomic) + 1u, now);
+    /* the request's record (consumed just now) finds the entry for its
+     * duplicates */
+    qp_ee_rx(ee, h->sn)->rx_cache = (uint16_t)(e - ee->attr.atomic + 1);
     return OFL_OK;
 }
 
 /* A duplicate of RD atomic request sn (consumed before, not refused):
  * when the replay cache holds it, its response (the original value) is
- * sent again now; it is never executed again. */
+ * sent again now; it is never executed again. The record of sn's index
+ * names the entry its request filled (rx_cache); the entry answers only
+ * while it holds sn exactly (the cache is this EE's: the EE is exact
+ * too). A duplicate window or more frames back (its index's record
+ * since reused) is not answered: the requester resends only from its
+ * snd_una, and snd_una >= its snd_nxt - window >= rcv_nxt - window (its
+ * window is ours), so only a delayed copy (its response comes from the
+ * timeout) or a hostile peer sends one. Cost: O(1). */
 static void qp_ee_replay(struct ofl_ee *ee, uint32_t sn)
 {
-    uint32_t i;
+    const uint32_t c = qp_ee_rx(ee, sn)->rx_cache;
+    const struct ofl_ee_atomic *e;
 
-    for (i = 0; i < ee->attr.atomic_cap; i++) {
-        const struct ofl_ee_atomic *e = &ee->attr.atomic[i];
-
-        if (e->used && e->sn == sn) {
-            const struct ofl_ee_slot *sl =
-                &ee->attr.slot[e->resp_sn & (ee->attr.window - 1u)];
-
-            if (ee->attr.transmit(ee->attr.transmit_ctx,
-                                  qp_ee_frame(ee, e->resp_sn), sl->len,
-                                  0) == 0)
-                ee->stats.rtx_frames++;
-            return;
-        }
-    }
+    if (c == 0 || c > ee->attr.atomic_cap)
+        return;
+    e = &ee->attr.atomic[c - 1u];
+    if (e->used && e->sn == sn &&
+        ee->attr.transmit(
+            ee->attr.transmit_ctx, qp_ee_frame(ee, e->resp_sn),
+            ee->attr.slot[e->resp_sn & (ee->attr.window - 1u)].len, 0) == 0)
+        ee->stats.rtx_frames++;
 }
 
 /* An RD Read response in sequence (it is consumed whatever it answers:

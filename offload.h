@@ -332,10 +332,12 @@ uint32_t ofl_version(void);
                                    outstanding frame that could not be     \
                                    refused so (not a Write / Read request; \
                                    INVALID: not a Read request) */          \
-    X(E_QP_EE_ATOMIC_FULL, 0x0430) /* RD atomic request: every entry of    \
-                                   the responder EE's replay cache holds  \
-                                   a result not yet acknowledged (refused, \
-                                   not executed; RNR NAK when enabled) */  \
+    X(E_QP_EE_ATOMIC_FULL, 0x0430) /* RD atomic request: the responder    \
+                                   EE's replay cache entry for its        \
+                                   response still holds a result not yet  \
+                                   acknowledged (only when atomic_cap <   \
+                                   window; refused, not executed; RNR NAK \
+                                   when enabled) */                        \
     X(E_QP_EE_NO_ATOMIC, 0x0431) /* RD atomic request: the responder's EE \
                                    context has no replay cache            \
                                    (atomic_cap 0): refused for good,      \
@@ -4723,15 +4725,26 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * so its retransmission (its ACK or its response lost) arrives as a
  * duplicate and is never executed again. The replay cache (struct
  * ofl_ee_atomic, caller memory in ofl_ee_attr, atomic_cap entries per EE
- * context, keyed by the EE context and the request's sequence number)
- * holds each executed request's original value until the requester
- * acknowledges its response; a duplicate of a request it holds is
- * answered from it: its response is sent again at once (not only at the
- * responder's timeout) and nothing is executed. An entry is free again
- * once its response is acknowledged (the requester has the value); so
- * atomic_cap >= window never refuses for room. A refused atomic (ACCESS,
- * INVALID) completes with the NAK's status, as a refused Read does (its
- * refusal is recorded and repeated: "Lost refusals").
+ * context, atomic_cap a power of two) holds each executed request's
+ * sequence number and original value until the requester acknowledges
+ * its response, in the entry of its response's sequence number:
+ * (resp_sn - snd_isn) mod atomic_cap. An entry is free again once its
+ * response is acknowledged (the requester has the value). Held entries'
+ * responses are outstanding, fewer than window sequence numbers before
+ * the next one's (the window has room: checked first), so atomic_cap >=
+ * window never refuses for room; a smaller cache refuses a request whose
+ * entry still holds another's result (OFL_E_QP_EE_ATOMIC_FULL). The
+ * receiver's record of the request's index (struct ofl_ee_slot rx_cache)
+ * names its entry: a duplicate of a request the cache still holds (that
+ * entry, that exact sequence number, this EE) is answered from it: its
+ * response is sent again at once (not only at the responder's timeout)
+ * and nothing is executed. A duplicate from window or more frames back
+ * is only acknowledged: a requester resends only what this end has not
+ * acknowledged, within window of rcv_nxt (its window is ours); a copy
+ * that arrives later has its response from the responder's timeout. A
+ * refused atomic (ACCESS, INVALID) completes with the
+ * NAK's status, as a refused Read does (its refusal is recorded and
+ * repeated: "Lost refusals").
  *
  * Negative acknowledgements. A NAK for sequence number n tells the
  * sender that every frame before n arrived (as an acknowledgement of
@@ -4979,6 +4992,9 @@ struct ofl_ee_slot {
     uint16_t cache;     /* sender: an RD atomic response's replay cache
                            entry + 1, freed when it is acknowledged (0:
                            none) */
+    uint16_t rx_cache;  /* receiver: the replay cache entry + 1 that the
+                           RD atomic request with this index filled, how
+                           its duplicate finds it (0: none) */
 };
 
 /* A replay cache entry (offload.h "Atomics on RD"): an RD atomic request
@@ -4987,8 +5003,11 @@ struct ofl_ee_slot {
 struct ofl_ee_atomic {
     uint64_t orig;      /* the original value (RFC 7306 Original Remote
                            Data Value) the response carries */
-    uint32_t sn;        /* the request's EE sequence number (the key) */
-    uint32_t resp_sn;   /* its response's sequence number in this EE */
+    uint32_t sn;        /* the request's EE sequence number (a duplicate
+                           is answered only when it matches) */
+    uint32_t resp_sn;   /* its response's sequence number in this EE; the
+                           entry's index is (resp_sn - snd_isn) mod
+                           atomic_cap */
     uint8_t used;       /* 1: holds a result (free again once resp_sn is
                            acknowledged) */
     uint8_t reserved[7];
@@ -5016,8 +5035,10 @@ struct ofl_ee_attr {
                                 (0: timeout) */
     struct ofl_ee_atomic *atomic; /* the responder's replay cache:
                                 atomic_cap entries (NULL when 0) */
-    uint32_t atomic_cap;     /* 0 .. 2^15; 0: RD atomics to this end
-                                are refused (INVALID NAK); >= window:
+    uint32_t atomic_cap;     /* 0, or a power of two 1 .. 2^15 (an entry
+                                sits at its response's sequence number
+                                mod atomic_cap); 0: RD atomics to this
+                                end are refused (INVALID NAK); >= window:
                                 never full */
     uint32_t reserved;       /* 0 */
 };
@@ -5067,8 +5088,8 @@ struct ofl_ee {
 /* Initialises ee (RTS, window empty, replay cache empty) from a (flags and
  * rnr_delay are read when used and may be changed in ee->attr while RTS):
  * window a power of two 1 .. 2^15, slot_size > 28, buf, slot and transmit
- * present, atomic_cap at most 2^15 and atomic present when it is not 0
- * (OFL_E_ARG). ee must
+ * present, atomic_cap 0 or a power of two at most 2^15 and atomic
+ * present when it is not 0 (OFL_E_ARG). ee must
  * be UNUSED (zeroed, as ofl_qp_node_init leaves it) or ERROR: an RTS EE is
  * refused (OFL_E_QP_EE_STATE), its window holds QPs' frames. A Send
  * fetched before the EE was set up again is checked again when it starts:
@@ -5123,7 +5144,9 @@ enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp);
 enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp);
 
 /* The EE context of node whose remote address is addr, or NULL. Cost:
- * O(ee_cap), a linear search (caller-bounded). */
+ * O(ee_cap), a linear search, on every RD frame: bounded by the caller's
+ * ee_cap, not by the frame (an exception to issue 26's rule, still open:
+ * keep ee_cap to the nodes this one talks RD to). */
 struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
 
 /*
@@ -5148,11 +5171,12 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * and acknowledged; a duplicate atomic request the replay cache holds
  * had its response sent again; a SEQ
  * NAK at the retry limit failed the EE (OFL_E_QP_EE_RETRY). Cost: O(len)
- * for the payload; an RD frame adds ofl_qp_node_ee (O(ee_cap),
- * caller-bounded); an acknowledgement or NAK releases at most the EE
- * window, each frame one this end sent, and a SEQ NAK resends at most the
- * window; a Read response looks at most the SQ depth of WQEs; an atomic
- * request, or its duplicate, looks at most atomic_cap cache entries.
+ * for the payload; an RD frame adds ofl_qp_node_ee (O(ee_cap), bounded
+ * by the caller, not by the frame); an acknowledgement or NAK releases
+ * at most the EE window, each frame one this end sent, and a SEQ NAK
+ * resends at most the window; a Read response looks at most the SQ depth
+ * of WQEs; an atomic request, or its duplicate, looks at one cache entry
+ * (O(1)).
  */
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
                                 size_t len, uint64_t now);

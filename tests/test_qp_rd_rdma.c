@@ -2238,6 +2238,375 @@ static void test_atomic_random_loss(void)
     CHECK(exact >= 60); /* most (77 of 120) settle every WQE exactly */
 }
 
+/* ofl_ee_init: atomic_cap 0 or a power of two (the entry of a response
+ * is its sequence number masked): 3, 6, 0x7FFF refused (OFL_E_ARG); 1, 4
+ * and 2^15 taken, the cache emptied. */
+static void test_atomic_cap_rule(void)
+{
+    static struct ofl_ee_atomic big[0x8000];
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_ee_attr a;
+    struct ofl_ee e;
+
+    if (r == NULL)
+        return;
+    a = fix.ee0->attr;
+    memset(&e, 0, sizeof(e));
+    a.atomic_cap = 3;
+    CHECK_ERR(ofl_ee_init(&e, &a), OFL_E_ARG);
+    a.atomic_cap = 6;
+    CHECK_ERR(ofl_ee_init(&e, &a), OFL_E_ARG);
+    a.atomic = big;
+    a.atomic_cap = 0x7FFFu;
+    CHECK_ERR(ofl_ee_init(&e, &a), OFL_E_ARG);
+    CHECK_EQ(e.state, OFL_EE_UNUSED);
+    a.atomic_cap = 1;
+    CHECK_OK(ofl_ee_init(&e, &a));
+    e.state = OFL_EE_ERROR;
+    a.atomic_cap = 4;
+    CHECK_OK(ofl_ee_init(&e, &a));
+    e.state = OFL_EE_ERROR;
+    big[0x7FFF].used = 1;
+    a.atomic_cap = 0x8000u;
+    CHECK_OK(ofl_ee_init(&e, &a));
+    CHECK_EQ(big[0x7FFF].used, 0);
+    dgr_free(r);
+}
+
+/* Node 0's acknowledgement of node 1's frame sn (hand-made). */
+static enum ofl_err ack_of(struct dgr_rig *r, uint32_t sn)
+{
+    const struct ofl_dg_hdr h = {
+        .kind = OFL_DG_ACK, .dst_addr = A1, .src_addr = A0, .sn = sn};
+
+    return inject(r, 1, &h, NULL, 0, 1);
+}
+
+/* A hand-made FetchAdd 1 of to, request sn, into node 1. */
+static enum ofl_err areq_in(struct dgr_rig *r, const struct fx *f,
+                            uint32_t sn, uint64_t to)
+{
+    const struct ofl_dg_hdr h = areq(f, sn, to);
+
+    return inject(r, 1, &h, NULL, 0, 1);
+}
+
+/* The replay cache entry is the one of the response's sequence number,
+ * (resp_sn - snd_isn) mod atomic_cap, not the first free one: after a
+ * Read's response (no entry) the atomic's is entry 1, entry 0 free; the
+ * request's record names it (rx_cache). A duplicate is answered from it
+ * (the response again, nothing executed); a duplicate of another request
+ * (the Read's sequence number sent as an atomic) only acknowledged. Once
+ * the record of the request's index is the newer request's, window
+ * frames on, and its entry holds that request: the old duplicate is only
+ * acknowledged, the new one answered. */
+static void test_atomic_index(void)
+{
+    static uint8_t rd[OFL_DG_HDR_LEN + OFL_DG_READ_EXT];
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_dg_hdr h;
+    uint8_t *res, *t;
+    uint64_t to, rtx;
+    uint32_t rcv, s0, i;
+
+    if (r == NULL)
+        return;
+    t = target(r, &fix, &res, 100);
+    to = (uint64_t)(uintptr_t)t;
+    (void)res;
+    rcv = fix.ee1->rcv_nxt;
+    s0 = fix.ee1->snd_nxt;
+    CHECK_EQ(s0, fix.ee1->attr.snd_isn);
+    /* a Read of 8 bytes first: its response takes s0, no entry */
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_RD_READ;
+    h.len = OFL_DG_READ_EXT;
+    h.dst_addr = A1;
+    h.src_addr = A0;
+    h.dst_qpn = 7;
+    h.src_qpn = 1;
+    h.sn = rcv;
+    h.stag = fix.rstag;
+    h.to = to;
+    h.rlen = 8;
+    CHECK_OK(ofl_dg_build(&h, rd, sizeof(rd)));
+    CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, rd, sizeof(rd), 1));
+    CHECK_EQ(fix.ee1->snd_nxt, s0 + 1u);
+    CHECK_EQ(cached(fix.ee1), 0);
+    dgr_drop_all(r);
+    CHECK_OK(areq_in(r, &fix, rcv + 1u, to));
+    CHECK_EQ(le64(t), 101);
+    CHECK_EQ(cached(fix.ee1), 1);
+    CHECK_EQ(fix.ee1->attr.atomic[0].used, 0); /* free, not taken */
+    CHECK_EQ(fix.ee1->attr.atomic[1].used, 1);
+    CHECK_EQ(fix.ee1->attr.atomic[1].sn, rcv + 1u);
+    CHECK_EQ(fix.ee1->attr.atomic[1].resp_sn, s0 + 1u);
+    CHECK_EQ(fix.ee1->attr.atomic[1].orig, 100);
+    CHECK_EQ(fix.ee1->attr.slot[(rcv + 1u) & (DGR_WIN - 1u)].rx_cache, 2);
+    CHECK_EQ(fix.ee1->attr.slot[rcv & (DGR_WIN - 1u)].rx_cache, 0);
+    dgr_drop_all(r);
+    /* its duplicate: answered from entry 1, not executed */
+    rtx = fix.ee1->stats.rtx_frames;
+    CHECK_OK(areq_in(r, &fix, rcv + 1u, to));
+    CHECK_EQ(le64(t), 101);
+    CHECK_EQ(fix.ee1->stats.rtx_frames, rtx + 1u);
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_EQ(head(r).kind, OFL_DG_ACK);
+    r->wire.head = (r->wire.head + 1) % DGR_FRAMES;
+    r->wire.n--;
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_RD_RESP);
+    CHECK_EQ(h.sn, s0 + 1u);
+    CHECK_EQ(h.rlen, rcv + 1u);
+    CHECK_EQ(ofl_load_be64(r->wire.f[r->wire.head].data + OFL_DG_HDR_LEN +
+                           OFL_DG_RESP_EXT),
+             100);
+    dgr_drop_all(r);
+    /* the Read's sequence number as an atomic duplicate: no entry named,
+     * only acknowledged */
+    CHECK_OK(areq_in(r, &fix, rcv, to));
+    CHECK_EQ(fix.ee1->stats.rtx_frames, rtx + 1u);
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(head(r).kind, OFL_DG_ACK);
+    dgr_drop_all(r);
+    /* both responses acknowledged: entries free; then eight atomics, each
+     * response acknowledged but the last, which sits in entry 1 again
+     * (s0 + 9) under request rcv + 9, the record of rcv + 1's index */
+    CHECK_OK(ack_of(r, s0 + 1u));
+    CHECK_EQ(cached(fix.ee1), 0);
+    for (i = 2; i <= 9; i++) {
+        CHECK_OK(areq_in(r, &fix, rcv + i, to));
+        if (i != 9)
+            CHECK_OK(ack_of(r, s0 + i));
+        dgr_drop_all(r);
+    }
+    CHECK_EQ(le64(t), 109);
+    CHECK_EQ(cached(fix.ee1), 1);
+    CHECK_EQ(fix.ee1->attr.atomic[1].sn, rcv + 9u);
+    CHECK_EQ(fix.ee1->attr.atomic[1].resp_sn, s0 + 9u);
+    CHECK_EQ(fix.ee1->attr.slot[(rcv + 1u) & (DGR_WIN - 1u)].rx_cache, 2);
+    rtx = fix.ee1->stats.rtx_frames;
+    CHECK_OK(areq_in(r, &fix, rcv + 1u, to)); /* not that entry's request */
+    CHECK_EQ(fix.ee1->stats.rtx_frames, rtx);
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(head(r).kind, OFL_DG_ACK);
+    dgr_drop_all(r);
+    CHECK_OK(areq_in(r, &fix, rcv + 9u, to)); /* that entry's request */
+    CHECK_EQ(fix.ee1->stats.rtx_frames, rtx + 1u);
+    CHECK_EQ(r->wire.n, 2);
+    CHECK_EQ(le64(t), 109);
+    dgr_drop_all(r);
+    CHECK_OK(ack_of(r, s0 + 9u));
+    fx_close(r, &fix);
+}
+
+/* A cache smaller than the window (2 entries, window 8; test only: set in
+ * place): a request whose entry holds another's unacknowledged result is
+ * refused (OFL_E_QP_EE_ATOMIC_FULL, an RNR NAK, not taken, not executed)
+ * while the other entry is taken; once that response is acknowledged the
+ * request is executed in the entry. */
+static void test_atomic_collide(void)
+{
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_dg_hdr h;
+    uint8_t *res, *t;
+    uint64_t to;
+    uint32_t rcv, s0;
+
+    if (r == NULL)
+        return;
+    t = target(r, &fix, &res, 100);
+    (void)res;
+    to = (uint64_t)(uintptr_t)t;
+    naks(r, true, 2);
+    fix.ee1->attr.atomic_cap = 2; /* test only */
+    rcv = fix.ee1->rcv_nxt;
+    s0 = fix.ee1->snd_nxt;
+    CHECK_OK(areq_in(r, &fix, rcv, to)); /* entry 0 */
+    CHECK_OK(areq_in(r, &fix, rcv + 1u, to)); /* entry 1: the other held */
+    CHECK_EQ(cached(fix.ee1), 2);
+    CHECK_EQ(fix.ee1->attr.atomic[0].sn, rcv);
+    CHECK_EQ(fix.ee1->attr.atomic[1].sn, rcv + 1u);
+    dgr_drop_all(r);
+    CHECK_ERR(areq_in(r, &fix, rcv + 2u, to), OFL_E_QP_EE_ATOMIC_FULL);
+    CHECK_EQ(fix.ee1->rcv_nxt, rcv + 2u); /* not taken */
+    CHECK_EQ(le64(t), 102);               /* not executed */
+    CHECK_EQ(ofl_ee_outstanding(fix.ee1), 2);
+    h = head(r);
+    CHECK_EQ(h.kind, OFL_DG_NAK);
+    CHECK_EQ(h.nak, OFL_DG_NAK_RNR);
+    CHECK_EQ(h.sn, rcv + 2u);
+    dgr_drop_all(r);
+    CHECK_OK(ack_of(r, s0)); /* entry 0's response acknowledged */
+    CHECK_EQ(cached(fix.ee1), 1);
+    CHECK_OK(areq_in(r, &fix, rcv + 2u, to));
+    CHECK_EQ(le64(t), 103);
+    CHECK_EQ(fix.ee1->attr.atomic[0].sn, rcv + 2u);
+    CHECK_EQ(fix.ee1->attr.atomic[0].resp_sn, s0 + 2u);
+    dgr_drop_all(r);
+    CHECK_OK(ack_of(r, s0 + 2u));
+    fx_close(r, &fix);
+}
+
+/* Why the entry is the response's and not the request's: the response of
+ * atomic A is lost (its request acknowledged), and the requester goes on
+ * (its window is free): seven Writes, then atomics from A + 8 on. A
+ * cache of window entries keyed by the request's sequence number would
+ * find A + 8's entry held by A; keyed by the response's it never refuses
+ * for room (atomic_cap == window): only the window itself fills
+ * (OFL_E_QP_EE_FULL after seven more responses). A's duplicate, more than
+ * window frames back, is only acknowledged. */
+static void test_atomic_span(void)
+{
+    static uint8_t w[OFL_DG_HDR_LEN + OFL_DG_WRITE_EXT + 8];
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_dg_hdr h;
+    uint8_t *res, *t;
+    uint64_t to, rtx;
+    uint32_t rcv, s0, i;
+
+    if (r == NULL)
+        return;
+    t = target(r, &fix, &res, 0);
+    (void)res;
+    to = (uint64_t)(uintptr_t)t;
+    rcv = fix.ee1->rcv_nxt;
+    s0 = fix.ee1->snd_nxt;
+    CHECK_OK(areq_in(r, &fix, rcv, to)); /* A: its response lost */
+    dgr_drop_all(r);
+    memset(&h, 0, sizeof(h));
+    h.kind = OFL_DG_RD_WRITE;
+    h.len = OFL_DG_WRITE_EXT + 8;
+    h.dst_addr = A1;
+    h.src_addr = A0;
+    h.dst_qpn = 7;
+    h.src_qpn = 1;
+    h.stag = fix.rstag;
+    h.to = (uint64_t)(uintptr_t)fix.rbuf + 256u;
+    for (i = 1; i < DGR_WIN; i++) {
+        h.sn = rcv + i;
+        CHECK_OK(ofl_dg_build(&h, w, sizeof(w)));
+        CHECK_OK(ofl_qp_dgram_input(&r->n[1].node, w, sizeof(w), 1));
+        dgr_drop_all(r);
+    }
+    for (i = DGR_WIN; i < 2u * DGR_WIN - 1u; i++) {
+        CHECK_OK(areq_in(r, &fix, rcv + i, to)); /* never ATOMIC_FULL */
+        dgr_drop_all(r);
+    }
+    CHECK_EQ(le64(t), DGR_WIN);
+    CHECK_EQ(cached(fix.ee1), DGR_WIN);
+    CHECK_EQ(ofl_ee_outstanding(fix.ee1), DGR_WIN);
+    CHECK_ERR(areq_in(r, &fix, rcv + 2u * DGR_WIN - 1u, to), OFL_E_QP_EE_FULL);
+    dgr_drop_all(r);
+    rtx = fix.ee1->stats.rtx_frames;
+    CHECK_OK(areq_in(r, &fix, rcv, to)); /* A again: too far back */
+    CHECK_EQ(fix.ee1->stats.rtx_frames, rtx);
+    CHECK_EQ(r->wire.n, 1);
+    CHECK_EQ(head(r).kind, OFL_DG_ACK);
+    dgr_drop_all(r);
+    CHECK_OK(ack_of(r, s0 + DGR_WIN - 1u));
+    CHECK_EQ(le64(t), DGR_WIN);
+    fx_close(r, &fix);
+}
+
+/* One run of the random-loss storm below: 8 FetchAdds of 1 and 4 Writes
+ * from each of node 0's two QPs (ORD 4 each: up to 8 atomics in flight,
+ * the window) over a wire that loses frames at random (the seeds and
+ * xorshift of test_atomic_random_loss; a step delivers 62 times in 100,
+ * loses 8, ticks 10, retry_limit 100), the responder's
+ * cache cap entries (test only: set in place), until every WQE completed
+ * or an EE failed. Returns how many deliveries were refused with
+ * OFL_E_QP_EE_ATOMIC_FULL; *settled: every WQE completed SUCCESS and the
+ * target grew by exactly 16 (exactly once). */
+static uint32_t atomic_storm(uint32_t seed, uint32_t cap, bool *settled)
+{
+    uint32_t x = seed * 2654435761u, done = 0, good = 0, full = 0;
+    struct fx fix;
+    struct dgr_rig *r = fx_open(&fix);
+    struct ofl_cqe c[16];
+    uint8_t *res, *t;
+    uint64_t now = 0;
+    int q, k, step;
+
+    *settled = false;
+    if (r == NULL)
+        return 0;
+    naks(r, (xs(&x) & 1u) != 0, 2);
+    fix.ee0->attr.retry_limit = 100; /* test only: loss rarely fails */
+    fix.ee1->attr.retry_limit = 100;
+    fix.ee1->attr.atomic_cap = cap; /* test only */
+    t = fix.rbuf + 64;
+    ofl_store_le64(t, 0);
+    for (k = 0; k < 12; k++)
+        for (q = 0; q < 2; q++) {
+            const uint64_t id = 5000u + (uint64_t)(q * 12 + k);
+
+            if (k % 3 == 2) {
+                CHECK_OK(rdma(r, 0, q, id, OFL_QP_OP_WRITE, fix.src, 8, 7,
+                              fix.rstag,
+                              (uint64_t)(uintptr_t)fix.rbuf + 512u));
+            } else {
+                res = dgr_alloc(&r->n[0], 8);
+                CHECK_OK(atomic(r, q, id, OFL_QP_OP_ATOMIC_FADD, res, &fix,
+                                (uint64_t)(uintptr_t)t, ADD1));
+            }
+        }
+    for (step = 0; step < 8000 && done < 24; step++) {
+        const uint32_t v = xs(&x) % 100u;
+        uint32_t got, i;
+
+        if (v < 20) {
+            for (q = 0; q < 2; q++)
+                (void)ofl_qp_process(&r->n[0].q[q].qp, now, 1);
+        } else if (v < 82 && r->wire.n != 0) {
+            if (dgr_deliver(r, now, 1) == OFL_E_QP_EE_ATOMIC_FULL)
+                full++;
+        } else if (v < 90 && r->wire.n != 0) {
+            r->wire.head = (r->wire.head + 1) % DGR_FRAMES; /* lost */
+            r->wire.n--;
+        } else {
+            now += 1u + xs(&x) % DGR_TIMEOUT;
+            (void)dgr_tick(r, now);
+        }
+        while ((got = dgr_poll(&r->n[0], true, c, 16)) != 0)
+            for (i = 0; i < got; i++) {
+                done++;
+                good += c[i].status == OFL_WC_SUCCESS;
+            }
+        if (fix.ee0->state != OFL_EE_RTS || fix.ee1->state != OFL_EE_RTS)
+            break;
+    }
+    *settled = done == 24 && good == 24 && le64(t) == 16;
+    CHECK(le64(t) <= 16); /* never more than once each */
+    CHECK_EQ(r->n[0].sim.violations + r->n[1].sim.violations, 0);
+    dgr_free(r);
+    return full;
+}
+
+/* atomic_cap >= window never refuses for room: seeds 1 .. 60 of the
+ * random-loss storm with a cache of window entries see no
+ * OFL_E_QP_EE_ATOMIC_FULL and settle every WQE exactly once; the same
+ * seeds with half the entries are refused (the storm reaches the
+ * refusal) and still never execute one twice. */
+static void test_atomic_storm(void)
+{
+    uint32_t seed, full = 0, half = 0, settled = 0;
+    bool ok;
+
+    for (seed = 1; seed <= 60; seed++) {
+        full += atomic_storm(seed, DGR_WIN, &ok);
+        settled += ok;
+        half += atomic_storm(seed, DGR_WIN / 2u, &ok);
+    }
+    CHECK_EQ(full, 0);
+    CHECK_EQ(settled, 60); /* every seed: each WQE SUCCESS, exactly once */
+    CHECK(half > 0);       /* 459 refusals over the 60 seeds */
+}
+
 OFL_SUITE(qp_rd_rdma)
 {
     test_write_read();
@@ -2260,4 +2629,9 @@ OFL_SUITE(qp_rd_rdma)
     test_atomic_bad_resp();
     test_atomic_lost_nak();
     test_atomic_random_loss();
+    test_atomic_cap_rule();
+    test_atomic_index();
+    test_atomic_collide();
+    test_atomic_span();
+    test_atomic_storm();
 }

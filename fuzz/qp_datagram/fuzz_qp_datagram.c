@@ -323,12 +323,17 @@ static void check(struct ctx *c)
         const struct ofl_ee_atomic *e = &ee->attr.atomic[i];
 
         FUZZ_ASSERT(e->used <= 1);
-        if (e->used) /* its response is still outstanding */
+        if (e->used) /* its response is still outstanding, in the entry
+                        of its sequence number */
             FUZZ_ASSERT(e->resp_sn - ee->snd_una <
                             ee->snd_nxt - ee->snd_una &&
                         ee->attr.slot[e->resp_sn & (WIN - 1u)].cache ==
-                            i + 1u);
+                            i + 1u &&
+                        ((e->resp_sn - ee->attr.snd_isn) &
+                         (ee->attr.atomic_cap - 1u)) == i);
     }
+    for (i = 0; i < WIN; i++) /* a request's record names an entry */
+        FUZZ_ASSERT(ee->attr.slot[i].rx_cache <= ee->attr.atomic_cap);
     for (i = 0; i < NQP; i++) {
         const struct fqp *f = &c->q[i];
         const struct ofl_qp *qp = &f->qp;
