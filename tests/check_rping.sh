@@ -108,8 +108,22 @@ pair() {
             fail=$((fail + 1)); echo "FAIL rping $name: no port to listen on"; return
         fi
     done
-    timeout 60 "$tool" --rping-client 127.0.0.1 -p $port "$@" >"$log" 2>&1
-    crc=$?
+    # A refused TCP connect against a server that says it listens: seen
+    # under heavy load about once in 60 runs (2026-11-29, ECONNREFUSED,
+    # each case on its own port below the ephemeral range; the cause in
+    # the kernel's loopback is not known). The rping protocol is what this
+    # checks, not loopback TCP: the client tries again, at most twice,
+    # while the server still waits, and the case says it did.
+    refused=0
+    while :; do
+        timeout 60 "$tool" --rping-client 127.0.0.1 -p $port "$@" >"$log" 2>&1
+        crc=$?
+        grep -q "TCP connection (Connection refused)" "$log" && kill -0 $spid 2>/dev/null &&
+            ! grep -q "a client connected" "$slog" && [ $refused -lt 2 ] || break
+        refused=$((refused + 1))
+        echo "note rping $name: TCP connect refused by the listening server; client started again ($refused)"
+        sleep 0.2
+    done
     wait $spid
     src=$?
     if [ "$crc" != "$cwant" ] || [ "$src" != "$swant" ] || ! grep -q "$text" "$log"; then
