@@ -6009,8 +6009,7 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
          a->reg_option != OFL_QP_REG_OPTION2) ||
         a->sq_reg > 1 || a->read_sink > OFL_QP_READ_SINK_TAGGED ||
         a->fault_wait > OFL_QP_FAULT_WAIT ||
-        (a->fault_wait && a->service != OFL_QP_SVC_IWARP &&
-         a->service != OFL_QP_SVC_RD && a->service != OFL_QP_SVC_UD) ||
+        (a->fault_wait && a->service == OFL_QP_SVC_RAW) ||
         (a->service == OFL_QP_SVC_ISCSI &&
          (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu ||
           a->qpn == OFL_TPT_QP_NONE)))
@@ -7342,8 +7341,8 @@ static OFL_NOINLINE bool qp_fault_hold(struct ofl_qp *qp, uint8_t where,
         f->va = va;
         qp_raise(qp, OFL_QP_EVT_PAGE_FAULT);
     }
-    if (where == OFL_QP_FAULT_DG)
-        f->dg_wait = 1;
+    if (where == OFL_QP_FAULT_DG || where == OFL_QP_FAULT_ISCSI_IN)
+        f->in_wait = 1;
     else if (where != OFL_QP_FAULT_RX)
         f->sq_wait = 1;
     return true;
@@ -7374,7 +7373,7 @@ static OFL_NOINLINE bool qp_sq_hold(struct ofl_qp *qp)
  * record is cleared (and a give-up spent). */
 static void qp_fault_settle(struct ofl_qp *qp)
 {
-    if (!qp->fault.sq_wait && !qp->fault.rx_held && !qp->fault.dg_wait)
+    if (!qp->fault.sq_wait && !qp->fault.rx_held && !qp->fault.in_wait)
         ofl_fill(&qp->fault, 0, sizeof(qp->fault));
 }
 
@@ -9598,8 +9597,17 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     if (err == OFL_OK)
         err = qp_dma_tpt(qp, r->stag_b, r->to_b + r->done,
                          b + OFL_ISCSI_BHS_LEN, n, false);
-    if (err != OFL_OK)
+    if (err != OFL_OK) {
+        uint64_t va;
+
+        /* Unpinned write data: nothing of the PDU was sent, r->done
+         * unmoved; it is built again on the retry (as a Read's source). */
+        if (err == OFL_E_TPT_PAGE_FAULT && qp->attr.fault_wait &&
+            qp_fault_scan(qp, r->stag_b, k.off, n, &va) &&
+            qp_fault_hold(qp, OFL_QP_FAULT_READ_SRC, r->stag_b, va))
+            return err;
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
     err = qp_iscsi_xmit(qp, n);
     if (err != OFL_OK)
         return err;
@@ -9823,6 +9831,29 @@ static enum ofl_err qp_iscsi_same_task(const struct ofl_qp *qp, uint64_t off,
     return err;
 }
 
+/*
+ * Unpinned pages: Data-In bytes for n bytes at offset to of the task
+ * (checked) under OFL_QP_FAULT_WAIT. Every page is translated before a
+ * byte is placed; a page not present makes the piece wait
+ * (OFL_QP_FAULT_ISCSI_IN): nothing placed and nothing taken, the stream
+ * stops at the piece (RCV.NXT before it) and the bytes from there on are
+ * fed again. true: it waits; false (no page missing, or given up): the
+ * placement goes on, and the record of an earlier wait ends.
+ */
+static OFL_NOINLINE bool qp_iscsi_fault_hold(struct ofl_qp *qp, uint64_t to,
+                                             uint32_t n)
+{
+    uint64_t va;
+
+    qp->fault.in_wait = 0;
+    if (qp_fault_scan(qp, qp->irx.itt, to, n, &va) &&
+        qp_fault_hold(qp, OFL_QP_FAULT_ISCSI_IN, qp->irx.itt, va))
+        return true;
+    if (qp->fault.where != OFL_QP_FAULT_NONE)
+        qp_fault_settle(qp);
+    return false;
+}
+
 /* Data segment bytes [at, at + n) of the PDU being received. */
 static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
                                   uint32_t at, uint32_t n)
@@ -9837,6 +9868,9 @@ static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
          * (a failure breaks the stream). */
         err = qp_iscsi_same_task(qp, (uint64_t)x->offset + at, n,
                                  OFL_TPT_REMOTE_WRITE);
+        if (err == OFL_OK && qp->attr.fault_wait &&
+            qp_iscsi_fault_hold(qp, (uint64_t)x->offset + at, n))
+            return OFL_E_TPT_PAGE_FAULT;
         if (err == OFL_OK)
             err = qp_dma_tpt(qp, x->itt, (uint64_t)x->offset + at,
                              (uint8_t *)p, n, true);
@@ -9963,6 +9997,8 @@ qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
             k = qp_min32(len, padded - at);
             dn = at < x->data_len ? qp_min32(k, x->data_len - at) : 0;
             err = qp_iscsi_data(qp, p, at, dn);
+            if (err == OFL_E_TPT_PAGE_FAULT && qp->fault.in_wait)
+                return err; /* waits: the piece not taken (RCV.NXT) */
             x->data_got += k;
             if (err == OFL_OK && x->data_got == padded) {
                 err = qp_iscsi_end(qp);
@@ -11013,9 +11049,13 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         err = qp_gather(qp, frame + hl + ext, dlen, &si, &so, false);
         /* Unpinned pages: nothing was handed to the transmit (the bytes
          * gathered lie in tx_buf or an EE slot not yet in use); the WQE
-         * stays current and is gathered again on the retry. */
-        if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp))
+         * stays current and is gathered again on the retry. Nothing of
+         * it began: held as a Send behind a full window is (in SQD it
+         * does not start, SQD drains; its local checks run again). */
+        if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp)) {
+            c->begun = 0;
             return err;
+        }
         if (err != OFL_OK) {
             *progress = true;
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
@@ -11147,7 +11187,7 @@ static OFL_NOINLINE bool qp_dg_fault_hold(struct ofl_qp *qp, struct ofl_ee *ee,
  * still waits (qp_dg_fault_hold). */
 static void qp_dg_fault_try(struct ofl_qp *qp)
 {
-    qp->fault.dg_wait = 0;
+    qp->fault.in_wait = 0;
 }
 
 /* Done with a datagram frame of qp: when it did not wait, the record of

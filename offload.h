@@ -3799,7 +3799,7 @@ enum ofl_qp_evt {
  * attr.fault_wait = OFL_QP_FAULT_FAIL (0, the default) keeps the rules of
  * the tables above: a page without OFL_TPT_ATT_PRESENT fails the access
  * (SQE or Terminate, OFL_E_TPT_PAGE_FAULT, LOC_ACCESS_ERR).
- * OFL_QP_FAULT_WAIT (iWARP, RD and UD QPs; iSCSI and raw: OFL_E_ARG at
+ * OFL_QP_FAULT_WAIT (iWARP, iSCSI, RD and UD QPs; raw: OFL_E_ARG at
  * ofl_qp_create) makes the access wait instead, for these:
  *
  *   access                         where (qp->fault.where)   waits at
@@ -3820,6 +3820,9 @@ enum ofl_qp_evt {
  *   RD Read Response: its sink     OFL_QP_FAULT_DG           resent
  *   RD atomic response: result     OFL_QP_FAULT_DG           resent
  *   RD inbound atomic: its target  OFL_QP_FAULT_DG           resent
+ *   iSCSI ("iSCSI" below):
+ *   Data-In: the task's buffer     OFL_QP_FAULT_ISCSI_IN     the bytes
+ *   Data-Out for an R2T: its data  OFL_QP_FAULT_READ_SRC     the PDU
  *
  * The last three are inbound FPDUs like the two before (RFC 5040's Read
  * Response, RFC 7306's Atomic Request and Response): they wait as RX
@@ -3913,11 +3916,35 @@ enum ofl_qp_evt {
  * OFL_E_TPT_PAGE_FAULT (the requester's WQE REM_ACCESS_ERR); a response
  * is consumed and acknowledged, its Read or atomic completing
  * LOC_ACCESS_ERR. A send WQE given up completes LOC_ACCESS_ERR, the QP
- * to SQE (no byte of a datagram is sent before it is whole).
+ * to SQE (no byte of a datagram is sent before it is whole). A send
+ * waiting on its source has not begun (nothing of it went out): in SQD
+ * it does not start and SQD drains, as for a Send held behind a full
+ * window; its local checks run again when it starts.
  *
- * Not covered (fails as FAIL): bind / registration WQEs, iSCSI and raw
- * datagram QPs (OFL_QP_FAULT_WAIT refused at ofl_qp_create: OFL_E_ARG).
- * Immediate Data names no memory, so it meets no page.
+ * iSCSI (a stream, as iWARP; seed 000 FIG. 17A/B). A Data-In piece (the
+ * data bytes of one PDU that one ofl_qp_input call carries) is
+ * translated whole through the task's ITT before a byte of it is placed;
+ * a page not present makes it wait (OFL_QP_FAULT_ISCSI_IN, the offset in
+ * the task as va): nothing of the piece placed, and nothing of it or
+ * after it taken: ofl_qp_input returns OFL_E_TPT_PAGE_FAULT with RCV.NXT
+ * at the piece, and the bytes from qp->seq.nxt on MUST be fed again (TCP
+ * keeps them unacknowledged; the simplest driver feeds the same segment
+ * again). Nothing is held: each feed retries the piece, which waits
+ * again (no new event) until the page is mapped. The bytes before the
+ * piece were placed and taken. A Data-Out answering an R2T reads its
+ * data (checked FIG. 17B a-g) before anything of the PDU is sent; a page
+ * not present makes it wait as a Read's source does (READ_SRC, the
+ * offset as va): ofl_qp_process returns OFL_E_TPT_PAGE_FAULT, the R2T
+ * keeps its place and its count of bytes sent, and each later
+ * ofl_qp_process builds the PDU again. Given up (ofl_qp_fault_fail),
+ * either fails as FAIL does: the stream broken as for any local failure
+ * (OFL_E_TPT_PAGE_FAULT, the QP to TERMINATE).
+ *
+ * Not covered (fails as FAIL): bind / registration WQEs (an iSCSI
+ * command's registration included), the iSCSI PDUs that go to a receive
+ * WQE (a response, or a PDU failing FIG. 17B), raw datagram QPs
+ * (OFL_QP_FAULT_WAIT refused at ofl_qp_create: OFL_E_ARG). Immediate
+ * Data names no memory, so it meets no page.
  */
 enum ofl_qp_fault_mode {
     OFL_QP_FAULT_FAIL = 0, /* a page not present fails the access */
@@ -3928,15 +3955,18 @@ enum ofl_qp_fault_mode {
 enum ofl_qp_fault_where {
     OFL_QP_FAULT_NONE = 0,
     OFL_QP_FAULT_SQ = 1,       /* a Send or Write WQE's source */
-    OFL_QP_FAULT_READ_SRC = 2, /* an inbound Read Request's source */
+    OFL_QP_FAULT_READ_SRC = 2, /* an inbound Read Request's source
+                                  (iSCSI: an R2T's write data) */
     OFL_QP_FAULT_RX = 3,       /* an inbound FPDU held in rx_buf: a
                                   Send's receive buffer, a Write's
                                   tagged buffer, a Read Response's
                                   sink, an Atomic Response's result, an
                                   Atomic Request's target */
-    OFL_QP_FAULT_DG = 4        /* an inbound datagram frame not taken
+    OFL_QP_FAULT_DG = 4,       /* an inbound datagram frame not taken
                                   (RD: not acknowledged, its
                                   retransmission retries; UD: dropped) */
+    OFL_QP_FAULT_ISCSI_IN = 5  /* iSCSI Data-In bytes not placed nor
+                                  taken: fed again from RCV.NXT */
 };
 
 /* The fault a QP waits on (OFL_QP_FAULT_WAIT). Read-only for the host. */
@@ -3952,8 +3982,8 @@ struct ofl_qp_fault {
     uint8_t sq_wait;   /* SQ or READ_SRC waits */
     uint8_t rx_held;   /* RX: a ULPDU waits in rx_buf */
     uint8_t give_up;   /* ofl_qp_fault_fail: the next retry fails it */
-    uint8_t dg_wait;   /* DG: a datagram frame met the page not present
-                          and was not taken */
+    uint8_t in_wait;   /* DG, ISCSI_IN: inbound bytes met the page not
+                          present and were not taken */
     uint8_t reserved[7];
 };
 

@@ -223,7 +223,7 @@ static void test_rd_write(void)
     CHECK_ERR(dgr_deliver(f.r, 0, 1), OFL_E_TPT_PAGE_FAULT);
     CHECK(zero(f.rbuf, 2 * PG)); /* nothing half placed */
     waits(&f, 1, OFL_QP_FAULT_DG, f.rstag, f.rbuf + PG);
-    CHECK_EQ(qp_of(&f, 1)->fault.dg_wait, 1);
+    CHECK_EQ(qp_of(&f, 1)->fault.in_wait, 1);
     CHECK(qp_of(&f, 1)->events & OFL_QP_EVT_PAGE_FAULT);
     CHECK_EQ(notifies(&f, 1), 1);
     CHECK_EQ(qp_of(&f, 1)->state, OFL_QP_RTS);
@@ -255,7 +255,7 @@ static void test_rd_write(void)
     CHECK(zero(at + 200, PG - 100));
     cqe1(&f, 0, true, 61, OFL_WC_SUCCESS);
     CHECK_EQ(qp_of(&f, 1)->fault.where, OFL_QP_FAULT_NONE);
-    CHECK_EQ(qp_of(&f, 1)->fault.dg_wait, 0);
+    CHECK_EQ(qp_of(&f, 1)->fault.in_wait, 0);
     CHECK_EQ(f.ee1->stats.rx_frames, 1);
     CHECK_EQ(ofl_ee_outstanding(f.ee0), 0);
     CHECK_EQ(notifies(&f, 1), 1);
@@ -548,8 +548,47 @@ static void send_from(uint8_t svc, uint8_t op)
     fx_close(&f);
 }
 
+/* A send waiting on its source has not begun: moved to SQD it does not
+ * start (not even once the page is mapped) and SQD drains; back in RTS
+ * it goes, once. */
+static void send_sqd(uint8_t svc)
+{
+    struct fx f;
+    uint8_t *src, *dst;
+    struct ofl_qp *q;
+
+    if (!fx_open(&f, svc, WAIT))
+        return;
+    q = qp_of(&f, 0);
+    src = pages(&f.r->n[0], 1);
+    fill(src, 40, 6);
+    dst = dgr_alloc(&f.r->n[1], 40);
+    CHECK_OK(dgr_recv(f.r, 1, 0, 961, dst, 40));
+    unmap(&f, 0, f.r->n[0].stag, src);
+    CHECK_OK(dgr_send(f.r, 0, 0, 75, src, 40, A1, 0, 7, SIG));
+    CHECK_ERR(ofl_qp_process(q, 0, 8), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(q->cur.begun, 0);
+    CHECK_OK(ofl_qp_modify(q, OFL_QP_SQD));
+    CHECK_OK(ofl_qp_process(q, 1, 8));
+    CHECK(q->events & OFL_QP_EVT_SQ_DRAINED);
+    map(&f, 0, f.r->n[0].stag, src);
+    CHECK_OK(ofl_qp_process(q, 2, 8));
+    CHECK_EQ(f.r->wire.n, 0); /* did not start in SQD */
+    CHECK_EQ(q->stats.tx_fpdus, 0);
+    CHECK_OK(ofl_qp_modify(q, OFL_QP_RTS));
+    dgr_pump(f.r, 3);
+    cqe1(&f, 0, true, 75, OFL_WC_SUCCESS);
+    cqe1(&f, 1, false, 961, OFL_WC_SUCCESS);
+    CHECK(memcmp(dst, src, 40) == 0);
+    CHECK_EQ(q->stats.tx_fpdus, 1);
+    CHECK_EQ(q->fault.where, OFL_QP_FAULT_NONE);
+    fx_close(&f);
+}
+
 static void test_send_from(void)
 {
+    send_sqd(OFL_QP_SVC_RD);
+    send_sqd(OFL_QP_SVC_UD);
     send_from(OFL_QP_SVC_RD, OFL_QP_OP_SEND);
     send_from(OFL_QP_SVC_RD, OFL_QP_OP_WRITE);
     send_from(OFL_QP_SVC_UD, OFL_QP_OP_SEND);

@@ -398,7 +398,7 @@ static void check(struct ctx *c)
                      (qp->fault.where == OFL_QP_FAULT_SQ ||
                       qp->fault.where == OFL_QP_FAULT_DG)));
         FUZZ_ASSERT(qp->fault.where != OFL_QP_FAULT_NONE ||
-                    (!qp->fault.sq_wait && !qp->fault.dg_wait &&
+                    (!qp->fault.sq_wait && !qp->fault.in_wait &&
                      !qp->fault.give_up && !qp->fault.rx_held));
         FUZZ_ASSERT(!qp->fault.rx_held);
     }
