@@ -3824,10 +3824,10 @@ enum ofl_qp_evt {
  *   Data-In: the task's buffer     OFL_QP_FAULT_ISCSI_IN     the bytes
  *   Data-Out for an R2T: its data  OFL_QP_FAULT_READ_SRC     the PDU
  *
- * The last three are inbound FPDUs like the two before (RFC 5040's Read
- * Response, RFC 7306's Atomic Request and Response): they wait as RX
- * does, held in rx_buf, under either read_sink rule; the STag in
- * qp->fault tells which buffer it is.
+ * The last three iWARP rows are inbound FPDUs like the two before (RFC
+ * 5040's Read Response, RFC 7306's Atomic Request and Response): they
+ * wait as RX does, held in rx_buf, under either read_sink rule; the STag
+ * in qp->fault tells which buffer it is.
  *
  * A wait leaves nothing half done: an inbound FPDU's access, or the
  * source of a Read Response segment being sent, is translated whole
