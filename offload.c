@@ -6009,7 +6009,7 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
          a->reg_option != OFL_QP_REG_OPTION2) ||
         a->sq_reg > 1 || a->read_sink > OFL_QP_READ_SINK_TAGGED ||
         a->fault_wait > OFL_QP_FAULT_WAIT ||
-        (a->fault_wait && a->service != OFL_QP_SVC_IWARP) ||
+        (a->fault_wait && a->service == OFL_QP_SVC_RAW) ||
         (a->service == OFL_QP_SVC_ISCSI &&
          (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu ||
           a->qpn == OFL_TPT_QP_NONE)))
@@ -7341,7 +7341,9 @@ static OFL_NOINLINE bool qp_fault_hold(struct ofl_qp *qp, uint8_t where,
         f->va = va;
         qp_raise(qp, OFL_QP_EVT_PAGE_FAULT);
     }
-    if (where != OFL_QP_FAULT_RX)
+    if (where == OFL_QP_FAULT_DG || where == OFL_QP_FAULT_ISCSI_IN)
+        f->in_wait = 1;
+    else if (where != OFL_QP_FAULT_RX)
         f->sq_wait = 1;
     return true;
 }
@@ -7371,7 +7373,7 @@ static OFL_NOINLINE bool qp_sq_hold(struct ofl_qp *qp)
  * record is cleared (and a give-up spent). */
 static void qp_fault_settle(struct ofl_qp *qp)
 {
-    if (!qp->fault.sq_wait && !qp->fault.rx_held)
+    if (!qp->fault.sq_wait && !qp->fault.rx_held && !qp->fault.in_wait)
         ofl_fill(&qp->fault, 0, sizeof(qp->fault));
 }
 
@@ -8284,19 +8286,16 @@ static OFL_NOINLINE bool qp_rx_fault_hold(struct ofl_qp *qp,
            qp_rx_hold(qp, d, stag, va);
 }
 
-/* A Send segment of n bytes at message offset off (qp->rcur's data
- * segments, checked): under OFL_QP_FAULT_WAIT every page is translated
- * before the scatter places a byte. true: it waits on a page not present. */
-static OFL_NOINLINE bool qp_rx_send_hold(struct ofl_qp *qp,
-                                         const struct qp_rxd *d, uint32_t off,
-                                         uint32_t n)
+/* Does a page of the n bytes at message offset off of qp->rcur's data
+ * segments (checked) lack the present bit? *stag and *va receive the
+ * first one that does (every page translated, nothing placed). */
+static OFL_NOINLINE bool qp_rq_fault_scan(const struct ofl_qp *qp,
+                                          uint32_t off, uint32_t n,
+                                          uint32_t *stag, uint64_t *va)
 {
     const struct ofl_qp_sge *sge = qp->rq_sge;
     uint32_t i;
-    uint64_t va;
 
-    if (qp->fault.give_up)
-        return false; /* the scatter fails it as FAIL would */
     for (i = 0; i < qp->rcur.num_sge && n != 0; i++) {
         uint32_t k;
 
@@ -8305,12 +8304,30 @@ static OFL_NOINLINE bool qp_rx_send_hold(struct ofl_qp *qp,
             continue;
         }
         k = qp_min32(n, sge[i].len - off);
-        if (qp_fault_scan(qp, sge[i].stag, sge[i].addr + off, k, &va))
-            return qp_rx_hold(qp, d, sge[i].stag, va);
+        if (qp_fault_scan(qp, sge[i].stag, sge[i].addr + off, k, va)) {
+            *stag = sge[i].stag;
+            return true;
+        }
         n -= k;
         off = 0;
     }
     return false;
+}
+
+/* A Send segment of n bytes at message offset off (qp->rcur's data
+ * segments, checked): under OFL_QP_FAULT_WAIT every page is translated
+ * before the scatter places a byte. true: it waits on a page not present. */
+static OFL_NOINLINE bool qp_rx_send_hold(struct ofl_qp *qp,
+                                         const struct qp_rxd *d, uint32_t off,
+                                         uint32_t n)
+{
+    uint32_t stag;
+    uint64_t va;
+
+    if (qp->fault.give_up)
+        return false; /* the scatter fails it as FAIL would */
+    return qp_rq_fault_scan(qp, off, n, &stag, &va) &&
+           qp_rx_hold(qp, d, stag, va);
 }
 
 /* Wire offset of ULPDU byte k inside an FPDU that starts at stream
@@ -9580,8 +9597,17 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     if (err == OFL_OK)
         err = qp_dma_tpt(qp, r->stag_b, r->to_b + r->done,
                          b + OFL_ISCSI_BHS_LEN, n, false);
-    if (err != OFL_OK)
+    if (err != OFL_OK) {
+        uint64_t va;
+
+        /* Unpinned write data: nothing of the PDU was sent, r->done
+         * unmoved; it is built again on the retry (as a Read's source). */
+        if (err == OFL_E_TPT_PAGE_FAULT && qp->attr.fault_wait &&
+            qp_fault_scan(qp, r->stag_b, k.off, n, &va) &&
+            qp_fault_hold(qp, OFL_QP_FAULT_READ_SRC, r->stag_b, va))
+            return err;
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    }
     err = qp_iscsi_xmit(qp, n);
     if (err != OFL_OK)
         return err;
@@ -9805,6 +9831,29 @@ static enum ofl_err qp_iscsi_same_task(const struct ofl_qp *qp, uint64_t off,
     return err;
 }
 
+/*
+ * Unpinned pages: Data-In bytes for n bytes at offset to of the task
+ * (checked) under OFL_QP_FAULT_WAIT. Every page is translated before a
+ * byte is placed; a page not present makes the piece wait
+ * (OFL_QP_FAULT_ISCSI_IN): nothing placed and nothing taken, the stream
+ * stops at the piece (RCV.NXT before it) and the bytes from there on are
+ * fed again. true: it waits; false (no page missing, or given up): the
+ * placement goes on, and the record of an earlier wait ends.
+ */
+static OFL_NOINLINE bool qp_iscsi_fault_hold(struct ofl_qp *qp, uint64_t to,
+                                             uint32_t n)
+{
+    uint64_t va;
+
+    qp->fault.in_wait = 0;
+    if (qp_fault_scan(qp, qp->irx.itt, to, n, &va) &&
+        qp_fault_hold(qp, OFL_QP_FAULT_ISCSI_IN, qp->irx.itt, va))
+        return true;
+    if (qp->fault.where != OFL_QP_FAULT_NONE)
+        qp_fault_settle(qp);
+    return false;
+}
+
 /* Data segment bytes [at, at + n) of the PDU being received. */
 static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
                                   uint32_t at, uint32_t n)
@@ -9819,6 +9868,9 @@ static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
          * (a failure breaks the stream). */
         err = qp_iscsi_same_task(qp, (uint64_t)x->offset + at, n,
                                  OFL_TPT_REMOTE_WRITE);
+        if (err == OFL_OK && qp->attr.fault_wait &&
+            qp_iscsi_fault_hold(qp, (uint64_t)x->offset + at, n))
+            return OFL_E_TPT_PAGE_FAULT;
         if (err == OFL_OK)
             err = qp_dma_tpt(qp, x->itt, (uint64_t)x->offset + at,
                              (uint8_t *)p, n, true);
@@ -9945,6 +9997,8 @@ qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
             k = qp_min32(len, padded - at);
             dn = at < x->data_len ? qp_min32(k, x->data_len - at) : 0;
             err = qp_iscsi_data(qp, p, at, dn);
+            if (err == OFL_E_TPT_PAGE_FAULT && qp->fault.in_wait)
+                return err; /* waits: the piece not taken (RCV.NXT) */
             x->data_got += k;
             if (err == OFL_OK && x->data_got == padded) {
                 err = qp_iscsi_end(qp);
@@ -10995,6 +11049,15 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
     }
     if (dlen != 0) {
         err = qp_gather(qp, frame + hl + ext, dlen, &si, &so, false);
+        /* Unpinned pages: nothing was handed to the transmit (the bytes
+         * gathered lie in tx_buf or an EE slot not yet in use); the WQE
+         * stays current and is gathered again on the retry. Nothing of
+         * it began: held as a Send behind a full window is (in SQD it
+         * does not start, SQD drains; its local checks run again). */
+        if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp)) {
+            c->begun = 0;
+            return err;
+        }
         if (err != OFL_OK) {
             *progress = true;
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
@@ -11084,22 +11147,90 @@ static enum ofl_err qp_dg_can_take(const struct ofl_qp *qp, size_t n)
     return OFL_OK;
 }
 
+/* The request in sequence finds no room for its result (err): not taken,
+ * an RNR NAK when enabled (the requester asks again later). */
+static enum ofl_err qp_ee_no_room(struct ofl_ee *ee, enum ofl_err err)
+{
+    if ((ee->attr.flags & OFL_EE_F_NAK) != 0) {
+        qp_ee_nak_send(ee, OFL_DG_NAK_RNR, ee->rcv_nxt, OFL_OK,
+                       qp_ee_gap(ee, ee->rcv_nxt));
+        ee->nak_sent = 1;
+    }
+    return err;
+}
+
+/*
+ * Unpinned pages on a datagram QP ("Unpinned pages" in offload.h): an
+ * inbound frame whose access of n bytes at to through stag (checked) met
+ * a page not present before anything changed is, under
+ * OFL_QP_FAULT_WAIT, not taken: the fault recorded (OFL_QP_FAULT_DG) and
+ * raised once, and on RD (ee) the frame refused as one without room is,
+ * an RNR NAK when enabled, no acknowledgement: the requester's
+ * retransmission brings it again. A datagram cannot be held (there is no
+ * stream to stop, and a datagram QP may have no rx_buf). true: it waits;
+ * false (FAIL, no page missing, or given up): the caller goes on.
+ */
+static OFL_NOINLINE bool qp_dg_fault_hold(struct ofl_qp *qp, struct ofl_ee *ee,
+                                          uint32_t stag, uint64_t to,
+                                          uint32_t n)
+{
+    uint64_t va;
+
+    if (!qp->attr.fault_wait || n == 0 ||
+        !qp_fault_scan(qp, stag, to, n, &va) ||
+        !qp_fault_hold(qp, OFL_QP_FAULT_DG, stag, va))
+        return false;
+    if (ee != NULL)
+        (void)qp_ee_no_room(ee, OFL_E_TPT_PAGE_FAULT);
+    return true;
+}
+
+/* A datagram frame for qp is about to be tried: a wait is set again if it
+ * still waits (qp_dg_fault_hold). */
+static void qp_dg_fault_try(struct ofl_qp *qp)
+{
+    qp->fault.in_wait = 0;
+}
+
+/* Done with a datagram frame of qp: when it did not wait, the record of
+ * an earlier frame's wait (and a give-up) ends, unless another wait of
+ * the QP still holds it. Returns err. */
+static enum ofl_err qp_dg_fault_done(struct ofl_qp *qp, enum ofl_err err)
+{
+    if (qp->fault.where != OFL_QP_FAULT_NONE)
+        qp_fault_settle(qp);
+    return err;
+}
+
 /*
  * Consumes the next receive WQE of qp for the n bytes at p (all checks
  * done): placed at offset 0 through the local checks, completed with the
  * source (h, NULL for raw). A WQE that is malformed, fails its checks or
  * is too small completes with its error status; the frame is consumed.
+ * Under OFL_QP_FAULT_WAIT a receive buffer page not present (every page
+ * of the n bytes translated first) leaves the frame not taken and the
+ * WQE where it was: OFL_E_TPT_PAGE_FAULT (qp_dg_fault_hold); else
+ * OFL_OK.
  */
-static OFL_NOINLINE void qp_dg_deliver(struct ofl_qp *qp, const uint8_t *p,
-                                       uint32_t n, const struct ofl_dg_hdr *h)
+static OFL_NOINLINE enum ofl_err qp_dg_deliver(struct ofl_qp *qp,
+                                               const uint8_t *p, uint32_t n,
+                                               const struct ofl_dg_hdr *h)
 {
     struct ofl_cqe *e;
     uint8_t status;
     enum ofl_err err = qp_rq_fetch(qp, &status);
+    uint32_t stag;
+    uint64_t va;
 
     if (err == OFL_OK && n > qp->rcur.total) {
         err = OFL_E_QP_DG_TOO_LONG;
         status = OFL_WC_LOC_LEN_ERR;
+    }
+    if (err == OFL_OK && qp->attr.fault_wait && !qp->fault.give_up &&
+        qp_rq_fault_scan(qp, 0, n, &stag, &va) &&
+        qp_fault_hold(qp, OFL_QP_FAULT_DG, stag, va)) {
+        qp->rcur.active = 0; /* fetched again on the retry */
+        return OFL_E_TPT_PAGE_FAULT;
     }
     if (err == OFL_OK) {
         err = qp_scatter(qp, 0, p, n, false);
@@ -11112,7 +11243,7 @@ static OFL_NOINLINE void qp_dg_deliver(struct ofl_qp *qp, const uint8_t *p,
     qp->stats.rx_fpdus++;
     qp->stats.rx_bytes += n;
     if (e == NULL)
-        return;
+        return OFL_OK;
     e->byte_len = err == OFL_OK ? n : 0;
     if (h != NULL) {
         e->flags = OFL_CQE_SRC;
@@ -11122,6 +11253,7 @@ static OFL_NOINLINE void qp_dg_deliver(struct ofl_qp *qp, const uint8_t *p,
         e->src_qpn = h->src_qpn;
     }
     qp_cqe_commit(qp->attr.recv_cq, e);
+    return OFL_OK;
 }
 
 /* The in-sequence RD frame was consumed (delivered, or refused for good):
@@ -11186,6 +11318,11 @@ static OFL_NOINLINE enum ofl_err qp_rd_write(struct ofl_qp *qp,
         err = ofl_tpt_check_translate_access(qp->attr.tpt, &a, &sgl);
         if (err == OFL_E_TPT_SGL_FULL)
             err = qp_tpt_rest_ok(qp, h->stag, h->to, n, sgl.bytes);
+        /* Unpinned pages: every page was translated before the
+         * placement, so nothing of it was placed. */
+        if (err == OFL_E_TPT_PAGE_FAULT &&
+            qp_dg_fault_hold(qp, ee, h->stag, h->to, n))
+            return err;
         if (err == OFL_OK)
             err = qp_place_rest(qp, &sgl, h->stag, h->to, data, n);
         if (err != OFL_OK)
@@ -11196,18 +11333,6 @@ static OFL_NOINLINE enum ofl_err qp_rd_write(struct ofl_qp *qp,
     qp->stats.rx_bytes += n;
     qp_ee_consumed(ee);
     return OFL_OK;
-}
-
-/* The request in sequence finds no room for its result (err): not taken,
- * an RNR NAK when enabled (the requester asks again later). */
-static enum ofl_err qp_ee_no_room(struct ofl_ee *ee, enum ofl_err err)
-{
-    if ((ee->attr.flags & OFL_EE_F_NAK) != 0) {
-        qp_ee_nak_send(ee, OFL_DG_NAK_RNR, ee->rcv_nxt, OFL_OK,
-                       qp_ee_gap(ee, ee->rcv_nxt));
-        ee->nak_sent = 1;
-    }
-    return err;
 }
 
 /* The response (kind 8) to request h, its n payload bytes already after
@@ -11282,6 +11407,11 @@ static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
     frame = qp_ee_frame(ee, ee->snd_nxt);
     if (n != 0) {
         err = qp_dma_tpt(qp, h->stag, h->to, frame + hl, n, false);
+        /* Unpinned source: what was read lies in a slot not yet in use;
+         * no response, the request not acknowledged. */
+        if (err == OFL_E_TPT_PAGE_FAULT &&
+            qp_dg_fault_hold(qp, ee, h->stag, h->to, n))
+            return err;
         if (err != OFL_OK)
             return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
         (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
@@ -11356,6 +11486,12 @@ static OFL_NOINLINE enum ofl_err qp_rd_atomic(struct ofl_qp *qp,
     if (e == NULL)
         return qp_ee_no_room(ee, OFL_E_QP_EE_ATOMIC_FULL);
     err = qp_dma_tpt(qp, h->stag, h->to, v, 8, false);
+    /* Unpinned target: the read translates the 8 bytes before its DMA,
+     * so the wait comes before the read-modify-write began: it runs
+     * once, for the retransmission that finds the page. */
+    if (err == OFL_E_TPT_PAGE_FAULT &&
+        qp_dg_fault_hold(qp, ee, h->stag, h->to, 8))
+        return err;
     if (err == OFL_OK) {
         ofl_fill(&q, 0, sizeof(q));
         q.op = h->aop;
@@ -11430,11 +11566,12 @@ static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
     uint8_t b[4], v[8], status;
     uint32_t i;
 
-    qp_ee_consumed(ee);
     if (h->dst_qpn < node->qp_cap)
         qp = node->qp[h->dst_qpn];
-    if (qp == NULL || qp->attr.service != OFL_QP_SVC_RD)
+    if (qp == NULL || qp->attr.service != OFL_QP_SVC_RD) {
+        qp_ee_consumed(ee);
         return err;
+    }
     for (i = qp->sq.cc; i != qp->sq.ci; i++) {
         t = &qp->sq_track[i & (qp->sq.depth - 1u)];
         if ((t->opcode == OFL_QP_OP_READ || qp_op_atomic(t->opcode)) &&
@@ -11445,24 +11582,34 @@ static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
             !(qp->cur.active && qp->cur.idx == i))
             break;
     }
-    if (i == qp->sq.ci)
+    if (i == qp->sq.ci) {
+        qp_ee_consumed(ee);
         return err;
+    }
+    qp_dg_fault_try(qp);
     if (n != t->len) {
         err = OFL_E_QP_RESP_MISMATCH;
         status = OFL_WC_BAD_RESP_ERR;
     } else {
+        err = n == 0 ? OFL_OK
+                     : qp_check_local(qp->attr.tpt, t->stag, qp->attr.pd,
+                                      t->to, n, OFL_TPT_LOCAL_WRITE);
+        /* Unpinned sink (or result buffer): every page of it translated
+         * before a byte is placed; on a wait the response is not taken
+         * (not acknowledged), the Read keeps its ORD and the responder's
+         * retransmission retries it. */
+        if (err == OFL_OK && qp_dg_fault_hold(qp, ee, t->stag, t->to, n))
+            return OFL_E_TPT_PAGE_FAULT;
         if (qp_op_atomic(t->opcode)) { /* n == 8 */
             ofl_store_le64(v, ofl_load_be64(data));
             data = v;
         }
-        err = n == 0 ? OFL_OK
-                     : qp_check_local(qp->attr.tpt, t->stag, qp->attr.pd,
-                                      t->to, n, OFL_TPT_LOCAL_WRITE);
         if (err == OFL_OK && n != 0)
             err = qp_dma_tpt(qp, t->stag, t->to, (uint8_t *)data, n, true);
         status = (uint8_t)ofl_tpt_wc_status(err);
         err = OFL_OK; /* the WQE carries the local error */
     }
+    qp_ee_consumed(ee);
     if (qp->ord_count != 0)
         qp->ord_count--;
     /* Its request, still in the requester's window (its ack may come
@@ -11477,7 +11624,7 @@ static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
     qp->stats.rx_bytes += n;
     qp_swqe_done(qp, i, status);
     qp_sq_complete(qp);
-    return err;
+    return qp_dg_fault_done(qp, err);
 }
 
 enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
@@ -11549,10 +11696,12 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
         h.kind == OFL_DG_RD_ATOMIC) {
         if (!qp_state_in(qp, QP_DG_RX_OK))
             return OFL_E_QP_STATE;
-        return h.kind == OFL_DG_RD_WRITE
-                   ? qp_rd_write(qp, ee, &h, x + OFL_DG_WRITE_EXT)
-               : h.kind == OFL_DG_RD_READ ? qp_rd_read(qp, ee, &h, now)
-                                          : qp_rd_atomic(qp, ee, &h, now);
+        qp_dg_fault_try(qp);
+        err = h.kind == OFL_DG_RD_WRITE
+                  ? qp_rd_write(qp, ee, &h, x + OFL_DG_WRITE_EXT)
+              : h.kind == OFL_DG_RD_READ ? qp_rd_read(qp, ee, &h, now)
+                                         : qp_rd_atomic(qp, ee, &h, now);
+        return qp_dg_fault_done(qp, err);
     }
     err = qp_dg_can_take(qp, h.len);
     if (err != OFL_OK) {
@@ -11564,11 +11713,15 @@ enum ofl_err ofl_qp_dgram_input(struct ofl_qp_node *node, const uint8_t *frame,
         }
         return err;
     }
-    /* Every check passed: commit. */
-    qp_dg_deliver(qp, x, h.len, &h);
+    /* Every check passed: commit (or, under OFL_QP_FAULT_WAIT, wait on
+     * a receive buffer page not present: not taken). */
+    qp_dg_fault_try(qp);
+    err = qp_dg_deliver(qp, x, h.len, &h);
+    if (err != OFL_OK)
+        return ee != NULL ? qp_ee_no_room(ee, err) : err;
     if (ee != NULL)
         qp_ee_consumed(ee);
-    return OFL_OK;
+    return qp_dg_fault_done(qp, OFL_OK);
 }
 
 /* ---- raw datagrams ------------------------------------------------------------ */
@@ -11681,8 +11834,8 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
     err = qp_dg_can_take(qp, len);
     if (err != OFL_OK)
         return err;
-    qp_dg_deliver(qp, frame, (uint32_t)len, NULL);
-    return OFL_OK;
+    /* A raw QP has no OFL_QP_FAULT_WAIT (ofl_qp_create): never waits. */
+    return qp_dg_deliver(qp, frame, (uint32_t)len, NULL);
 }
 
 

@@ -3801,10 +3801,11 @@ enum ofl_qp_evt {
  * attr.fault_wait = OFL_QP_FAULT_FAIL (0, the default) keeps the rules of
  * the tables above: a page without OFL_TPT_ATT_PRESENT fails the access
  * (SQE or Terminate, OFL_E_TPT_PAGE_FAULT, LOC_ACCESS_ERR).
- * OFL_QP_FAULT_WAIT (iWARP QPs only, else OFL_E_ARG at ofl_qp_create)
- * makes the access wait instead, for these seven:
+ * OFL_QP_FAULT_WAIT (iWARP, iSCSI, RD and UD QPs; raw: OFL_E_ARG at
+ * ofl_qp_create) makes the access wait instead, for these:
  *
  *   access                         where (qp->fault.where)   waits at
+ *   iWARP:
  *   Send / Write WQE: its source   OFL_QP_FAULT_SQ           the segment
  *   inbound Read Request: source   OFL_QP_FAULT_READ_SRC     the segment
  *   inbound Send: receive buffer   OFL_QP_FAULT_RX           the FPDU
@@ -3812,11 +3813,23 @@ enum ofl_qp_evt {
  *   Read Response: its Read's sink OFL_QP_FAULT_RX           the FPDU
  *   Atomic Response: result buffer OFL_QP_FAULT_RX           the FPDU
  *   inbound Atomic Request: target OFL_QP_FAULT_RX           the FPDU
+ *   RD and UD (a datagram is one frame; "Datagrams" below):
+ *   Send / Write WQE: its source   OFL_QP_FAULT_SQ           the frame
+ *   inbound Send: receive buffer   OFL_QP_FAULT_DG           RD: resent
+ *                                                            UD: dropped
+ *   RD inbound Write: its buffer   OFL_QP_FAULT_DG           resent
+ *   RD inbound Read: its source    OFL_QP_FAULT_DG           resent
+ *   RD Read Response: its sink     OFL_QP_FAULT_DG           resent
+ *   RD atomic response: result     OFL_QP_FAULT_DG           resent
+ *   RD inbound atomic: its target  OFL_QP_FAULT_DG           resent
+ *   iSCSI ("iSCSI" below):
+ *   Data-In: the task's buffer     OFL_QP_FAULT_ISCSI_IN     the bytes
+ *   Data-Out for an R2T: its data  OFL_QP_FAULT_READ_SRC     the PDU
  *
- * The last three are inbound FPDUs like the two before (RFC 5040's Read
- * Response, RFC 7306's Atomic Request and Response): they wait as RX
- * does, held in rx_buf, under either read_sink rule; the STag in
- * qp->fault tells which buffer it is.
+ * The last three iWARP rows are inbound FPDUs like the two before (RFC
+ * 5040's Read Response, RFC 7306's Atomic Request and Response): they
+ * wait as RX does, held in rx_buf, under either read_sink rule; the STag
+ * in qp->fault tells which buffer it is.
  *
  * A wait leaves nothing half done: an inbound FPDU's access, or the
  * source of a Read Response segment being sent, is translated whole
@@ -3869,8 +3882,70 @@ enum ofl_qp_evt {
  * MOD_ERROR (or RESET, or any Terminate) ends the wait: the record is
  * cleared, the WQEs flushed.
  *
- * Not covered (fails as FAIL): bind / registration WQEs, iSCSI and
- * datagram QPs (reliable datagram's RDMA and atomics included). Immediate
+ * Datagrams (RD, UD). A send WQE waits as on a stream: its frame is
+ * gathered whole before the transmit sees it (into tx_buf, or the EE
+ * slot at snd_nxt, not yet in use), so nothing went out, no sequence
+ * number or ORD was taken; ofl_qp_process returns OFL_E_TPT_PAGE_FAULT
+ * and gathers it again on each retry. An inbound frame cannot be held:
+ * there is no stream to stop (and a datagram QP may have no rx_buf), so
+ * a frame whose access meets a page not present (every page of it
+ * translated before a byte is placed, read or executed) is not taken:
+ * ofl_qp_dgram_input returns OFL_E_TPT_PAGE_FAULT with nothing placed,
+ * no receive WQE consumed, no response, no replay cache entry, the
+ * target of an atomic not read, no one-shot use, the Read (or atomic)
+ * waiting on its response keeping its ORD; the fault is recorded
+ * (OFL_QP_FAULT_DG) and raised once. RD (seed 001: reliable datagram
+ * "employs sequence numbers and acknowledgments ... to ensure the same
+ * degree of reliability as the reliable connection service"): the frame
+ * is refused as one without room is ("Negative acknowledgements"):
+ * rcv_nxt unmoved, no acknowledgement, an RNR NAK when OFL_EE_F_NAK;
+ * the requester resends it (after rnr_delay, or its timeout) and the
+ * resent frame, finding the page mapped, completes; an atomic executes
+ * once. The resends count against the requester's retry_limit: a page
+ * not mapped in time fails the EE there (RNR_RETRY_EXC_ERR), as a
+ * receiver without receive WQEs does. UD (seed 001: "does not provide
+ * the reliability guarantees of the reliable connection service and the
+ * reliable datagram service"): the datagram is dropped, as one that
+ * finds no receive WQE is, and the sender is not told; a host that kept
+ * the frame may feed it again after ofl_tpt_map_page (so may an RD
+ * host: it is still rcv_nxt). The record of a datagram wait lasts until
+ * a frame of the QP does not wait (taken, or refused for another
+ * reason): it ends then, and a give-up with it. ofl_qp_fault_fail makes
+ * the next datagram of the QP that meets a page not present fail as
+ * FAIL: a Send is delivered with its receive WQE completing
+ * LOC_ACCESS_ERR (acknowledged: the frame counts as delivered); an RD
+ * Write, Read or atomic request is refused with an ACCESS NAK, detail
+ * OFL_E_TPT_PAGE_FAULT (the requester's WQE REM_ACCESS_ERR); a response
+ * is consumed and acknowledged, its Read or atomic completing
+ * LOC_ACCESS_ERR. A send WQE given up completes LOC_ACCESS_ERR, the QP
+ * to SQE (no byte of a datagram is sent before it is whole). A send
+ * waiting on its source has not begun (nothing of it went out): in SQD
+ * it does not start and SQD drains, as for a Send held behind a full
+ * window; its local checks run again when it starts.
+ *
+ * iSCSI (a stream, as iWARP; seed 000 FIG. 17A/B). A Data-In piece (the
+ * data bytes of one PDU that one ofl_qp_input call carries) is
+ * translated whole through the task's ITT before a byte of it is placed;
+ * a page not present makes it wait (OFL_QP_FAULT_ISCSI_IN, the offset in
+ * the task as va): nothing of the piece placed, and nothing of it or
+ * after it taken: ofl_qp_input returns OFL_E_TPT_PAGE_FAULT with RCV.NXT
+ * at the piece, and the bytes from qp->seq.nxt on MUST be fed again (TCP
+ * keeps them unacknowledged; the simplest driver feeds the same segment
+ * again). Nothing is held: each feed retries the piece, which waits
+ * again (no new event) until the page is mapped. The bytes before the
+ * piece were placed and taken. A Data-Out answering an R2T reads its
+ * data (checked FIG. 17B a-g) before anything of the PDU is sent; a page
+ * not present makes it wait as a Read's source does (READ_SRC, the
+ * offset as va): ofl_qp_process returns OFL_E_TPT_PAGE_FAULT, the R2T
+ * keeps its place and its count of bytes sent, and each later
+ * ofl_qp_process builds the PDU again. Given up (ofl_qp_fault_fail),
+ * either fails as FAIL does: the stream broken as for any local failure
+ * (OFL_E_TPT_PAGE_FAULT, the QP to TERMINATE).
+ *
+ * Not covered (fails as FAIL): bind / registration WQEs (an iSCSI
+ * command's registration included), the iSCSI PDUs that go to a receive
+ * WQE (a response, or a PDU failing FIG. 17B), raw datagram QPs
+ * (OFL_QP_FAULT_WAIT refused at ofl_qp_create: OFL_E_ARG). Immediate
  * Data names no memory, so it meets no page.
  */
 enum ofl_qp_fault_mode {
@@ -3882,12 +3957,18 @@ enum ofl_qp_fault_mode {
 enum ofl_qp_fault_where {
     OFL_QP_FAULT_NONE = 0,
     OFL_QP_FAULT_SQ = 1,       /* a Send or Write WQE's source */
-    OFL_QP_FAULT_READ_SRC = 2, /* an inbound Read Request's source */
-    OFL_QP_FAULT_RX = 3        /* an inbound FPDU held in rx_buf: a
+    OFL_QP_FAULT_READ_SRC = 2, /* an inbound Read Request's source
+                                  (iSCSI: an R2T's write data) */
+    OFL_QP_FAULT_RX = 3,       /* an inbound FPDU held in rx_buf: a
                                   Send's receive buffer, a Write's
                                   tagged buffer, a Read Response's
                                   sink, an Atomic Response's result, an
                                   Atomic Request's target */
+    OFL_QP_FAULT_DG = 4,       /* an inbound datagram frame not taken
+                                  (RD: not acknowledged, its
+                                  retransmission retries; UD: dropped) */
+    OFL_QP_FAULT_ISCSI_IN = 5  /* iSCSI Data-In bytes not placed nor
+                                  taken: fed again from RCV.NXT */
 };
 
 /* The fault a QP waits on (OFL_QP_FAULT_WAIT). Read-only for the host. */
@@ -3903,6 +3984,9 @@ struct ofl_qp_fault {
     uint8_t sq_wait;   /* SQ or READ_SRC waits */
     uint8_t rx_held;   /* RX: a ULPDU waits in rx_buf */
     uint8_t give_up;   /* ofl_qp_fault_fail: the next retry fails it */
+    uint8_t in_wait;   /* DG, ISCSI_IN: inbound bytes met the page not
+                          present and were not taken */
+    uint8_t reserved[7];
 };
 
 /* Send-queue registration error semantics (seed 000 FIG. 11, FIG. 17A). */
@@ -5162,7 +5246,9 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * OFL_E_QP_EE_REFUSAL. Returns OFL_OK or the named error of the first
  * check that failed; on an error nothing changed, except: a SEQ or RNR
  * NAK may have been sent (OFL_E_QP_EE_SEQ,
- * OFL_E_QP_RQ_EMPTY, OFL_E_QP_EE_FULL, OFL_E_QP_EE_ATOMIC_FULL); an RD
+ * OFL_E_QP_RQ_EMPTY, OFL_E_QP_EE_FULL, OFL_E_QP_EE_ATOMIC_FULL, and
+ * OFL_E_TPT_PAGE_FAULT for a frame that waits on a page not present
+ * under OFL_QP_FAULT_WAIT: "Unpinned pages", the fault recorded); an RD
  * Write, Read or atomic refused by its checks returns the TPT's (or
  * OFL_E_QP_DG_TOO_LONG, OFL_E_QP_ATOMIC_ALIGN, OFL_E_QP_EE_NO_ATOMIC)
  * error after it was consumed and NAKed; a Read or atomic response

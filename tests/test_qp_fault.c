@@ -985,8 +985,17 @@ static void test_attr(void)
     a.fault_wait = 2;
     CHECK_ERR(ofl_qp_create(&q, &a, &r->b.qmem), OFL_E_ARG);
     a.fault_wait = OFL_QP_FAULT_WAIT;
-    a.service = OFL_QP_SVC_ISCSI;
+    a.service = OFL_QP_SVC_RAW; /* not covered: refused */
+    a.max_dgram = 1500;
     CHECK_ERR(ofl_qp_create(&q, &a, &r->b.qmem), OFL_E_ARG);
+    a.fault_wait = OFL_QP_FAULT_FAIL; /* the same QP without it */
+    CHECK_OK(ofl_qp_create(&q, &a, &r->b.qmem));
+    a = r->b.attr;
+    a.fault_wait = OFL_QP_FAULT_WAIT;
+    a.service = OFL_QP_SVC_ISCSI; /* covered (test_qp_iscsi_fault.c) */
+    a.iscsi_max_data = 8192;
+    a.qpn = 5;
+    CHECK_OK(ofl_qp_create(&q, &a, &r->b.qmem));
     a = r->b.attr;
     a.fault_wait = OFL_QP_FAULT_WAIT;
     CHECK_OK(ofl_qp_create(&q, &a, &r->b.qmem));

@@ -10,7 +10,15 @@
  * of the last WIN numbers (go-back-N).
  *
  * Input: byte 0 the configuration: bit 0 sets OFL_EE_F_NAK on the EE
- * (this node sends sequence and RNR NAKs), bits 1-3 its rnr_delay; then
+ * (this node sends sequence and RNR NAKs), bits 1-3 its rnr_delay; bit 4
+ * unpinned pages (offload.h "Unpinned pages", "Datagrams"): the UD and
+ * RD QPs get OFL_QP_FAULT_WAIT, and the remote region's page and the
+ * pages of the first four receive buffers of the UD QP and of RD QP 2
+ * are not present (an inbound RD Write, Read, atomic and Send, and a UD
+ * datagram, wait); bit 5 with it: the page of every send source and
+ * Read / atomic sink too (send WQEs and responses wait). Event 0x07's
+ * B & 0x80 then first maps the page each waiting QP's record names
+ * (B & 0x40: gives it up with ofl_qp_fault_fail instead); then
  * events, each a type byte and its operands:
  *   0x00 L16 bytes   ofl_qp_dgram_input of the bytes
  *   0x01 K F Q S L   a datagram built by the harness (so that the fuzzer
@@ -70,7 +78,9 @@
  * long as every frame the node took was built by the harness (payload
  * byte i is i), a successful UD or RD receive holds exactly those bytes;
  * the state is a state. A QP in SQD sends no new UD or RD frame (the sink
- * checks it as the frame goes out).
+ * checks it as the frame goes out). A fault record names a place
+ * (OFL_QP_FAULT_SQ or _DG on a datagram QP), only under
+ * OFL_QP_FAULT_WAIT, and with no wait flag set there is none.
  */
 #include "fuzz.h"
 #include "own.h"
@@ -129,6 +139,7 @@ struct ctx {
     uint32_t rstag;       /* the remote region over remote[] */
     _Alignas(4096) uint8_t remote[4096];
     bool foreign;         /* a frame not built by the harness was input */
+    uint8_t cfg;          /* the configuration byte */
 };
 
 static struct ctx *g;
@@ -248,6 +259,9 @@ static int setup(struct ctx *c)
         a.transmit_ctx = c;
         a.max_dgram = i == 3 ? 600 : 400;
         a.node = &c->node;
+        a.fault_wait = (c->cfg & 0x10u) && svc[i] != OFL_QP_SVC_RAW
+                           ? OFL_QP_FAULT_WAIT
+                           : OFL_QP_FAULT_FAIL;
         m.sq_ring = f->sq_ring;
         m.sq_depth = DEPTH;
         m.sq_max_sge = SGE;
@@ -271,7 +285,41 @@ static int setup(struct ctx *c)
     if (ofl_qp_steer_init(&c->st, c->st_e, 2) != OFL_OK ||
         ofl_qp_steer_add(&c->st, 17, ADDR_X, &c->q[3].qp) != OFL_OK)
         return -1;
+    if (c->cfg & 0x10u) { /* unpinned pages: swapped out */
+        if (ofl_tpt_unmap_page(&c->tpt, c->rstag,
+                               (uint64_t)(uintptr_t)c->remote) != OFL_OK ||
+            ofl_tpt_unmap_page(&c->tpt, c->stag, BASE + 32768) != OFL_OK ||
+            ofl_tpt_unmap_page(&c->tpt, c->stag, BASE + 40960) != OFL_OK ||
+            ((c->cfg & 0x20u) &&
+             ofl_tpt_unmap_page(&c->tpt, c->stag, BASE) != OFL_OK))
+            return -1;
+    }
     return 0;
+}
+
+/* MapLocalPage for the page QP qp's fault record names (or, give_up,
+ * ofl_qp_fault_fail of it). */
+static void fault_serve(struct ctx *c, struct ofl_qp *qp, bool give_up)
+{
+    const uint64_t page = qp->fault.va & ~4095ull;
+    const uint64_t rva = (uint64_t)(uintptr_t)c->remote;
+    uint64_t pa;
+
+    if (qp->fault.where == OFL_QP_FAULT_NONE)
+        return;
+    if (give_up) {
+        FUZZ_ASSERT(ofl_qp_fault_fail(qp) == OFL_OK);
+        return;
+    }
+    if (qp->fault.stag == c->rstag && page == rva)
+        pa = ofl_sim_pa(c->remote);
+    else if (qp->fault.stag == c->stag && page >= BASE &&
+             page < BASE + MEM)
+        pa = ofl_sim_pa(c->mem + (page - BASE));
+    else
+        return; /* no page of this harness: cannot happen */
+    FUZZ_ASSERT(ofl_tpt_map_page(&c->tpt, qp->fault.stag, page, pa) ==
+                OFL_OK);
 }
 
 static void drain(struct ctx *c)
@@ -348,6 +396,16 @@ static void check(struct ctx *c)
         FUZZ_ASSERT(qp->ord_count <= qp->ord);
         FUZZ_ASSERT(f->send_done <= f->sends);
         FUZZ_ASSERT(f->recv_done <= f->recvs);
+        /* unpinned pages: a record only under WAIT, at a datagram
+         * place, and only while something waits */
+        FUZZ_ASSERT(qp->fault.where == OFL_QP_FAULT_NONE ||
+                    (qp->attr.fault_wait &&
+                     (qp->fault.where == OFL_QP_FAULT_SQ ||
+                      qp->fault.where == OFL_QP_FAULT_DG)));
+        FUZZ_ASSERT(qp->fault.where != OFL_QP_FAULT_NONE ||
+                    (!qp->fault.sq_wait && !qp->fault.in_wait &&
+                     !qp->fault.give_up && !qp->fault.rx_held));
+        FUZZ_ASSERT(!qp->fault.rx_held);
     }
 }
 
@@ -574,6 +632,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.p = data;
     in.n = size;
     i = fuzz_u8(&in);
+    g->cfg = (uint8_t)i;
     if (setup(g) != 0)
         return 0;
     g->ee[0].attr.flags = (i & 1u) ? OFL_EE_F_NAK : 0u;
@@ -623,8 +682,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 7: {
             uint8_t b = fuzz_u8(&in);
 
-            for (i = 0; i < NQP; i++)
+            for (i = 0; i < NQP; i++) {
+                if ((g->cfg & 0x10u) && (b & 0x80u))
+                    fault_serve(g, &g->q[i].qp, (b & 0x40u) != 0);
                 (void)ofl_qp_process(&g->q[i].qp, g->now, b);
+            }
             break;
         }
         default: {

@@ -8,10 +8,11 @@
  *
  * Input: byte 0 the configuration (bit 0 markers, 1 CRC, 2 iSCSI, 3 rings in
  * host memory, 4 windows-only policy, 5 registration option 2, 6 unpinned
- * pages: iWARP with OFL_QP_FAULT_WAIT, the second page of stag[1] (Read
- * sinks, Atomic targets) and stag[0]'s page at RESULT_AT (Atomic results
- * of kind 0x40) not present, no verdicts predicted), then events, each a
- * type byte and its
+ * pages: OFL_QP_FAULT_WAIT, the second page of stag[1] (Read sinks,
+ * Atomic targets) and stag[0]'s page at RESULT_AT (Atomic results of
+ * kind 0x40) not present, no verdicts predicted; with bit 2 the first
+ * page of the write and of the read command's buffers too: Data-Out and
+ * Data-In wait), then events, each a type byte and its
  * operands:
  *   0x00 L16 bytes   TCP payload in order (seq = RCV.NXT)
  *   0x01 D16 L16 b   TCP payload at RCV.NXT + (int16_t)D (ahead of a hole
@@ -643,8 +644,7 @@ static int setup(struct ctx *c, uint8_t cfgb)
     a.sq_reg = 1;
     a.reg_option = (cfgb & 0x20) ? 2 : 1;
     /* unpinned pages ("Unpinned pages", offload.h; seed 001) */
-    a.fault_wait = (cfgb & 0x40) && !(cfgb & 4) ? OFL_QP_FAULT_WAIT
-                                                 : OFL_QP_FAULT_FAIL;
+    a.fault_wait = (cfgb & 0x40) ? OFL_QP_FAULT_WAIT : OFL_QP_FAULT_FAIL;
     a.ord = ORD;
     a.ird = IRD;
     a.iscsi_max_data = 1024;
@@ -750,6 +750,12 @@ static int setup(struct ctx *c, uint8_t cfgb)
         foreign_task(c);
     }
     (void)ofl_qp_process(&c->qp, 0, 16);
+    if (a.fault_wait && a.service == OFL_QP_SVC_ISCSI) {
+        /* the commands' buffers, registered by now: their first pages
+         * swapped out (a command that did not register: nothing) */
+        (void)ofl_tpt_unmap_page(&c->tpt, c->itt[0], 0);
+        (void)ofl_tpt_unmap_page(&c->tpt, c->itt[1], 0);
+    }
     memset(c->msn_rx, 0, sizeof(c->msn_rx));
     return 0;
 }
@@ -1305,6 +1311,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     &g->tpt, g->qp.fault.stag, g->qp.fault.va,
                     ofl_sim_pa(g->mem + ((g->qp.fault.va - 0x10000000ull) &
                                          ~(uint64_t)4095u)));
+            /* iSCSI: the va is the offset in the command's buffer */
+            if ((b & 0x80) && g->qp.attr.fault_wait &&
+                g->qp.attr.service == OFL_QP_SVC_ISCSI &&
+                g->qp.fault.where != OFL_QP_FAULT_NONE &&
+                g->qp.fault.va < 4096u &&
+                (g->qp.fault.stag == g->itt[0] ||
+                 g->qp.fault.stag == g->itt[1]))
+                (void)ofl_tpt_map_page(
+                    &g->tpt, g->qp.fault.stag, g->qp.fault.va,
+                    ofl_sim_pa(g->mem +
+                               ((g->qp.fault.stag == g->itt[0] ? 45056u
+                                                                : 49252u) +
+                                (uint32_t)g->qp.fault.va) /
+                                   4096u * 4096u));
             (void)ofl_qp_process(&g->qp, events, b);
             break;
         }

@@ -163,6 +163,7 @@ int dgr_qp_add(struct dgr_rig *r, int ni, const struct dgr_qp_opts *o,
     q->attr.transmit_ctx = n;
     q->attr.max_dgram = o->max_dgram ? o->max_dgram : DGR_MAXDG;
     q->attr.node = &n->node;
+    q->attr.fault_wait = o->fault_wait;
     q->qmem.sq_ring = q->sq_ring;
     q->qmem.sq_depth = DGR_DEPTH;
     q->qmem.sq_max_sge = DGR_SGE;

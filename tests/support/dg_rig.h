@@ -96,6 +96,7 @@ struct dgr_qp_opts {
     uint16_t ord;          /* 0: 4 */
     uint32_t max_dgram;    /* 0: DGR_MAXDG */
     uint32_t qpn;
+    uint8_t fault_wait;    /* attr.fault_wait (0: OFL_QP_FAULT_FAIL) */
 };
 
 /* nodes (2 .. DGR_NODES) nodes with their EE contexts in RTS and no QPs.
