@@ -108,6 +108,16 @@ const char *ofl_wc_status_str(enum ofl_wc_status s)
 #define OFL_FAST_PATH 1
 #endif
 
+/* The body of a public function that a fast path calls in place of it
+ * (ddp_seg_next, port_crc32c): OFL_HOT_INLINE with the fast paths; without
+ * them its one caller is the public function, into which it is always
+ * inlined, so that a size build has the one copy it had. */
+#if OFL_FAST_PATH
+#define OFL_BODY_INLINE OFL_HOT_INLINE
+#else
+#define OFL_BODY_INLINE OFL_ALWAYS_INLINE
+#endif
+
 /*
  * Both move 16 or 8 bytes per step on targets where unaligned word access is
  * cheap: through an unaligned may_alias word with GCC and clang, else
@@ -1436,13 +1446,28 @@ enum ofl_err ofl_port_pci_write(const struct ofl_port *port, uint32_t offset,
                : OFL_E_PORT_PCI;
 }
 
-uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
-                         const void *data, size_t len)
+/* The body of ofl_port_crc32c, inlined into the MPA CRC in a speed build
+ * (mpa_crc: once per FPDU each way); a size build calls ofl_port_crc32c
+ * there (MPA_PORT_CRC), which then holds the one copy (OFL_BODY_INLINE). */
+static OFL_BODY_INLINE uint32_t port_crc32c(const struct ofl_port *port,
+                                            uint32_t state, const void *data,
+                                            size_t len)
 {
     if (OFL_PORT_HAS(port, crc32c))
         return port->crc32c(port->ctx, state, data, len);
     return ofl_crc32c_update(state, data, len);
 }
+
+uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
+                         const void *data, size_t len)
+{
+    return port_crc32c(port, state, data, len);
+}
+#if OFL_FAST_PATH
+#define MPA_PORT_CRC port_crc32c
+#else
+#define MPA_PORT_CRC ofl_port_crc32c
+#endif
 
 /* The finished CRC32c of data[0 .. len) through port's hook (the portable
  * one without): the whole-buffer CRCs of the ap and pp frames. */
@@ -4528,10 +4553,11 @@ uint16_t ofl_mpa_mulpdu(uint32_t emss, bool markers)
 }
 
 /* The CRC register over n bytes, through the port when it accelerates. */
-static uint32_t mpa_crc(const struct ofl_port *port, uint32_t state,
-                        const void *p, size_t n)
+static OFL_HOT_INLINE uint32_t mpa_crc(const struct ofl_port *port,
+                                       uint32_t state, const void *p,
+                                       size_t n)
 {
-    return n == 0 ? state : ofl_port_crc32c(port, state, p, n);
+    return n == 0 ? state : MPA_PORT_CRC(port, state, p, n);
 }
 
 /* Compares a received CRC field with the register; fuzzing builds skip
@@ -5653,8 +5679,13 @@ enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
     return OFL_OK;
 }
 
-bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
-                      uint32_t *off, uint32_t *len)
+/* The body of ofl_ddp_seg_next, inlined into the qp engine's segmenter
+ * in a speed build (qp_msg_segment: every FPDU of a message), where its
+ * argument checks fold away; a size build calls ofl_ddp_seg_next there
+ * (QP_SEG_NEXT), which then holds the one copy (OFL_BODY_INLINE). */
+static OFL_BODY_INLINE bool ddp_seg_next(struct ofl_ddp_seg *sg,
+                                         struct ofl_ddp_hdr *hdr,
+                                         uint32_t *off, uint32_t *len)
 {
     uint32_t n;
 
@@ -5674,6 +5705,17 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
     sg->done = sg->off == sg->len;
     return true;
 }
+
+bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
+                      uint32_t *off, uint32_t *len)
+{
+    return ddp_seg_next(sg, hdr, off, len);
+}
+#if OFL_FAST_PATH
+#define QP_SEG_NEXT ddp_seg_next
+#else
+#define QP_SEG_NEXT ofl_ddp_seg_next
+#endif
 #endif /* OFL_ENABLE_WIRE */
 
 /* ======================================================================== */
@@ -7040,8 +7082,10 @@ static enum ofl_err qp_scatter(struct ofl_qp *qp, uint32_t off,
  * the cursor (*si, *so) on, into dst. checked: qp_sges_check passed for
  * local read in this call with nothing since that can change the TPT
  * (qp_dma_sge): the first DMA only translates. */
-static OFL_HOT_INLINE enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
-                              uint32_t *si, uint32_t *so, bool checked)
+static OFL_HOT_INLINE enum ofl_err qp_gather_hot(struct ofl_qp *qp,
+                                                 uint8_t *dst, uint32_t n,
+                                                 uint32_t *si, uint32_t *so,
+                                                 bool checked)
 {
     enum ofl_err err;
 
@@ -7069,6 +7113,20 @@ static OFL_HOT_INLINE enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, ui
     }
     return OFL_OK;
 }
+
+/* qp_gather_hot is inlined into the segmenter (qp_msg_segment: every FPDU
+ * of a message); the other callers (datagrams, iSCSI) share one copy, so
+ * that their frames stay as they were. A size build has the one function. */
+#if OFL_FAST_PATH
+static OFL_NOINLINE enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst,
+                                           uint32_t n, uint32_t *si,
+                                           uint32_t *so, bool checked)
+{
+    return qp_gather_hot(qp, dst, n, si, so, checked);
+}
+#else
+#define qp_gather qp_gather_hot
+#endif
 
 #if OFL_FAST_PATH
 /*
@@ -7294,7 +7352,8 @@ static OFL_ALWAYS_INLINE uint32_t qp_hdr_data(const struct ofl_ddp_hdr *h,
 
 /* Opens the FPDU (qp_tx_open: every FPDU's build starts here) and builds
  * qp->msg's header at qp_hdr_at; *hl its length. */
-static enum ofl_err qp_hdr_build(struct ofl_qp *qp, uint32_t *hl)
+static OFL_HOT_INLINE enum ofl_err qp_hdr_build(struct ofl_qp *qp,
+                                                uint32_t *hl)
 {
     size_t n = 0;
     enum ofl_err err = qp_tx_open(qp);
@@ -7665,14 +7724,14 @@ static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done,
     enum ofl_err err;
 
     *done = false;
-    if (!ofl_ddp_seg_next(s, &qp->msg.ddp, &off, &n)) {
+    if (!QP_SEG_NEXT(s, &qp->msg.ddp, &off, &n)) {
         *done = true;
         return OFL_OK;
     }
     err = qp_hdr_build(qp, &hl);
     if (err == OFL_OK) {
         dst = qp_payload_at(qp, hl);
-        err = qp_gather(qp, dst, n, &si, &so, checked);
+        err = qp_gather_hot(qp, dst, n, &si, &so, checked);
         if (err == OFL_OK)
             err = qp_fpdu_send(qp, hl, dst, n,
                                s->done ? 0u : OFL_QP_TX_MORE);
@@ -8427,8 +8486,16 @@ static uint32_t qp_ulpdu_wire_off(const struct ofl_qp *qp, uint32_t start,
 
 /* RCV.NXT moves over n in-order bytes (in steps the window allows);
  * deferred one-touch invalidations it passes become due. */
-static void qp_advance_only(struct ofl_qp *qp, uint32_t n)
+static OFL_HOT_INLINE void qp_advance_only(struct ofl_qp *qp, uint32_t n)
 {
+#if OFL_FAST_PATH
+    /* Within the window and no invalidation pending: seq_advance's one
+     * step, whose loop over the pending SNs runs no round. */
+    if (n <= qp->seq.wnd && qp->seq.pending_count == 0) {
+        qp->seq.nxt += n;
+        return;
+    }
+#endif
     while (n != 0) {
         uint32_t k = qp_min32(n, qp->seq.wnd);
 
@@ -8438,7 +8505,7 @@ static void qp_advance_only(struct ofl_qp *qp, uint32_t n)
 }
 
 /* The same, and the due invalidations are carried out. */
-static void qp_advance(struct ofl_qp *qp, uint32_t n)
+static OFL_HOT_INLINE void qp_advance(struct ofl_qp *qp, uint32_t n)
 {
     qp_advance_only(qp, n);
     if (qp->seq.pending_count != 0)
@@ -8675,13 +8742,23 @@ static void qp_rx_tag_note(struct ofl_qp *qp, uint32_t stag, bool last,
 
 /* Copies src to the pieces of a translation, then the rest of n (when the
  * translation was cut at OFL_QP_PIECES) through further translations. */
-static OFL_HOT_INLINE enum ofl_err qp_place_rest(struct ofl_qp *qp,
-                                  const struct ofl_tpt_sgl *sgl, uint32_t stag,
-                                  uint64_t to, const uint8_t *src, uint32_t n)
+static OFL_HOT_INLINE enum ofl_err
+qp_place_rest(struct ofl_qp *qp, const struct ofl_tpt_sgl *sgl, uint32_t stag,
+              uint64_t to, const uint8_t *src, uint32_t n)
 {
-    /* src is only read: the pieces are written. */
-    enum ofl_err err = qp_dma_pieces(qp, sgl, (uint8_t *)src, true);
-    uint32_t done = (uint32_t)sgl->bytes;
+    enum ofl_err err;
+    uint32_t done;
+
+#if OFL_FAST_PATH
+    /* One piece (an access inside a page): qp_dma_pieces' one round. */
+    if (sgl->count == 1)
+        err = port_dma_write(qp->attr.port, sgl->piece[0].pa, src,
+                             sgl->piece[0].len);
+    else
+#endif
+        /* src is only read: the pieces are written. */
+        err = qp_dma_pieces(qp, sgl, (uint8_t *)src, true);
+    done = (uint32_t)sgl->bytes;
 
     if (err != OFL_OK || done >= n)
         return err;
