@@ -4835,9 +4835,10 @@ static void mpa_rx_deliver(struct ofl_mpa_rx *rx, struct ofl_mpa_fpdu *f)
  * An FPDU that starts here, lies whole in data and has no marker inside is
  * checked and delivered in place. Returns false when that does not apply.
  */
-static OFL_HOT_INLINE bool mpa_rx_fast(struct ofl_mpa_rx *rx, const uint8_t *data,
-                        size_t len, size_t *used, struct ofl_mpa_fpdu *f,
-                        enum ofl_err *err)
+static OFL_HOT_INLINE bool mpa_rx_fast(struct ofl_mpa_rx *rx,
+                                       const uint8_t *data, size_t len,
+                                       size_t *used, struct ofl_mpa_fpdu *f,
+                                       enum ofl_err *err)
 {
     uint32_t ulpdu, wire;
 
@@ -6898,9 +6899,9 @@ static OFL_NOINLINE enum ofl_err qp_tpt_rest_ok(const struct ofl_qp *qp,
 
 /* The checked translation of a segment, SGL_FULL when cut at
  * OFL_QP_PIECES and the rest translates too, else its first error. */
-static OFL_HOT_INLINE enum ofl_err qp_check_translate_all(struct ofl_qp *qp,
-                                           const struct ofl_tpt_remote *a,
-                                           struct ofl_tpt_sgl *sgl)
+static OFL_HOT_INLINE enum ofl_err
+qp_check_translate_all(struct ofl_qp *qp, const struct ofl_tpt_remote *a,
+                       struct ofl_tpt_sgl *sgl)
 {
     enum ofl_err err;
 
@@ -7250,9 +7251,10 @@ static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
  * ofl_mpa_fpdu_buildv copies it in. A refused transmission leaves the
  * stream position where it was.
  */
-static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
-                                 const uint8_t *payload, uint32_t n,
-                                 uint32_t flags)
+static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
+                                                uint32_t hl,
+                                                const uint8_t *payload,
+                                                uint32_t n, uint32_t flags)
 {
     struct ofl_mpa_ulpdu u;
     uint32_t pos = qp->tx.pos;
