@@ -108,6 +108,16 @@ const char *ofl_wc_status_str(enum ofl_wc_status s)
 #define OFL_FAST_PATH 1
 #endif
 
+/* The body of a public function that a fast path calls in place of it
+ * (ddp_seg_next, port_crc32c): OFL_HOT_INLINE with the fast paths; without
+ * them its one caller is the public function, into which it is always
+ * inlined, so that a size build has the one copy it had. */
+#if OFL_FAST_PATH
+#define OFL_BODY_INLINE OFL_HOT_INLINE
+#else
+#define OFL_BODY_INLINE OFL_ALWAYS_INLINE
+#endif
+
 /*
  * Both move 16 or 8 bytes per step on targets where unaligned word access is
  * cheap: through an unaligned may_alias word with GCC and clang, else
@@ -1436,13 +1446,28 @@ enum ofl_err ofl_port_pci_write(const struct ofl_port *port, uint32_t offset,
                : OFL_E_PORT_PCI;
 }
 
-uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
-                         const void *data, size_t len)
+/* The body of ofl_port_crc32c, inlined into the MPA CRC in a speed build
+ * (mpa_crc: once per FPDU each way); a size build calls ofl_port_crc32c
+ * there (MPA_PORT_CRC), which then holds the one copy (OFL_BODY_INLINE). */
+static OFL_BODY_INLINE uint32_t port_crc32c(const struct ofl_port *port,
+                                            uint32_t state, const void *data,
+                                            size_t len)
 {
     if (OFL_PORT_HAS(port, crc32c))
         return port->crc32c(port->ctx, state, data, len);
     return ofl_crc32c_update(state, data, len);
 }
+
+uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
+                         const void *data, size_t len)
+{
+    return port_crc32c(port, state, data, len);
+}
+#if OFL_FAST_PATH
+#define MPA_PORT_CRC port_crc32c
+#else
+#define MPA_PORT_CRC ofl_port_crc32c
+#endif
 
 /* The finished CRC32c of data[0 .. len) through port's hook (the portable
  * one without): the whole-buffer CRCs of the ap and pp frames. */
@@ -4528,10 +4553,11 @@ uint16_t ofl_mpa_mulpdu(uint32_t emss, bool markers)
 }
 
 /* The CRC register over n bytes, through the port when it accelerates. */
-static uint32_t mpa_crc(const struct ofl_port *port, uint32_t state,
-                        const void *p, size_t n)
+static OFL_HOT_INLINE uint32_t mpa_crc(const struct ofl_port *port,
+                                       uint32_t state, const void *p,
+                                       size_t n)
 {
-    return n == 0 ? state : ofl_port_crc32c(port, state, p, n);
+    return n == 0 ? state : MPA_PORT_CRC(port, state, p, n);
 }
 
 /* Compares a received CRC field with the register; fuzzing builds skip
@@ -4809,9 +4835,10 @@ static void mpa_rx_deliver(struct ofl_mpa_rx *rx, struct ofl_mpa_fpdu *f)
  * An FPDU that starts here, lies whole in data and has no marker inside is
  * checked and delivered in place. Returns false when that does not apply.
  */
-static bool mpa_rx_fast(struct ofl_mpa_rx *rx, const uint8_t *data,
-                        size_t len, size_t *used, struct ofl_mpa_fpdu *f,
-                        enum ofl_err *err)
+static OFL_HOT_INLINE bool mpa_rx_fast(struct ofl_mpa_rx *rx,
+                                       const uint8_t *data, size_t len,
+                                       size_t *used, struct ofl_mpa_fpdu *f,
+                                       enum ofl_err *err)
 {
     uint32_t ulpdu, wire;
 
@@ -5335,6 +5362,31 @@ rdmap_parse(const uint8_t *ulpdu, size_t len, struct ofl_rdmap_msg *msg,
     ofl_fill(msg, 0, sizeof(*msg));
 #endif
     h = &msg->ddp;
+#if OFL_FAST_PATH
+    /* A tagged data header (RDMA Write, Read Response) of both versions
+     * at fixed offsets: every check below grants it (long enough, the
+     * versions, rdmap_check_hdr for a tagged data opcode), and these are
+     * the fields it sets. Anything else goes the general way. */
+    if (len >= OFL_DDP_TAGGED_HDR_LEN && len <= 0xFFFFFFFFu) {
+        c0 = ulpdu[0];
+        c1 = ulpdu[1];
+        if ((c0 & 0x83u) == (0x80u | OFL_DDP_VERSION) &&
+            (c1 >> 6) == OFL_RDMAP_VERSION &&
+            ((c1 & 0x0Fu) == OFL_RDMAP_WRITE ||
+             (c1 & 0x0Fu) == OFL_RDMAP_READ_RESP)) {
+            h->tagged = 1;
+            h->last = (c0 & 0x40) != 0;
+            h->ddp_version = OFL_DDP_VERSION;
+            h->rdmap_version = OFL_RDMAP_VERSION;
+            h->opcode = c1 & 0x0F;
+            h->stag = ofl_load_be32(ulpdu + 2);
+            h->to = ofl_load_be64(ulpdu + 6);
+            msg->payload = ulpdu + OFL_DDP_TAGGED_HDR_LEN;
+            msg->payload_len = (uint32_t)(len - OFL_DDP_TAGGED_HDR_LEN);
+            return OFL_OK;
+        }
+    }
+#endif
     if (len < 1 || len < ofl_ddp_hdr_len(ulpdu[0]) || len > 0xFFFFFFFFu) {
         err = OFL_E_DDP_SHORT;
         goto out;
@@ -5628,8 +5680,13 @@ enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
     return OFL_OK;
 }
 
-bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
-                      uint32_t *off, uint32_t *len)
+/* The body of ofl_ddp_seg_next, inlined into the qp engine's segmenter
+ * in a speed build (qp_msg_segment: every FPDU of a message), where its
+ * argument checks fold away; a size build calls ofl_ddp_seg_next there
+ * (QP_SEG_NEXT), which then holds the one copy (OFL_BODY_INLINE). */
+static OFL_BODY_INLINE bool ddp_seg_next(struct ofl_ddp_seg *sg,
+                                         struct ofl_ddp_hdr *hdr,
+                                         uint32_t *off, uint32_t *len)
 {
     uint32_t n;
 
@@ -5649,6 +5706,17 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
     sg->done = sg->off == sg->len;
     return true;
 }
+
+bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
+                      uint32_t *off, uint32_t *len)
+{
+    return ddp_seg_next(sg, hdr, off, len);
+}
+#if OFL_FAST_PATH
+#define QP_SEG_NEXT ddp_seg_next
+#else
+#define QP_SEG_NEXT ofl_ddp_seg_next
+#endif
 #endif /* OFL_ENABLE_WIRE */
 
 /* ======================================================================== */
@@ -6831,9 +6899,9 @@ static OFL_NOINLINE enum ofl_err qp_tpt_rest_ok(const struct ofl_qp *qp,
 
 /* The checked translation of a segment, SGL_FULL when cut at
  * OFL_QP_PIECES and the rest translates too, else its first error. */
-static enum ofl_err qp_check_translate_all(struct ofl_qp *qp,
-                                           const struct ofl_tpt_remote *a,
-                                           struct ofl_tpt_sgl *sgl)
+static OFL_HOT_INLINE enum ofl_err
+qp_check_translate_all(struct ofl_qp *qp, const struct ofl_tpt_remote *a,
+                       struct ofl_tpt_sgl *sgl)
 {
     enum ofl_err err;
 
@@ -7015,8 +7083,10 @@ static enum ofl_err qp_scatter(struct ofl_qp *qp, uint32_t off,
  * the cursor (*si, *so) on, into dst. checked: qp_sges_check passed for
  * local read in this call with nothing since that can change the TPT
  * (qp_dma_sge): the first DMA only translates. */
-static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
-                              uint32_t *si, uint32_t *so, bool checked)
+static OFL_HOT_INLINE enum ofl_err qp_gather_hot(struct ofl_qp *qp,
+                                                 uint8_t *dst, uint32_t n,
+                                                 uint32_t *si, uint32_t *so,
+                                                 bool checked)
 {
     enum ofl_err err;
 
@@ -7044,6 +7114,20 @@ static enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst, uint32_t n,
     }
     return OFL_OK;
 }
+
+/* qp_gather_hot is inlined into the segmenter (qp_msg_segment: every FPDU
+ * of a message); the other callers (datagrams, iSCSI) share one copy, so
+ * that their frames stay as they were. A size build has the one function. */
+#if OFL_FAST_PATH
+static OFL_NOINLINE enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst,
+                                           uint32_t n, uint32_t *si,
+                                           uint32_t *so, bool checked)
+{
+    return qp_gather_hot(qp, dst, n, si, so, checked);
+}
+#else
+#define qp_gather qp_gather_hot
+#endif
 
 #if OFL_FAST_PATH
 /*
@@ -7167,9 +7251,10 @@ static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
  * ofl_mpa_fpdu_buildv copies it in. A refused transmission leaves the
  * stream position where it was.
  */
-static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
-                                 const uint8_t *payload, uint32_t n,
-                                 uint32_t flags)
+static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
+                                                uint32_t hl,
+                                                const uint8_t *payload,
+                                                uint32_t n, uint32_t flags)
 {
     struct ofl_mpa_ulpdu u;
     uint32_t pos = qp->tx.pos;
@@ -7179,6 +7264,31 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
     u.hdr_len = hl;
     u.payload = n != 0 ? payload : NULL;
     u.payload_len = n;
+#if OFL_FAST_PATH
+    if (!qp->tx.markers) {
+        /* ofl_mpa_fpdu_framev's result for this FPDU, built in place (the
+         * header and payload right behind the prefix, tx without markers,
+         * every pointer set): the same length check, the same bytes. The
+         * pad is cleared in place first, so that one CRC call covers
+         * prefix, header, payload and pad, the stretch framev sums in one
+         * call and then the pad in a second (the same register). */
+        uint8_t *b = qp->tx_buf, *t;
+        uint32_t ulpdu = hl + n, pad, crc = OFL_CRC32C_INIT;
+
+        if (hl > qp->tx.mulpdu || n > (uint32_t)qp->tx.mulpdu - hl)
+            return OFL_E_MPA_TOO_LONG;
+        pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
+        t = b + OFL_MPA_HDR_LEN + ulpdu;
+        ofl_store_be16(b, (uint16_t)ulpdu);
+        ofl_store_le32(t, 0);
+        if (qp->tx.crc)
+            crc = ofl_crc32c_final(
+                mpa_crc(qp->tx.port, crc, b, OFL_MPA_HDR_LEN + ulpdu + pad));
+        ofl_store_le32(t + pad, qp->tx.crc ? crc : 0u);
+        qp->tx.pos += mpa_content_len(ulpdu);
+        len = OFL_MPA_HDR_LEN + ulpdu + pad + OFL_MPA_CRC_LEN;
+    } else
+#endif
     if (!qp->tx.markers) {
         uint8_t *b = qp->tx_buf, trailer[7];
         size_t tl;
@@ -7204,13 +7314,59 @@ static enum ofl_err qp_fpdu_send(struct ofl_qp *qp, uint32_t hl,
     return err;
 }
 
+#if OFL_FAST_PATH
+/*
+ * rdmap_build's straight line for the header of a data message (RDMA
+ * Write and Read Response tagged, the four Sends untagged on queue 0):
+ * for such a header rdmap_check_hdr grants (an opcode below RDMAP_OPCODES,
+ * tagged as its rdmap_ops row says, queue 0 when untagged, not a
+ * one-segment opcode), there is no body and the header fits sizeof
+ * qp->hdr, so rdmap_build writes exactly these bytes. Returns the length,
+ * or 0 for any other header, which goes the general way.
+ */
+static OFL_ALWAYS_INLINE uint32_t qp_hdr_data(const struct ofl_ddp_hdr *h,
+                                              uint8_t *p)
+{
+    const uint32_t op = h->opcode;
+    const uint8_t c1 = (uint8_t)((OFL_RDMAP_VERSION << 6) | op);
+
+    if (h->tagged) {
+        if (op != OFL_RDMAP_WRITE && op != OFL_RDMAP_READ_RESP)
+            return 0;
+        ofl_store_be16(p, (uint16_t)(((0x80u | (h->last ? 0x40u : 0u) |
+                                       OFL_DDP_VERSION) << 8) | c1));
+        ofl_store_be32(p + 2, h->stag);
+        ofl_store_be64(p + 6, h->to);
+        return OFL_DDP_TAGGED_HDR_LEN;
+    }
+    if (op < OFL_RDMAP_SEND || op > OFL_RDMAP_SEND_SE_INV ||
+        h->qn != OFL_DDP_QN_SEND)
+        return 0;
+    ofl_store_be16(p, (uint16_t)((((h->last ? 0x40u : 0u) | OFL_DDP_VERSION)
+                                  << 8) | c1));
+    ofl_store_be32(p + 2, rdmap_has_inv_stag(h->opcode) ? h->inv_stag : 0u);
+    ofl_store_be32(p + 6, OFL_DDP_QN_SEND);
+    ofl_store_be32(p + 10, h->msn);
+    ofl_store_be32(p + 14, h->mo);
+    return OFL_DDP_UNTAGGED_HDR_LEN;
+}
+#endif
+
 /* Opens the FPDU (qp_tx_open: every FPDU's build starts here) and builds
  * qp->msg's header at qp_hdr_at; *hl its length. */
-static enum ofl_err qp_hdr_build(struct ofl_qp *qp, uint32_t *hl)
+static OFL_HOT_INLINE enum ofl_err qp_hdr_build(struct ofl_qp *qp,
+                                                uint32_t *hl)
 {
     size_t n = 0;
     enum ofl_err err = qp_tx_open(qp);
 
+#if OFL_FAST_PATH
+    if (err == OFL_OK) {
+        *hl = qp_hdr_data(&qp->msg.ddp, qp_hdr_at(qp));
+        if (*hl != 0)
+            return OFL_OK;
+    }
+#endif
     if (err == OFL_OK)
         err = rdmap_build(&qp->msg, qp_hdr_at(qp), sizeof(qp->hdr), &n);
     *hl = (uint32_t)n;
@@ -7557,10 +7713,17 @@ static enum ofl_err qp_msg_begin(struct ofl_qp *qp, uint8_t opcode,
  * Sends the next segment of the current message. The segmenter and the
  * gather cursor move only when the transmission was taken. *done tells
  * when the last segment went. checked: as for qp_gather (the message's
- * data segments checked just before, in this call).
+ * data segments checked just before, in this call). Inlined into its one
+ * caller with the fast paths (one call less per FPDU); a size build keeps
+ * it apart, as it was.
  */
-static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done,
-                                                bool checked)
+#if OFL_FAST_PATH
+#define QP_SEGMENT_INLINE OFL_HOT_INLINE
+#else
+#define QP_SEGMENT_INLINE OFL_NOINLINE
+#endif
+static QP_SEGMENT_INLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp,
+                                                     bool *done, bool checked)
 {
     struct ofl_ddp_seg *s = &qp->cur.seg;
     /* What ofl_ddp_seg_next moves, kept to undo a refused transmission
@@ -7572,14 +7735,14 @@ static OFL_NOINLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp, bool *done,
     enum ofl_err err;
 
     *done = false;
-    if (!ofl_ddp_seg_next(s, &qp->msg.ddp, &off, &n)) {
+    if (!QP_SEG_NEXT(s, &qp->msg.ddp, &off, &n)) {
         *done = true;
         return OFL_OK;
     }
     err = qp_hdr_build(qp, &hl);
     if (err == OFL_OK) {
         dst = qp_payload_at(qp, hl);
-        err = qp_gather(qp, dst, n, &si, &so, checked);
+        err = qp_gather_hot(qp, dst, n, &si, &so, checked);
         if (err == OFL_OK)
             err = qp_fpdu_send(qp, hl, dst, n,
                                s->done ? 0u : OFL_QP_TX_MORE);
@@ -8349,8 +8512,16 @@ static uint32_t qp_ulpdu_wire_off(const struct ofl_qp *qp, uint32_t start,
 
 /* RCV.NXT moves over n in-order bytes (in steps the window allows);
  * deferred one-touch invalidations it passes become due. */
-static void qp_advance_only(struct ofl_qp *qp, uint32_t n)
+static OFL_HOT_INLINE void qp_advance_only(struct ofl_qp *qp, uint32_t n)
 {
+#if OFL_FAST_PATH
+    /* Within the window and no invalidation pending: seq_advance's one
+     * step, whose loop over the pending SNs runs no round. */
+    if (n <= qp->seq.wnd && qp->seq.pending_count == 0) {
+        qp->seq.nxt += n;
+        return;
+    }
+#endif
     while (n != 0) {
         uint32_t k = qp_min32(n, qp->seq.wnd);
 
@@ -8360,7 +8531,7 @@ static void qp_advance_only(struct ofl_qp *qp, uint32_t n)
 }
 
 /* The same, and the due invalidations are carried out. */
-static void qp_advance(struct ofl_qp *qp, uint32_t n)
+static OFL_HOT_INLINE void qp_advance(struct ofl_qp *qp, uint32_t n)
 {
     qp_advance_only(qp, n);
     if (qp->seq.pending_count != 0)
@@ -8597,13 +8768,23 @@ static void qp_rx_tag_note(struct ofl_qp *qp, uint32_t stag, bool last,
 
 /* Copies src to the pieces of a translation, then the rest of n (when the
  * translation was cut at OFL_QP_PIECES) through further translations. */
-static enum ofl_err qp_place_rest(struct ofl_qp *qp,
-                                  const struct ofl_tpt_sgl *sgl, uint32_t stag,
-                                  uint64_t to, const uint8_t *src, uint32_t n)
+static OFL_HOT_INLINE enum ofl_err
+qp_place_rest(struct ofl_qp *qp, const struct ofl_tpt_sgl *sgl, uint32_t stag,
+              uint64_t to, const uint8_t *src, uint32_t n)
 {
-    /* src is only read: the pieces are written. */
-    enum ofl_err err = qp_dma_pieces(qp, sgl, (uint8_t *)src, true);
-    uint32_t done = (uint32_t)sgl->bytes;
+    enum ofl_err err;
+    uint32_t done;
+
+#if OFL_FAST_PATH
+    /* One piece (an access inside a page): qp_dma_pieces' one round. */
+    if (sgl->count == 1)
+        err = port_dma_write(qp->attr.port, sgl->piece[0].pa, src,
+                             sgl->piece[0].len);
+    else
+#endif
+        /* src is only read: the pieces are written. */
+        err = qp_dma_pieces(qp, sgl, (uint8_t *)src, true);
+    done = (uint32_t)sgl->bytes;
 
     if (err != OFL_OK || done >= n)
         return err;
@@ -9199,7 +9380,17 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
         size_t used = 0;
         uint32_t head, start_sn;
         bool placed = false, passed = false;
-        enum ofl_err err = ofl_mpa_rx_feed(&qp->rx, p, len, &used, &f);
+        enum ofl_err err;
+
+#if OFL_FAST_PATH
+        /* ofl_mpa_rx_feed with its arguments known good: an FPDU that
+         * starts here and lies whole in p goes mpa_rx_fast's way, as
+         * there; mpa_rx_fast changes nothing when it declines, and sets
+         * f whole when it delivers. */
+        if (qp->rx.state != OFL_MPA_RX_LENGTH || qp->rx.started ||
+            !mpa_rx_fast(&qp->rx, p, len, &used, &f, &err))
+#endif
+            err = ofl_mpa_rx_feed(&qp->rx, p, len, &used, &f);
 
         qp->stats.rx_bytes += used;
         if (err != OFL_OK) {

@@ -22,6 +22,15 @@
  * digest takes in every return code, every completion field, both sides'
  * QP state, statistics and sim counters (violations included) and every
  * byte of both buffers: it must be the same for both builds.
+ *
+ * A second stream of draws (s2, so that the draws above stay as they
+ * were) turns some messages into RDMA Reads of the peer's buffer (the
+ * Read Response's segmenting, header build and parse) and some Sends into
+ * Sends with Invalidate (the untagged header's Invalidate STag), and
+ * feeds ofl_rdmap_parse ULPDUs of drawn bytes, mostly with a tagged or
+ * untagged data header's control bytes (versions, opcode, reserved bits
+ * and length drawn near the edges): its result, cause and every byte of
+ * the message it fills go into the digest.
  */
 #include <stdint.h>
 #include <string.h>
@@ -68,6 +77,52 @@ static void fp_sge(uint32_t *s, struct ofl_qp_sge *g, uint64_t base,
     g->addr = base + off;
     g->len = len;
     g->stag = fp_rnd(s) % 32 == 0 ? stag ^ 1u : stag; /* a bad key */
+}
+
+/* ofl_rdmap_parse on n drawn ULPDUs (the header parse's fast path for
+ * tagged data headers against the general parse). */
+static uint64_t fp_parse(uint64_t h, uint32_t *s, uint32_t n)
+{
+    static const uint8_t ops[] = {OFL_RDMAP_WRITE, OFL_RDMAP_READ_RESP,
+                                  OFL_RDMAP_SEND, OFL_RDMAP_READ_REQ};
+    uint8_t u[48], m[sizeof(struct ofl_rdmap_msg)];
+    struct ofl_rdmap_msg msg;
+    struct ofl_term_cause c;
+    uint32_t i, j, len, k;
+    enum ofl_err err;
+
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < sizeof(u); j++)
+            u[j] = (uint8_t)fp_rnd(s);
+        k = fp_rnd(s);
+        len = k % 4 == 0 ? fp_rnd(s) % (sizeof(u) + 1)
+                         : 12 + fp_rnd(s) % 10; /* around 14 and 18 */
+        if (k & 0x10) { /* a data header's control bytes, mostly valid */
+            u[0] = (uint8_t)((k & 0x20 ? 0x80u : 0u) | (k & 0x40 ? 0x40u : 0u) |
+                             (k & 0x80 ? (u[0] & 0x3Cu) : 0u) |
+                             ((k >> 8) % 8 == 0 ? (k >> 11) & 3u : 1u));
+            u[1] = (uint8_t)((((k >> 13) % 8 == 0 ? (k >> 16) & 3u : 1u) << 6) |
+                             (k & 0x80000 ? (u[1] & 0x30u) : 0u) |
+                             ((k >> 20) % 8 == 0 ? (k >> 23) & 0xFu
+                                                 : ops[(k >> 27) % 4]));
+        }
+        memset(&msg, 0xA5, sizeof(msg));
+        memset(&c, 0x5A, sizeof(c));
+        err = ofl_rdmap_parse(u, len, &msg, &c);
+        h = fp_mix(h, (uint64_t)err);
+        if (err != OFL_OK) {
+            h = fp_mix(h, ((uint64_t)c.layer << 16) | ((uint64_t)c.etype << 8) |
+                              c.ecode);
+            continue;
+        }
+        h = fp_mix(h, (uint64_t)(msg.payload - u));
+        h = fp_mix(h, msg.payload_len);
+        msg.payload = NULL; /* an address: the rest is compared bytewise */
+        memcpy(m, &msg, sizeof(msg));
+        for (j = 0; j < sizeof(m); j++)
+            h = fp_mix(h, m[j]);
+    }
+    return h;
 }
 
 static uint64_t fp_side(uint64_t h, struct qr_side *x, const uint8_t *buf)
@@ -150,6 +205,7 @@ uint64_t FP_RUN(uint32_t seed)
     struct qr_opts o;
     struct qr_rig *r;
     uint32_t s = seed * 2654435761u + 0x1234567u, i, j, m;
+    uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u;
     uint32_t la, lb, atta, attb;
     uint64_t h = seed, ba, bb, sava[FP_PAGES + 1], savb[FP_PAGES + 1];
     uint8_t *pa, *pb, fa, fb;
@@ -157,6 +213,9 @@ uint64_t FP_RUN(uint32_t seed)
 
     if (s == 0)
         s = 1;
+    if (s2 == 0)
+        s2 = 1;
+    h = fp_parse(h, &s2, 24);
     memset(&o, 0, sizeof(o));
     o.crc = fp_rnd(&s) % 2;
     o.markers = fp_rnd(&s) % 4 == 0;
@@ -178,18 +237,20 @@ uint64_t FP_RUN(uint32_t seed)
         pa[i] = (uint8_t)fp_rnd(&s);
     fa = fp_rnd(&s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
     fb = fp_rnd(&s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
+    if (fp_rnd(&s2) % 2) /* a Send with Invalidate may spend it */
+        fb |= OFL_TPT_F_INVALIDATABLE;
     atta = r->a.att_next;
     attb = r->b.att_next;
     la = qr_reg(&r->a, pa, FP_LEN, OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE,
                 fa);
     lb = qr_reg(&r->b, pb, FP_LEN,
                 OFL_TPT_LOCAL_READ | OFL_TPT_LOCAL_WRITE |
-                    OFL_TPT_REMOTE_WRITE,
+                    OFL_TPT_REMOTE_WRITE | OFL_TPT_REMOTE_READ,
                 fb);
     h = fp_mix(h, la);
     h = fp_mix(h, lb);
     ba = fa ? 0 : (uint64_t)(uintptr_t)pa;
-    bb = fb ? 0 : (uint64_t)(uintptr_t)pb;
+    bb = (fb & OFL_TPT_F_ZERO_BASED) ? 0 : (uint64_t)(uintptr_t)pb;
     /* Half the time a side's pages lie in reverse order: a scattered
      * region, where an access across a page end takes two pieces. */
     for (i = 0; i < (FP_PAGES + 1) / 2; i++) {
@@ -250,6 +311,23 @@ uint64_t FP_RUN(uint32_t seed)
             if (r->b.qp.rq.host)
                 (void)ofl_qp_doorbell(&r->b.qp, OFL_QP_RING_RQ,
                                       r->b.qp.rq.pi);
+        }
+        j = fp_rnd(&s2);
+        if (j % 5 == 0) {
+            /* An RDMA Read of the peer's buffer into the first segment
+             * (a Send's receive stays posted for a later Send). */
+            struct ofl_qp_sge t;
+
+            wr.opcode = OFL_QP_OP_READ;
+            wr.num_sge = 1;
+            fp_sge(&s2, &t, bb, lb);
+            wr.remote_stag = t.stag;
+            wr.remote_to = t.addr;
+        } else if (j % 5 == 1 && wr.opcode == OFL_QP_OP_SEND) {
+            /* With Invalidate: of the peer's buffer (spent when it is
+             * invalidatable), or of a STag with a bad key (refused). */
+            wr.opcode = OFL_QP_OP_SEND_INV;
+            wr.stag = (j >> 8) % 2 == 0 ? lb : lb ^ 1u;
         }
         h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
         if (fp_rnd(&s) % 3 == 0) {
