@@ -6077,7 +6077,6 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
          a->reg_option != OFL_QP_REG_OPTION2) ||
         a->sq_reg > 1 || a->read_sink > OFL_QP_READ_SINK_TAGGED ||
         a->fault_wait > OFL_QP_FAULT_WAIT ||
-        (a->fault_wait && a->service == OFL_QP_SVC_RAW) ||
         (a->service == OFL_QP_SVC_ISCSI &&
          (a->iscsi_max_data < 512 || a->iscsi_max_data > 0xFFFFFFu ||
           a->qpn == OFL_TPT_QP_NONE)))
@@ -9729,6 +9728,8 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
     qp_store_be24(qp->tx_buf + 5, n);
     ofl_store_be32(qp->tx_buf + 28, qp->iscsi_exp_statsn);
     err = qp_gather(qp, qp->tx_buf + OFL_ISCSI_BHS_LEN, n, &si, &so, false);
+    if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp))
+        return err; /* waits, nothing sent: built again on the retry */
     if (err != OFL_OK)
         return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
     err = qp_iscsi_xmit(qp, n);
@@ -9873,9 +9874,16 @@ static enum ofl_err qp_iscsi_rx_check(struct ofl_qp *qp, uint64_t off,
     return err;
 }
 
+static OFL_NOINLINE bool qp_iscsi_fault_hold(struct ofl_qp *qp, bool rq,
+                                             uint64_t to, uint32_t n,
+                                             bool more);
+
 /* A receive WQE for the PDU in rx_buf: fetched, and the header copied to
- * its start. */
-static enum ofl_err qp_iscsi_to_rq(struct ofl_qp *qp)
+ * its start. Unpinned pages (hold: not looked at already by
+ * qp_iscsi_rq_peek): a page of it not present makes the header wait
+ * (OFL_E_TPT_PAGE_FAULT, qp->fault.in_wait): nothing placed, the WQE not
+ * consumed (fetched again on the retry). */
+static enum ofl_err qp_iscsi_to_rq(struct ofl_qp *qp, bool hold)
 {
     uint8_t status;
     enum ofl_err err;
@@ -9888,6 +9896,11 @@ static enum ofl_err qp_iscsi_to_rq(struct ofl_qp *qp)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     }
     qp->rcur.got = qp_min32(qp->irx.hdr_len, qp->rcur.total);
+    if (hold && qp->attr.fault_wait &&
+        qp_iscsi_fault_hold(qp, true, 0, qp->rcur.got, false)) {
+        qp->rcur.active = 0;
+        return OFL_E_TPT_PAGE_FAULT;
+    }
     err = qp_scatter(qp, 0, qp->rx_buf, qp->rcur.got, false);
     if (err != OFL_OK) { /* as for the data segment (qp_iscsi_data) */
         qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
@@ -9979,7 +9992,7 @@ static enum ofl_err qp_iscsi_header_mode(struct ofl_qp *qp)
     }
     if (x->mode == IRX_RQ)
         x->cmd_id = 0;
-    err = qp_iscsi_to_rq(qp);
+    err = qp_iscsi_to_rq(qp, true);
     if (err != OFL_OK)
         return err;
     return OFL_OK;
@@ -10024,25 +10037,56 @@ static enum ofl_err qp_iscsi_same_task(const struct ofl_qp *qp, uint64_t off,
 
 /*
  * Unpinned pages: Data-In bytes for n bytes at offset to of the task
- * (checked) under OFL_QP_FAULT_WAIT. Every page is translated before a
- * byte is placed; a page not present makes the piece wait
+ * (checked), or (rq) PDU bytes for n bytes at offset to of qp->rcur's
+ * receive buffer (fetched, checked), under OFL_QP_FAULT_WAIT. Every page
+ * is translated before a byte is placed; a page not present makes the
+ * piece wait
  * (OFL_QP_FAULT_ISCSI_IN): nothing placed and nothing taken, the stream
  * stops at the piece (RCV.NXT before it) and the bytes from there on are
  * fed again. true: it waits; false (no page missing, or given up): the
- * placement goes on, and the record of an earlier wait ends.
+ * placement goes on, and the record of an earlier wait ends, unless more
+ * (another check of the same piece follows: it ends it, so that a wait
+ * of the piece on either is raised once and a give-up kept for it).
  */
-static OFL_NOINLINE bool qp_iscsi_fault_hold(struct ofl_qp *qp, uint64_t to,
-                                             uint32_t n)
+static OFL_NOINLINE bool qp_iscsi_fault_hold(struct ofl_qp *qp, bool rq,
+                                             uint64_t to, uint32_t n,
+                                             bool more)
 {
+    uint32_t stag = qp->irx.itt;
     uint64_t va;
+    bool missing;
 
     qp->fault.in_wait = 0;
-    if (qp_fault_scan(qp, qp->irx.itt, to, n, &va) &&
-        qp_fault_hold(qp, OFL_QP_FAULT_ISCSI_IN, qp->irx.itt, va))
+    missing = rq ? qp_rq_fault_scan(qp, (uint32_t)to, n, &stag, &va)
+                 : qp_fault_scan(qp, stag, to, n, &va);
+    if (missing && qp_fault_hold(qp, OFL_QP_FAULT_ISCSI_IN, stag, va))
         return true;
-    if (qp->fault.where != OFL_QP_FAULT_NONE)
+    if (!more && qp->fault.where != OFL_QP_FAULT_NONE)
         qp_fault_settle(qp);
     return false;
+}
+
+/*
+ * Unpinned pages: the last piece of a Data-In with status is about to be
+ * placed; the header it hands to a receive WQE at its end (qp_iscsi_end)
+ * is looked at first, so that a wait there places nothing of the piece:
+ * the WQE fetched to be scanned, not consumed. true: the piece waits.
+ * Given up, the piece is placed and the end fails as FAIL would (the end
+ * does not look again). data: the piece has data bytes, whose own check
+ * (the task's page) follows.
+ */
+static OFL_NOINLINE bool qp_iscsi_rq_peek(struct ofl_qp *qp, bool data)
+{
+    uint8_t status;
+    bool waits = false;
+
+    if (qp->rq.ci == qp->rq.db_pi)
+        return false;
+    if (qp_rq_fetch(qp, &status) == OFL_OK)
+        waits = qp_iscsi_fault_hold(
+            qp, true, 0, qp_min32(qp->irx.hdr_len, qp->rcur.total), data);
+    qp->rcur.active = 0;
+    return waits;
 }
 
 /* Data segment bytes [at, at + n) of the PDU being received. */
@@ -10060,7 +10104,8 @@ static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
         err = qp_iscsi_same_task(qp, (uint64_t)x->offset + at, n,
                                  OFL_TPT_REMOTE_WRITE);
         if (err == OFL_OK && qp->attr.fault_wait &&
-            qp_iscsi_fault_hold(qp, (uint64_t)x->offset + at, n))
+            qp_iscsi_fault_hold(qp, false, (uint64_t)x->offset + at, n,
+                                false))
             return OFL_E_TPT_PAGE_FAULT;
         if (err == OFL_OK)
             err = qp_dma_tpt(qp, x->itt, (uint64_t)x->offset + at,
@@ -10073,6 +10118,8 @@ static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
     if (at >= qp->rcur.total)
         return OFL_OK;
     n = qp_min32(n, qp->rcur.total - at);
+    if (qp->attr.fault_wait && qp_iscsi_fault_hold(qp, true, at, n, false))
+        return OFL_E_TPT_PAGE_FAULT; /* the WQE stays current */
     err = qp_scatter(qp, at, p, n, false);
     if (err != OFL_OK) {
         qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
@@ -10118,8 +10165,10 @@ static enum ofl_err qp_iscsi_end(struct ofl_qp *qp)
     if (x->mode == IRX_PLACE) {
         if (!x->final)
             return OFL_OK;
-        /* Data-In with status ends the command like a response. */
-        err = qp_iscsi_to_rq(qp);
+        /* Data-In with status ends the command like a response (its
+         * receive WQE looked at before its last piece was placed, when it
+         * has data). */
+        err = qp_iscsi_to_rq(qp, x->data_len == 0);
         if (err != OFL_OK)
             return err;
         total = x->hdr_len;
@@ -10166,6 +10215,8 @@ qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
         uint32_t k;
 
         if (x->hdr_len == 0 || x->got < x->hdr_len) {
+            const uint32_t was = x->got;
+
             k = qp_min32(len, (x->hdr_len == 0 ? OFL_ISCSI_BHS_LEN
                                                : x->hdr_len) - x->got);
             ofl_copy(qp->rx_buf + x->got, p, k);
@@ -10174,12 +10225,23 @@ qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
                 x->hdr_len = OFL_ISCSI_BHS_LEN + 4u * qp->rx_buf[4];
             err = OFL_OK;
             if (x->got == x->hdr_len) {
+                bool ends;
+
                 x->data_got = 0;
                 err = qp_iscsi_header(qp);
-                if (err == OFL_OK && x->data_len == 0) {
+                ends = err == OFL_OK && x->data_len == 0;
+                if (ends)
                     err = qp_iscsi_end(qp);
-                    x->got = x->hdr_len = 0;
+                if (err == OFL_E_TPT_PAGE_FAULT && qp->fault.in_wait) {
+                    /* its receive WQE waits: these header bytes not
+                     * taken (RCV.NXT), read again when fed again */
+                    x->got = was;
+                    if (was < OFL_ISCSI_BHS_LEN)
+                        x->hdr_len = 0;
+                    return err;
                 }
+                if (ends)
+                    x->got = x->hdr_len = 0;
             }
         } else {
             uint32_t padded = (x->data_len + 3u) & ~3u;
@@ -10187,6 +10249,9 @@ qp_iscsi_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
 
             k = qp_min32(len, padded - at);
             dn = at < x->data_len ? qp_min32(k, x->data_len - at) : 0;
+            if (x->mode == IRX_PLACE && x->final && at + k == padded &&
+                qp->attr.fault_wait && qp_iscsi_rq_peek(qp, dn != 0))
+                return OFL_E_TPT_PAGE_FAULT; /* not taken (RCV.NXT) */
             err = qp_iscsi_data(qp, p, at, dn);
             if (err == OFL_E_TPT_PAGE_FAULT && qp->fault.in_wait)
                 return err; /* waits: the piece not taken (RCV.NXT) */
@@ -12025,8 +12090,11 @@ enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
     err = qp_dg_can_take(qp, len);
     if (err != OFL_OK)
         return err;
-    /* A raw QP has no OFL_QP_FAULT_WAIT (ofl_qp_create): never waits. */
-    return qp_dg_deliver(qp, frame, (uint32_t)len, NULL);
+    /* Under OFL_QP_FAULT_WAIT a receive buffer page not present drops
+     * the frame as on UD (qp_dg_deliver: not taken, raised once). */
+    qp_dg_fault_try(qp);
+    err = qp_dg_deliver(qp, frame, (uint32_t)len, NULL);
+    return err != OFL_OK ? err : qp_dg_fault_done(qp, OFL_OK);
 }
 
 

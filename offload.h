@@ -3801,8 +3801,8 @@ enum ofl_qp_evt {
  * attr.fault_wait = OFL_QP_FAULT_FAIL (0, the default) keeps the rules of
  * the tables above: a page without OFL_TPT_ATT_PRESENT fails the access
  * (SQE or Terminate, OFL_E_TPT_PAGE_FAULT, LOC_ACCESS_ERR).
- * OFL_QP_FAULT_WAIT (iWARP, iSCSI, RD and UD QPs; raw: OFL_E_ARG at
- * ofl_qp_create) makes the access wait instead, for these:
+ * OFL_QP_FAULT_WAIT (every service: iWARP, iSCSI, RD, UD and raw QPs)
+ * makes the access wait instead, for these:
  *
  *   access                         where (qp->fault.where)   waits at
  *   iWARP:
@@ -3813,10 +3813,11 @@ enum ofl_qp_evt {
  *   Read Response: its Read's sink OFL_QP_FAULT_RX           the FPDU
  *   Atomic Response: result buffer OFL_QP_FAULT_RX           the FPDU
  *   inbound Atomic Request: target OFL_QP_FAULT_RX           the FPDU
- *   RD and UD (a datagram is one frame; "Datagrams" below):
+ *   RD, UD and raw (a datagram is one frame; "Datagrams" below):
  *   Send / Write WQE: its source   OFL_QP_FAULT_SQ           the frame
  *   inbound Send: receive buffer   OFL_QP_FAULT_DG           RD: resent
- *                                                            UD: dropped
+ *   (raw: an inbound frame)                                  UD, raw:
+ *                                                            dropped
  *   RD inbound Write: its buffer   OFL_QP_FAULT_DG           resent
  *   RD inbound Read: its source    OFL_QP_FAULT_DG           resent
  *   RD Read Response: its sink     OFL_QP_FAULT_DG           resent
@@ -3824,7 +3825,10 @@ enum ofl_qp_evt {
  *   RD inbound atomic: its target  OFL_QP_FAULT_DG           resent
  *   iSCSI ("iSCSI" below):
  *   Data-In: the task's buffer     OFL_QP_FAULT_ISCSI_IN     the bytes
+ *   PDU to a receive WQE: buffer   OFL_QP_FAULT_ISCSI_IN     the bytes
+ *   Data-In with status: its WQE   OFL_QP_FAULT_ISCSI_IN     last piece
  *   Data-Out for an R2T: its data  OFL_QP_FAULT_READ_SRC     the PDU
+ *   initiator PDU WQE: its data    OFL_QP_FAULT_SQ           the PDU
  *
  * The last three iWARP rows are inbound FPDUs like the two before (RFC
  * 5040's Read Response, RFC 7306's Atomic Request and Response): they
@@ -3882,7 +3886,7 @@ enum ofl_qp_evt {
  * MOD_ERROR (or RESET, or any Terminate) ends the wait: the record is
  * cleared, the WQEs flushed.
  *
- * Datagrams (RD, UD). A send WQE waits as on a stream: its frame is
+ * Datagrams (RD, UD, raw). A send WQE waits as on a stream: its frame is
  * gathered whole before the transmit sees it (into tx_buf, or the EE
  * slot at snd_nxt, not yet in use), so nothing went out, no sequence
  * number or ORD was taken; ofl_qp_process returns OFL_E_TPT_PAGE_FAULT
@@ -3908,7 +3912,10 @@ enum ofl_qp_evt {
  * reliable datagram service"): the datagram is dropped, as one that
  * finds no receive WQE is, and the sender is not told; a host that kept
  * the frame may feed it again after ofl_tpt_map_page (so may an RD
- * host: it is still rcv_nxt). The record of a datagram wait lasts until
+ * host: it is still rcv_nxt). A raw datagram is unreliable as UD is:
+ * its inbound frame is dropped the same way (ofl_qp_raw_input returns
+ * OFL_E_TPT_PAGE_FAULT, nothing placed, its receive WQE where it was),
+ * its send WQE waits as UD's. The record of a datagram wait lasts until
  * a frame of the QP does not wait (taken, or refused for another
  * reason): it ends then, and a give-up with it. ofl_qp_fault_fail makes
  * the next datagram of the QP that meets a page not present fail as
@@ -3938,15 +3945,34 @@ enum ofl_qp_evt {
  * not present makes it wait as a Read's source does (READ_SRC, the
  * offset as va): ofl_qp_process returns OFL_E_TPT_PAGE_FAULT, the R2T
  * keeps its place and its count of bytes sent, and each later
- * ofl_qp_process builds the PDU again. Given up (ofl_qp_fault_fail),
- * either fails as FAIL does: the stream broken as for any local failure
- * (OFL_E_TPT_PAGE_FAULT, the QP to TERMINATE).
+ * ofl_qp_process builds the PDU again. A PDU that goes to a receive WQE
+ * (a response, a Data-In with status for its header, a PDU failing FIG.
+ * 17B, any other target PDU) waits as a Data-In piece does, on the
+ * receive buffer (OFL_QP_FAULT_ISCSI_IN; qp->fault.stag and va: the
+ * receive data segment's STag and address): its header before a byte of
+ * it is placed, the header bytes that ended it not taken and the
+ * receive WQE not consumed (fetched again on the retry); a data piece
+ * before a byte of it is placed, the WQE staying current. A Data-In with
+ * status and data looks at its receive WQE's header bytes before its
+ * last piece is placed in the task, so that piece waits whole there (on
+ * the WQE's page, then on the task's: each fault raised once).
+ * Given up (ofl_qp_fault_fail), each of these fails as FAIL does: the
+ * stream broken as for any local failure (OFL_E_TPT_PAGE_FAULT, the QP to
+ * TERMINATE; a receive WQE in use completes LOC_ACCESS_ERR). An
+ * initiator PDU WQE (OFL_QP_OP_ISCSI_PDU) reads its data segment before
+ * anything of it is sent and waits on it as a Send WQE's source does
+ * (OFL_QP_FAULT_SQ), given up LOC_ACCESS_ERR and SQE.
  *
- * Not covered (fails as FAIL): bind / registration WQEs (an iSCSI
- * command's registration included), the iSCSI PDUs that go to a receive
- * WQE (a response, or a PDU failing FIG. 17B), raw datagram QPs
- * (OFL_QP_FAULT_WAIT refused at ofl_qp_create: OFL_E_ARG). Immediate
- * Data names no memory, so it meets no page.
+ * Not covered: nothing that reads or writes a data page. Bind and
+ * registration WQEs (an iSCSI command's registration included) read no
+ * data page, so they meet no page: a registration writes page words
+ * (from physical buffers, marked present) or names ATT slots the host
+ * wrote, present or not; a bind checks its region's entry and range; a
+ * page list in host memory is read only by a translation, and a list
+ * word without the present bit is OFL_E_TPT_ATT_CORRUPT, not a page
+ * fault. They complete as ever under WAIT; the data access through them
+ * later is what waits. Immediate Data names no memory, so it meets no
+ * page.
  */
 enum ofl_qp_fault_mode {
     OFL_QP_FAULT_FAIL = 0, /* a page not present fails the access */
@@ -3966,9 +3992,11 @@ enum ofl_qp_fault_where {
                                   Atomic Request's target */
     OFL_QP_FAULT_DG = 4,       /* an inbound datagram frame not taken
                                   (RD: not acknowledged, its
-                                  retransmission retries; UD: dropped) */
-    OFL_QP_FAULT_ISCSI_IN = 5  /* iSCSI Data-In bytes not placed nor
-                                  taken: fed again from RCV.NXT */
+                                  retransmission retries; UD and raw:
+                                  dropped) */
+    OFL_QP_FAULT_ISCSI_IN = 5  /* iSCSI PDU bytes (Data-In, or to a
+                                  receive WQE) not placed nor taken:
+                                  fed again from RCV.NXT */
 };
 
 /* The fault a QP waits on (OFL_QP_FAULT_WAIT). Read-only for the host. */
@@ -4093,7 +4121,7 @@ struct ofl_qp_attr {
                                  verbs rule */
     uint8_t fault_wait;       /* enum ofl_qp_fault_mode: 0 (FAIL) a page
                                  not present fails the access; 1 (WAIT,
-                                 iWARP only) it waits for MapLocalPage
+                                 any service) it waits for MapLocalPage
                                  ("Unpinned pages", seed 001) */
     uint16_t ord;             /* outbound Reads and Atomics outstanding at
                                  most (fixed at creation), >= 1; RD: the
@@ -4333,7 +4361,7 @@ const char *ofl_qp_state_name(enum ofl_qp_state s);
 /*
  * Creates qp in RESET over mem. Checks attr (service, pd, ORD >= 1, IRD a
  * power of two, CQs and TPT present, transmit present, reg_option 1 or 2,
- * read_sink 0 or 1, fault_wait 0 or 1 and 1 only for iWARP)
+ * read_sink 0 or 1, fault_wait 0 or 1)
  * and mem (depths powers of two, SGE limits, every array present for the
  * sizes given) -> OFL_E_ARG / OFL_E_QP_SERVICE. The CQs record nothing:
  * sizing them is the caller's (struct ofl_cq). Datagram kinds: max_dgram
@@ -5307,8 +5335,10 @@ struct ofl_qp *ofl_qp_steer_find(const struct ofl_qp_steer *st,
  * (OFL_E_QP_STEER_NONE), then the QP (state: OFL_E_QP_STATE, max_dgram:
  * OFL_E_QP_DG_TOO_LONG, a receive WQE: OFL_E_QP_RQ_EMPTY); then the whole
  * frame is placed into the receive WQE and completes it. On an error
- * nothing changed. Cost: ofl_qp_steer_find's O(cap) (caller-bounded), then
- * O(len).
+ * nothing changed. Under OFL_QP_FAULT_WAIT a receive buffer page not
+ * present: OFL_E_TPT_PAGE_FAULT, the frame not taken (dropped as on UD;
+ * "Unpinned pages"). Cost: ofl_qp_steer_find's O(cap) (caller-bounded),
+ * then O(len).
  */
 enum ofl_err ofl_qp_raw_input(const struct ofl_qp_steer *st,
                               const uint8_t *frame, size_t len);

@@ -746,9 +746,172 @@ static void test_never_mapped(void)
     fx_close(&f);
 }
 
+/* An IPv6 frame (next header 17, destination RAW_DST) with n payload
+ * bytes at f; its length. */
+static const uint8_t RAW_DST[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
+                                    0,    0,    0,    0,    0, 0, 0, 1};
+
+static uint32_t ip6(uint8_t *f, uint32_t n)
+{
+    memset(f, 0, OFL_RAW_HDR_LEN);
+    f[0] = 0x60;
+    f[4] = (uint8_t)(n >> 8);
+    f[5] = (uint8_t)n;
+    f[6] = 17;
+    f[7] = 64;
+    memcpy(f + 24, RAW_DST, 16);
+    fill(f + OFL_RAW_HDR_LEN, n, 6);
+    return OFL_RAW_HDR_LEN + n;
+}
+
+/* Raw QPs (unreliable as UD): a send WQE whose source page is not
+ * present waits with nothing sent and goes once after the map; an
+ * inbound frame whose receive buffer page is not present is not taken
+ * (dropped: nothing placed, the WQE where it was, the event once), and
+ * fed again after the map it is placed. */
+static void test_raw(void)
+{
+    struct fx f;
+    struct ofl_qp_steer st;
+    struct ofl_qp_steer_entry e[1];
+    static struct dgr_frame fr;
+    struct ofl_cqe c[8];
+    uint8_t *src, *dst;
+    uint32_t n;
+    int k;
+
+    if (!fx_open(&f, OFL_QP_SVC_RAW, WAIT))
+        return;
+    CHECK_OK(ofl_qp_steer_init(&st, e, 1));
+    CHECK_OK(ofl_qp_steer_add(&st, 17, RAW_DST, qp_of(&f, 1)));
+    src = pages(&f.r->n[0], 2);
+    CHECK(src != NULL);
+    if (src == NULL)
+        return;
+    src += PG - 30;
+    n = ip6(src, 100);
+    unmap(&f, 0, f.r->n[0].stag, src + 30);
+    CHECK_OK(dgr_send(f.r, 0, 0, 81, src, n, 0, 0, 0, SIG));
+    for (k = 0; k < 3; k++) {
+        CHECK_ERR(ofl_qp_process(qp_of(&f, 0), (uint64_t)k, 8),
+                  OFL_E_TPT_PAGE_FAULT);
+        CHECK_EQ(f.r->wire.n, 0);
+        CHECK_EQ(qp_of(&f, 0)->state, OFL_QP_RTS);
+        CHECK_EQ(qp_of(&f, 0)->fault.sq_wait, 1);
+    }
+    waits(&f, 0, OFL_QP_FAULT_SQ, f.r->n[0].stag, src + 30);
+    CHECK_EQ(notifies(&f, 0), 1);
+    CHECK_EQ(dgr_poll(&f.r->n[0], true, c, 8), 0);
+    map(&f, 0, f.r->n[0].stag, src + 30);
+    CHECK_OK(ofl_qp_process(qp_of(&f, 0), 5, 8));
+    CHECK_EQ(f.r->wire.n, 1);
+    cqe1(&f, 0, true, 81, OFL_WC_SUCCESS);
+    CHECK_EQ(qp_of(&f, 0)->fault.where, OFL_QP_FAULT_NONE);
+    fr = f.r->wire.f[f.r->wire.head];
+    CHECK_EQ(fr.len, n);
+    CHECK(memcmp(fr.data, src, n) == 0);
+
+    dst = pages(&f.r->n[1], 2) + PG - 10;
+    CHECK_OK(dgr_recv(f.r, 1, 0, 950, dst, 200));
+    unmap(&f, 1, f.r->n[1].stag, dst + 10);
+    for (k = 0; k < 2; k++) { /* dropped; fed again: the same, no event */
+        CHECK_ERR(ofl_qp_raw_input(&st, fr.data, fr.len),
+                  OFL_E_TPT_PAGE_FAULT);
+        CHECK(zero(dst, 200));
+        CHECK_EQ(ofl_qp_rq_outstanding(qp_of(&f, 1)), 1);
+        CHECK_EQ(dgr_poll(&f.r->n[1], false, c, 8), 0);
+        waits(&f, 1, OFL_QP_FAULT_DG, f.r->n[1].stag, dst + 10);
+        CHECK_EQ(qp_of(&f, 1)->fault.in_wait, 1);
+        CHECK_EQ(qp_of(&f, 1)->state, OFL_QP_RTS);
+        CHECK_EQ(notifies(&f, 1), 1);
+    }
+    map(&f, 1, f.r->n[1].stag, dst + 10);
+    CHECK_OK(ofl_qp_raw_input(&st, fr.data, fr.len));
+    CHECK_EQ(dgr_poll(&f.r->n[1], false, c, 8), 1);
+    CHECK_EQ(c[0].wr_id, 950);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].byte_len, n);
+    CHECK(memcmp(dst, src, n) == 0);
+    CHECK(zero(dst + n, 200 - n));
+    CHECK_EQ(qp_of(&f, 1)->fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(notifies(&f, 1), 1);
+    fx_close(&f);
+}
+
+/* Raw given up: an inbound frame (in) or a send (!in) meeting a page not
+ * present ends under WAIT given up with ofl_qp_fault_fail as under FAIL:
+ * the same return, state and completion. */
+static void raw_give_up(uint8_t mode, bool in, enum ofl_err *err,
+                        uint8_t *state, struct ofl_cqe *out)
+{
+    struct fx f;
+    struct ofl_qp_steer st;
+    struct ofl_qp_steer_entry e[1];
+    static uint8_t fr[200];
+    struct ofl_cqe c[8];
+    uint8_t *p;
+    uint32_t n = ip6(fr, 100);
+    int ni = in ? 1 : 0;
+
+    *err = OFL_E_ARG;
+    *state = 0xFF;
+    memset(out, 0, sizeof(*out));
+    if (!fx_open(&f, OFL_QP_SVC_RAW, mode))
+        return;
+    CHECK_OK(ofl_qp_steer_init(&st, e, 1));
+    CHECK_OK(ofl_qp_steer_add(&st, 17, RAW_DST, qp_of(&f, 1)));
+    p = pages(&f.r->n[ni], 1);
+    CHECK(p != NULL);
+    if (p == NULL)
+        return;
+    if (in) {
+        CHECK_OK(dgr_recv(f.r, 1, 0, 951, p, 200));
+    } else {
+        memcpy(p, fr, n);
+        CHECK_OK(dgr_send(f.r, 0, 0, 82, p, n, 0, 0, 0, SIG));
+    }
+    unmap(&f, ni, f.r->n[ni].stag, p);
+    if (mode == WAIT) {
+        CHECK_ERR(in ? ofl_qp_raw_input(&st, fr, n)
+                     : ofl_qp_process(qp_of(&f, 0), 0, 8),
+                  OFL_E_TPT_PAGE_FAULT);
+        CHECK_EQ(notifies(&f, ni), 1);
+        CHECK_OK(ofl_qp_fault_fail(qp_of(&f, ni)));
+    }
+    *err = in ? ofl_qp_raw_input(&st, fr, n)
+              : ofl_qp_process(qp_of(&f, 0), 1, 8);
+    *state = qp_of(&f, ni)->state;
+    CHECK_EQ(dgr_poll(&f.r->n[ni], !in, c, 8), 1);
+    *out = c[0];
+    CHECK_EQ(f.r->wire.n, 0);
+    CHECK_EQ(qp_of(&f, ni)->fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(qp_of(&f, ni)->fault.give_up, 0);
+    fx_close(&f);
+}
+
+static void test_raw_give_up(void)
+{
+    enum ofl_err e1, e2;
+    uint8_t s1, s2;
+    struct ofl_cqe c1, c2;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        raw_give_up(FAIL, k == 1, &e1, &s1, &c1);
+        raw_give_up(WAIT, k == 1, &e2, &s2, &c2);
+        CHECK_EQ(e1, e2);
+        CHECK_EQ(s1, s2);
+        CHECK_EQ(c1.wr_id, c2.wr_id);
+        CHECK_EQ(c1.status, c2.status);
+        CHECK_EQ(c1.byte_len, c2.byte_len);
+        CHECK_EQ(c1.status, OFL_WC_LOC_ACCESS_ERR);
+        CHECK_EQ(s1, k == 1 ? OFL_QP_RTS : OFL_QP_SQE);
+    }
+}
+
 /* FAIL stays as it was on RD (a Write meeting a page not present is
- * refused with an ACCESS NAK, nothing recorded); WAIT is accepted for RD
- * and UD, refused for raw. */
+ * refused with an ACCESS NAK, nothing recorded); WAIT is accepted for RD,
+ * UD and raw. */
 static void test_attr(void)
 {
     struct fx f;
@@ -774,7 +937,7 @@ static void test_attr(void)
     a.service = OFL_QP_SVC_RAW;
     a.acked = 0;
     a.node = NULL;
-    CHECK_ERR(ofl_qp_create(&q, &a, &f.r->n[1].q[0].qmem), OFL_E_ARG);
+    CHECK_OK(ofl_qp_create(&q, &a, &f.r->n[1].q[0].qmem)); /* test_raw */
     a.fault_wait = OFL_QP_FAULT_FAIL;
     CHECK_OK(ofl_qp_create(&q, &a, &f.r->n[1].q[0].qmem));
     a = f.r->n[1].q[0].attr;
@@ -797,4 +960,6 @@ OFL_SUITE(qp_dg_fault)
     test_give_up();
     test_never_mapped();
     test_attr();
+    test_raw();
+    test_raw_give_up();
 }

@@ -985,9 +985,9 @@ static void test_attr(void)
     a.fault_wait = 2;
     CHECK_ERR(ofl_qp_create(&q, &a, &r->b.qmem), OFL_E_ARG);
     a.fault_wait = OFL_QP_FAULT_WAIT;
-    a.service = OFL_QP_SVC_RAW; /* not covered: refused */
+    a.service = OFL_QP_SVC_RAW; /* covered (test_qp_dg_fault.c) */
     a.max_dgram = 1500;
-    CHECK_ERR(ofl_qp_create(&q, &a, &r->b.qmem), OFL_E_ARG);
+    CHECK_OK(ofl_qp_create(&q, &a, &r->b.qmem));
     a.fault_wait = OFL_QP_FAULT_FAIL; /* the same QP without it */
     CHECK_OK(ofl_qp_create(&q, &a, &r->b.qmem));
     a = r->b.attr;
@@ -1000,6 +1000,132 @@ static void test_attr(void)
     a.fault_wait = OFL_QP_FAULT_WAIT;
     CHECK_OK(ofl_qp_create(&q, &a, &r->b.qmem));
     CHECK_EQ(q.fault.where, OFL_QP_FAULT_NONE);
+    qr_free(r);
+}
+
+/*
+ * Bind and registration WQEs read no data page (offload.h "Unpinned
+ * pages"): a FAST_REG whose page words leave a page not present, and a
+ * Bind of a window over a region page not present, complete at once
+ * under WAIT with no event and no record; the later data access through
+ * them is what waits (a Send from the registered region: SQ; a Write
+ * into the window: RX), and completes after the map.
+ */
+static void test_reg_bind(void)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    uint8_t *src, *dst, *wbuf, *bsrc;
+    uint32_t fr = 0, mw = 0, bound, ld, lwb, lbs;
+    uint64_t words[2], fva;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[8];
+
+    memset(&o, 0, sizeof(o));
+    o.crc = true;
+    o.sq_reg = 1;
+    o.fault_wait = OFL_QP_FAULT_WAIT;
+    r = qr_new(&o);
+    CHECK(r != NULL);
+    if (r == NULL)
+        return;
+    src = qr_alloc(&r->a, 2 * PG, true);
+    dst = qr_alloc(&r->b, PG, false);
+    wbuf = qr_alloc(&r->a, 2 * PG, true);
+    bsrc = qr_alloc(&r->b, 2 * PG, false);
+    ld = qr_reg(&r->b, dst, PG, LW, 0);
+    lwb = qr_reg(&r->a, wbuf, 2 * PG, LW | LR | OFL_TPT_BIND_WINDOW, 0);
+    lbs = qr_reg(&r->b, bsrc, 2 * PG, LR, 0);
+    fill(src, 2 * PG, 3);
+
+    /* FAST_REG by descriptor over page words, the second not present */
+    words[0] = ofl_sim_pa(src) | OFL_TPT_ATT_PRESENT;
+    words[1] = 0;
+    CHECK_OK(ofl_tpt_att_write(&r->a.tpt, 900, words, 2));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_REGION, 7, 0, &fr));
+    qr_wr(&wr, OFL_QP_OP_FAST_REG, 1, &sge, NULL, 0, 0);
+    wr.stag = fr;
+    wr.reg.va = 0x200000;
+    wr.reg.len = 2 * PG;
+    wr.reg.att_base = 900;
+    wr.reg.att_count = 2;
+    wr.reg.page_shift = 12;
+    wr.reg.att_kind = OFL_TPT_ATT_DIRECT;
+    wr.reg.access = LR;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_FAST_REG);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(notifies(&r->a), 0);
+    /* a Send from it: the source waits on the page */
+    CHECK_OK(qr_post_recv(&r->b, 9, dst, PG, ld));
+    qr_wr(&wr, OFL_QP_OP_SEND, 2, &sge, NULL, 0, 0);
+    sge.addr = 0x200000 + PG - 100;
+    sge.len = 300;
+    sge.stag = fr;
+    wr.sge = &sge;
+    wr.num_sge = 1;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_ERR(qr_process(&r->a, 1), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_SQ);
+    CHECK_EQ(r->a.qp.fault.stag, fr);
+    CHECK_EQ(r->a.qp.fault.va, 0x200000 + PG);
+    CHECK_EQ(notifies(&r->a), 1);
+    CHECK_OK(ofl_tpt_map_page(&r->a.tpt, fr, 0x200000 + PG,
+                              ofl_sim_pa(src + PG)));
+    qr_pump(r, 2);
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(qr_poll(&r->b, false, c, 8), 1);
+    CHECK_EQ(c[0].byte_len, 300);
+    CHECK(memcmp(dst, src + PG - 100, 300) == 0);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+
+    /* Bind a window over the region's second page, not present */
+    CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lwb, va(wbuf) + PG));
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_WINDOW, 7, OFL_TPT_F_TYPE2,
+                           &mw));
+    qr_wr(&wr, OFL_QP_OP_BIND, 4, &sge, NULL, 0, 0);
+    wr.stag = mw;
+    wr.bind.region_stag = lwb;
+    wr.bind.va = va(wbuf + 96);
+    wr.bind.len = 2 * PG - 96;
+    wr.bind.access = RW;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 3));
+    CHECK_EQ(qr_poll(&r->a, true, c, 8), 1);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_BIND);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    bound = c[0].stag;
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(notifies(&r->a), 1); /* the Send's, no new one */
+    /* a Write through the window: it waits at the page */
+    fill(bsrc, 2 * PG, 13);
+    qr_wr(&wr, OFL_QP_OP_WRITE, 5, &sge, bsrc, 5000, lbs);
+    wr.remote_stag = bound;
+    wr.remote_to = va(wbuf + 96);
+    CHECK_OK(qr_post_send(&r->b, &wr));
+    CHECK_OK(qr_process(&r->b, 4));
+    CHECK_ERR(feed(&r->b), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_RX);
+    CHECK_EQ(r->a.qp.fault.stag, bound);
+    fva = r->a.qp.fault.va;
+    CHECK(fva >= va(wbuf) + PG && fva < va(wbuf) + 2 * PG);
+    CHECK_EQ(notifies(&r->a), 2);
+    CHECK_OK(ofl_tpt_map_page(&r->a.tpt, bound, fva,
+                              ofl_sim_pa(wbuf + PG)));
+    CHECK_OK(feed(&r->b));
+    CHECK(memcmp(wbuf + 96, bsrc, 5000) == 0);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    qr_pump(r, 5);
+    CHECK_EQ(qr_poll(&r->b, true, c, 8), 1);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK_EQ(r->a.sim.violations + r->b.sim.violations, 0);
     qr_free(r);
 }
 
@@ -1018,4 +1144,5 @@ OFL_SUITE(qp_fault)
     test_map_refusals();
     test_never_mapped();
     test_attr();
+    test_reg_bind();
 }

@@ -362,9 +362,400 @@ static void test_give_up(void)
     }
 }
 
+static uint64_t va(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
+/* Feeds pdu[0, n) from stream offset off on in segments of seg bytes
+ * until one fails; *off receives where it stopped. */
+static enum ofl_err feed_segs(struct qr_rig *r, uint32_t seq0,
+                              const uint8_t *pdu, uint32_t n, uint32_t seg,
+                              uint32_t *off)
+{
+    enum ofl_err err = OFL_OK;
+
+    while (*off < n && err == OFL_OK) {
+        uint32_t k = n - *off < seg ? n - *off : seg;
+
+        err = feed(r, seq0 + *off, pdu + *off, k);
+        if (err == OFL_OK)
+            *off += k;
+    }
+    return err;
+}
+
+/*
+ * A PDU that goes to a receive WQE (kind 0: a SCSI Response with 300
+ * bytes of sense data; kind 1: a Data-In failing FIG. 17B, its ITT not
+ * registered) whose receive buffer page `page` (0: the one the header
+ * goes to, 1: the one the data goes to from byte 100 of the buffer on)
+ * is not present, fed in segments of seg bytes: the piece that meets it
+ * waits (nothing of it placed nor taken, the WQE not consumed, the
+ * event once), fed again it waits again; after the map the PDU
+ * completes the WQE with every byte once.
+ */
+static void rq_pdu_wait(int kind, int page, uint32_t seg)
+{
+    struct qr_rig *r = irig(WAIT);
+    uint8_t *buf, *base, *rb;
+    static uint8_t pdu[48 + 300];
+    uint32_t lrb, stag = 0, seq0, off = 0, nxt, itt;
+    struct ofl_cqe c[4];
+    enum ofl_err err;
+
+    if (r == NULL)
+        return;
+    buf = qr_alloc(&r->a, PG, true);
+    base = qr_alloc(&r->a, 3 * PG, true);
+    rb = base + PG - 100; /* header and 52 data bytes in page 0 */
+    lrb = qr_reg(&r->a, rb, 1024, LW, 0);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    command(r, 0x40, stag, ofl_sim_pa(buf), 1024);
+    CHECK_OK(qr_post_recv(&r->a, 31, rb, 1024, lrb));
+    seq0 = r->ba.seq;
+    itt = kind == 0 ? stag : stag + 0x100u; /* kind 1: no such task */
+    bhs_init(pdu, kind == 0 ? 0x21 : 0x25, kind == 0 ? 0x80 : 0x00, itt, 300);
+    ofl_store_be32(pdu + 24, 100);
+    fill(pdu + 48, 300, 11);
+    /* page 0 from the buffer's first byte (the region starts there) */
+    CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lrb,
+                                page == 0 ? va(rb) : va(base) + PG));
+    err = feed_segs(r, seq0, pdu, sizeof(pdu), seg, &off);
+    CHECK_ERR(err, OFL_E_TPT_PAGE_FAULT);
+    nxt = r->a.qp.seq.nxt - seq0;
+    if (page == 0) {
+        CHECK(nxt < 48); /* the header's last bytes not taken */
+        CHECK(zero(rb, 1024));
+    } else {
+        CHECK(nxt >= 48 && nxt < 100); /* the header placed, the piece
+                                          that meets page 1 not taken */
+        CHECK(memcmp(rb, pdu, nxt) == 0);
+        CHECK(zero(rb + nxt, 1024 - nxt));
+    }
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_ISCSI_IN);
+    CHECK_EQ(r->a.qp.fault.stag, lrb);
+    CHECK_EQ(r->a.qp.fault.va, page == 0 ? va(rb) : va(base) + PG);
+    CHECK_EQ(r->a.qp.fault.in_wait, 1);
+    CHECK_EQ(notifies(r), 1);
+    CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+    CHECK_EQ(ofl_qp_rq_outstanding(&r->a.qp), 1);
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
+    /* ofl_qp_process keeps it; fed again: waits, no new event */
+    CHECK_OK(qr_process(&r->a, 1));
+    CHECK_ERR(feed_segs(r, seq0, pdu, sizeof(pdu), seg, &off),
+              OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.seq.nxt - seq0, nxt);
+    CHECK_EQ(notifies(r), 1);
+    CHECK_EQ(ofl_qp_rq_outstanding(&r->a.qp), 1);
+    CHECK_OK(ofl_tpt_map_page(&r->a.tpt, lrb, r->a.qp.fault.va,
+                              ofl_sim_pa(base + (uint64_t)page * PG)));
+    CHECK_OK(feed(r, seq0, pdu, sizeof(pdu)));
+    CHECK_EQ(r->a.qp.seq.nxt - seq0, sizeof(pdu));
+    CHECK(memcmp(rb, pdu, sizeof(pdu)) == 0); /* every byte once */
+    CHECK(zero(rb + sizeof(pdu), 1024 - sizeof(pdu)));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 31);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].byte_len, sizeof(pdu));
+    CHECK_EQ(c[0].opcode,
+             kind == 0 ? OFL_QP_OP_ISCSI_RESP : OFL_QP_OP_ISCSI_RECV);
+    CHECK_EQ(c[0].flags & OFL_CQE_ISCSI_CHECK,
+             kind == 0 ? 0 : OFL_CQE_ISCSI_CHECK);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(r->a.qp.fault.in_wait, 0);
+    CHECK_EQ(ofl_qp_rq_outstanding(&r->a.qp), 0);
+    CHECK_EQ(notifies(r), 1);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
+static void test_rq_pdu(void)
+{
+    int kind, page;
+
+    for (kind = 0; kind < 2; kind++)
+        for (page = 0; page < 2; page++) {
+            rq_pdu_wait(kind, page, 48 + 300);
+            rq_pdu_wait(kind, page, 7);
+        }
+}
+
+/*
+ * A Data-In with status (S and F) of dsl bytes: its data goes to the
+ * task, its header to a receive WQE whose page is not present. The last
+ * piece waits before a byte of it is placed (the WQE looked at first),
+ * or, without data, the header waits; after the map the data is in the
+ * task once and the header ends the command in the WQE. task: the task
+ * buffer's page is not present either: once the WQE's page is mapped the
+ * piece waits on it (a second event, raised once however often fed).
+ */
+static void data_in_status_wait(uint32_t dsl, uint32_t seg, bool task)
+{
+    struct qr_rig *r = irig(WAIT);
+    uint8_t *buf, *rb;
+    static uint8_t pdu[48 + 2000];
+    uint32_t lrb, stag = 0, seq0, off = 0, nxt, k;
+    const uint32_t n = 48 + ((dsl + 3u) & ~3u); /* with the pad */
+    struct ofl_cqe c[4];
+
+    if (r == NULL)
+        return;
+    buf = qr_alloc(&r->a, PG, true);
+    rb = qr_alloc(&r->a, PG, true);
+    lrb = qr_reg(&r->a, rb, 256, LW, 0);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    command(r, 0x40, stag, ofl_sim_pa(buf), 2000);
+    CHECK_OK(qr_post_recv(&r->a, 32, rb, 256, lrb));
+    seq0 = r->ba.seq;
+    bhs_init(pdu, 0x25, 0x81, stag, dsl); /* F and S */
+    ofl_store_be32(pdu + 24, 100);
+    fill(pdu + 48, 2000, 21);
+    memset(pdu + 48 + dsl, 0, n - 48 - dsl);
+    CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lrb, va(rb)));
+    if (task)
+        CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, stag, 0));
+    CHECK_ERR(feed_segs(r, seq0, pdu, n, seg, &off), OFL_E_TPT_PAGE_FAULT);
+    nxt = r->a.qp.seq.nxt - seq0;
+    CHECK(nxt < n);
+    if (dsl != 0 && !task) {
+        CHECK(nxt >= 48 && nxt + seg >= n); /* the last piece not taken */
+        CHECK(memcmp(buf, pdu + 48, nxt - 48) == 0);
+        CHECK(zero(buf + (nxt - 48), PG - (nxt - 48)));
+    }
+    if (task && dsl > seg) { /* an earlier piece waits on the task */
+        CHECK_EQ(r->a.qp.fault.stag, stag);
+        CHECK(zero(buf, PG));
+        qr_free(r);
+        return;
+    }
+    CHECK(zero(rb, 256));
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_ISCSI_IN);
+    CHECK_EQ(r->a.qp.fault.stag, lrb);
+    CHECK_EQ(r->a.qp.fault.va, va(rb));
+    CHECK_EQ(notifies(r), 1);
+    CHECK_EQ(ofl_qp_rq_outstanding(&r->a.qp), 1);
+    CHECK_ERR(feed_segs(r, seq0, pdu, n, seg, &off), OFL_E_TPT_PAGE_FAULT);
+    CHECK_EQ(r->a.qp.seq.nxt - seq0, nxt);
+    CHECK_EQ(notifies(r), 1);
+    CHECK_OK(ofl_tpt_map_page(&r->a.tpt, lrb, va(rb), ofl_sim_pa(rb)));
+    if (task && dsl != 0) {
+        for (k = 0; k < 3; k++) { /* now the task's page, raised once */
+            CHECK_ERR(feed(r, seq0, pdu, n), OFL_E_TPT_PAGE_FAULT);
+            CHECK_EQ(r->a.qp.seq.nxt - seq0, nxt);
+            CHECK_EQ(r->a.qp.fault.stag, stag);
+            CHECK_EQ(r->a.qp.fault.va, 0);
+            CHECK_EQ(notifies(r), 2);
+            CHECK(zero(buf, PG));
+            CHECK(zero(rb, 256));
+        }
+        CHECK_OK(ofl_tpt_map_page(&r->a.tpt, stag, 0, ofl_sim_pa(buf)));
+    }
+    CHECK_OK(feed(r, seq0, pdu, n));
+    CHECK_EQ(r->a.qp.seq.nxt - seq0, n);
+    CHECK(memcmp(buf, pdu + 48, dsl) == 0);
+    CHECK(zero(buf + dsl, PG - dsl));
+    CHECK(memcmp(rb, pdu, 48) == 0);
+    CHECK(zero(rb + 48, 256 - 48));
+    CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
+    CHECK_EQ(c[0].wr_id, 32);
+    CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
+    CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(c[0].byte_len, 48);
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(notifies(r), task && dsl != 0 ? 2u : 1u);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
+static void test_data_in_status(void)
+{
+    data_in_status_wait(2000, 48 + 2000, false);
+    data_in_status_wait(2000, 700, false);
+    data_in_status_wait(1999, 7, false); /* the last piece holds the pad */
+    data_in_status_wait(0, 48, false);
+    data_in_status_wait(0, 5, false);
+    data_in_status_wait(2000, 48 + 2000, true);
+    data_in_status_wait(300, 48 + 300, true);
+}
+
+/*
+ * The receive-WQE PDUs given up: kind 0 a SCSI Response whose header
+ * page is not present, kind 1 the same with its data page, kind 2 a
+ * Data-In with status whose WQE page is not present. FAIL and WAIT given
+ * up with ofl_qp_fault_fail end the same: error, state, the receive
+ * completion, the bytes in the WQE and in the task.
+ */
+struct rq_end {
+    enum ofl_err err;
+    uint8_t state;
+    uint32_t ncqe;
+    struct ofl_cqe c;
+    uint8_t rb[512], task[256];
+};
+
+static void rq_give_up(uint8_t mode, int kind, struct rq_end *e)
+{
+    struct qr_rig *r = irig(mode);
+    uint8_t *buf, *base, *rb;
+    static uint8_t pdu[48 + 200];
+    uint32_t lrb, stag = 0, seq0;
+    struct ofl_cqe c[4];
+
+    memset(e, 0, sizeof(*e));
+    e->err = OFL_E_ARG;
+    if (r == NULL)
+        return;
+    buf = qr_alloc(&r->a, PG, true);
+    base = qr_alloc(&r->a, 2 * PG, true);
+    rb = base + PG - 100;
+    lrb = qr_reg(&r->a, rb, 512, LW, 0);
+    CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
+    command(r, 0x40, stag, ofl_sim_pa(buf), 256);
+    CHECK_OK(qr_post_recv(&r->a, 33, rb, 512, lrb));
+    seq0 = r->ba.seq;
+    if (kind == 2)
+        bhs_init(pdu, 0x25, 0x81, stag, 200);
+    else
+        bhs_init(pdu, 0x21, 0x80, stag, 200);
+    ofl_store_be32(pdu + 24, 100);
+    fill(pdu + 48, 200, 31);
+    CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lrb,
+                                kind == 1 ? va(base) + PG : va(rb)));
+    if (mode == WAIT) {
+        CHECK_ERR(feed(r, seq0, pdu, sizeof(pdu)), OFL_E_TPT_PAGE_FAULT);
+        CHECK_EQ(notifies(r), 1);
+        CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_ISCSI_IN);
+        CHECK_OK(ofl_qp_fault_fail(&r->a.qp));
+    }
+    e->err = feed(r, seq0, pdu, sizeof(pdu));
+    e->state = r->a.qp.state;
+    e->ncqe = qr_poll(&r->a, false, c, 4);
+    if (e->ncqe != 0)
+        e->c = c[0];
+    memcpy(e->rb, rb, sizeof(e->rb));
+    memcpy(e->task, buf, sizeof(e->task));
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(r->a.qp.fault.give_up, 0);
+    qr_free(r);
+}
+
+static void test_rq_give_up(void)
+{
+    static struct rq_end e1, e2;
+    int kind;
+
+    for (kind = 0; kind < 3; kind++) {
+        rq_give_up(FAIL, kind, &e1);
+        rq_give_up(WAIT, kind, &e2);
+        CHECK_ERR(e1.err, OFL_E_TPT_PAGE_FAULT);
+        CHECK_EQ(e1.state, OFL_QP_TERMINATE); /* the stream broken */
+        CHECK_EQ(e2.err, e1.err);
+        CHECK_EQ(e2.state, e1.state);
+        CHECK_EQ(e2.ncqe, e1.ncqe);
+        CHECK_EQ(e2.c.wr_id, e1.c.wr_id);
+        CHECK_EQ(e2.c.status, e1.c.status);
+        CHECK_EQ(e2.c.opcode, e1.c.opcode);
+        CHECK_EQ(e2.c.byte_len, e1.c.byte_len);
+        CHECK(memcmp(e1.rb, e2.rb, sizeof(e1.rb)) == 0);
+        CHECK(memcmp(e1.task, e2.task, sizeof(e1.task)) == 0);
+        CHECK_EQ(e1.ncqe, 1); /* the WQE fails (LOC_ACCESS_ERR) */
+        CHECK_EQ(e1.c.status, OFL_WC_LOC_ACCESS_ERR);
+    }
+}
+
+/*
+ * An initiator PDU WQE (OFL_QP_OP_ISCSI_PDU) whose data segment's second
+ * page is not present: it waits as a Send WQE's source does
+ * (OFL_QP_FAULT_SQ): nothing sent, each ofl_qp_process retries; after the
+ * map the PDU goes once with its data. Under FAIL (or WAIT given up) the
+ * WQE fails: LOC_ACCESS_ERR, SQE, nothing sent.
+ */
+static void pdu_wqe(uint8_t mode, bool give, uint8_t *state, uint8_t *status)
+{
+    struct qr_rig *r = irig(mode);
+    uint8_t *src, bhs[48 * 2];
+    const uint8_t *data[2];
+    uint32_t ls, dl[2];
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[2];
+    int k;
+
+    *state = 0xFF;
+    *status = 0xFF;
+    if (r == NULL)
+        return;
+    src = qr_alloc(&r->a, 2 * PG, true);
+    ls = qr_reg(&r->a, src, 2 * PG, OFL_TPT_LOCAL_READ, 0);
+    fill(src, 2 * PG, 41);
+    CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, ls, va(src) + PG));
+    qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 61, &sge, src + PG - 100, 300, ls);
+    wr.flags = OFL_QP_WR_SIGNALED;
+    bhs_init(wr.bhs, 0x00, 0x80, 0x1234, 0);
+    CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
+    if (mode == WAIT) {
+        for (k = 0; k < 3; k++) {
+            CHECK_ERR(qr_process(&r->a, (uint64_t)k), OFL_E_TPT_PAGE_FAULT);
+            CHECK_EQ(r->ab.len, 0); /* nothing sent */
+            CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+            CHECK_EQ(r->a.qp.fault.sq_wait, 1);
+        }
+        CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_SQ);
+        CHECK_EQ(r->a.qp.fault.stag, ls);
+        CHECK_EQ(r->a.qp.fault.va, va(src) + PG);
+        CHECK_EQ(notifies(r), 1);
+        CHECK_EQ(qr_poll(&r->a, true, c, 2), 0);
+        if (give) {
+            CHECK_OK(ofl_qp_fault_fail(&r->a.qp));
+        } else {
+            CHECK_OK(ofl_tpt_map_page(&r->a.tpt, ls, va(src) + PG,
+                                      ofl_sim_pa(src + PG)));
+        }
+    }
+    (void)qr_process(&r->a, 5);
+    *state = r->a.qp.state;
+    if (qr_poll(&r->a, true, c, 2) == 1) {
+        CHECK_EQ(c[0].wr_id, 61);
+        *status = c[0].status;
+    }
+    if (mode == WAIT && !give) {
+        CHECK_EQ(sent_pdus(r, bhs, data, dl, 2), 1);
+        CHECK_EQ(dl[0], 300);
+        CHECK(memcmp(data[0], src + PG - 100, 300) == 0);
+        CHECK_EQ(ofl_load_be32(bhs + 16), 0x1234);
+        CHECK_EQ(notifies(r), 1);
+    } else {
+        CHECK_EQ(r->ab.len, 0);
+    }
+    CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
+    CHECK_EQ(r->a.qp.fault.give_up, 0);
+    CHECK_EQ(r->a.sim.violations, 0);
+    qr_free(r);
+}
+
+static void test_pdu_wqe(void)
+{
+    uint8_t s1, s2, s3, c1, c2, c3;
+
+    pdu_wqe(WAIT, false, &s1, &c1);
+    CHECK_EQ(s1, OFL_QP_RTS);
+    CHECK_EQ(c1, OFL_WC_SUCCESS);
+    pdu_wqe(FAIL, false, &s2, &c2);
+    pdu_wqe(WAIT, true, &s3, &c3);
+    CHECK_EQ(s2, OFL_QP_SQE);
+    CHECK_EQ(c2, OFL_WC_LOC_ACCESS_ERR);
+    CHECK_EQ(s3, s2);
+    CHECK_EQ(c3, c2);
+}
+
 OFL_SUITE(qp_iscsi_fault)
 {
     test_data_in();
     test_data_out();
     test_give_up();
+    test_rq_pdu();
+    test_data_in_status();
+    test_rq_give_up();
+    test_pdu_wqe();
 }

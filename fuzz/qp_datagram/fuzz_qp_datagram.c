@@ -11,14 +11,14 @@
  *
  * Input: byte 0 the configuration: bit 0 sets OFL_EE_F_NAK on the EE
  * (this node sends sequence and RNR NAKs), bits 1-3 its rnr_delay; bit 4
- * unpinned pages (offload.h "Unpinned pages", "Datagrams"): the UD and
- * RD QPs get OFL_QP_FAULT_WAIT, and the remote region's page and the
- * pages of the first four receive buffers of the UD QP and of RD QP 2
- * are not present (an inbound RD Write, Read, atomic and Send, and a UD
- * datagram, wait); bit 5 with it: the page of every send source and
- * Read / atomic sink too (send WQEs and responses wait). Event 0x07's
- * B & 0x80 then first maps the page each waiting QP's record names
- * (B & 0x40: gives it up with ofl_qp_fault_fail instead); then
+ * unpinned pages (offload.h "Unpinned pages", "Datagrams"): every QP
+ * gets OFL_QP_FAULT_WAIT, and the remote region's page and the pages of
+ * the first four receive buffers of the UD QP, of RD QP 2 and of the raw
+ * QP are not present (an inbound RD Write, Read, atomic and Send, a UD
+ * datagram and a raw frame wait); bit 5 with it: the page of every send
+ * source and Read / atomic sink too (send WQEs and responses wait).
+ * Event 0x07's B & 0x80 then first maps the page each waiting QP's record
+ * names (B & 0x40: gives it up with ofl_qp_fault_fail instead); then
  * events, each a type byte and its operands:
  *   0x00 L16 bytes   ofl_qp_dgram_input of the bytes
  *   0x01 K F Q S L   a datagram built by the harness (so that the fuzzer
@@ -259,9 +259,8 @@ static int setup(struct ctx *c)
         a.transmit_ctx = c;
         a.max_dgram = i == 3 ? 600 : 400;
         a.node = &c->node;
-        a.fault_wait = (c->cfg & 0x10u) && svc[i] != OFL_QP_SVC_RAW
-                           ? OFL_QP_FAULT_WAIT
-                           : OFL_QP_FAULT_FAIL;
+        a.fault_wait =
+            (c->cfg & 0x10u) ? OFL_QP_FAULT_WAIT : OFL_QP_FAULT_FAIL;
         m.sq_ring = f->sq_ring;
         m.sq_depth = DEPTH;
         m.sq_max_sge = SGE;
@@ -290,6 +289,7 @@ static int setup(struct ctx *c)
                                (uint64_t)(uintptr_t)c->remote) != OFL_OK ||
             ofl_tpt_unmap_page(&c->tpt, c->stag, BASE + 32768) != OFL_OK ||
             ofl_tpt_unmap_page(&c->tpt, c->stag, BASE + 40960) != OFL_OK ||
+            ofl_tpt_unmap_page(&c->tpt, c->stag, BASE + 57344) != OFL_OK ||
             ((c->cfg & 0x20u) &&
              ofl_tpt_unmap_page(&c->tpt, c->stag, BASE) != OFL_OK))
             return -1;

@@ -11,9 +11,10 @@
  * pages: OFL_QP_FAULT_WAIT, the second page of stag[1] (Read sinks,
  * Atomic targets) and stag[0]'s page at RESULT_AT (Atomic results of
  * kind 0x40) not present, no verdicts predicted; with bit 2 the first
- * page of the write and of the read command's buffers too: Data-Out and
- * Data-In wait), then events, each a type byte and its
- * operands:
+ * page of the write and of the read command's buffers too, and the page
+ * of the first four receive slots (RECV_AT): Data-Out, Data-In and the
+ * PDUs that go to a receive WQE wait), then events, each a type byte and
+ * its operands:
  *   0x00 L16 bytes   TCP payload in order (seq = RCV.NXT)
  *   0x01 D16 L16 b   TCP payload at RCV.NXT + (int16_t)D (ahead of a hole
  *                    or behind: duplicates)
@@ -755,6 +756,8 @@ static int setup(struct ctx *c, uint8_t cfgb)
          * swapped out (a command that did not register: nothing) */
         (void)ofl_tpt_unmap_page(&c->tpt, c->itt[0], 0);
         (void)ofl_tpt_unmap_page(&c->tpt, c->itt[1], 0);
+        /* and the first receive slots' page: a PDU to a receive WQE */
+        (void)ofl_tpt_unmap_page(&c->tpt, c->stag[0], VA + RECV_AT);
     }
     memset(c->msn_rx, 0, sizeof(c->msn_rx));
     return 0;
