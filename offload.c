@@ -11167,6 +11167,23 @@ enum ofl_err ofl_qp_node_init(struct ofl_qp_node *node, uint32_t addr,
     node->qp_cap = qp_cap;
     node->ee = ee;
     node->ee_cap = ee_cap;
+    node->ee_k0 = 0;
+    node->ee_k1 = 0;
+    return OFL_OK;
+}
+
+enum ofl_err ofl_qp_node_ee_key(struct ofl_qp_node *node,
+                                const uint8_t key[16])
+{
+    uint32_t i;
+
+    if (node == NULL || key == NULL)
+        return OFL_E_ARG;
+    for (i = 0; i < node->ee_cap; i++) /* homes move: none may be placed */
+        if (node->ee[i].state != OFL_EE_UNUSED)
+            return OFL_E_QP_EE_STATE;
+    node->ee_k0 = ofl_load_le64(key);
+    node->ee_k1 = ofl_load_le64(key + 8);
     return OFL_OK;
 }
 
@@ -11211,17 +11228,67 @@ enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp)
     return OFL_OK;
 }
 
+uint32_t ofl_qp_node_ee_home(const struct ofl_qp_node *node, uint32_t addr)
+{
+    uint8_t b[4];
+
+    if (node == NULL || node->ee_cap <= OFL_QP_NODE_EE_PROBE_MAX)
+        return 0;
+    ofl_store_be32(b, addr);
+    /* the high half of hash x ee_cap: 0 .. ee_cap - 1, no division */
+    return (uint32_t)(((uint64_t)(uint32_t)sip24(node->ee_k0, node->ee_k1,
+                                                 b, sizeof(b)) *
+                       node->ee_cap) >> 32);
+}
+
+/* The context of addr's run (offload.h "Finding the EE of an RD frame")
+ * that holds addr, or NULL; *unused: the run's first unused context, or
+ * NULL. Reads the whole run, never past it: at most
+ * OFL_QP_NODE_EE_PROBE_MAX contexts. */
+static struct ofl_ee *qp_node_ee_run(const struct ofl_qp_node *node,
+                                     uint32_t addr, struct ofl_ee **unused)
+{
+    uint32_t i, at = ofl_qp_node_ee_home(node, addr),
+                n = node->ee_cap < OFL_QP_NODE_EE_PROBE_MAX
+                        ? node->ee_cap
+                        : OFL_QP_NODE_EE_PROBE_MAX;
+
+    *unused = NULL;
+    for (i = 0; i < n; i++) {
+        struct ofl_ee *ee = &node->ee[at];
+
+        if (ee->state == OFL_EE_UNUSED) {
+            if (*unused == NULL)
+                *unused = ee;
+        } else if (ee->attr.remote_addr == addr) {
+            return ee;
+        }
+        if (++at == node->ee_cap)
+            at = 0;
+    }
+    return NULL;
+}
+
 struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr)
 {
-    uint32_t i;
+    struct ofl_ee *unused;
 
     if (node == NULL)
         return NULL;
-    for (i = 0; i < node->ee_cap; i++)
-        if (node->ee[i].state != OFL_EE_UNUSED &&
-            node->ee[i].attr.remote_addr == addr)
-            return &node->ee[i];
-    return NULL;
+    return qp_node_ee_run(node, addr, &unused);
+}
+
+enum ofl_err ofl_qp_node_ee_place(struct ofl_qp_node *node, uint32_t addr,
+                                  struct ofl_ee **ee)
+{
+    struct ofl_ee *unused;
+
+    if (node == NULL || ee == NULL)
+        return OFL_E_ARG;
+    *ee = qp_node_ee_run(node, addr, &unused);
+    if (*ee == NULL)
+        *ee = unused;
+    return *ee != NULL ? OFL_OK : OFL_E_QP_EE_CROWDED;
 }
 
 /* ---- sending a datagram ------------------------------------------------------ */

@@ -296,7 +296,8 @@ uint32_t ofl_version(void);
                                    node */                                  \
     X(E_QP_EE_NONE, 0x0421)     /* no EE context for the source node */    \
     X(E_QP_EE_STATE, 0x0422)    /* the EE context is not in use or is in   \
-                                   error */                                 \
+                                   error (ofl_qp_node_ee_key: a context is \
+                                   in use) */                               \
     X(E_QP_EE_SEQ, 0x0423)      /* RD frame ahead of the expected sequence \
                                    number (one was lost): refused */        \
     X(E_QP_EE_ACK, 0x0424)      /* acknowledgement of a sequence number    \
@@ -342,6 +343,10 @@ uint32_t ofl_version(void);
                                    context has no replay cache            \
                                    (atomic_cap 0): refused for good,      \
                                    INVALID NAK */                          \
+    X(E_QP_EE_CROWDED, 0x0432)  /* every EE context within                \
+                                   OFL_QP_NODE_EE_PROBE_MAX of the         \
+                                   address's home is taken by another      \
+                                   address (ofl_qp_node_ee_place) */       \
     X(E_QP_HCQ_CI, 0x0440)      /* a host CQ consumer index moves back or  \
                                    past the CQEs written */                \
     X(E_QP_HCQ_OVERRUN, 0x0441) /* a host CQ was full: a CQE was lost */   \
@@ -3446,7 +3451,8 @@ struct ofl_qp_wr {
                               specifies the destination") */
         uint32_t addr;     /* UD: destination node address */
         uint32_t ee;       /* RD: index of the EE context in the QP's
-                              node (the remote node) */
+                              node (the remote node's: where
+                              ofl_qp_node_ee_place put it) */
         uint32_t qpn;      /* UD, RD: destination QP number */
     } dest;
 };
@@ -4978,7 +4984,8 @@ enum ofl_err ofl_qp_demux_input(const struct ofl_qp_demux *d,
  * placed whole into the receive WQE of the QP the steering table names.
  *
  * Receiving a datagram: the header is checked in full, then the node
- * address, the EE context and sequence (RD), the QP (number, kind, state,
+ * address, the EE context (RD: ofl_qp_node_ee of the source address, in
+ * its bounded run) and sequence, the QP (number, kind, state,
  * max_dgram) and a posted receive WQE; only then is anything changed. The
  * receive WQE is consumed: payload placed at offset 0 through the local
  * checks (FIG. 15), CQE with OFL_CQE_SRC, src_addr and src_qpn (RD, UD);
@@ -5228,21 +5235,64 @@ uint32_t ofl_ee_outstanding(const struct ofl_ee *ee);
 /*
  * A node: its address, its datagram QPs by QP number (a caller array of
  * qp_cap slots: QP n sits in slot n) and its EE contexts (ee_cap of them,
- * one per remote node it talks RD to; each initialised by ofl_ee_init).
+ * one per remote node it talks RD to; each set up by ofl_ee_init in the
+ * context ofl_qp_node_ee_place gives for its remote address).
+ *
+ * Finding the EE of an RD frame. Every RD frame names its source node
+ * and is looked up by it, so the work must be bounded by the frame, not
+ * by ee_cap, which the peer cannot see (issue 26 item 6). The EE of
+ * remote address A lives in A's run: the OFL_QP_NODE_EE_PROBE_MAX
+ * contexts from home(A) on (cyclically); ofl_qp_node_ee reads the whole
+ * run, hit or miss, and nothing else. An unused context does not end the
+ * run: contexts are set up in any order and never move, so nothing needs
+ * shifting to keep a run closed. home(A) is SipHash-2-4 (ofl_siphash24) of A's 4
+ * bytes, big-endian, under the node's secret key (ofl_qp_node_ee_key):
+ * its low 32 bits times ee_cap, the high 32 bits of the product (0 ..
+ * ee_cap - 1, as even as a modulo and without a division: ee_cap need
+ * not be a power of two). When ee_cap <= OFL_QP_NODE_EE_PROBE_MAX the
+ * run is the whole table from context 0 and no hash is taken: any
+ * context serves any address, as before the bound. In a larger table an
+ * EE set up outside its address's run (ofl_ee_init on a context
+ * ofl_qp_node_ee_place did not give) is never found: its frames are
+ * refused with OFL_E_QP_EE_NONE. Load: in simulations with uniform homes
+ * and first-unused placement (1000 tables of 1024 contexts, 200 of 4096,
+ * 20 of 65536) no EE placed into a quarter-full table lay 15 or more
+ * contexts past its home, while half-full tables of 1024 (300 of them)
+ * needed up to 27: keep ee_cap at least four
+ * times the EEs placed, and OFL_E_QP_EE_CROWDED practically never
+ * happens (one that does can place again under a new key, after
+ * ofl_qp_node_init).
  */
+#define OFL_QP_NODE_EE_PROBE_MAX 16u /* EE contexts a lookup reads, at most */
+
 struct ofl_qp_node {
     uint32_t addr;
     struct ofl_qp **qp;
     uint32_t qp_cap;
     struct ofl_ee *ee;
     uint32_t ee_cap;
+    uint64_t ee_k0, ee_k1; /* the EE key (little-endian key bytes 0..7,
+                              8..15; ofl_qp_node_ee_key) */
 };
 
-/* Initialises node (empty directory; every EE context zeroed: UNUSED).
- * OFL_E_ARG when qps is NULL or qp_cap is 0, or ee is NULL with ee_cap. */
+/* Initialises node (empty directory; every EE context zeroed: UNUSED; the
+ * EE key all zeros). OFL_E_ARG when qps is NULL or qp_cap is 0, or ee is
+ * NULL with ee_cap. Cost: O(qp_cap + ee_cap). */
 enum ofl_err ofl_qp_node_init(struct ofl_qp_node *node, uint32_t addr,
                               struct ofl_qp **qps, uint32_t qp_cap,
                               struct ofl_ee *ee, uint32_t ee_cap);
+
+/* Sets node's 16-byte secret EE key, which places every home ("Finding
+ * the EE of an RD frame"; the caller owns randomness: draw it from a
+ * good source per node and never send it). Give it before the first EE
+ * is set up: OFL_E_QP_EE_STATE while any context is in use (a new key
+ * moves every home, and an EE left outside its run would be lost);
+ * OFL_E_ARG for a NULL pointer. Without it the key is all zeros, which a
+ * peer can compute: lookups stay bounded, but whoever picks the addresses
+ * this node talks to can crowd one run. Matters only when ee_cap >
+ * OFL_QP_NODE_EE_PROBE_MAX. Cost: O(ee_cap). */
+enum ofl_err ofl_qp_node_ee_key(struct ofl_qp_node *node,
+                                const uint8_t key[16]);
 
 /* Enters qp (an RD or UD QP whose attr.node is node) under its QP number:
  * OFL_E_ARG (other node, qpn >= qp_cap), OFL_E_QP_SERVICE (not RD/UD),
@@ -5255,11 +5305,27 @@ enum ofl_err ofl_qp_node_add(struct ofl_qp_node *node, struct ofl_qp *qp);
  * or created again. */
 enum ofl_err ofl_qp_node_remove(struct ofl_qp_node *node, struct ofl_qp *qp);
 
-/* The EE context of node whose remote address is addr, or NULL. Cost:
- * O(ee_cap), a linear search, on every RD frame: bounded by the caller's
- * ee_cap, not by the frame (an exception to issue 26's rule, still open:
- * keep ee_cap to the nodes this one talks RD to). */
+/* The EE context of node whose remote address is addr (the first in its
+ * run, in run order), or NULL. Cost: one SipHash of 4 bytes and at most
+ * OFL_QP_NODE_EE_PROBE_MAX contexts, hit or miss (ee_cap contexts and no
+ * hash when ee_cap <= OFL_QP_NODE_EE_PROBE_MAX): bounded whatever the
+ * frame's source address. */
 struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
+
+/* Where the EE for remote address addr must be set up: *ee = the context
+ * in addr's run that holds addr (RTS: ofl_ee_init refuses it; ERROR: it
+ * may be set up again), else the first unused one of the run; initialise
+ * it with ofl_ee_init and remote_addr = addr, and name it in a datagram
+ * SEND by its index (dest.ee = *ee - node->ee). OFL_E_QP_EE_CROWDED (*ee
+ * NULL) when the run holds neither (ee_cap 0 included); OFL_E_ARG for a
+ * NULL pointer. Cost: as ofl_qp_node_ee. */
+enum ofl_err ofl_qp_node_ee_place(struct ofl_qp_node *node, uint32_t addr,
+                                  struct ofl_ee **ee);
+
+/* The context where addr's run starts (0 .. ee_cap - 1; 0 when ee_cap <=
+ * OFL_QP_NODE_EE_PROBE_MAX or for a NULL node). For tests and benches.
+ * Pure. */
+uint32_t ofl_qp_node_ee_home(const struct ofl_qp_node *node, uint32_t addr);
 
 /*
  * One received UD or RD frame for node at time now (the checks and their
@@ -5285,9 +5351,9 @@ struct ofl_ee *ofl_qp_node_ee(const struct ofl_qp_node *node, uint32_t addr);
  * and acknowledged; a duplicate atomic request the replay cache holds
  * had its response sent again; a SEQ
  * NAK at the retry limit failed the EE (OFL_E_QP_EE_RETRY). Cost: O(len)
- * for the payload; an RD frame adds ofl_qp_node_ee (O(ee_cap), bounded
- * by the caller, not by the frame); an acknowledgement or NAK releases
- * at most the EE window, each frame one this end sent, and a SEQ NAK
+ * for the payload; an RD frame adds ofl_qp_node_ee (one hash and at
+ * most OFL_QP_NODE_EE_PROBE_MAX EE contexts, whatever its source
+ * address); an acknowledgement or NAK releases at most the EE window, each frame one this end sent, and a SEQ NAK
  * resends at most the window; a Read response looks at most the SQ depth
  * of WQEs; an atomic request, or its duplicate, looks at one cache entry
  * (O(1)).

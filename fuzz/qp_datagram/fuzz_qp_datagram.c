@@ -18,7 +18,11 @@
  * datagram and a raw frame wait); bit 5 with it: the page of every send
  * source and Read / atomic sink too (send WQEs and responses wait).
  * Event 0x07's B & 0x80 then first maps the page each waiting QP's record
- * names (B & 0x40: gives it up with ofl_qp_fault_fail instead); then
+ * names (B & 0x40: gives it up with ofl_qp_fault_fail instead); bit 6
+ * a large EE table (WIDE_EE contexts, more than
+ * OFL_QP_NODE_EE_PROBE_MAX, under a key from bit 7: the EE placed by
+ * ofl_qp_node_ee_place in its address's run, every RD frame looked up
+ * in a bounded run; else one context, as before); then
  * events, each a type byte and its operands:
  *   0x00 L16 bytes   ofl_qp_dgram_input of the bytes
  *   0x01 K F Q S L   a datagram built by the harness (so that the fuzzer
@@ -49,7 +53,7 @@
  *   0x03 N H L16     a raw IPv6 frame built by the harness: next header
  *                    N, destination H & 1 (steered or not), L payload
  *   0x04 Q L16 E     post a SEND on QP Q & 3 of L16 % 400 bytes (RD: EE
- *                    index E)
+ *                    index E; 0 names the EE wherever it was placed)
  *   0x05 Q           post a receive on QP Q & 3
  *   0x06 T           ofl_ee_tick at now += T
  *   0x07 B           ofl_qp_process of every QP with budget B
@@ -57,7 +61,7 @@
  *   0x09 Q O L16     post an RDMA Write (O & 3 = 0), Read (1), FetchAdd
  *                    (2) or CompareSwap (3; operands from L16, an 8-byte
  *                    result) on RD QP 1 + (Q & 1) (QP 2 or 3) of
- *                    L16 % 300 bytes, EE 0
+ *                    L16 % 300 bytes, to the EE
  * (any other type: its value mod 10).
  *
  * The node has a region with remote read, write and atomic rights
@@ -98,6 +102,8 @@
 #define SLOT 512u
 #define BASE 0x10000000ull
 #define RBUF 256u  /* receive buffers: smaller than max_dgram on purpose */
+#define WIDE_EE 32u /* EE contexts of the large table */
+_Static_assert(WIDE_EE > OFL_QP_NODE_EE_PROBE_MAX, "a large table");
 
 static const uint8_t ADDR_X[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0,
                                    0,    0,    0,    0,    0, 0, 0, 1};
@@ -123,7 +129,9 @@ struct ctx {
     struct fqp q[NQP];
     struct ofl_qp_node node;
     struct ofl_qp *slots[8];
-    struct ofl_ee ee[1];
+    struct ofl_ee ee[WIDE_EE]; /* 1 used, or WIDE_EE (config bit 6) */
+    struct ofl_ee *eep;        /* the EE toward node 2 */
+    uint32_t ee_idx;           /* its index: a SEND's dest.ee */
     uint8_t ee_buf[WIN * SLOT];
     struct ofl_ee_slot ee_slot[WIN];
     struct ofl_ee_atomic ee_atomic[2];
@@ -217,8 +225,22 @@ static int setup(struct ctx *c)
         return -1;
     own_add(&c->own, own_key(OWN_FIXED, 0, 1), b.pa, b.len, OFL_SIM_RW);
     own_rebuild(&c->sim, &c->own);
-    if (ofl_qp_node_init(&c->node, 1, c->slots, 8, c->ee, 1) != OFL_OK)
-        return -1;
+    if (c->cfg & 0x40u) {
+        uint8_t key[16];
+
+        for (i = 0; i < 16; i++)
+            key[i] = (uint8_t)(0x5Au ^ (c->cfg >> 7) ^ (i * 29u));
+        if (ofl_qp_node_init(&c->node, 1, c->slots, 8, c->ee, WIDE_EE) !=
+                OFL_OK ||
+            ofl_qp_node_ee_key(&c->node, key) != OFL_OK ||
+            ofl_qp_node_ee_place(&c->node, 2, &c->eep) != OFL_OK)
+            return -1;
+    } else {
+        if (ofl_qp_node_init(&c->node, 1, c->slots, 8, c->ee, 1) != OFL_OK)
+            return -1;
+        c->eep = &c->ee[0];
+    }
+    c->ee_idx = (uint32_t)(c->eep - c->ee);
     memset(&ea, 0, sizeof(ea));
     ea.local_addr = 1;
     ea.remote_addr = 2;
@@ -235,7 +257,7 @@ static int setup(struct ctx *c)
     ea.transmit_ctx = c;
     ea.atomic = c->ee_atomic;
     ea.atomic_cap = 2;
-    if (ofl_ee_init(&c->ee[0], &ea) != OFL_OK)
+    if (ofl_ee_init(c->eep, &ea) != OFL_OK)
         return -1;
     for (i = 0; i < NQP; i++) {
         struct fqp *f = &c->q[i];
@@ -359,12 +381,15 @@ static void drain(struct ctx *c)
 
 static void check(struct ctx *c)
 {
-    const struct ofl_ee *ee = &c->ee[0];
+    const struct ofl_ee *ee = c->eep;
     uint32_t i;
 
     drain(c);
     FUZZ_ASSERT(c->sim.violations == 0);
     FUZZ_ASSERT(ee->state <= OFL_EE_ERROR);
+    /* the EE is found where it was placed, no other address has one */
+    FUZZ_ASSERT(ofl_qp_node_ee(&c->node, 2) == c->eep);
+    FUZZ_ASSERT(ofl_qp_node_ee(&c->node, 4) == NULL);
     FUZZ_ASSERT(ee->snd_nxt - ee->snd_una <= WIN);
     FUZZ_ASSERT(ee->rtx_next - ee->snd_una <= ee->snd_nxt - ee->snd_una);
     for (i = 0; i < ee->attr.atomic_cap; i++) {
@@ -425,7 +450,7 @@ static void post_send(struct ctx *c, uint32_t qi, uint32_t len, uint32_t ee)
     wr.sge = &sge;
     wr.num_sge = 1;
     wr.dest.addr = 2;
-    wr.dest.ee = ee;
+    wr.dest.ee = ee == 0 ? c->ee_idx : ee;
     wr.dest.qpn = 5;
     /* the source is the core's (read only) until the completion */
     own_add(&c->own, own_key(OWN_SEND, qi, f->sends),
@@ -468,7 +493,7 @@ static void post_rdma(struct ctx *c, uint32_t qi, uint8_t o, uint32_t len)
     wr.num_sge = 1;
     wr.remote_stag = 0x1234u;
     wr.remote_to = 0x1000u;
-    wr.dest.ee = 0;
+    wr.dest.ee = c->ee_idx;
     wr.dest.qpn = 5;
     own_add(&c->own, own_key(OWN_SEND, qi, f->sends),
             ofl_sim_pa(c->mem + (sge.addr - BASE)), len,
@@ -531,9 +556,9 @@ static void built_dgram(struct ctx *c, struct fuzz_in *in)
         h.src_qpn = 5;
     }
     if (h.kind == OFL_DG_ACK || h.kind == OFL_DG_NAK)
-        h.sn = c->ee[0].snd_una + (uint32_t)(int32_t)s;
+        h.sn = c->eep->snd_una + (uint32_t)(int32_t)s;
     else if (h.kind != OFL_DG_UD)
-        h.sn = c->ee[0].rcv_nxt + (uint32_t)(int32_t)s;
+        h.sn = c->eep->rcv_nxt + (uint32_t)(int32_t)s;
     switch (h.kind) {
     case OFL_DG_ACK:
     case OFL_DG_NAK:
@@ -572,7 +597,7 @@ static void built_dgram(struct ctx *c, struct fuzz_in *in)
         }
         break;
     case OFL_DG_RD_RESP:
-        h.rlen = c->ee[0].snd_una + (uint32_t)(int32_t)s;
+        h.rlen = c->eep->snd_una + (uint32_t)(int32_t)s;
         break;
     default:
         break;
@@ -590,7 +615,7 @@ static void built_dgram(struct ctx *c, struct fuzz_in *in)
         b[1] = (uint8_t)((l16 >> 7) & 1u);
         b[2] = 0;
         b[3] = (uint8_t)((l16 >> 4) & 7u);
-        ofl_store_be32(b + 4, c->ee[0].snd_una +
+        ofl_store_be32(b + 4, c->eep->snd_una +
                                   (uint32_t)(int32_t)(int8_t)(l16 >> 8));
         len = 0; /* the block is the whole extension */
     }
@@ -635,8 +660,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g->cfg = (uint8_t)i;
     if (setup(g) != 0)
         return 0;
-    g->ee[0].attr.flags = (i & 1u) ? OFL_EE_F_NAK : 0u;
-    g->ee[0].attr.rnr_delay = (i >> 1) & 7u;
+    g->eep->attr.flags = (i & 1u) ? OFL_EE_F_NAK : 0u;
+    g->eep->attr.rnr_delay = (i >> 1) & 7u;
     check(g);
     while (in.n != 0 && events++ < 256) {
         uint8_t t = fuzz_u8(&in) % 10;
@@ -671,7 +696,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case 6:
             g->now += fuzz_u8(&in);
-            (void)ofl_ee_tick(&g->ee[0], g->now);
+            (void)ofl_ee_tick(g->eep, g->now);
             break;
         case 9: {
             uint8_t q = fuzz_u8(&in), o = fuzz_u8(&in);
