@@ -8214,17 +8214,62 @@ qp_read_src_fail(struct ofl_qp *qp, const struct ofl_qp_inreq *r,
                     n);
 }
 
+/* The n source bytes of a Read Response segment of r, from its source at
+ * r->done, read into dst (the source checked again, FIG. 18A a-f, as each
+ * segment is read). OFL_OK; OFL_E_TPT_PAGE_FAULT when the segment waits
+ * on an unpinned source page (r->done unmoved, the segment rebuilt);
+ * else the QP's fatal error. Out of line with the fast paths: it keeps
+ * its caller's frame, the header build and transmit inlined there, within
+ * the 256-byte limit (272 at rv64 gcc -O1 otherwise); a size build, which
+ * inlines neither, keeps it in its caller as it was. */
+#if OFL_FAST_PATH
+#define QP_READ_SRC_INLINE OFL_NOINLINE
+#else
+#define QP_READ_SRC_INLINE OFL_ALWAYS_INLINE
+#endif
+static QP_READ_SRC_INLINE enum ofl_err
+qp_read_src_get(struct ofl_qp *qp, const struct ofl_qp_inreq *r,
+                uint8_t *dst, uint32_t n)
+{
+    struct ofl_tpt_remote a;
+    struct ofl_tpt_sgl sgl;
+    uint32_t i, got = 0;
+    enum ofl_err err;
+
+    qp_remote(qp, &a, r->stag_b, r->to_b + r->done, n, OFL_TPT_REMOTE_READ);
+    err = qp_check_translate_all(qp, &a, &sgl);
+    if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL) {
+        uint64_t va;
+
+        /* Unpinned source: r->done unmoved, the segment is rebuilt. */
+        if (err == OFL_E_TPT_PAGE_FAULT && qp->attr.fault_wait &&
+            qp_fault_scan(qp, a.stag, a.to, n, &va) &&
+            qp_fault_hold(qp, OFL_QP_FAULT_READ_SRC, a.stag, va))
+            return err;
+        return qp_read_src_fail(qp, r, err);
+    }
+    for (i = 0; i < sgl.count && err != OFL_E_PORT_DMA; i++) {
+        if (ofl_port_dma_read(qp->attr.port, qp->piece[i].pa, dst + got,
+                              qp->piece[i].len) != OFL_OK)
+            err = OFL_E_PORT_DMA;
+        got += qp->piece[i].len;
+    }
+    if (err == OFL_E_TPT_SGL_FULL)
+        err = qp_dma_tpt(qp, a.stag, a.to + got, dst + got, n - got, false);
+    if (err != OFL_OK)
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+    return OFL_OK;
+}
+
 /* One Read Response segment of the oldest Read Request (RFC 5040 §4.5):
  * the source is checked again (FIG. 18A a-f) as each segment is read. */
 static OFL_NOINLINE enum ofl_err
 qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
 {
     struct ofl_ddp_hdr *h = &qp->msg.ddp;
-    struct ofl_tpt_remote a;
-    struct ofl_tpt_sgl sgl;
     uint32_t n = qp_min32(r->len - r->done,
                           (uint32_t)qp->tx.mulpdu - OFL_DDP_TAGGED_HDR_LEN);
-    uint32_t hl, i, got = 0;
+    uint32_t hl;
     uint8_t *dst;
     enum ofl_err err;
 
@@ -8240,30 +8285,10 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     if (err != OFL_OK)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     dst = qp_payload_at(qp, hl);
-    qp_remote(qp, &a, r->stag_b, r->to_b + r->done, n, OFL_TPT_REMOTE_READ);
     if (n != 0) {
-        err = qp_check_translate_all(qp, &a, &sgl);
-        if (err != OFL_OK && err != OFL_E_TPT_SGL_FULL) {
-            uint64_t va;
-
-            /* Unpinned source: r->done unmoved, the segment is rebuilt. */
-            if (err == OFL_E_TPT_PAGE_FAULT && qp->attr.fault_wait &&
-                qp_fault_scan(qp, a.stag, a.to, n, &va) &&
-                qp_fault_hold(qp, OFL_QP_FAULT_READ_SRC, a.stag, va))
-                return err;
-            return qp_read_src_fail(qp, r, err);
-        }
-        for (i = 0; i < sgl.count && err != OFL_E_PORT_DMA; i++) {
-            if (ofl_port_dma_read(qp->attr.port, qp->piece[i].pa, dst + got,
-                                  qp->piece[i].len) != OFL_OK)
-                err = OFL_E_PORT_DMA;
-            got += qp->piece[i].len;
-        }
-        if (err == OFL_E_TPT_SGL_FULL)
-            err = qp_dma_tpt(qp, a.stag, a.to + got, dst + got, n - got,
-                             false);
+        err = qp_read_src_get(qp, r, dst, n);
         if (err != OFL_OK)
-            return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+            return err;
     }
     err = qp_fpdu_send(qp, hl, dst, n, h->last ? 0u : OFL_QP_TX_MORE);
     if (err != OFL_OK)

@@ -287,6 +287,16 @@ case " $CASES " in *" all "* | *" many-256 "*)
 esac
 # after all that the device still connects
 rcase after-teardown ofl ofl1 4096 10
+# dummy0_up: dummy0 up again, then wait (at most 10 s) until ofl0's port
+# is ACTIVE
+dummy0_up() {
+    ip link set dummy0 up
+    i=0
+    while ! grep -q ACTIVE /sys/class/infiniband/ofl0/ports/1/state 2>/dev/null && [ $i -lt 100 ]; do
+        sleep 0.1; i=$((i + 1))
+    done
+}
+
 # A netdev going down takes its device's connections with it (as siw's
 # NETDEV_GOING_DOWN does): a long rping from ofl0 to ofl1, dummy0 down
 # after a few rounds; both rpings must end within 30 s, short of their
@@ -338,11 +348,7 @@ case " $CASES " in *" all "* | *" live-netdev-down "*)
         bad "live-netdev-down: server on 10.0.4.1:$port not listening"
         kill $sp 2>/dev/null
     fi
-    ip link set dummy0 up
-    i=0
-    while ! grep -q ACTIVE /sys/class/infiniband/ofl0/ports/1/state 2>/dev/null && [ $i -lt 100 ]; do
-        sleep 0.1; i=$((i + 1))
-    done
+    dummy0_up
     ;;
 esac
 # siw's netdev notifier must not take ofl0 for a siw device (both have
@@ -352,11 +358,7 @@ esac
 # next QP's creation spun for good.
 case " $CASES " in *" all "* | *" after-netdev-bounce "*)
     ip link set dummy0 down
-    ip link set dummy0 up
-    i=0
-    while ! grep -q ACTIVE /sys/class/infiniband/ofl0/ports/1/state 2>/dev/null && [ $i -lt 100 ]; do
-        sleep 0.1; i=$((i + 1))
-    done
+    dummy0_up
     ;;
 esac
 rcase after-netdev-bounce ofl ofl1 4096 10
