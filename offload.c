@@ -7287,7 +7287,7 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         qp->tx.pos += mpa_content_len(ulpdu);
         len = OFL_MPA_HDR_LEN + ulpdu + pad + OFL_MPA_CRC_LEN;
     } else
-#endif
+#else
     if (!qp->tx.markers) {
         uint8_t *b = qp->tx_buf, trailer[7];
         size_t tl;
@@ -7301,7 +7301,9 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         ofl_store_le32(b + OFL_MPA_HDR_LEN + hl + n + tl - 4u,
                        ofl_load_le32(trailer + tl - 4u));
         len = OFL_MPA_HDR_LEN + hl + n + tl;
-    } else {
+    } else
+#endif /* the fast path's in-place framing replaces framev's */
+    {
         u.hdr = qp->hdr;
         err = ofl_mpa_fpdu_buildv(&qp->tx, &u, qp->tx_buf, qp->tx_cap, &len);
         if (err != OFL_OK)
@@ -7359,15 +7361,16 @@ static OFL_HOT_INLINE enum ofl_err qp_hdr_build(struct ofl_qp *qp,
     size_t n = 0;
     enum ofl_err err = qp_tx_open(qp);
 
-#if OFL_FAST_PATH
-    if (err == OFL_OK) {
-        *hl = qp_hdr_data(&qp->msg.ddp, qp_hdr_at(qp));
-        if (*hl != 0)
-            return OFL_OK;
+    if (err != OFL_OK) {
+        *hl = 0;
+        return err;
     }
+#if OFL_FAST_PATH
+    *hl = qp_hdr_data(&qp->msg.ddp, qp_hdr_at(qp));
+    if (*hl != 0)
+        return OFL_OK;
 #endif
-    if (err == OFL_OK)
-        err = rdmap_build(&qp->msg, qp_hdr_at(qp), sizeof(qp->hdr), &n);
+    err = rdmap_build(&qp->msg, qp_hdr_at(qp), sizeof(qp->hdr), &n);
     *hl = (uint32_t)n;
     return err;
 }
@@ -11279,6 +11282,8 @@ static struct ofl_ee *qp_node_ee_run(const struct ofl_qp_node *node,
                         : OFL_QP_NODE_EE_PROBE_MAX;
 
     *unused = NULL;
+    /* ee_cap may be 0 (a node without EE contexts: nothing to read) */
+    /* cppcheck-suppress knownConditionTrueFalse */
     for (i = 0; i < n; i++) {
         struct ofl_ee *ee = &node->ee[at];
 
