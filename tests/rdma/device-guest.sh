@@ -297,60 +297,6 @@ dummy0_up() {
     done
 }
 
-# A netdev going down takes its device's connections with it (as siw's
-# NETDEV_GOING_DOWN does): a long rping from ofl0 to ofl1, dummy0 down
-# after a few rounds; both rpings must end within 30 s, short of their
-# count. Before 2026-11-29 nothing happened to the QPs: the stream went
-# on (or stalled on the route that left with the link) until rping's
-# own time limit.
-case " $CASES " in *" all "* | *" live-netdev-down "*)
-    port=$((port + 1))
-    opts -
-    echo 1 >/sys/module/ofl_iw/parameters/nudge
-    timeout 150 rping -s -v -V -a 10.0.4.1 -p $port -C 100000 -S 64 >/tmp/down.srv.out 2>/tmp/down.srv &
-    sp=$!
-    if wait_listening $port; then
-        timeout 150 rping -c -v -V -a 10.0.4.1 -I 10.0.3.1 -p $port -C 100000 -S 64 \
-            >/tmp/down.cli.out 2>/tmp/down.cli &
-        cp=$!
-        i=0
-        while [ "$(grep -c '^ping data' /tmp/down.cli.out)" -lt 5 ] && kill -0 $cp 2>/dev/null &&
-            [ $i -lt 600 ]; do
-            sleep 0.1; i=$((i + 1))
-        done
-        before=$(grep -c '^ping data' /tmp/down.cli.out)
-        t0=$(cut -d' ' -f1 /proc/uptime)
-        ip link set dummy0 down
-        i=0
-        while { kill -0 $cp || kill -0 $sp; } 2>/dev/null && [ $i -lt 300 ]; do
-            sleep 0.1; i=$((i + 1))
-        done
-        t1=$(cut -d' ' -f1 /proc/uptime)
-        alive=""
-        kill -0 $cp 2>/dev/null && alive="$alive client"
-        kill -0 $sp 2>/dev/null && alive="$alive server"
-        kill $cp $sp 2>/dev/null
-        wait $cp
-        crc=$?
-        wait $sp
-        src=$?
-        nc=$(rounds /tmp/down.cli.out "") ns=$(rounds /tmp/down.srv.out "server ")
-        d="live-netdev-down: rping ofl0 -> ofl1 (64 B, -C 100000), dummy0 down after $before rounds: ${alive:-both ended} $(awk "BEGIN { print $t1 - $t0 }") s later (client rc $crc, server rc $src, rounds $nc/$ns)"
-        if [ -z "$alive" ] && [ "$before" -ge 5 ] && [ "$nc" -lt 100000 ]; then
-            ok "$d"
-        else
-            bad "$d"
-            dmesg | grep -E 'ofl' | tail -8 | sed "s/^/ofl-dev:      dmesg| /"
-            tail -3 /tmp/down.cli | sed "s/^/ofl-dev:      cli| /"
-            tail -3 /tmp/down.srv | sed "s/^/ofl-dev:      srv| /"
-        fi
-    else
-        bad "live-netdev-down: server on 10.0.4.1:$port not listening"
-        kill $sp 2>/dev/null
-    fi
-    dummy0_up
-    ;;
-esac
 # siw's netdev notifier must not take ofl0 for a siw device (both have
 # siw's driver id): dummy0 down and up with siw loaded, then ofl0 still
 # makes QPs and connects. Before 2026-11-29 siw's NETDEV_GOING_DOWN
