@@ -297,6 +297,76 @@ dummy0_up() {
     done
 }
 
+# A netdev going down takes its device's connections with it (as siw's
+# NETDEV_GOING_DOWN does): a long rping from ofl0 to ofl1, dummy0 down
+# after a few rounds; both rpings must end within 30 s, short of their
+# count. Three times: it is a race. Before 2026-11-29
+# nothing happened to the QPs (the stream went on, or stalled on the
+# route that left with the link). Then, with the sweep, 3 runs in 8 hung
+# (2026-11-29): rping's CQ thread reposts its receive right after a
+# receive completes; when the flush came between the two, the new
+# receive sat in libsiw's ring (no doorbell) and the thread waited for
+# ever for its flush. The receive-ring watch of a QP in ERROR
+# (ofl_iw_rq_watch_run) flushes it: 12 in 12 since. On a failure the
+# stuck rpings' threads are listed with their kernel stacks.
+case " $CASES " in *" all "* | *" live-netdev-down "*)
+  rep=0
+  while [ $rep -lt 3 ]; do
+    rep=$((rep + 1))
+    port=$((port + 1))
+    opts -
+    echo 1 >/sys/module/ofl_iw/parameters/nudge
+    timeout 150 rping -s -v -V -a 10.0.4.1 -p $port -C 100000 -S 64 >/tmp/down.srv.out 2>/tmp/down.srv &
+    sp=$!
+    if wait_listening $port; then
+        timeout 150 rping -c -v -V -a 10.0.4.1 -I 10.0.3.1 -p $port -C 100000 -S 64 \
+            >/tmp/down.cli.out 2>/tmp/down.cli &
+        cp=$!
+        i=0
+        while [ "$(grep -c '^ping data' /tmp/down.cli.out)" -lt 5 ] && kill -0 $cp 2>/dev/null &&
+            [ $i -lt 600 ]; do
+            sleep 0.1; i=$((i + 1))
+        done
+        before=$(grep -c '^ping data' /tmp/down.cli.out)
+        ip link set dummy0 down
+        i=0
+        while { kill -0 $cp || kill -0 $sp; } 2>/dev/null && [ $i -lt 300 ]; do
+            sleep 0.1; i=$((i + 1))
+        done
+        alive=""
+        kill -0 $cp 2>/dev/null && alive="$alive client"
+        kill -0 $sp 2>/dev/null && alive="$alive server"
+        if [ -n "$alive" ]; then
+            for pid in $cp $sp; do
+                kill -0 $pid 2>/dev/null || continue
+                for t in /proc/$pid/task/*; do
+                    echo "ofl-dev:      pid $pid task ${t##*/} wchan $(cat $t/wchan) stat $(cut -d' ' -f3 $t/stat)"
+                    sed "s/^/ofl-dev:        /" $t/stack 2>/dev/null | head -12
+                done
+            done
+        fi
+        kill $cp $sp 2>/dev/null
+        wait $cp; crc=$?
+        wait $sp; src=$?
+        nc=$(rounds /tmp/down.cli.out "") ns=$(rounds /tmp/down.srv.out "server ")
+        d="live-netdev-down #$rep: after $before rounds: ${alive:-both ended} (client rc $crc, server rc $src, rounds $nc/$ns)"
+        if [ -z "$alive" ] && [ "$before" -ge 5 ] && [ "$nc" -lt 100000 ]; then
+            ok "$d"
+        else
+            bad "$d"
+            dmesg | grep -E 'ofl' | tail -8 | sed "s/^/ofl-dev:      dmesg| /"
+            tail -5 /tmp/down.cli | sed "s/^/ofl-dev:      cli| /"
+            tail -5 /tmp/down.srv | sed "s/^/ofl-dev:      srv| /"
+            tail -3 /tmp/down.srv.out | sed "s/^/ofl-dev:      srvout| /"
+        fi
+    else
+        bad "live-netdev-down: server on 10.0.4.1:$port not listening"
+        kill $sp 2>/dev/null
+    fi
+    dummy0_up
+  done
+  ;;
+esac
 # siw's netdev notifier must not take ofl0 for a siw device (both have
 # siw's driver id): dummy0 down and up with siw loaded, then ofl0 still
 # makes QPs and connects. Before 2026-11-29 siw's NETDEV_GOING_DOWN

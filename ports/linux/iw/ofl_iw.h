@@ -44,6 +44,7 @@
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/idr.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
@@ -83,6 +84,12 @@
  * takes up to OFL_TPT_MAX_ENTRIES, 2^24). */
 #define OFL_IW_MAX_CQ (1u << 16)
 #define OFL_IW_MAX_QP (1u << 16)
+/* The receive-ring watch of a user QP in ERROR (struct ofl_iw_qp): first
+ * look 10 ms after the QP entered ERROR, then twice as far apart up to a
+ * second: a late receive is flushed within a second however long the
+ * consumer keeps the QP, at one wakeup a second per such QP. */
+#define OFL_IW_RQ_WATCH_FIRST msecs_to_jiffies(10)
+#define OFL_IW_RQ_WATCH_LAST msecs_to_jiffies(1000)
 #define OFL_IW_MAX_PD (1u << 16)
 #define OFL_IW_MAX_MR ((1u << 14) - 1)  /* TPT entries (index 0 reserved) */
 /* wr_id of work the device posts itself (a kernel QP's Read with Local
@@ -188,6 +195,15 @@ struct ofl_iw_qp {
      * siw's SIW_QP_IN_DESTROY); under dev->lock. */
     u32 events_done;
     bool in_destroy;
+    /* A user QP in ERROR: libsiw's receive ring has no doorbell, so a
+     * receive posted after the flush would never complete (nor wake a
+     * consumer waiting for its flush, as rping's CQ thread does). While
+     * the QP stays in ERROR this work takes the ring again (rq_watch_delay
+     * jiffies apart, doubling up to a second) and flushes what it finds;
+     * it holds a QP reference while queued; rq_watching under dev->lock. */
+    struct delayed_work rq_watch;
+    unsigned long rq_watch_delay;
+    bool rq_watching;
 };
 
 /* A memory region user space maps (the CQ ring); the memory is vmalloc'ed

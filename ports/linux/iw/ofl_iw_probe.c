@@ -179,6 +179,20 @@ static void qp_checks(struct ibv_pd *pd,
           poll_n(cq, wc, 2) == 2 && wc[0].status == IBV_WC_WR_FLUSH_ERR &&
           wc[1].status == IBV_WC_WR_FLUSH_ERR,
           "in ERROR a posted send is flushed at its doorbell (the receive with it)");
+    /* A receive alone in ERROR: libsiw rings no doorbell for the RQ, so
+     * only the device's receive-ring watch (ofl_iw_rq_watch_run) can find
+     * it; a consumer waiting for its flush (rping's CQ thread after a lost
+     * connection) waits on the armed CQ's event. siw leaves it in the ring. */
+    rwr.wr_id = 0x1112;
+    ok = ibv_req_notify_cq(cq, 0) == 0 && ibv_post_recv(qp, &rwr, &rbad) == 0 &&
+         poll(&pfd, 1, 3000) == 1 && ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0 &&
+         ev_cq == cq;
+    if (ok)
+        ibv_ack_cq_events(cq, 1);
+    ok = ok && poll_n(cq, wc, 1) == 1 && wc[0].status == IBV_WC_WR_FLUSH_ERR &&
+         wc[0].opcode == IBV_WC_RECV && wc[0].wr_id == 0x1112;
+    rwr.wr_id = 0x1111;
+    check(ok, "in ERROR a receive posted alone (no doorbell) is flushed by the ring watch within 3 s, with the armed CQ's event");
     check(to_state(qp, IBV_QPS_RESET) == 0 && qp_state(qp, NULL) == IBV_QPS_RESET,
           "ibv_modify_qp ERROR -> RESET");
     check(to_state(qp, IBV_QPS_INIT) == 0 && qp_state(qp, NULL) == IBV_QPS_INIT,

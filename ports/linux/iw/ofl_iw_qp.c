@@ -271,11 +271,25 @@ static void ofl_iw_qp_events_give(struct ofl_iw_qp *qp,
         ofl_iw_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
+/* Under the lock: a user QP that is in ERROR (and not being destroyed)
+ * starts its receive-ring watch, once. */
+static void ofl_iw_rq_watch_arm(struct ofl_iw_qp *qp)
+{
+    if (!qp->urq || qp->rq_watching || qp->in_destroy ||
+        qp->core.state != OFL_QP_ERROR)
+        return;
+    qp->rq_watching = true;
+    qp->rq_watch_delay = OFL_IW_RQ_WATCH_FIRST;
+    kref_get(&qp->ref); /* the queued work's */
+    schedule_delayed_work(&qp->rq_watch, qp->rq_watch_delay);
+}
+
 static void ofl_iw_qp_unlock(struct ofl_iw_dev *dev, struct ofl_iw_qp *qp,
                              unsigned long flags)
 {
     struct ofl_iw_qp_events t;
 
+    ofl_iw_rq_watch_arm(qp);
     ofl_iw_qp_events_take(qp, &t);
     if (qp->rcq != qp->scq)
         spin_unlock(&qp->rcq->lock);
@@ -461,6 +475,39 @@ static void ofl_iw_discard_rings(struct ofl_iw_qp *qp)
     }
 }
 
+/*
+ * The receive-ring watch of a user QP in ERROR (see struct ofl_iw_qp):
+ * takes what libsiw posted since the last look, which ERROR flushes, and
+ * comes back while the QP stays in ERROR. siw has no such watch: there a
+ * receive posted after the flush (rping's CQ thread reposts its receive
+ * right after the completion, so a connection lost at that moment leaves
+ * one) waits in the ring until the QP is destroyed, and a consumer that
+ * waits for its flush waits for ever. Ends at destroy, at RESET, or when
+ * the work cannot be queued again (destroy cancels it); the reference it
+ * held is dropped then.
+ */
+static void ofl_iw_rq_watch_run(struct work_struct *w)
+{
+    struct ofl_iw_qp *qp = container_of(to_delayed_work(w), struct ofl_iw_qp,
+                                        rq_watch);
+    struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
+    unsigned long flags, delay = 0;
+
+    ofl_iw_qp_lock(dev, qp, &flags);
+    if (!qp->in_destroy && qp->core.state == OFL_QP_ERROR) {
+        (void)ofl_iw_pull_rq(qp);
+        ofl_iw_qp_run(qp);
+        qp->rq_watch_delay = min_t(unsigned long, qp->rq_watch_delay * 2,
+                                   OFL_IW_RQ_WATCH_LAST);
+        delay = qp->rq_watch_delay;
+    } else {
+        qp->rq_watching = false;
+    }
+    ofl_iw_qp_unlock(dev, qp, flags);
+    if (!delay || !schedule_delayed_work(&qp->rq_watch, delay))
+        ofl_iw_qp_put(qp);
+}
+
 /* ---- create / destroy ---------------------------------------------------- */
 
 int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
@@ -508,6 +555,8 @@ int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
     qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
     kref_init(&qp->ref);
     init_completion(&qp->free);
+    INIT_DELAYED_WORK(&qp->rq_watch, ofl_iw_rq_watch_run);
+    qp->rq_watching = false;
     qp->cep = NULL;
     ofl_iw_qp_layout(qp, &l);
     qp->mem = vzalloc(l.total);
@@ -699,6 +748,10 @@ int ofl_iw_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
     if (qp->core.state != OFL_QP_RESET)
         ofl_iw_qp_error_locked(qp);
     ofl_iw_qp_unlock(dev, qp, flags);
+    /* a watch still queued holds a reference; one running ends itself
+     * (in_destroy) */
+    if (cancel_delayed_work_sync(&qp->rq_watch))
+        ofl_iw_qp_put(qp);
 
     xa_erase(&dev->qp_xa, qp->id);
     ofl_iw_qp_put(qp);
