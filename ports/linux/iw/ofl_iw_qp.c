@@ -281,7 +281,8 @@ static void ofl_iw_rq_watch_arm(struct ofl_iw_qp *qp)
     qp->rq_watching = true;
     qp->rq_watch_delay = OFL_IW_RQ_WATCH_FIRST;
     kref_get(&qp->ref); /* the queued work's */
-    schedule_delayed_work(&qp->rq_watch, qp->rq_watch_delay);
+    if (!schedule_delayed_work(&qp->rq_watch, qp->rq_watch_delay))
+        ofl_iw_qp_put(qp); /* queued already: that one holds its own */
 }
 
 static void ofl_iw_qp_unlock(struct ofl_iw_dev *dev, struct ofl_iw_qp *qp,
