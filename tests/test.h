@@ -16,6 +16,17 @@ extern unsigned long ofl_test_passed, ofl_test_failed;
 
 void ofl_test_fail_at(const char *file, int line, const char *what);
 
+/* True when the n bytes at p are all zero (nothing was placed there). */
+static inline bool ofl_test_zero(const uint8_t *p, uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++)
+        if (p[i] != 0)
+            return false;
+    return true;
+}
+
 /* The prototype first: kbuild's W=1 (-Wmissing-prototypes) in the module. */
 #define OFL_SUITE(name)              \
     void ofl_suite_##name(void);     \

@@ -150,16 +150,6 @@ static void fill(uint8_t *p, uint32_t n, uint8_t seed)
         p[i] = (uint8_t)(seed + i * 7u);
 }
 
-static bool zero(const uint8_t *p, uint32_t n)
-{
-    uint32_t i;
-
-    for (i = 0; i < n; i++)
-        if (p[i] != 0)
-            return false;
-    return true;
-}
-
 /* The QP's record: where, stag, va (three checks). */
 static void waits(struct fx *f, int ni, uint8_t where, uint32_t stag,
                   const void *p)
@@ -176,16 +166,7 @@ static enum ofl_err rdma(struct fx *f, uint64_t wr_id, uint8_t op, void *p,
 {
     struct ofl_qp_wr wr;
 
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.opcode = op;
-    wr.flags = SIG;
-    wr.remote_stag = f->rstag;
-    wr.remote_to = rto;
-    wr.dest.ee = 0;
-    wr.dest.qpn = 7;
-    if (a != NULL)
-        memcpy(wr.atomic, a, sizeof(wr.atomic));
+    dgr_wr_rdma(&wr, wr_id, op, f->rstag, rto, a);
     return dgr_post(f->r, 0, 0, &wr, p, len);
 }
 
@@ -221,7 +202,7 @@ static void test_rd_write(void)
     CHECK_OK(ofl_qp_process(qp_of(&f, 0), 0, 8));
     CHECK_EQ(f.r->wire.n, 1);
     CHECK_ERR(dgr_deliver(f.r, 0, 1), OFL_E_TPT_PAGE_FAULT);
-    CHECK(zero(f.rbuf, 2 * PG)); /* nothing half placed */
+    CHECK(ofl_test_zero(f.rbuf, 2 * PG)); /* nothing half placed */
     waits(&f, 1, OFL_QP_FAULT_DG, f.rstag, f.rbuf + PG);
     CHECK_EQ(qp_of(&f, 1)->fault.in_wait, 1);
     CHECK(qp_of(&f, 1)->events & OFL_QP_EVT_PAGE_FAULT);
@@ -245,14 +226,14 @@ static void test_rd_write(void)
     CHECK_EQ(head(&f).kind, OFL_DG_RD_WRITE);
     CHECK_ERR(dgr_deliver(f.r, 4, 1), OFL_E_TPT_PAGE_FAULT);
     CHECK_EQ(notifies(&f, 1), 1);
-    CHECK(zero(f.rbuf, 2 * PG));
+    CHECK(ofl_test_zero(f.rbuf, 2 * PG));
     CHECK_OK(dgr_deliver(f.r, 4, 1)); /* the RNR NAK */
     map(&f, 1, f.rstag, f.rbuf + PG);
     CHECK_OK(ofl_ee_tick(f.ee0, 8));
     dgr_pump(f.r, 9);
     CHECK(memcmp(at, src, 200) == 0);
-    CHECK(zero(f.rbuf, PG - 100));
-    CHECK(zero(at + 200, PG - 100));
+    CHECK(ofl_test_zero(f.rbuf, PG - 100));
+    CHECK(ofl_test_zero(at + 200, PG - 100));
     cqe1(&f, 0, true, 61, OFL_WC_SUCCESS);
     CHECK_EQ(qp_of(&f, 1)->fault.where, OFL_QP_FAULT_NONE);
     CHECK_EQ(qp_of(&f, 1)->fault.in_wait, 0);
@@ -282,7 +263,7 @@ static void test_rd_send(void)
     CHECK_OK(ofl_qp_process(qp_of(&f, 0), 0, 8));
     CHECK_ERR(dgr_deliver(f.r, 0, 1), OFL_E_TPT_PAGE_FAULT);
     CHECK_EQ(f.r->wire.n, 0); /* no ack, no NAK */
-    CHECK(zero(dst, 200));
+    CHECK(ofl_test_zero(dst, 200));
     CHECK_EQ(ofl_qp_rq_outstanding(qp_of(&f, 1)), 1);
     CHECK_EQ(dgr_poll(&f.r->n[1], false, c, 8), 0);
     waits(&f, 1, OFL_QP_FAULT_DG, f.r->n[1].stag, dst + 50);
@@ -349,7 +330,7 @@ static void test_rd_read(void)
     CHECK_EQ(head(&f).kind, OFL_DG_RD_RESP);
     CHECK_ERR(dgr_deliver(f.r, 20, 1), OFL_E_TPT_PAGE_FAULT);
     CHECK_EQ(f.r->wire.n, 0); /* no ack of the response (NAKs off) */
-    CHECK(zero(sink, 120));
+    CHECK(ofl_test_zero(sink, 120));
     CHECK_EQ(qp_of(&f, 0)->ord_count, 1);
     CHECK_EQ(dgr_poll(&f.r->n[0], true, NULL, 0), 0);
     waits(&f, 0, OFL_QP_FAULT_DG, f.r->n[0].stag, sink + 40);
@@ -359,13 +340,13 @@ static void test_rd_read(void)
     CHECK_OK(ofl_ee_tick(f.ee1, 20 + DGR_TIMEOUT));
     CHECK_ERR(dgr_deliver(f.r, 20 + DGR_TIMEOUT, 0), OFL_E_TPT_PAGE_FAULT);
     CHECK_EQ(notifies(&f, 0), 1);
-    CHECK(zero(sink, 120));
+    CHECK(ofl_test_zero(sink, 120));
     map(&f, 0, f.r->n[0].stag, sink + 40);
     CHECK_OK(ofl_ee_tick(f.ee1, 20 + 2 * DGR_TIMEOUT));
     dgr_pump(f.r, 20 + 2 * DGR_TIMEOUT);
     cqe1(&f, 0, true, 82, OFL_WC_SUCCESS);
     CHECK(memcmp(sink, at, 120) == 0);
-    CHECK(zero(sink + 120, 40));
+    CHECK(ofl_test_zero(sink + 120, 40));
     CHECK_EQ(qp_of(&f, 0)->ord_count, 0);
     CHECK_EQ(qp_of(&f, 0)->fault.where, OFL_QP_FAULT_NONE);
     CHECK_EQ(ofl_ee_outstanding(f.ee1), 0);
@@ -435,7 +416,7 @@ static void test_rd_atomic(void)
     CHECK_ERR(dgr_deliver(f.r, 10, 1), OFL_E_TPT_PAGE_FAULT);
     CHECK_EQ(head(&f).nak, OFL_DG_NAK_RNR);
     CHECK_OK(dgr_deliver(f.r, 10, 1));
-    CHECK(zero(res, 8));
+    CHECK(ofl_test_zero(res, 8));
     CHECK_EQ(qp_of(&f, 0)->ord_count, 1);
     CHECK_EQ(cached(f.ee1), 1); /* held until the response is acked */
     waits(&f, 0, OFL_QP_FAULT_DG, f.r->n[0].stag, res);
@@ -474,7 +455,7 @@ static void test_ud(void)
     fr = f.r->wire.f[f.r->wire.head];
     CHECK_ERR(dgr_deliver(f.r, 0, 0), OFL_E_TPT_PAGE_FAULT);
     CHECK_EQ(f.r->wire.n, 0);
-    CHECK(zero(dst, 150));
+    CHECK(ofl_test_zero(dst, 150));
     CHECK_EQ(ofl_qp_rq_outstanding(qp_of(&f, 1)), 1);
     CHECK_EQ(dgr_poll(&f.r->n[1], false, c, 8), 0);
     waits(&f, 1, OFL_QP_FAULT_DG, f.r->n[1].stag, dst + 10);
@@ -727,7 +708,7 @@ static void test_never_mapped(void)
               OFL_E_QP_EE_RETRY);
     cqe1(&f, 0, true, 5, OFL_WC_RNR_RETRY_EXC_ERR);
     CHECK_EQ(notifies(&f, 1), 1);
-    CHECK(zero(f.rbuf, 16));
+    CHECK(ofl_test_zero(f.rbuf, 16));
     CHECK_EQ(qp_of(&f, 1)->fault.where, OFL_QP_FAULT_DG);
     /* the EE set up again, the page mapped: the next frame is taken and
      * ends the record */
@@ -817,7 +798,7 @@ static void test_raw(void)
     for (k = 0; k < 2; k++) { /* dropped; fed again: the same, no event */
         CHECK_ERR(ofl_qp_raw_input(&st, fr.data, fr.len),
                   OFL_E_TPT_PAGE_FAULT);
-        CHECK(zero(dst, 200));
+        CHECK(ofl_test_zero(dst, 200));
         CHECK_EQ(ofl_qp_rq_outstanding(qp_of(&f, 1)), 1);
         CHECK_EQ(dgr_poll(&f.r->n[1], false, c, 8), 0);
         waits(&f, 1, OFL_QP_FAULT_DG, f.r->n[1].stag, dst + 10);
@@ -832,7 +813,7 @@ static void test_raw(void)
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
     CHECK_EQ(c[0].byte_len, n);
     CHECK(memcmp(dst, src, n) == 0);
-    CHECK(zero(dst + n, 200 - n));
+    CHECK(ofl_test_zero(dst + n, 200 - n));
     CHECK_EQ(qp_of(&f, 1)->fault.where, OFL_QP_FAULT_NONE);
     CHECK_EQ(notifies(&f, 1), 1);
     fx_close(&f);

@@ -58,6 +58,34 @@ static void fill(uint8_t *p, uint32_t n, uint8_t seed)
         p[i] = (uint8_t)(seed + i * 7u + (i >> 9));
 }
 
+/* A Read's two sides on a rig of fault_wait and read_sink: the
+ * requester's sink of N bytes (a local write, and a remote one for a
+ * TAGGED sink: the Read Response places into it by STag) and the
+ * responder's source of N bytes filled from seed. */
+struct read_pair {
+    struct qr_rig *r;
+    uint8_t *sink, *src;
+    uint32_t lk, rs;
+};
+
+static void read_pair_new(struct read_pair *x, uint8_t fault_wait,
+                          uint8_t read_sink, uint8_t seed)
+{
+    struct qr_opts o;
+
+    memset(&o, 0, sizeof(o));
+    o.crc = true;
+    o.fault_wait = fault_wait;
+    o.read_sink = read_sink;
+    x->r = qr_new(&o);
+    x->sink = qr_alloc(&x->r->a, N, true);
+    x->src = qr_alloc(&x->r->b, N, true);
+    x->lk = qr_reg(&x->r->a, x->sink, N,
+                   read_sink == OFL_QP_READ_SINK_TAGGED ? LW | RW : LW, 0);
+    x->rs = qr_reg(&x->r->b, x->src, N, LR | RR, 0);
+    fill(x->src, N, seed);
+}
+
 /* How far dst holds src with nothing placed behind: the bytes placed
  * (the FPDUs before the one waiting); N + 1 when a byte lies beyond. */
 static uint32_t placed(const uint8_t *dst, const uint8_t *src)
@@ -378,7 +406,7 @@ static void test_read_from(void)
  * Read keeps its ORD slot and completes after the map, every byte once. */
 static void test_read_into(uint8_t read_sink)
 {
-    struct qr_opts o;
+    struct read_pair x;
     struct qr_rig *r;
     uint8_t *sink, *src;
     uint32_t lk, rs, nxt, i, got;
@@ -388,17 +416,8 @@ static void test_read_into(uint8_t read_sink)
     uint64_t fva;
     unsigned before;
 
-    memset(&o, 0, sizeof(o));
-    o.crc = true;
-    o.fault_wait = OFL_QP_FAULT_WAIT;
-    o.read_sink = read_sink;
-    r = qr_new(&o);
-    sink = qr_alloc(&r->a, N, true);
-    src = qr_alloc(&r->b, N, true);
-    lk = qr_reg(&r->a, sink, N,
-                read_sink == OFL_QP_READ_SINK_TAGGED ? LW | RW : LW, 0);
-    rs = qr_reg(&r->b, src, N, LR | RR, 0);
-    fill(src, N, 13);
+    read_pair_new(&x, OFL_QP_FAULT_WAIT, read_sink, 13);
+    r = x.r, sink = x.sink, src = x.src, lk = x.lk, rs = x.rs;
     /* unmapped before the post: the WQE's checks translate nothing */
     CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lk, va(sink) + PG));
     qr_wr(&wr, OFL_QP_OP_READ, 8, &sge, sink, N, lk);
@@ -627,17 +646,6 @@ static void check_term(struct qr_rig *r, struct qr_side *s,
     CHECK_EQ(t.cause.ecode, want.ecode);
 }
 
-static struct ofl_term_cause cause_of(uint8_t layer, uint8_t etype,
-                                      uint8_t ecode)
-{
-    struct ofl_term_cause c;
-
-    c.layer = layer;
-    c.etype = etype;
-    c.ecode = ecode;
-    return c;
-}
-
 /* A Read whose sink page is never mapped, under FAIL and under WAIT
  * given up (ofl_qp_fault_fail): the same failure, the Terminate FAIL
  * sends (LOCAL sink: 0/0/00, the local side's; TAGGED:
@@ -645,7 +653,7 @@ static struct ofl_term_cause cause_of(uint8_t layer, uint8_t etype,
  * LOC_ACCESS_ERR, nothing of the faulting FPDU placed. */
 static void read_sink_fails(uint8_t mode, uint8_t read_sink)
 {
-    struct qr_opts o;
+    struct read_pair x;
     struct qr_rig *r;
     uint8_t *sink, *src;
     uint32_t lk, rs;
@@ -655,19 +663,10 @@ static void read_sink_fails(uint8_t mode, uint8_t read_sink)
     struct ofl_term_cause want =
         read_sink == OFL_QP_READ_SINK_TAGGED
             ? ofl_tpt_term_cause(OFL_E_TPT_PAGE_FAULT, OFL_TPT_USE_PLACE)
-            : cause_of(OFL_TERM_LAYER_RDMAP, 0, 0);
+            : (struct ofl_term_cause){OFL_TERM_LAYER_RDMAP, 0, 0};
 
-    memset(&o, 0, sizeof(o));
-    o.crc = true;
-    o.fault_wait = mode;
-    o.read_sink = read_sink;
-    r = qr_new(&o);
-    sink = qr_alloc(&r->a, N, true);
-    src = qr_alloc(&r->b, N, true);
-    lk = qr_reg(&r->a, sink, N,
-                read_sink == OFL_QP_READ_SINK_TAGGED ? LW | RW : LW, 0);
-    rs = qr_reg(&r->b, src, N, LR | RR, 0);
-    fill(src, N, 17);
+    read_pair_new(&x, mode, read_sink, 17);
+    r = x.r, sink = x.sink, src = x.src, lk = x.lk, rs = x.rs;
     CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lk, va(sink)));
     qr_wr(&wr, OFL_QP_OP_READ, 8, &sge, sink, N, lk);
     wr.remote_stag = rs;
@@ -736,7 +735,7 @@ static void atomic_fails(uint8_t mode, bool target)
     CHECK_EQ(s->qp.state, OFL_QP_TERMINATE);
     CHECK_EQ(s->qp.err, OFL_E_TPT_PAGE_FAULT);
     CHECK_EQ(s->qp.fault.where, OFL_QP_FAULT_NONE);
-    check_term(r, s, cause_of(OFL_TERM_LAYER_RDMAP, 0, 0));
+    check_term(r, s, (struct ofl_term_cause){OFL_TERM_LAYER_RDMAP, 0, 0});
     CHECK_EQ(word_at(word + 8), target ? 40 : 45);
     CHECK_EQ(word_at(res), 0x55);
     if (!target) {

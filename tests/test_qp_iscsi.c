@@ -70,18 +70,6 @@ static enum ofl_err to_conn(struct target *t, const uint8_t *p, uint32_t n,
     return err;
 }
 
-static void bhs_init(uint8_t *b, uint8_t op, uint8_t flags, uint32_t itt,
-                     uint32_t dsl)
-{
-    memset(b, 0, 48);
-    b[0] = op;
-    b[1] = flags;
-    b[5] = (uint8_t)(dsl >> 16);
-    b[6] = (uint8_t)(dsl >> 8);
-    b[7] = (uint8_t)dsl;
-    ofl_store_be32(b + 16, itt);
-}
-
 /* A Data-In PDU with n data bytes at offset off (S: status included). */
 static enum ofl_err data_in(struct target *t, uint32_t itt, uint32_t off,
                             const uint8_t *data, uint32_t n, bool status,
@@ -90,7 +78,7 @@ static enum ofl_err data_in(struct target *t, uint32_t itt, uint32_t off,
     static uint8_t pdu[48 + 9000];
     uint32_t pad = (0u - n) & 3u;
 
-    bhs_init(pdu, 0x25, (uint8_t)(status ? 0x81 : 0x00), itt, n);
+    qr_bhs_init(pdu, 0x25, (uint8_t)(status ? 0x81 : 0x00), itt, n);
     ofl_store_be32(pdu + 24, t->statsn);
     if (status)
         t->statsn++;
@@ -104,7 +92,7 @@ static enum ofl_err response(struct target *t, uint32_t itt, uint32_t seg)
 {
     uint8_t pdu[48];
 
-    bhs_init(pdu, 0x21, 0x80, itt, 0);
+    qr_bhs_init(pdu, 0x21, 0x80, itt, 0);
     ofl_store_be32(pdu + 24, t->statsn++);
     return to_conn(t, pdu, 48, seg);
 }
@@ -114,7 +102,7 @@ static enum ofl_err r2t(struct target *t, uint32_t itt, uint32_t ttt,
 {
     uint8_t pdu[48];
 
-    bhs_init(pdu, 0x31, 0x80, itt, 0);
+    qr_bhs_init(pdu, 0x31, 0x80, itt, 0);
     memset(pdu + 8, 0xA5, 8); /* LUN */
     ofl_store_be32(pdu + 20, ttt);
     ofl_store_be32(pdu + 24, t->statsn);
@@ -139,7 +127,7 @@ static uint32_t command_on(struct ofl_qp *qp, uint8_t rw, uint32_t stag,
     wr.num_sge = n;
     wr.reg.att_base = 600 + 4 * (stag >> 8); /* ATT slots of its own */
     wr.reg.page_shift = 12;
-    bhs_init(wr.bhs, 0x01, (uint8_t)(0x80 | rw), 0xFFFFFFFFu, 0);
+    qr_bhs_init(wr.bhs, 0x01, (uint8_t)(0x80 | rw), 0xFFFFFFFFu, 0);
     CHECK_OK(ofl_qp_post_send(qp, &wr, &id));
     return id;
 }
@@ -389,7 +377,7 @@ static void test_invalid(void)
     {
         uint8_t nop[48 + 8];
 
-        bhs_init(nop, 0x20, 0x80, 0xFFFFFFFFu, 5);
+        qr_bhs_init(nop, 0x20, 0x80, 0xFFFFFFFFu, 5);
         memcpy(nop + 48, "hello\0\0\0", 8);
         CHECK_OK(to_init(r, nop, sizeof(nop), 20));
     }
@@ -414,7 +402,7 @@ static void test_invalid(void)
     {
         uint8_t p[48 + 8 + 40];
 
-        bhs_init(p, 0x24, 0x80, 0xFFFFFFFFu, 40);
+        qr_bhs_init(p, 0x24, 0x80, 0xFFFFFFFFu, 40);
         p[4] = 2; /* 8 bytes of AHS */
         memset(p + 48, 0xAB, 48);
         CHECK_OK(qr_post_recv(&r->a, 30, resp, 60, lresp));
@@ -455,7 +443,7 @@ static void test_reg_fail(void)
         memset(&wr, 0, sizeof(wr));
         wr.opcode = OFL_QP_OP_ISCSI_PDU;
         wr.flags = OFL_QP_WR_SIGNALED;
-        bhs_init(wr.bhs, 0x00, 0x80, 0xFFFFFFFFu, 0);
+        qr_bhs_init(wr.bhs, 0x00, 0x80, 0xFFFFFFFFu, 0);
         CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
         CHECK_OK(qr_post_recv(&r->a, 5, NULL, 0, 0));
         (void)qr_process(&r->a, 0);
@@ -490,7 +478,7 @@ static void test_pdu(void)
 
     memcpy(d, "ping!", 5);
     qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 1, &sge, d, 5, ld);
-    bhs_init(wr.bhs, 0x00, 0x80, 0x1234, 999);
+    qr_bhs_init(wr.bhs, 0x00, 0x80, 0x1234, 999);
     CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
     CHECK_OK(qr_process(&r->a, 0));
     CHECK_EQ(sent_pdus(r, bhs, data, dl, 2), 1);
@@ -510,7 +498,7 @@ static void test_pdu(void)
     d = qr_alloc(&r->a, 64, false);
     ld = qr_reg(&r->a, d, 64, LR, 0);
     qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 3, &sge, d, 5, ld);
-    bhs_init(wr.bhs, 0x00, 0x80, 0x1235, 0);
+    qr_bhs_init(wr.bhs, 0x00, 0x80, 0x1235, 0);
     CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
     r->a.sim.fail_dma_countdown = 1;
     CHECK_OK(qr_process(&r->a, 0));
@@ -559,7 +547,7 @@ static void test_iscsi_edges(void)
     for (i = 0; i < 9; i++) {
         uint8_t p[48 + 4];
 
-        bhs_init(p, 0x31, 0x80, stag, i == 0 ? 4 : 0);
+        qr_bhs_init(p, 0x31, 0x80, stag, i == 0 ? 4 : 0);
         ofl_store_be32(p + 20, i);
         ofl_store_be32(p + 40, 0);
         ofl_store_be32(p + 44, 10);
@@ -648,8 +636,8 @@ static void test_iscsi_edges(void)
     {
         uint8_t two[96];
 
-        bhs_init(two, 0x20, 0x80, 0xFFFFFFFFu, 0);
-        bhs_init(two + 48, 0x20, 0x80, 0xFFFFFFFFu, 0);
+        qr_bhs_init(two, 0x20, 0x80, 0xFFFFFFFFu, 0);
+        qr_bhs_init(two + 48, 0x20, 0x80, 0xFFFFFFFFu, 0);
         CHECK_ERR(to_init(r, two, 96, 96), OFL_E_TPT_ACCESS);
     }
     CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
@@ -811,7 +799,7 @@ static void test_bad_transfers(void)
     {
         static uint8_t pdu[48 + 32];
 
-        bhs_init(pdu, 0x25, 0x01, sr, 32); /* S without F */
+        qr_bhs_init(pdu, 0x25, 0x01, sr, 32); /* S without F */
         memcpy(pdu + 48, payload, 32);
         CHECK_OK(to_init(r, pdu, sizeof(pdu), 1460));
     }
@@ -861,14 +849,14 @@ static void test_exp_statsn(void)
         struct ofl_qp_wr wr;
 
         CHECK_OK(qr_post_recv(&r->a, i, resp, 256, lresp));
-        bhs_init(pdu, k[i].op, k[i].flags, k[i].itt, 0);
+        qr_bhs_init(pdu, k[i].op, k[i].flags, k[i].itt, 0);
         ofl_store_be32(pdu + 24, k[i].statsn);
         CHECK_OK(to_init(r, pdu, 48, 48));
         CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
         CHECK_EQ(r->a.qp.iscsi_exp_statsn, k[i].want);
         memset(&wr, 0, sizeof(wr));
         wr.opcode = OFL_QP_OP_ISCSI_PDU;
-        bhs_init(wr.bhs, 0x00, 0x80, 0xFFFFFFFFu, 0);
+        qr_bhs_init(wr.bhs, 0x00, 0x80, 0xFFFFFFFFu, 0);
         ofl_store_be32(wr.bhs + 28, 1); /* the engine's value wins */
         CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
         CHECK_OK(qr_process(&r->a, 0));
@@ -880,13 +868,13 @@ static void test_exp_statsn(void)
     {
         uint8_t pdu[48];
 
-        bhs_init(pdu, 0x21, 0x80, 0x12345678u, 0); /* no such ITT */
+        qr_bhs_init(pdu, 0x21, 0x80, 0x12345678u, 0); /* no such ITT */
         ofl_store_be32(pdu + 24, 900);
         CHECK_OK(to_init(r, pdu, 48, 48));
         CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
         CHECK_EQ(r->a.qp.iscsi_exp_statsn, 711);
         CHECK_OK(qr_post_recv(&r->a, 20, resp, 256, lresp));
-        bhs_init(pdu, 0x20, 0x80, 9, 0); /* NOP-In answering a ping */
+        qr_bhs_init(pdu, 0x20, 0x80, 9, 0); /* NOP-In answering a ping */
         ofl_store_be32(pdu + 24, 5);
         CHECK_OK(to_init(r, pdu, 48, 48));
         CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
@@ -943,7 +931,7 @@ static void test_itt_reused_mid_pdu(void)
     /* Data-In: 8 bytes placed, then the tag is another PD's */
     memset(secret, 0x5E, 4096);
     stag = read_command(r, buf);
-    bhs_init(pdu, 0x25, 0x00, stag, 128);
+    qr_bhs_init(pdu, 0x25, 0x00, stag, 128);
     memset(pdu + 48, 0xEE, 128);
     CHECK_OK(to_init(r, pdu, 48 + 8, 48 + 8));
     CHECK_EQ(buf[7], 0xEE);
@@ -964,7 +952,7 @@ static void test_itt_reused_mid_pdu(void)
     lresp = qr_reg(&r->a, resp, 256, LW, 0);
     stag = read_command(r, buf);
     CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
-    bhs_init(pdu, 0x21, 0x80, stag, 32); /* 32 bytes of sense data */
+    qr_bhs_init(pdu, 0x21, 0x80, stag, 32); /* 32 bytes of sense data */
     CHECK_OK(to_init(r, pdu, 52, 52));
     CHECK_OK(ofl_tpt_dereg(&r->a.tpt, stag, 7));
     s2 = qr_stag_round(&r->a, OFL_TPT_ISCSI, 7);

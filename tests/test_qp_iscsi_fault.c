@@ -62,18 +62,6 @@ static enum ofl_err feed(struct qr_rig *r, uint32_t seq, const uint8_t *p,
     return ofl_qp_input(&r->a.qp, &s);
 }
 
-static void bhs_init(uint8_t *b, uint8_t op, uint8_t flags, uint32_t itt,
-                     uint32_t dsl)
-{
-    memset(b, 0, 48);
-    b[0] = op;
-    b[1] = flags;
-    b[5] = (uint8_t)(dsl >> 16);
-    b[6] = (uint8_t)(dsl >> 8);
-    b[7] = (uint8_t)dsl;
-    ofl_store_be32(b + 16, itt);
-}
-
 /* A SCSI command (R or W) over one buffer of len bytes at pa. */
 static void command(struct qr_rig *r, uint8_t rw, uint32_t stag, uint64_t pa,
                     uint32_t len)
@@ -94,7 +82,7 @@ static void command(struct qr_rig *r, uint8_t rw, uint32_t stag, uint64_t pa,
     wr.num_sge = 1;
     wr.reg.att_base = 600;
     wr.reg.page_shift = 12;
-    bhs_init(wr.bhs, 0x01, (uint8_t)(0x80 | rw), 0xFFFFFFFFu, 0);
+    qr_bhs_init(wr.bhs, 0x01, (uint8_t)(0x80 | rw), 0xFFFFFFFFu, 0);
     CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, &id));
     CHECK_OK(qr_process(&r->a, 0));
     r->ab.seq += r->ab.len; /* the command PDU: not looked at */
@@ -108,16 +96,6 @@ static void fill(uint8_t *p, uint32_t n, uint8_t seed)
 
     for (i = 0; i < n; i++)
         p[i] = (uint8_t)(seed + i * 13u + (i >> 8));
-}
-
-static bool zero(const uint8_t *p, uint32_t n)
-{
-    uint32_t i;
-
-    for (i = 0; i < n; i++)
-        if (p[i] != 0)
-            return false;
-    return true;
 }
 
 /* A Data-In of 6000 bytes at offset 0 into a task buffer whose second
@@ -147,7 +125,7 @@ static void data_in_wait(uint32_t seg)
     CHECK_OK(qr_post_recv(&r->a, 1, resp, 256, lresp));
     command(r, 0x40, stag, ofl_sim_pa(buf), 8192);
     CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, stag, PG));
-    bhs_init(pdu, 0x25, 0x00, stag, 6000);
+    qr_bhs_init(pdu, 0x25, 0x00, stag, 6000);
     ofl_store_be32(pdu + 24, 100);
     memcpy(pdu + 48, payload, 6000);
     while (off < sizeof(pdu) && err == OFL_OK) {
@@ -162,7 +140,7 @@ static void data_in_wait(uint32_t seg)
                                      pieces before the page */
     CHECK(nxt >= 48 && nxt <= 48 + PG);
     CHECK(memcmp(buf, payload, nxt - 48) == 0);
-    CHECK(zero(buf + (nxt - 48), 8192 - (nxt - 48)));
+    CHECK(ofl_test_zero(buf + (nxt - 48), 8192 - (nxt - 48)));
     CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_ISCSI_IN);
     CHECK_EQ(r->a.qp.fault.stag, stag);
     CHECK_EQ(r->a.qp.fault.va, PG);
@@ -178,18 +156,18 @@ static void data_in_wait(uint32_t seg)
               OFL_E_TPT_PAGE_FAULT);
     CHECK_EQ(r->a.qp.seq.nxt - seq0, nxt);
     CHECK_EQ(notifies(r), 1);
-    CHECK(zero(buf + (nxt - 48), 8192 - (nxt - 48)));
+    CHECK(ofl_test_zero(buf + (nxt - 48), 8192 - (nxt - 48)));
     CHECK_OK(ofl_tpt_map_page(&r->a.tpt, stag, PG, ofl_sim_pa(buf + PG)));
     /* the rest, from RCV.NXT on (the whole PDU again: the part before
      * RCV.NXT is dropped as a duplicate) */
     CHECK_OK(feed(r, seq0, pdu, sizeof(pdu)));
     CHECK_EQ(r->a.qp.seq.nxt - seq0, sizeof(pdu));
     CHECK(memcmp(buf, payload, 6000) == 0);
-    CHECK(zero(buf + 6000, 8192 - 6000));
+    CHECK(ofl_test_zero(buf + 6000, 8192 - 6000));
     CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
     CHECK_EQ(r->a.qp.fault.in_wait, 0);
     CHECK_EQ(qr_poll(&r->a, false, c, 4), 0);
-    bhs_init(pdu, 0x21, 0x80, stag, 0);
+    qr_bhs_init(pdu, 0x21, 0x80, stag, 0);
     ofl_store_be32(pdu + 24, 100);
     CHECK_OK(feed(r, seq0 + (uint32_t)sizeof(pdu), pdu, 48));
     CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
@@ -255,7 +233,7 @@ static void test_data_out(void)
     CHECK_OK(ofl_tpt_alloc(&r->a.tpt, OFL_TPT_ISCSI, 7, 0, &stag));
     command(r, 0x20, stag, ofl_sim_pa(buf), 10000);
     CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, stag, PG));
-    bhs_init(r2t, 0x31, 0x80, stag, 0);
+    qr_bhs_init(r2t, 0x31, 0x80, stag, 0);
     ofl_store_be32(r2t + 20, 0xCAFE);
     ofl_store_be32(r2t + 24, 5);
     ofl_store_be32(r2t + 40, 500);
@@ -318,7 +296,7 @@ static void give_up(uint8_t mode, bool out, enum ofl_err *err,
     command(r, out ? 0x20 : 0x40, stag, ofl_sim_pa(buf), 2 * PG);
     CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, stag, 0));
     if (out) {
-        bhs_init(pdu, 0x31, 0x80, stag, 0);
+        qr_bhs_init(pdu, 0x31, 0x80, stag, 0);
         ofl_store_be32(pdu + 24, 5);
         ofl_store_be32(pdu + 44, 200);
         CHECK_OK(feed(r, seq0, pdu, 48));
@@ -329,7 +307,7 @@ static void give_up(uint8_t mode, bool out, enum ofl_err *err,
         }
         *err = qr_process(&r->a, 1);
     } else {
-        bhs_init(pdu, 0x25, 0x00, stag, 200);
+        qr_bhs_init(pdu, 0x25, 0x00, stag, 200);
         fill(pdu + 48, 200, 1);
         if (mode == WAIT) {
             CHECK_ERR(feed(r, seq0, pdu, sizeof(pdu)), OFL_E_TPT_PAGE_FAULT);
@@ -342,7 +320,7 @@ static void give_up(uint8_t mode, bool out, enum ofl_err *err,
     CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_NONE);
     CHECK_EQ(r->a.qp.fault.give_up, 0);
     CHECK(r->ab.len == 0 || r->ab.buf[0] != 0x05); /* no Data-Out */
-    CHECK(zero(buf, 2 * PG));
+    CHECK(ofl_test_zero(buf, 2 * PG));
     qr_free(r);
 }
 
@@ -415,7 +393,7 @@ static void rq_pdu_wait(int kind, int page, uint32_t seg)
     CHECK_OK(qr_post_recv(&r->a, 31, rb, 1024, lrb));
     seq0 = r->ba.seq;
     itt = kind == 0 ? stag : stag + 0x100u; /* kind 1: no such task */
-    bhs_init(pdu, kind == 0 ? 0x21 : 0x25, kind == 0 ? 0x80 : 0x00, itt, 300);
+    qr_bhs_init(pdu, kind == 0 ? 0x21 : 0x25, kind == 0 ? 0x80 : 0x00, itt, 300);
     ofl_store_be32(pdu + 24, 100);
     fill(pdu + 48, 300, 11);
     /* page 0 from the buffer's first byte (the region starts there) */
@@ -426,12 +404,12 @@ static void rq_pdu_wait(int kind, int page, uint32_t seg)
     nxt = r->a.qp.seq.nxt - seq0;
     if (page == 0) {
         CHECK(nxt < 48); /* the header's last bytes not taken */
-        CHECK(zero(rb, 1024));
+        CHECK(ofl_test_zero(rb, 1024));
     } else {
         CHECK(nxt >= 48 && nxt < 100); /* the header placed, the piece
                                           that meets page 1 not taken */
         CHECK(memcmp(rb, pdu, nxt) == 0);
-        CHECK(zero(rb + nxt, 1024 - nxt));
+        CHECK(ofl_test_zero(rb + nxt, 1024 - nxt));
     }
     CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_ISCSI_IN);
     CHECK_EQ(r->a.qp.fault.stag, lrb);
@@ -453,7 +431,7 @@ static void rq_pdu_wait(int kind, int page, uint32_t seg)
     CHECK_OK(feed(r, seq0, pdu, sizeof(pdu)));
     CHECK_EQ(r->a.qp.seq.nxt - seq0, sizeof(pdu));
     CHECK(memcmp(rb, pdu, sizeof(pdu)) == 0); /* every byte once */
-    CHECK(zero(rb + sizeof(pdu), 1024 - sizeof(pdu)));
+    CHECK(ofl_test_zero(rb + sizeof(pdu), 1024 - sizeof(pdu)));
     CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
     CHECK_EQ(c[0].wr_id, 31);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
@@ -508,7 +486,7 @@ static void data_in_status_wait(uint32_t dsl, uint32_t seg, bool task)
     command(r, 0x40, stag, ofl_sim_pa(buf), 2000);
     CHECK_OK(qr_post_recv(&r->a, 32, rb, 256, lrb));
     seq0 = r->ba.seq;
-    bhs_init(pdu, 0x25, 0x81, stag, dsl); /* F and S */
+    qr_bhs_init(pdu, 0x25, 0x81, stag, dsl); /* F and S */
     ofl_store_be32(pdu + 24, 100);
     fill(pdu + 48, 2000, 21);
     memset(pdu + 48 + dsl, 0, n - 48 - dsl);
@@ -521,15 +499,15 @@ static void data_in_status_wait(uint32_t dsl, uint32_t seg, bool task)
     if (dsl != 0 && !task) {
         CHECK(nxt >= 48 && nxt + seg >= n); /* the last piece not taken */
         CHECK(memcmp(buf, pdu + 48, nxt - 48) == 0);
-        CHECK(zero(buf + (nxt - 48), PG - (nxt - 48)));
+        CHECK(ofl_test_zero(buf + (nxt - 48), PG - (nxt - 48)));
     }
     if (task && dsl > seg) { /* an earlier piece waits on the task */
         CHECK_EQ(r->a.qp.fault.stag, stag);
-        CHECK(zero(buf, PG));
+        CHECK(ofl_test_zero(buf, PG));
         qr_free(r);
         return;
     }
-    CHECK(zero(rb, 256));
+    CHECK(ofl_test_zero(rb, 256));
     CHECK_EQ(r->a.qp.fault.where, OFL_QP_FAULT_ISCSI_IN);
     CHECK_EQ(r->a.qp.fault.stag, lrb);
     CHECK_EQ(r->a.qp.fault.va, va(rb));
@@ -546,17 +524,17 @@ static void data_in_status_wait(uint32_t dsl, uint32_t seg, bool task)
             CHECK_EQ(r->a.qp.fault.stag, stag);
             CHECK_EQ(r->a.qp.fault.va, 0);
             CHECK_EQ(notifies(r), 2);
-            CHECK(zero(buf, PG));
-            CHECK(zero(rb, 256));
+            CHECK(ofl_test_zero(buf, PG));
+            CHECK(ofl_test_zero(rb, 256));
         }
         CHECK_OK(ofl_tpt_map_page(&r->a.tpt, stag, 0, ofl_sim_pa(buf)));
     }
     CHECK_OK(feed(r, seq0, pdu, n));
     CHECK_EQ(r->a.qp.seq.nxt - seq0, n);
     CHECK(memcmp(buf, pdu + 48, dsl) == 0);
-    CHECK(zero(buf + dsl, PG - dsl));
+    CHECK(ofl_test_zero(buf + dsl, PG - dsl));
     CHECK(memcmp(rb, pdu, 48) == 0);
-    CHECK(zero(rb + 48, 256 - 48));
+    CHECK(ofl_test_zero(rb + 48, 256 - 48));
     CHECK_EQ(qr_poll(&r->a, false, c, 4), 1);
     CHECK_EQ(c[0].wr_id, 32);
     CHECK_EQ(c[0].opcode, OFL_QP_OP_ISCSI_RESP);
@@ -615,9 +593,9 @@ static void rq_give_up(uint8_t mode, int kind, struct rq_end *e)
     CHECK_OK(qr_post_recv(&r->a, 33, rb, 512, lrb));
     seq0 = r->ba.seq;
     if (kind == 2)
-        bhs_init(pdu, 0x25, 0x81, stag, 200);
+        qr_bhs_init(pdu, 0x25, 0x81, stag, 200);
     else
-        bhs_init(pdu, 0x21, 0x80, stag, 200);
+        qr_bhs_init(pdu, 0x21, 0x80, stag, 200);
     ofl_store_be32(pdu + 24, 100);
     fill(pdu + 48, 200, 31);
     CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, lrb,
@@ -692,7 +670,7 @@ static void pdu_wqe(uint8_t mode, bool give, uint8_t *state, uint8_t *status)
     CHECK_OK(ofl_tpt_unmap_page(&r->a.tpt, ls, va(src) + PG));
     qr_wr(&wr, OFL_QP_OP_ISCSI_PDU, 61, &sge, src + PG - 100, 300, ls);
     wr.flags = OFL_QP_WR_SIGNALED;
-    bhs_init(wr.bhs, 0x00, 0x80, 0x1234, 0);
+    qr_bhs_init(wr.bhs, 0x00, 0x80, 0x1234, 0);
     CHECK_OK(ofl_qp_post_send(&r->a.qp, &wr, NULL));
     if (mode == WAIT) {
         for (k = 0; k < 3; k++) {

@@ -1520,15 +1520,7 @@ static enum ofl_err atomic(struct dgr_rig *r, int qi, uint64_t wr_id,
 {
     struct ofl_qp_wr wr;
 
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = wr_id;
-    wr.opcode = op;
-    wr.flags = SIG;
-    wr.remote_stag = f->rstag;
-    wr.remote_to = rto;
-    wr.dest.ee = 0;
-    wr.dest.qpn = 7;
-    memcpy(wr.atomic, a, sizeof(wr.atomic));
+    dgr_wr_rdma(&wr, wr_id, op, f->rstag, rto, a);
     return dgr_post(r, 0, qi, &wr, res, 8);
 }
 

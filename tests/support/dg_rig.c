@@ -205,6 +205,21 @@ enum ofl_err dgr_post(struct dgr_rig *r, int ni, int qi, struct ofl_qp_wr *wr,
     return ofl_qp_post_send(&n->q[qi].qp, wr, NULL);
 }
 
+void dgr_wr_rdma(struct ofl_qp_wr *wr, uint64_t wr_id, uint8_t op,
+                 uint32_t rstag, uint64_t rto, const uint64_t *a)
+{
+    memset(wr, 0, sizeof(*wr));
+    wr->wr_id = wr_id;
+    wr->opcode = op;
+    wr->flags = OFL_QP_WR_SIGNALED;
+    wr->remote_stag = rstag;
+    wr->remote_to = rto;
+    wr->dest.ee = 0;
+    wr->dest.qpn = 7;
+    if (a != NULL)
+        memcpy(wr->atomic, a, sizeof(wr->atomic));
+}
+
 enum ofl_err dgr_send(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,
                       const void *p, uint32_t len, uint32_t addr, uint32_t ee,
                       uint32_t qpn, uint8_t flags)

@@ -126,6 +126,11 @@ uint8_t *dgr_alloc(struct dgr_node *n, uint32_t len);
  * node's region, none when p is NULL. */
 enum ofl_err dgr_post(struct dgr_rig *r, int ni, int qi, struct ofl_qp_wr *wr,
                       const void *p, uint32_t len);
+/* Fills wr as a signalled RDMA operation op (a Write, a Read, an atomic)
+ * for QP 7 over EE 0 (the rigs' responder QP) at rstag, rto: wr_id, the
+ * atomic operands a[0 .. 3] when a is not NULL, the rest zero. */
+void dgr_wr_rdma(struct ofl_qp_wr *wr, uint64_t wr_id, uint8_t op,
+                 uint32_t rstag, uint64_t rto, const uint64_t *a);
 /* Posts a SEND of [p, p + len) from QP qi of node ni. */
 enum ofl_err dgr_send(struct dgr_rig *r, int ni, int qi, uint64_t wr_id,
                       const void *p, uint32_t len, uint32_t addr, uint32_t ee,

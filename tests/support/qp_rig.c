@@ -569,3 +569,15 @@ bool qr_sent_term(struct qr_rig *r, struct qr_side *from,
     t->cause.layer &= 0x7F;
     return true;
 }
+
+void qr_bhs_init(uint8_t *b, uint8_t op, uint8_t flags, uint32_t itt,
+                 uint32_t dsl)
+{
+    memset(b, 0, 48);
+    b[0] = op;
+    b[1] = flags;
+    b[5] = (uint8_t)(dsl >> 16);
+    b[6] = (uint8_t)(dsl >> 8);
+    b[7] = (uint8_t)dsl;
+    ofl_store_be32(b + 16, itt);
+}

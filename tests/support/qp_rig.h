@@ -181,4 +181,10 @@ int qr_sent(struct qr_rig *r, struct qr_side *from,
 bool qr_sent_term(struct qr_rig *r, struct qr_side *from,
                   struct ofl_rdmap_term *t);
 
+/* An iSCSI Basic Header Segment at b (48 bytes, RFC 3720 §10.2.1):
+ * opcode, the flags byte, DataSegmentLength and the Initiator Task Tag;
+ * every other byte zero. */
+void qr_bhs_init(uint8_t *b, uint8_t op, uint8_t flags, uint32_t itt,
+                 uint32_t dsl);
+
 #endif
