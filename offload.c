@@ -2919,6 +2919,43 @@ static OFL_ALWAYS_INLINE uint16_t tpt_type_state(const struct ofl_tpt_entry *e)
 {
     return *(const tpt_ts_word *)(const void *)&e->type;
 }
+
+/*
+ * An entry's key, type, state, access, flags, att_kind, page_shift and
+ * registered bytes (seed 000 FIG. 13 fields 1310-1318) are one aligned
+ * 64-bit word (key sits at an offset that is a multiple of 8 in an entry
+ * aligned for its uint64_t fields): tpt_region_direct tests a region's
+ * type and state (FIG. 18A b, d), its zero-based flag and its ATT kind in
+ * one load, one mask and one compare instead of three byte compares.
+ */
+typedef uint64_t __attribute__((__may_alias__)) tpt_hot_word;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TPT_HW(off, v) ((uint64_t)(v) << (8 * (off)))
+#else
+#define TPT_HW(off, v) ((uint64_t)(v) << (8 * (7 - (off))))
+#endif
+_Static_assert(offsetof(struct ofl_tpt_entry, key) % 8 == 0 &&
+                   offsetof(struct ofl_tpt_entry, type) ==
+                       offsetof(struct ofl_tpt_entry, key) + 1 &&
+                   offsetof(struct ofl_tpt_entry, state) ==
+                       offsetof(struct ofl_tpt_entry, key) + 2 &&
+                   offsetof(struct ofl_tpt_entry, flags) ==
+                       offsetof(struct ofl_tpt_entry, key) + 4 &&
+                   offsetof(struct ofl_tpt_entry, att_kind) ==
+                       offsetof(struct ofl_tpt_entry, key) + 5,
+               "key, type, state, access, flags, att_kind: one aligned word");
+
+/* A valid region, not zero-based, with a direct ATT: the only region the
+ * remote fast path translates through (anything else: the precise path). */
+static OFL_ALWAYS_INLINE bool tpt_region_direct(const struct ofl_tpt_entry *e)
+{
+    const uint64_t m = TPT_HW(1, 0xFF) | TPT_HW(2, 0xFF) |
+                       TPT_HW(4, OFL_TPT_F_ZERO_BASED) | TPT_HW(5, 0xFF);
+    const uint64_t v = TPT_HW(1, OFL_TPT_REGION) | TPT_HW(2, OFL_TPT_VALID) |
+                       TPT_HW(5, OFL_TPT_ATT_DIRECT);
+
+    return (*(const tpt_hot_word *)(const void *)&e->key & m) == v;
+}
 #endif
 
 /*
@@ -3231,21 +3268,42 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
 /* ofl_tpt_check_translate's way to the precise path, out of line with the
  * entry point's own arguments (a tail call: the fast path builds no
  * struct and keeps no frame). Six arguments, STag and PD in one, QP and
- * need in another: none goes on the stack, so an unoptimised kernel
- * build's frame stays static. */
+ * need in another: none goes on the stack, so an unoptimised kernel build's
+ * frame stays static. The order keeps tpt, to and len in the registers
+ * the entry point received them in (x86-64 SysV: rdi, r8, r9), and the
+ * speed build's other way out, tpt_translate_loop_hot, takes them in the
+ * same places, so neither tail call has to move them. */
 static OFL_NOINLINE enum ofl_err
 tpt_check_translate_slow(const struct ofl_tpt *tpt, uint64_t stag_pd,
-                         uint64_t qp_need, uint64_t to, uint64_t len,
-                         struct ofl_tpt_sgl *sgl)
+                         uint64_t qp_need, struct ofl_tpt_sgl *sgl, uint64_t to,
+                         uint64_t len)
 {
     const struct ofl_tpt_remote a = {.to = to,
                                      .len = len,
-                                     .stag = (uint32_t)(stag_pd >> 32),
-                                     .pd = (uint32_t)stag_pd,
-                                     .qp = (uint32_t)(qp_need >> 8),
-                                     .need = (uint8_t)qp_need};
+                                     .stag = (uint32_t)stag_pd,
+                                     .pd = (uint32_t)(stag_pd >> 32),
+                                     .qp = (uint32_t)qp_need,
+                                     .need = (uint8_t)(qp_need >> 32)};
 
     return tpt_check_translate_precise(tpt, &a, sgl);
+}
+#endif
+
+#if defined(TPT_HOT_WORD) && !defined(__OPTIMIZE_SIZE__)
+/* The speed build's ofl_tpt_check_translate when the one- or two-page
+ * straight line cannot finish (a page missing or malformed, a longer
+ * access, a short list): the general loop over region r's direct ATT. It
+ * takes tpt, sgl, to and len where tpt_check_translate_slow does (pad only
+ * holds the third place) and derives the rest from r, so the entry point
+ * keeps fewer values live and neither tail call moves them. */
+static OFL_NOINLINE enum ofl_err
+tpt_translate_loop_hot(const struct ofl_tpt *tpt, const struct ofl_tpt_entry *r,
+                       uint32_t pad, struct ofl_tpt_sgl *sgl, uint64_t to,
+                       uint64_t len)
+{
+    (void)pad;
+    return tpt_translate_direct_loop(tpt->att + r->att_base, r->page_shift,
+                                     to - r->va + r->fpo, to, len, sgl);
 }
 #endif
 
@@ -3262,15 +3320,113 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
                                      .pd = pd, .qp = qp, .need = need};
 
     return ofl_tpt_check_translate_access(tpt, &a, sgl);
+#elif defined(TPT_HOT_WORD)
+    /*
+     * The speed build's fast path, written out here (issue 30: the
+     * instructions per call against bench_tpt.c's floor): one conjunction
+     * of every condition of FIG. 18A a-f for a live type 1 or type 2
+     * window, or a region under the standard policy, neither zero-based,
+     * over a region with a direct ATT; anything else, every failure
+     * included, takes the precise path, which names the reason (the
+     * conjunction only accepts what tpt_check_remote grants, reading the
+     * same fields). Cheaper forms of the same tests: the range as no
+     * carry of to + len (a TO wrap, RFC 5040 §7.2, or a last byte at
+     * 2^64 - 1 goes to the precise path), to >= va and to + len - va <=
+     * len; need not empty and within the entry's remote rights in one
+     * test (f); type and state in one 16-bit compare; the window's
+     * zero-based and type 2 flags in one test; the region's type, state,
+     * zero-based flag and ATT kind in one (tpt_region_direct). The SGL is
+     * looked at last, so it is not held through the checks. Then the
+     * direct translation's one- and two-page straight line: a page word w
+     * is usable when w - PRESENT has no bit under the page mask (present,
+     * reserved bits clear, aligned), and w - PRESENT is then the page's
+     * address. tests/check_fastpath_tpt.sh holds all of it to the precise
+     * path's answers.
+     */
+    const struct ofl_tpt_entry *e, *r;
+    const uint64_t *att;
+    uint32_t index = ofl_stag_index(stag), ri, shift;
+    uint64_t end, pos, pmask, in, first;
+
+    if (tpt == NULL || index == 0 || index >= tpt->capacity)
+        goto slow;
+    e = &tpt->entry[index];
+    if (e->key != ofl_stag_key(stag) || e->pd != pd ||          /* a, c */
+        __builtin_add_overflow(to, len, &end) || to < e->va ||  /* e */
+        end - e->va > e->len || need == 0 ||
+        (need & ~(e->access & OFL_TPT_ACCESS_REMOTE)) != 0)     /* f */
+        goto slow;
+    if (tpt_type_state(e) == TPT_TS(OFL_TPT_WINDOW, OFL_TPT_VALID)) {
+        if ((e->flags & (OFL_TPT_F_ZERO_BASED | OFL_TPT_F_TYPE2)) != 0 &&
+            ((e->flags & OFL_TPT_F_ZERO_BASED) != 0 || e->qp != qp))
+            goto slow;
+        ri = e->region;
+        if (ri == 0 || ri >= tpt->capacity)
+            goto slow;
+        r = &tpt->entry[ri];
+        if (!tpt_region_direct(r) || r->gen != e->region_gen || r->pd != pd)
+            goto slow;
+    } else if (tpt_region_direct(e) &&
+               tpt->policy == OFL_TPT_POLICY_STANDARD) {       /* b, d */
+        r = e;
+    } else {
+        goto slow;
+    }
+    if (sgl == NULL || sgl->piece == NULL)
+        goto slow;
+    att = tpt->att + r->att_base;
+    shift = r->page_shift;
+    pmask = ((uint64_t)1 << shift) - 1;
+    pos = to - r->va + r->fpo;
+    in = pos & pmask;
+    first = pmask + 1 - in;
+    if (len - 1 <= pmask) { /* len in 1 .. page size: one or two pages */
+        const uint64_t *w = &att[pos >> shift];
+        /* page word - PRESENT: the page's address when the word is usable */
+        uint64_t pg0 = w[0] - OFL_TPT_ATT_PRESENT, pg1;
+
+        if ((pg0 & pmask) == 0) {
+            if (len <= first) {
+                if (sgl->cap != 0) {
+                    sgl->piece[0].pa = pg0 + in;
+                    sgl->piece[0].len = (uint32_t)len;
+                    sgl->count = 1;
+                    sgl->bytes = len;
+                    return OFL_OK;
+                }
+            } else if (sgl->cap >= 2 &&
+                       ((pg1 = w[1] - OFL_TPT_ATT_PRESENT) & pmask) == 0) {
+                uint64_t pa0 = pg0 + in;
+
+                if (pa0 + first == pg1 && pg1 > pa0) {
+                    sgl->piece[0].pa = pa0;
+                    sgl->piece[0].len = (uint32_t)len;
+                    sgl->count = 1;
+                } else {
+                    sgl->piece[0].pa = pa0;
+                    sgl->piece[0].len = (uint32_t)first;
+                    sgl->piece[1].pa = pg1;
+                    sgl->piece[1].len = (uint32_t)(len - first);
+                    sgl->count = 2;
+                }
+                sgl->bytes = len;
+                return OFL_OK;
+            }
+        }
+    }
+    return tpt_translate_loop_hot(tpt, r, 0, sgl, to, len);
+slow:
+    return tpt_check_translate_slow(tpt, (uint64_t)pd << 32 | stag,
+                                    (uint64_t)need << 32 | qp, sgl, to, len);
 #else
     const struct ofl_tpt_entry *r;
     uint64_t off = 0;
 
     r = tpt_remote_fast(tpt, stag, pd, qp, to, len, need, sgl, &off);
     if (r == NULL)
-        return tpt_check_translate_slow(tpt, (uint64_t)stag << 32 | pd,
-                                        (uint64_t)qp << 8 | need, to, len,
-                                        sgl);
+        return tpt_check_translate_slow(tpt, (uint64_t)pd << 32 | stag,
+                                        (uint64_t)need << 32 | qp, sgl, to,
+                                        len);
     return tpt_translate_direct(tpt, r, off, to, len, sgl);
 #endif
 }
