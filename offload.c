@@ -197,6 +197,73 @@ static inline OFL_MAYBE_UNUSED void ofl_fill(void *dst, uint8_t byte, size_t n)
 }
 
 /*
+ * ofl_copy and ofl_fill for a size n known when compiling, in a speed
+ * build (OFL_FAST_PATH) where unaligned words are cheap: a multiple of 8
+ * up to 64 moves as straight-line words (no loop, no library call), any
+ * other n goes to ofl_copy / ofl_fill. The per-FPDU and per-message
+ * headers and completions of the qp engine use them. dst and src MUST NOT
+ * overlap.
+ */
+#if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__)
+static OFL_ALWAYS_INLINE void ofl_copy_fixed(void *dst, const void *src,
+                                             size_t n)
+{
+    const ofl_word *s = (const ofl_word *)src;
+    ofl_word *d = (ofl_word *)dst;
+
+    if (n % 8 != 0 || n > 64) {
+        ofl_copy(dst, src, n);
+        return;
+    }
+    if (n > 0)
+        d[0] = s[0];
+    if (n > 8)
+        d[1] = s[1];
+    if (n > 16)
+        d[2] = s[2];
+    if (n > 24)
+        d[3] = s[3];
+    if (n > 32)
+        d[4] = s[4];
+    if (n > 40)
+        d[5] = s[5];
+    if (n > 48)
+        d[6] = s[6];
+    if (n > 56)
+        d[7] = s[7];
+}
+
+static OFL_ALWAYS_INLINE void ofl_zero_fixed(void *dst, size_t n)
+{
+    ofl_word *d = (ofl_word *)dst;
+
+    if (n % 8 != 0 || n > 64) {
+        ofl_fill(dst, 0, n);
+        return;
+    }
+    if (n > 0)
+        d[0] = 0;
+    if (n > 8)
+        d[1] = 0;
+    if (n > 16)
+        d[2] = 0;
+    if (n > 24)
+        d[3] = 0;
+    if (n > 32)
+        d[4] = 0;
+    if (n > 40)
+        d[5] = 0;
+    if (n > 48)
+        d[6] = 0;
+    if (n > 56)
+        d[7] = 0;
+}
+#else
+#define ofl_copy_fixed ofl_copy
+#define ofl_zero_fixed(d, n) ofl_fill((d), 0, (n))
+#endif
+
+/*
  * The stores of offload.h's byte-order helpers are byte by byte, and GCC 12
  * does not merge them when two words are in flight (a WQE's or a header's
  * fields: up to eight byte moves and shifts per word). Where ofl_word
@@ -5371,7 +5438,7 @@ rdmap_parse(const uint8_t *ulpdu, size_t len, struct ofl_rdmap_msg *msg,
     /* The header, payload and payload_len here; the body (msg->u) only
      * for an opcode that has one, below (ofl_rdmap_parse clears it first:
      * its callers see every byte as before). */
-    ofl_fill(msg, 0, offsetof(struct ofl_rdmap_msg, u));
+    ofl_zero_fixed(msg, offsetof(struct ofl_rdmap_msg, u));
 #else
     ofl_fill(msg, 0, sizeof(*msg));
 #endif
@@ -5694,9 +5761,14 @@ enum ofl_err ofl_ddp_untagged_check(uint32_t mo, uint32_t len,
     return OFL_OK;
 }
 
-enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
-                              const struct ofl_ddp_hdr *first,
-                              uint32_t msg_len, uint16_t mulpdu)
+/* The body of ofl_ddp_seg_init, inlined into qp_msg_begin (every data
+ * message) in a speed build, where its argument checks fold away; a size
+ * build calls ofl_ddp_seg_init there (QP_SEG_INIT), which then holds the
+ * one copy (OFL_BODY_INLINE). */
+static OFL_BODY_INLINE enum ofl_err ddp_seg_init(struct ofl_ddp_seg *sg,
+                                                 const struct ofl_ddp_hdr *first,
+                                                 uint32_t msg_len,
+                                                 uint16_t mulpdu)
 {
     uint32_t hl;
 
@@ -5710,7 +5782,7 @@ enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
     if (first->tagged && msg_len != 0 &&
         first->to > ~(uint64_t)0 - (msg_len - 1u))
         return OFL_E_ARG;
-    ofl_copy(&sg->next, first, sizeof(sg->next));
+    ofl_copy_fixed(&sg->next, first, sizeof(sg->next));
     sg->next.ddp_version = OFL_DDP_VERSION;
     sg->next.rdmap_version = OFL_RDMAP_VERSION;
     sg->next.mo = 0;
@@ -5719,6 +5791,13 @@ enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
     sg->max = mulpdu - hl;
     sg->done = false;
     return OFL_OK;
+}
+
+enum ofl_err ofl_ddp_seg_init(struct ofl_ddp_seg *sg,
+                              const struct ofl_ddp_hdr *first,
+                              uint32_t msg_len, uint16_t mulpdu)
+{
+    return ddp_seg_init(sg, first, msg_len, mulpdu);
 }
 
 /* The body of ofl_ddp_seg_next, inlined into the qp engine's segmenter
@@ -5736,7 +5815,7 @@ static OFL_BODY_INLINE bool ddp_seg_next(struct ofl_ddp_seg *sg,
     n = sg->len - sg->off;
     if (n > sg->max)
         n = sg->max;
-    ofl_copy(hdr, &sg->next, sizeof(*hdr));
+    ofl_copy_fixed(hdr, &sg->next, sizeof(*hdr));
     hdr->last = sg->off + n == sg->len;
     if (!hdr->tagged)
         hdr->mo = sg->off;
@@ -5755,8 +5834,10 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 }
 #if OFL_FAST_PATH
 #define QP_SEG_NEXT ddp_seg_next
+#define QP_SEG_INIT ddp_seg_init
 #else
 #define QP_SEG_NEXT ofl_ddp_seg_next
+#define QP_SEG_INIT ofl_ddp_seg_init
 #endif
 #endif /* OFL_ENABLE_WIRE */
 
@@ -6016,27 +6097,6 @@ enum ofl_err ofl_cq_init(struct ofl_cq *cq, struct ofl_cqe *ring, uint32_t cap,
     return OFL_OK;
 }
 
-/* One CQE copied out: five word moves in a speed build where words are
- * cheap (the CQE has no padding: every byte is a field), else ofl_copy. */
-#if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__)
-_Static_assert(sizeof(struct ofl_cqe) == 40, "struct ofl_cqe: 5 words");
-static OFL_ALWAYS_INLINE void qp_cqe_copy(struct ofl_cqe *d,
-                                          const struct ofl_cqe *s)
-{
-    const ofl_word *a = (const ofl_word *)(const void *)s;
-    ofl_word *b = (ofl_word *)(void *)d;
-    const ofl_word w0 = a[0], w1 = a[1], w2 = a[2], w3 = a[3], w4 = a[4];
-
-    b[0] = w0;
-    b[1] = w1;
-    b[2] = w2;
-    b[3] = w3;
-    b[4] = w4;
-}
-#else
-#define qp_cqe_copy(d, s) ofl_copy((d), (s), sizeof(struct ofl_cqe))
-#endif
-
 enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
                          uint32_t *n)
 {
@@ -6046,7 +6106,8 @@ enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
         return OFL_E_ARG;
     QP_BARRIER(cq->port, OFL_BARRIER_ACQUIRE);
     while (k < max && cq->ci != cq->pi) {
-        qp_cqe_copy(&out[k], &cq->ring[cq->ci & (cq->cap - 1u)]);
+        ofl_copy_fixed(&out[k], &cq->ring[cq->ci & (cq->cap - 1u)],
+                       sizeof(*out));
         cq->ci++;
         k++;
     }
@@ -7758,7 +7819,7 @@ static enum ofl_err qp_msg_begin(struct ofl_qp *qp, uint8_t opcode,
     struct ofl_ddp_hdr *h = &qp->msg.ddp;
     const uint8_t *w = qp->cur.hdr;
 
-    ofl_fill(h, 0, sizeof(*h));
+    ofl_zero_fixed(h, sizeof(*h));
     h->opcode = opcode;
     h->tagged = tagged;
     if (tagged) {
@@ -7771,7 +7832,7 @@ static enum ofl_err qp_msg_begin(struct ofl_qp *qp, uint8_t opcode,
     }
     qp->cur.sge_i = 0;
     qp->cur.sge_off = 0;
-    return ofl_ddp_seg_init(&qp->cur.seg, h, qp->cur.total, qp->tx.mulpdu);
+    return QP_SEG_INIT(&qp->cur.seg, h, qp->cur.total, qp->tx.mulpdu);
 }
 
 /*
@@ -8882,6 +8943,61 @@ qp_place_rest(struct ofl_qp *qp, const struct ofl_tpt_sgl *sgl, uint32_t stag,
                       true);
 }
 
+#if OFL_FAST_PATH
+/* The entry ofl_tpt_query and ofl_tpt_note_use find for stag (tpt_find:
+ * in the table, allocated, its key), else NULL. */
+static OFL_ALWAYS_INLINE struct ofl_tpt_entry *
+qp_tpt_found(const struct ofl_tpt *tpt, uint32_t stag)
+{
+    const uint32_t index = ofl_stag_index(stag);
+    struct ofl_tpt_entry *e;
+
+    if (tpt == NULL || index == 0 || index >= tpt->capacity)
+        return NULL;
+    e = &tpt->entry[index];
+    if (e->state == OFL_TPT_FREE || e->key != ofl_stag_key(stag))
+        return NULL;
+    return e;
+}
+
+/* ofl_tpt_query's result and info->flags for a Last tagged segment's
+ * one-touch decision (the only field read of it), without the copy of
+ * the rest (and without struct ofl_tpt_info's frame). */
+struct qp_tpt_flags {
+    uint8_t flags;
+};
+#define QP_TPT_INFO struct qp_tpt_flags
+static OFL_ALWAYS_INLINE enum ofl_err
+qp_tpt_flags(const struct ofl_tpt *tpt, uint32_t stag,
+             struct qp_tpt_flags *info)
+{
+    const struct ofl_tpt_entry *e = qp_tpt_found(tpt, stag);
+
+    if (e == NULL)
+        return OFL_E_TPT_INVALID_STAG; /* any error: the caller tests OK */
+    info->flags = e->flags;
+    return OFL_OK;
+}
+#define QP_TPT_FLAGS qp_tpt_flags
+
+/* ofl_tpt_note_use(tpt, stag, true): it changes something only for a
+ * Valid one-shot entry, so only then is it called. */
+static OFL_ALWAYS_INLINE void qp_note_last_use(struct ofl_tpt *tpt,
+                                               uint32_t stag)
+{
+    const struct ofl_tpt_entry *e = qp_tpt_found(tpt, stag);
+
+    if (e != NULL && e->state == OFL_TPT_VALID &&
+        (e->flags & OFL_TPT_F_ONE_SHOT))
+        (void)ofl_tpt_note_use(tpt, stag, true);
+}
+#define QP_NOTE_LAST_USE qp_note_last_use
+#else
+#define QP_TPT_INFO struct ofl_tpt_info
+#define QP_TPT_FLAGS ofl_tpt_query
+#define QP_NOTE_LAST_USE(tpt, stag) (void)ofl_tpt_note_use((tpt), (stag), true)
+#endif
+
 /*
  * A tagged segment in order (RDMA Write, Read Response): the remote checks
  * (FIG. 18A a-f) over the whole segment, every page of it translated, the
@@ -8900,7 +9016,7 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     bool ends = h->last && qp->rx_tag_open && qp->rx_tag_stag == h->stag;
     struct ofl_tpt_remote a;
     struct ofl_tpt_sgl sgl;
-    struct ofl_tpt_info info;
+    QP_TPT_INFO info;
     struct ofl_seq_ot ot;
     enum ofl_err err;
 
@@ -8914,7 +9030,7 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
         *cause = ofl_tpt_term_cause(err, OFL_TPT_USE_PLACE);
         return err;
     }
-    if (h->last && ofl_tpt_query(qp->attr.tpt, h->stag, &info) == OFL_OK &&
+    if (h->last && QP_TPT_FLAGS(qp->attr.tpt, h->stag, &info) == OFL_OK &&
         (info.flags & OFL_TPT_F_ONE_TOUCH)) {
         /* Handled in stream order, so its DDP SN is NEXT (RCV.NXT is one
          * past it, or already past its pad and CRC when TCP cut the FPDU
@@ -8938,7 +9054,7 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     if (ot.invalidate) /* row 4: placed, then the entry is spent */
         (void)ofl_tpt_expire(qp->attr.tpt, h->stag);
     else if (h->last) /* not Last: note_use would only look the entry up */
-        (void)ofl_tpt_note_use(qp->attr.tpt, h->stag, true);
+        QP_NOTE_LAST_USE(qp->attr.tpt, h->stag);
     return OFL_OK;
 }
 
