@@ -291,6 +291,15 @@ uint64_t FP_RUN(uint32_t seed)
         pa[i] = (uint8_t)fp_rnd(&s);
     fa = fp_rnd(&s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
     fb = fp_rnd(&s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
+    /* From the third stream (the draws above stay as they were): the
+     * receiver's region one-shot or one-touch now and then, so that the
+     * Last tagged segment's entry lookups (one-touch decision, note of
+     * the use) meet both. */
+    switch (fp_rnd(&s3) % 6) {
+    case 0: fb |= OFL_TPT_F_ONE_SHOT; break;
+    case 1: fb |= OFL_TPT_F_ONE_TOUCH; break;
+    default: break;
+    }
     if (fp_rnd(&s2) % 2) /* a Send with Invalidate may spend it */
         fb |= OFL_TPT_F_INVALIDATABLE;
     atta = r->a.att_next;
