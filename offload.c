@@ -200,11 +200,14 @@ static inline OFL_MAYBE_UNUSED void ofl_fill(void *dst, uint8_t byte, size_t n)
  * ofl_copy and ofl_fill for a size n known when compiling, in a speed
  * build (OFL_FAST_PATH) where unaligned words are cheap: a multiple of 8
  * up to 80 (ofl_zero_fixed: 64) moves as straight-line words (no loop, no
- * library call), any other n goes to ofl_copy / ofl_fill. The per-FPDU and per-message
- * headers and completions of the qp engine use them. dst and src MUST NOT
- * overlap.
+ * library call), any other n goes to ofl_copy / ofl_fill. The per-FPDU
+ * and per-message headers and completions of the qp engine use them. dst
+ * and src MUST NOT overlap. GCC only: with clang 14 the qp paths that use
+ * them grow (bench-count: 143 more instructions per 64 B Send), so there
+ * they are ofl_copy / ofl_fill.
  */
-#if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__)
+#if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__) && \
+    !defined(__clang__)
 static OFL_ALWAYS_INLINE void ofl_copy_fixed(void *dst, const void *src,
                                              size_t n)
 {
