@@ -3529,6 +3529,42 @@ enum ofl_err ofl_tpt_note_use(struct ofl_tpt *tpt, uint32_t stag, bool last)
     return OFL_OK;
 }
 
+#if OFL_FAST_PATH
+/*
+ * The qp engine's Last tagged segment (issue 30), in the forms it inlines:
+ * tpt_last_flags is ofl_tpt_query's answer and info->flags, the only
+ * field the one-touch decision reads, without the copy of the rest or
+ * struct ofl_tpt_info's frame; tpt_note_last_use is ofl_tpt_note_use(tpt,
+ * stag, true), called only for a Valid one-shot entry, the only one it
+ * changes.
+ */
+struct tpt_last_info {
+    uint8_t flags;
+};
+
+static OFL_ALWAYS_INLINE enum ofl_err
+tpt_last_flags(const struct ofl_tpt *tpt, uint32_t stag,
+               struct tpt_last_info *info)
+{
+    const struct ofl_tpt_entry *e = tpt_slot(tpt, stag);
+
+    if (e == NULL || e->state == OFL_TPT_FREE || e->key != ofl_stag_key(stag))
+        return OFL_E_TPT_INVALID_STAG; /* the caller tests for OFL_OK */
+    info->flags = e->flags;
+    return OFL_OK;
+}
+
+static OFL_ALWAYS_INLINE void tpt_note_last_use(struct ofl_tpt *tpt,
+                                                uint32_t stag)
+{
+    const struct ofl_tpt_entry *e = tpt_slot(tpt, stag);
+
+    if (e != NULL && e->state == OFL_TPT_VALID &&
+        e->key == ofl_stag_key(stag) && (e->flags & OFL_TPT_F_ONE_SHOT))
+        (void)ofl_tpt_note_use(tpt, stag, true);
+}
+#endif
+
 enum ofl_err ofl_tpt_set_touched(struct ofl_tpt *tpt, uint32_t stag,
                                  uint32_t sn)
 {
@@ -8961,55 +8997,14 @@ qp_place_rest(struct ofl_qp *qp, const struct ofl_tpt_sgl *sgl, uint32_t stag,
                       true);
 }
 
+/* A Last tagged segment's one-touch look-up and one-shot note: with the
+ * fast paths the tpt section's inline forms (tpt_last_flags,
+ * tpt_note_last_use: no struct ofl_tpt_info copied, note_use called only
+ * where it changes something), else its public calls. */
 #if OFL_FAST_PATH
-/* The entry ofl_tpt_query and ofl_tpt_note_use find for stag (tpt_find:
- * in the table, allocated, its key), else NULL. */
-static OFL_ALWAYS_INLINE struct ofl_tpt_entry *
-qp_tpt_found(const struct ofl_tpt *tpt, uint32_t stag)
-{
-    const uint32_t index = ofl_stag_index(stag);
-    struct ofl_tpt_entry *e;
-
-    if (tpt == NULL || index == 0 || index >= tpt->capacity)
-        return NULL;
-    e = &tpt->entry[index];
-    if (e->state == OFL_TPT_FREE || e->key != ofl_stag_key(stag))
-        return NULL;
-    return e;
-}
-
-/* ofl_tpt_query's result and info->flags for a Last tagged segment's
- * one-touch decision (the only field read of it), without the copy of
- * the rest (and without struct ofl_tpt_info's frame). */
-struct qp_tpt_flags {
-    uint8_t flags;
-};
-#define QP_TPT_INFO struct qp_tpt_flags
-static OFL_ALWAYS_INLINE enum ofl_err
-qp_tpt_flags(const struct ofl_tpt *tpt, uint32_t stag,
-             struct qp_tpt_flags *info)
-{
-    const struct ofl_tpt_entry *e = qp_tpt_found(tpt, stag);
-
-    if (e == NULL)
-        return OFL_E_TPT_INVALID_STAG; /* any error: the caller tests OK */
-    info->flags = e->flags;
-    return OFL_OK;
-}
-#define QP_TPT_FLAGS qp_tpt_flags
-
-/* ofl_tpt_note_use(tpt, stag, true): it changes something only for a
- * Valid one-shot entry, so only then is it called. */
-static OFL_ALWAYS_INLINE void qp_note_last_use(struct ofl_tpt *tpt,
-                                               uint32_t stag)
-{
-    const struct ofl_tpt_entry *e = qp_tpt_found(tpt, stag);
-
-    if (e != NULL && e->state == OFL_TPT_VALID &&
-        (e->flags & OFL_TPT_F_ONE_SHOT))
-        (void)ofl_tpt_note_use(tpt, stag, true);
-}
-#define QP_NOTE_LAST_USE qp_note_last_use
+#define QP_TPT_INFO struct tpt_last_info
+#define QP_TPT_FLAGS tpt_last_flags
+#define QP_NOTE_LAST_USE tpt_note_last_use
 #else
 #define QP_TPT_INFO struct ofl_tpt_info
 #define QP_TPT_FLAGS ofl_tpt_query
