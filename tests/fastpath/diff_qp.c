@@ -125,6 +125,56 @@ static uint64_t fp_parse(uint64_t h, uint32_t *s, uint32_t n)
     return h;
 }
 
+/* ofl_rdmap_parse on n drawn untagged ULPDUs, mostly on queue 0 (the
+ * header parse's fast path for the four Sends against the general parse):
+ * every opcode, the versions, the reserved bits, the queue number and the
+ * length drawn near their edges. Its own stream of draws (s), so that the
+ * draws of fp_parse and the run stay as they were. */
+static uint64_t fp_parse_untagged(uint64_t h, uint32_t *s, uint32_t n)
+{
+    uint8_t u[48], m[sizeof(struct ofl_rdmap_msg)];
+    struct ofl_rdmap_msg msg;
+    struct ofl_term_cause c;
+    uint32_t i, j, len, k;
+    enum ofl_err err;
+
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < sizeof(u); j++)
+            u[j] = (uint8_t)fp_rnd(s);
+        k = fp_rnd(s);
+        len = k % 8 == 0 ? fp_rnd(s) % (sizeof(u) + 1)
+                         : 16 + fp_rnd(s) % 6; /* around 18 */
+        u[0] = (uint8_t)((k & 0x8 ? 0x40u : 0u) |
+                         (k & 0x10 ? (u[0] & 0x3Cu) : 0u) |
+                         ((k >> 5) % 8 == 0 ? (k >> 8) & 3u : 1u) |
+                         ((k >> 10) % 16 == 0 ? 0x80u : 0u));
+        u[1] = (uint8_t)((((k >> 14) % 8 == 0 ? (k >> 17) & 3u : 1u) << 6) |
+                         (k & 0x80000 ? (u[1] & 0x30u) : 0u) |
+                         ((k >> 20) % 4 == 0 ? (k >> 22) & 0xFu
+                                             : 3u + (k >> 26) % 4u));
+        if ((k >> 28) % 4 != 0) { /* queue 0, else a drawn queue number */
+            u[6] = u[7] = u[8] = 0;
+            u[9] = (k >> 30) == 0 ? (uint8_t)(fp_rnd(s) % 3) : 0;
+        }
+        memset(&msg, 0xA5, sizeof(msg));
+        memset(&c, 0x5A, sizeof(c));
+        err = ofl_rdmap_parse(u, len, &msg, &c);
+        h = fp_mix(h, (uint64_t)err);
+        if (err != OFL_OK) {
+            h = fp_mix(h, ((uint64_t)c.layer << 16) | ((uint64_t)c.etype << 8) |
+                              c.ecode);
+            continue;
+        }
+        h = fp_mix(h, (uint64_t)(msg.payload - u));
+        h = fp_mix(h, msg.payload_len);
+        msg.payload = NULL; /* an address: the rest is compared bytewise */
+        memcpy(m, &msg, sizeof(msg));
+        for (j = 0; j < sizeof(m); j++)
+            h = fp_mix(h, m[j]);
+    }
+    return h;
+}
+
 static uint64_t fp_side(uint64_t h, struct qr_side *x, const uint8_t *buf)
 {
     struct ofl_cqe e[8];
@@ -205,7 +255,7 @@ uint64_t FP_RUN(uint32_t seed)
     struct qr_opts o;
     struct qr_rig *r;
     uint32_t s = seed * 2654435761u + 0x1234567u, i, j, m;
-    uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u;
+    uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u, s3;
     uint32_t la, lb, atta, attb;
     uint64_t h = seed, ba, bb, sava[FP_PAGES + 1], savb[FP_PAGES + 1];
     uint8_t *pa, *pb, fa, fb;
@@ -216,6 +266,10 @@ uint64_t FP_RUN(uint32_t seed)
     if (s2 == 0)
         s2 = 1;
     h = fp_parse(h, &s2, 24);
+    s3 = seed * 0x85EBCA6Bu + 0xC2B2AE35u;
+    if (s3 == 0)
+        s3 = 1;
+    h = fp_parse_untagged(h, &s3, 24);
     memset(&o, 0, sizeof(o));
     o.crc = fp_rnd(&s) % 2;
     o.markers = fp_rnd(&s) % 4 == 0;
@@ -237,6 +291,15 @@ uint64_t FP_RUN(uint32_t seed)
         pa[i] = (uint8_t)fp_rnd(&s);
     fa = fp_rnd(&s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
     fb = fp_rnd(&s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
+    /* From the third stream (the draws above stay as they were): the
+     * receiver's region one-shot or one-touch now and then, so that the
+     * Last tagged segment's entry lookups (one-touch decision, note of
+     * the use) meet both. */
+    switch (fp_rnd(&s3) % 6) {
+    case 0: fb |= OFL_TPT_F_ONE_SHOT; break;
+    case 1: fb |= OFL_TPT_F_ONE_TOUCH; break;
+    default: break;
+    }
     if (fp_rnd(&s2) % 2) /* a Send with Invalidate may spend it */
         fb |= OFL_TPT_F_INVALIDATABLE;
     atta = r->a.att_next;
