@@ -16091,17 +16091,41 @@ static DT_HOT enum ofl_err dt_desc_check_hot(const struct ofl_dt_desc *d,
                              : dt_desc_check(d);
 }
 
+/*
+ * A descriptor's big-endian words, loaded at their fixed offsets. clang 14
+ * does not merge the byte loads of ofl_load_be32/64 into one load at
+ * every offset (the input run's first word and connection id became 4 and
+ * 8 byte loads with shifts and ORs: 20 more instructions per send,
+ * callgrind); where ofl_word32 exists (OFL_LE32: unaligned word access is
+ * cheap and the byte order known) and with the fast paths, each is one
+ * unaligned load and a byte swap, the same value. Elsewhere (a size build,
+ * strict-alignment targets, the static analyser) the byte helpers.
+ */
+#if defined(OFL_LE32) && OFL_FAST_PATH
+static DT_HOT uint32_t dt_ld32(const uint8_t *p)
+{
+    return OFL_BE32(*(const ofl_word32 *)p);
+}
+static DT_HOT uint64_t dt_ld64(const uint8_t *p)
+{
+    return OFL_BE64(*(const ofl_word *)p);
+}
+#else
+#define dt_ld32(p) ofl_load_be32(p)
+#define dt_ld64(p) ofl_load_be64(p)
+#endif
+
 /* Loads in[1 .. 32) into *d without any check (all but the type). */
 static DT_HOT void dt_load_fields(const uint8_t *in, struct ofl_dt_desc *d)
 {
     d->flags = in[DT_OFF_FLAGS];
     d->status = in[DT_OFF_STATUS];
     d->number = in[DT_OFF_NUMBER];
-    d->tag = ofl_load_be32(in + DT_OFF_TAG);
-    d->base = ofl_load_be64(in + DT_OFF_BASE);
-    d->len = ofl_load_be32(in + DT_OFF_LEN);
-    d->conn = ofl_load_be64(in + DT_OFF_CONN);
-    d->aux = ofl_load_be32(in + DT_OFF_AUX);
+    d->tag = dt_ld32(in + DT_OFF_TAG);
+    d->base = dt_ld64(in + DT_OFF_BASE);
+    d->len = dt_ld32(in + DT_OFF_LEN);
+    d->conn = dt_ld64(in + DT_OFF_CONN);
+    d->aux = dt_ld32(in + DT_OFF_AUX);
 }
 
 /* Loads in[0 .. 32) into *d without any check (the owner bit ignored). */
@@ -16445,6 +16469,21 @@ static uint32_t dt_host_run(uint32_t i, uint32_t mask, uint32_t n)
  * then dt_desc_check. */
 static DT_HOT enum ofl_err dt_host_check_req(const struct ofl_dt_desc *d)
 {
+    /* A fast path: the send's rule (dt_rules) as one test that a
+     * well-formed send passes: type, flags, status and number (one word,
+     * dt_desc_w_mem) a send with no flag but ASAP and MODIFY (so no
+     * REPORT: the range test always applies; no PEEK) and status and
+     * number zero (so the need test applies), aux zero, length and
+     * connection set, a range that does not wrap. Anything else takes the
+     * checks in their order for its error. clang 14 does not fold the
+     * rule's status and flag tests after the zero test (8 more
+     * instructions per post, callgrind). */
+    if (OFL_FAST_PATH &&
+        (dt_desc_w_mem(d) & ~((uint32_t)(OFL_DT_F_ASAP | OFL_DT_F_MODIFY)
+                              << 8)) == OFL_DT_REQ_BUF_SEND &&
+        d->aux == 0 && d->len != 0 && d->conn != 0 &&
+        d->base <= OFL_U64_MAX - ((uint64_t)d->len - 1))
+        return OFL_OK;
     if (d->type == OFL_DT_REQ_BUF_SEND)
         return dt_desc_check_as(d, OFL_DT_REQ_BUF_SEND); /* rule folded */
     if (!ofl_dt_is_request(d->type))
@@ -16465,7 +16504,30 @@ static DT_HOT enum ofl_err dt_host_decode(const uint8_t *in,
                                           struct ofl_dt_desc *d)
 {
     enum ofl_err err;
+#if defined(OFL_LE32) && OFL_FAST_PATH
+    /* A fast path: bytes 0 .. 3 as one word, stored into type .. number
+     * as one (the type put in place of byte 0); a buffer available with
+     * no flag, a status in range, aux zero, the connection set when it is
+     * OK and a range that does not wrap passes its rule (dt_rules) and
+     * returns at once. Anything else takes the checks in their order. */
+    uint32_t w = OFL_LE32(*(const ofl_word32 *)in);
 
+    if ((w & (0xFF00u | (uint8_t)~OFL_DT_OWNER)) ==
+        OFL_DT_RSP_BUF_AVAIL << OFL_DT_TYPE_SHIFT) {
+        *(ofl_word32 *)&d->type =
+            OFL_LE32((w & 0xFFFFFF00u) | OFL_DT_RSP_BUF_AVAIL);
+        d->tag = dt_ld32(in + DT_OFF_TAG);
+        d->base = dt_ld64(in + DT_OFF_BASE);
+        d->len = dt_ld32(in + DT_OFF_LEN);
+        d->conn = dt_ld64(in + DT_OFF_CONN);
+        d->aux = dt_ld32(in + DT_OFF_AUX);
+        if (d->aux == 0 && (uint8_t)(w >> 16) <= OFL_DT_ST_MAX &&
+            ((uint8_t)(w >> 16) != OFL_DT_ST_OK || d->conn != 0) &&
+            (d->len == 0 || d->base <= OFL_U64_MAX - ((uint64_t)d->len - 1)))
+            return OFL_OK;
+        return dt_desc_check_as(d, OFL_DT_RSP_BUF_AVAIL);
+    }
+#endif
     if ((in[0] & (uint8_t)~OFL_DT_OWNER) ==
         OFL_DT_RSP_BUF_AVAIL << OFL_DT_TYPE_SHIFT) {
         d->type = OFL_DT_RSP_BUF_AVAIL;
@@ -17330,6 +17392,13 @@ static uint8_t *dt_cache_data(const struct ofl_dt *dt, uint32_t i)
     return dt->mem.cache_data + (size_t)i * dt->mem.cache_slot_size;
 }
 
+/* Where host address base (inside the copy slot i holds) lies in it. */
+static DT_HOT const uint8_t *dt_cache_src(const struct ofl_dt *dt, uint32_t i,
+                                          uint64_t base)
+{
+    return dt_cache_data(dt, i) + (base - dt->mem.cache[i].base);
+}
+
 /* Drops every cached copy overlapping [base, base + len). Compares last
  * bytes: a host range may end at 2^64, where base + len is 0. Out of line:
  * the input loop calls it for a buffer send with the modify bit, and its
@@ -17590,14 +17659,15 @@ static OFL_NOINLINE int dt_refuse(struct ofl_dt *dt,
     return DT_DONE;
 }
 
-/* Lists a buffer send of connection entry ci that passed every check (the
- * list has room); the caller sets the tag of the entry returned (six
- * arguments at most: none on the stack). */
-static DT_HOT struct ofl_dt_xfer *dt_xfer_add(struct ofl_dt *dt, uint32_t ci,
-                                              uint64_t base, uint32_t len,
-                                              uint8_t flags, uint64_t now)
+/* Lists a buffer send of connection entry c, index ci, that passed every
+ * check (the list has room); the caller sets the tag and the time of the
+ * entry returned (six arguments at most: none on the stack; a caller that
+ * holds the entry passes it, rather than have it worked out again). */
+static DT_HOT struct ofl_dt_xfer *dt_xfer_add(struct ofl_dt *dt,
+                                              struct ofl_dt_conn *c,
+                                              uint32_t ci, uint64_t base,
+                                              uint32_t len, uint8_t flags)
 {
-    struct ofl_dt_conn *c = &dt->mem.conn[ci];
     struct ofl_dt_xfer *x = &dt->mem.xfer[dt->xfer_count++];
     uint32_t seq = dt->xfer_seq++;
 
@@ -17607,7 +17677,6 @@ static DT_HOT struct ofl_dt_xfer *dt_xfer_add(struct ofl_dt *dt, uint32_t ci,
     x->seq = seq;
     x->flags = flags;
     x->cancel = 0;
-    x->t_listed = now;
     if (c->xfer_n++ == 0)
         c->xfer_first = seq;
     dt->bt_bytes_listed += len;
@@ -17624,6 +17693,7 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                        uint64_t now)
 {
     struct ofl_dt_conn *c;
+    struct ofl_dt_xfer *x;
     enum ofl_err err = OFL_OK;
 
     if (dt->xfer_count == dt->mem.xfer_cap)
@@ -17640,8 +17710,9 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
         err = OFL_E_DT_TOO_LARGE; /* could never fit a transmit ring */
     if (err != OFL_OK)
         return dt_refuse(dt, d, err);
-    dt_xfer_add(dt, dt_conn_index(dt, c), d->base, d->len, d->flags, now)
-        ->tag = d->tag;
+    x = dt_xfer_add(dt, c, dt_conn_index(dt, c), d->base, d->len, d->flags);
+    x->tag = d->tag;
+    x->t_listed = now;
     return DT_DONE;
 }
 
@@ -17654,6 +17725,30 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
     ((uint32_t)(OFL_DT_F_ASAP | OFL_DT_F_MODIFY) << 16)
 
 /*
+ * What the last sends of an input run proved (a fast path: a size build,
+ * OFL_FAST_PATH 0, checks every send in full; tests/check_fastpath_dt.sh
+ * holds the two to the same answers):
+ * - id, c: the connection the last send was listed on (c NULL when
+ *   none: a hostile id may have any value, 0 too). While the run lists
+ *   sends and nothing else, no entry changes state or generation (only
+ *   the requests dt_input_slow handles, and the firmware's events between
+ *   runs, do), so a send naming the same id passes dt_conn_find and the
+ *   state test as the last one did: a run of sends to one connection
+ *   looks its entry up once.
+ * - base, len: a range that passed the range checks (len 0 when none: a
+ *   send of length 0 is refused before the memo is looked at). They
+ *   depend on the range and on the adapter's memory (dt->mem, the
+ *   bounds) alone, which nothing in a run changes: a run of sends of one
+ *   buffer (what the send cache serves) checks its range once.
+ * dt_input_run forgets both after any request dt_input_slow handled.
+ */
+struct dt_conn_memo {
+    uint64_t id, base;
+    struct ofl_dt_conn *c;
+    uint32_t len;
+};
+
+/*
  * The exchange's hot path: lists raw (an input slot) when it is a buffer
  * send that dt_decode accepts and dt_req_send lists as it stands, checked
  * straight from its bytes into the list entry (no struct ofl_dt_desc, no
@@ -17661,32 +17756,47 @@ static int dt_req_send(struct ofl_dt *dt, const struct ofl_dt_desc *d,
  * send's rule in dt_rules (flags, the zero and need fields; a connection
  * id of 0 finds no entry), a range that does not wrap, room in the list,
  * dt_host_ok, a live connection in a state that sends, a length a ring
- * holds. Returns false with nothing changed for anything else: the
- * caller then decodes it and hands it to dt_req_send or dt_request, which
- * check in their order and answer as they always did.
+ * holds. Returns false with nothing changed for anything else (but *m,
+ * which it keeps: struct dt_conn_memo): the caller then decodes it and
+ * hands it to dt_req_send or dt_request, which check in their order and
+ * answer as they always did.
  */
 static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const struct dt_bounds *b,
-                                const uint8_t *raw, uint64_t now)
+                                const uint8_t *raw, uint64_t now,
+                                struct dt_conn_memo *m)
 {
-    uint32_t w0 = ofl_load_be32(raw);
-    uint32_t len = ofl_load_be32(raw + DT_OFF_LEN);
-    uint64_t base = ofl_load_be64(raw + DT_OFF_BASE);
-    uint64_t id = ofl_load_be64(raw + DT_OFF_CONN);
+    uint32_t w0 = dt_ld32(raw);
+    uint32_t len = dt_ld32(raw + DT_OFF_LEN);
+    uint64_t base = dt_ld64(raw + DT_OFF_BASE);
+    uint64_t id = dt_ld64(raw + DT_OFF_CONN);
     struct ofl_dt_conn *c;
+    struct ofl_dt_xfer *x;
 
     if ((w0 & ~DT_SEND_FLAGS_W0) != DT_SEND_W0 ||
-        ofl_load_be32(raw + DT_OFF_AUX) != 0 || len == 0 ||
-        base > OFL_U64_MAX - ((uint64_t)len - 1) ||
-        dt->xfer_count == dt->mem.xfer_cap || len > dt->mem.tx_size ||
-        !dt_host_ok_in(b, base, len))
+        dt_ld32(raw + DT_OFF_AUX) != 0 || len == 0 ||
+        dt->xfer_count == dt->mem.xfer_cap)
         return false;
-    c = dt_conn_find(dt, id);
-    if (c == NULL || (c->state != OFL_DT_CONN_ESTABLISHED &&
-                      c->state != OFL_DT_CONN_LISTENING))
-        return false;
+    if (!OFL_FAST_PATH || base != m->base || len != m->len) {
+        if (base > OFL_U64_MAX - ((uint64_t)len - 1) ||
+            len > dt->mem.tx_size || !dt_host_ok_in(b, base, len))
+            return false;
+        m->base = base;
+        m->len = len;
+    }
+    if (OFL_FAST_PATH && m->c != NULL && id == m->id) {
+        c = m->c; /* found, and in a state that sends (above) */
+    } else {
+        c = dt_conn_find(dt, id);
+        if (c == NULL || (c->state != OFL_DT_CONN_ESTABLISHED &&
+                          c->state != OFL_DT_CONN_LISTENING))
+            return false;
+        m->id = id;
+        m->c = c;
+    }
     /* The entry index: dt_conn_find took entry (uint32_t)id - 1. */
-    dt_xfer_add(dt, (uint32_t)id - 1, base, len, (uint8_t)(w0 >> 16), now)
-        ->tag = ofl_load_be32(raw + DT_OFF_TAG);
+    x = dt_xfer_add(dt, c, (uint32_t)id - 1, base, len, (uint8_t)(w0 >> 16));
+    x->tag = dt_ld32(raw + DT_OFF_TAG);
+    x->t_listed = now;
     return true;
 }
 
@@ -18314,17 +18424,25 @@ static OFL_NOINLINE uint32_t dt_input_run(struct ofl_dt *dt, uint8_t *stage,
                                           uint32_t n, uint64_t now)
 {
     struct dt_bounds b;
+    struct dt_conn_memo m;
     uint32_t c;
     uint8_t *raw;
 
+    m.id = 0;
+    m.base = 0;
+    m.c = NULL;
+    m.len = 0;
     dt_bounds_init(dt, &b);
     for (c = 0; c < n; c++) {
         raw = stage + (size_t)c * OFL_DT_DESC_SIZE;
         /* The hot path: a well-formed buffer send is listed at once. */
-        if (!dt_send_fast(dt, &b, raw, now) &&
-            (!(raw[0] & OFL_DT_OWNER) ||
-             dt_input_slow(dt, raw, now) == DT_WAIT))
-            break;
+        if (!dt_send_fast(dt, &b, raw, now, &m)) {
+            if (!(raw[0] & OFL_DT_OWNER) ||
+                dt_input_slow(dt, raw, now) == DT_WAIT)
+                break;
+            m.c = NULL; /* it may have changed any entry */
+            m.len = 0;
+        }
         raw[0] &= (uint8_t)~OFL_DT_OWNER; /* consumed */
     }
     return c;
@@ -19132,9 +19250,7 @@ static DT_HOT uint8_t dt_xfer_in(struct ofl_dt *dt, struct ofl_dt_conn *c,
 {
     if (slot >= 0) {
         dt_ring_put(ring, dt->mem.tx_size, c->tx_tail,
-                    dt_cache_data(dt, (uint32_t)slot) +
-                        (base - dt->mem.cache[slot].base),
-                    len);
+                    dt_cache_src(dt, (uint32_t)slot, base), len);
         dt->mem.cache[slot].stamp = ++dt->cache_stamp;
         dt->stats.dma_skipped++;
     } else if (dt_xfer_dma(dt, c, base, len) != OFL_OK) {
@@ -19230,6 +19346,81 @@ static OFL_NOINLINE uint32_t dt_xfer_keep(struct ofl_dt_xfer *e, uint32_t k,
     return k;
 }
 
+#if OFL_FAST_PATH
+/*
+ * The bulk run's straight line (a fast path; a size build, OFL_FAST_PATH
+ * 0, has the general loop alone, and tests/check_fastpath_dt.sh holds the
+ * two to the same answers). dt_bulk_run hands it a run of list entries
+ * from e[i] on, of connection entry c, when e[i]'s range is the one the
+ * send cache's slot covered at dt_bulk_run's last lookup (its memo: the
+ * cache has not changed since); it answers each entry the general loop
+ * would answer in the
+ * plainest way, and stops at the first it would not (as it would) or at
+ * n, returning the index of the entry it stopped at (each answer takes
+ * one of the room output slots known free). An entry taken here is of
+ * connection c in ESTABLISHED, not cancelled, without the modify bit,
+ * for e[i]'s range exactly (slot's copy), with no adjacent
+ * range after it (no merge: the general loop's first range test fails),
+ * while room (output slots known free) lasts, the stage has a slot and
+ * the ring has room: the general loop then copies from the cache, counts
+ * the cache hit, stamps the slot, and stages a buffer available answer of
+ * number 1. These do the same, with the counters kept in locals and
+ * written once (nothing in the run reads them in between: the stage is
+ * not flushed, the cache not searched), and the answers copied from one
+ * built once (they differ in their tags alone).
+ */
+static OFL_NOINLINE uint32_t dt_bulk_lane(struct ofl_dt *dt,
+                                          struct ofl_dt_conn *c, uint32_t i,
+                                          uint32_t n, uint32_t room,
+                                          uint32_t slot)
+{
+    const struct ofl_dt_xfer *e = dt->mem.xfer, *x;
+    struct ofl_dt_desc r;
+    uint8_t *ring = dt_tx_ring(dt, c), *out, tpl[OFL_DT_DESC_SIZE];
+    uint64_t base = e[i].base;
+    const uint8_t *src = dt_cache_src(dt, slot, base);
+    uint32_t len = e[i].len, ci = dt_conn_index(dt, c), size = dt->mem.tx_size;
+    uint32_t tail = c->tx_tail, space = size - (tail - c->tx_head);
+    uint32_t staged = dt->out_staged, from = i, k, last;
+
+    if (c->state != OFL_DT_CONN_ESTABLISHED)
+        return i;
+    /* Every answer is this one but for its tag: stored once here, copied
+     * into each slot, the tag stored over it. */
+    dt_rsp_init(&r, OFL_DT_RSP_BUF_AVAIL, OFL_DT_ST_OK, 0, dt_conn_id(dt, c));
+    r.base = base;
+    r.number = 1;
+    r.len = len;
+    dt_store(&r, tpl, OFL_DT_OWNER);
+    /* At most room answers, and as many as the stage holds. */
+    last = i + dt_min32(n - i, dt_min32(room, dt->mem.out_batch - staged));
+    out = dt->mem.out_stage + (size_t)staged * OFL_DT_DESC_SIZE;
+    for (x = &e[i]; i < last; i++, x++) {
+        if (x->conn != ci || x->cancel || (x->flags & OFL_DT_F_MODIFY) ||
+            x->base != base || x->len != len ||
+            (i + 1 < n && x[1].base - base == len) || space < len)
+            break;
+        dt_ring_put(ring, size, tail, src, len);
+        tail += len;
+        space -= len;
+        dt_copy(out, tpl, OFL_DT_DESC_SIZE);
+        ofl_store_be32(out + DT_OFF_TAG, x->tag);
+        out += OFL_DT_DESC_SIZE;
+    }
+    k = i - from;
+    if (k != 0) {
+        c->tx_tail = tail;
+        c->actions |= OFL_DT_ACT_TX;
+        c->xfer_n -= k;
+        dt->out_staged = staged + k;
+        dt->stats.dma_skipped += k;
+        dt->cache_stamp += k;
+        dt->mem.cache[slot].stamp = dt->cache_stamp;
+    }
+    return i;
+}
+#endif
+
 /*
  * Runs the list when its criterion holds: order, merge, transfer, answer.
  * A connection's requests for adjacent ranges merge into one transfer and
@@ -19250,6 +19441,14 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
     uint32_t room = 0; /* output slots known to be free; at most dt_out_free */
     int32_t slot;
     uint8_t status = OFL_DT_ST_OK, modify;
+#if OFL_FAST_PATH
+    /* The send cache memo (a fast path): the range [m_base, m_base +
+     * m_len) that slot hint covered at the last lookup (m_len 0 when
+     * none, or when the cache may have changed since); dt_bulk_lane
+     * answers the plain sends of it. */
+    uint64_t m_base = 0;
+    uint32_t m_len = 0;
+#endif
 
     if (n == 0 || !dt_bt_met(dt, now))
         return;
@@ -19266,6 +19465,15 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
             ring = dt_tx_ring(dt, c);
             id = dt_conn_id(dt, c);
         }
+#if OFL_FAST_PATH
+        if (x->base == m_base && x->len == m_len && room != 0) {
+            j = dt_bulk_lane(dt, c, i, n, room, hint);
+            if (j != i) {
+                room -= j - i; /* e[i .. j) answered */
+                continue;
+            }
+        }
+#endif
         if (c->state == OFL_DT_CONN_DRAINING || x->cancel) {
             /* Cancelled or closing: answered by dt_drain_run, never sent. */
             j = i + 1;
@@ -19302,6 +19510,9 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
             room = dt_out_free(dt);
         }
         if (c->state == OFL_DT_CONN_LISTENING) {
+#if OFL_FAST_PATH
+            m_len = 0; /* it may store a copy in the send cache */
+#endif
             if (dt_xfer_group(dt, c, x->base, total, modify == 0, &status) ==
                 DT_WAIT)
                 j = i; /* keep all its requests */
@@ -19313,8 +19524,16 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
             slot = modify == 0
                        ? dt_cache_lookup_hint(dt, hint, x->base, total)
                        : -1;
-            if (slot >= 0)
+#if OFL_FAST_PATH
+            m_len = 0; /* a DMA stores a copy: the cache changes */
+#endif
+            if (slot >= 0) {
                 hint = (uint32_t)slot;
+#if OFL_FAST_PATH
+                m_base = x->base;
+                m_len = total;
+#endif
+            }
             status = dt_xfer_in(dt, c, ring, x->base, total, slot);
         }
         if (j == i) {

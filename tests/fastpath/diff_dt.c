@@ -9,7 +9,9 @@
  * digests. The fast paths it holds to the general ones: the host range
  * test that skips the two table tests when both tables lie outside the
  * host range, the loop-free copy of 16 to 32 bytes into a transmit ring,
- * and the output reclaim through the output stage's free part.
+ * the output reclaim through the output stage's free part, and the memos
+ * of a run (the input run's connection and range, the bulk run's send
+ * cache slot).
  *
  * One run: tables of 16, 64 or 256 slots moved in batches of 1 to 64, the
  * host range either the rig's arena (the tables outside it) or the whole
@@ -17,7 +19,11 @@
  * few hundred turns: the host posts runs of buffer sends (lengths around
  * 16 and 32 and others, offsets that cross a transmit ring's end, ranges
  * into a table or out of the host range, unknown connections, the modify
- * and ASAP flags), the host changes the send buffer's bytes, the adapter
+ * and ASAP flags; runs of one buffer; rarely, a malformed send or a
+ * connection's terminate amid the sends; a posted slot changed past the
+ * post's checks), the host changes the send
+ * buffer's bytes, an answer's byte is changed before the host reads it
+ * (its decoder's fast and general paths), the adapter
  * polls, the host takes some of the answers or none (the output table
  * fills), the firmware transmits some of a ring, the adapter is asked its
  * output room. The digest takes in every return code, every field of
@@ -42,7 +48,7 @@ uint64_t FP_RUN(uint32_t seed);
 static uint64_t fp_desc(uint64_t h, const struct ofl_dt_desc *d,
                         uint64_t origin)
 {
-    h = fp_mix(h, d->base - origin);
+    h = fp_mix(h, d->base != 0 ? d->base - origin : 0); /* 0: refused */
     h = fp_mix(h, d->conn);
     h = fp_mix(h, (uint64_t)d->tag << 32 | d->len);
     h = fp_mix(h, d->aux);
@@ -68,7 +74,7 @@ uint64_t FP_RUN(uint32_t seed)
     uint32_t s = seed * 2654435761u + 1, slots, batch, nconn, turn, i, k, m,
              n, len, tag = 1;
     enum ofl_err e;
-    uint8_t *buf;
+    uint8_t *buf, ended = 0;
 
     slots = slots_of[fp_rnd(&s) % 3];
     batch = batch_of[fp_rnd(&s) % 6];
@@ -120,12 +126,64 @@ uint64_t FP_RUN(uint32_t seed)
                     req[i].conn ^= 1ull << 32; /* a stale generation */
                 else if (n < 6)
                     req[i].base += 16; /* adjacent ranges merge */
+                if (i != 0 && fp_rnd(&s) % 2 == 0) {
+                    /* a run of one buffer: the memos of the input run
+                     * and of the bulk run */
+                    req[i].base = req[i - 1].base;
+                    req[i].len = req[i - 1].len;
+                }
                 if (fp_rnd(&s) % 8 == 0)
                     req[i].flags |= OFL_DT_F_MODIFY;
                 if (fp_rnd(&s) % 16 == 0)
                     req[i].flags |= OFL_DT_F_ASAP;
+                if (fp_rnd(&s) % 64 == 0) {
+                    /* a malformed send: the post refuses the batch */
+                    n = fp_rnd(&s);
+                    if (n % 4 == 0)
+                        req[i].flags = (uint8_t)(n >> 8);
+                    else if (n % 4 == 1)
+                        req[i].status = (uint8_t)(n >> 8);
+                    else if (n % 4 == 2)
+                        req[i].number = (uint8_t)(n >> 8);
+                    else
+                        req[i].aux = n >> 8;
+                }
+                if (nconn > 1 && !ended && fp_rnd(&s) % 128 == 0) {
+                    /* a connection ends amid the run: its sends after
+                     * this one are refused (the input run's memo of it
+                     * must go) */
+                    memset(&req[i], 0, sizeof(req[i]));
+                    req[i].type = OFL_DT_REQ_TERMINATE;
+                    req[i].tag = tag++;
+                    req[i].conn = id[nconn - 1];
+                    ended = 1;
+                }
             }
-            h = fp_mix(h, ofl_dt_host_post_batch(&r->host, req, k));
+            e = ofl_dt_host_post_batch(&r->host, req, k);
+            h = fp_mix(h, e);
+            if (e == OFL_OK && fp_rnd(&s) % 4 == 0) {
+                /* a hostile host: a posted slot changed past the post's
+                 * checks (connection 0, length 0 at base 0, length 0, a
+                 * byte; not base, which the digest takes relative to
+                 * the rig) */
+                uint8_t *q = r->host.in +
+                             (size_t)((r->host.in_tail - 1 -
+                                       fp_rnd(&s) % k) &
+                                      (r->host.in_slots - 1)) *
+                                 OFL_DT_DESC_SIZE;
+
+                n = fp_rnd(&s) % 4;
+                if (n == 0)
+                    memset(q + 20, 0, 8);
+                else if (n == 1)
+                    memset(q + 8, 0, 12);
+                else if (n == 2)
+                    memset(q + 16, 0, 4);
+                else {
+                    n = 1 + fp_rnd(&s) % 23;
+                    q[n < 8 ? n : n + 8] = (uint8_t)fp_rnd(&s);
+                }
+            }
             break;
         case 3: /* the host changes the buffer (and may not say so) */
             n = fp_rnd(&s) % FP_BUF;
@@ -133,6 +191,26 @@ uint64_t FP_RUN(uint32_t seed)
             break;
         case 4:
         case 5: /* the host takes some answers */
+            if (fp_rnd(&s) % 4 == 0) {
+                /* a hostile answer: one byte of the next slot changed
+                 * (byte 0's owner bit kept), the host's decoder refuses
+                 * it or takes it as what it now says */
+                uint8_t *q = r->host.out +
+                             (size_t)(r->host.out_head &
+                                      (r->host.out_slots - 1)) *
+                                 OFL_DT_DESC_SIZE;
+
+                n = fp_rnd(&s) % OFL_DT_DESC_SIZE;
+                if (n >= 8 && n < 16)
+                    n += 8; /* not base: the digest takes it relative to
+                               the rig, which each build has apart */
+                m = fp_rnd(&s);
+                if (n == 0)
+                    q[0] = (uint8_t)((q[0] & OFL_DT_OWNER) |
+                                     (m & (uint8_t)~OFL_DT_OWNER));
+                else
+                    q[n] = (uint8_t)m;
+            }
             k = fp_rnd(&s) % 3 == 0 ? 64 : fp_rnd(&s) % 8;
             for (n = 0; n < k; n += m) {
                 e = ofl_dt_host_poll_batch(&r->host, rsp, k - n, &m);
