@@ -210,62 +210,35 @@ static inline OFL_MAYBE_UNUSED void ofl_fill(void *dst, uint8_t byte, size_t n)
  */
 #if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__) && \
     !defined(__clang__) && defined(__OPTIMIZE__)
+/* Words 0 .. n / 8 - 1 of d from s, or zero when s is NULL: one store per
+ * word, each folded away for a constant n (n a multiple of 8, at most
+ * 80; the callers check). */
+static OFL_ALWAYS_INLINE void ofl_words_fixed(ofl_word *d, const ofl_word *s,
+                                              size_t n)
+{
+    size_t k;
+
+#pragma GCC unroll 10
+    for (k = 0; k < 10; k++)
+        if (n > 8 * k)
+            d[k] = s != NULL ? s[k] : 0;
+}
+
 static OFL_ALWAYS_INLINE void ofl_copy_fixed(void *dst, const void *src,
                                              size_t n)
 {
-    const ofl_word *s = (const ofl_word *)src;
-    ofl_word *d = (ofl_word *)dst;
-
-    if (n % 8 != 0 || n > 80) {
+    if (n % 8 != 0 || n > 80)
         ofl_copy(dst, src, n);
-        return;
-    }
-    if (n > 0)
-        d[0] = s[0];
-    if (n > 8)
-        d[1] = s[1];
-    if (n > 16)
-        d[2] = s[2];
-    if (n > 24)
-        d[3] = s[3];
-    if (n > 32)
-        d[4] = s[4];
-    if (n > 40)
-        d[5] = s[5];
-    if (n > 48)
-        d[6] = s[6];
-    if (n > 56)
-        d[7] = s[7];
-    if (n > 64)
-        d[8] = s[8];
-    if (n > 72)
-        d[9] = s[9];
+    else
+        ofl_words_fixed((ofl_word *)dst, (const ofl_word *)src, n);
 }
 
 static OFL_ALWAYS_INLINE void ofl_zero_fixed(void *dst, size_t n)
 {
-    ofl_word *d = (ofl_word *)dst;
-
-    if (n % 8 != 0 || n > 64) {
+    if (n % 8 != 0 || n > 64)
         ofl_fill(dst, 0, n);
-        return;
-    }
-    if (n > 0)
-        d[0] = 0;
-    if (n > 8)
-        d[1] = 0;
-    if (n > 16)
-        d[2] = 0;
-    if (n > 24)
-        d[3] = 0;
-    if (n > 32)
-        d[4] = 0;
-    if (n > 40)
-        d[5] = 0;
-    if (n > 48)
-        d[6] = 0;
-    if (n > 56)
-        d[7] = 0;
+    else
+        ofl_words_fixed((ofl_word *)dst, NULL, n);
 }
 #else
 #define ofl_copy_fixed ofl_copy
