@@ -6522,9 +6522,12 @@ static OFL_HOT_INLINE enum ofl_err qp_wq_read(const struct ofl_qp *qp,
 
     if (wq->host)
         return ofl_port_dma_read(qp->attr.port, wq->ring_pa + at, dst, n);
-#if OFL_FAST_PATH && defined(__GNUC__)
+#if OFL_FAST_PATH && defined(__GNUC__) && defined(__OPTIMIZE__) && \
+    !defined(__FRAMAC__)
     /* Inlined with a constant n (the WQE header and segment reads of
-     * every message): straight-line word moves. */
+     * every message): straight-line word moves. Optimised builds only, as
+     * ofl_copy_fixed; not under Frama-C, whose machdep has no GCC
+     * builtins (make prove). */
     if (__builtin_constant_p(n)) {
         ofl_copy_fixed(dst, wq->ring + at, n);
         return OFL_OK;
