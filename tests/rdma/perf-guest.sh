@@ -191,10 +191,10 @@ pair_once() {
     cat /tmp/c.log /tmp/s.log | grep -aq 'Failed to disconnect' && disc=" disconnect-failed"
 }
 # OFL_PERF_TOOLS / OFL_PERF_SIZES (perf.sh): a subset, for a planted fault
-echo "ofl-perf: pairs $(( $(echo ${OFL_PERF_TOOLS:-ib_write_bw ib_read_bw ib_send_bw} | wc -w) * $(echo ${OFL_PERF_SIZES:-64 65536 1048576} | wc -w) * 4 + $(echo ${OFL_PERF_LAT-ib_send_lat ib_write_lat} | wc -w) * 4 ))"
-for t in ${OFL_PERF_TOOLS:-ib_write_bw ib_read_bw ib_send_bw}; do
+echo "ofl-perf: pairs $(( $(echo ${OFL_PERF_TOOLS-ib_write_bw ib_read_bw ib_send_bw} | wc -w) * $(echo ${OFL_PERF_SIZES:-64 65536 1048576} | wc -w) * 4 + $(echo ${OFL_PERF_LAT-ib_send_lat ib_write_lat} | wc -w) * 4 ))"
+for t in ${OFL_PERF_TOOLS-ib_write_bw ib_read_bw ib_send_bw}; do
     for s in ${OFL_PERF_SIZES:-64 65536 1048576}; do
-        n=200
+        n=${OFL_PERF_ITERS:-200}
         [ $s -eq 1048576 ] && n=20
         pair $t $s $n siw0 siw1
         pair $t $s $n ofl1 ofl0
@@ -203,10 +203,11 @@ for t in ${OFL_PERF_TOOLS:-ib_write_bw ib_read_bw ib_send_bw}; do
     done
 done
 for t in ${OFL_PERF_LAT-ib_send_lat ib_write_lat}; do
-    pair $t 64 200 siw0 siw1
-    pair $t 64 200 ofl1 ofl0
-    pair $t 64 200 siw0 ofl0
-    pair $t 64 200 ofl0 siw0
+    n=${OFL_PERF_ITERS:-200}
+    pair $t 64 $n siw0 siw1
+    pair $t 64 $n ofl1 ofl0
+    pair $t 64 $n siw0 ofl0
+    pair $t 64 $n ofl0 siw0
 done
 unlink_all
 dmesg | grep -aE 'WARNING|BUG|Oops|leak' | sed 's/^/ofl-perf: dmesg| /'

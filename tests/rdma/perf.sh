@@ -23,12 +23,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 rig_args "$@"
 # OFL_PERF_FAULT=crc-fault: the planted fault (the device's CRC the
 # opposite of the agreed one); OFL_PERF_TOOLS, OFL_PERF_SIZES and
-# OFL_PERF_LAT name a subset of the pairs (see perf-guest.sh)
+# OFL_PERF_LAT name a subset of the pairs (see perf-guest.sh; an empty
+# OFL_PERF_TOOLS or OFL_PERF_LAT runs none of them); OFL_PERF_ITERS the
+# iterations of each pair but the 1 MiB ones (default 200)
 {
     echo "OFL_PERF_FAULT='${OFL_PERF_FAULT:-}'"
     [ -z "${OFL_PERF_TOOLS+x}" ] || echo "OFL_PERF_TOOLS='$OFL_PERF_TOOLS'"
     [ -z "${OFL_PERF_SIZES+x}" ] || echo "OFL_PERF_SIZES='$OFL_PERF_SIZES'"
     [ -z "${OFL_PERF_LAT+x}" ] || echo "OFL_PERF_LAT='$OFL_PERF_LAT'"
+    [ -z "${OFL_PERF_ITERS+x}" ] || echo "OFL_PERF_ITERS='$OFL_PERF_ITERS'"
     cat "$here/perf-guest.sh"
 } >"$out/perf-case.sh"
 log=$out/perf.log
