@@ -271,6 +271,7 @@ case " $CASES " in *" all "* | *" many-256 "*)
     # siw's wildcard listener and ofl1's on 10.0.4.1 cannot share the port
     # (see tests/rdma/perf-guest.sh): siw0 is away for this case
     $RDMA link delete siw0
+    t0=$(date +%s)
     timeout 300 ib_send_bw -R -d ofl1 -q 256 -s 4096 -n 50 -F -p 7950 >/tmp/many.srv 2>&1 &
     sp=$!
     wait_listening 7950
@@ -280,7 +281,7 @@ case " $CASES " in *" all "* | *" many-256 "*)
     src=$?
     it_c=$(grep -acE '^ *4096 +12800 ' /tmp/many.cli)
     it_s=$(grep -acE '^ *4096 +12800 ' /tmp/many.srv)
-    d="many-256: ib_send_bw -R -q 256, 4 KiB x 50 per QP, ofl0 -> ofl1 (client rc $crc, server rc $src, 12800 iterations reported: client $it_c, server $it_s)"
+    d="many-256: ib_send_bw -R -q 256, 4 KiB x 50 per QP, ofl0 -> ofl1 (client rc $crc, server rc $src, 12800 iterations reported: client $it_c, server $it_s; $(( $(date +%s) - t0 )) s)"
     if [ $crc -eq 0 ] && [ $src -eq 0 ] && [ "$it_c" = 1 ] && [ "$it_s" = 1 ]; then ok "$d"; else bad "$d"; tail -5 /tmp/many.cli | sed 's/^/ofl-dev:      c| /'; fi
     siw_up >/dev/null
     ;;

@@ -3,7 +3,7 @@
 # in /guest/extra, dummy.ko in /guest): a hostile peer against the offload
 # device (issue 29 item 4). rping -s listens on ofl0 (10.0.3.1); a raw TCP
 # client in python (/tmp/peer.py) does the MPA exchange (revision 1, no
-# CRC, no markers) and then sends one FPDU: a well-formed Send of rping's
+# markers, CRC only in the crc-* cases) and then sends one FPDU: a well-formed Send of rping's
 # buffer advertisement (the control: the device must answer with rping's
 # RDMA Read Request, not a Terminate), or the same Send malformed one way.
 # The device must answer with a Terminate carrying the exact RFC 5040
@@ -22,8 +22,10 @@ import socket, struct, sys
 # argv: port, case
 port, case = int(sys.argv[1]), sys.argv[2]
 s = socket.create_connection(("10.0.3.1", port), timeout=10)
-# MPA Request, revision 1, no markers, no CRC, no private data (RFC 5044 7.1)
-s.sendall(b"MPA ID Req Frame" + bytes([0, 1]) + struct.pack(">H", 0))
+# MPA Request, revision 1, no markers, no private data (RFC 5044 7.1);
+# the crc-* cases ask for CRC (the C bit), the others do not
+crc = case.startswith("crc-")
+s.sendall(b"MPA ID Req Frame" + bytes([0x40 if crc else 0, 1]) + struct.pack(">H", 0))
 def recvn(n):
     b = b""
     while len(b) < n:
@@ -33,7 +35,8 @@ def recvn(n):
         b += c
     return b
 rep = recvn(20)
-if rep[:16] != b"MPA ID Rep Frame" or rep[16] & 0x20:
+# a Reply that accepts (no R bit) and, when asked, uses CRC (C bit)
+if rep[:16] != b"MPA ID Rep Frame" or rep[16] & 0x20 or bool(rep[16] & 0x40) != crc:
     print("peer: bad MPA reply", rep.hex()); sys.exit(2)
 recvn(struct.unpack(">H", rep[18:20])[0])
 # an untagged Send (RFC 5041 4.3, RFC 5040 4.3): DDP control T=0 L=1 DV=1,
@@ -47,14 +50,39 @@ if case == "msn-no-buffer": msn = 7
 payload = struct.pack(">QII", 0x10000, 0x1234, 64)
 ulpdu = bytes([ddp, rdmap]) + struct.pack(">IIII", 0, qn, msn, 0) + payload
 fpdu = struct.pack(">H", len(ulpdu)) + ulpdu
-fpdu += b"\0" * (-len(fpdu) % 4) + b"\0" * 4   # pad, CRC field (CRC off)
+fpdu += b"\0" * (-len(fpdu) % 4)   # pad
+def crc32c(data):
+    # CRC32c (Castagnoli, reflected 0x82F63B78), as RFC 5044 specifies
+    c = 0xFFFFFFFF
+    for b in data:
+        c ^= b
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+    return c ^ 0xFFFFFFFF
+# the CRC field: zero with CRC off; with CRC on the CRC32c of the FPDU
+# before it, least significant byte first (as the library and siw send
+# it); crc-bad flips one bit of it
+field = crc32c(fpdu) if crc else 0
+if case == "crc-bad": field ^= 1
+fpdu += struct.pack("<I", field)
 s.sendall(fpdu)
 try:
     hdr = recvn(22)
 except Exception as e:
     print("peer: no answer (%s)" % e); sys.exit(3)
 op = hdr[3] & 0x0F
-print("peer: answer rdmap opcode %d layer %d etype %d code %d" % (op, hdr[20] >> 4, hdr[20] & 0xF, hdr[21]))
+sum_ = ""
+if crc:
+    # the whole answer FPDU: its CRC must be right too
+    n = 2 + struct.unpack(">H", hdr[:2])[0]
+    n += -n % 4
+    rest = recvn(n + 4 - 22)
+    whole = hdr + rest
+    good = crc32c(whole[:n]) == struct.unpack("<I", whole[n:n + 4])[0]
+    sum_ = "; its crc %s" % ("good" if good else "BAD")
+# a Terminate's cause (RFC 5040 4.8): layer, error type, error code
+what = " layer %d etype %d code %d" % (hdr[20] >> 4, hdr[20] & 0xF, hdr[21]) if op == 7 else " (not a Terminate)"
+print("peer: answer rdmap opcode %d%s%s" % (op, what, sum_))
 PY
 port=7700
 # hcase NAME EXPECT (an answer line to match)
@@ -79,13 +107,18 @@ hcase() {
 }
 # the control: a well-formed Send; rping's server reads the advertisement
 # and issues its RDMA Read Request (opcode 1) to the peer
-hcase control "rdmap opcode 1 "
+hcase control "rdmap opcode 1 (not a Terminate)"
 # RFC 5040 7.1: DDP untagged (layer 1, type 2) codes 6 (version), 1 (QN),
 # 2 (MSN, no buffer); RDMAP (layer 0) remote operation (type 2) code 5
 hcase ddp-version "opcode 7 layer 1 etype 2 code 6"
 hcase queue-number "opcode 7 layer 1 etype 2 code 1"
 hcase msn-no-buffer "opcode 7 layer 1 etype 2 code 2"
 hcase rdmap-version "opcode 7 layer 0 etype 2 code 5"
+# with CRC agreed: the same Send with its CRC right is read (the control),
+# with one bit of it wrong is refused: RFC 5044 8, LLP (layer 2) MPA error
+# (type 0) code 2, CRC error; the answer's own CRC is checked in both
+hcase crc-control "rdmap opcode 1 (not a Terminate); its crc good"
+hcase crc-bad "opcode 7 layer 2 etype 0 code 2; its crc good"
 $RDMA link delete ofl0 && rmmod ofl_iw && ok "rdma link delete ofl0, rmmod ofl_iw" || bad "rdma link delete ofl0, rmmod ofl_iw"
 if dmesg | grep -aqE 'WARNING|BUG|Oops|leak'; then
     bad "dmesg has a WARNING, BUG, Oops or leak"
