@@ -3237,7 +3237,7 @@ tpt_remote_hot(const struct ofl_tpt *tpt, const struct ofl_tpt_remote *a)
     e = &tpt->entry[index];
     if (e->key != ofl_stag_key(a->stag) || e->pd != a->pd ||        /* a, c */
         a->to < e->va || end - e->va > e->len ||                 /* e */
-        (a->need & ~(e->access & OFL_TPT_ACCESS_REMOTE)) != 0)   /* f */
+        (uint8_t)(a->need & ~(e->access & OFL_TPT_ACCESS_REMOTE)) != 0) /* f */
         return NULL;
     if (tpt_type_state(e) == TPT_TS(OFL_TPT_WINDOW, OFL_TPT_VALID)) {
         if ((e->flags & (OFL_TPT_F_ZERO_BASED | OFL_TPT_F_TYPE2)) != 0 &&
