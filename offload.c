@@ -3196,60 +3196,91 @@ tpt_check_translate_precise(const struct ofl_tpt *tpt,
 
 #if defined(TPT_HOT_WORD)
 /*
- * The remote fast path of a speed build: a conjunction of every condition
- * of FIG. 18A a-f for the common case (a live type 1 or type 2 window, or
- * a region under the standard policy, neither zero-based, over a region
- * with a direct ATT). Returns the region to translate through and sets
- * *off to the access's offset in it, or returns NULL when the precise path
- * must decide (anything else, including every failure). It accepts only
- * what tpt_check_remote grants, reading the same fields (no copy of them
- * kept elsewhere, so no registration can leave it stale): need not empty
- * and within the entry's remote rights in one test; type and state in one
- * 16-bit compare (tpt_type_state); the range as no carry of to + len (a TO
- * wrap, or a last byte at 2^64 - 1, goes to the precise path), to >= va
- * and to + len - va <= len, which also rules out the wrap the precise path
- * tests first. tests/check_fastpath_tpt.sh holds it to the precise path's
- * answers. Inlined into its callers.
+ * FIG. 18A a-f in a speed build's remote fast paths, in one form that all
+ * of them inline: ofl_tpt_check_translate, and through tpt_remote_fast
+ * ofl_tpt_check_translate_access and the qp engine's tagged segments. One
+ * conjunction of every condition for the common case (a live type 1 or
+ * type 2 window, or a region under the standard policy, neither
+ * zero-based, over a region with a direct ATT). Returns the region to
+ * translate through, or NULL when the precise path must decide (anything
+ * else, every failure included; the precise path names the reason). It
+ * accepts only what tpt_check_remote grants, reading the same fields (no
+ * copy of them kept elsewhere, so no registration can leave it stale).
+ * Cheaper forms of the same tests: the range as no carry of to + len (a
+ * TO wrap, RFC 5040 §7.2, or a last byte at 2^64 - 1 goes to the precise
+ * path), to >= va and to + len - va <= len, which also rules out the wrap
+ * the precise path tests first; need not empty and within the entry's
+ * remote rights in one test (f); type and state in one 16-bit compare
+ * (tpt_type_state); the window's zero-based and type 2 flags in one test;
+ * the window's region's type, state, zero-based flag and ATT kind in one
+ * (tpt_region_direct). It does not look at the SGL.
+ * tests/check_fastpath_tpt.sh holds it to the precise path's answers.
+ *
+ * The form and the order of the tests are the ones measured cheapest for
+ * both bench_tpt.c (a window) and the qp engine's tagged Writes (a region)
+ * with gcc and clang (make bench-count): the access as one struct (taken
+ * apart again once inlined), a pointer or NULL (a bool and an
+ * out-parameter cost gcc 5 instructions per tagged Write), and a region
+ * target's tests one by one (tpt_region_direct there cost clang 2 to 3
+ * per Write, by register pressure in qp_place_tagged).
+ */
+static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
+tpt_remote_hot(const struct ofl_tpt *tpt, const struct ofl_tpt_remote *a)
+{
+    const struct ofl_tpt_entry *e, *r;
+    uint32_t index = ofl_stag_index(a->stag), ri;
+    uint64_t end;
+
+    if (tpt == NULL || index - 1u >= tpt->capacity - 1u || a->need == 0 ||
+        __builtin_add_overflow(a->to, a->len, &end))
+        return NULL;
+    e = &tpt->entry[index];
+    if (e->key != ofl_stag_key(a->stag) || e->pd != a->pd ||        /* a, c */
+        a->to < e->va || end - e->va > e->len ||                 /* e */
+        (uint8_t)(a->need & ~(e->access & OFL_TPT_ACCESS_REMOTE)) != 0) /* f */
+        return NULL;
+    if (tpt_type_state(e) == TPT_TS(OFL_TPT_WINDOW, OFL_TPT_VALID)) {
+        if ((e->flags & (OFL_TPT_F_ZERO_BASED | OFL_TPT_F_TYPE2)) != 0 &&
+            ((e->flags & OFL_TPT_F_ZERO_BASED) != 0 || e->qp != a->qp))
+            return NULL;
+        ri = e->region;
+        if (ri - 1u >= tpt->capacity - 1u)
+            return NULL;
+        r = &tpt->entry[ri];
+        if (!tpt_region_direct(r) || r->gen != e->region_gen ||
+            r->pd != a->pd)
+            return NULL;
+    } else if (tpt_type_state(e) == TPT_TS(OFL_TPT_REGION, OFL_TPT_VALID) &&
+               (e->flags & OFL_TPT_F_ZERO_BASED) == 0 &&
+               tpt->policy == OFL_TPT_POLICY_STANDARD &&           /* b, d */
+               e->att_kind == OFL_TPT_ATT_DIRECT) {
+        r = e;
+    } else {
+        return NULL;
+    }
+    return r;
+}
+
+/*
+ * The remote fast path of a speed build as the engine's callers take it:
+ * tpt_remote_hot's check, then the SGL (not NULL, pieces to fill). Returns
+ * the region to translate through and sets *off to the access's offset in
+ * it, or returns NULL when the precise path must decide. Inlined into its
+ * callers.
  */
 static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
 tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                 uint32_t qp, uint64_t to, uint64_t len, uint8_t need,
                 const struct ofl_tpt_sgl *sgl, uint64_t *off)
 {
-    const struct ofl_tpt_entry *e, *r;
-    uint32_t index = ofl_stag_index(stag), ri;
-    uint64_t end;
+    const struct ofl_tpt_remote a = {.to = to, .len = len, .stag = stag,
+                                     .pd = pd, .qp = qp, .need = need};
+    const struct ofl_tpt_entry *r;
 
-    if (tpt == NULL || sgl == NULL || sgl->piece == NULL ||
-        index - 1u >= tpt->capacity - 1u || need == 0 ||
-        __builtin_add_overflow(to, len, &end))
+    if (sgl == NULL || sgl->piece == NULL)
         return NULL;
-    e = &tpt->entry[index];
-    /* need within the entry's remote rights: need is not empty, asks for
-     * no local right, and is granted (f), in one test */
-    if (to < e->va || end - e->va > e->len ||                 /* e */
-        e->key != ofl_stag_key(stag) || e->pd != pd ||        /* a, c */
-        (need & ~(e->access & OFL_TPT_ACCESS_REMOTE)) != 0 || /* f */
-        (e->flags & OFL_TPT_F_ZERO_BASED) != 0)
-        return NULL;
-    if (tpt_type_state(e) == TPT_TS(OFL_TPT_WINDOW, OFL_TPT_VALID)) {
-        if ((e->flags & OFL_TPT_F_TYPE2) != 0 && e->qp != qp)
-            return NULL;
-        ri = e->region;
-        if (ri - 1u >= tpt->capacity - 1u)
-            return NULL;
-        r = &tpt->entry[ri];
-        if (tpt_type_state(r) != TPT_TS(OFL_TPT_REGION, OFL_TPT_VALID) ||
-            r->gen != e->region_gen || r->pd != pd ||
-            (r->flags & OFL_TPT_F_ZERO_BASED) != 0)
-            return NULL;
-    } else if (tpt_type_state(e) == TPT_TS(OFL_TPT_REGION, OFL_TPT_VALID) &&
-               tpt->policy == OFL_TPT_POLICY_STANDARD) {       /* b, d */
-        r = e;
-    } else {
-        return NULL;
-    }
-    if (r->att_kind != OFL_TPT_ATT_DIRECT)
+    r = tpt_remote_hot(tpt, &a);
+    if (r == NULL)
         return NULL;
     *off = to - r->va;
     return r;
@@ -3385,57 +3416,24 @@ enum ofl_err ofl_tpt_check_translate(const struct ofl_tpt *tpt, uint32_t stag,
     return ofl_tpt_check_translate_access(tpt, &a, sgl);
 #elif defined(TPT_HOT_WORD)
     /*
-     * The speed build's fast path, written out here (issue 30: the
-     * instructions per call against bench_tpt.c's floor): one conjunction
-     * of every condition of FIG. 18A a-f for a live type 1 or type 2
-     * window, or a region under the standard policy, neither zero-based,
-     * over a region with a direct ATT; anything else, every failure
-     * included, takes the precise path, which names the reason (the
-     * conjunction only accepts what tpt_check_remote grants, reading the
-     * same fields). Cheaper forms of the same tests: the range as no
-     * carry of to + len (a TO wrap, RFC 5040 §7.2, or a last byte at
-     * 2^64 - 1 goes to the precise path), to >= va and to + len - va <=
-     * len; need not empty and within the entry's remote rights in one
-     * test (f); type and state in one 16-bit compare; the window's
-     * zero-based and type 2 flags in one test; the region's type, state,
-     * zero-based flag and ATT kind in one (tpt_region_direct). The SGL is
-     * looked at last, so it is not held through the checks. Then the
-     * direct translation's one- and two-page straight line: a page word w
-     * is usable when w - PRESENT has no bit under the page mask (present,
-     * reserved bits clear, aligned), and w - PRESENT is then the page's
-     * address. tests/check_fastpath_tpt.sh holds all of it to the precise
-     * path's answers.
+     * The speed build's fast path (issue 30: the instructions per call
+     * against bench_tpt.c's floor): tpt_remote_hot's check of FIG. 18A
+     * a-f, the SGL, then the direct translation's one- and two-page
+     * straight line, written out here: a page word w is usable when w -
+     * PRESENT has no bit under the page mask (present, reserved bits
+     * clear, aligned), and w - PRESENT is then the page's address.
+     * Anything else, every failure included, takes the precise path.
+     * tests/check_fastpath_tpt.sh holds all of it to the precise path's
+     * answers.
      */
-    const struct ofl_tpt_entry *e, *r;
+    const struct ofl_tpt_remote a = {.to = to, .len = len, .stag = stag,
+                                     .pd = pd, .qp = qp, .need = need};
+    const struct ofl_tpt_entry *r = tpt_remote_hot(tpt, &a);
     const uint64_t *att;
-    uint32_t index = ofl_stag_index(stag), ri, shift;
-    uint64_t end, pos, pmask, in, first;
+    uint32_t shift;
+    uint64_t pos, pmask, in, first;
 
-    if (tpt == NULL || index == 0 || index >= tpt->capacity)
-        goto slow;
-    e = &tpt->entry[index];
-    if (e->key != ofl_stag_key(stag) || e->pd != pd ||          /* a, c */
-        __builtin_add_overflow(to, len, &end) || to < e->va ||  /* e */
-        end - e->va > e->len || need == 0 ||
-        (need & ~(e->access & OFL_TPT_ACCESS_REMOTE)) != 0)     /* f */
-        goto slow;
-    if (tpt_type_state(e) == TPT_TS(OFL_TPT_WINDOW, OFL_TPT_VALID)) {
-        if ((e->flags & (OFL_TPT_F_ZERO_BASED | OFL_TPT_F_TYPE2)) != 0 &&
-            ((e->flags & OFL_TPT_F_ZERO_BASED) != 0 || e->qp != qp))
-            goto slow;
-        ri = e->region;
-        if (ri == 0 || ri >= tpt->capacity)
-            goto slow;
-        r = &tpt->entry[ri];
-        if (!tpt_region_direct(r) || r->gen != e->region_gen || r->pd != pd)
-            goto slow;
-    } else if (tpt_region_direct(e) &&
-               tpt->policy == OFL_TPT_POLICY_STANDARD) {       /* b, d */
-        r = e;
-    } else {
-        goto slow;
-    }
-    if (sgl == NULL || sgl->piece == NULL)
+    if (r == NULL || sgl == NULL || sgl->piece == NULL)
         goto slow;
     att = tpt->att + r->att_base;
     shift = r->page_shift;
