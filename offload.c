@@ -6539,9 +6539,10 @@ static OFL_HOT_INLINE enum ofl_err qp_wq_read(const struct ofl_qp *qp,
 
 /* Decodes the n data segments of WQE idx of wq into the queue's segment
  * array, checking that the total stays below 2^31 (*total). */
-static enum ofl_err qp_sge_fetch(const struct ofl_qp *qp,
-                                 const struct ofl_qp_wq *wq, uint32_t idx,
-                                 uint32_t n, uint32_t *total)
+static OFL_HOT_INLINE enum ofl_err qp_sge_fetch(const struct ofl_qp *qp,
+                                                const struct ofl_qp_wq *wq,
+                                                uint32_t idx, uint32_t n,
+                                                uint32_t *total)
 {
     const bool send = wq == &qp->sq;
     const uint32_t base = send ? OFL_QP_SQ_HDR : OFL_QP_RQ_HDR;
@@ -6575,6 +6576,15 @@ static OFL_HOT_INLINE enum ofl_err qp_op_check(const struct ofl_qp *qp,
 {
     bool iscsi = qp->attr.service == OFL_QP_SVC_ISCSI;
 
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+    /* An iWARP QP and an opcode from Send to Bind (the verbs every
+     * message posts and fetches): neither a datagram rule nor the
+     * opcode switch below refuses it, so straight to the flags. */
+    if (qp->attr.service == OFL_QP_SVC_IWARP &&
+        opcode - (uint32_t)OFL_QP_OP_SEND <
+            (uint32_t)(OFL_QP_OP_BIND - OFL_QP_OP_SEND + 1))
+        goto flags;
+#endif
     if (qp_is_dg(qp) && !qp_dg_op(qp, opcode)) {
         switch (opcode) {
         case OFL_QP_OP_SEND_INV:
@@ -6621,6 +6631,9 @@ static OFL_HOT_INLINE enum ofl_err qp_op_check(const struct ofl_qp *qp,
     default:
         return OFL_E_QP_OPCODE;
     }
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+flags:
+#endif
     if ((flags & ~(uint32_t)QP_WR_FLAGS) != 0)
         return OFL_E_QP_WR;
     if (num_sge > qp->sq.max_sge)
@@ -6634,6 +6647,13 @@ static OFL_HOT_INLINE enum ofl_err qp_op_rules(uint32_t opcode,
                                                const struct ofl_qp_sge *sge,
                                                uint64_t to, uint32_t total)
 {
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+    /* Send, Send with Invalidate, Write, Write with Immediate: no rule
+     * here (the switch's default). */
+    if (opcode - (uint32_t)OFL_QP_OP_SEND <
+        (uint32_t)(OFL_QP_OP_READ - OFL_QP_OP_SEND))
+        return OFL_OK;
+#endif
     switch (opcode) {
     case OFL_QP_OP_READ:
         if (num_sge > 1)
