@@ -6710,7 +6710,8 @@ static void qp_put_sges(uint8_t *p, const struct ofl_qp_sge *sge, uint32_t n)
 }
 
 /* Writes the opcode-specific words of a send WQE. */
-static void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr, uint32_t id)
+static OFL_HOT_INLINE void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr,
+                                       uint32_t id)
 {
     uint8_t *x = w + QPW_EXT;
     uint64_t to = wr->remote_to;
@@ -6783,6 +6784,7 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     uint8_t *w;
     uint64_t sum = 0;
     uint32_t i, id;
+    bool dg;
     enum ofl_err err;
 
     if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
@@ -6796,9 +6798,11 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
         sum += wr->sge[i].len;
     if (sum >= QP_MSG_MAX)
         return OFL_E_QP_WR;
+    /* Decided once: the WQE's byte stores below may alias the QP. */
+    dg = qp_dg_op(qp, wr->opcode);
     err = qp_op_rules(wr->opcode, wr->num_sge, wr->sge, wr->remote_to,
                       (uint32_t)sum);
-    if (err == OFL_OK && qp_dg_op(qp, wr->opcode))
+    if (err == OFL_OK && dg)
         err = qp_dg_rules(qp, qp_dg_need(wr->opcode, (uint32_t)sum),
                           wr->dest.ee);
     if (err != OFL_OK)
@@ -6816,7 +6820,7 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     ofl_store_le32(w + QPW_STAG, wr->stag);
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, id);
-    if (qp_dg_op(qp, wr->opcode)) {
+    if (dg) {
         const uint32_t at = qp_dg_at(wr->opcode);
 
         ofl_store_le32(w + QPW_DG_ADDR + at, wr->dest.addr);
@@ -6855,8 +6859,8 @@ enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
         return OFL_E_QP_RQ_FULL;
     w = qp->rq.ring + (qp->rq.pi & (qp->rq.depth - 1u)) * qp->rq.stride;
     ofl_store_le64(w + QPR_WRID, wr->wr_id);
-    ofl_fill(w + QPR_NSGE, 0, 8);
-    w[QPR_NSGE] = (uint8_t)wr->num_sge;
+    /* num_sge, then its 7 reserved bytes 0: one little-endian word. */
+    ofl_store_le64(w + QPR_NSGE, (uint8_t)wr->num_sge);
     qp_put_sges(w + OFL_QP_RQ_HDR, wr->sge, wr->num_sge);
     qp_publish(qp, &qp->rq);
     return OFL_OK;
@@ -8667,13 +8671,15 @@ static OFL_NOINLINE enum ofl_err qp_irq_step(struct ofl_qp *qp)
 /* Raises the SQ-drained event and the graceful close when due. */
 static void qp_sq_idle_checks(struct ofl_qp *qp)
 {
-    bool idle = !qp->cur.active && qp->ord_count == 0 &&
-                qp->sq.cc == qp->sq.ci;
+    bool idle, drained;
+
+    if (qp->state != OFL_QP_SQD && qp->state != OFL_QP_CLOSING)
+        return; /* neither event is due in another state */
+    idle = !qp->cur.active && qp->ord_count == 0 && qp->sq.cc == qp->sq.ci;
     /* SQD: drained also with a WQE held that has not begun (it does not
      * start in SQD) once every WQE before it completed. */
-    bool drained = idle || (qp_cur_held(qp) && qp->ord_count == 0 &&
-                            qp->sq.cc == qp->cur.idx);
-
+    drained = idle || (qp_cur_held(qp) && qp->ord_count == 0 &&
+                       qp->sq.cc == qp->cur.idx);
     if (qp->state == OFL_QP_SQD && drained && !qp->drained_sent) {
         qp->drained_sent = 1;
         qp_raise(qp, OFL_QP_EVT_SQ_DRAINED);
