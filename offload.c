@@ -6304,7 +6304,8 @@ uint32_t ofl_cq_count(const struct ofl_cq *cq)
 
 /* The next CQE slot of cq, or NULL when the CQ is full (overrun: the CQE
  * is lost, the CQ and the QP say so). */
-static struct ofl_cqe *qp_cqe(struct ofl_qp *qp, struct ofl_cq *cq)
+static OFL_HOT_INLINE struct ofl_cqe *qp_cqe(struct ofl_qp *qp,
+                                               struct ofl_cq *cq)
 {
     struct ofl_cqe *e;
 
