@@ -6916,8 +6916,10 @@ uint32_t ofl_qp_rq_outstanding(const struct ofl_qp *qp)
 
 /* ---- completions and flushing -------------------------------------------- */
 
-/* Emits the completions that became due, in posting order (FIG. 4). */
-static void qp_sq_complete(struct ofl_qp *qp)
+/* Emits the completions that became due, in posting order (FIG. 4).
+ * Inlined into ofl_qp_process (once per call) with the fast paths; the
+ * other callers call qp_sq_complete, its one copy otherwise. */
+static OFL_HOT_INLINE void qp_sq_complete_hot(struct ofl_qp *qp)
 {
     struct ofl_qp_wq *sq = &qp->sq;
 
@@ -6945,6 +6947,15 @@ static void qp_sq_complete(struct ofl_qp *qp)
         sq->cc++;
     }
 }
+
+#if OFL_FAST_PATH
+static OFL_NOINLINE void qp_sq_complete(struct ofl_qp *qp)
+{
+    qp_sq_complete_hot(qp);
+}
+#else
+#define qp_sq_complete qp_sq_complete_hot
+#endif
 
 /* Marks tracked WQE idx done with status. */
 static void qp_swqe_done(struct ofl_qp *qp, uint32_t idx, uint8_t status)
@@ -8778,7 +8789,7 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
             break;
     }
     if (qp->state != OFL_QP_ERROR) {
-        qp_sq_complete(qp);
+        qp_sq_complete_hot(qp);
         qp_sq_idle_checks(qp);
     }
     if (qp->fault.where != OFL_QP_FAULT_NONE)
