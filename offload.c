@@ -6984,8 +6984,9 @@ static void qp_sq_flush_one(struct ofl_qp *qp)
 
 /* Completes receive WQE idx (the next one) with status; the rest of the
  * CQE is the caller's. Returns the CQE or NULL (overrun). */
-static struct ofl_cqe *qp_rq_complete(struct ofl_qp *qp, uint64_t wr_id,
-                                      uint8_t opcode, uint8_t status)
+static OFL_HOT_INLINE struct ofl_cqe *
+qp_rq_complete(struct ofl_qp *qp, uint64_t wr_id, uint8_t opcode,
+               uint8_t status)
 {
     struct ofl_cqe *e = qp_cqe(qp, qp->attr.recv_cq);
 
