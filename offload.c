@@ -8992,7 +8992,8 @@ static void qp_rcur_fail(struct ofl_qp *qp, uint8_t status)
  * segments for local write (FIG. 15: "RQ WRs require local write access").
  * On failure *status is the completion status for it.
  */
-static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
+static OFL_HOT_INLINE enum ofl_err qp_rq_fetch_hot(struct ofl_qp *qp,
+                                                   uint8_t *status)
 {
     uint8_t b[OFL_QP_RQ_HDR];
     uint32_t i, total = 0;
@@ -9031,6 +9032,18 @@ static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
     return OFL_OK;
 }
 
+/* Inlined into qp_rx_new_message (every Send) with the fast paths; the
+ * other callers call qp_rq_fetch, its one copy otherwise. */
+#if OFL_FAST_PATH
+static OFL_NOINLINE enum ofl_err qp_rq_fetch(struct ofl_qp *qp,
+                                             uint8_t *status)
+{
+    return qp_rq_fetch_hot(qp, status);
+}
+#else
+#define qp_rq_fetch qp_rq_fetch_hot
+#endif
+
 /* A new message on queue 0 (Send or Immediate Data): MSN in order and a
  * receive WQE posted for it (RFC 5041 §7.2), then the WQE fetched. */
 static enum ofl_err qp_rx_new_message(struct ofl_qp *qp, const struct qp_rxd *d)
@@ -9045,7 +9058,7 @@ static enum ofl_err qp_rx_new_message(struct ofl_qp *qp, const struct qp_rxd *d)
     if (err != OFL_OK)
         return qp_fatal(qp, err, ofl_wire_term_cause(err, false), d->ulpdu,
                         d->len);
-    err = qp_rq_fetch(qp, &status);
+    err = qp_rq_fetch_hot(qp, &status);
     if (err != OFL_OK) {
         qp_rcur_fail(qp, status);
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
