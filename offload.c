@@ -7529,7 +7529,8 @@ qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
  * bytes. A zero-length segment names no memory and its STag is not looked
  * at (as in verbs: Linux siw checks no key of a zero-length SGE, and rxe
  * reads none): gather and scatter pass over it. */
-static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
+static OFL_HOT_INLINE enum ofl_err qp_sges_check_hot(struct ofl_qp *qp,
+                                                     uint8_t need)
 {
     uint32_t i;
     enum ofl_err err;
@@ -7546,6 +7547,18 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
     }
     return OFL_OK;
 }
+
+/* Inlined into qp_run_message (every Send and Write) with the fast
+ * paths; the other callers call qp_sges_check, its one copy otherwise. */
+#if OFL_FAST_PATH
+static OFL_NOINLINE enum ofl_err qp_sges_check(struct ofl_qp *qp,
+                                               uint8_t need)
+{
+    return qp_sges_check_hot(qp, need);
+}
+#else
+#define qp_sges_check qp_sges_check_hot
+#endif
 
 /* ---- transmitting -------------------------------------------------------- */
 
@@ -8134,7 +8147,7 @@ qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
 
     *finished = false;
     if (!qp->cur.begun) {
-        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
+        err = qp_sges_check_hot(qp, OFL_TPT_LOCAL_READ);
         if (err != OFL_OK)
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
         err = qp_msg_begin(qp, opcode, tagged);
