@@ -6302,7 +6302,8 @@ uint32_t ofl_cq_count(const struct ofl_cq *cq)
 
 /* The next CQE slot of cq, or NULL when the CQ is full (overrun: the CQE
  * is lost, the CQ and the QP say so). */
-static struct ofl_cqe *qp_cqe(struct ofl_qp *qp, struct ofl_cq *cq)
+static OFL_HOT_INLINE struct ofl_cqe *qp_cqe(struct ofl_qp *qp,
+                                               struct ofl_cq *cq)
 {
     struct ofl_cqe *e;
 
@@ -6323,8 +6324,12 @@ static struct ofl_cqe *qp_cqe(struct ofl_qp *qp, struct ofl_cq *cq)
     return e;
 }
 
-/* Publishes the CQE qp_cqe returned and raises the armed event. */
-static void qp_cqe_commit(struct ofl_cq *cq, const struct ofl_cqe *e)
+/* Publishes the CQE qp_cqe returned and raises the armed event. Inlined
+ * where every message completes (qp_sq_complete, qp_rx_send) with the
+ * fast paths; the other completions call qp_cqe_commit, its one copy
+ * otherwise, as a size build has it. */
+static OFL_HOT_INLINE void qp_cqe_commit_hot(struct ofl_cq *cq,
+                                             const struct ofl_cqe *e)
 {
     QP_BARRIER(cq->port, OFL_BARRIER_RELEASE);
     cq->pi++;
@@ -6336,6 +6341,16 @@ static void qp_cqe_commit(struct ofl_cq *cq, const struct ofl_cqe *e)
             (void)ofl_port_notify(cq->port, cq->vector);
     }
 }
+
+#if OFL_FAST_PATH
+static OFL_NOINLINE void qp_cqe_commit(struct ofl_cq *cq,
+                                       const struct ofl_cqe *e)
+{
+    qp_cqe_commit_hot(cq, e);
+}
+#else
+#define qp_cqe_commit qp_cqe_commit_hot
+#endif
 
 /* ---- creation ------------------------------------------------------------ */
 
@@ -6537,9 +6552,10 @@ static OFL_HOT_INLINE enum ofl_err qp_wq_read(const struct ofl_qp *qp,
 
 /* Decodes the n data segments of WQE idx of wq into the queue's segment
  * array, checking that the total stays below 2^31 (*total). */
-static enum ofl_err qp_sge_fetch(const struct ofl_qp *qp,
-                                 const struct ofl_qp_wq *wq, uint32_t idx,
-                                 uint32_t n, uint32_t *total)
+static OFL_HOT_INLINE enum ofl_err qp_sge_fetch(const struct ofl_qp *qp,
+                                                const struct ofl_qp_wq *wq,
+                                                uint32_t idx, uint32_t n,
+                                                uint32_t *total)
 {
     const bool send = wq == &qp->sq;
     const uint32_t base = send ? OFL_QP_SQ_HDR : OFL_QP_RQ_HDR;
@@ -6573,6 +6589,15 @@ static OFL_HOT_INLINE enum ofl_err qp_op_check(const struct ofl_qp *qp,
 {
     bool iscsi = qp->attr.service == OFL_QP_SVC_ISCSI;
 
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+    /* An iWARP QP and an opcode from Send to Bind (the verbs every
+     * message posts and fetches): neither a datagram rule nor the
+     * opcode switch below refuses it, so straight to the flags. */
+    if (qp->attr.service == OFL_QP_SVC_IWARP &&
+        opcode - (uint32_t)OFL_QP_OP_SEND <
+            (uint32_t)(OFL_QP_OP_BIND - OFL_QP_OP_SEND + 1))
+        goto flags;
+#endif
     if (qp_is_dg(qp) && !qp_dg_op(qp, opcode)) {
         switch (opcode) {
         case OFL_QP_OP_SEND_INV:
@@ -6619,6 +6644,9 @@ static OFL_HOT_INLINE enum ofl_err qp_op_check(const struct ofl_qp *qp,
     default:
         return OFL_E_QP_OPCODE;
     }
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+flags:
+#endif
     if ((flags & ~(uint32_t)QP_WR_FLAGS) != 0)
         return OFL_E_QP_WR;
     if (num_sge > qp->sq.max_sge)
@@ -6632,6 +6660,13 @@ static OFL_HOT_INLINE enum ofl_err qp_op_rules(uint32_t opcode,
                                                const struct ofl_qp_sge *sge,
                                                uint64_t to, uint32_t total)
 {
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+    /* Send, Send with Invalidate, Write, Write with Immediate: no rule
+     * here (the switch's default). */
+    if (opcode - (uint32_t)OFL_QP_OP_SEND <
+        (uint32_t)(OFL_QP_OP_READ - OFL_QP_OP_SEND))
+        return OFL_OK;
+#endif
     switch (opcode) {
     case OFL_QP_OP_READ:
         if (num_sge > 1)
@@ -6688,7 +6723,8 @@ static void qp_put_sges(uint8_t *p, const struct ofl_qp_sge *sge, uint32_t n)
 }
 
 /* Writes the opcode-specific words of a send WQE. */
-static void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr, uint32_t id)
+static OFL_HOT_INLINE void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr,
+                                       uint32_t id)
 {
     uint8_t *x = w + QPW_EXT;
     uint64_t to = wr->remote_to;
@@ -6761,6 +6797,7 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     uint8_t *w;
     uint64_t sum = 0;
     uint32_t i, id;
+    bool dg;
     enum ofl_err err;
 
     if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
@@ -6774,9 +6811,11 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
         sum += wr->sge[i].len;
     if (sum >= QP_MSG_MAX)
         return OFL_E_QP_WR;
+    /* Decided once: the WQE's byte stores below may alias the QP. */
+    dg = qp_dg_op(qp, wr->opcode);
     err = qp_op_rules(wr->opcode, wr->num_sge, wr->sge, wr->remote_to,
                       (uint32_t)sum);
-    if (err == OFL_OK && qp_dg_op(qp, wr->opcode))
+    if (err == OFL_OK && dg)
         err = qp_dg_rules(qp, qp_dg_need(wr->opcode, (uint32_t)sum),
                           wr->dest.ee);
     if (err != OFL_OK)
@@ -6794,7 +6833,7 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     ofl_store_le32(w + QPW_STAG, wr->stag);
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
     qp_put_send(w, wr, id);
-    if (qp_dg_op(qp, wr->opcode)) {
+    if (dg) {
         const uint32_t at = qp_dg_at(wr->opcode);
 
         ofl_store_le32(w + QPW_DG_ADDR + at, wr->dest.addr);
@@ -6833,8 +6872,8 @@ enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
         return OFL_E_QP_RQ_FULL;
     w = qp->rq.ring + (qp->rq.pi & (qp->rq.depth - 1u)) * qp->rq.stride;
     ofl_store_le64(w + QPR_WRID, wr->wr_id);
-    ofl_fill(w + QPR_NSGE, 0, 8);
-    w[QPR_NSGE] = (uint8_t)wr->num_sge;
+    /* num_sge, then its 7 reserved bytes 0: one little-endian word. */
+    ofl_store_le64(w + QPR_NSGE, (uint8_t)wr->num_sge);
     qp_put_sges(w + OFL_QP_RQ_HDR, wr->sge, wr->num_sge);
     qp_publish(qp, &qp->rq);
     return OFL_OK;
@@ -6875,8 +6914,10 @@ uint32_t ofl_qp_rq_outstanding(const struct ofl_qp *qp)
 
 /* ---- completions and flushing -------------------------------------------- */
 
-/* Emits the completions that became due, in posting order (FIG. 4). */
-static void qp_sq_complete(struct ofl_qp *qp)
+/* Emits the completions that became due, in posting order (FIG. 4).
+ * Inlined into ofl_qp_process (once per call) with the fast paths; the
+ * other callers call qp_sq_complete, its one copy otherwise. */
+static OFL_HOT_INLINE void qp_sq_complete_hot(struct ofl_qp *qp)
 {
     struct ofl_qp_wq *sq = &qp->sq;
 
@@ -6897,13 +6938,22 @@ static void qp_sq_complete(struct ofl_qp *qp)
                     t->opcode == OFL_QP_OP_FAST_REG ||
                     t->opcode == OFL_QP_OP_REG_SEND)
                     e->stag = t->stag;
-                qp_cqe_commit(qp->attr.send_cq, e);
+                qp_cqe_commit_hot(qp->attr.send_cq, e);
             }
         }
         t->state = QP_TRACK_IDLE;
         sq->cc++;
     }
 }
+
+#if OFL_FAST_PATH
+static OFL_NOINLINE void qp_sq_complete(struct ofl_qp *qp)
+{
+    qp_sq_complete_hot(qp);
+}
+#else
+#define qp_sq_complete qp_sq_complete_hot
+#endif
 
 /* Marks tracked WQE idx done with status. */
 static void qp_swqe_done(struct ofl_qp *qp, uint32_t idx, uint8_t status)
@@ -6932,8 +6982,9 @@ static void qp_sq_flush_one(struct ofl_qp *qp)
 
 /* Completes receive WQE idx (the next one) with status; the rest of the
  * CQE is the caller's. Returns the CQE or NULL (overrun). */
-static struct ofl_cqe *qp_rq_complete(struct ofl_qp *qp, uint64_t wr_id,
-                                      uint8_t opcode, uint8_t status)
+static OFL_HOT_INLINE struct ofl_cqe *
+qp_rq_complete(struct ofl_qp *qp, uint64_t wr_id, uint8_t opcode,
+               uint8_t status)
 {
     struct ofl_cqe *e = qp_cqe(qp, qp->attr.recv_cq);
 
@@ -7476,7 +7527,8 @@ qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
  * bytes. A zero-length segment names no memory and its STag is not looked
  * at (as in verbs: Linux siw checks no key of a zero-length SGE, and rxe
  * reads none): gather and scatter pass over it. */
-static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
+static OFL_HOT_INLINE enum ofl_err qp_sges_check_hot(struct ofl_qp *qp,
+                                                     uint8_t need)
 {
     uint32_t i;
     enum ofl_err err;
@@ -7493,6 +7545,18 @@ static enum ofl_err qp_sges_check(struct ofl_qp *qp, uint8_t need)
     }
     return OFL_OK;
 }
+
+/* Inlined into qp_run_message (every Send and Write) with the fast
+ * paths; the other callers call qp_sges_check, its one copy otherwise. */
+#if OFL_FAST_PATH
+static OFL_NOINLINE enum ofl_err qp_sges_check(struct ofl_qp *qp,
+                                               uint8_t need)
+{
+    return qp_sges_check_hot(qp, need);
+}
+#else
+#define qp_sges_check qp_sges_check_hot
+#endif
 
 /* ---- transmitting -------------------------------------------------------- */
 
@@ -8081,7 +8145,7 @@ qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
 
     *finished = false;
     if (!qp->cur.begun) {
-        err = qp_sges_check(qp, OFL_TPT_LOCAL_READ);
+        err = qp_sges_check_hot(qp, OFL_TPT_LOCAL_READ);
         if (err != OFL_OK)
             return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
         err = qp_msg_begin(qp, opcode, tagged);
@@ -8645,13 +8709,19 @@ static OFL_NOINLINE enum ofl_err qp_irq_step(struct ofl_qp *qp)
 /* Raises the SQ-drained event and the graceful close when due. */
 static void qp_sq_idle_checks(struct ofl_qp *qp)
 {
-    bool idle = !qp->cur.active && qp->ord_count == 0 &&
-                qp->sq.cc == qp->sq.ci;
+    bool idle, drained;
+
+#if OFL_FAST_PATH
+    /* Neither event is due in another state (RTS: every message). A size
+     * build asks the two conditions below alone, as it did. */
+    if (qp->state != OFL_QP_SQD && qp->state != OFL_QP_CLOSING)
+        return;
+#endif
+    idle = !qp->cur.active && qp->ord_count == 0 && qp->sq.cc == qp->sq.ci;
     /* SQD: drained also with a WQE held that has not begun (it does not
      * start in SQD) once every WQE before it completed. */
-    bool drained = idle || (qp_cur_held(qp) && qp->ord_count == 0 &&
-                            qp->sq.cc == qp->cur.idx);
-
+    drained = idle || (qp_cur_held(qp) && qp->ord_count == 0 &&
+                       qp->sq.cc == qp->cur.idx);
     if (qp->state == OFL_QP_SQD && drained && !qp->drained_sent) {
         qp->drained_sent = 1;
         qp_raise(qp, OFL_QP_EVT_SQ_DRAINED);
@@ -8731,7 +8801,7 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
             break;
     }
     if (qp->state != OFL_QP_ERROR) {
-        qp_sq_complete(qp);
+        qp_sq_complete_hot(qp);
         qp_sq_idle_checks(qp);
     }
     if (qp->fault.where != OFL_QP_FAULT_NONE)
@@ -8933,7 +9003,8 @@ static void qp_rcur_fail(struct ofl_qp *qp, uint8_t status)
  * segments for local write (FIG. 15: "RQ WRs require local write access").
  * On failure *status is the completion status for it.
  */
-static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
+static OFL_HOT_INLINE enum ofl_err qp_rq_fetch_hot(struct ofl_qp *qp,
+                                                   uint8_t *status)
 {
     uint8_t b[OFL_QP_RQ_HDR];
     uint32_t i, total = 0;
@@ -8972,6 +9043,18 @@ static enum ofl_err qp_rq_fetch(struct ofl_qp *qp, uint8_t *status)
     return OFL_OK;
 }
 
+/* Inlined into qp_rx_new_message (every Send) with the fast paths; the
+ * other callers call qp_rq_fetch, its one copy otherwise. */
+#if OFL_FAST_PATH
+static OFL_NOINLINE enum ofl_err qp_rq_fetch(struct ofl_qp *qp,
+                                             uint8_t *status)
+{
+    return qp_rq_fetch_hot(qp, status);
+}
+#else
+#define qp_rq_fetch qp_rq_fetch_hot
+#endif
+
 /* A new message on queue 0 (Send or Immediate Data): MSN in order and a
  * receive WQE posted for it (RFC 5041 §7.2), then the WQE fetched. */
 static enum ofl_err qp_rx_new_message(struct ofl_qp *qp, const struct qp_rxd *d)
@@ -8986,7 +9069,7 @@ static enum ofl_err qp_rx_new_message(struct ofl_qp *qp, const struct qp_rxd *d)
     if (err != OFL_OK)
         return qp_fatal(qp, err, ofl_wire_term_cause(err, false), d->ulpdu,
                         d->len);
-    err = qp_rq_fetch(qp, &status);
+    err = qp_rq_fetch_hot(qp, &status);
     if (err != OFL_OK) {
         qp_rcur_fail(qp, status);
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
@@ -9057,7 +9140,7 @@ static enum ofl_err qp_rx_send(struct ofl_qp *qp, const struct qp_rxd *d)
         e->byte_len = h->mo + n;
         e->flags = flags;
         e->stag = (flags & OFL_CQE_INV) ? h->inv_stag : 0;
-        qp_cqe_commit(qp->attr.recv_cq, e);
+        qp_cqe_commit_hot(qp->attr.recv_cq, e);
     }
     return OFL_OK;
 }

@@ -31,6 +31,10 @@
  * untagged data header's control bytes (versions, opcode, reserved bits
  * and length drawn near the edges): its result, cause and every byte of
  * the message it fills go into the digest.
+ *
+ * A fourth stream (s4) ends each run with work requests the rules refuse
+ * or pass, posted and written over in the send ring (fp_rules): the fast
+ * paths past the generic WR rules at post and at fetch time.
  */
 #include <stdint.h>
 #include <string.h>
@@ -249,13 +253,71 @@ static void fp_hostile(uint32_t *s, struct qr_side *x, uint32_t att0,
     }
 }
 
+/*
+ * Work requests the rules refuse or pass (a fourth stream of draws, so
+ * that the draws above stay as they were): every opcode from 0 to 20
+ * with flags and segment counts drawn near their edges (one flag bit too
+ * many, one segment too many, a Read of two segments, an atomic's
+ * segment of 8 bytes or not, a misaligned atomic TO), posted (the rules
+ * at post time: qp_op_check, qp_op_rules, and their fast paths); and,
+ * on a QP whose send ring is the engine's own, a posted Send whose
+ * opcode, flags and segment count are then written over in the ring
+ * before the engine fetches it (the same rules at fetch time). Each post's
+ * code, then what the engine made of it, go into the digest.
+ */
+static uint64_t fp_rules(uint64_t h, struct qr_rig *r, uint32_t *s,
+                         uint64_t *now, uint64_t ba, uint32_t la)
+{
+    struct ofl_qp *qp = &r->a.qp;
+    struct ofl_qp_sge sg[QR_SGE + 1];
+    struct ofl_qp_wr wr;
+    uint32_t i, j, k;
+
+    for (i = 0; i < 16; i++) {
+        k = fp_rnd(s);
+        memset(&wr, 0, sizeof(wr));
+        wr.wr_id = 300 + i;
+        wr.opcode = (uint8_t)(k % 21);
+        wr.flags = (uint8_t)((k >> 8) % 8 == 0 ? 0x08u | ((k >> 11) % 8)
+                                                : (k >> 11) % 8);
+        wr.num_sge = (k >> 14) % (QR_SGE + 2);
+        for (j = 0; j < wr.num_sge; j++) {
+            sg[j].addr = ba + 8u * j;
+            sg[j].len = (k >> 17) % 2 ? 8u : 16u;
+            sg[j].stag = la;
+        }
+        wr.sge = sg;
+        wr.remote_to = (k >> 18) % 2 ? 64u : 65u;
+        wr.imm = 3;
+        h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
+        k = fp_rnd(s);
+        if (k % 2 == 0 && !qp->sq.host) {
+            wr.opcode = OFL_QP_OP_SEND;
+            wr.flags = OFL_QP_WR_SIGNALED;
+            wr.num_sge = 0;
+            if (qr_post_send(&r->a, &wr) == OFL_OK) {
+                uint8_t *w = qp->sq.ring + ((qp->sq.pi - 1u) &
+                                            (qp->sq.depth - 1u)) *
+                                               qp->sq.stride;
+
+                w[OFL_SWQE_OPCODE] = (uint8_t)((k >> 1) % 21);
+                w[OFL_SWQE_FLAGS] = (uint8_t)((k >> 6) % 16);
+                w[OFL_SWQE_NUM_SGE] = (uint8_t)((k >> 10) % (QR_SGE + 2));
+            }
+        }
+        h = fp_mix(h, (uint64_t)qr_pump(r, (*now)++));
+        h = fp_mix(h, qp->state);
+    }
+    return h;
+}
+
 uint64_t FP_RUN(uint32_t seed)
 {
     static const uint32_t emss[] = {0, 128, 300, 1460, 9000};
     struct qr_opts o;
     struct qr_rig *r;
     uint32_t s = seed * 2654435761u + 0x1234567u, i, j, m;
-    uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u, s3;
+    uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u, s3, s4;
     uint32_t la, lb, atta, attb;
     uint64_t h = seed, ba, bb, sava[FP_PAGES + 1], savb[FP_PAGES + 1];
     uint8_t *pa, *pb, fa, fb;
@@ -423,6 +485,12 @@ uint64_t FP_RUN(uint32_t seed)
         h = fp_side(h, &r->a, pa);
         h = fp_side(h, &r->b, pb);
     }
+    s4 = seed * 0x27D4EB2Fu + 0x165667B1u;
+    if (s4 == 0)
+        s4 = 1;
+    h = fp_rules(h, r, &s4, &now, ba, la);
+    h = fp_side(h, &r->a, pa);
+    h = fp_side(h, &r->b, pb);
     qr_free(r);
     return h;
 }
