@@ -16566,21 +16566,24 @@ static DT_HOT enum ofl_err dt_host_decode(const uint8_t *in,
 #if defined(OFL_LE32) && OFL_FAST_PATH
     /* A fast path: bytes 0 .. 3 as one word, stored into type .. number
      * as one (the type put in place of byte 0); a buffer available with
-     * no flag, a status in range, aux zero, the connection set when it is
-     * OK and a range that does not wrap passes its rule (dt_rules) and
-     * returns at once. Anything else takes the checks in their order. */
+     * no flag and aux zero (tested in the slot: its zero is stored), a
+     * status in range, the connection set when it is OK and a range that
+     * does not wrap passes its rule (dt_rules) and returns at once.
+     * Anything else takes the checks in their order (one with aux set,
+     * the folded ones below). */
     uint32_t w = OFL_LE32(*(const ofl_word32 *)in);
 
     if ((w & (0xFF00u | (uint8_t)~OFL_DT_OWNER)) ==
-        OFL_DT_RSP_BUF_AVAIL << OFL_DT_TYPE_SHIFT) {
+            OFL_DT_RSP_BUF_AVAIL << OFL_DT_TYPE_SHIFT &&
+        dt_ld32(in + DT_OFF_AUX) == 0) {
         *(ofl_word32 *)&d->type =
             OFL_LE32((w & 0xFFFFFF00u) | OFL_DT_RSP_BUF_AVAIL);
         d->tag = dt_ld32(in + DT_OFF_TAG);
         d->base = dt_ld64(in + DT_OFF_BASE);
         d->len = dt_ld32(in + DT_OFF_LEN);
         d->conn = dt_ld64(in + DT_OFF_CONN);
-        d->aux = dt_ld32(in + DT_OFF_AUX);
-        if (d->aux == 0 && (uint8_t)(w >> 16) <= OFL_DT_ST_MAX &&
+        d->aux = 0;
+        if ((uint8_t)(w >> 16) <= OFL_DT_ST_MAX &&
             ((uint8_t)(w >> 16) != OFL_DT_ST_OK || d->conn != 0) &&
             (d->len == 0 || d->base <= OFL_U64_MAX - ((uint64_t)d->len - 1)))
             return OFL_OK;
@@ -16635,7 +16638,17 @@ enum ofl_err ofl_dt_host_post_batch(struct ofl_dt_host *h,
     for (i = 0; i < n; i += run) {
         run = dt_host_run(tail + i, mask, n - i);
         p = dt_host_in_slot(h, tail + i);
-        for (j = 0; j < run; j++, p += OFL_DT_DESC_SIZE)
+        j = 0;
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+        /* Four slots a step (a fast path: the same bytes set). */
+        for (; j + 4 <= run; j += 4, p += 4 * OFL_DT_DESC_SIZE) {
+            p[0] |= OFL_DT_OWNER;
+            p[OFL_DT_DESC_SIZE] |= OFL_DT_OWNER;
+            p[2 * OFL_DT_DESC_SIZE] |= OFL_DT_OWNER;
+            p[3 * OFL_DT_DESC_SIZE] |= OFL_DT_OWNER;
+        }
+#endif
+        for (; j < run; j++, p += OFL_DT_DESC_SIZE)
             p[0] |= OFL_DT_OWNER;
     }
     h->in_tail = tail + n;
@@ -16670,7 +16683,17 @@ enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
         run = dt_host_run(head + i, mask, max - i);
         p = dt_host_out_slot(h, head + i);
         end = p + (size_t)run * OFL_DT_DESC_SIZE;
-        for (q = p; q != end && (q[0] & OFL_DT_OWNER); q += OFL_DT_DESC_SIZE)
+        q = p;
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+        /* Four owner bits a test while all four are set (a fast path: the
+         * loop below then finds the same first free slot). */
+        for (; (size_t)(end - q) >= 4 * OFL_DT_DESC_SIZE &&
+               (q[0] & q[OFL_DT_DESC_SIZE] & q[2 * OFL_DT_DESC_SIZE] &
+                q[3 * OFL_DT_DESC_SIZE] & OFL_DT_OWNER);
+             q += 4 * OFL_DT_DESC_SIZE)
+            ;
+#endif
+        for (; q != end && (q[0] & OFL_DT_OWNER); q += OFL_DT_DESC_SIZE)
             ;
         k += (uint32_t)((size_t)(q - p) / OFL_DT_DESC_SIZE);
     }
@@ -16698,7 +16721,17 @@ enum ofl_err ofl_dt_host_poll_batch(struct ofl_dt_host *h,
     for (i = 0; i < k; i += run) {
         run = dt_host_run(head + i, mask, k - i);
         p = dt_host_out_slot(h, head + i);
-        for (j = 0; j < run; j++, p += OFL_DT_DESC_SIZE)
+        j = 0;
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+        /* Four slots a step (a fast path: the same bytes cleared). */
+        for (; j + 4 <= run; j += 4, p += 4 * OFL_DT_DESC_SIZE) {
+            p[0] = 0;
+            p[OFL_DT_DESC_SIZE] = 0;
+            p[2 * OFL_DT_DESC_SIZE] = 0;
+            p[3 * OFL_DT_DESC_SIZE] = 0;
+        }
+#endif
+        for (; j < run; j++, p += OFL_DT_DESC_SIZE)
             p[0] = 0;
     }
     h->out_head = head + k;
@@ -16977,7 +17010,24 @@ static void dt_reclaim(struct ofl_dt *dt)
                               dt->mem.out_pa + (uint64_t)off * OFL_DT_DESC_SIZE,
                               scan, (size_t)n * OFL_DT_DESC_SIZE) != OFL_OK)
             return;
-        for (i = 0; i < n && !(scan[(size_t)i * OFL_DT_DESC_SIZE] & OFL_DT_OWNER);
+        i = 0;
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+        /* Four owner bytes per test while all four are clear (a fast
+         * path: the loop below then finds the same first full slot). */
+        {
+            const uint8_t *q = scan,
+                          *q4 = scan + (size_t)(n & ~3u) * OFL_DT_DESC_SIZE;
+
+            for (; q != q4 && !((q[0] | q[OFL_DT_DESC_SIZE] |
+                                 q[2 * OFL_DT_DESC_SIZE] |
+                                 q[3 * OFL_DT_DESC_SIZE]) &
+                                OFL_DT_OWNER);
+                 q += 4 * OFL_DT_DESC_SIZE)
+                ;
+            i = (uint32_t)((size_t)(q - scan) / OFL_DT_DESC_SIZE);
+        }
+#endif
+        for (; i < n && !(scan[(size_t)i * OFL_DT_DESC_SIZE] & OFL_DT_OWNER);
              i++)
             ;
         dt->out_head += i;
@@ -17859,6 +17909,83 @@ static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const struct dt_bounds *b,
     return true;
 }
 
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+/*
+ * The input run's lane (a fast path, optimised builds only: a size build,
+ * OFL_FAST_PATH 0, and -O0 list every send through dt_send_fast or the
+ * general path; tests/check_fastpath_dt.sh holds the two to the same
+ * answers). dt_input_run calls it after dt_send_fast listed a send, when
+ * the next slot names the same buffer: it lists raw[0 .. n), in order, for
+ * as long as each is a buffer send that dt_send_fast would list through
+ * both memos (*m: the same connection id and the same range, a range and
+ * connection proved a slot ago and unchanged since, as nothing but
+ * listing happens in between), with no flag (ASAP and MODIFY take the
+ * per-send path: the one sets a flag of the list, the other calls out),
+ * and while the list has room. It clears the owner bit of each
+ * (consumed) and returns how many it listed, stopping at the first that
+ * does not qualify (dt_input_run then takes that one in full). The entries
+ * and counters end as dt_xfer_add leaves them one by one: the connection's
+ * xfer_n is not 0 (the memo's send was listed on it: xfer_first stays),
+ * the list's length, the arrival number and the bytes listed are kept in
+ * locals and written once. A slot's words are compared as they lie in it
+ * (with the memo's values in its byte order): no byte swap but the tag's.
+ */
+static OFL_NOINLINE uint32_t dt_send_lane(struct ofl_dt *dt, uint8_t *raw,
+                                          uint32_t n, uint64_t now,
+                                          const struct dt_conn_memo *m)
+{
+    struct ofl_dt_xfer *x = &dt->mem.xfer[dt->xfer_count];
+    const uint64_t base = m->base, id = m->id;
+    const uint32_t len = m->len, ci = (uint32_t)id - 1;
+    const uint32_t seq = dt->xfer_seq;
+    uint32_t k;
+
+    /* The words each send carries, as they lie in the slot (where
+     * ofl_word32 exists: no byte swap per slot), compared whole. */
+#if defined(OFL_LE32)
+    const ofl_word32 w_send = OFL_BE32(DT_SEND_W0);
+    const ofl_word32 w_len = OFL_BE32(len);
+    const ofl_word w_base = OFL_BE64(base), w_id = OFL_BE64(id);
+#define DT_SLOT32(p) (*(const ofl_word32 *)(p))
+#define DT_SLOT64(p) (*(const ofl_word *)(p))
+#else
+    const uint32_t w_send = DT_SEND_W0, w_len = len;
+    const uint64_t w_base = base, w_id = id;
+#define DT_SLOT32(p) ofl_load_be32(p)
+#define DT_SLOT64(p) ofl_load_be64(p)
+#endif
+
+    n = dt_min32(n, dt->mem.xfer_cap - dt->xfer_count);
+    for (k = 0; k < n; k++, raw += OFL_DT_DESC_SIZE, x++) {
+        if (DT_SLOT32(raw) != w_send ||
+            DT_SLOT64(raw + DT_OFF_BASE) != w_base ||
+            DT_SLOT32(raw + DT_OFF_LEN) != w_len ||
+            DT_SLOT64(raw + DT_OFF_CONN) != w_id ||
+            DT_SLOT32(raw + DT_OFF_AUX) != 0)
+            break;
+        x->base = base;
+        x->t_listed = now;
+        x->len = len;
+        x->tag = dt_ld32(raw + DT_OFF_TAG);
+        x->conn = ci;
+        x->seq = seq + k;
+        x->flags = 0;
+        x->cancel = 0;
+        /* consumed: byte 0 was the owner bit and the type alone */
+        raw[0] = (uint8_t)(OFL_DT_REQ_BUF_SEND << OFL_DT_TYPE_SHIFT);
+    }
+#undef DT_SLOT32
+#undef DT_SLOT64
+    if (k != 0) {
+        dt->xfer_count += k;
+        dt->xfer_seq = seq + k;
+        m->c->xfer_n += k;
+        dt->bt_bytes_listed += (uint64_t)len * k;
+    }
+    return k;
+}
+#endif
+
 /* A buffer available: an own, shared, bulk or peek receive buffer. */
 static OFL_NOINLINE int dt_req_avail(struct ofl_dt *dt, const struct ofl_dt_desc *d,
                         uint64_t now)
@@ -18503,6 +18630,14 @@ static OFL_NOINLINE uint32_t dt_input_run(struct ofl_dt *dt, uint8_t *stage,
             m.len = 0;
         }
         raw[0] &= (uint8_t)~OFL_DT_OWNER; /* consumed */
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+        /* A send just listed (the memos hold) and the next is a send of
+         * no flag for the same buffer: the lane lists the run of them. */
+        if (m.c != NULL && c + 1 < n &&
+            dt_ld32(raw + OFL_DT_DESC_SIZE) == DT_SEND_W0 &&
+            dt_ld64(raw + OFL_DT_DESC_SIZE + DT_OFF_BASE) == m.base)
+            c += dt_send_lane(dt, raw + OFL_DT_DESC_SIZE, n - c - 1, now, &m);
+#endif
     }
     return c;
 }
@@ -18547,7 +18682,11 @@ enum ofl_err ofl_dt_process(struct ofl_dt *dt, uint64_t now, uint32_t max,
     if (dt == NULL)
         return OFL_E_ARG;
     stage = dt->mem.in_stage;
-    dt_drain_run(dt);
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+    /* (with no close draining and no cancellation it has nothing to do) */
+    if (dt->draining != 0 || dt->cancel_run)
+#endif
+        dt_drain_run(dt);
     if (dt->in_unreturned != 0)
         err = dt_in_hand_back(dt); /* nothing new is read until it passes */
     mask = dt->mem.in_slots - 1;
@@ -19435,48 +19574,114 @@ static OFL_NOINLINE uint32_t dt_bulk_lane(struct ofl_dt *dt,
 {
     const struct ofl_dt_xfer *e = dt->mem.xfer, *x;
     struct ofl_dt_desc r;
-    uint8_t *ring = dt_tx_ring(dt, c), *out, tpl[OFL_DT_DESC_SIZE];
-    uint64_t base = e[i].base;
+    uint8_t *ring = dt_tx_ring(dt, c), *out;
+    const uint8_t *tpl;
+    const uint64_t base = e[i].base;
     const uint8_t *src = dt_cache_src(dt, slot, base);
-    uint32_t len = e[i].len, ci = dt_conn_index(dt, c), size = dt->mem.tx_size;
-    uint32_t tail = c->tx_tail, space = size - (tail - c->tx_head);
-    uint32_t staged = dt->out_staged, from = i, k, last;
+    const uint32_t len = e[i].len, ci = dt_conn_index(dt, c);
+    const uint32_t size = dt->mem.tx_size, staged = dt->out_staged;
+    uint32_t tail = c->tx_tail, space = size - (tail - c->tx_head), j, k, off;
 
-    if (c->state != OFL_DT_CONN_ESTABLISHED)
+    if (c->state != OFL_DT_CONN_ESTABLISHED || len == 0)
         return i;
-    /* Every answer is this one but for its tag: stored once here, copied
-     * into each slot, the tag stored over it. */
+    /* Every answer is r but for its tag, stored over it. */
     dt_rsp_init(&r, OFL_DT_RSP_BUF_AVAIL, OFL_DT_ST_OK, 0, dt_conn_id(dt, c));
     r.base = base;
     r.number = 1;
     r.len = len;
-    dt_store(&r, tpl, OFL_DT_OWNER);
-    /* At most room answers, and as many as the stage holds. */
-    last = i + dt_min32(n - i, dt_min32(room, dt->mem.out_batch - staged));
+    /* The run: entries for this range exactly, at most room answers and
+     * as many as the stage holds, while the ring has room; each one's
+     * answer is stored into the stage as it is found (the stage past
+     * out_staged holds meaningless bytes: one stored for an entry that
+     * then stays is never sent). */
+    k = dt_min32(n - i, dt_min32(room, dt->mem.out_batch - staged));
+    k = i + dt_min32(k, space / len); /* len is not 0 (the caller's memo) */
+    if (k == i)
+        return i;
     out = dt->mem.out_stage + (size_t)staged * OFL_DT_DESC_SIZE;
-    for (x = &e[i]; i < last; i++, x++) {
-        if (x->conn != ci || x->cancel || (x->flags & OFL_DT_F_MODIFY) ||
-            x->base != base || x->len != len ||
-            (i + 1 < n && x[1].base - base == len) || space < len)
-            break;
-        dt_ring_put(ring, size, tail, src, len);
-        tail += len;
-        space -= len;
-        dt_copy(out, tpl, OFL_DT_DESC_SIZE);
-        ofl_store_be32(out + DT_OFF_TAG, x->tag);
-        out += OFL_DT_DESC_SIZE;
+    tpl = out;
+    dt_store(&r, out, OFL_DT_OWNER); /* into the first free stage slot */
+    {
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__)
+        /* r as stored there, as four words in locals (registers): each
+         * answer is these words and its tag. */
+        const ofl_word t0 = ((const ofl_word *)tpl)[0];
+        const ofl_word t1 = ((const ofl_word *)tpl)[1];
+        const ofl_word t2 = ((const ofl_word *)tpl)[2];
+        const ofl_word t3 = ((const ofl_word *)tpl)[3];
+#endif
+
+        for (x = &e[i]; x != &e[k]; x++) {
+            /* not cancelled, no modify bit: one test of the two bytes */
+            if (x->conn != ci ||
+                (((uint32_t)x->cancel << 8 | x->flags) &
+                 (0xFF00u | OFL_DT_F_MODIFY)) != 0 ||
+                x->base != base || x->len != len)
+                break;
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__)
+            ((ofl_word *)out)[0] = t0;
+            ((ofl_word *)out)[1] = t1;
+            ((ofl_word *)out)[2] = t2;
+            ((ofl_word *)out)[3] = t3;
+#else
+            if (out != tpl) /* the first answer is there already */
+                dt_copy(out, tpl, OFL_DT_DESC_SIZE);
+#endif
+            ofl_store_be32(out + DT_OFF_TAG, x->tag);
+            out += OFL_DT_DESC_SIZE;
+        }
+        j = (uint32_t)(x - e);
     }
-    k = i - from;
-    if (k != 0) {
-        c->tx_tail = tail;
-        c->actions |= OFL_DT_ACT_TX;
-        c->xfer_n -= k;
-        dt->out_staged = staged + k;
-        dt->stats.dma_skipped += k;
-        dt->cache_stamp += k;
-        dt->mem.cache[slot].stamp = dt->cache_stamp;
+    /* An entry whose next one starts at the end of its range would merge
+     * with it: each of the run is followed by one of the same base (len
+     * is not 0: no merge), so only the last can be, by the entry after
+     * the run. */
+    if (j != i && j < n && e[j].base - base == len)
+        j--;
+    k = j - i;
+    if (k == 0)
+        return i;
+    /* The ring copies, one after another from the tail: each but the one
+     * that crosses the ring's end in one piece. */
+#if defined(OFL_WORD_MOVES) && defined(__GNUC__) && defined(__OPTIMIZE__)
+    if (len >= 16 && len <= 32) {
+        /* dt_copy's two pairs of words, loaded once for the run. */
+        const ofl_word a = ((const ofl_word *)src)[0];
+        const ofl_word b = ((const ofl_word *)src)[1];
+        const ofl_word y = *(const ofl_word *)(src + len - 16);
+        const ofl_word z = *(const ofl_word *)(src + len - 8);
+        uint8_t *d;
+
+        for (j = 0; j < k; j++, tail += len) {
+            off = tail & (size - 1);
+            if (len <= size - off) {
+                d = ring + off;
+                ((ofl_word *)d)[0] = a;
+                ((ofl_word *)d)[1] = b;
+                *(ofl_word *)(d + len - 16) = y;
+                *(ofl_word *)(d + len - 8) = z;
+            } else {
+                dt_ring_put(ring, size, tail, src, len);
+            }
+        }
+        k = j;
+    } else
+#endif
+    for (j = 0; j < k; j++, tail += len) {
+        off = tail & (size - 1);
+        if (len <= size - off)
+            dt_copy(ring + off, src, len);
+        else
+            dt_ring_put(ring, size, tail, src, len);
     }
-    return i;
+    c->tx_tail = tail;
+    c->actions |= OFL_DT_ACT_TX;
+    c->xfer_n -= k;
+    dt->out_staged = staged + k;
+    dt->stats.dma_skipped += k;
+    dt->cache_stamp += k;
+    dt->mem.cache[slot].stamp = dt->cache_stamp;
+    return i + k;
 }
 #endif
 
@@ -19591,6 +19796,16 @@ static OFL_NOINLINE void dt_bulk_run(struct ofl_dt *dt, uint64_t now)
 #if OFL_FAST_PATH
                 m_base = x->base;
                 m_len = total;
+                /* Not merged: the lane takes it (and the run of the same
+                 * range after it) when it is plain, as above. */
+                if (j == i + 1) {
+                    j = dt_bulk_lane(dt, c, i, n, room, hint);
+                    if (j != i) {
+                        room -= j - i;
+                        continue;
+                    }
+                    j = i + 1;
+                }
 #endif
             }
             status = dt_xfer_in(dt, c, ring, x->base, total, slot);
@@ -19970,7 +20185,10 @@ enum ofl_err ofl_dt_service(struct ofl_dt *dt, uint64_t now)
 
     if (dt == NULL)
         return OFL_E_ARG;
-    dt_drain_run(dt);
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+    if (dt->draining != 0 || dt->cancel_run) /* as in ofl_dt_process */
+#endif
+        dt_drain_run(dt);
     dt_timeouts(dt, now);
     dt_bulk_run(dt, now);
     err = dt_rx_run(dt, now);
