@@ -28,13 +28,15 @@
 #                       (fail += 1) only when the figure is gated, below
 #
 # The gate. Issue 30's targets are instruction counts, which do not move
-# with load, so they can fail CI; but today every one of them is missed.
-# A miss is therefore information (the line says "miss", the script exits
-# 0) unless the figure is gated: all of them with OFL_COUNT_GATE=1 in the
-# environment, or the figures named in COUNT_GATED below, which is empty
-# today. The session that meets a target adds its name there. A failure to
-# count (no output, a failed run) always fails.
-COUNT_GATED=""
+# with load, so they can fail CI. A miss of a target not yet met is
+# information (the line says "miss", the script exits 0); a figure is
+# gated when all of them are (OFL_COUNT_GATE=1 in the environment) or when
+# it is named in COUNT_GATED below: the targets met, which must stay met.
+# The session that meets a target adds its name there. A failure to count
+# (no output, a failed run) always fails. dt_exchange_vs_floor was met on
+# 2026-11-29 with a thin margin (gcc 229.8 instructions against a bar of
+# 231.7): a change that costs the dt exchange 2 instructions fails CI.
+COUNT_GATED="cm4_offload_o_bytes_added dt_exchange_vs_floor"
 
 count_setup() {
     if ! command -v valgrind >/dev/null 2>&1; then
