@@ -1,15 +1,9 @@
 #!/usr/bin/env python3
 # Writes the seed corpus of fuzz_cells (see its header for the event
 # format). Run from this directory.
-import struct, os
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
-    return crc ^ 0xFFFFFFFF
+import os, struct, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests', 'support'))
+from ofl_crc32c import crc32c
 
 def be16(v): return struct.pack('>H', v)
 def be32(v): return struct.pack('>I', v)

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # Writes the seed corpus of fuzz_pp_messages (see its header for the event
 # format). Run from this directory.
-import struct, os
+import os, struct, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests', 'support'))
+from ofl_crc32c import crc32c
 
 def be16(v): return struct.pack('>H', v)
 def be32(v): return struct.pack('>I', v)
@@ -57,13 +59,6 @@ seeds = {
 def cellmode(op, psn):  # events 0xF0 .. 0xF7
     return bytes([op]) + be32(psn)
 
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c ^= b
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-    return c ^ 0xFFFFFFFF
 
 def cell(pkt, psn, idx, size=256):  # one cell of a message packet
     n = (len(pkt) + size - 1) // size

@@ -19,6 +19,8 @@ $RDMA link add ofl0 type ofl netdev dummy0 || bad "rdma link add ofl0"
 dmesg -n 1
 cat >/tmp/peer.py <<'PY'
 import socket, struct, sys
+sys.path.insert(0, "/guest")
+from ofl_crc32c import crc32c   # tests/support/ofl_crc32c.py (hostile.sh)
 # argv: port, case
 port, case = int(sys.argv[1]), sys.argv[2]
 s = socket.create_connection(("10.0.3.1", port), timeout=10)
@@ -51,14 +53,6 @@ payload = struct.pack(">QII", 0x10000, 0x1234, 64)
 ulpdu = bytes([ddp, rdmap]) + struct.pack(">IIII", 0, qn, msn, 0) + payload
 fpdu = struct.pack(">H", len(ulpdu)) + ulpdu
 fpdu += b"\0" * (-len(fpdu) % 4)   # pad
-def crc32c(data):
-    # CRC32c (Castagnoli, reflected 0x82F63B78), as RFC 5044 specifies
-    c = 0xFFFFFFFF
-    for b in data:
-        c ^= b
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
-    return c ^ 0xFFFFFFFF
 # the CRC field: zero with CRC off; with CRC on the CRC32c of the FPDU
 # before it, least significant byte first (as the library and siw send
 # it); crc-bad flips one bit of it

@@ -12,5 +12,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/rig.sh"
 rig_args "$@"
-rig_boot "$out/hostile.log" "$here/hostile-guest.sh" -L rdma -L py -M 1536 -t 400
+# the peer's CRC32c: the python tools' one copy
+rig_boot "$out/hostile.log" "$here/hostile-guest.sh" -L rdma -L py -M 1536 -t 400 \
+    -f "$here/../support/ofl_crc32c.py:/guest/ofl_crc32c.py"
 rig_tally ofl-host "$out/hostile.log"
