@@ -957,6 +957,27 @@ struct ofl_port {
     /* barrier (optional): order memory accesses; NULL means none needed
      * (a single-threaded simulation). */
     void (*barrier)(void *ctx, enum ofl_barrier kind);
+
+    /*
+     * dma_read_crc32c, dma_write_crc32c (optional, each on its own): a
+     * dma_read / dma_write that also feeds the bytes it moves to a CRC32c
+     * register in the same pass, so that the payload of an FPDU is read
+     * once for both (issue 30: one pass over the payload per side). On
+     * success the hook returns 0 and *state has become crc32c's result
+     * for the same bytes (raw reflected register in and out, as
+     * ofl_crc32c_update()); on failure it returns non-zero and leaves
+     * *state as it was. Range, authorisation and "MUST NOT write outside"
+     * are those of dma_read / dma_write. Only a speed build
+     * (OFL_FAST_PATH) calls them: the qp engine, for the payload of an
+     * FPDU on a stream with CRCs and no markers (section qp, "One pass
+     * over the payload"). A port that sets dma_write_crc32c accepts that
+     * an RDMA Write's payload lands in the (authorised) buffer before its
+     * FPDU's CRC is compared; see there.
+     */
+    int (*dma_read_crc32c)(void *ctx, uint64_t pa, void *dst, size_t len,
+                           uint32_t *state);
+    int (*dma_write_crc32c)(void *ctx, uint64_t pa, const void *src,
+                            size_t len, uint32_t *state);
 };
 
 /* Checks version and size; returns OFL_OK, OFL_E_ARG or OFL_E_PORT_VERSION. */
