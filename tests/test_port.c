@@ -195,6 +195,168 @@ static void test_sim_guard(void)
               OFL_E_PORT_DMA);
 }
 
+/* A crc32c hook for the fused hooks to find: the portable CRC, counted. */
+static unsigned long fused_crc_calls;
+static void *fused_crc_ctx;
+static uint32_t fused_crc(void *ctx, uint32_t state, const void *d, size_t n)
+{
+    fused_crc_calls++;
+    fused_crc_ctx = ctx;
+    return ofl_crc32c_update(state, d, n);
+}
+
+/* The fused hooks on every length that crosses the 256-byte blocks (none,
+ * one byte, a part block, one block, one and a byte, 16 blocks and three)
+ * at odd alignments on both sides: the bytes are memcpy's and the state
+ * is ofl_crc32c_update's; with a crc32c hook set it is the one that
+ * sums. */
+static void test_sim_fused_pass(void)
+{
+    static struct ofl_sim sim;
+    static uint8_t host[4096 + 16], buf[4096 + 16], want[4096 + 16];
+    static const size_t lens[] = {0, 1, 7, 255, 256, 257, 4096 + 3};
+    unsigned long bad_read = 0, bad_write = 0, bad_state = 0;
+    uint64_t bytes = 0;
+    unsigned long calls = 0;
+    size_t i, k, ho, bo;
+    uint32_t x = 1;
+
+    ofl_sim_init(&sim);
+    CHECK(sim.port.dma_read_crc32c == NULL);
+    CHECK(sim.port.dma_write_crc32c == NULL);
+    ofl_sim_set_fused(&sim, true);
+    CHECK(sim.port.dma_read_crc32c != NULL);
+    CHECK(sim.port.dma_write_crc32c != NULL);
+    CHECK(ofl_sim_allow(&sim, host, sizeof(host), OFL_SIM_RW) == 0);
+    for (k = 0; k < 2; k++) {
+        /* k 0: the portable CRC; k 1: the port's crc32c hook */
+        sim.port.crc32c = k ? fused_crc : NULL;
+        for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+            for (ho = 0; ho < 4; ho++)
+                for (bo = 0; bo < 4; bo++) {
+                    const size_t n = lens[i];
+                    const uint32_t st0 = 0x9E3779B9u * (uint32_t)(i + ho + 1);
+                    uint32_t st = st0;
+                    size_t j;
+
+                    for (j = 0; j < sizeof(host); j++) {
+                        x = x * 1664525u + 1013904223u;
+                        host[j] = (uint8_t)(x >> 24);
+                        buf[j] = (uint8_t)~host[j];
+                    }
+                    /* read: host + ho into buf + bo */
+                    memcpy(want, buf, sizeof(buf));
+                    memcpy(want + bo, host + 3 + ho, n);
+                    if (sim.port.dma_read_crc32c(&sim,
+                                                 ofl_sim_pa(host + 3 + ho),
+                                                 buf + bo, n, &st) != 0 ||
+                        memcmp(buf, want, sizeof(buf)) != 0)
+                        bad_read++;
+                    if (st != ofl_crc32c_update(st0, host + 3 + ho, n))
+                        bad_state++;
+                    /* write: buf + bo (fresh bytes) to host + ho */
+                    for (j = 0; j < n; j++)
+                        buf[bo + j] = (uint8_t)(buf[bo + j] * 7u + 3u);
+                    memcpy(want, host, sizeof(host));
+                    memcpy(want + 3 + ho, buf + bo, n);
+                    st = st0;
+                    if (sim.port.dma_write_crc32c(&sim,
+                                                  ofl_sim_pa(host + 3 + ho),
+                                                  buf + bo, n, &st) != 0 ||
+                        memcmp(host, want, sizeof(host)) != 0)
+                        bad_write++;
+                    if (st != ofl_crc32c_update(st0, buf + bo, n))
+                        bad_state++;
+                    bytes += n;
+                    calls++;
+                }
+        CHECK_EQ(bad_read, 0);
+        CHECK_EQ(bad_write, 0);
+        CHECK_EQ(bad_state, 0);
+    }
+    /* One DMA per call, in both counters; the hook summed (256-byte
+     * blocks: 4099 bytes are 17 calls), the sim no violation. */
+    CHECK_EQ(sim.dma_reads, calls);
+    CHECK_EQ(sim.fused_reads, calls);
+    CHECK_EQ(sim.dma_writes, calls);
+    CHECK_EQ(sim.fused_writes, calls);
+    CHECK_EQ(sim.bytes_read, bytes);
+    CHECK_EQ(sim.bytes_written, bytes);
+    /* blocks per length: 0 1 1 1 1 2 17; a read and a write each */
+    CHECK_EQ(fused_crc_calls, 2u * 16u * (0 + 1 + 1 + 1 + 1 + 2 + 17));
+    CHECK(fused_crc_ctx == &sim);
+    CHECK_EQ(sim.violations, 0);
+    ofl_sim_reset_records(&sim);
+    CHECK_EQ(sim.fused_reads, 0);
+    CHECK_EQ(sim.fused_writes, 0);
+    ofl_sim_set_fused(&sim, false);
+    CHECK(sim.port.dma_read_crc32c == NULL);
+    CHECK(sim.port.dma_write_crc32c == NULL);
+}
+
+/* The fused hooks refuse what the plain ones refuse: a range not allowed
+ * (a violation, recorded) and an injected failure (one fused call is one
+ * step of the countdown). A refusal writes nothing and leaves the state. */
+static void test_sim_fused_trip(void)
+{
+    static struct ofl_sim sim;
+    static uint8_t mem[600], out[600];
+    uint32_t st;
+
+    ofl_sim_init(&sim);
+    ofl_sim_set_fused(&sim, true);
+    memset(mem, 0xAB, sizeof(mem));
+    memset(out, 0x11, sizeof(out));
+    CHECK(ofl_sim_allow(&sim, mem, 300, OFL_SIM_READ) == 0);
+    CHECK(ofl_sim_allow(&sim, mem + 300, 300, OFL_SIM_RW) == 0);
+    /* Read past the read range: refused, recorded. */
+    st = 0x12345678u;
+    CHECK(sim.port.dma_read_crc32c(&sim, ofl_sim_pa(mem + 1), out, 300,
+                                   &st) != 0);
+    CHECK_EQ(st, 0x12345678u);
+    CHECK(out[0] == 0x11 && out[299] == 0x11);
+    CHECK_EQ(sim.violations, 1);
+    CHECK(!sim.last_violation_write);
+    CHECK_EQ(sim.last_violation_len, 300);
+    /* Write into the read-only range: refused, recorded, host untouched. */
+    CHECK(sim.port.dma_write_crc32c(&sim, ofl_sim_pa(mem + 10), out, 257,
+                                    &st) != 0);
+    CHECK_EQ(st, 0x12345678u);
+    CHECK(mem[10] == 0xAB && mem[266] == 0xAB);
+    CHECK_EQ(sim.violations, 2);
+    CHECK(sim.last_violation_write);
+    /* Injected failures, in range: the second fused call fails. */
+    sim.fail_dma_countdown = 2;
+    CHECK(sim.port.dma_read_crc32c(&sim, ofl_sim_pa(mem), out, 1, &st) == 0);
+    CHECK_EQ(st, ofl_crc32c_update(0x12345678u, mem, 1));
+    CHECK_EQ(out[0], 0xAB);
+    st = 0x12345678u;
+    memset(out, 0x11, sizeof(out));
+    CHECK(sim.port.dma_read_crc32c(&sim, ofl_sim_pa(mem), out, 257, &st) !=
+          0);
+    CHECK_EQ(st, 0x12345678u);
+    CHECK(out[0] == 0x11 && out[256] == 0x11);
+    CHECK_EQ(sim.fail_dma_countdown, 0);
+    sim.fail_dma_countdown = 1;
+    CHECK(sim.port.dma_write_crc32c(&sim, ofl_sim_pa(mem + 300), out, 257,
+                                    &st) != 0);
+    CHECK_EQ(st, 0x12345678u);
+    CHECK(mem[300] == 0xAB && mem[556] == 0xAB);
+    CHECK_EQ(sim.violations, 2); /* injected, not violations */
+    /* Only the call that went through counted. */
+    CHECK_EQ(sim.dma_reads, 1);
+    CHECK_EQ(sim.fused_reads, 1);
+    CHECK_EQ(sim.dma_writes, 0);
+    CHECK_EQ(sim.fused_writes, 0);
+    CHECK_EQ(sim.bytes_read, 1);
+    /* The countdown spent, the same write passes. */
+    CHECK(sim.port.dma_write_crc32c(&sim, ofl_sim_pa(mem + 300), out, 257,
+                                    &st) == 0);
+    CHECK_EQ(st, ofl_crc32c_update(0x12345678u, out, 257));
+    CHECK(mem[300] == 0x11 && mem[556] == 0x11 && mem[557] == 0xAB);
+    CHECK_EQ(sim.fused_writes, 1);
+}
+
 static void test_sim_events_and_pci(void)
 {
     static struct ofl_sim sim; /* 9 KiB: off the (kernel) stack */
@@ -316,6 +478,8 @@ OFL_SUITE(port)
     test_port_hooks_absent();
     test_port_old_size();
     test_sim_guard();
+    test_sim_fused_pass();
+    test_sim_fused_trip();
     test_sim_events_and_pci();
     test_port_hook_edges();
 }

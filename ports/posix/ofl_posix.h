@@ -16,6 +16,12 @@
  * streams (SSE4.2), which the folding paths also use for short buffers
  * and the tail; on arm64 the ARMv8 CRC extension. The choice is made once,
  * at ofl_posix_init.
+ *
+ * The fused copy + CRC32c hooks (dma_read_crc32c, dma_write_crc32c) are
+ * installed: they copy in 256-byte blocks and sum each block with px->crc
+ * right after its copy (memory is read once), from the engine's side of
+ * the copy (the destination of a read, the source of a write). Like the
+ * plain DMA hooks they never fail.
  */
 #ifndef OFL_POSIX_H
 #define OFL_POSIX_H

@@ -9,7 +9,8 @@
  * violation (and aborts the process when trap_violations is set, so that a
  * fuzzer sees it). Doorbells and interrupts are appended to an event log for
  * assertions. PCI configuration space is a 4 KiB byte array. DMA failures
- * can be injected.
+ * can be injected. The fused copy + CRC32c hooks (dma_read_crc32c,
+ * dma_write_crc32c) are there only after ofl_sim_set_fused.
  */
 #ifndef OFL_SIM_H
 #define OFL_SIM_H
@@ -48,9 +49,11 @@ struct ofl_sim {
     bool last_violation_write;
     bool trap_violations; /* abort() on a violation (fuzzing) */
 
-    /* Counters. */
+    /* Counters. A fused call counts as a DMA (dma_reads or dma_writes,
+     * and its bytes) and also in fused_reads or fused_writes. */
     unsigned long dma_reads, dma_writes;
     uint64_t bytes_read, bytes_written;
+    unsigned long fused_reads, fused_writes;
 
     /* Failure injection: when > 0, counts down on each DMA; the DMA that
      * brings it to 0 fails (and it stays 0). */
@@ -75,8 +78,18 @@ static inline void *ofl_sim_ptr(uint64_t pa)
     return (void *)(uintptr_t)pa;
 }
 
-/* Fills sim->port and clears every record. */
+/* Fills sim->port and clears every record. The port has no fused hooks. */
 void ofl_sim_init(struct ofl_sim *sim);
+/*
+ * Installs (on) or removes (!on) the fused hooks dma_read_crc32c and
+ * dma_write_crc32c. Each is one DMA to the guard and to the failure
+ * countdown (a failure writes nothing and leaves *state as it was); it
+ * copies in 256-byte blocks and feeds each block, right after its copy,
+ * to the port's crc32c hook (with ctx sim) when one is set at the call,
+ * else to ofl_crc32c_update. The CRC reads the engine's side of the copy:
+ * the destination of a read, the source of a write.
+ */
+void ofl_sim_set_fused(struct ofl_sim *sim, bool on);
 /* Authorises DMA to [p, p + len) with perm; returns 0, or -1 when full. */
 int ofl_sim_allow(struct ofl_sim *sim, const void *p, size_t len, unsigned perm);
 /* Same by physical address. */

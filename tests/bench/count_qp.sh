@@ -12,14 +12,16 @@
 # LD_BIND_NOW so no symbol is resolved inside it, and writes a real output
 # file, $build/count.FN.callgrind. count_share.py splits its instructions
 # by owner: the library (offload.c/offload.h), the sim port's hooks
-# (ports/sim: the DMA copies with their allow-list checks), the CRC32c
-# kernel (the posix port's CRC, ISA-L, the bench's crc_hook), the wire
-# (tests/support: the rig's transmit callback, which hands each FPDU to
-# the peer's ofl_qp_input in place) and the loop (tests/bench). A C
-# library function (memcpy) is charged to its caller's owner. The
-# "library share" is the library owner's count divided by COUNT: the port,
-# the CRC kernel, the wire and the loop are left out. The counts are the
-# same from run to run (same binary, same inputs; checked by hand).
+# (ports/sim: the DMA copies with their allow-list checks, and the fused
+# copy+CRC hooks less the CRC they call), the CRC32c kernel (the posix
+# port's CRC, ISA-L, the bench's crc_hook, also when a fused hook calls
+# it), the wire (tests/support: the rig's transmit callback, which hands
+# each FPDU to the peer's ofl_qp_input in place) and the loop
+# (tests/bench). A C library function (memcpy) is charged to its caller's
+# owner. The "library share" is the library owner's count divided by
+# COUNT: the port, the CRC kernel, the wire and the loop are left out. The
+# counts are the same from run to run (same binary, same inputs; checked
+# by hand).
 #
 #   send64_library           64 B Send, engine A to engine B over the
 #                            direct wire, CRC on, EMSS 1460: post_recv,
@@ -42,13 +44,17 @@
 #                            the larger of the sender's and the
 #                            receiver's passes over the payload of one
 #                            4 KiB Write: bench_qp.c wraps the port's
-#                            dma_read, dma_write and crc32c hooks and sums
-#                            the bytes each side's hooks touch, / 4096,
-#                            rounded down (no instruction counter). It
+#                            dma_read, dma_write and crc32c hooks and the
+#                            fused copy+CRC hooks (dma_read_crc32c,
+#                            dma_write_crc32c, which the bench's sim ports
+#                            have: ofl_sim_set_fused) and sums the bytes
+#                            each side's hooks touch, / 4096, rounded down
+#                            (no instruction counter). A fused call's
+#                            bytes count once: the crc32c calls it makes
+#                            for its blocks are not counted again. It
 #                            sees what goes through the hooks, which is
 #                            all of it today (the library does not touch
-#                            host memory itself); a fused copy+CRC hook,
-#                            when there is one, must count once
+#                            host memory itself)
 #   tpt_check_translate_vs_floor
 #                            ofl_tpt_check_translate's library share per
 #                            call against bench_tpt.c's floor_translate

@@ -12,7 +12,8 @@ Each function in the file belongs to an owner by where it is defined
 (callgrind's fl= / ob= of its block):
   lib   offload.c, offload.h (the library)
   port  ports/sim/ofl_sim.c (the sim port's hooks: DMA with its allow-list
-        checks, doorbells, notify)
+        checks, the fused copy+CRC hooks' copies (the crc32c hook they
+        call is crc's), doorbells, notify)
   crc   the CRC32c kernel: ports/posix/ofl_posix.c (the posix port's CRC32c,
         the only part of it the benches use), ISA-L (libisal), and the
         benches' crc_hook that picks between them
