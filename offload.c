@@ -1430,6 +1430,39 @@ port_dma_write(const struct ofl_port *port, uint64_t pa, const void *src,
                                                           : OFL_E_PORT_DMA;
 }
 
+#if OFL_FAST_PATH
+/* The fused hooks (offload.h: dma_read_crc32c, dma_write_crc32c), for the
+ * qp engine's payload only, which checked that the port has the one it
+ * calls (qp_tx_fuse_open, qp_rx_fusable). Errors as port_dma_read; the
+ * register moves only on success. A size build never calls them. */
+static OFL_HOT_INLINE enum ofl_err port_dma_read_crc(const struct ofl_port *port,
+                                                     uint64_t pa, void *dst,
+                                                     size_t len,
+                                                     uint32_t *state)
+{
+    if (!ofl_dma_range_ok(pa, len))
+        return OFL_E_DMA_RANGE;
+    if (len == 0)
+        return OFL_OK;
+    return port->dma_read_crc32c(port->ctx, pa, dst, len, state) == 0
+               ? OFL_OK
+               : OFL_E_PORT_DMA;
+}
+
+static OFL_HOT_INLINE enum ofl_err
+port_dma_write_crc(const struct ofl_port *port, uint64_t pa, const void *src,
+                   size_t len, uint32_t *state)
+{
+    if (!ofl_dma_range_ok(pa, len))
+        return OFL_E_DMA_RANGE;
+    if (len == 0)
+        return OFL_OK;
+    return port->dma_write_crc32c(port->ctx, pa, src, len, state) == 0
+               ? OFL_OK
+               : OFL_E_PORT_DMA;
+}
+#endif
+
 enum ofl_err ofl_port_dma_read(const struct ofl_port *port, uint64_t pa,
                                void *dst, size_t len)
 {
@@ -5084,6 +5117,24 @@ static void mpa_rx_deliver(struct ofl_mpa_rx *rx, struct ofl_mpa_fpdu *f)
     rx->started = 0;
 }
 
+/* Delivers the FPDU of ULPDU Length ulpdu that starts at data, lies whole
+ * there and has no marker inside, in place, and consumes it (its CRC
+ * compared by the caller). Returns its wire length. */
+static OFL_ALWAYS_INLINE uint32_t mpa_rx_take(struct ofl_mpa_rx *rx,
+                                              const uint8_t *data,
+                                              uint32_t ulpdu,
+                                              struct ofl_mpa_fpdu *f)
+{
+    const uint32_t wire = mpa_content_len(ulpdu);
+
+    f->ulpdu = data + OFL_MPA_HDR_LEN;
+    f->len = (uint16_t)ulpdu;
+    f->start = rx->pos;
+    f->wire_len = wire;
+    rx->pos += wire;
+    return wire;
+}
+
 /*
  * An FPDU that starts here, lies whole in data and has no marker inside is
  * checked and delivered in place. Returns false when that does not apply.
@@ -5121,12 +5172,7 @@ static OFL_HOT_INLINE bool mpa_rx_fast(struct ofl_mpa_rx *rx,
         *err = mpa_rx_fail(rx, OFL_E_MPA_CRC);
         return true;
     }
-    f->ulpdu = data + OFL_MPA_HDR_LEN;
-    f->len = (uint16_t)ulpdu;
-    f->start = rx->pos;
-    f->wire_len = wire;
-    rx->pos += wire;
-    *used = wire;
+    *used = mpa_rx_take(rx, data, ulpdu, f);
     *err = OFL_OK;
     return true;
 }
@@ -6392,6 +6438,12 @@ static enum ofl_err qp_attr_check(const struct ofl_qp_attr *a)
           a->qpn == OFL_TPT_QP_NONE)))
         return OFL_E_ARG; /* RFC 3720 §12.12: 512 .. 2^24 - 1; the qpn
                              owns the ITTs (ofl_tpt_register_iscsi) */
+#if OFL_FAST_PATH
+    /* Transmit by reference: header, one payload piece, trailer at least.
+     * (A size build never uses it, so does not look.) */
+    if (a->transmitv != NULL && (a->txref == NULL || a->txref_cap < 3))
+        return OFL_E_ARG;
+#endif
     return OFL_OK;
 }
 
@@ -7046,6 +7098,39 @@ static void qp_flush_all(struct ofl_qp *qp)
 
 /* ---- transitions --------------------------------------------------------- */
 
+#if OFL_FAST_PATH
+/*
+ * The data paths of an iWARP stream, chosen once when it is established
+ * (offload.h, "One pass over the payload"): what the stream carries
+ * (CRC, markers) and what the port and attr offer are fixed from then on
+ * for the engine, so each FPDU tests one byte. QP_PATH_FUSE_TX: the
+ * gather reads through dma_read_crc32c; QP_PATH_REF_TX: FPDUs go by
+ * reference (attr.transmitv; the port's dma_crc32c when the stream has
+ * CRCs); QP_PATH_FUSE_RX: an in-order Write is placed through
+ * dma_write_crc32c, its CRC compared after.
+ */
+#define QP_PATH_FUSE_TX 0x1u
+#define QP_PATH_REF_TX 0x2u
+#define QP_PATH_FUSE_RX 0x4u
+static void qp_paths_choose(struct ofl_qp *qp)
+{
+    const struct ofl_port *port = qp->attr.port;
+    uint8_t paths = 0;
+
+    if (!qp->tx.markers && qp->attr.transmitv != NULL &&
+        qp->attr.tx_reserve == NULL &&
+        (!qp->tx.crc || OFL_PORT_HAS(port, dma_crc32c)))
+        paths |= QP_PATH_REF_TX;
+    if (qp->tx.crc && !qp->tx.markers &&
+        OFL_PORT_HAS(port, dma_read_crc32c))
+        paths |= QP_PATH_FUSE_TX;
+    if (qp->rx.crc && !qp->rx.markers &&
+        OFL_PORT_HAS(port, dma_write_crc32c))
+        paths |= QP_PATH_FUSE_RX;
+    qp->paths = paths;
+}
+#endif
+
 /* Applies event ev along the table and performs the entry actions. */
 static enum ofl_err qp_event(struct ofl_qp *qp, enum ofl_qp_event ev)
 {
@@ -7163,6 +7248,9 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
                               qp->attr.port);
         if (err != OFL_OK)
             return err;
+#if OFL_FAST_PATH
+        qp_paths_choose(qp);
+#endif
     }
     err = ofl_seq_init(&qp->seq, rx_sn, rcv_wnd, qp->ot_pending, qp->ot_cap);
     if (err != OFL_OK)
@@ -7179,22 +7267,149 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
 /* ---- moving bytes through the TPT ---------------------------------------- */
 
 /*
+ * How a payload DMA goes (the how argument of the DMA helpers below):
+ * QP_DMA_WRITE a DMA write, else a read; QP_DMA_CHECKED see qp_dma_sge;
+ * QP_DMA_SUM the bytes are an FPDU's payload summed as they move ("One
+ * pass over the payload", a speed build only): a read goes through the
+ * fused hook into qp->tx_crc (qp->tx_fuse) or becomes a piece of the
+ * gather list (qp->tx_ref, transmit by reference), a write goes through
+ * the fused hook into qp->rx_crc. The send side sums prefix and header
+ * first (qp_tx_fuse_open, qp_tx_ref_open); the receive side defers the
+ * CRC of an in-order RDMA Write (qp_rx_fusable) and sums prefix and
+ * header at delivery. Every other DMA is plain.
+ */
+#define QP_DMA_WRITE 0x1u
+#define QP_DMA_CHECKED 0x2u
+#define QP_DMA_SUM 0x4u
+
+#if OFL_FAST_PATH
+/*
+ * Transmit by reference (offload.h: ofl_qp_transmitv_fn): the gather's
+ * "read" of n payload bytes at pa, checked as a DMA read would be, is
+ * recorded as the next piece of attr.txref and summed through the port's
+ * dma_crc32c (when the stream carries CRCs), not copied. A piece that
+ * does not fit (the last entry is the trailer's) marks the FPDU for the
+ * copy path (tx_ref 2) and stops the gather.
+ */
+static OFL_NOINLINE enum ofl_err qp_txref_add(struct ofl_qp *qp, uint64_t pa,
+                                              uint32_t n)
+{
+    const struct ofl_port *port = qp->attr.port;
+    struct ofl_qp_txref *r;
+
+    if (!ofl_dma_range_ok(pa, n))
+        return OFL_E_DMA_RANGE;
+    if (n == 0)
+        return OFL_OK;
+    if (qp->txref_count >= qp->attr.txref_cap - 1u) {
+        qp->tx_ref = 2;
+        return OFL_E_SIZE;
+    }
+    if (qp->tx.crc &&
+        port->dma_crc32c(port->ctx, pa, n, &qp->tx_crc) != 0)
+        return OFL_E_PORT_DMA;
+    r = &qp->attr.txref[qp->txref_count++];
+    r->data = NULL;
+    r->pa = pa;
+    r->len = n;
+    return OFL_OK;
+}
+#endif
+
+static OFL_HOT_INLINE enum ofl_err qp_port_read(struct ofl_qp *qp, uint64_t pa,
+                                                uint8_t *dst, uint32_t n,
+                                                uint32_t how)
+{
+#if OFL_FAST_PATH
+    if (how & QP_DMA_SUM)
+        return qp->tx_fuse ? port_dma_read_crc(qp->attr.port, pa, dst, n,
+                                               &qp->tx_crc)
+                           : qp_txref_add(qp, pa, n);
+#else
+    (void)how;
+#endif
+    return port_dma_read(qp->attr.port, pa, dst, n);
+}
+
+static OFL_HOT_INLINE enum ofl_err qp_port_write(struct ofl_qp *qp,
+                                                 uint64_t pa,
+                                                 const uint8_t *src,
+                                                 uint32_t n, uint32_t how)
+{
+#if OFL_FAST_PATH
+    if (how & QP_DMA_SUM)
+        return port_dma_write_crc(qp->attr.port, pa, src, n, &qp->rx_crc);
+#else
+    (void)how;
+#endif
+    return port_dma_write(qp->attr.port, pa, src, n);
+}
+
+#if OFL_FAST_PATH
+/*
+ * Is the CRC of the FPDU whose comparison was deferred (qp->rx_defer)
+ * right? Summed over the whole FPDU, as mpa_rx_fast would have summed it
+ * before the FPDU was handled. Right, or nothing deferred: nothing is
+ * deferred any more, true. Wrong: still deferred, false (qp_fatal then
+ * reports the CRC error, as the stream would have first).
+ */
+static OFL_NOINLINE bool qp_rx_defer_ok(struct ofl_qp *qp)
+{
+    const uint8_t *w = qp->rx_defer;
+    const uint32_t covered = qp->rx_defer_len - OFL_MPA_CRC_LEN;
+
+    if (w == NULL)
+        return true;
+    if (!mpa_crc_ok(mpa_crc(qp->rx.port, OFL_CRC32C_INIT, w, covered),
+                    w + covered))
+        return false;
+    qp->rx_defer = NULL;
+    return true;
+}
+
+/*
+ * The deferred FPDU's payload was placed, every byte through the fused
+ * hook in order, up to end: the register taken over the pad and compared
+ * with the CRC field. Right: nothing deferred, true. Otherwise compared
+ * again whole (qp_rx_defer_ok), so that the verdict never rests on the
+ * register alone.
+ */
+static OFL_HOT_INLINE bool qp_rx_defer_close(struct ofl_qp *qp,
+                                             const uint8_t *end)
+{
+    const uint8_t *field =
+        qp->rx_defer + qp->rx_defer_len - OFL_MPA_CRC_LEN;
+
+    if (mpa_crc_ok(mpa_crc(qp->rx.port, qp->rx_crc, end,
+                           (size_t)(field - end)),
+                   field)) {
+        qp->rx_defer = NULL;
+        return true;
+    }
+    return qp_rx_defer_ok(qp);
+}
+#else
+#define qp_rx_defer_ok(qp) ((void)(qp), true)
+#endif
+
+/*
  * Moves the pieces of one translation (sgl->bytes in all) between buf and
- * host memory through the port: DMA write when write, else DMA read. The
- * one loop every TPT-guided copy runs.
+ * host memory through the port, as how says (QP_DMA_WRITE, QP_DMA_SUM).
+ * The one loop every TPT-guided copy runs.
  */
 static OFL_ALWAYS_INLINE enum ofl_err
 qp_dma_pieces(struct ofl_qp *qp, const struct ofl_tpt_sgl *sgl, uint8_t *buf,
-              bool write)
+              uint32_t how)
 {
     uint32_t i, done = 0;
     enum ofl_err err;
 
     for (i = 0; i < sgl->count; i++) {
-        err = write ? port_dma_write(qp->attr.port, sgl->piece[i].pa,
-                                     buf + done, sgl->piece[i].len)
-                    : port_dma_read(qp->attr.port, sgl->piece[i].pa,
-                                    buf + done, sgl->piece[i].len);
+        err = (how & QP_DMA_WRITE)
+                  ? qp_port_write(qp, sgl->piece[i].pa, buf + done,
+                                  sgl->piece[i].len, how)
+                  : qp_port_read(qp, sgl->piece[i].pa, buf + done,
+                                 sgl->piece[i].len, how);
         if (err != OFL_OK)
             return err;
         done += sgl->piece[i].len;
@@ -7204,12 +7419,12 @@ qp_dma_pieces(struct ofl_qp *qp, const struct ofl_tpt_sgl *sgl, uint8_t *buf,
 
 /*
  * Copies between buf and [to, to + n) of stag (already checked) through
- * the translation and the port: DMA write when write, else DMA read. Each
- * round translates up to OFL_QP_PIECES pieces and covers at least one
+ * the translation and the port, as how says (QP_DMA_WRITE, QP_DMA_SUM).
+ * Each round translates up to OFL_QP_PIECES pieces and covers at least one
  * byte, so the loop is bounded by n.
  */
 static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
-                               uint8_t *buf, uint32_t n, bool write)
+                               uint8_t *buf, uint32_t n, uint32_t how)
 {
     struct ofl_tpt_sgl sgl;
     uint32_t done = 0;
@@ -7223,7 +7438,7 @@ static enum ofl_err qp_dma_tpt(struct ofl_qp *qp, uint32_t stag, uint64_t to,
             return err;
         if (sgl.bytes == 0)
             return OFL_E_TPT_SGL_FULL;
-        err = qp_dma_pieces(qp, &sgl, buf + done, write);
+        err = qp_dma_pieces(qp, &sgl, buf + done, how);
         if (err != OFL_OK)
             return err;
         done += (uint32_t)sgl.bytes;
@@ -7306,8 +7521,6 @@ qp_check_translate_all(struct ofl_qp *qp, const struct ofl_tpt_remote *a,
  * (tpt_translate_local_checked: the same result), the later ones, behind a
  * DMA, check again. (One flags argument: six in all, none on the stack.)
  */
-#define QP_DMA_WRITE 0x1u
-#define QP_DMA_CHECKED 0x2u
 #if OFL_FAST_PATH
 static OFL_NOINLINE enum ofl_err
 qp_dma_sge_general(struct ofl_qp *qp, uint32_t stag, uint64_t va, uint8_t *buf,
@@ -7339,7 +7552,7 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
             return err;
         if (sgl.bytes == 0)
             return OFL_E_TPT_SGL_FULL;
-        err = qp_dma_pieces(qp, &sgl, buf + done, write);
+        err = qp_dma_pieces(qp, &sgl, buf + done, how);
         if (err != OFL_OK)
             return err;
         done += (uint32_t)sgl.bytes;
@@ -7395,8 +7608,8 @@ static OFL_HOT_INLINE enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag,
                 qp->piece[0].pa = pa;
                 qp->piece[0].len = n;
                 return (how & QP_DMA_WRITE)
-                           ? port_dma_write(qp->attr.port, pa, buf, n)
-                           : port_dma_read(qp->attr.port, pa, buf, n);
+                           ? qp_port_write(qp, pa, buf, n, how)
+                           : qp_port_read(qp, pa, buf, n, how);
             }
         }
     }
@@ -7446,7 +7659,7 @@ static enum ofl_err qp_scatter(struct ofl_qp *qp, uint32_t off,
 static OFL_HOT_INLINE enum ofl_err qp_gather_hot(struct ofl_qp *qp,
                                                  uint8_t *dst, uint32_t n,
                                                  uint32_t *si, uint32_t *so,
-                                                 bool checked)
+                                                 uint32_t how)
 {
     enum ofl_err err;
 
@@ -7463,11 +7676,10 @@ static OFL_HOT_INLINE enum ofl_err qp_gather_hot(struct ofl_qp *qp,
             continue;
         }
         k = qp_min32(n, s->len - *so);
-        err = qp_dma_sge(qp, s->stag, s->addr + *so, dst, k,
-                         checked ? QP_DMA_CHECKED : 0u);
+        err = qp_dma_sge(qp, s->stag, s->addr + *so, dst, k, how);
         if (err != OFL_OK)
             return err;
-        checked = false; /* behind a DMA: check again */
+        how &= ~QP_DMA_CHECKED; /* behind a DMA: check again */
         dst += k;
         n -= k;
         *so += k;
@@ -7481,9 +7693,9 @@ static OFL_HOT_INLINE enum ofl_err qp_gather_hot(struct ofl_qp *qp,
 #if OFL_FAST_PATH
 static OFL_NOINLINE enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst,
                                            uint32_t n, uint32_t *si,
-                                           uint32_t *so, bool checked)
+                                           uint32_t *so, uint32_t how)
 {
-    return qp_gather_hot(qp, dst, n, si, so, checked);
+    return qp_gather_hot(qp, dst, n, si, so, how);
 }
 #else
 #define qp_gather qp_gather_hot
@@ -7622,12 +7834,15 @@ static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
  * it. Without markers the FPDU is built in place (one DMA copy of the
  * payload, one CRC pass); with markers
  * ofl_mpa_fpdu_buildv copies it in. A refused transmission leaves the
- * stream position where it was.
+ * stream position where it was. fused (a speed build, no markers): the
+ * gather summed prefix, header and payload into qp->tx_crc already
+ * (qp_tx_fuse_open); only the pad is left to sum.
  */
 static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
                                                 uint32_t hl,
                                                 const uint8_t *payload,
-                                                uint32_t n, uint32_t flags)
+                                                uint32_t n, uint32_t flags,
+                                                bool fused)
 {
     struct ofl_mpa_ulpdu u;
     uint32_t pos = qp->tx.pos;
@@ -7637,6 +7852,9 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
     u.hdr_len = hl;
     u.payload = n != 0 ? payload : NULL;
     u.payload_len = n;
+#if !OFL_FAST_PATH
+    (void)fused; /* a size build never fuses */
+#endif
 #if OFL_FAST_PATH
     if (!qp->tx.markers) {
         /* ofl_mpa_fpdu_framev's result for this FPDU, built in place (the
@@ -7654,7 +7872,11 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         t = b + OFL_MPA_HDR_LEN + ulpdu;
         ofl_store_be16(b, (uint16_t)ulpdu);
         ofl_store_le32(t, 0);
-        if (qp->tx.crc)
+        /* Fused (qp_tx_fuse_open): prefix, header and payload are in
+         * tx_crc already; the pad is left. */
+        if (fused)
+            crc = ofl_crc32c_final(mpa_crc(qp->tx.port, qp->tx_crc, t, pad));
+        else if (qp->tx.crc)
             crc = ofl_crc32c_final(
                 mpa_crc(qp->tx.port, crc, b, OFL_MPA_HDR_LEN + ulpdu + pad));
         ofl_store_le32(t + pad, qp->tx.crc ? crc : 0u);
@@ -7769,7 +7991,7 @@ static enum ofl_err qp_control_send(struct ofl_qp *qp, uint32_t flags)
 
     if (err != OFL_OK)
         return err;
-    return qp_fpdu_send(qp, hl, NULL, 0, flags);
+    return qp_fpdu_send(qp, hl, NULL, 0, flags, false);
 }
 
 /* Sends the pending Terminate (RFC 5040 §5.? and §7): queue 2, then the
@@ -7798,6 +8020,22 @@ static enum ofl_err qp_fatal(struct ofl_qp *qp, enum ofl_err err,
                              struct ofl_term_cause cause, const uint8_t *ulpdu,
                              size_t len)
 {
+#if OFL_FAST_PATH
+    if (qp->rx_defer != NULL) {
+        /* The FPDU being handled had its CRC comparison deferred: a wrong
+         * CRC is the error, as when mpa_rx_fast compares first (the same
+         * error, cause and counters; its bytes may be placed: "One pass
+         * over the payload"). */
+        if (!qp_rx_defer_ok(qp)) {
+            err = mpa_rx_fail(&qp->rx, OFL_E_MPA_CRC);
+            cause = qp->rx.cause;
+            ulpdu = NULL;
+            len = 0;
+            qp->stats.rx_fpdus--;
+        }
+        qp->rx_defer = NULL;
+    }
+#endif
     if (qp->state == OFL_QP_TERMINATE || qp->state == OFL_QP_ERROR)
         return err;
     ofl_fill(&qp->fault, 0, sizeof(qp->fault)); /* nothing waits any more */
@@ -8085,6 +8323,132 @@ static enum ofl_err qp_msg_begin(struct ofl_qp *qp, uint8_t opcode,
     return QP_SEG_INIT(&qp->cur.seg, h, qp->cur.total, qp->tx.mulpdu);
 }
 
+#if OFL_FAST_PATH
+/*
+ * One pass over the payload, send side, for an FPDU of header hl (built
+ * in place) and n payload bytes (at least OFL_QP_FUSE_MIN) on a stream of
+ * QP_PATH_FUSE_TX (CRC, no markers, the port's dma_read_crc32c): the
+ * ULPDU Length is stored now, prefix and header summed into qp->tx_crc,
+ * and the gather's reads continue it (qp_port_read); qp_fpdu_send adds
+ * the pad. Every byte is summed in the order framev sums it, so the CRC
+ * is the same.
+ */
+static OFL_HOT_INLINE void qp_tx_fuse_open(struct ofl_qp *qp, uint32_t hl,
+                                           uint32_t n)
+{
+    ofl_store_be16(qp->tx_buf, (uint16_t)(hl + n));
+    qp->tx_crc = mpa_crc(qp->tx.port, OFL_CRC32C_INIT, qp->tx_buf,
+                         OFL_MPA_HDR_LEN + hl);
+    qp->tx_fuse = 1;
+}
+
+/*
+ * Transmit by reference (offload.h: ofl_qp_transmitv_fn; QP_PATH_REF_TX)
+ * of an FPDU of header hl (built in place) and n payload bytes: the ULPDU
+ * Length stored, prefix and header summed into qp->tx_crc, the gather's
+ * reads turned into pieces of attr.txref (qp_txref_add) after entry 0,
+ * which the header takes.
+ */
+static void qp_tx_ref_open(struct ofl_qp *qp, uint32_t hl, uint32_t n)
+{
+    ofl_store_be16(qp->tx_buf, (uint16_t)(hl + n));
+    if (qp->tx.crc)
+        qp->tx_crc = mpa_crc(qp->tx.port, OFL_CRC32C_INIT, qp->tx_buf,
+                             OFL_MPA_HDR_LEN + hl);
+    qp->txref_count = 1;
+    qp->tx_ref = 1;
+}
+
+/*
+ * The FPDU gathered by reference (entries 1 .. txref_count - 1 of
+ * attr.txref) framed as qp_fpdu_send frames it in place: the same length
+ * check, the same pad and CRC (written behind the header, where the
+ * payload would lie), the same stream position and counters; the header
+ * and the trailer become the first and the last entry, and transmitv gets
+ * them all. A refusal leaves the stream position where it was.
+ */
+static OFL_NOINLINE enum ofl_err qp_fpdu_sendv(struct ofl_qp *qp, uint32_t hl,
+                                               uint32_t n, uint32_t flags)
+{
+    uint8_t *b = qp->tx_buf, *t = b + OFL_MPA_HDR_LEN + hl;
+    struct ofl_qp_txref *ref = qp->attr.txref;
+    const uint32_t count = qp->txref_count;
+    uint32_t ulpdu = hl + n, pad, crc = 0;
+
+    if (hl > qp->tx.mulpdu || n > (uint32_t)qp->tx.mulpdu - hl)
+        return OFL_E_MPA_TOO_LONG;
+    pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
+    ofl_store_le32(t, 0);
+    if (qp->tx.crc)
+        crc = ofl_crc32c_final(mpa_crc(qp->tx.port, qp->tx_crc, t, pad));
+    ofl_store_le32(t + pad, crc);
+    ref[0].data = b;
+    ref[0].pa = 0;
+    ref[0].len = OFL_MPA_HDR_LEN + hl;
+    ref[count].data = t;
+    ref[count].pa = 0;
+    ref[count].len = pad + OFL_MPA_CRC_LEN;
+    if (qp->attr.transmitv(qp->attr.transmit_ctx, ref, count + 1u, flags) !=
+        0) {
+        qp->stats.tx_blocked++;
+        return OFL_E_QP_TX_BLOCKED;
+    }
+    qp->tx.pos += mpa_content_len(ulpdu);
+    qp->stats.tx_fpdus++;
+    qp->stats.tx_bytes += OFL_MPA_HDR_LEN + ulpdu + pad + OFL_MPA_CRC_LEN;
+    return OFL_OK;
+}
+
+/*
+ * qp_msg_segment's FPDU of n >= OFL_QP_FUSE_MIN payload bytes on a stream
+ * with a path beyond the plain copy (QP_PATH_REF_TX, QP_PATH_FUSE_TX):
+ * by reference when the gather list holds the payload's pieces, else by
+ * copy, summed as it is read under QP_PATH_FUSE_TX. how: QP_DMA_CHECKED
+ * as for qp_gather. *si, *so move as the gather moves them (the caller
+ * keeps them only when the FPDU went).
+ */
+static OFL_NOINLINE enum ofl_err qp_segment_big(struct ofl_qp *qp,
+                                                uint32_t hl, uint32_t n,
+                                                uint32_t *si, uint32_t *so,
+                                                uint32_t how)
+{
+    const uint32_t flags = qp->cur.seg.done ? 0u : OFL_QP_TX_MORE;
+    uint8_t *dst = qp_payload_at(qp, hl);
+    uint32_t i = *si, o = *so;
+    enum ofl_err err;
+
+    if (qp->paths & QP_PATH_REF_TX) {
+        qp_tx_ref_open(qp, hl, n);
+        err = qp_gather(qp, dst, n, &i, &o, QP_DMA_SUM);
+        if (err == OFL_OK)
+            err = qp_fpdu_sendv(qp, hl, n, flags);
+        if (qp->tx_ref != 2) {
+            qp->tx_ref = 0;
+            *si = i;
+            *so = o;
+            return err;
+        }
+        /* More pieces than attr.txref holds: by copy, checked again (the
+         * port's hooks ran). */
+        qp->tx_ref = 0;
+        i = *si;
+        o = *so;
+        how = 0;
+    }
+    if (qp->paths & QP_PATH_FUSE_TX) {
+        qp_tx_fuse_open(qp, hl, n);
+        how |= QP_DMA_SUM;
+    }
+    err = qp_gather(qp, dst, n, &i, &o, how);
+    if (err == OFL_OK)
+        err = qp_fpdu_send(qp, hl, dst, n, flags, qp->tx_fuse != 0);
+    qp->tx_fuse = 0; /* also when the gather or the framing failed */
+    *si = i;
+    *so = o;
+    return err;
+}
+#endif
+
 /*
  * Sends the next segment of the current message. The segmenter and the
  * gather cursor move only when the transmission was taken. *done tells
@@ -8117,11 +8481,23 @@ static QP_SEGMENT_INLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp,
     }
     err = qp_hdr_build(qp, &hl);
     if (err == OFL_OK) {
-        dst = qp_payload_at(qp, hl);
-        err = qp_gather_hot(qp, dst, n, &si, &so, checked);
-        if (err == OFL_OK)
-            err = qp_fpdu_send(qp, hl, dst, n,
-                               s->done ? 0u : OFL_QP_TX_MORE);
+#if OFL_FAST_PATH
+        /* Small payloads (most messages), and streams with no path but
+         * the copy, go the plain way. */
+        if (n >= OFL_QP_FUSE_MIN &&
+            (qp->paths & (QP_PATH_REF_TX | QP_PATH_FUSE_TX)) != 0) {
+            err = qp_segment_big(qp, hl, n, &si, &so,
+                                 checked ? QP_DMA_CHECKED : 0u);
+        } else
+#endif
+        {
+            dst = qp_payload_at(qp, hl);
+            err = qp_gather_hot(qp, dst, n, &si, &so,
+                                checked ? QP_DMA_CHECKED : 0u);
+            if (err == OFL_OK)
+                err = qp_fpdu_send(qp, hl, dst, n,
+                                   s->done ? 0u : OFL_QP_TX_MORE, false);
+        }
     }
     if (err != OFL_OK) {
         s->off = off0;
@@ -8632,7 +9008,7 @@ qp_read_src_get(struct ofl_qp *qp, const struct ofl_qp_inreq *r,
         got += qp->piece[i].len;
     }
     if (err == OFL_E_TPT_SGL_FULL)
-        err = qp_dma_tpt(qp, a.stag, a.to + got, dst + got, n - got, false);
+        err = qp_dma_tpt(qp, a.stag, a.to + got, dst + got, n - got, 0u);
     if (err != OFL_OK)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     return OFL_OK;
@@ -8667,7 +9043,7 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
         if (err != OFL_OK)
             return err;
     }
-    err = qp_fpdu_send(qp, hl, dst, n, h->last ? 0u : OFL_QP_TX_MORE);
+    err = qp_fpdu_send(qp, hl, dst, n, h->last ? 0u : OFL_QP_TX_MORE, false);
     if (err != OFL_OK)
         return err;
     r->done += n;
@@ -9192,24 +9568,26 @@ static OFL_HOT_INLINE enum ofl_err
 qp_place_rest(struct ofl_qp *qp, const struct ofl_tpt_sgl *sgl, uint32_t stag,
               uint64_t to, const uint8_t *src, uint32_t n)
 {
+    uint32_t done, how = QP_DMA_WRITE;
     enum ofl_err err;
-    uint32_t done;
 
 #if OFL_FAST_PATH
+    if (qp->rx_defer != NULL)
+        how |= QP_DMA_SUM; /* the deferred Write: summed as it is placed */
     /* One piece (an access inside a page): qp_dma_pieces' one round. */
     if (sgl->count == 1)
-        err = port_dma_write(qp->attr.port, sgl->piece[0].pa, src,
-                             sgl->piece[0].len);
+        err = qp_port_write(qp, sgl->piece[0].pa, src, sgl->piece[0].len,
+                            how);
     else
 #endif
         /* src is only read: the pieces are written. */
-        err = qp_dma_pieces(qp, sgl, (uint8_t *)src, true);
+        err = qp_dma_pieces(qp, sgl, (uint8_t *)src, how);
     done = (uint32_t)sgl->bytes;
 
     if (err != OFL_OK || done >= n)
         return err;
     return qp_dma_tpt(qp, stag, to + done, (uint8_t *)src + done, n - done,
-                      true);
+                      how);
 }
 
 /* A Last tagged segment's one-touch look-up and one-shot note: with the
@@ -9242,6 +9620,9 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
     const struct ofl_ddp_hdr *h = &qp->msg.ddp;
     uint32_t n = qp->msg.payload_len;
     bool ends = h->last && qp->rx_tag_open && qp->rx_tag_stag == h->stag;
+#if OFL_FAST_PATH
+    bool deferred;
+#endif
     struct ofl_tpt_remote a;
     struct ofl_tpt_sgl sgl;
     QP_TPT_INFO info;
@@ -9267,6 +9648,13 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
                                (info.flags & OFL_TPT_F_TOUCHED) != 0, d->sn,
                                d->sn + 1u, qp->seq.wnd);
         if (ot.terminate) {
+            /* A deferred CRC first: a wrong one spends nothing. (Not
+             * reached today: Touched is set only ahead of a hole, with
+             * markers, which a deferred Write never has.) */
+            if (!qp_rx_defer_ok(qp)) {
+                *cause = qp->rx.cause;
+                return OFL_E_MPA_CRC; /* qp_fatal reports it */
+            }
             (void)ofl_tpt_expire(qp->attr.tpt, h->stag);
             *cause = ot.cause;
             return OFL_E_TPT_NOT_VALID; /* row 3: the touch is spent */
@@ -9274,11 +9662,22 @@ static enum ofl_err qp_place_tagged(struct ofl_qp *qp, const struct qp_rxd *d,
         if (!ot.place)
             return OFL_OK; /* row 6 (not in order; kept for safety) */
     }
+#if OFL_FAST_PATH
+    deferred = qp->rx_defer != NULL; /* read once: the placement uses it */
+#endif
     err = qp_place_rest(qp, &sgl, h->stag, h->to, qp->msg.payload, n);
     if (err != OFL_OK) {
         *cause = qp_local_cause();
         return err;
     }
+#if OFL_FAST_PATH
+    /* Placed through the fused hook: the CRC compared before the entry's
+     * use is noted (a wrong one spends nothing; qp_fatal reports it). */
+    if (deferred && !qp_rx_defer_close(qp, qp->msg.payload + n)) {
+        *cause = qp->rx.cause;
+        return OFL_E_MPA_CRC;
+    }
+#endif
     if (ot.invalidate) /* row 4: placed, then the entry is spent */
         (void)ofl_tpt_expire(qp->attr.tpt, h->stag);
     else if (h->last) /* not Last: note_use would only look the entry up */
@@ -9339,7 +9738,7 @@ static enum ofl_err qp_rx_write(struct ofl_qp *qp, const struct qp_rxd *d)
 
         /* Unpinned pages: qp_place_tagged translated the whole segment
          * before placing, so nothing of it was placed. */
-        if (err == OFL_E_TPT_PAGE_FAULT &&
+        if (err == OFL_E_TPT_PAGE_FAULT && qp_rx_defer_ok(qp) &&
             qp_rx_fault_hold(qp, d, h->stag, h->to, qp->msg.payload_len))
             return err;
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
@@ -9547,7 +9946,7 @@ qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
     if (err != OFL_OK)
         return qp_fatal(qp, err, ofl_tpt_term_cause(err, OFL_TPT_USE_RDMAP),
                         d->ulpdu, d->len);
-    err = qp_dma_tpt(qp, q->stag, q->to, v, 8, false);
+    err = qp_dma_tpt(qp, q->stag, q->to, v, 8, 0u);
     /* Unpinned pages: the read translates all 8 bytes before its DMA, so
      * a wait comes before the read-modify-write began (it runs once, on
      * the retry); nothing queued, no MSN moved. */
@@ -9557,7 +9956,7 @@ qp_rx_atomic(struct ofl_qp *qp, const struct qp_rxd *d)
     if (err == OFL_OK) {
         orig = ofl_load_le64(v);
         ofl_store_le64(v, qp_atomic_new(q, orig));
-        err = qp_dma_tpt(qp, q->stag, q->to, v, 8, true);
+        err = qp_dma_tpt(qp, q->stag, q->to, v, 8, QP_DMA_WRITE);
     }
     if (err != OFL_OK)
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
@@ -9799,6 +10198,36 @@ static OFL_NOINLINE enum ofl_err qp_rx_placed(struct ofl_qp *qp,
     return OFL_OK;
 }
 
+#if OFL_FAST_PATH
+/*
+ * One pass over the payload, receive side: may the FPDU at p (the stream
+ * in order, between FPDUs) be delivered with its CRC compared after its
+ * placement? Only an RDMA Write of at least OFL_QP_FUSE_MIN payload bytes
+ * (a tagged ULPDU of opcode Write, read from its first two bytes), whole
+ * in p, on a stream with CRC and no markers whose port has
+ * dma_write_crc32c (QP_PATH_FUSE_RX), with nothing placed ahead of a hole
+ * and no one-touch decision deferred (qp_advance then changes nothing but
+ * RCV.NXT). Reads only: a refusal goes the usual way.
+ */
+static OFL_HOT_INLINE bool qp_rx_fusable(const struct ofl_qp *qp,
+                                         const uint8_t *p, uint32_t len)
+{
+    uint32_t ulpdu;
+
+    /* The stream's choice (qp_paths_choose: CRC, no markers, the hook),
+     * then the opcode: every other FPDU leaves after a few tests. */
+    if (!(qp->paths & QP_PATH_FUSE_RX) ||
+        len < OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN + OFL_QP_FUSE_MIN ||
+        (p[OFL_MPA_HDR_LEN + 1] & 0x0Fu) != OFL_RDMAP_WRITE ||
+        (p[OFL_MPA_HDR_LEN] & 0x80u) == 0 || qp->ooo_count != 0 ||
+        qp->seq.pending_count != 0)
+        return false;
+    ulpdu = ofl_load_be16(p);
+    return ulpdu >= OFL_DDP_TAGGED_HDR_LEN + OFL_QP_FUSE_MIN &&
+           ulpdu <= qp->rx.cap && mpa_content_len(ulpdu) <= len;
+}
+#endif
+
 /*
  * In-order stream bytes through the MPA receiver. RCV.NXT moves to one
  * past each ULPDU's last byte before the ULPDU is handled (its DDP SN is
@@ -9820,9 +10249,22 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
         /* ofl_mpa_rx_feed with its arguments known good: an FPDU that
          * starts here and lies whole in p goes mpa_rx_fast's way, as
          * there; mpa_rx_fast changes nothing when it declines, and sets
-         * f whole when it delivers. */
-        if (qp->rx.state != OFL_MPA_RX_LENGTH || qp->rx.started ||
-            !mpa_rx_fast(&qp->rx, p, len, &used, &f, &err))
+         * f whole when it delivers. An RDMA Write the fused hook can
+         * place is delivered the same way with its CRC deferred: prefix
+         * and DDP/RDMAP header summed now, the payload as it is placed
+         * (qp_place_tagged), and any other way out compares it whole
+         * first (qp_rx_defer_ok: qp_fatal, a fault hold, Table D row 3,
+         * below). */
+        if (qp->rx.state == OFL_MPA_RX_LENGTH && !qp->rx.started &&
+            qp_rx_fusable(qp, p, len)) {
+            used = mpa_rx_take(&qp->rx, p, ofl_load_be16(p), &f);
+            err = OFL_OK;
+            qp->rx_defer = p;
+            qp->rx_defer_len = (uint32_t)used;
+            qp->rx_crc = mpa_crc(qp->rx.port, OFL_CRC32C_INIT, p,
+                                 OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN);
+        } else if (qp->rx.state != OFL_MPA_RX_LENGTH || qp->rx.started ||
+                   !mpa_rx_fast(&qp->rx, p, len, &used, &f, &err))
 #endif
             err = ofl_mpa_rx_feed(&qp->rx, p, len, &used, &f);
 
@@ -9857,6 +10299,17 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
         qp_advance(qp, head);
         if (err == OFL_OK && !placed)
             err = qp_rx_ulpdu(qp, &d);
+#if OFL_FAST_PATH
+        /* A deferred CRC still waiting after the FPDU was handled is
+         * compared now. Not reached today (every way out of a deferred
+         * Write compares first: the placement, qp_fatal, a fault hold);
+         * kept so that no new way can take an FPDU unchecked. */
+        if (qp->rx_defer != NULL) {
+            if (!qp_rx_defer_ok(qp))
+                err = qp_fatal(qp, OFL_E_MPA_CRC, qp->rx.cause, NULL, 0);
+            qp->rx_defer = NULL;
+        }
+#endif
         qp_advance(qp, (uint32_t)used - head);
         if (err != OFL_OK)
             return err;
@@ -9953,7 +10406,7 @@ qp_ooo_place(struct ofl_qp *qp, const struct ofl_qp_seg *seg,
         run = ofl_mpa_fpdu_piece(pos, true, wire, ulen, off, &p);
         if (run == 0 ||
             qp_dma_tpt(qp, a.stag, a.to + (off - OFL_DDP_TAGGED_HDR_LEN),
-                       (uint8_t *)p, run, true) != OFL_OK)
+                       (uint8_t *)p, run, QP_DMA_WRITE) != OFL_OK)
             return;
     }
     /* Row 5 recorded (qp_ooo_may_place saw a slot for it); should the
@@ -10162,7 +10615,7 @@ static OFL_NOINLINE enum ofl_err qp_iscsi_pdu(struct ofl_qp *qp, bool *finished)
     ofl_copy(qp->tx_buf, qp->cur.hdr + QPW_EXT, OFL_ISCSI_BHS_LEN);
     qp_store_be24(qp->tx_buf + 5, n);
     ofl_store_be32(qp->tx_buf + 28, qp->iscsi_exp_statsn);
-    err = qp_gather(qp, qp->tx_buf + OFL_ISCSI_BHS_LEN, n, &si, &so, false);
+    err = qp_gather(qp, qp->tx_buf + OFL_ISCSI_BHS_LEN, n, &si, &so, 0u);
     if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp))
         return err; /* waits, nothing sent: built again on the retry */
     if (err != OFL_OK)
@@ -10223,7 +10676,7 @@ qp_iscsi_data_out(struct ofl_qp *qp, struct ofl_qp_inreq *r)
     err = qp_iscsi_check(qp, &k);
     if (err == OFL_OK)
         err = qp_dma_tpt(qp, r->stag_b, r->to_b + r->done,
-                         b + OFL_ISCSI_BHS_LEN, n, false);
+                         b + OFL_ISCSI_BHS_LEN, n, 0u);
     if (err != OFL_OK) {
         uint64_t va;
 
@@ -10544,7 +10997,7 @@ static enum ofl_err qp_iscsi_data(struct ofl_qp *qp, const uint8_t *p,
             return OFL_E_TPT_PAGE_FAULT;
         if (err == OFL_OK)
             err = qp_dma_tpt(qp, x->itt, (uint64_t)x->offset + at,
-                             (uint8_t *)p, n, true);
+                             (uint8_t *)p, n, QP_DMA_WRITE);
         return err == OFL_OK ? OFL_OK
                              : qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     }
@@ -11808,7 +12261,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
         c->begun = 1;
     }
     if (dlen != 0) {
-        err = qp_gather(qp, frame + hl + ext, dlen, &si, &so, false);
+        err = qp_gather(qp, frame + hl + ext, dlen, &si, &so, 0u);
         /* Unpinned pages: nothing was handed to the transmit (the bytes
          * gathered lie in tx_buf or an EE slot not yet in use); the WQE
          * stays current and is gathered again on the retry. Nothing of
@@ -12166,7 +12619,7 @@ static OFL_NOINLINE enum ofl_err qp_rd_read(struct ofl_qp *qp,
         return qp_ee_no_room(ee, OFL_E_QP_EE_FULL);
     frame = qp_ee_frame(ee, ee->snd_nxt);
     if (n != 0) {
-        err = qp_dma_tpt(qp, h->stag, h->to, frame + hl, n, false);
+        err = qp_dma_tpt(qp, h->stag, h->to, frame + hl, n, 0u);
         /* Unpinned source: what was read lies in a slot not yet in use;
          * no response, the request not acknowledged. */
         if (err == OFL_E_TPT_PAGE_FAULT &&
@@ -12245,7 +12698,7 @@ static OFL_NOINLINE enum ofl_err qp_rd_atomic(struct ofl_qp *qp,
     e = qp_ee_atomic_slot(ee);
     if (e == NULL)
         return qp_ee_no_room(ee, OFL_E_QP_EE_ATOMIC_FULL);
-    err = qp_dma_tpt(qp, h->stag, h->to, v, 8, false);
+    err = qp_dma_tpt(qp, h->stag, h->to, v, 8, 0u);
     /* Unpinned target: the read translates the 8 bytes before its DMA,
      * so the wait comes before the read-modify-write began: it runs
      * once, for the retransmission that finds the page. */
@@ -12261,7 +12714,7 @@ static OFL_NOINLINE enum ofl_err qp_rd_atomic(struct ofl_qp *qp,
         q.compare_mask = h->compare_mask;
         orig = ofl_load_le64(v);
         ofl_store_le64(v, qp_atomic_new(&q, orig));
-        err = qp_dma_tpt(qp, h->stag, h->to, v, 8, true);
+        err = qp_dma_tpt(qp, h->stag, h->to, v, 8, QP_DMA_WRITE);
     }
     if (err != OFL_OK)
         return qp_ee_refuse(ee, OFL_DG_NAK_ACCESS, err);
@@ -12365,7 +12818,8 @@ static OFL_NOINLINE enum ofl_err qp_rd_resp(struct ofl_qp_node *node,
             data = v;
         }
         if (err == OFL_OK && n != 0)
-            err = qp_dma_tpt(qp, t->stag, t->to, (uint8_t *)data, n, true);
+            err = qp_dma_tpt(qp, t->stag, t->to, (uint8_t *)data, n,
+                             QP_DMA_WRITE);
         status = (uint8_t)ofl_tpt_wc_status(err);
         err = OFL_OK; /* the WQE carries the local error */
     }

@@ -978,6 +978,16 @@ struct ofl_port {
                            uint32_t *state);
     int (*dma_write_crc32c)(void *ctx, uint64_t pa, const void *src,
                             size_t len, uint32_t *state);
+
+    /*
+     * dma_crc32c (optional): feeds len bytes at host physical address pa
+     * to the CRC32c register *state without copying them (the qp
+     * engine's transmit by reference: the port sends the payload from
+     * where it lies, the engine sums it). Contract as the fused hooks:
+     * 0 and the register moved, or non-zero and *state unchanged; a read
+     * of host memory, authorised as dma_read's are.
+     */
+    int (*dma_crc32c)(void *ctx, uint64_t pa, size_t len, uint32_t *state);
 };
 
 /* Checks version and size; returns OFL_OK, OFL_E_ARG or OFL_E_PORT_VERSION. */
@@ -3766,12 +3776,54 @@ struct ofl_qp_seg {
     uint32_t len;
 };
 
+/* The least payload of an FPDU that goes through the fused hooks. */
+#define OFL_QP_FUSE_MIN 256u
+
 /* Transmit flags. */
 enum ofl_qp_tx_flag {
     OFL_QP_TX_MORE = 0x1,  /* more bytes of the same message follow */
     OFL_QP_TX_CLOSE = 0x2, /* close the stream after these bytes (graceful) */
     OFL_QP_TX_ABORT = 0x4  /* reset the stream now (len is 0) */
 };
+
+/*
+ * One pass over the payload (issue 30). A port with the fused hooks
+ * (struct ofl_port: dma_read_crc32c, dma_write_crc32c) lets a speed build
+ * (OFL_FAST_PATH; a size build has none of this) read each payload byte
+ * of an iWARP stream with CRCs and no markers once, for both the copy and
+ * the CRC, in FPDUs of at least OFL_QP_FUSE_MIN payload bytes (below that
+ * one CRC call over the whole FPDU costs less than the header's own):
+ *   send     every FPDU of a Send or Write: prefix and header are summed
+ *            first, the gather's DMA reads continue the register, the pad
+ *            ends it. The bytes and the CRC on the wire are the same.
+ *            (Read Responses and control messages: copy, then CRC.)
+ *   receive  an in-order RDMA Write with payload that arrives whole in one
+ *            ofl_qp_input segment, with nothing placed ahead of a hole:
+ *            its CRC is compared after its placement instead of before.
+ *            Every check runs as before (FIG. 18A a-f, Table D, the DMA),
+ *            then the payload is placed through dma_write_crc32c and the
+ *            register compared. A wrong CRC is still what the stream
+ *            reports (OFL_E_MPA_CRC, Terminate 2/0/2 with no header, the
+ *            same counters and state): any refusal, fault hold or
+ *            Terminate of that FPDU first compares the CRC over the whole
+ *            FPDU, and a wrong one wins, as when it is compared first.
+ * What differs: with a wrong CRC, the payload may already lie in the
+ * Write's buffer, inside the range the STag authorised. RFC 5041 keeps
+ * Placement apart from Delivery (a buffer's bytes mean something once
+ * the message is delivered; an RDMA Write is never delivered at its
+ * sink, and here the stream ends with the Terminate). Linux siw places
+ * the same way (it copies and sums in one step and compares at the
+ * FPDU's end). Nothing else is touched: no entry's use is noted, no
+ * window spent, no page fault held. A port that must never see a byte of
+ * a bad FPDU in its memory leaves dma_write_crc32c unset (the sim and
+ * posix ports' default). Sends, Read Responses and FPDUs cut across
+ * segments are compared before they are placed, as always.
+ * The engine looks at the fused hooks, dma_crc32c and attr.transmitv
+ * (below) once, when the stream is established (ofl_qp_establish): a hook
+ * set later is not used, and one found then MUST stay set while the QP
+ * lives. tests/test_qp_fused.c runs the same traffic with and without the
+ * hooks, and by reference, and requires the same answers.
+ */
 
 /*
  * The transmit callback: hands data[0 .. len) to the lower layer as stream
@@ -3803,6 +3855,39 @@ typedef int (*ofl_qp_transmit_fn)(void *ctx, const uint8_t *data,
  * back into the QP.
  */
 typedef uint8_t *(*ofl_qp_tx_reserve_fn)(void *ctx, uint32_t len);
+
+/* One piece of a frame transmitted by reference: len bytes at data (the
+ * engine's memory), or, when data is NULL, at host physical address pa. */
+struct ofl_qp_txref {
+    const uint8_t *data;
+    uint64_t pa;
+    uint32_t len;
+};
+
+/*
+ * Transmit by reference (optional; attr.transmitv, called with
+ * transmit_ctx; a speed build only, as "One pass over the payload"): an
+ * FPDU of a Send or an RDMA Write handed over as a gather list instead of
+ * bytes in tx_buf. ref[0] is the ULPDU Length and the DDP/RDMAP header,
+ * ref[count - 1] the pad and the CRC (both the engine's bytes, by
+ * pointer); between them the payload, by host physical address, in the
+ * pieces the TPT translated for this transmission (checked FIG. 15 a-g
+ * as a DMA read is). A port that can DMA the pieces, or writev them from
+ * mapped memory, copies nothing. The CRC is summed through the port's
+ * dma_crc32c hook, which reads the payload without copying it: one pass.
+ * The port MUST be done with every piece when it returns (sent, or
+ * copied: the engine's bytes are reused and the WQE may complete right
+ * after), and returns as transmit does: 0 having taken the whole frame,
+ * non-zero having taken none of it. The engine uses it when attr.transmitv
+ * and attr.txref (txref_cap >= 3 entries, caller memory) are set, no
+ * reservation hook is, the stream has no markers and, when it carries
+ * CRCs, the port has dma_crc32c; an FPDU whose payload takes more than
+ * txref_cap - 2 pieces, and every other frame, goes through transmit as
+ * before. The bytes on the wire are the same either way. It MUST NOT call
+ * back into the QP.
+ */
+typedef int (*ofl_qp_transmitv_fn)(void *ctx, const struct ofl_qp_txref *ref,
+                                   uint32_t count, uint32_t flags);
 
 /* Asynchronous events, collected in qp->events and announced through the
  * port's notify hook with attr.event_vector. */
@@ -4176,6 +4261,10 @@ struct ofl_qp_attr {
                                  1 .. 65535 */
     struct ofl_qp_node *node; /* RD, UD: the node the QP lives on (its
                                  address and, for RD, EE contexts) */
+    ofl_qp_transmitv_fn transmitv; /* optional: transmit by reference
+                                      (above); a speed build only */
+    struct ofl_qp_txref *txref;    /* its gather list (caller memory) */
+    uint32_t txref_cap;            /* entries of txref, >= 3 */
 };
 
 /*
@@ -4355,6 +4444,22 @@ struct ofl_qp {
                                  segment of it, of nonzero length, was
                                  placed through this STag (rx_tag_open) */
     uint8_t rx_tag_open;
+    /* One pass over the payload (a speed build, a port with the fused
+     * hooks; "One pass over the payload" above): */
+    const uint8_t *rx_defer;  /* the in-order RDMA Write FPDU (from its
+                                 ULPDU Length on) whose CRC is compared
+                                 after its placement, or NULL */
+    uint32_t rx_defer_len;    /* its wire length, CRC field included */
+    uint32_t rx_crc;          /* CRC register over it, placement so far */
+    uint32_t tx_crc;          /* CRC register of the FPDU being gathered */
+    uint8_t tx_fuse;          /* the gather reads through dma_read_crc32c
+                                 into tx_crc */
+    uint8_t tx_ref;           /* the gather records payload pieces in
+                                 attr.txref (transmit by reference); 2:
+                                 they did not fit */
+    uint32_t txref_count;     /* entries of attr.txref in use */
+    uint8_t paths;            /* the data paths chosen at establish
+                                 (fused, by reference) */
     struct ofl_qp_iscsi_rx irx;
     uint32_t iscsi_cmd_seq;   /* next command ID */
     uint32_t iscsi_exp_statsn;
@@ -4419,7 +4524,9 @@ enum ofl_err ofl_qp_modify(struct ofl_qp *qp, enum ofl_qp_state to);
  * to it), that the MULPDU holds the longest control message,
  * OFL_RDMAP_HDR_MAX (OFL_E_ARG), that tx_cap holds an FPDU at that MULPDU
  * (OFL_E_SIZE) and that markers sent have a staging buffer (OFL_E_SIZE). A
- * datagram QP has no stream: OFL_E_QP_SERVICE.
+ * datagram QP has no stream: OFL_E_QP_SERVICE. A speed build chooses the
+ * stream's data paths here, once ("One pass over the payload": the port's
+ * fused hooks and dma_crc32c, attr.transmitv).
  */
 enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
                               uint32_t emss, uint32_t rx_sn, uint32_t rcv_wnd);

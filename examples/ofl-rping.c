@@ -97,6 +97,7 @@ struct node {
     struct ofl_qp_inreq irq[IRD];
     uint32_t ord_ring[ORD];
     struct ofl_seq_pending ot[4];
+    struct ofl_qp_txref txref[16];       /* transmit by reference */
     uint8_t tx_buf[TXCAP], rx_buf[RXCAP];
     _Alignas(4096) uint8_t sq_ring[DEPTH * 128];
     _Alignas(4096) uint8_t rq_ring[DEPTH * 64];
@@ -197,6 +198,10 @@ static int node_init(struct node *n, const char *name)
 
     n->name = name;
     ofl_posix_init(&n->px);
+    /* One pass over the payload: the port's own DMA hooks take physical
+     * addresses for pointers, so its fused hooks may too (offload.h, "One
+     * pass over the payload"; ofl_posix_set_fused). */
+    ofl_posix_set_fused(&n->px, true);
     if (ofl_tpt_init(&n->tpt, n->entry, 64, n->att, 256, &n->px.port,
                      OFL_TPT_POLICY_STANDARD) != OFL_OK ||
         ofl_tpt_att_owners(&n->tpt, n->att_owner, 256) != OFL_OK ||
@@ -218,6 +223,9 @@ static int node_init(struct node *n, const char *name)
     a.recv_cq = &n->rcq;
     a.transmit = ofl_posix_transmit;
     a.transmit_ctx = &n->conn;
+    a.transmitv = ofl_posix_transmitv; /* Sends and Writes by reference */
+    a.txref = n->txref;
+    a.txref_cap = 16;
     memset(&m, 0, sizeof(m));
     m.sq_ring = n->sq_ring;
     m.sq_depth = DEPTH;

@@ -2,6 +2,7 @@
 /* port: the core's hook wrappers and the sim port's guard. */
 #include "test.h"
 #include "ports/sim/ofl_sim.h"
+#include "support/fused_check.h"
 
 static uint32_t fake_crc_calls;
 static uint32_t fake_crc(void *ctx, uint32_t state, const void *d, size_t n)
@@ -205,21 +206,18 @@ static uint32_t fused_crc(void *ctx, uint32_t state, const void *d, size_t n)
     return ofl_crc32c_update(state, d, n);
 }
 
-/* The fused hooks on every length that crosses the 256-byte blocks (none,
- * one byte, a part block, one block, one and a byte, 16 blocks and three)
- * at odd alignments on both sides: the bytes are memcpy's and the state
- * is ofl_crc32c_update's; with a crc32c hook set it is the one that
- * sums. */
+/* The fused hooks (tests/support/fused_check.c: every length across the
+ * 4 KiB blocks at odd alignments, both ways): the bytes are memcpy's and
+ * the state is ofl_crc32c_update's; with a crc32c hook set it is the one
+ * that sums. */
 static void test_sim_fused_pass(void)
 {
     static struct ofl_sim sim;
-    static uint8_t host[4096 + 16], buf[4096 + 16], want[4096 + 16];
-    static const size_t lens[] = {0, 1, 7, 255, 256, 257, 4096 + 3};
-    unsigned long bad_read = 0, bad_write = 0, bad_state = 0;
+    static uint8_t host[FUSED_CHECK_HOST];
+    struct fused_check r;
     uint64_t bytes = 0;
     unsigned long calls = 0;
-    size_t i, k, ho, bo;
-    uint32_t x = 1;
+    size_t k;
 
     ofl_sim_init(&sim);
     CHECK(sim.port.dma_read_crc32c == NULL);
@@ -231,59 +229,23 @@ static void test_sim_fused_pass(void)
     for (k = 0; k < 2; k++) {
         /* k 0: the portable CRC; k 1: the port's crc32c hook */
         sim.port.crc32c = k ? fused_crc : NULL;
-        for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
-            for (ho = 0; ho < 4; ho++)
-                for (bo = 0; bo < 4; bo++) {
-                    const size_t n = lens[i];
-                    const uint32_t st0 = 0x9E3779B9u * (uint32_t)(i + ho + 1);
-                    uint32_t st = st0;
-                    size_t j;
-
-                    for (j = 0; j < sizeof(host); j++) {
-                        x = x * 1664525u + 1013904223u;
-                        host[j] = (uint8_t)(x >> 24);
-                        buf[j] = (uint8_t)~host[j];
-                    }
-                    /* read: host + ho into buf + bo */
-                    memcpy(want, buf, sizeof(buf));
-                    memcpy(want + bo, host + 3 + ho, n);
-                    if (sim.port.dma_read_crc32c(&sim,
-                                                 ofl_sim_pa(host + 3 + ho),
-                                                 buf + bo, n, &st) != 0 ||
-                        memcmp(buf, want, sizeof(buf)) != 0)
-                        bad_read++;
-                    if (st != ofl_crc32c_update(st0, host + 3 + ho, n))
-                        bad_state++;
-                    /* write: buf + bo (fresh bytes) to host + ho */
-                    for (j = 0; j < n; j++)
-                        buf[bo + j] = (uint8_t)(buf[bo + j] * 7u + 3u);
-                    memcpy(want, host, sizeof(host));
-                    memcpy(want + 3 + ho, buf + bo, n);
-                    st = st0;
-                    if (sim.port.dma_write_crc32c(&sim,
-                                                  ofl_sim_pa(host + 3 + ho),
-                                                  buf + bo, n, &st) != 0 ||
-                        memcmp(host, want, sizeof(host)) != 0)
-                        bad_write++;
-                    if (st != ofl_crc32c_update(st0, buf + bo, n))
-                        bad_state++;
-                    bytes += n;
-                    calls++;
-                }
-        CHECK_EQ(bad_read, 0);
-        CHECK_EQ(bad_write, 0);
-        CHECK_EQ(bad_state, 0);
+        fused_check_run(&sim.port, host, &r);
+        CHECK_EQ(r.bad_read, 0);
+        CHECK_EQ(r.bad_write, 0);
+        CHECK_EQ(r.bad_state, 0);
+        bytes += r.bytes;
+        calls += r.calls;
     }
-    /* One DMA per call, in both counters; the hook summed (256-byte
-     * blocks: 4099 bytes are 17 calls), the sim no violation. */
+    /* One DMA per call, in both counters; the hook summed (4 KiB
+     * blocks: 4099 bytes are 2 calls), the sim no violation. */
     CHECK_EQ(sim.dma_reads, calls);
     CHECK_EQ(sim.fused_reads, calls);
     CHECK_EQ(sim.dma_writes, calls);
     CHECK_EQ(sim.fused_writes, calls);
     CHECK_EQ(sim.bytes_read, bytes);
     CHECK_EQ(sim.bytes_written, bytes);
-    /* blocks per length: 0 1 1 1 1 2 17; a read and a write each */
-    CHECK_EQ(fused_crc_calls, 2u * 16u * (0 + 1 + 1 + 1 + 1 + 2 + 17));
+    /* blocks per length: 0 1 1 1 1 1 2; a read and a write each */
+    CHECK_EQ(fused_crc_calls, 2u * 16u * (0 + 1 + 1 + 1 + 1 + 1 + 2));
     CHECK(fused_crc_ctx == &sim);
     CHECK_EQ(sim.violations, 0);
     ofl_sim_reset_records(&sim);

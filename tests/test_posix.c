@@ -3,6 +3,7 @@
  * ofl-test-needs: posix */
 #include "test.h"
 #include "ports/posix/ofl_posix.h"
+#include "support/fused_check.h"
 
 static uint32_t last_db, last_vec;
 static void on_db(void *u, uint32_t db, uint32_t v)
@@ -77,63 +78,25 @@ static uint32_t counted_crc(uint32_t state, const void *data, size_t len)
     return ofl_crc32c_update(state, data, len);
 }
 
-/* The fused copy + CRC32c hooks ofl_posix_init installs: on every length
- * that crosses the 256-byte blocks, at odd alignments on both sides, the
- * bytes are memcpy's, nothing around them moves, and the state is
- * ofl_crc32c_update's, summed by px->crc (which a test may replace). They
- * have no failure to trip: the posix port has no guard. */
+/* The fused copy + CRC32c hooks ofl_posix_set_fused installs
+ * (tests/support/fused_check.c: every length across the 4 KiB blocks at
+ * odd alignments, both ways): the bytes are memcpy's, nothing around them
+ * moves, and the state is ofl_crc32c_update's, summed by px->crc (which a
+ * test may replace). They have no failure to trip: the posix port has no
+ * guard. */
 static void check_fused(struct ofl_posix *px)
 {
-    static uint8_t host[4096 + 16], buf[4096 + 16], want[4096 + 16];
-    static const size_t lens[] = {0, 1, 7, 255, 256, 257, 4096 + 3};
-    unsigned long bad_read = 0, bad_write = 0, bad_state = 0;
-    size_t i, ho, bo;
-    uint32_t x = 3;
+    static uint8_t host[FUSED_CHECK_HOST];
+    struct fused_check r;
 
     CHECK(px->port.dma_read_crc32c != NULL);
     CHECK(px->port.dma_write_crc32c != NULL);
     if (px->port.dma_read_crc32c == NULL || px->port.dma_write_crc32c == NULL)
         return;
-    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
-        for (ho = 0; ho < 4; ho++)
-            for (bo = 0; bo < 4; bo++) {
-                const size_t n = lens[i];
-                const uint32_t st0 = 0x9E3779B9u * (uint32_t)(i + bo + 1);
-                uint32_t st = st0;
-                size_t j;
-
-                for (j = 0; j < sizeof(host); j++) {
-                    x = x * 1664525u + 1013904223u;
-                    host[j] = (uint8_t)(x >> 24);
-                    buf[j] = (uint8_t)~host[j];
-                }
-                memcpy(want, buf, sizeof(buf));
-                memcpy(want + bo, host + 3 + ho, n);
-                if (px->port.dma_read_crc32c(px->port.ctx,
-                                             (uint64_t)(uintptr_t)(host + 3 +
-                                                                   ho),
-                                             buf + bo, n, &st) != 0 ||
-                    memcmp(buf, want, sizeof(buf)) != 0)
-                    bad_read++;
-                if (st != ofl_crc32c_update(st0, host + 3 + ho, n))
-                    bad_state++;
-                for (j = 0; j < n; j++)
-                    buf[bo + j] = (uint8_t)(buf[bo + j] * 7u + 3u);
-                memcpy(want, host, sizeof(host));
-                memcpy(want + 3 + ho, buf + bo, n);
-                st = st0;
-                if (px->port.dma_write_crc32c(px->port.ctx,
-                                              (uint64_t)(uintptr_t)(host + 3 +
-                                                                    ho),
-                                              buf + bo, n, &st) != 0 ||
-                    memcmp(host, want, sizeof(host)) != 0)
-                    bad_write++;
-                if (st != ofl_crc32c_update(st0, buf + bo, n))
-                    bad_state++;
-            }
-    CHECK_EQ(bad_read, 0);
-    CHECK_EQ(bad_write, 0);
-    CHECK_EQ(bad_state, 0);
+    fused_check_run(&px->port, host, &r);
+    CHECK_EQ(r.bad_read, 0);
+    CHECK_EQ(r.bad_write, 0);
+    CHECK_EQ(r.bad_state, 0);
 }
 
 OFL_SUITE(posix)
@@ -167,16 +130,36 @@ OFL_SUITE(posix)
     CHECK_EQ(px.doorbells, 1);
     CHECK_EQ(px.notifies, 1);
     ofl_port_barrier(&px.port, OFL_BARRIER_RELEASE);
+    /* the fused hooks: not there after init, there after set_fused */
+    CHECK(px.port.dma_read_crc32c == NULL && px.port.dma_write_crc32c == NULL &&
+          px.port.dma_crc32c == NULL);
+    ofl_posix_set_fused(&px, true);
+    CHECK(px.port.dma_crc32c != NULL);
+    {
+        uint8_t h[300];
+        uint32_t st = 5;
+        size_t j;
+
+        for (j = 0; j < sizeof(h); j++)
+            h[j] = (uint8_t)(j * 13);
+        CHECK_EQ(px.port.dma_crc32c(px.port.ctx, (uint64_t)(uintptr_t)h,
+                                    sizeof(h), &st),
+                 0);
+        CHECK_EQ(st, ofl_crc32c_update(5, h, sizeof(h)));
+    }
     check_fused(&px); /* with the CRC init chose */
     {
         ofl_posix_crc_fn chosen = px.crc;
 
         px.crc = counted_crc; /* the hooks sum with px->crc, per block */
         check_fused(&px);
-        /* blocks per length: 0 1 1 1 1 2 17; a read and a write each */
-        CHECK_EQ(counted_crc_calls, 2u * 16u * (0 + 1 + 1 + 1 + 1 + 2 + 17));
+        /* blocks per length: 0 1 1 1 1 1 2; a read and a write each */
+        CHECK_EQ(counted_crc_calls, 2u * 16u * (0 + 1 + 1 + 1 + 1 + 1 + 2));
         px.crc = chosen;
     }
+    ofl_posix_set_fused(&px, false);
+    CHECK(px.port.dma_read_crc32c == NULL && px.port.dma_write_crc32c == NULL &&
+          px.port.dma_crc32c == NULL);
     {
         uint32_t v;
 

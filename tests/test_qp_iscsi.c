@@ -1227,7 +1227,7 @@ static void test_qp_end_kills_tasks(void)
     struct ofl_cqe c[4];
     struct ofl_tpt_info info;
     struct ofl_qp_attr bad;
-    struct ofl_qp spare;
+    static struct ofl_qp spare; /* off the stack: kernel frames */
 
     memset(payload, 0x5D, sizeof(payload));
     bufs[0].addr = ofl_sim_pa(rbuf);

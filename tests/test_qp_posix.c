@@ -75,11 +75,19 @@ static void cfg_init(struct ofl_mpa_cfg *c, bool markers)
     c->ord = 8;
 }
 
+/* When set, rebind gives the QP transmit by reference too
+ * (ofl_posix_transmitv, with the sim port's dma_crc32c). */
+static bool by_ref;
+
 /* Re-creates side s's QP over the TCP connection c. */
 static int rebind(struct qr_side *s, struct ofl_posix_conn *c)
 {
     s->attr.transmit = ofl_posix_transmit;
     s->attr.transmit_ctx = c;
+    s->attr.transmitv = by_ref ? ofl_posix_transmitv : NULL;
+    s->attr.txref = s->txref;
+    s->attr.txref_cap = QR_TXREF;
+    ofl_sim_set_fused(&s->sim, by_ref);
     if (ofl_qp_create(&s->qp, &s->attr, &s->qmem) != OFL_OK ||
         ofl_qp_modify(&s->qp, OFL_QP_INIT) != OFL_OK ||
         ofl_posix_establish(c, &s->qp, 1460, 1u << 20) != OFL_OK)
@@ -166,6 +174,9 @@ static void test_tcp(bool markers)
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
     CHECK(memcmp(back, src, 20000) == 0);
     CHECK_EQ(r->a.sim.violations + r->b.sim.violations, 0);
+    if (by_ref && !markers) /* the Send by reference, the Read Response
+                               by copy */
+        CHECK(r->a.sim.crc_reads > 0 && r->b.sim.crc_reads == 0);
     /* a graceful close: the peer sees EOF, its QP takes the event */
     CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_CLOSING));
     pump2(&r->a, &ca, &r->b, &cb, 5);
@@ -573,6 +584,12 @@ static void test_both_directions(void)
     CHECK(memcmp(da, sb, N) == 0);
     /* the path under test was taken: full sockets were met */
     CHECK(ca.tx_refused + ca.tx_kept + cb.tx_refused + cb.tx_kept > 0);
+    /* by reference: the payload was summed in place, never read by copy
+     * (the Sends' 16 bytes and the Writes' N each way) */
+    if (by_ref) {
+        CHECK(r->a.sim.crc_reads > 0 && r->b.sim.crc_reads > 0);
+        CHECK_EQ(r->a.sim.fused_reads + r->b.sim.fused_reads, 0);
+    }
     ofl_posix_close(&ca);
     ofl_posix_close(&cb);
     close(lfd);
@@ -1536,4 +1553,10 @@ OFL_SUITE(qp_posix)
     test_wait_closed();
     test_wait_long_queue();
     test_wait_delay();
+    /* again, transmitting by reference (ofl_posix_transmitv) */
+    by_ref = true;
+    test_tcp(false);
+    test_tcp(true); /* markers: by copy */
+    test_both_directions();
+    by_ref = false;
 }

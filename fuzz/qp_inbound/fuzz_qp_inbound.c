@@ -13,7 +13,9 @@
  * kind 0x40) not present, no verdicts predicted; with bit 2 the first
  * page of the write and of the read command's buffers too, and the page
  * of the first four receive slots (RECV_AT): Data-Out, Data-In and the
- * PDUs that go to a receive WQE wait), then events, each a type byte and
+ * PDUs that go to a receive WQE wait), 7 the sim port's fused copy + CRC
+ * hooks (offload.h, "One pass over the payload": the same verdicts), then
+ * events, each a type byte and
  * its operands:
  *   0x00 L16 bytes   TCP payload in order (seq = RCV.NXT)
  *   0x01 D16 L16 b   TCP payload at RCV.NXT + (int16_t)D (ahead of a hole
@@ -600,6 +602,9 @@ static int setup(struct ctx *c, uint8_t cfgb)
 
     ofl_sim_init(&c->sim);
     c->sim.trap_violations = true;
+    /* the fused copy + CRC hooks, before the stream is established: a
+     * speed build places an in-order Write and compares its CRC after */
+    ofl_sim_set_fused(&c->sim, (cfgb & 0x80) != 0);
     c->cfg = cfgb;
     /* the outbound stream is FPDUs from its first byte (iWARP) */
     c->out_ok = (cfgb & 4) == 0;

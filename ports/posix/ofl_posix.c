@@ -13,6 +13,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #endif
@@ -537,55 +538,58 @@ static int px_dma_write(void *ctx, uint64_t pa, const void *src, size_t len)
 }
 
 /*
- * The fused copy + CRC32c hooks: the copy goes in 256-byte blocks and each
- * block is summed by px->crc right after its memcpy. Memory is read once
+ * The fused copy + CRC32c hooks: the copy goes in 4 KiB blocks (within
+ * any L1, and a page is one call of the CRC's kernel for long buffers)
+ * and each block is summed by px->crc right after its memcpy. Memory is read once
  * (by the copy); the CRC re-reads the block from L1, where the copy just
  * left it, which costs far less than a second pass over memory. The CRC
  * reads the engine's side of the copy (the destination of a read, the
  * source of a write): another thread may change host memory at any time,
  * and the CRC must be of the bytes the engine sends or received.
  */
-#define PX_FUSED_BLOCK 256u
+#define PX_FUSED_BLOCK 4096u
+
+/* Copies len bytes from src to dst and returns state fed with them, block
+ * by block right after each copy, from dst (sum_dst: a read) or src (a
+ * write): the engine's side of the copy. */
+static uint32_t px_copy_crc(const struct ofl_posix *px, uint8_t *dst,
+                            const uint8_t *src, size_t len, int sum_dst,
+                            uint32_t state)
+{
+    while (len != 0) {
+        size_t n = len < PX_FUSED_BLOCK ? len : PX_FUSED_BLOCK;
+
+        memcpy(dst, src, n);
+        state = px->crc(state, sum_dst ? dst : src, n);
+        dst += n;
+        src += n;
+        len -= n;
+    }
+    return state;
+}
 
 static int px_dma_read_crc32c(void *ctx, uint64_t pa, void *dst, size_t len,
                               uint32_t *state)
 {
-    struct ofl_posix *px = ctx;
-    const uint8_t *s = (const uint8_t *)(uintptr_t)pa;
-    uint8_t *d = dst;
-    uint32_t st = *state;
-
-    while (len != 0) {
-        size_t n = len < PX_FUSED_BLOCK ? len : PX_FUSED_BLOCK;
-
-        memcpy(d, s, n);
-        st = px->crc(st, d, n);
-        d += n;
-        s += n;
-        len -= n;
-    }
-    *state = st;
+    *state = px_copy_crc(ctx, dst, (const uint8_t *)(uintptr_t)pa, len, 1,
+                         *state);
     return 0;
 }
 
 static int px_dma_write_crc32c(void *ctx, uint64_t pa, const void *src,
                                size_t len, uint32_t *state)
 {
+    *state = px_copy_crc(ctx, (uint8_t *)(uintptr_t)pa, src, len, 0, *state);
+    return 0;
+}
+
+/* dma_crc32c: the bytes summed where they lie (the qp engine's transmit
+ * by reference sends them from there). */
+static int px_dma_crc32c(void *ctx, uint64_t pa, size_t len, uint32_t *state)
+{
     struct ofl_posix *px = ctx;
-    const uint8_t *s = src;
-    uint8_t *d = (uint8_t *)(uintptr_t)pa;
-    uint32_t st = *state;
 
-    while (len != 0) {
-        size_t n = len < PX_FUSED_BLOCK ? len : PX_FUSED_BLOCK;
-
-        memcpy(d, s, n);
-        st = px->crc(st, s, n);
-        d += n;
-        s += n;
-        len -= n;
-    }
-    *state = st;
+    *state = px->crc(*state, (const void *)(uintptr_t)pa, len);
     return 0;
 }
 
@@ -645,8 +649,6 @@ void ofl_posix_init(struct ofl_posix *px)
     px->port.notify = px_notify;
     px->port.crc32c = px_crc;
     px->port.barrier = px_barrier;
-    px->port.dma_read_crc32c = px_dma_read_crc32c;
-    px->port.dma_write_crc32c = px_dma_write_crc32c;
     px->crc = ofl_crc32c_update;
     px->crc_name = "portable";
     if ((fn = cpu_pick(&name)) != NULL) {
@@ -657,6 +659,13 @@ void ofl_posix_init(struct ofl_posix *px)
         px->crc = fn;
         px->crc_name = "isa-l";
     }
+}
+
+void ofl_posix_set_fused(struct ofl_posix *px, bool on)
+{
+    px->port.dma_read_crc32c = on ? px_dma_read_crc32c : NULL;
+    px->port.dma_write_crc32c = on ? px_dma_write_crc32c : NULL;
+    px->port.dma_crc32c = on ? px_dma_crc32c : NULL;
 }
 
 /* ---- TCP as the wire of a QP ---------------------------------------------- */
@@ -1020,6 +1029,27 @@ static int px_pend_flush(struct ofl_posix_conn *c)
     return 0;
 }
 
+/* A transmission the socket took none of (full: it was full, else a
+ * kept rest still waits): -1, the engine tries again later. */
+static int px_tx_refused(struct ofl_posix_conn *c, int full)
+{
+    c->tx_blocked = full;
+    c->tx_refused++;
+    return -1;
+}
+
+/* The transmission of len bytes was taken with its rest, tx_pend[0 ..
+ * tx_pend_len), kept to go before anything else. */
+static int px_tx_kept(struct ofl_posix_conn *c, uint32_t len, uint32_t flags)
+{
+    c->tx_pend_off = 0;
+    c->tx_pend_close = (flags & OFL_QP_TX_CLOSE) != 0;
+    c->tx_pend_since = px_now_ms();
+    c->tx_kept++;
+    c->tx_sn += len;
+    return 0; /* taken: the rest goes before anything else */
+}
+
 int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
                        uint32_t flags)
 {
@@ -1034,21 +1064,15 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
         return 0;
     }
     r = px_pend_flush(c);
-    if (r != 0) {
-        c->tx_blocked = r > 0;
-        c->tx_refused++;
-        return -1; /* took none: the kept rest goes first */
-    }
+    if (r != 0)
+        return px_tx_refused(c, r > 0); /* the kept rest goes first */
     if (px_send_now(c->fd, data, len, more, &sent) < 0) {
         if (sent != 0)
             px_reset(c->fd); /* an error after a piece went out */
         return -1;
     }
-    if (sent == 0 && len != 0) {
-        c->tx_blocked = 1;
-        c->tx_refused++;
-        return -1; /* the socket is full: took none */
-    }
+    if (sent == 0 && len != 0)
+        return px_tx_refused(c, 1); /* the socket is full: took none */
     c->tx_blocked = 0;
     if (sent < len) {
         if (len - sent > OFL_POSIX_TX_PEND) {
@@ -1061,16 +1085,86 @@ int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
             }
         } else {
             memcpy(c->tx_pend, data + sent, len - sent);
-            c->tx_pend_off = 0;
             c->tx_pend_len = len - (uint32_t)sent;
-            c->tx_pend_close = (flags & OFL_QP_TX_CLOSE) != 0;
-            c->tx_pend_since = px_now_ms();
-            c->tx_kept++;
-            c->tx_sn += len;
-            return 0; /* taken: the rest goes before anything else */
+            return px_tx_kept(c, len, flags);
         }
     }
     c->tx_sn += len;
+    if (flags & OFL_QP_TX_CLOSE)
+        (void)shutdown(c->fd, SHUT_WR);
+    return 0;
+}
+
+/*
+ * Transmit by reference: the pieces go to the socket as one sendmsg
+ * gather (the payload from where it lies: in this port a physical address
+ * is a pointer), with ofl_posix_transmit's contract. What the socket does
+ * not take at once is copied into tx_pend (an FPDU always fits), so every
+ * piece is done with when this returns.
+ */
+int ofl_posix_transmitv(void *ctx, const struct ofl_qp_txref *ref,
+                        uint32_t count, uint32_t flags)
+{
+    struct ofl_posix_conn *c = ctx;
+    struct iovec iov[OFL_POSIX_TXV_MAX];
+    struct msghdr m;
+    size_t len = 0, sent = 0, at;
+    uint32_t i;
+    int r;
+
+    c->tx_calls++;
+    if (count == 0 || count > OFL_POSIX_TXV_MAX)
+        return -1; /* attr.txref_cap is at most OFL_POSIX_TXV_MAX */
+    for (i = 0; i < count; i++) {
+        iov[i].iov_base = ref[i].data != NULL
+                              ? (void *)(uintptr_t)ref[i].data
+                              : (void *)(uintptr_t)ref[i].pa;
+        iov[i].iov_len = ref[i].len;
+        len += ref[i].len;
+    }
+    r = px_pend_flush(c);
+    if (r != 0)
+        return px_tx_refused(c, r > 0); /* the kept rest goes first */
+    memset(&m, 0, sizeof(m));
+    m.msg_iov = iov;
+    m.msg_iovlen = count;
+    for (;;) {
+        ssize_t k = sendmsg(c->fd, &m,
+                            MSG_NOSIGNAL | MSG_DONTWAIT |
+                                ((flags & OFL_QP_TX_MORE) ? MSG_MORE : 0));
+
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return -1; /* nothing went (sendmsg is all or part, not error
+                          after part) */
+        if (k > 0)
+            sent = (size_t)k;
+        break;
+    }
+    if (sent == 0 && len != 0)
+        return px_tx_refused(c, 1); /* the socket is full: took none */
+    c->tx_blocked = 0;
+    if (sent < len) {
+        if (len - sent > OFL_POSIX_TX_PEND) {
+            px_reset(c->fd); /* not an FPDU: never happens */
+            return -1;
+        }
+        /* The rest, piece by piece from where sendmsg stopped. */
+        c->tx_pend_len = 0;
+        for (i = 0, at = 0; i < count; at += iov[i].iov_len, i++) {
+            size_t skip = sent > at ? sent - at : 0;
+
+            if (skip >= iov[i].iov_len)
+                continue;
+            memcpy(c->tx_pend + c->tx_pend_len,
+                   (const uint8_t *)iov[i].iov_base + skip,
+                   iov[i].iov_len - skip);
+            c->tx_pend_len += (uint32_t)(iov[i].iov_len - skip);
+        }
+        return px_tx_kept(c, (uint32_t)len, flags);
+    }
+    c->tx_sn += (uint32_t)len;
     if (flags & OFL_QP_TX_CLOSE)
         (void)shutdown(c->fd, SHUT_WR);
     return 0;

@@ -17,11 +17,13 @@
  * and the tail; on arm64 the ARMv8 CRC extension. The choice is made once,
  * at ofl_posix_init.
  *
- * The fused copy + CRC32c hooks (dma_read_crc32c, dma_write_crc32c) are
- * installed: they copy in 256-byte blocks and sum each block with px->crc
- * right after its copy (memory is read once), from the engine's side of
- * the copy (the destination of a read, the source of a write). Like the
- * plain DMA hooks they never fail.
+ * The fused copy + CRC32c hooks (dma_read_crc32c, dma_write_crc32c) and
+ * the in-place CRC (dma_crc32c), after ofl_posix_set_fused: they copy in
+ * 4 KiB blocks and sum each block with px->crc right after its copy
+ * (memory is read once), from the engine's side of the copy (the
+ * destination of a read, the source of a write). Like the plain DMA hooks
+ * they never fail, and like them they take a physical address for a
+ * pointer.
  */
 #ifndef OFL_POSIX_H
 #define OFL_POSIX_H
@@ -42,8 +44,19 @@ struct ofl_posix {
     void *user;
 };
 
-/* Fills px->port and chooses the CRC32c implementation. */
+/* Fills px->port and chooses the CRC32c implementation. The port has no
+ * fused hooks (ofl_posix_set_fused). */
 void ofl_posix_init(struct ofl_posix *px);
+/*
+ * Installs (on) or removes (!on) the fused hooks dma_read_crc32c,
+ * dma_write_crc32c and dma_crc32c. Not installed by ofl_posix_init,
+ * because they take a physical address for a pointer, as px_dma_read and
+ * px_dma_write do: a program that replaces dma_read / dma_write (a device
+ * model translating guest addresses, as examples/ofl-vnic.c does) would
+ * otherwise keep hooks that bypass its translation. Turn them on only
+ * with the port's own DMA hooks.
+ */
+void ofl_posix_set_fused(struct ofl_posix *px, bool on);
 
 /* The CPU-instruction CRC32c alone (the fastest path this CPU has), or NULL
  * when this CPU/build has none. */
@@ -158,6 +171,20 @@ enum ofl_err ofl_posix_mpa_accept(struct ofl_posix_conn *c, int fd,
  */
 int ofl_posix_transmit(void *ctx, const uint8_t *data, uint32_t len,
                        uint32_t flags);
+
+/* The most pieces ofl_posix_transmitv takes: attr.txref_cap at most. */
+#define OFL_POSIX_TXV_MAX 64u
+/*
+ * Transmit by reference (ofl_qp_transmitv_fn; attr.transmitv with
+ * attr.txref, txref_cap <= OFL_POSIX_TXV_MAX): ctx is the connection. The
+ * pieces go to the socket in one sendmsg, the payload from where it lies
+ * (a physical address is a pointer here), so the port copies no payload
+ * byte; ofl_posix_transmit's contract otherwise (what the socket takes
+ * only part of is kept, copied, in tx_pend). With the port's dma_crc32c
+ * (ofl_posix_init sets it) the engine reads the payload once, for its CRC.
+ */
+int ofl_posix_transmitv(void *ctx, const struct ofl_qp_txref *ref,
+                        uint32_t count, uint32_t flags);
 
 /* Waits up to timeout_ms for bytes, feeds what arrived to qp (the peer's
  * early bytes first); at EOF reports the LLP closed to qp (once). While a

@@ -10,7 +10,8 @@
  * fuzzer sees it). Doorbells and interrupts are appended to an event log for
  * assertions. PCI configuration space is a 4 KiB byte array. DMA failures
  * can be injected. The fused copy + CRC32c hooks (dma_read_crc32c,
- * dma_write_crc32c) are there only after ofl_sim_set_fused.
+ * dma_write_crc32c) and the in-place CRC (dma_crc32c) are there only
+ * after ofl_sim_set_fused.
  */
 #ifndef OFL_SIM_H
 #define OFL_SIM_H
@@ -50,10 +51,12 @@ struct ofl_sim {
     bool trap_violations; /* abort() on a violation (fuzzing) */
 
     /* Counters. A fused call counts as a DMA (dma_reads or dma_writes,
-     * and its bytes) and also in fused_reads or fused_writes. */
+     * and its bytes) and also in fused_reads or fused_writes; a
+     * dma_crc32c call as a read (dma_reads, bytes_read) and in
+     * crc_reads. */
     unsigned long dma_reads, dma_writes;
     uint64_t bytes_read, bytes_written;
-    unsigned long fused_reads, fused_writes;
+    unsigned long fused_reads, fused_writes, crc_reads;
 
     /* Failure injection: when > 0, counts down on each DMA; the DMA that
      * brings it to 0 fails (and it stays 0). */
@@ -82,9 +85,10 @@ static inline void *ofl_sim_ptr(uint64_t pa)
 void ofl_sim_init(struct ofl_sim *sim);
 /*
  * Installs (on) or removes (!on) the fused hooks dma_read_crc32c and
- * dma_write_crc32c. Each is one DMA to the guard and to the failure
+ * dma_write_crc32c, and dma_crc32c (a read summed where it lies, copied
+ * nowhere, the CRC as below). Each is one DMA to the guard and to the failure
  * countdown (a failure writes nothing and leaves *state as it was); it
- * copies in 256-byte blocks and feeds each block, right after its copy,
+ * copies in 4 KiB blocks and feeds each block, right after its copy,
  * to the port's crc32c hook (with ctx sim) when one is set at the call,
  * else to ofl_crc32c_update. The CRC reads the engine's side of the copy:
  * the destination of a read, the source of a write.

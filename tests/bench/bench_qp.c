@@ -105,8 +105,13 @@ static void memcpy_batch(void *p, uint64_t n)
     }
 }
 
-/* A rig in direct mode with the accelerated CRC and the fused hooks on both
- * ports. */
+/* Set while a rig is made for the fused figures (bench_rig): the sim
+ * ports get the fused copy + CRC hooks. The other figures run with the
+ * plain hooks, the port contract most ports have. */
+static bool bench_fused;
+
+/* A rig in direct mode with the accelerated CRC (and the fused hooks on
+ * both ports when bench_fused). */
 static struct qr_rig *bench_rig(bool crc, uint32_t emss)
 {
     struct qr_opts o;
@@ -116,14 +121,13 @@ static struct qr_rig *bench_rig(bool crc, uint32_t emss)
     o.crc = crc;
     o.emss = emss;
     o.direct = true;
-    r = qr_new(&o);
-    if (r == NULL)
-        return NULL;
     /* The fused copy + CRC hooks, as a port with them would run: a speed
      * build's engine moves and sums a payload in one call (they sum with
      * crc_hook when it is set). */
-    ofl_sim_set_fused(&r->a.sim, true);
-    ofl_sim_set_fused(&r->b.sim, true);
+    o.fused_a = o.fused_b = bench_fused;
+    r = qr_new(&o);
+    if (r == NULL)
+        return NULL;
     if (crc_small != NULL) {
         r->a.sim.port.crc32c = crc_hook;
         r->b.sim.port.crc32c = crc_hook;
@@ -227,6 +231,12 @@ static BENCH_COUNT_FN void qp_count_write4k_emss1460(struct qctx *c)
     bench_sink = 3;
 }
 
+static BENCH_COUNT_FN void qp_count_write4k_fused(struct qctx *c)
+{
+    write_batch(c, COUNT_MSGS);
+    bench_sink = 6;
+}
+
 static BENCH_COUNT_FN void qp_count_crc4k(struct qctx *c)
 {
     crc_batch(c, COUNT_MSGS);
@@ -247,90 +257,74 @@ struct pass_side {
 };
 static struct pass_side pass_a, pass_b;
 
-static int pass_read_a(void *ctx, uint64_t pa, void *dst, size_t len)
+/* The side a hook's ctx (the side's sim port) belongs to. */
+static struct pass_side *pass_of(void *ctx)
 {
-    pass_a.bytes += len;
-    return pass_a.orig.dma_read(ctx, pa, dst, len);
+    return ctx == pass_a.orig.ctx ? &pass_a : &pass_b;
 }
 
-static int pass_write_a(void *ctx, uint64_t pa, const void *src, size_t len)
+static int pass_read(void *ctx, uint64_t pa, void *dst, size_t len)
 {
-    pass_a.bytes += len;
-    return pass_a.orig.dma_write(ctx, pa, src, len);
+    struct pass_side *p = pass_of(ctx);
+
+    p->bytes += len;
+    return p->orig.dma_read(ctx, pa, dst, len);
 }
 
-static uint32_t pass_crc_a(void *ctx, uint32_t st, const void *d, size_t len)
+static int pass_write(void *ctx, uint64_t pa, const void *src, size_t len)
 {
-    if (!pass_a.fused)
-        pass_a.bytes += len;
-    return pass_a.orig.crc32c(ctx, st, d, len);
+    struct pass_side *p = pass_of(ctx);
+
+    p->bytes += len;
+    return p->orig.dma_write(ctx, pa, src, len);
 }
 
-static int pass_fread_a(void *ctx, uint64_t pa, void *dst, size_t len,
-                        uint32_t *st)
+static uint32_t pass_crc(void *ctx, uint32_t st, const void *d, size_t len)
 {
+    struct pass_side *p = pass_of(ctx);
+
+    if (!p->fused)
+        p->bytes += len;
+    return p->orig.crc32c(ctx, st, d, len);
+}
+
+static int pass_fread(void *ctx, uint64_t pa, void *dst, size_t len,
+                      uint32_t *st)
+{
+    struct pass_side *p = pass_of(ctx);
     int r;
 
-    pass_a.bytes += len;
-    pass_a.fused = true;
-    r = pass_a.orig.dma_read_crc32c(ctx, pa, dst, len, st);
-    pass_a.fused = false;
+    p->bytes += len;
+    p->fused = true;
+    r = p->orig.dma_read_crc32c(ctx, pa, dst, len, st);
+    p->fused = false;
     return r;
 }
 
-static int pass_fwrite_a(void *ctx, uint64_t pa, const void *src, size_t len,
-                         uint32_t *st)
+static int pass_fwrite(void *ctx, uint64_t pa, const void *src, size_t len,
+                       uint32_t *st)
 {
+    struct pass_side *p = pass_of(ctx);
     int r;
 
-    pass_a.bytes += len;
-    pass_a.fused = true;
-    r = pass_a.orig.dma_write_crc32c(ctx, pa, src, len, st);
-    pass_a.fused = false;
+    p->bytes += len;
+    p->fused = true;
+    r = p->orig.dma_write_crc32c(ctx, pa, src, len, st);
+    p->fused = false;
     return r;
 }
 
-static int pass_read_b(void *ctx, uint64_t pa, void *dst, size_t len)
+/* Wraps the hooks of one side's port (p->orig its hooks as they were). */
+static void pass_wrap(struct ofl_port *port, const struct pass_side *p)
 {
-    pass_b.bytes += len;
-    return pass_b.orig.dma_read(ctx, pa, dst, len);
-}
-
-static int pass_write_b(void *ctx, uint64_t pa, const void *src, size_t len)
-{
-    pass_b.bytes += len;
-    return pass_b.orig.dma_write(ctx, pa, src, len);
-}
-
-static uint32_t pass_crc_b(void *ctx, uint32_t st, const void *d, size_t len)
-{
-    if (!pass_b.fused)
-        pass_b.bytes += len;
-    return pass_b.orig.crc32c(ctx, st, d, len);
-}
-
-static int pass_fread_b(void *ctx, uint64_t pa, void *dst, size_t len,
-                        uint32_t *st)
-{
-    int r;
-
-    pass_b.bytes += len;
-    pass_b.fused = true;
-    r = pass_b.orig.dma_read_crc32c(ctx, pa, dst, len, st);
-    pass_b.fused = false;
-    return r;
-}
-
-static int pass_fwrite_b(void *ctx, uint64_t pa, const void *src, size_t len,
-                         uint32_t *st)
-{
-    int r;
-
-    pass_b.bytes += len;
-    pass_b.fused = true;
-    r = pass_b.orig.dma_write_crc32c(ctx, pa, src, len, st);
-    pass_b.fused = false;
-    return r;
+    port->dma_read = pass_read;
+    port->dma_write = pass_write;
+    if (p->orig.crc32c != NULL)
+        port->crc32c = pass_crc;
+    if (p->orig.dma_read_crc32c != NULL)
+        port->dma_read_crc32c = pass_fread;
+    if (p->orig.dma_write_crc32c != NULL)
+        port->dma_write_crc32c = pass_fwrite;
 }
 
 /* One 4 KiB Write (CRC on, EMSS 9000) with the hooks wrapped: the passes
@@ -338,29 +332,18 @@ static int pass_fwrite_b(void *ctx, uint64_t pa, const void *src, size_t len,
 static int count_passes(unsigned *tx, unsigned *rx)
 {
     struct qctx *c = calloc(1, sizeof(*c));
-    int ret = -1;
+    int ret = -1, made;
 
-    if (c != NULL && setup(c, true, 9000, OFL_QP_OP_WRITE, 4096) == 0) {
+    bench_fused = true; /* the figure: with the fused hook */
+    made = c != NULL && setup(c, true, 9000, OFL_QP_OP_WRITE, 4096) == 0;
+    bench_fused = false;
+    if (made) {
         write_batch(c, COUNT_WARM);
         pass_a.orig = c->r->a.sim.port;
         pass_b.orig = c->r->b.sim.port;
         pass_a.bytes = pass_b.bytes = 0;
-        c->r->a.sim.port.dma_read = pass_read_a;
-        c->r->a.sim.port.dma_write = pass_write_a;
-        if (pass_a.orig.crc32c != NULL)
-            c->r->a.sim.port.crc32c = pass_crc_a;
-        if (pass_a.orig.dma_read_crc32c != NULL)
-            c->r->a.sim.port.dma_read_crc32c = pass_fread_a;
-        if (pass_a.orig.dma_write_crc32c != NULL)
-            c->r->a.sim.port.dma_write_crc32c = pass_fwrite_a;
-        c->r->b.sim.port.dma_read = pass_read_b;
-        c->r->b.sim.port.dma_write = pass_write_b;
-        if (pass_b.orig.crc32c != NULL)
-            c->r->b.sim.port.crc32c = pass_crc_b;
-        if (pass_b.orig.dma_read_crc32c != NULL)
-            c->r->b.sim.port.dma_read_crc32c = pass_fread_b;
-        if (pass_b.orig.dma_write_crc32c != NULL)
-            c->r->b.sim.port.dma_write_crc32c = pass_fwrite_b;
+        pass_wrap(&c->r->a.sim.port, &pass_a);
+        pass_wrap(&c->r->b.sim.port, &pass_b);
         write_batch(c, 1);
         c->r->a.sim.port = pass_a.orig;
         c->r->b.sim.port = pass_b.orig;
@@ -380,16 +363,19 @@ static int count_passes(unsigned *tx, unsigned *rx)
 
 static void qp_count(void)
 {
-    struct qctx *c[4];
+    struct qctx *c[5];
     unsigned long errors = 0;
     unsigned tx = 0, rx = 0;
     unsigned long tx1 = 0, tx3 = 0; /* transmissions: one FPDU each */
-    int i;
+    int i, made;
 
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < 5; i++)
         c[i] = calloc(1, sizeof(*c[i]));
+    bench_fused = true; /* c[4]: the 1-FPDU Write with the fused hooks */
+    made = c[4] != NULL && setup(c[4], true, 9000, OFL_QP_OP_WRITE, 4096) == 0;
+    bench_fused = false;
     if (c[0] == NULL || c[1] == NULL || c[2] == NULL || c[3] == NULL ||
-        setup(c[0], true, 1460, OFL_QP_OP_SEND, 64) != 0 ||
+        !made || setup(c[0], true, 1460, OFL_QP_OP_SEND, 64) != 0 ||
         setup(c[1], true, 9000, OFL_QP_OP_WRITE, 4096) != 0 ||
         setup(c[2], true, 1460, OFL_QP_OP_WRITE, 4096) != 0 ||
         setup(c[3], true, 9000, OFL_QP_OP_WRITE, 4096) != 0) {
@@ -409,6 +395,12 @@ static void qp_count(void)
         qp_count_crc4k(c[3]);
         memcpy_batch(c[3], COUNT_WARM);
         qp_count_copy4k(c[3]);
+        write_batch(c[4], COUNT_WARM);
+        qp_count_write4k_fused(c[4]);
+        if (c[4]->errors != 0 || c[4]->r->b.sim.fused_writes == 0 ||
+            c[4]->r->a.sim.fused_reads == 0 ||
+            memcmp(c[4]->src, c[4]->dst, 4096) != 0)
+            errors++; /* the fused hooks were not taken, or misplaced */
         for (i = 0; i < 3; i++)
             if (c[i]->errors != 0 || c[i]->r->a.qp.state != OFL_QP_RTS ||
                 c[i]->r->b.qp.state != OFL_QP_RTS ||
@@ -421,7 +413,7 @@ static void qp_count(void)
             tx3 % COUNT_MSGS != 0)
             errors++;
     }
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < 5; i++) {
         if (c[i] != NULL && c[i]->r != NULL)
             qr_free(c[i]->r);
         free(c[i]);
@@ -481,6 +473,11 @@ OFL_BENCH(qp)
                    "memcpy 4k", t_mem / t);
         t = run(write_batch, true, 1460, OFL_QP_OP_WRITE, 4096, &errors);
         bench_info("qp_write4k_emss1460", 4096.0 / t * 1e-9, "GB/s",
+                   "memcpy 4k", t_mem / t);
+        bench_fused = true; /* one pass over the payload per side */
+        t = run(write_batch, true, 9000, OFL_QP_OP_WRITE, 4096, &errors);
+        bench_fused = false;
+        bench_info("qp_write4k_fused", 4096.0 / t * 1e-9, "GB/s",
                    "memcpy 4k", t_mem / t);
         bench_info("memcpy_4k", 4096.0 / t_mem * 1e-9, "GB/s", "itself", 1.0);
         /* The ceiling the port contract sets, measured in the same run:

@@ -52,6 +52,43 @@ static int qr_transmit(void *ctx, const uint8_t *data, uint32_t len,
     return 0;
 }
 
+/* Transmit by reference (qr_opts.txref): the pieces joined into one frame
+ * for qr_transmit; a payload piece is read as the sim port reads, through
+ * the side's allow-list: one outside it is recorded as a violation (as
+ * the sim port records one) and the frame refused. */
+static int qr_transmitv(void *ctx, const struct ofl_qp_txref *ref,
+                        uint32_t count, uint32_t flags)
+{
+    struct qr_side *s = ctx;
+    uint32_t i, len = 0;
+
+    s->txv_calls++;
+    if (count < 3 || count > s->attr.txref_cap || ref != s->attr.txref ||
+        ref[0].data == NULL || ref[count - 1].data == NULL) {
+        s->txv_bad++; /* not the list the engine was given, as it says */
+        return 1;
+    }
+    for (i = 0; i < count; i++) {
+        if (ref[i].len > QR_TX_MAX - len)
+            return 1;
+        if (ref[i].data != NULL) {
+            memcpy(s->vbuf + len, ref[i].data, ref[i].len);
+        } else if (ofl_sim_allowed(&s->sim, ref[i].pa, ref[i].len,
+                                   OFL_SIM_READ)) {
+            memcpy(s->vbuf + len, ofl_sim_ptr(ref[i].pa), ref[i].len);
+            s->txv_pieces++;
+        } else {
+            s->sim.violations++;
+            s->sim.last_violation_pa = ref[i].pa;
+            s->sim.last_violation_len = ref[i].len;
+            s->sim.last_violation_write = false;
+            return 1;
+        }
+        len += ref[i].len;
+    }
+    return qr_transmit(ctx, s->vbuf, len, flags);
+}
+
 /* The reservation hook: the wire's free space, where the frame goes. */
 static uint8_t *qr_reserve(void *ctx, uint32_t len)
 {
@@ -230,6 +267,7 @@ static int qr_side_init(struct qr_side *s, const struct qr_opts *o,
                         uint32_t qpn, struct qr_wire *out, struct qr_side *peer)
 {
     ofl_sim_init(&s->sim);
+    ofl_sim_set_fused(&s->sim, qpn == 1 ? o->fused_a : o->fused_b);
     /* The guard: DMA only into the arena (and the rings, read-only). */
     ofl_sim_allow(&s->sim, s->mem, sizeof(s->mem), OFL_SIM_RW);
     if (o->host_rings) {
@@ -264,6 +302,16 @@ static int qr_side_init(struct qr_side *s, const struct qr_opts *o,
     s->attr.transmit_ctx = s;
     if (o->tx_reserve && !o->direct)
         s->attr.tx_reserve = qr_reserve;
+    if (o->txref) {
+        s->vbuf = malloc(QR_TX_MAX);
+        if (s->vbuf == NULL)
+            return -1;
+        s->attr.transmitv = qr_transmitv;
+        s->attr.txref = s->txref;
+        s->attr.txref_cap = o->txref_cap ? o->txref_cap : QR_TXREF;
+        if (s->attr.txref_cap > QR_TXREF)
+            return -1;
+    }
     s->attr.tuple.transport = 6;
     s->attr.tuple.family = 4;
     s->attr.tuple.src_port = (uint16_t)(qpn == 1 ? 20002 : 20001);
@@ -403,6 +451,8 @@ void qr_free(struct qr_rig *r)
         return;
     free(r->ab.buf);
     free(r->ba.buf);
+    free(r->a.vbuf);
+    free(r->b.vbuf);
     free(r);
 }
 

@@ -26,6 +26,7 @@
 #define QR_MEM (256u * 1024u) /* registered memory per side */
 #define QR_WIRE (256u * 1024u) /* bytes a direction may hold */
 #define QR_OT 8
+#define QR_TXREF 16        /* attr.txref entries (qr_opts.txref) */
 #define QR_OOO 8
 #define QR_CHUNKS 4096
 #define QR_ISN_AB 1000u
@@ -87,6 +88,12 @@ struct qr_side {
     unsigned long reserves, in_place, copied;
     uint32_t direct_seq;
     unsigned long tx_calls, closes, aborts;
+    /* transmit by reference (qr_opts.txref) */
+    struct ofl_qp_txref txref[QR_TXREF];
+    uint8_t *vbuf;         /* the pieces of one frame, joined
+                              (QR_TX_MAX bytes, allocated with txref) */
+    unsigned long txv_calls, txv_pieces;
+    unsigned long txv_bad; /* calls outside attr.txref's contract */
 };
 
 struct qr_opts {
@@ -110,6 +117,12 @@ struct qr_opts {
     uint8_t fault_wait;    /* attr.fault_wait of both QPs (0: FAIL) */
     bool tx_reserve;       /* attr.tx_reserve: the wire lends its free
                               space, frames taken there are not copied */
+    bool txref;            /* attr.transmitv: FPDUs by reference, their
+                              payload read through the sim guard */
+    uint32_t txref_cap;    /* attr.txref_cap (0: QR_TXREF, at most that) */
+    bool fused_a, fused_b; /* the side's sim port has the fused hooks
+                              (ofl_sim_set_fused) before its stream is
+                              established, when the engine looks */
 };
 
 struct qr_rig {
