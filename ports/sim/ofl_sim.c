@@ -41,27 +41,37 @@ static int sim_guard(struct ofl_sim *sim, uint64_t pa, size_t len, bool write)
     return -1;
 }
 
+/* Every DMA hook starts here: one guard check and one step of the
+ * failure countdown; an access let through is counted (a read or a
+ * write of len bytes), and nothing after it fails. */
+static int sim_access(struct ofl_sim *sim, uint64_t pa, size_t len,
+                      bool write)
+{
+    if (sim_guard(sim, pa, len, write) != 0)
+        return -1;
+    if (write) {
+        sim->dma_writes++;
+        sim->bytes_written += len;
+    } else {
+        sim->dma_reads++;
+        sim->bytes_read += len;
+    }
+    return 0;
+}
+
 static int sim_dma_read(void *ctx, uint64_t pa, void *dst, size_t len)
 {
-    struct ofl_sim *sim = ctx;
-
-    if (sim_guard(sim, pa, len, false) != 0)
+    if (sim_access(ctx, pa, len, false) != 0)
         return -1;
     memcpy(dst, ofl_sim_ptr(pa), len);
-    sim->dma_reads++;
-    sim->bytes_read += len;
     return 0;
 }
 
 static int sim_dma_write(void *ctx, uint64_t pa, const void *src, size_t len)
 {
-    struct ofl_sim *sim = ctx;
-
-    if (sim_guard(sim, pa, len, true) != 0)
+    if (sim_access(ctx, pa, len, true) != 0)
         return -1;
     memcpy(ofl_sim_ptr(pa), src, len);
-    sim->dma_writes++;
-    sim->bytes_written += len;
     return 0;
 }
 
@@ -114,12 +124,10 @@ static int sim_dma_read_crc32c(void *ctx, uint64_t pa, void *dst, size_t len,
 {
     struct ofl_sim *sim = ctx;
 
-    if (sim_guard(sim, pa, len, false) != 0)
+    if (sim_access(sim, pa, len, false) != 0)
         return -1;
     *state = sim_copy_crc(sim, dst, ofl_sim_ptr(pa), len, true, *state);
-    sim->dma_reads++;
     sim->fused_reads++;
-    sim->bytes_read += len;
     return 0;
 }
 
@@ -128,12 +136,10 @@ static int sim_dma_write_crc32c(void *ctx, uint64_t pa, const void *src,
 {
     struct ofl_sim *sim = ctx;
 
-    if (sim_guard(sim, pa, len, true) != 0)
+    if (sim_access(sim, pa, len, true) != 0)
         return -1;
     *state = sim_copy_crc(sim, ofl_sim_ptr(pa), src, len, false, *state);
-    sim->dma_writes++;
     sim->fused_writes++;
-    sim->bytes_written += len;
     return 0;
 }
 
@@ -145,12 +151,10 @@ static int sim_dma_crc32c(void *ctx, uint64_t pa, size_t len,
 {
     struct ofl_sim *sim = ctx;
 
-    if (sim_guard(sim, pa, len, false) != 0)
+    if (sim_access(sim, pa, len, false) != 0)
         return -1;
     *state = sim_crc(sim, *state, ofl_sim_ptr(pa), len);
-    sim->dma_reads++;
     sim->crc_reads++;
-    sim->bytes_read += len;
     return 0;
 }
 
