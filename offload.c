@@ -1579,6 +1579,24 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind)
 #define QP_BARRIER ofl_port_barrier
 #endif
 
+/*
+ * The barrier of a CQ's poll and publish, and of a QP's post (issue 30:
+ * "port hooks checked once"): a speed build looks at the port once, when
+ * the CQ is initialised or the QP created (cq->barrier, QP_HOOK_BARRIER),
+ * and then calls the hook directly or not at all; a size build asks the
+ * port each time (ofl_port_barrier). offload.h, struct ofl_port, says
+ * the hooks are set before.
+ */
+#if OFL_FAST_PATH
+#define CQ_BARRIER(cq, kind)                                        \
+    do {                                                            \
+        if ((cq)->barrier)                                          \
+            (cq)->port->barrier((cq)->port->ctx, (kind));           \
+    } while (0)
+#else
+#define CQ_BARRIER(cq, kind) ofl_port_barrier((cq)->port, (kind))
+#endif
+
 /* ======================================================================== */
 /* tpt                                                                      */
 /* ======================================================================== */
@@ -6093,6 +6111,8 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define QPR_WRID 0
 #define QPR_NSGE 8
 
+#define QP_HOOK_BARRIER 0x1u  /* qp->hooks: the port has barrier */
+#define QP_HOOK_DOORBELL 0x2u /* and doorbell (ofl_qp_create) */
 #define QP_TRACK_IDLE 0
 #define QP_TRACK_FLIGHT 1
 #define QP_TRACK_DONE 2
@@ -6312,6 +6332,9 @@ enum ofl_err ofl_cq_init(struct ofl_cq *cq, struct ofl_cqe *ring, uint32_t cap,
     cq->cap = cap;
     cq->port = port;
     cq->vector = vector;
+#if OFL_FAST_PATH
+    cq->barrier = OFL_PORT_HAS(port, barrier); /* CQ_BARRIER */
+#endif
     return OFL_OK;
 }
 
@@ -6322,7 +6345,7 @@ enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
 
     if (cq == NULL || n == NULL || (out == NULL && max != 0))
         return OFL_E_ARG;
-    QP_BARRIER(cq->port, OFL_BARRIER_ACQUIRE);
+    CQ_BARRIER(cq, OFL_BARRIER_ACQUIRE);
     while (k < max && cq->ci != cq->pi) {
         ofl_copy_fixed(&out[k], &cq->ring[cq->ci & (cq->cap - 1u)],
                        sizeof(*out));
@@ -6377,7 +6400,7 @@ static OFL_HOT_INLINE struct ofl_cqe *qp_cqe(struct ofl_qp *qp,
 static OFL_HOT_INLINE void qp_cqe_commit_hot(struct ofl_cq *cq,
                                              const struct ofl_cqe *e)
 {
-    QP_BARRIER(cq->port, OFL_BARRIER_RELEASE);
+    CQ_BARRIER(cq, OFL_BARRIER_RELEASE);
     cq->pi++;
     if (cq->arm == OFL_CQ_ARM_ANY ||
         (cq->arm == OFL_CQ_ARM_SOLICITED &&
@@ -6560,6 +6583,13 @@ enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
     qp->ord_ring = mem->ord_ring;
     qp->tx_buf = mem->tx_buf;
     qp->tx_own = mem->tx_buf;
+#if OFL_FAST_PATH
+    /* qp_publish's hooks, looked at once (CQ_BARRIER). */
+    if (OFL_PORT_HAS(attr->port, barrier))
+        qp->hooks |= QP_HOOK_BARRIER;
+    if (OFL_PORT_HAS(attr->port, doorbell))
+        qp->hooks |= QP_HOOK_DOORBELL;
+#endif
     qp->tx_cap = mem->tx_cap;
     qp->tx_stage = mem->tx_stage;
     qp->rx_buf = mem->rx_buf;
@@ -6835,12 +6865,25 @@ static OFL_HOT_INLINE void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr,
 static OFL_HOT_INLINE void qp_publish(struct ofl_qp *qp,
                                        struct ofl_qp_wq *wq)
 {
+#if OFL_FAST_PATH
+    /* The hooks as ofl_qp_create found them (CQ_BARRIER). */
+    const struct ofl_port *port = qp->attr.port;
+
+    if (qp->hooks & QP_HOOK_BARRIER)
+        port->barrier(port->ctx, OFL_BARRIER_RELEASE);
+    wq->pi++;
+    if (!wq->host)
+        wq->db_pi = wq->pi;
+    if (qp->hooks & QP_HOOK_DOORBELL)
+        port->doorbell(port->ctx, wq->db, wq->pi);
+#else
     QP_BARRIER(qp->attr.port, OFL_BARRIER_RELEASE);
     wq->pi++;
     if (!wq->host)
         wq->db_pi = wq->pi;
     if (qp->attr.port != NULL)
         (void)ofl_port_doorbell(qp->attr.port, wq->db, wq->pi);
+#endif
 }
 
 enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
@@ -7107,11 +7150,15 @@ static void qp_flush_all(struct ofl_qp *qp)
  * gather reads through dma_read_crc32c; QP_PATH_REF_TX: FPDUs go by
  * reference (attr.transmitv; the port's dma_crc32c when the stream has
  * CRCs); QP_PATH_FUSE_RX: an in-order Write is placed through
- * dma_write_crc32c, its CRC compared after.
+ * dma_write_crc32c, its CRC compared after; QP_PATH_WHOLE_TX: a message
+ * of one FPDU may go by qp_sq_whole; QP_PATH_WHOLE_RX: a Send of one FPDU
+ * may be taken by qp_rx_whole.
  */
 #define QP_PATH_FUSE_TX 0x1u
 #define QP_PATH_REF_TX 0x2u
 #define QP_PATH_FUSE_RX 0x4u
+#define QP_PATH_WHOLE_TX 0x8u
+#define QP_PATH_WHOLE_RX 0x10u
 static void qp_paths_choose(struct ofl_qp *qp)
 {
     const struct ofl_port *port = qp->attr.port;
@@ -7127,6 +7174,13 @@ static void qp_paths_choose(struct ofl_qp *qp)
     if (qp->rx.crc && !qp->rx.markers &&
         OFL_PORT_HAS(port, dma_write_crc32c))
         paths |= QP_PATH_FUSE_RX;
+    /* qp_sq_whole: the send ring in adapter memory, the FPDU built in
+     * tx_buf (no markers, no reservation). */
+    if (!qp->tx.markers && qp->attr.tx_reserve == NULL && !qp->sq.host)
+        paths |= QP_PATH_WHOLE_TX;
+    /* qp_rx_whole: the receive ring in adapter memory. */
+    if (!qp->rq.host)
+        paths |= QP_PATH_WHOLE_RX;
     qp->paths = paths;
 }
 #endif
@@ -8198,7 +8252,7 @@ static OFL_ALWAYS_INLINE void qp_remote(const struct ofl_qp *qp,
 
 /* Fetches and checks the next send WQE into qp->cur and starts tracking it.
  * On a malformed WQE it is still tracked (to complete with an error). */
-static enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
+static OFL_HOT_INLINE enum ofl_err qp_sq_fetch(struct ofl_qp *qp)
 {
     struct ofl_qp_sq_cur *c = &qp->cur;
     struct ofl_qp_swqe *t = &qp->sq_track[qp->sq.ci & (qp->sq.depth - 1u)];
@@ -8301,8 +8355,8 @@ static enum ofl_err qp_sq_reg_fail(struct ofl_qp *qp, enum ofl_err err)
 }
 
 /* Starts the message of the current WQE (template of the segmenter). */
-static enum ofl_err qp_msg_begin(struct ofl_qp *qp, uint8_t opcode,
-                                 bool tagged)
+static OFL_HOT_INLINE enum ofl_err qp_msg_begin(struct ofl_qp *qp,
+                                                uint8_t opcode, bool tagged)
 {
     struct ofl_ddp_hdr *h = &qp->msg.ddp;
     const uint8_t *w = qp->cur.hdr;
@@ -8512,6 +8566,19 @@ static QP_SEGMENT_INLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp,
     return OFL_OK;
 }
 
+/* A segment of the current data message failed with err (nothing of it
+ * moved: qp_msg_segment undid the segmenter): a refused transmit waits
+ * for the retry, a page fault under OFL_QP_FAULT_WAIT holds the WQE, else
+ * the WQE fails (qp_sq_fail). */
+static enum ofl_err qp_segment_failed(struct ofl_qp *qp, enum ofl_err err)
+{
+    if (err == OFL_E_QP_TX_BLOCKED)
+        return err;
+    if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp))
+        return err; /* waits: the segment is rebuilt on the retry */
+    return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
+}
+
 /* Runs the current data message (Send family, Write) one segment on. */
 static OFL_NOINLINE enum ofl_err
 qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
@@ -8533,13 +8600,8 @@ qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
         checked = true;
     }
     err = qp_msg_segment(qp, &done, checked);
-    if (err != OFL_OK) {
-        if (err == OFL_E_QP_TX_BLOCKED)
-            return err;
-        if (err == OFL_E_TPT_PAGE_FAULT && qp_sq_hold(qp))
-            return err; /* waits: the segment is rebuilt on the retry */
-        return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
-    }
+    if (err != OFL_OK)
+        return qp_segment_failed(qp, err);
     if (done) {
         if (!tagged)
             qp->msn_tx[OFL_DDP_QN_SEND]++;
@@ -8887,6 +8949,198 @@ qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
     return err;
 }
 
+#if OFL_FAST_PATH
+/* qp_sq_whole's gather or transmission was refused with err: the WQE is
+ * fetched and begun as the general path has it when its segment fails,
+ * and err handled as there. */
+static OFL_NOINLINE enum ofl_err qp_sq_whole_refused(struct ofl_qp *qp,
+                                                     uint8_t rdmap,
+                                                     bool tagged,
+                                                     enum ofl_err err)
+{
+    (void)qp_sq_fetch(qp); /* passes: qp_sq_whole made its checks */
+    qp->cur.begun = 1;
+    (void)qp_msg_begin(qp, rdmap, tagged); /* passes: the TO was checked */
+    return qp_segment_failed(qp, err);
+}
+
+/*
+ * The send queue's whole-message fast path (issue 30, "a fast path for
+ * the common message"), on a stream of QP_PATH_WHOLE_TX: the next WQE of
+ * the adapter-side ring, when it is a Send, Send with Invalidate or RDMA
+ * Write whose message fits one FPDU and whose data segments pass
+ * FIG. 15's local-read check (qp_sges_check_hot), not fenced behind a
+ * Read, and not on a payload path beyond the copy. Carried out in one
+ * call: the WQE's fields read where they lie (the checks qp_sq_fetch
+ * makes), the header stored at fixed offsets in place (qp_hdr_data's
+ * bytes), then the general path's own gather, framing and transmit, and
+ * the WQE tracked as done. No undo state: nothing of the WQE is taken
+ * before the transmission went.
+ *
+ * Returns false for any other WQE (a refused check included), having
+ * changed nothing but the SQ's data segment scratch (qp->sq_sge and
+ * qp->cur.num_sge, which qp_sq_fetch sets again): qp_sq_fetch and
+ * qp_sq_run decide it from the start.
+ * When the port refuses the gather or the transmission, the WQE is
+ * fetched and begun as the general path has it at that point, and the
+ * refusal is handled as there (qp_segment_failed): the retry, the hold or
+ * the failure is the general path's. tests/check_fastpath.sh holds it to
+ * the general path's answers. Out of line: one more call only for the
+ * messages it carries.
+ */
+/*
+ * qp_sq_whole's first test, inlined into qp_sq_step: the header length of
+ * the message of the SQ's next WQE w (of an adapter-side ring) when it is
+ * a Send, Send with Invalidate or RDMA Write of at most the QP's data
+ * segments that fits one FPDU and goes by the copy (qp_msg_segment's
+ * choice); *total its bytes. 0 for any other WQE.
+ */
+static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
+                                              const uint8_t *w,
+                                              uint32_t *total)
+{
+    const uint32_t op = w[QPW_OPCODE], num = w[QPW_NSGE];
+    uint32_t hl, i;
+    uint64_t sum = 0;
+
+    if (op == OFL_QP_OP_WRITE)
+        hl = OFL_DDP_TAGGED_HDR_LEN;
+    else if (op == OFL_QP_OP_SEND || op == OFL_QP_OP_SEND_INV)
+        hl = OFL_DDP_UNTAGGED_HDR_LEN;
+    else
+        return 0;
+    if (num > qp->sq.max_sge)
+        return 0;
+    for (i = 0; i < num; i++)
+        sum += ofl_load_le32(w + OFL_QP_SQ_HDR + i * OFL_QP_SGE_LEN + 8);
+    if (sum > (uint32_t)qp->tx.mulpdu - hl ||
+        (sum >= OFL_QP_FUSE_MIN &&
+         (qp->paths & (QP_PATH_REF_TX | QP_PATH_FUSE_TX)) != 0))
+        return 0;
+    *total = (uint32_t)sum;
+    return hl;
+}
+
+/* The message of w (qp_sq_whole_hl: header length hl, total bytes). */
+static OFL_NOINLINE bool qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
+                                     uint32_t total, bool *progress,
+                                     enum ofl_err *res)
+{
+    struct ofl_qp_wq *sq = &qp->sq;
+    const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
+    const uint32_t op = w[QPW_OPCODE], flags = w[QPW_FLAGS];
+    const uint32_t num = w[QPW_NSGE];
+    const bool tagged = op == OFL_QP_OP_WRITE;
+    uint8_t *h = qp->tx_buf + OFL_MPA_HDR_LEN;
+    struct ofl_qp_swqe *t;
+    uint32_t i, si = 0, so = 0;
+    uint64_t to = 0;
+    uint8_t rdmap;
+    enum ofl_err err;
+
+    /* qp_op_check's flags rule, and qp_sq_run's fence. */
+    if ((flags & ~(uint32_t)QP_WR_FLAGS) != 0 ||
+        ((flags & OFL_QP_WR_FENCE) && qp->ord_count != 0))
+        return false;
+    if (tagged) {
+        rdmap = OFL_RDMAP_WRITE;
+        to = ofl_load_le64(w + QPW_TO);
+        if (total != 0 && to > ~(uint64_t)0 - (total - 1u))
+            return false; /* qp_msg_begin's refusal: the general path's */
+    } else {
+        rdmap = (uint8_t)((flags & OFL_QP_WR_SOLICITED)
+                              ? (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND_SE
+                                                      : OFL_RDMAP_SEND_SE_INV)
+                              : (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND
+                                                      : OFL_RDMAP_SEND_INV));
+    }
+    if (num > 1) {
+        /* Every segment checked before any is read (qp_run_message). */
+        for (i = 0; i < num; i++) {
+            const uint8_t *g = w + OFL_QP_SQ_HDR + i * OFL_QP_SGE_LEN;
+
+            qp->sq_sge[i].addr = ofl_load_le64(g);
+            qp->sq_sge[i].len = ofl_load_le32(g + 8);
+            qp->sq_sge[i].stag = ofl_load_le32(g + 12);
+        }
+        qp->cur.num_sge = (uint8_t)num;
+        if (qp_sges_check_hot(qp, OFL_TPT_LOCAL_READ) != OFL_OK)
+            return false;
+    }
+    /* qp_hdr_data's bytes for this header (last set: one FPDU). */
+    if (tagged) {
+        ofl_store_be16(h, (uint16_t)(((0x80u | 0x40u | OFL_DDP_VERSION)
+                                      << 8) |
+                                     (OFL_RDMAP_VERSION << 6) | rdmap));
+        ofl_store_be32(h + 2, ofl_load_le32(w + QPW_RSTAG));
+        ofl_store_be64(h + 6, to);
+    } else {
+        ofl_store_be16(h, (uint16_t)(((0x40u | OFL_DDP_VERSION) << 8) |
+                                     (OFL_RDMAP_VERSION << 6) | rdmap));
+        ofl_store_be32(h + 2, op == OFL_QP_OP_SEND_INV
+                                  ? ofl_load_le32(w + QPW_STAG)
+                                  : 0u);
+        ofl_store_be32(h + 6, OFL_DDP_QN_SEND);
+        ofl_store_be32(h + 10, qp->msn_tx[OFL_DDP_QN_SEND]);
+        ofl_store_be32(h + 14, 0);
+    }
+    if (num > 1) {
+        /* The data segments were checked just now, with nothing since
+         * that can change the TPT: the first DMA only translates. */
+        err = qp_gather_hot(qp, h + hl, total, &si, &so, QP_DMA_CHECKED);
+    } else if (total != 0) {
+        /* One segment: its check (FIG. 15 a-g, as qp_sges_check_hot
+         * makes it) and its translation in one lookup, before its one
+         * DMA; a refusal is the general path's, as a failed gather. */
+        const uint8_t *g = w + OFL_QP_SQ_HDR;
+
+        err = qp_dma_sge(qp, ofl_load_le32(g + 12), ofl_load_le64(g),
+                         h + hl, total, 0u);
+    } else {
+        err = OFL_OK; /* no byte: no key is checked (a zero-length SGE) */
+    }
+    if (err == OFL_OK)
+        err = qp_fpdu_send(qp, hl, h + hl, total, 0u, false);
+    if (err != OFL_OK) {
+        *res = qp_sq_whole_refused(qp, rdmap, tagged, err);
+        *progress = !qp->cur.active;
+        return true;
+    }
+    t = &qp->sq_track[sq->ci & (sq->depth - 1u)];
+    t->wr_id = ofl_load_le64(w + QPW_WRID);
+    t->to = 0;
+    t->len = total;
+    t->got = 0;
+    t->stag = 0;
+    t->opcode = (uint8_t)op;
+    t->flags = (uint8_t)flags;
+    t->status = OFL_WC_SUCCESS;
+    t->state = QP_TRACK_DONE;
+    qp->cur.idx = sq->ci;
+    sq->ci++;
+    if (!tagged)
+        qp->msn_tx[OFL_DDP_QN_SEND]++;
+    *res = OFL_OK;
+    *progress = true;
+    return true;
+}
+
+/* qp_sq_whole for the SQ's next WQE when qp_sq_whole_hl takes it: out of
+ * line, so that the general path's caller keeps its registers. */
+static OFL_NOINLINE bool qp_sq_try_whole(struct ofl_qp *qp, bool *progress,
+                                         enum ofl_err *res)
+{
+    uint32_t total = 0, hl = qp_sq_whole_hl(
+                            qp,
+                            qp->sq.ring +
+                                (qp->sq.ci & (qp->sq.depth - 1u)) *
+                                    qp->sq.stride,
+                            &total);
+
+    return hl != 0 && qp_sq_whole(qp, hl, total, progress, res);
+}
+#endif
+
 /* One step of the send queue: flush, fetch or carry on the current WQE. */
 /* The current WQE was fetched but has not begun (held behind ORD or a
  * fence): in SQD it is one that has not started. */
@@ -8917,6 +9171,10 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress)
         }
         if (qp->state != OFL_QP_RTS && qp->state != OFL_QP_CLOSING)
             return OFL_OK; /* SQD: nothing new starts */
+#if OFL_FAST_PATH
+        if ((qp->paths & QP_PATH_WHOLE_TX) && qp_sq_try_whole(qp, progress, &err))
+            return err;
+#endif
         err = qp_sq_fetch(qp);
         if (err != OFL_OK) {
             *progress = true;
@@ -10080,13 +10338,108 @@ qp_rx_term(struct ofl_qp *qp)
     return OFL_OK;
 }
 
+#if OFL_FAST_PATH
+/*
+ * The receive side's whole-message fast path (issue 30, "a fast path for
+ * the common message"), on a stream of QP_PATH_WHOLE_RX: a Send or Send
+ * with SE of one FPDU (untagged, Last, queue 0, MO 0, the MSN expected)
+ * that starts a message, into the next receive WQE of the adapter-side
+ * ring when it holds the payload and its data segments pass FIG. 15's
+ * local-write check, on a QP that does not wait on unpinned pages. What
+ * qp_rx_ulpdu does for it (rdmap_parse, qp_rx_send, qp_rx_new_message,
+ * qp_rq_fetch), with the header read at fixed offsets and the WQE where
+ * it lies: the same scatter, completion and counters. Returns false,
+ * having changed nothing but the RQ's data segment scratch (qp->rq_sge,
+ * which qp_rq_fetch sets again), for anything else: qp_rx_ulpdu decides
+ * it. tests/check_fastpath.sh holds it to the general path's answers.
+ */
+static OFL_NOINLINE bool qp_rx_whole(struct ofl_qp *qp, const struct qp_rxd *d,
+                                     enum ofl_err *res)
+{
+    const uint8_t *u = d->ulpdu, *w;
+    const uint32_t n = d->len - OFL_DDP_UNTAGGED_HDR_LEN;
+    struct ofl_qp_wq *rq = &qp->rq;
+    struct ofl_cqe *e;
+    uint32_t i, num, op;
+    uint64_t total = 0;
+    enum ofl_err err;
+
+    /* rdmap_parse's untagged Send header with Last set, then what
+     * qp_rx_send and qp_rx_new_message require of a first FPDU. */
+    if (d->len < OFL_DDP_UNTAGGED_HDR_LEN ||
+        (u[0] & 0xC3u) != (0x40u | OFL_DDP_VERSION) ||
+        (u[1] >> 6) != OFL_RDMAP_VERSION)
+        return false;
+    op = u[1] & 0x0Fu;
+    if ((op != OFL_RDMAP_SEND && op != OFL_RDMAP_SEND_SE) ||
+        ofl_load_be32(u + 6) != OFL_DDP_QN_SEND ||
+        ofl_load_be32(u + 10) != qp->msn_rx[OFL_DDP_QN_SEND] ||
+        ofl_load_be32(u + 14) != 0 || qp->rcur.active ||
+        rq->db_pi == rq->ci || qp->attr.fault_wait)
+        return false;
+    /* qp_rq_fetch's WQE and its checks. */
+    w = rq->ring + (rq->ci & (rq->depth - 1u)) * rq->stride;
+    num = w[QPR_NSGE];
+    if (num > rq->max_sge)
+        return false;
+    for (i = 0; i < num; i++) {
+        const uint8_t *g = w + OFL_QP_RQ_HDR + i * OFL_QP_SGE_LEN;
+        struct ofl_qp_sge *s = &qp->rq_sge[i];
+
+        s->addr = ofl_load_le64(g);
+        s->len = ofl_load_le32(g + 8);
+        s->stag = ofl_load_le32(g + 12);
+        total += s->len;
+        if (s->len != 0 &&
+            qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+                           s->len, OFL_TPT_LOCAL_WRITE) != OFL_OK)
+            return false;
+    }
+    if (total >= QP_MSG_MAX || n > total) /* ofl_ddp_untagged_check */
+        return false;
+    qp->rcur.idx = rq->ci;
+    qp->rcur.active = 1;
+    qp->rcur.got = 0;
+    qp->rcur.wr_id = ofl_load_le64(w + QPR_WRID);
+    qp->rcur.num_sge = (uint8_t)num;
+    qp->rcur.total = (uint32_t)total;
+    /* Checked just now, nothing since that can change the TPT. */
+    err = qp_scatter(qp, 0, u + OFL_DDP_UNTAGGED_HDR_LEN, n, true);
+    if (err != OFL_OK) {
+        qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
+        *res = qp_fatal(qp, err, qp_local_cause(), NULL, 0);
+        return true;
+    }
+    qp->rcur.got = n;
+    qp->rcur.active = 0;
+    qp->msn_rx[OFL_DDP_QN_SEND]++;
+    e = qp_rq_complete(qp, qp->rcur.wr_id, OFL_QP_OP_RECV, OFL_WC_SUCCESS);
+    if (e != NULL) {
+        e->byte_len = n;
+        e->flags = op == OFL_RDMAP_SEND_SE ? OFL_CQE_SOLICITED : 0u;
+        e->stag = 0;
+        qp_cqe_commit_hot(qp->attr.recv_cq, e);
+    }
+    *res = OFL_OK;
+    return true;
+}
+#endif
+
 /* One whole ULPDU received in order. */
 static OFL_NOINLINE enum ofl_err
 qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
 {
     struct ofl_term_cause cause;
-    enum ofl_err err = rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
+    enum ofl_err err;
 
+#if OFL_FAST_PATH
+    /* An untagged FPDU with Last set (its first byte) may be a whole
+     * Send (qp_rx_whole); the other FPDUs leave after this test. */
+    if ((qp->paths & QP_PATH_WHOLE_RX) && d->len != 0 &&
+        (d->ulpdu[0] & 0xC0u) == 0x40u && qp_rx_whole(qp, d, &err))
+        return err;
+#endif
+    err = rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
     if (err != OFL_OK)
         return qp_fatal(qp, err, cause, d->ulpdu, d->len);
     switch (qp->msg.ddp.opcode) {

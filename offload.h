@@ -955,7 +955,10 @@ struct ofl_port {
                        size_t len);
 
     /* barrier (optional): order memory accesses; NULL means none needed
-     * (a single-threaded simulation). */
+     * (a single-threaded simulation). A speed build (OFL_FAST_PATH) looks
+     * at barrier and doorbell once for a CQ and a QP, when ofl_cq_init
+     * and ofl_qp_create run, and calls what it found (issue 30: "port
+     * hooks checked once"): set them before, and keep them set. */
     void (*barrier)(void *ctx, enum ofl_barrier kind);
 
     /*
@@ -3554,7 +3557,9 @@ struct ofl_cq {
     uint32_t vector;
     uint8_t arm;        /* enum ofl_cq_arm */
     uint8_t overrun;
-    uint8_t reserved[2];
+    uint8_t barrier;    /* a speed build: the port has a barrier hook
+                           (ofl_cq_init looks once) */
+    uint8_t reserved;
 };
 
 /* Initialises cq over ring[cap] (cap a power of two, 1 .. 2^24). port may
@@ -3785,6 +3790,37 @@ enum ofl_qp_tx_flag {
     OFL_QP_TX_CLOSE = 0x2, /* close the stream after these bytes (graceful) */
     OFL_QP_TX_ABORT = 0x4  /* reset the stream now (len is 0) */
 };
+
+/*
+ * The whole-message paths (issue 30, "a fast path for the common
+ * message"; a speed build only, OFL_FAST_PATH: a size build has none of
+ * this and adds no byte). On an iWARP stream the engine takes the common
+ * message in one call on each side, the general path taking everything
+ * else, with the same checks in the same order and the same results:
+ *   send     ofl_qp_process, the SQ's next WQE of a ring in adapter memory
+ *            (not sq_host) on a stream without markers or attr.tx_reserve:
+ *            a Send, Send with Invalidate or RDMA Write whose message fits
+ *            one FPDU and goes by the copy (below OFL_QP_FUSE_MIN with the
+ *            fused hooks or transmit by reference). Its fields are read
+ *            where they lie, its data segments checked (FIG. 15; one
+ *            segment's check and translation in one look-up), the header
+ *            built in place, the payload gathered, framed and transmitted,
+ *            and the WQE done, with no undo state. A refused gather or
+ *            transmission leaves the WQE fetched and begun as the general
+ *            path has it then, which retries or fails it as always.
+ *   receive  an in-order FPDU that is a Send or Send with SE with Last
+ *            set, MO 0 and the MSN expected, no Send being received, into
+ *            the next receive WQE of a ring in adapter memory (not
+ *            rq_host) that holds its payload, on a QP that does not wait
+ *            on unpinned pages: header read at fixed offsets, the WQE
+ *            where it lies, the same scatter and completion.
+ * The stream's eligibility is fixed at ofl_qp_establish, with the other
+ * data paths. tests/check_fastpath.sh runs the same hostile traffic
+ * (refused keys, bounds, pages made absent, DMA failures, refused
+ * transmissions, fences, pages waited on) through a speed build and a
+ * build with OFL_NO_FAST_PATH and requires the same answers: every
+ * return code, CQE, QP state, counter and placed byte.
+ */
 
 /*
  * One pass over the payload (issue 30). A port with the fused hooks
@@ -4459,7 +4495,9 @@ struct ofl_qp {
                                  they did not fit */
     uint32_t txref_count;     /* entries of attr.txref in use */
     uint8_t paths;            /* the data paths chosen at establish
-                                 (fused, by reference) */
+                                 (fused, by reference, whole-message) */
+    uint8_t hooks;            /* a speed build: the port's barrier and
+                                 doorbell, found at ofl_qp_create */
     struct ofl_qp_iscsi_rx irx;
     uint32_t iscsi_cmd_seq;   /* next command ID */
     uint32_t iscsi_exp_statsn;

@@ -1011,8 +1011,69 @@ static void test_struct_entry_points(void)
     qr_free(r);
 }
 
+/*
+ * The port's barrier and doorbell on the per-message path (offload.h,
+ * struct ofl_port: a speed build looks at them once, when the CQ is
+ * initialised and the QP created): a post publishes its WQE behind a
+ * release barrier and rings the queue's doorbell, a CQE is published
+ * behind a release barrier, a poll reads behind an acquire barrier. One
+ * 64-byte Send and its receive: each side sees exactly its own calls, in
+ * order, and a doorbell per post on the queue's doorbell number.
+ */
+static void test_port_hooks_per_message(void)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    uint8_t *src, *dst;
+    uint32_t ls, ld;
+    unsigned na, nb;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe e;
+
+    memset(&o, 0, sizeof(o));
+    o.barrier = true;
+    r = qr_new(&o);
+    CHECK(r != NULL);
+    src = qr_alloc(&r->a, 64, false);
+    dst = qr_alloc(&r->b, 64, false);
+    ls = qr_reg(&r->a, src, 64, OFL_TPT_LOCAL_READ, 0);
+    ld = qr_reg(&r->b, dst, 64, OFL_TPT_LOCAL_WRITE, 0);
+    r->a.barriers = r->b.barriers = 0;
+    na = r->a.sim.nevents;
+    nb = r->b.sim.nevents;
+    CHECK_OK(qr_post_recv(&r->b, 5, dst, 64, ld));
+    CHECK_EQ(r->b.barriers, 1);
+    CHECK_EQ(r->b.barrier_kind[0], OFL_BARRIER_RELEASE);
+    CHECK_EQ(r->b.sim.nevents, nb + 1);
+    CHECK_EQ(r->b.sim.event[nb].kind, OFL_SIM_EV_DOORBELL);
+    CHECK_EQ(r->b.sim.event[nb].a, 11); /* attr.rq_db */
+    CHECK_EQ(r->b.sim.event[nb].b, 1);  /* the producer count */
+    qr_wr(&wr, OFL_QP_OP_SEND, 6, &sge, src, 64, ls);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_EQ(r->a.barriers, 1);
+    CHECK_EQ(r->a.sim.event[na].kind, OFL_SIM_EV_DOORBELL);
+    CHECK_EQ(r->a.sim.event[na].a, 10); /* attr.sq_db */
+    qr_pump(r, 0);
+    /* The send CQE and the receive CQE, each behind a release. */
+    CHECK_EQ(r->a.barriers, 2);
+    CHECK_EQ(r->a.barrier_kind[1], OFL_BARRIER_RELEASE);
+    CHECK_EQ(r->b.barriers, 2);
+    CHECK_EQ(r->b.barrier_kind[1], OFL_BARRIER_RELEASE);
+    CHECK_EQ(qr_poll(&r->b, false, &e, 1), 1);
+    CHECK_EQ(e.wr_id, 5);
+    CHECK_EQ(qr_poll(&r->a, true, &e, 1), 1);
+    CHECK_EQ(e.wr_id, 6);
+    CHECK_EQ(r->a.barriers, 3);
+    CHECK_EQ(r->a.barrier_kind[2], OFL_BARRIER_ACQUIRE);
+    CHECK_EQ(r->b.barriers, 3);
+    CHECK_EQ(r->b.barrier_kind[2], OFL_BARRIER_ACQUIRE);
+    qr_free(r);
+}
+
 OFL_SUITE(qp)
 {
+    test_port_hooks_per_message();
     test_table();
     test_modify_all();
     test_events();

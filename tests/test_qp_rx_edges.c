@@ -5,7 +5,8 @@
  * that TCP cuts inside its pad or CRC (its DDP SN is still NEXT when it is
  * handled, and an invalidation deferred to it waits for its re-check:
  * seed 000 FIG. 18B Table D, offload.h "Sequence space"), and an
- * out-of-order placement that fails leaving the entry untouched.
+ * out-of-order placement that fails leaving the entry untouched; and a
+ * Send's start sent again with Last set while the Send is being received.
  */
 #include "test.h"
 #include "support/qp_rig.h"
@@ -407,8 +408,75 @@ static void test_placed_ahead_verified(int v)
     qr_free(r);
 }
 
+/*
+ * A Send whose first FPDU (MO 0, not Last) was taken, then an FPDU of the
+ * same MSN at MO 0 with Last set and a shorter payload (a peer that sends
+ * the message's start again): it is the same message's last segment (RFC
+ * 5041 §7.2: the MSN names the message, the MO the place in its buffer),
+ * placed over the first bytes, and the receive completes once, its
+ * length the Last FPDU's MO plus its length (qp_rx_send), with no second
+ * receive consumed. It looks like a whole Send; qp_rx_whole takes none
+ * while a Send is being received, and both paths must give this.
+ */
+static void test_send_restarted_at_mo0(void)
+{
+    struct qr_opts o;
+    struct qr_rig *r;
+    uint8_t *src, *dst, fpdu[40];
+    uint32_t ls, ld, first, n1;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_qp_seg seg;
+    struct ofl_cqe e[2];
+
+    memset(&o, 0, sizeof(o));
+    o.emss = 128; /* a 200-byte Send takes two FPDUs */
+    r = qr_new(&o);
+    src = qr_alloc(&r->a, 256, false);
+    dst = qr_alloc(&r->b, 256, false);
+    ls = qr_reg(&r->a, src, 256, LR, 0);
+    ld = qr_reg(&r->b, dst, 256, LW, 0);
+    memset(src, 0x11, 256);
+    CHECK_OK(qr_post_recv(&r->b, 9, dst, 256, ld));
+    qr_wr(&wr, OFL_QP_OP_SEND, 1, &sge, src, 200, ls);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK_EQ(r->ab.nchunk, 2);
+    first = r->ab.chunk[0];
+    n1 = ofl_load_be16(r->ab.buf) - OFL_DDP_UNTAGGED_HDR_LEN;
+    CHECK(n1 > 10 && n1 < 200);
+    CHECK_OK(feed(r, 0, first));
+    CHECK_EQ(qr_poll(&r->b, false, e, 2), 0); /* not Last: no CQE yet */
+    /* The forged FPDU: the first one's header with Last set, 10 bytes,
+     * pad 2, CRC field (not negotiated: not checked). */
+    memset(fpdu, 0, sizeof(fpdu));
+    ofl_store_be16(fpdu, OFL_DDP_UNTAGGED_HDR_LEN + 10);
+    memcpy(fpdu + 2, r->ab.buf + 2, OFL_DDP_UNTAGGED_HDR_LEN);
+    fpdu[2] |= 0x40;
+    memset(fpdu + 2 + OFL_DDP_UNTAGGED_HDR_LEN, 0x5A, 10);
+    memset(&seg, 0, sizeof(seg));
+    seg.seq = r->ab.seq + first;
+    seg.data = fpdu;
+    seg.len = 36;
+    CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+    CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+    CHECK_OK(qr_post_recv(&r->b, 10, dst + 200, 56, ld));
+    CHECK_EQ(qr_poll(&r->b, false, e, 2), 1);
+    CHECK_EQ(e[0].wr_id, 9);
+    CHECK_EQ(e[0].status, OFL_WC_SUCCESS);
+    CHECK_EQ(e[0].byte_len, 10); /* MO 0 + 10 */
+    CHECK_EQ(r->b.qp.rq.ci, 1);  /* one receive consumed */
+    CHECK_EQ(dst[0], 0x5A);
+    CHECK_EQ(dst[9], 0x5A);
+    CHECK_EQ(dst[10], 0x11);
+    CHECK_EQ(dst[n1 - 1], 0x11);
+    CHECK_EQ(dst[n1], 0); /* the first FPDU's end: nothing past it */
+    qr_free(r);
+}
+
 OFL_SUITE(qp_rx_edges)
 {
+    test_send_restarted_at_mo0();
     test_split_crc_one_touch(false);
     test_split_crc_one_touch(true);
     test_one_shot_read_source();

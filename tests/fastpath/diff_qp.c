@@ -35,6 +35,12 @@
  * A fourth stream (s4) ends each run with work requests the rules refuse
  * or pass, posted and written over in the send ring (fp_rules): the fast
  * paths past the generic WR rules at post and at fetch time.
+ *
+ * A fifth stream (s5) puts the whole-message paths (qp_sq_whole,
+ * qp_rx_whole) past the general path's ways out: both QPs waiting on
+ * unpinned pages (OFL_QP_FAULT_WAIT) in some runs, and per message a
+ * solicited or fenced work request, and transmissions refused by either
+ * side's wire (the WQE rebuilt and sent again on a later pump).
  */
 #include <stdint.h>
 #include <string.h>
@@ -318,6 +324,7 @@ uint64_t FP_RUN(uint32_t seed)
     struct qr_rig *r;
     uint32_t s = seed * 2654435761u + 0x1234567u, i, j, m;
     uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u, s3, s4;
+    uint32_t s5 = seed * 0x165667B1u + 0x27D4EB2Fu;
     uint32_t la, lb, atta, attb;
     uint64_t h = seed, ba, bb, sava[FP_PAGES + 1], savb[FP_PAGES + 1];
     uint8_t *pa, *pb, fa, fb;
@@ -337,6 +344,9 @@ uint64_t FP_RUN(uint32_t seed)
     o.markers = fp_rnd(&s) % 4 == 0;
     o.emss = emss[fp_rnd(&s) % 5];
     o.host_rings = fp_rnd(&s) % 3 == 0;
+    if (s5 == 0)
+        s5 = 1;
+    o.fault_wait = fp_rnd(&s5) % 4 == 0 ? OFL_QP_FAULT_WAIT : 0;
     r = qr_new(&o);
     if (r == NULL)
         return 1;
@@ -454,6 +464,15 @@ uint64_t FP_RUN(uint32_t seed)
             wr.opcode = OFL_QP_OP_SEND_INV;
             wr.stag = (j >> 8) % 2 == 0 ? lb : lb ^ 1u;
         }
+        j = fp_rnd(&s5);
+        if (j % 4 == 0)
+            wr.flags |= OFL_QP_WR_SOLICITED;
+        if ((j >> 4) % 6 == 0)
+            wr.flags |= OFL_QP_WR_FENCE;
+        if ((j >> 8) % 5 == 0)
+            r->a.refuse = 1 + (int)((j >> 12) % 2);
+        if ((j >> 16) % 7 == 0)
+            r->b.refuse = 1;
         h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
         if (fp_rnd(&s) % 3 == 0) {
             /* A region entry changed, then restored after the message: the

@@ -263,11 +263,24 @@ uint32_t qr_window(struct qr_side *s, uint32_t region, void *p, uint32_t len,
     return bound;
 }
 
+/* qr_opts.barrier: records the call (the sim port is the side's first
+ * member, so its context is the side). */
+static void qr_barrier(void *ctx, enum ofl_barrier kind)
+{
+    struct qr_side *s = ctx;
+
+    if (s->barriers < sizeof(s->barrier_kind))
+        s->barrier_kind[s->barriers] = (uint8_t)kind;
+    s->barriers++;
+}
+
 static int qr_side_init(struct qr_side *s, const struct qr_opts *o,
                         uint32_t qpn, struct qr_wire *out, struct qr_side *peer)
 {
     ofl_sim_init(&s->sim);
     ofl_sim_set_fused(&s->sim, qpn == 1 ? o->fused_a : o->fused_b);
+    if (o->barrier)
+        s->sim.port.barrier = qr_barrier;
     /* The guard: DMA only into the arena (and the rings, read-only). */
     ofl_sim_allow(&s->sim, s->mem, sizeof(s->mem), OFL_SIM_RW);
     if (o->host_rings) {

@@ -86,6 +86,9 @@ struct qr_side {
     uint8_t *lent;         /* the reservation not yet transmitted */
     int lend_refuse;       /* the reservation hook refuses this many */
     unsigned long reserves, in_place, copied;
+    /* qr_opts.barrier: the kinds of the barrier calls, in order */
+    uint8_t barrier_kind[32];
+    uint32_t barriers;
     uint32_t direct_seq;
     unsigned long tx_calls, closes, aborts;
     /* transmit by reference (qr_opts.txref) */
@@ -120,6 +123,9 @@ struct qr_opts {
     bool txref;            /* attr.transmitv: FPDUs by reference, their
                               payload read through the sim guard */
     uint32_t txref_cap;    /* attr.txref_cap (0: QR_TXREF, at most that) */
+    bool barrier;          /* both sim ports get a barrier hook that
+                              records each call (qr_side.barrier_kind)
+                              before the CQs and QPs are made */
     bool fused_a, fused_b; /* the side's sim port has the fused hooks
                               (ofl_sim_set_fused) before its stream is
                               established, when the engine looks */
