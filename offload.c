@@ -8965,33 +8965,9 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_refused(struct ofl_qp *qp,
 }
 
 /*
- * The send queue's whole-message fast path (issue 30, "a fast path for
- * the common message"), on a stream of QP_PATH_WHOLE_TX: the next WQE of
- * the adapter-side ring, when it is a Send, Send with Invalidate or RDMA
- * Write whose message fits one FPDU and whose data segments pass
- * FIG. 15's local-read check (qp_sges_check_hot), not fenced behind a
- * Read, and not on a payload path beyond the copy. Carried out in one
- * call: the WQE's fields read where they lie (the checks qp_sq_fetch
- * makes), the header stored at fixed offsets in place (qp_hdr_data's
- * bytes), then the general path's own gather, framing and transmit, and
- * the WQE tracked as done. No undo state: nothing of the WQE is taken
- * before the transmission went.
- *
- * Returns false for any other WQE (a refused check included), having
- * changed nothing but the SQ's data segment scratch (qp->sq_sge and
- * qp->cur.num_sge, which qp_sq_fetch sets again): qp_sq_fetch and
- * qp_sq_run decide it from the start.
- * When the port refuses the gather or the transmission, the WQE is
- * fetched and begun as the general path has it at that point, and the
- * refusal is handled as there (qp_segment_failed): the retry, the hold or
- * the failure is the general path's. tests/check_fastpath.sh holds it to
- * the general path's answers. Out of line: one more call only for the
- * messages it carries.
- */
-/*
- * qp_sq_whole's first test, inlined into qp_sq_step: the header length of
- * the message of the SQ's next WQE w (of an adapter-side ring) when it is
- * a Send, Send with Invalidate or RDMA Write of at most the QP's data
+ * qp_sq_whole's first test (in qp_sq_try_whole): the header length of the
+ * message of the SQ's next WQE w (of an adapter-side ring) when it is a
+ * Send, Send with Invalidate or RDMA Write of at most the QP's data
  * segments that fits one FPDU and goes by the copy (qp_msg_segment's
  * choice); *total its bytes. 0 for any other WQE.
  */
@@ -9021,7 +8997,32 @@ static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
     return hl;
 }
 
-/* The message of w (qp_sq_whole_hl: header length hl, total bytes). */
+/*
+ * The send queue's whole-message fast path (issue 30, "a fast path for
+ * the common message"), on a stream of QP_PATH_WHOLE_TX: the next WQE of
+ * the adapter-side ring, when it is a Send, Send with Invalidate or RDMA
+ * Write whose message fits one FPDU and whose data segments pass
+ * FIG. 15's local-read check (qp_sges_check_hot), not fenced behind a
+ * Read, and not on a payload path beyond the copy. Carried out in one
+ * call: the WQE's fields read where they lie (the checks qp_sq_fetch
+ * makes), the header stored at fixed offsets in place (qp_hdr_data's
+ * bytes), then the general path's own gather, framing and transmit, and
+ * the WQE tracked as done. No undo state: nothing of the WQE is taken
+ * before the transmission went.
+ *
+ * Returns false for a WQE it does not take (flags the rules refuse, a
+ * fence, a TO that would wrap, two or more data segments one of which
+ * fails its check), having changed nothing but the SQ's data segment
+ * scratch (qp->sq_sge and qp->cur.num_sge, which qp_sq_fetch sets again):
+ * qp_sq_fetch and qp_sq_run decide it from the start. A refusal after
+ * that (a single segment's check or translation, the port's DMA, the
+ * transmission) leaves the WQE fetched and begun as the general path has
+ * it when its segment fails, and is handled as there (qp_segment_failed):
+ * the retry, the hold or the failure is the general path's (a segment
+ * refused its check fails the WQE there too, before any byte moved).
+ * tests/check_fastpath.sh holds it to the general path's answers. hl and
+ * total: qp_sq_whole_hl's answer for the WQE.
+ */
 static OFL_NOINLINE bool qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
                                      uint32_t total, bool *progress,
                                      enum ofl_err *res)
@@ -9125,8 +9126,10 @@ static OFL_NOINLINE bool qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
     return true;
 }
 
-/* qp_sq_whole for the SQ's next WQE when qp_sq_whole_hl takes it: out of
- * line, so that the general path's caller keeps its registers. */
+/* qp_sq_whole for the SQ's next WQE when qp_sq_whole_hl takes it. Out of
+ * line, test included: qp_sq_step, which every WQE passes, keeps its
+ * registers for the general path (the test inlined there cost the
+ * general path's Writes more than the call). */
 static OFL_NOINLINE bool qp_sq_try_whole(struct ofl_qp *qp, bool *progress,
                                          enum ofl_err *res)
 {
