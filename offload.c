@@ -1559,42 +1559,44 @@ static inline uint32_t port_crc32c_buf(const struct ofl_port *port,
     return ofl_crc32c_final(ofl_port_crc32c(port, OFL_CRC32C_INIT, data, len));
 }
 
-/* The body of ofl_port_barrier, inlined into the qp engine's per-message
- * publishes and polls in a speed build (QP_BARRIER); a size build calls
- * ofl_port_barrier there, which then holds the one copy. */
-static OFL_BODY_INLINE void port_barrier(const struct ofl_port *port,
-                                         enum ofl_barrier kind)
+void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind)
 {
     if (OFL_PORT_HAS(port, barrier))
         port->barrier(port->ctx, kind);
 }
 
-void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind)
-{
-    port_barrier(port, kind);
-}
-#if OFL_FAST_PATH
-#define QP_BARRIER port_barrier
-#else
-#define QP_BARRIER ofl_port_barrier
-#endif
-
 /*
- * The barrier of a CQ's poll and publish, and of a QP's post (issue 30:
- * "port hooks checked once"): a speed build looks at the port once, when
- * the CQ is initialised or the QP created (cq->barrier, QP_HOOK_BARRIER),
- * and then calls the hook directly or not at all; a size build asks the
- * port each time (ofl_port_barrier). offload.h, struct ofl_port, says
- * the hooks are set before.
+ * The port's barrier and doorbell on the qp engine's per-message paths
+ * (issue 30: "port hooks checked once"). A speed build looks at the port
+ * once, when a CQ is initialised or a QP created, keeps what it found as
+ * PORT_HOOK_* bits (port_hooks: cq->hooks, qp->hooks), and then calls a
+ * hook directly or not at all (HOOK_BARRIER, HOOK_DOORBELL); a size build
+ * asks the port each time (ofl_port_barrier, ofl_port_doorbell). offload.h,
+ * struct ofl_port, says the hooks are set before.
  */
+#define PORT_HOOK_BARRIER 0x1u
+#define PORT_HOOK_DOORBELL 0x2u
 #if OFL_FAST_PATH
-#define CQ_BARRIER(cq, kind)                                        \
-    do {                                                            \
-        if ((cq)->barrier)                                          \
-            (cq)->port->barrier((cq)->port->ctx, (kind));           \
+static uint8_t port_hooks(const struct ofl_port *port)
+{
+    return (uint8_t)((OFL_PORT_HAS(port, barrier) ? PORT_HOOK_BARRIER : 0u) |
+                     (OFL_PORT_HAS(port, doorbell) ? PORT_HOOK_DOORBELL : 0u));
+}
+
+#define HOOK_BARRIER(hooks, port, kind)                                 \
+    do {                                                                \
+        if ((hooks) & PORT_HOOK_BARRIER)                                \
+            (port)->barrier((port)->ctx, (kind));                       \
+    } while (0)
+#define HOOK_DOORBELL(hooks, port, db, value)                           \
+    do {                                                                \
+        if ((hooks) & PORT_HOOK_DOORBELL)                               \
+            (port)->doorbell((port)->ctx, (db), (value));               \
     } while (0)
 #else
-#define CQ_BARRIER(cq, kind) ofl_port_barrier((cq)->port, (kind))
+#define HOOK_BARRIER(hooks, port, kind) ofl_port_barrier((port), (kind))
+#define HOOK_DOORBELL(hooks, port, db, value)                           \
+    (void)ofl_port_doorbell((port), (db), (value))
 #endif
 
 /* ======================================================================== */
@@ -6111,8 +6113,6 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define QPR_WRID 0
 #define QPR_NSGE 8
 
-#define QP_HOOK_BARRIER 0x1u  /* qp->hooks: the port has barrier */
-#define QP_HOOK_DOORBELL 0x2u /* and doorbell (ofl_qp_create) */
 #define QP_TRACK_IDLE 0
 #define QP_TRACK_FLIGHT 1
 #define QP_TRACK_DONE 2
@@ -6333,7 +6333,7 @@ enum ofl_err ofl_cq_init(struct ofl_cq *cq, struct ofl_cqe *ring, uint32_t cap,
     cq->port = port;
     cq->vector = vector;
 #if OFL_FAST_PATH
-    cq->barrier = OFL_PORT_HAS(port, barrier); /* CQ_BARRIER */
+    cq->hooks = port_hooks(port); /* HOOK_BARRIER */
 #endif
     return OFL_OK;
 }
@@ -6345,7 +6345,7 @@ enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
 
     if (cq == NULL || n == NULL || (out == NULL && max != 0))
         return OFL_E_ARG;
-    CQ_BARRIER(cq, OFL_BARRIER_ACQUIRE);
+    HOOK_BARRIER(cq->hooks, cq->port, OFL_BARRIER_ACQUIRE);
     while (k < max && cq->ci != cq->pi) {
         ofl_copy_fixed(&out[k], &cq->ring[cq->ci & (cq->cap - 1u)],
                        sizeof(*out));
@@ -6400,7 +6400,7 @@ static OFL_HOT_INLINE struct ofl_cqe *qp_cqe(struct ofl_qp *qp,
 static OFL_HOT_INLINE void qp_cqe_commit_hot(struct ofl_cq *cq,
                                              const struct ofl_cqe *e)
 {
-    CQ_BARRIER(cq, OFL_BARRIER_RELEASE);
+    HOOK_BARRIER(cq->hooks, cq->port, OFL_BARRIER_RELEASE);
     cq->pi++;
     if (cq->arm == OFL_CQ_ARM_ANY ||
         (cq->arm == OFL_CQ_ARM_SOLICITED &&
@@ -6584,11 +6584,7 @@ enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
     qp->tx_buf = mem->tx_buf;
     qp->tx_own = mem->tx_buf;
 #if OFL_FAST_PATH
-    /* qp_publish's hooks, looked at once (CQ_BARRIER). */
-    if (OFL_PORT_HAS(attr->port, barrier))
-        qp->hooks |= QP_HOOK_BARRIER;
-    if (OFL_PORT_HAS(attr->port, doorbell))
-        qp->hooks |= QP_HOOK_DOORBELL;
+    qp->hooks = port_hooks(attr->port); /* qp_publish's, looked at once */
 #endif
     qp->tx_cap = mem->tx_cap;
     qp->tx_stage = mem->tx_stage;
@@ -6865,25 +6861,13 @@ static OFL_HOT_INLINE void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr,
 static OFL_HOT_INLINE void qp_publish(struct ofl_qp *qp,
                                        struct ofl_qp_wq *wq)
 {
-#if OFL_FAST_PATH
-    /* The hooks as ofl_qp_create found them (CQ_BARRIER). */
     const struct ofl_port *port = qp->attr.port;
 
-    if (qp->hooks & QP_HOOK_BARRIER)
-        port->barrier(port->ctx, OFL_BARRIER_RELEASE);
+    HOOK_BARRIER(qp->hooks, port, OFL_BARRIER_RELEASE);
     wq->pi++;
     if (!wq->host)
         wq->db_pi = wq->pi;
-    if (qp->hooks & QP_HOOK_DOORBELL)
-        port->doorbell(port->ctx, wq->db, wq->pi);
-#else
-    QP_BARRIER(qp->attr.port, OFL_BARRIER_RELEASE);
-    wq->pi++;
-    if (!wq->host)
-        wq->db_pi = wq->pi;
-    if (qp->attr.port != NULL)
-        (void)ofl_port_doorbell(qp->attr.port, wq->db, wq->pi);
-#endif
+    HOOK_DOORBELL(qp->hooks, port, wq->db, wq->pi);
 }
 
 enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
@@ -8579,9 +8563,44 @@ static enum ofl_err qp_segment_failed(struct ofl_qp *qp, enum ofl_err err)
     return qp_sq_fail(qp, err, (uint8_t)ofl_tpt_wc_status(err));
 }
 
-/* Runs the current data message (Send family, Write) one segment on. */
-static OFL_NOINLINE enum ofl_err
-qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
+#if OFL_FAST_PATH
+/*
+ * The current message's further segments at once (a speed build), while
+ * ofl_qp_process has steps left (*more, one taken for each) and the
+ * message is not *done: what that loop would do next, without the round
+ * through it, qp_sq_step and qp_sq_run (issue 30: each further FPDU of a
+ * message). That loop would look at nothing else first: a segment that
+ * went changed neither the QP's state nor its inbound requests
+ * (irq_count), since the transmit callback and the port's hooks MUST NOT
+ * call back into the QP (struct ofl_qp_attr, struct ofl_port). Out of
+ * line, so that a message of one FPDU pays one test for it. A size build
+ * goes round that loop for each segment, as it did.
+ */
+static OFL_NOINLINE enum ofl_err qp_msg_further(struct ofl_qp *qp, bool *done,
+                                                uint32_t *more)
+{
+    enum ofl_err err;
+
+    do {
+        --*more;
+        /* behind a transmission: the segments are checked again */
+        err = qp_msg_segment(qp, done, false);
+    } while (err == OFL_OK && !*done && *more != 0);
+    return err;
+}
+#endif
+
+/*
+ * Runs the current data message (Send family, Write) one segment on, then
+ * further segments of it while qp_segment_again allows (*more: the steps
+ * ofl_qp_process has left, one taken for each): what that loop would do
+ * next, without the round through it, qp_sq_step and qp_sq_run (issue 30:
+ * each further FPDU of a message). A segment refused after others went
+ * ends the call as it would have ended that loop's next step.
+ */
+static OFL_NOINLINE enum ofl_err qp_run_message(struct ofl_qp *qp,
+                                                uint8_t opcode, bool tagged,
+                                                bool *finished, uint32_t *more)
 {
     enum ofl_err err;
     bool done, checked = false;
@@ -8600,6 +8619,12 @@ qp_run_message(struct ofl_qp *qp, uint8_t opcode, bool tagged, bool *finished)
         checked = true;
     }
     err = qp_msg_segment(qp, &done, checked);
+#if OFL_FAST_PATH
+    if (err == OFL_OK && !done && *more != 0)
+        err = qp_msg_further(qp, &done, more);
+#else
+    (void)more;
+#endif
     if (err != OFL_OK)
         return qp_segment_failed(qp, err);
     if (done) {
@@ -8841,7 +8866,7 @@ static OFL_NOINLINE enum ofl_err qp_dg_send(struct ofl_qp *qp, uint64_t now,
  * operation. *progress tells whether anything happened.
  */
 static OFL_NOINLINE enum ofl_err
-qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
+qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress, uint32_t *more)
 {
     struct ofl_qp_sq_cur *c = &qp->cur;
     uint8_t op = c->hdr[QPW_OPCODE];
@@ -8860,20 +8885,20 @@ qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
         err = qp_run_message(qp, (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED)
                                      ? OFL_RDMAP_SEND_SE
                                      : OFL_RDMAP_SEND,
-                             false, &finished);
+                             false, &finished, more);
         break;
     case OFL_QP_OP_SEND_INV:
         err = qp_run_message(qp, (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED)
                                      ? OFL_RDMAP_SEND_SE_INV
                                      : OFL_RDMAP_SEND_INV,
-                             false, &finished);
+                             false, &finished, more);
         break;
     case OFL_QP_OP_WRITE:
-        err = qp_run_message(qp, OFL_RDMAP_WRITE, true, &finished);
+        err = qp_run_message(qp, OFL_RDMAP_WRITE, true, &finished, more);
         break;
     case OFL_QP_OP_WRITE_IMM:
         if (c->phase == 0) {
-            err = qp_run_message(qp, OFL_RDMAP_WRITE, true, &finished);
+            err = qp_run_message(qp, OFL_RDMAP_WRITE, true, &finished, more);
             if (finished) {
                 c->phase = 1;
                 finished = false;
@@ -8933,7 +8958,7 @@ qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress)
         err = qp_run_message(qp, (c->hdr[QPW_FLAGS] & OFL_QP_WR_SOLICITED)
                                      ? OFL_RDMAP_SEND_SE
                                      : OFL_RDMAP_SEND,
-                             false, &finished);
+                             false, &finished, more);
         break;
     case OFL_QP_OP_ISCSI_CMD:
         err = qp_iscsi_cmd(qp);
@@ -9152,7 +9177,8 @@ static bool qp_cur_held(const struct ofl_qp *qp)
     return qp->cur.active && !qp->cur.begun && qp->cur.phase == 0;
 }
 
-static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress)
+static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress,
+                               uint32_t *more)
 {
     enum ofl_err err;
 
@@ -9184,7 +9210,7 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress)
             return qp_sq_fail(qp, err, OFL_WC_LOC_QP_OP_ERR);
         }
     }
-    return qp_sq_run(qp, now, progress);
+    return qp_sq_run(qp, now, progress, more);
 }
 
 /* ---- answering inbound requests ------------------------------------------ */
@@ -9401,7 +9427,7 @@ static OFL_NOINLINE enum ofl_err qp_fault_end(struct ofl_qp *qp,
 enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
 {
     enum ofl_err err = OFL_OK;
-    uint32_t step;
+    uint32_t left;
     bool progress;
 
     if (qp == NULL)
@@ -9426,11 +9452,14 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
         if (err != OFL_OK)
             return err; /* given up: the Terminate went out */
     }
-    for (step = 0; step < budget; step++) {
+    /* left: the steps still allowed; a step that sends further segments
+     * of a message (qp_run_message) takes one from it for each */
+    for (left = budget; left != 0;) {
+        left--;
         if (qp->irq_count != 0) {
             err = qp_irq_step(qp);
         } else {
-            err = qp_sq_step(qp, now, &progress);
+            err = qp_sq_step(qp, now, &progress, &left);
             if (err == OFL_OK && !progress)
                 break;
         }

@@ -3557,8 +3557,8 @@ struct ofl_cq {
     uint32_t vector;
     uint8_t arm;        /* enum ofl_cq_arm */
     uint8_t overrun;
-    uint8_t barrier;    /* a speed build: the port has a barrier hook
-                           (ofl_cq_init looks once) */
+    uint8_t hooks;      /* a speed build: the port's hooks it calls
+                           (barrier), found at ofl_cq_init */
     uint8_t reserved;
 };
 
@@ -3814,6 +3814,11 @@ enum ofl_qp_tx_flag {
  *            rq_host) that holds its payload, on a QP that does not wait
  *            on unpinned pages: header read at fixed offsets, the WQE
  *            where it lies, the same scatter and completion.
+ *   further  a message of several FPDUs (the general path's): after its
+ *            first FPDU the next ones go out in the same step while
+ *            ofl_qp_process's budget lasts, each counted against it as a
+ *            transmission, instead of one round through ofl_qp_process
+ *            per FPDU.
  * The stream's eligibility is fixed at ofl_qp_establish, with the other
  * data paths. tests/check_fastpath.sh runs the same hostile traffic
  * (refused keys, bounds, pages made absent, DMA failures, refused

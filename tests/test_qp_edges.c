@@ -1340,6 +1340,52 @@ static void test_atomic_result_invalidated(void)
     }
 }
 
+/* ofl_qp_process's budget counts transmissions: the FPDUs of one message
+ * sent in one step (qp_run_message's further segments) take a step each,
+ * and a spent budget stops a message between two of its FPDUs. */
+static void test_budget_counts_segments(void)
+{
+    struct qr_rig *r = rig_o(false, false, 0);
+    uint8_t *src = qr_alloc(&r->a, 4096, false);
+    uint8_t *buf = qr_alloc(&r->b, 8192, false);
+    uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
+    uint32_t lb = qr_reg(&r->b, buf, 8192, LW, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[4];
+    uint64_t before;
+    unsigned i;
+
+    for (i = 0; i < 4000; i++)
+        src[i] = (uint8_t)(i * 7u);
+    CHECK_OK(qr_post_recv(&r->b, 1, buf, 4096, lb));
+    CHECK_OK(qr_post_recv(&r->b, 2, buf + 4096, 4096, lb));
+    qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, src, 4000, ls); /* 3 FPDUs */
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_wr(&wr, OFL_QP_OP_SEND, 11, &sge, src, 64, ls); /* 1 FPDU */
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    before = r->a.qp.stats.tx_fpdus;
+    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 2));
+    CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 2); /* two of the three */
+    CHECK_EQ(r->a.qp.cur.active, 1);
+    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 1));
+    CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 3); /* the Send's last */
+    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 3));
+    CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 4); /* the second Send */
+    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 3));
+    CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 4); /* nothing left */
+    CHECK_OK(qr_deliver(r, &r->a));
+    CHECK_EQ(qr_poll(&r->b, false, c, 4), 2);
+    CHECK_EQ(c[0].wr_id, 1);
+    CHECK_EQ(c[0].byte_len, 4000);
+    CHECK_EQ(c[1].wr_id, 2);
+    CHECK_EQ(c[1].byte_len, 64);
+    CHECK(memcmp(buf, src, 4000) == 0);
+    CHECK(memcmp(buf + 4096, src, 64) == 0);
+    CHECK_EQ(qr_poll(&r->a, true, c, 4), 2);
+    qr_free(r);
+}
+
 OFL_SUITE(qp_edges)
 {
     test_many_pieces(0);
@@ -1359,4 +1405,5 @@ OFL_SUITE(qp_edges)
     test_atomic_result_invalidated();
     test_page_missing_anywhere();
     test_zero_length_last();
+    test_budget_counts_segments();
 }
