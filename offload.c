@@ -210,18 +210,18 @@ static inline OFL_MAYBE_UNUSED void ofl_fill(void *dst, uint8_t byte, size_t n)
  */
 #if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__) && \
     !defined(__clang__) && defined(__OPTIMIZE__)
-/* Words 0 .. n / 8 - 1 of d from s, or zero when s is NULL: one store per
- * word, each folded away for a constant n (n a multiple of 8, at most
- * 80; the callers check). */
+/* Words 0 .. n / 8 - 1 of d from s, or zero when zero (a constant; s is
+ * then not read): one store per word, each folded away for a constant n
+ * (n a multiple of 8, at most 80; the callers check). */
 static OFL_ALWAYS_INLINE void ofl_words_fixed(ofl_word *d, const ofl_word *s,
-                                              size_t n)
+                                              size_t n, bool zero)
 {
     size_t k;
 
 #pragma GCC unroll 10
     for (k = 0; k < 10; k++)
         if (n > 8 * k)
-            d[k] = s != NULL ? s[k] : 0;
+            d[k] = zero ? 0 : s[k];
 }
 
 static OFL_ALWAYS_INLINE void ofl_copy_fixed(void *dst, const void *src,
@@ -230,7 +230,7 @@ static OFL_ALWAYS_INLINE void ofl_copy_fixed(void *dst, const void *src,
     if (n % 8 != 0 || n > 80)
         ofl_copy(dst, src, n);
     else
-        ofl_words_fixed((ofl_word *)dst, (const ofl_word *)src, n);
+        ofl_words_fixed((ofl_word *)dst, (const ofl_word *)src, n, false);
 }
 
 static OFL_ALWAYS_INLINE void ofl_zero_fixed(void *dst, size_t n)
@@ -238,7 +238,7 @@ static OFL_ALWAYS_INLINE void ofl_zero_fixed(void *dst, size_t n)
     if (n % 8 != 0 || n > 64)
         ofl_fill(dst, 0, n);
     else
-        ofl_words_fixed((ofl_word *)dst, NULL, n);
+        ofl_words_fixed((ofl_word *)dst, NULL, n, true);
 }
 #else
 #define ofl_copy_fixed ofl_copy
@@ -1401,12 +1401,13 @@ static bool ofl_dma_range_ok(uint64_t pa, size_t len)
 }
 
 /* The bodies of ofl_port_dma_read and ofl_port_dma_write, inlined into
- * the qp engine's data-segment DMA (qp_dma_sge, qp_dma_tpt). */
-static OFL_HOT_INLINE enum ofl_err port_dma_read(const struct ofl_port *port,
-                                                 uint64_t pa, void *dst,
-                                                 size_t len)
+ * the qp engine's data-segment DMA (qp_dma_sge, qp_dma_tpt). has: the
+ * port has the hook (OFL_PORT_HAS, or what the QP found once). */
+static OFL_HOT_INLINE enum ofl_err port_dma_read_has(const struct ofl_port *port,
+                                                     bool has, uint64_t pa,
+                                                     void *dst, size_t len)
 {
-    if (!OFL_PORT_HAS(port, dma_read))
+    if (!has)
         return OFL_E_PORT_HOOK;
     if (!ofl_dma_range_ok(pa, len))
         return OFL_E_DMA_RANGE;
@@ -1417,10 +1418,10 @@ static OFL_HOT_INLINE enum ofl_err port_dma_read(const struct ofl_port *port,
 }
 
 static OFL_HOT_INLINE enum ofl_err
-port_dma_write(const struct ofl_port *port, uint64_t pa, const void *src,
-               size_t len)
+port_dma_write_has(const struct ofl_port *port, bool has, uint64_t pa,
+                   const void *src, size_t len)
 {
-    if (!OFL_PORT_HAS(port, dma_write))
+    if (!has)
         return OFL_E_PORT_HOOK;
     if (!ofl_dma_range_ok(pa, len))
         return OFL_E_DMA_RANGE;
@@ -1428,6 +1429,22 @@ port_dma_write(const struct ofl_port *port, uint64_t pa, const void *src,
         return OFL_OK;
     return port->dma_write(port->ctx, pa, src, len) == 0 ? OFL_OK
                                                           : OFL_E_PORT_DMA;
+}
+
+static OFL_HOT_INLINE enum ofl_err port_dma_read(const struct ofl_port *port,
+                                                 uint64_t pa, void *dst,
+                                                 size_t len)
+{
+    return port_dma_read_has(port, OFL_PORT_HAS(port, dma_read), pa, dst,
+                             len);
+}
+
+static OFL_HOT_INLINE enum ofl_err
+port_dma_write(const struct ofl_port *port, uint64_t pa, const void *src,
+               size_t len)
+{
+    return port_dma_write_has(port, OFL_PORT_HAS(port, dma_write), pa, src,
+                              len);
 }
 
 #if OFL_FAST_PATH
@@ -1576,11 +1593,16 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind)
  */
 #define PORT_HOOK_BARRIER 0x1u
 #define PORT_HOOK_DOORBELL 0x2u
+#define PORT_HOOK_DMA_READ 0x4u  /* the qp engine's payload DMA */
+#define PORT_HOOK_DMA_WRITE 0x8u /* (qp_port_read, qp_port_write) */
 #if OFL_FAST_PATH
 static uint8_t port_hooks(const struct ofl_port *port)
 {
     return (uint8_t)((OFL_PORT_HAS(port, barrier) ? PORT_HOOK_BARRIER : 0u) |
-                     (OFL_PORT_HAS(port, doorbell) ? PORT_HOOK_DOORBELL : 0u));
+                     (OFL_PORT_HAS(port, doorbell) ? PORT_HOOK_DOORBELL : 0u) |
+                     (OFL_PORT_HAS(port, dma_read) ? PORT_HOOK_DMA_READ : 0u) |
+                     (OFL_PORT_HAS(port, dma_write) ? PORT_HOOK_DMA_WRITE
+                                                    : 0u));
 }
 
 #define HOOK_BARRIER(hooks, port, kind)                                 \
@@ -6338,14 +6360,13 @@ enum ofl_err ofl_cq_init(struct ofl_cq *cq, struct ofl_cqe *ring, uint32_t cap,
     return OFL_OK;
 }
 
-enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
-                         uint32_t *n)
+/* ofl_cq_poll after its argument checks and barrier: up to max CQEs. */
+static OFL_ALWAYS_INLINE enum ofl_err cq_take(struct ofl_cq *cq,
+                                              struct ofl_cqe *out,
+                                              uint32_t max, uint32_t *n)
 {
     uint32_t k = 0;
 
-    if (cq == NULL || n == NULL || (out == NULL && max != 0))
-        return OFL_E_ARG;
-    HOOK_BARRIER(cq->hooks, cq->port, OFL_BARRIER_ACQUIRE);
     while (k < max && cq->ci != cq->pi) {
         ofl_copy_fixed(&out[k], &cq->ring[cq->ci & (cq->cap - 1u)],
                        sizeof(*out));
@@ -6354,6 +6375,33 @@ enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
     }
     *n = k;
     return cq->overrun && cq->ci == cq->pi ? OFL_E_QP_CQ_OVERRUN : OFL_OK;
+}
+
+#if OFL_FAST_PATH
+/* ofl_cq_poll on a CQ whose port has a barrier: out of line, so that the
+ * poll of one without stays a leaf function (no call, no saved
+ * registers). */
+static OFL_NOINLINE enum ofl_err cq_take_acquire(struct ofl_cq *cq,
+                                                 struct ofl_cqe *out,
+                                                 uint32_t max, uint32_t *n)
+{
+    cq->port->barrier(cq->port->ctx, OFL_BARRIER_ACQUIRE);
+    return cq_take(cq, out, max, n);
+}
+#endif
+
+enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
+                         uint32_t *n)
+{
+    if (cq == NULL || n == NULL || (out == NULL && max != 0))
+        return OFL_E_ARG;
+#if OFL_FAST_PATH
+    if (cq->hooks & PORT_HOOK_BARRIER)
+        return cq_take_acquire(cq, out, max, n);
+#else
+    ofl_port_barrier(cq->port, OFL_BARRIER_ACQUIRE);
+#endif
+    return cq_take(cq, out, max, n);
 }
 
 enum ofl_err ofl_cq_arm(struct ofl_cq *cq, enum ofl_cq_arm arm)
@@ -7363,10 +7411,14 @@ static OFL_HOT_INLINE enum ofl_err qp_port_read(struct ofl_qp *qp, uint64_t pa,
         return qp->tx_fuse ? port_dma_read_crc(qp->attr.port, pa, dst, n,
                                                &qp->tx_crc)
                            : qp_txref_add(qp, pa, n);
+    /* The hook as ofl_qp_create found it (port_hooks). */
+    return port_dma_read_has(qp->attr.port,
+                             (qp->hooks & PORT_HOOK_DMA_READ) != 0, pa, dst,
+                             n);
 #else
     (void)how;
-#endif
     return port_dma_read(qp->attr.port, pa, dst, n);
+#endif
 }
 
 static OFL_HOT_INLINE enum ofl_err qp_port_write(struct ofl_qp *qp,
@@ -7377,10 +7429,13 @@ static OFL_HOT_INLINE enum ofl_err qp_port_write(struct ofl_qp *qp,
 #if OFL_FAST_PATH
     if (how & QP_DMA_SUM)
         return port_dma_write_crc(qp->attr.port, pa, src, n, &qp->rx_crc);
+    return port_dma_write_has(qp->attr.port,
+                              (qp->hooks & PORT_HOOK_DMA_WRITE) != 0, pa, src,
+                              n);
 #else
     (void)how;
-#endif
     return port_dma_write(qp->attr.port, pa, src, n);
+#endif
 }
 
 #if OFL_FAST_PATH
@@ -9022,6 +9077,11 @@ static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
     return hl;
 }
 
+/* The answer of qp_sq_whole and qp_rx_whole for what they do not take:
+ * one past the last error, so never an answer of their own (and no
+ * out-parameter, which would keep their callers' frames busier). */
+#define QP_WHOLE_DECLINED OFL_ERR_END_
+
 /*
  * The send queue's whole-message fast path (issue 30, "a fast path for
  * the common message"), on a stream of QP_PATH_WHOLE_TX: the next WQE of
@@ -9035,22 +9095,22 @@ static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
  * the WQE tracked as done. No undo state: nothing of the WQE is taken
  * before the transmission went.
  *
- * Returns false for a WQE it does not take (flags the rules refuse, a
- * fence, a TO that would wrap, two or more data segments one of which
- * fails its check), having changed nothing but the SQ's data segment
- * scratch (qp->sq_sge and qp->cur.num_sge, which qp_sq_fetch sets again):
- * qp_sq_fetch and qp_sq_run decide it from the start. A refusal after
- * that (a single segment's check or translation, the port's DMA, the
- * transmission) leaves the WQE fetched and begun as the general path has
- * it when its segment fails, and is handled as there (qp_segment_failed):
- * the retry, the hold or the failure is the general path's (a segment
- * refused its check fails the WQE there too, before any byte moved).
- * tests/check_fastpath.sh holds it to the general path's answers. hl and
- * total: qp_sq_whole_hl's answer for the WQE.
+ * Returns QP_WHOLE_DECLINED for a WQE it does not take (flags the rules
+ * refuse, a fence, a TO that would wrap, two or more data segments one of
+ * which fails its check), having changed nothing but the SQ's data
+ * segment scratch (qp->sq_sge and qp->cur.num_sge, which qp_sq_fetch sets
+ * again): qp_sq_fetch and qp_sq_run decide it from the start. A refusal
+ * after that (a single segment's check or translation, the port's DMA,
+ * the transmission) leaves the WQE fetched and begun as the general path
+ * has it when its segment fails, and is handled as there
+ * (qp_segment_failed), whose answer it returns: the retry, the hold or
+ * the failure is the general path's (a segment refused its check fails
+ * the WQE there too, before any byte moved). tests/check_fastpath.sh
+ * holds it to the general path's answers. hl and total: qp_sq_whole_hl's
+ * answer for the WQE.
  */
-static OFL_NOINLINE bool qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
-                                     uint32_t total, bool *progress,
-                                     enum ofl_err *res)
+static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
+                                            uint32_t total, bool *progress)
 {
     struct ofl_qp_wq *sq = &qp->sq;
     const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
@@ -9067,12 +9127,13 @@ static OFL_NOINLINE bool qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
     /* qp_op_check's flags rule, and qp_sq_run's fence. */
     if ((flags & ~(uint32_t)QP_WR_FLAGS) != 0 ||
         ((flags & OFL_QP_WR_FENCE) && qp->ord_count != 0))
-        return false;
+        return QP_WHOLE_DECLINED;
     if (tagged) {
         rdmap = OFL_RDMAP_WRITE;
         to = ofl_load_le64(w + QPW_TO);
         if (total != 0 && to > ~(uint64_t)0 - (total - 1u))
-            return false; /* qp_msg_begin's refusal: the general path's */
+            return QP_WHOLE_DECLINED; /* qp_msg_begin's refusal: the
+                                          general path's */
     } else {
         rdmap = (uint8_t)((flags & OFL_QP_WR_SOLICITED)
                               ? (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND_SE
@@ -9091,7 +9152,7 @@ static OFL_NOINLINE bool qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
         }
         qp->cur.num_sge = (uint8_t)num;
         if (qp_sges_check_hot(qp, OFL_TPT_LOCAL_READ) != OFL_OK)
-            return false;
+            return QP_WHOLE_DECLINED;
     }
     /* qp_hdr_data's bytes for this header (last set: one FPDU). */
     if (tagged) {
@@ -9128,9 +9189,9 @@ static OFL_NOINLINE bool qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
     if (err == OFL_OK)
         err = qp_fpdu_send(qp, hl, h + hl, total, 0u, false);
     if (err != OFL_OK) {
-        *res = qp_sq_whole_refused(qp, rdmap, tagged, err);
+        err = qp_sq_whole_refused(qp, rdmap, tagged, err);
         *progress = !qp->cur.active;
-        return true;
+        return err;
     }
     t = &qp->sq_track[sq->ci & (sq->depth - 1u)];
     t->wr_id = ofl_load_le64(w + QPW_WRID);
@@ -9146,17 +9207,16 @@ static OFL_NOINLINE bool qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
     sq->ci++;
     if (!tagged)
         qp->msn_tx[OFL_DDP_QN_SEND]++;
-    *res = OFL_OK;
     *progress = true;
-    return true;
+    return OFL_OK;
 }
 
 /* qp_sq_whole for the SQ's next WQE when qp_sq_whole_hl takes it. Out of
  * line, test included: qp_sq_step, which every WQE passes, keeps its
  * registers for the general path (the test inlined there cost the
  * general path's Writes more than the call). */
-static OFL_NOINLINE bool qp_sq_try_whole(struct ofl_qp *qp, bool *progress,
-                                         enum ofl_err *res)
+static OFL_NOINLINE enum ofl_err qp_sq_try_whole(struct ofl_qp *qp,
+                                                bool *progress)
 {
     uint32_t total = 0, hl = qp_sq_whole_hl(
                             qp,
@@ -9165,7 +9225,7 @@ static OFL_NOINLINE bool qp_sq_try_whole(struct ofl_qp *qp, bool *progress,
                                     qp->sq.stride,
                             &total);
 
-    return hl != 0 && qp_sq_whole(qp, hl, total, progress, res);
+    return hl != 0 ? qp_sq_whole(qp, hl, total, progress) : QP_WHOLE_DECLINED;
 }
 #endif
 
@@ -9201,8 +9261,11 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress,
         if (qp->state != OFL_QP_RTS && qp->state != OFL_QP_CLOSING)
             return OFL_OK; /* SQD: nothing new starts */
 #if OFL_FAST_PATH
-        if ((qp->paths & QP_PATH_WHOLE_TX) && qp_sq_try_whole(qp, progress, &err))
-            return err;
+        if (qp->paths & QP_PATH_WHOLE_TX) {
+            err = qp_sq_try_whole(qp, progress);
+            if (err != QP_WHOLE_DECLINED)
+                return err;
+        }
 #endif
         err = qp_sq_fetch(qp);
         if (err != OFL_OK) {
@@ -10380,13 +10443,14 @@ qp_rx_term(struct ofl_qp *qp)
  * local-write check, on a QP that does not wait on unpinned pages. What
  * qp_rx_ulpdu does for it (rdmap_parse, qp_rx_send, qp_rx_new_message,
  * qp_rq_fetch), with the header read at fixed offsets and the WQE where
- * it lies: the same scatter, completion and counters. Returns false,
- * having changed nothing but the RQ's data segment scratch (qp->rq_sge,
- * which qp_rq_fetch sets again), for anything else: qp_rx_ulpdu decides
- * it. tests/check_fastpath.sh holds it to the general path's answers.
+ * it lies: the same scatter, completion and counters, and its answer.
+ * Returns QP_WHOLE_DECLINED, having changed nothing but the RQ's data
+ * segment scratch (qp->rq_sge, which qp_rq_fetch sets again), for
+ * anything else: qp_rx_ulpdu decides it. tests/check_fastpath.sh holds it
+ * to the general path's answers.
  */
-static OFL_NOINLINE bool qp_rx_whole(struct ofl_qp *qp, const struct qp_rxd *d,
-                                     enum ofl_err *res)
+static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
+                                            const struct qp_rxd *d)
 {
     const uint8_t *u = d->ulpdu, *w;
     const uint32_t n = d->len - OFL_DDP_UNTAGGED_HDR_LEN;
@@ -10401,19 +10465,19 @@ static OFL_NOINLINE bool qp_rx_whole(struct ofl_qp *qp, const struct qp_rxd *d,
     if (d->len < OFL_DDP_UNTAGGED_HDR_LEN ||
         (u[0] & 0xC3u) != (0x40u | OFL_DDP_VERSION) ||
         (u[1] >> 6) != OFL_RDMAP_VERSION)
-        return false;
+        return QP_WHOLE_DECLINED;
     op = u[1] & 0x0Fu;
     if ((op != OFL_RDMAP_SEND && op != OFL_RDMAP_SEND_SE) ||
         ofl_load_be32(u + 6) != OFL_DDP_QN_SEND ||
         ofl_load_be32(u + 10) != qp->msn_rx[OFL_DDP_QN_SEND] ||
         ofl_load_be32(u + 14) != 0 || qp->rcur.active ||
         rq->db_pi == rq->ci || qp->attr.fault_wait)
-        return false;
+        return QP_WHOLE_DECLINED;
     /* qp_rq_fetch's WQE and its checks. */
     w = rq->ring + (rq->ci & (rq->depth - 1u)) * rq->stride;
     num = w[QPR_NSGE];
     if (num > rq->max_sge)
-        return false;
+        return QP_WHOLE_DECLINED;
     for (i = 0; i < num; i++) {
         const uint8_t *g = w + OFL_QP_RQ_HDR + i * OFL_QP_SGE_LEN;
         struct ofl_qp_sge *s = &qp->rq_sge[i];
@@ -10425,22 +10489,27 @@ static OFL_NOINLINE bool qp_rx_whole(struct ofl_qp *qp, const struct qp_rxd *d,
         if (s->len != 0 &&
             qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
                            s->len, OFL_TPT_LOCAL_WRITE) != OFL_OK)
-            return false;
+            return QP_WHOLE_DECLINED;
     }
     if (total >= QP_MSG_MAX || n > total) /* ofl_ddp_untagged_check */
-        return false;
+        return QP_WHOLE_DECLINED;
     qp->rcur.idx = rq->ci;
     qp->rcur.active = 1;
     qp->rcur.got = 0;
     qp->rcur.wr_id = ofl_load_le64(w + QPR_WRID);
     qp->rcur.num_sge = (uint8_t)num;
     qp->rcur.total = (uint32_t)total;
-    /* Checked just now, nothing since that can change the TPT. */
-    err = qp_scatter(qp, 0, u + OFL_DDP_UNTAGGED_HDR_LEN, n, true);
+    /* Checked just now, nothing since that can change the TPT. One data
+     * segment (the common receive): qp_scatter's one round, in place. */
+    if (num == 1 && n != 0)
+        err = qp_dma_sge(qp, qp->rq_sge[0].stag, qp->rq_sge[0].addr,
+                         (uint8_t *)(u + OFL_DDP_UNTAGGED_HDR_LEN), n,
+                         QP_DMA_WRITE | QP_DMA_CHECKED);
+    else
+        err = qp_scatter(qp, 0, u + OFL_DDP_UNTAGGED_HDR_LEN, n, true);
     if (err != OFL_OK) {
         qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
-        *res = qp_fatal(qp, err, qp_local_cause(), NULL, 0);
-        return true;
+        return qp_fatal(qp, err, qp_local_cause(), NULL, 0);
     }
     qp->rcur.got = n;
     qp->rcur.active = 0;
@@ -10452,8 +10521,7 @@ static OFL_NOINLINE bool qp_rx_whole(struct ofl_qp *qp, const struct qp_rxd *d,
         e->stag = 0;
         qp_cqe_commit_hot(qp->attr.recv_cq, e);
     }
-    *res = OFL_OK;
-    return true;
+    return OFL_OK;
 }
 #endif
 
@@ -10468,8 +10536,11 @@ qp_rx_ulpdu(struct ofl_qp *qp, const struct qp_rxd *d)
     /* An untagged FPDU with Last set (its first byte) may be a whole
      * Send (qp_rx_whole); the other FPDUs leave after this test. */
     if ((qp->paths & QP_PATH_WHOLE_RX) && d->len != 0 &&
-        (d->ulpdu[0] & 0xC0u) == 0x40u && qp_rx_whole(qp, d, &err))
-        return err;
+        (d->ulpdu[0] & 0xC0u) == 0x40u) {
+        err = qp_rx_whole(qp, d);
+        if (err != QP_WHOLE_DECLINED)
+            return err;
+    }
 #endif
     err = rdmap_parse(d->ulpdu, d->len, &qp->msg, &cause);
     if (err != OFL_OK)

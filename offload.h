@@ -957,8 +957,9 @@ struct ofl_port {
     /* barrier (optional): order memory accesses; NULL means none needed
      * (a single-threaded simulation). A speed build (OFL_FAST_PATH) looks
      * at barrier and doorbell once for a CQ and a QP, when ofl_cq_init
-     * and ofl_qp_create run, and calls what it found (issue 30: "port
-     * hooks checked once"): set them before, and keep them set. */
+     * and ofl_qp_create run, and at dma_read and dma_write once for a
+     * QP's payload, and calls what it found (issue 30: "port hooks
+     * checked once"): set them before, and keep them set. */
     void (*barrier)(void *ctx, enum ofl_barrier kind);
 
     /*
@@ -3813,7 +3814,8 @@ enum ofl_qp_tx_flag {
  *            the next receive WQE of a ring in adapter memory (not
  *            rq_host) that holds its payload, on a QP that does not wait
  *            on unpinned pages: header read at fixed offsets, the WQE
- *            where it lies, the same scatter and completion.
+ *            where it lies, the same scatter (one data segment: its one
+ *            round in place) and completion.
  *   further  a message of several FPDUs (the general path's): after its
  *            first FPDU the next ones go out in the same step while
  *            ofl_qp_process's budget lasts, each counted against it as a
@@ -4501,8 +4503,9 @@ struct ofl_qp {
     uint32_t txref_count;     /* entries of attr.txref in use */
     uint8_t paths;            /* the data paths chosen at establish
                                  (fused, by reference, whole-message) */
-    uint8_t hooks;            /* a speed build: the port's barrier and
-                                 doorbell, found at ofl_qp_create */
+    uint8_t hooks;            /* a speed build: the port's barrier,
+                                 doorbell, dma_read and dma_write, found
+                                 at ofl_qp_create */
     struct ofl_qp_iscsi_rx irx;
     uint32_t iscsi_cmd_seq;   /* next command ID */
     uint32_t iscsi_exp_statsn;

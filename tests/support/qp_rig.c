@@ -281,6 +281,10 @@ static int qr_side_init(struct qr_side *s, const struct qr_opts *o,
     ofl_sim_set_fused(&s->sim, qpn == 1 ? o->fused_a : o->fused_b);
     if (o->barrier)
         s->sim.port.barrier = qr_barrier;
+    if (qpn == 1 ? o->no_dma_a : o->no_dma_b) {
+        s->sim.port.dma_read = NULL;
+        s->sim.port.dma_write = NULL;
+    }
     /* The guard: DMA only into the arena (and the rings, read-only). */
     ofl_sim_allow(&s->sim, s->mem, sizeof(s->mem), OFL_SIM_RW);
     if (o->host_rings) {

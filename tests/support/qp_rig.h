@@ -126,6 +126,9 @@ struct qr_opts {
     bool barrier;          /* both sim ports get a barrier hook that
                               records each call (qr_side.barrier_kind)
                               before the CQs and QPs are made */
+    bool no_dma_a, no_dma_b; /* the side's sim port has neither
+                              dma_read nor dma_write, from before its
+                              CQs and QPs are made */
     bool fused_a, fused_b; /* the side's sim port has the fused hooks
                               (ofl_sim_set_fused) before its stream is
                               established, when the engine looks */
