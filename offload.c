@@ -1583,13 +1583,15 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind)
 }
 
 /*
- * The port's barrier and doorbell on the qp engine's per-message paths
- * (issue 30: "port hooks checked once"). A speed build looks at the port
- * once, when a CQ is initialised or a QP created, keeps what it found as
- * PORT_HOOK_* bits (port_hooks: cq->hooks, qp->hooks), and then calls a
- * hook directly or not at all (HOOK_BARRIER, HOOK_DOORBELL); a size build
- * asks the port each time (ofl_port_barrier, ofl_port_doorbell). offload.h,
- * struct ofl_port, says the hooks are set before.
+ * The port's barrier and doorbell on the qp engine's per-message paths,
+ * and its dma_read and dma_write for a QP's payload (issue 30: "port
+ * hooks checked once"). A speed build looks at the port once, when a CQ
+ * is initialised or a QP created, keeps what it found as PORT_HOOK_* bits
+ * (port_hooks: cq->hooks, qp->hooks), and then calls a hook directly or
+ * not at all (HOOK_BARRIER, HOOK_DOORBELL, qp_port_read, qp_port_write);
+ * a size build asks the port each time (ofl_port_barrier,
+ * ofl_port_doorbell, port_dma_read, port_dma_write). offload.h, struct
+ * ofl_port, says the hooks are set before.
  */
 #define PORT_HOOK_BARRIER 0x1u
 #define PORT_HOOK_DOORBELL 0x2u
@@ -6632,7 +6634,7 @@ enum ofl_err ofl_qp_create(struct ofl_qp *qp, const struct ofl_qp_attr *attr,
     qp->tx_buf = mem->tx_buf;
     qp->tx_own = mem->tx_buf;
 #if OFL_FAST_PATH
-    qp->hooks = port_hooks(attr->port); /* qp_publish's, looked at once */
+    qp->hooks = port_hooks(attr->port); /* looked at once (PORT_HOOK_*) */
 #endif
     qp->tx_cap = mem->tx_cap;
     qp->tx_stage = mem->tx_stage;
@@ -8647,11 +8649,10 @@ static OFL_NOINLINE enum ofl_err qp_msg_further(struct ofl_qp *qp, bool *done,
 
 /*
  * Runs the current data message (Send family, Write) one segment on, then
- * further segments of it while qp_segment_again allows (*more: the steps
- * ofl_qp_process has left, one taken for each): what that loop would do
- * next, without the round through it, qp_sq_step and qp_sq_run (issue 30:
- * each further FPDU of a message). A segment refused after others went
- * ends the call as it would have ended that loop's next step.
+ * in a speed build its further segments while ofl_qp_process has steps
+ * left (qp_msg_further; *more: those steps, one taken for each). A
+ * segment refused after others went ends the call as it would have ended
+ * that loop's next step.
  */
 static OFL_NOINLINE enum ofl_err qp_run_message(struct ofl_qp *qp,
                                                 uint8_t opcode, bool tagged,
