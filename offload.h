@@ -3816,6 +3816,16 @@ enum ofl_qp_tx_flag {
  *            on unpinned pages: header read at fixed offsets, the WQE
  *            where it lies, the same scatter (one data segment: its one
  *            round in place) and completion.
+ *   write    an RDMA Write FPDU that lies whole in the bytes fed, in
+ *            order, between FPDUs, on a stream without markers, with
+ *            nothing placed ahead of a hole and no one-touch invalidation
+ *            pending, with a payload that the fused hook does not take
+ *            and its CRC right: FIG. 18A a-f over the whole payload and
+ *            every page translated, then placed, in one call from the
+ *            stream's bytes (not a Last segment through a one-touch
+ *            entry: Table D stays with the general path). Anything the
+ *            checks refuse is declined untouched and refused by the
+ *            general path, which names the error.
  *   further  a message of several FPDUs (the general path's): after its
  *            first FPDU the next ones go out in the same step while
  *            ofl_qp_process's budget lasts, each counted against it as a

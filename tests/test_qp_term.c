@@ -733,8 +733,9 @@ static void test_atomic_irq(void)
 static void test_headers(void)
 {
     struct qr_rig *r;
-    uint8_t hdr[18], f[64];
+    uint8_t hdr[18], f[96];
     size_t len = 0;
+    unsigned k;
 
     /* DDP version 2 on an untagged segment: 1/2/06 */
     r = rig(1, 0);
@@ -757,6 +758,41 @@ static void test_headers(void)
     (void)qr_deliver(r, &r->a);
     EXPECT_TERM(r, &r->b, 0, 2, 0x06, HD, OFL_E_RDMAP_OPCODE);
     qr_free(r);
+    /* An RDMA Write through a good STag, DDP version 2 (1/1/06) or
+     * RDMAP version 2 (0/2/05): refused before any byte is placed. */
+    for (k = 0; k < 2; k++) {
+        uint8_t *dst, pay[32];
+        uint32_t reg;
+        size_t i, left = 0;
+
+        r = rig(1, 0);
+        dst = qr_alloc(&r->b, 4096, true);
+        reg = qr_reg(&r->b, dst, 4096, LW | RW, 0);
+        memset(pay, 0xA5, sizeof(pay));
+        memset(hdr, 0, sizeof(hdr));
+        hdr[0] = 0x80 | 0x40 | (k ? OFL_DDP_VERSION : 0x02);
+        hdr[1] = (uint8_t)((k ? 0x02 : OFL_RDMAP_VERSION) << 6) |
+                 OFL_RDMAP_WRITE;
+        ofl_store_be32(hdr + 2, reg);
+        ofl_store_be64(hdr + 6, va(dst));
+        CHECK_OK(ofl_mpa_fpdu_build(&r->a.qp.tx, hdr, OFL_DDP_TAGGED_HDR_LEN,
+                                    pay, sizeof(pay), f, sizeof(f), &len));
+        qr_inject(&r->a, f, (uint32_t)len);
+        (void)qr_deliver(r, &r->a);
+        if (k)
+            EXPECT_TERM(r, &r->b, OFL_TERM_LAYER_RDMAP,
+                        OFL_TERM_RDMAP_REMOTE_OPERATION,
+                        OFL_TERM_RDMAP_INVALID_VERSION, HD,
+                        OFL_E_RDMAP_VERSION);
+        else
+            EXPECT_TERM(r, &r->b, OFL_TERM_LAYER_DDP, OFL_TERM_DDP_TAGGED,
+                        OFL_TERM_DDP_T_INVALID_VERSION, HD,
+                        OFL_E_DDP_VERSION);
+        for (i = 0; i < 4096; i++)
+            left |= dst[i];
+        CHECK_EQ(left, 0);
+        qr_free(r);
+    }
     /* a ULPDU shorter than its header: DDP local catastrophic, no copy */
     r = rig(1, 0);
     hdr[1] = 0x40 | OFL_RDMAP_SEND;
