@@ -9046,17 +9046,38 @@ qp_sq_run(struct ofl_qp *qp, uint64_t now, bool *progress, uint32_t *more)
 }
 
 #if OFL_FAST_PATH
-/* qp_sq_whole's gather or transmission was refused with err: the WQE is
- * fetched and begun as the general path has it when its segment fails,
- * and err handled as there. */
-static OFL_NOINLINE enum ofl_err qp_sq_whole_refused(struct ofl_qp *qp,
-                                                     uint8_t rdmap,
-                                                     bool tagged,
-                                                     enum ofl_err err)
+/* qp_sq_whole hands its WQE to the general path after `sent` bytes of
+ * its message went (in FPDUs of the segmenter's size, from its one data
+ * segment when sent is not 0): the WQE fetched and begun, the segmenter
+ * and the gather cursor past those bytes, as qp_msg_segment leaves them
+ * after the same FPDUs. */
+static OFL_NOINLINE void qp_sq_whole_general(struct ofl_qp *qp, uint8_t rdmap,
+                                             bool tagged, uint32_t sent)
 {
+    struct ofl_ddp_seg *s = &qp->cur.seg;
+    uint32_t off, n;
+
     (void)qp_sq_fetch(qp); /* passes: qp_sq_whole made its checks */
     qp->cur.begun = 1;
     (void)qp_msg_begin(qp, rdmap, tagged); /* passes: the TO was checked */
+    if (sent != 0) {
+        while (s->off < sent && QP_SEG_NEXT(s, &qp->msg.ddp, &off, &n))
+            ;
+        qp->cur.sge_off = sent;
+        qp->cur.sent = 1;
+    }
+}
+
+/* qp_sq_whole's gather or transmission was refused with err after sent
+ * bytes went: the WQE is where the general path has it when that segment
+ * fails (qp_sq_whole_general), and err handled as there. */
+static OFL_NOINLINE enum ofl_err qp_sq_whole_refused(struct ofl_qp *qp,
+                                                     uint8_t rdmap,
+                                                     bool tagged,
+                                                     uint32_t sent,
+                                                     enum ofl_err err)
+{
+    qp_sq_whole_general(qp, rdmap, tagged, sent);
     return qp_segment_failed(qp, err);
 }
 
@@ -9064,7 +9085,8 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_refused(struct ofl_qp *qp,
  * qp_sq_whole's first test (in qp_sq_try_whole): the header length of the
  * message of the SQ's next WQE w (of an adapter-side ring) when it is a
  * Send, Send with Invalidate or RDMA Write of at most the QP's data
- * segments that fits one FPDU and goes by the copy (qp_msg_segment's
+ * segments that fits one FPDU, or of one data segment in several FPDUs
+ * (a total qp_sge_fetch accepts), and goes by the copy (qp_msg_segment's
  * choice); *total its bytes. 0 for any other WQE.
  */
 static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
@@ -9085,7 +9107,8 @@ static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
         return 0;
     for (i = 0; i < num; i++)
         sum += ofl_load_le32(w + OFL_QP_SQ_HDR + i * OFL_QP_SGE_LEN + 8);
-    if (sum > (uint32_t)qp->tx.mulpdu - hl ||
+    if ((sum > (uint32_t)qp->tx.mulpdu - hl &&
+         (num != 1 || sum >= QP_MSG_MAX)) ||
         (sum >= OFL_QP_FUSE_MIN &&
          (qp->paths & (QP_PATH_REF_TX | QP_PATH_FUSE_TX)) != 0))
         return 0;
@@ -9125,38 +9148,101 @@ static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
  * holds it to the general path's answers. hl and total: qp_sq_whole_hl's
  * answer for the WQE.
  */
+/* qp_sq_whole's tests of the WQE w of opcode op and flags beyond its
+ * shape: qp_op_check's flags rule, qp_sq_run's fence and qp_msg_begin's
+ * TO wrap (those refusals are the general path's). Returns the RDMAP
+ * opcode of its message, or QP_WHOLE_NO_OP (no RDMAP opcode: RDMA Write
+ * is 0) to decline it. */
+#define QP_WHOLE_NO_OP 0xFFu
+static OFL_ALWAYS_INLINE uint8_t qp_sq_whole_rdmap(const struct ofl_qp *qp,
+                                                   const uint8_t *w,
+                                                   uint32_t op, uint32_t flags,
+                                                   uint32_t total)
+{
+    uint64_t to;
+
+    if ((flags & ~(uint32_t)QP_WR_FLAGS) != 0 ||
+        ((flags & OFL_QP_WR_FENCE) && qp->ord_count != 0))
+        return QP_WHOLE_NO_OP;
+    if (op == OFL_QP_OP_WRITE) {
+        to = ofl_load_le64(w + QPW_TO);
+        if (total != 0 && to > ~(uint64_t)0 - (total - 1u))
+            return QP_WHOLE_NO_OP;
+        return OFL_RDMAP_WRITE;
+    }
+    return (uint8_t)((flags & OFL_QP_WR_SOLICITED)
+                         ? (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND_SE
+                                                 : OFL_RDMAP_SEND_SE_INV)
+                         : (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND
+                                                 : OFL_RDMAP_SEND_INV));
+}
+
+/* qp_hdr_data's bytes, stored at h, for the header of the segment at
+ * message offset off (Last: last) of the WQE w's message of RDMAP opcode
+ * rdmap. */
+static OFL_ALWAYS_INLINE void qp_sq_whole_hdr(const struct ofl_qp *qp,
+                                              uint8_t *h, const uint8_t *w,
+                                              uint8_t rdmap, bool last,
+                                              uint32_t off)
+{
+    /* the DDP control byte's Last bit, and the RDMAP control byte */
+    const uint32_t l = last ? 0x40u : 0u;
+    const uint32_t c1 = (OFL_RDMAP_VERSION << 6) | rdmap;
+
+    if (rdmap == OFL_RDMAP_WRITE) {
+        ofl_store_be16(h, (uint16_t)(((0x80u | l | OFL_DDP_VERSION) << 8) |
+                                     c1));
+        ofl_store_be32(h + 2, ofl_load_le32(w + QPW_RSTAG));
+        ofl_store_be64(h + 6, ofl_load_le64(w + QPW_TO) + off);
+    } else {
+        ofl_store_be16(h, (uint16_t)(((l | OFL_DDP_VERSION) << 8) | c1));
+        ofl_store_be32(h + 2, w[QPW_OPCODE] == OFL_QP_OP_SEND_INV
+                                  ? ofl_load_le32(w + QPW_STAG)
+                                  : 0u);
+        ofl_store_be32(h + 6, OFL_DDP_QN_SEND);
+        ofl_store_be32(h + 10, qp->msn_tx[OFL_DDP_QN_SEND]);
+        ofl_store_be32(h + 14, off);
+    }
+}
+
+/* The WQE w of qp_sq_whole went whole (total bytes): tracked as done, the
+ * SQ past it, a Send's MSN moved on. */
+static OFL_ALWAYS_INLINE void qp_sq_whole_done(struct ofl_qp *qp,
+                                               const uint8_t *w,
+                                               uint32_t total)
+{
+    struct ofl_qp_wq *sq = &qp->sq;
+    struct ofl_qp_swqe *t = &qp->sq_track[sq->ci & (sq->depth - 1u)];
+
+    t->wr_id = ofl_load_le64(w + QPW_WRID);
+    t->to = 0;
+    t->len = total;
+    t->got = 0;
+    t->stag = 0;
+    t->opcode = w[QPW_OPCODE];
+    t->flags = w[QPW_FLAGS];
+    t->status = OFL_WC_SUCCESS;
+    t->state = QP_TRACK_DONE;
+    qp->cur.idx = sq->ci;
+    sq->ci++;
+    if (w[QPW_OPCODE] != OFL_QP_OP_WRITE)
+        qp->msn_tx[OFL_DDP_QN_SEND]++;
+}
+
 static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
                                             uint32_t total, bool *progress)
 {
     struct ofl_qp_wq *sq = &qp->sq;
     const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
-    const uint32_t op = w[QPW_OPCODE], flags = w[QPW_FLAGS];
+    const uint32_t op = w[QPW_OPCODE];
     const uint32_t num = w[QPW_NSGE];
-    const bool tagged = op == OFL_QP_OP_WRITE;
+    const uint8_t rdmap = qp_sq_whole_rdmap(qp, w, op, w[QPW_FLAGS], total);
     uint8_t *h = qp->tx_buf + OFL_MPA_HDR_LEN;
-    struct ofl_qp_swqe *t;
     uint32_t i, si = 0, so = 0;
-    uint64_t to = 0;
-    uint8_t rdmap;
     enum ofl_err err;
 
-    /* qp_op_check's flags rule, and qp_sq_run's fence. */
-    if ((flags & ~(uint32_t)QP_WR_FLAGS) != 0 ||
-        ((flags & OFL_QP_WR_FENCE) && qp->ord_count != 0))
+    if (rdmap == QP_WHOLE_NO_OP)
         return QP_WHOLE_DECLINED;
-    if (tagged) {
-        rdmap = OFL_RDMAP_WRITE;
-        to = ofl_load_le64(w + QPW_TO);
-        if (total != 0 && to > ~(uint64_t)0 - (total - 1u))
-            return QP_WHOLE_DECLINED; /* qp_msg_begin's refusal: the
-                                          general path's */
-    } else {
-        rdmap = (uint8_t)((flags & OFL_QP_WR_SOLICITED)
-                              ? (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND_SE
-                                                      : OFL_RDMAP_SEND_SE_INV)
-                              : (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND
-                                                      : OFL_RDMAP_SEND_INV));
-    }
     if (num > 1) {
         /* Every segment checked before any is read (qp_run_message). */
         for (i = 0; i < num; i++) {
@@ -9170,23 +9256,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
         if (qp_sges_check_hot(qp, OFL_TPT_LOCAL_READ) != OFL_OK)
             return QP_WHOLE_DECLINED;
     }
-    /* qp_hdr_data's bytes for this header (last set: one FPDU). */
-    if (tagged) {
-        ofl_store_be16(h, (uint16_t)(((0x80u | 0x40u | OFL_DDP_VERSION)
-                                      << 8) |
-                                     (OFL_RDMAP_VERSION << 6) | rdmap));
-        ofl_store_be32(h + 2, ofl_load_le32(w + QPW_RSTAG));
-        ofl_store_be64(h + 6, to);
-    } else {
-        ofl_store_be16(h, (uint16_t)(((0x40u | OFL_DDP_VERSION) << 8) |
-                                     (OFL_RDMAP_VERSION << 6) | rdmap));
-        ofl_store_be32(h + 2, op == OFL_QP_OP_SEND_INV
-                                  ? ofl_load_le32(w + QPW_STAG)
-                                  : 0u);
-        ofl_store_be32(h + 6, OFL_DDP_QN_SEND);
-        ofl_store_be32(h + 10, qp->msn_tx[OFL_DDP_QN_SEND]);
-        ofl_store_be32(h + 14, 0);
-    }
+    qp_sq_whole_hdr(qp, h, w, rdmap, true, 0); /* one FPDU: Last */
     if (num > 1) {
         /* The data segments were checked just now, with nothing since
          * that can change the TPT: the first DMA only translates. */
@@ -9205,24 +9275,79 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
     if (err == OFL_OK)
         err = qp_fpdu_send(qp, hl, h + hl, total, 0u, false);
     if (err != OFL_OK) {
-        err = qp_sq_whole_refused(qp, rdmap, tagged, err);
+        err = qp_sq_whole_refused(qp, rdmap, op == OFL_QP_OP_WRITE, 0, err);
         *progress = !qp->cur.active;
         return err;
     }
-    t = &qp->sq_track[sq->ci & (sq->depth - 1u)];
-    t->wr_id = ofl_load_le64(w + QPW_WRID);
-    t->to = 0;
-    t->len = total;
-    t->got = 0;
-    t->stag = 0;
-    t->opcode = (uint8_t)op;
-    t->flags = (uint8_t)flags;
-    t->status = OFL_WC_SUCCESS;
-    t->state = QP_TRACK_DONE;
-    qp->cur.idx = sq->ci;
-    sq->ci++;
-    if (!tagged)
-        qp->msn_tx[OFL_DDP_QN_SEND]++;
+    qp_sq_whole_done(qp, w, total);
+    *progress = true;
+    return OFL_OK;
+}
+
+/*
+ * qp_sq_whole for a message of one data segment in several FPDUs (total
+ * above the FPDU's payload): the segment checked whole first, as
+ * qp_run_message checks it, then each FPDU's header at fixed offsets, its
+ * slice of the segment checked again and translated (behind a
+ * transmission, as qp_msg_further's), gathered and sent; each FPDU after
+ * the first takes a step of ofl_qp_process's budget (*more), as
+ * qp_msg_further's do. A refusal, or the budget's end, after some FPDUs
+ * went leaves the WQE where the general path has it after the same FPDUs
+ * (qp_sq_whole_general), which sends the rest. Answers as qp_sq_whole.
+ */
+static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
+                                                  uint32_t hl, uint32_t total,
+                                                  bool *progress,
+                                                  uint32_t *more)
+{
+    struct ofl_qp_wq *sq = &qp->sq;
+    const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
+    const uint8_t *g = w + OFL_QP_SQ_HDR; /* the one data segment */
+    const uint32_t max = (uint32_t)qp->tx.mulpdu - hl; /* per FPDU */
+    const uint8_t rdmap = qp_sq_whole_rdmap(qp, w, w[QPW_OPCODE],
+                                            w[QPW_FLAGS], total);
+    const bool tagged = rdmap == OFL_RDMAP_WRITE;
+    uint8_t *h = qp->tx_buf + OFL_MPA_HDR_LEN;
+    uint32_t off = 0, n, how = QP_DMA_CHECKED;
+    bool last;
+    enum ofl_err err;
+
+    if (rdmap == QP_WHOLE_NO_OP)
+        return QP_WHOLE_DECLINED;
+    qp->sq_sge[0].addr = ofl_load_le64(g);
+    qp->sq_sge[0].len = ofl_load_le32(g + 8);
+    qp->sq_sge[0].stag = ofl_load_le32(g + 12);
+    qp->cur.num_sge = 1;
+    if (qp_sges_check(qp, OFL_TPT_LOCAL_READ) != OFL_OK)
+        return QP_WHOLE_DECLINED;
+    for (;;) {
+        last = total - off <= max;
+        n = last ? total - off : max;
+        qp_sq_whole_hdr(qp, h, w, rdmap, last, off);
+        /* checked whole just now, nothing since that can change the
+         * TPT: the first DMA only translates; the others check again */
+        err = qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr + off,
+                         h + hl, n, how);
+        how = 0;
+        if (err == OFL_OK)
+            err = qp_fpdu_send(qp, hl, h + hl, n, last ? 0u : OFL_QP_TX_MORE,
+                               false);
+        if (err != OFL_OK) {
+            err = qp_sq_whole_refused(qp, rdmap, tagged, off, err);
+            *progress = !qp->cur.active; /* as qp_sq_whole's */
+            return err;
+        }
+        if (last)
+            break;
+        off += n;
+        if (*more == 0) {
+            qp_sq_whole_general(qp, rdmap, tagged, off);
+            *progress = true;
+            return OFL_OK;
+        }
+        --*more;
+    }
+    qp_sq_whole_done(qp, w, total);
     *progress = true;
     return OFL_OK;
 }
@@ -9232,7 +9357,8 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
  * registers for the general path (the test inlined there cost the
  * general path's Writes more than the call). */
 static OFL_NOINLINE enum ofl_err qp_sq_try_whole(struct ofl_qp *qp,
-                                                bool *progress)
+                                                bool *progress,
+                                                uint32_t *more)
 {
     uint32_t total = 0, hl = qp_sq_whole_hl(
                             qp,
@@ -9241,7 +9367,11 @@ static OFL_NOINLINE enum ofl_err qp_sq_try_whole(struct ofl_qp *qp,
                                     qp->sq.stride,
                             &total);
 
-    return hl != 0 ? qp_sq_whole(qp, hl, total, progress) : QP_WHOLE_DECLINED;
+    if (hl == 0)
+        return QP_WHOLE_DECLINED;
+    return total <= (uint32_t)qp->tx.mulpdu - hl
+               ? qp_sq_whole(qp, hl, total, progress)
+               : qp_sq_whole_multi(qp, hl, total, progress, more);
 }
 #endif
 
@@ -9284,7 +9414,7 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress,
             return OFL_OK; /* SQD: nothing new starts */
 #if OFL_FAST_PATH
         if (qp->paths & QP_PATH_WHOLE_TX) {
-            err = qp_sq_try_whole(qp, progress);
+            err = qp_sq_try_whole(qp, progress, more);
             if (err != QP_WHOLE_DECLINED)
                 return err;
         }

@@ -3801,14 +3801,18 @@ enum ofl_qp_tx_flag {
  *   send     ofl_qp_process, the SQ's next WQE of a ring in adapter memory
  *            (not sq_host) on a stream without markers or attr.tx_reserve:
  *            a Send, Send with Invalidate or RDMA Write whose message fits
- *            one FPDU and goes by the copy (below OFL_QP_FUSE_MIN with the
- *            fused hooks or transmit by reference). Its fields are read
- *            where they lie, its data segments checked (FIG. 15; one
- *            segment's check and translation in one look-up), the header
- *            built in place, the payload gathered, framed and transmitted,
- *            and the WQE done, with no undo state. A refused gather or
- *            transmission leaves the WQE fetched and begun as the general
- *            path has it then, which retries or fails it as always.
+ *            one FPDU, or has one data segment, and goes by the copy
+ *            (below OFL_QP_FUSE_MIN with the fused hooks or transmit by
+ *            reference). Its fields are read where they lie, its data
+ *            segments checked (FIG. 15; one segment of one FPDU: its
+ *            check and translation in one look-up), each header built in
+ *            place, the payload gathered, framed and transmitted (each
+ *            FPDU after the first checked again and counted against the
+ *            budget, as the general path's), and the WQE done, with no
+ *            undo state. A refused gather or transmission, or the budget's
+ *            end, leaves the WQE fetched and begun as the general path has
+ *            it after the same FPDUs, which retries, fails or goes on as
+ *            always.
  *   receive  an in-order FPDU that is a Send or Send with SE with Last
  *            set, MO 0 and the MSN expected, no Send being received, into
  *            the next receive WQE of a ring in adapter memory (not

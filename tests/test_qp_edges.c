@@ -1386,6 +1386,174 @@ static void test_budget_counts_segments(void)
     qr_free(r);
 }
 
+/* test_further_fpdus_checked_again's transmit callback: the side's
+ * own, then the data segment's region deregistered after the first FPDU
+ * went (the callback may change the TPT, not the QP). */
+static struct {
+    ofl_qp_transmit_fn orig;
+    struct ofl_tpt *tpt;
+    uint32_t stag, pd;
+} dereg_tx;
+
+static int transmit_then_dereg(void *ctx, const uint8_t *data, uint32_t len,
+                               uint32_t flags)
+{
+    int ret = dereg_tx.orig(ctx, data, len, flags);
+
+    if (ret == 0 && dereg_tx.stag != 0) {
+        CHECK_OK(ofl_tpt_dereg(dereg_tx.tpt, dereg_tx.stag, dereg_tx.pd));
+        dereg_tx.stag = 0;
+    }
+    return ret;
+}
+
+/* The FPDUs of a message after the first check its data segment again
+ * (FIG. 15) before they read it, on the whole-message path (one data
+ * segment: qp_sq_whole_multi) and the general path (two) alike: a region
+ * deregistered while the first FPDU was transmitted fails the WQE with
+ * a local protection error before a byte more is read from it, and the
+ * stream ends (a Terminate follows the FPDU that went). */
+static void test_further_fpdus_checked_again(void)
+{
+    unsigned k;
+
+    for (k = 0; k < 2; k++) {
+        struct qr_rig *r = rig_o(false, false, 0);
+        uint8_t *src = qr_alloc(&r->a, 4096, false);
+        uint8_t *buf = qr_alloc(&r->b, 8192, false);
+        uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
+        uint32_t lb = qr_reg(&r->b, buf, 8192, LW, 0);
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge[2];
+        struct ofl_cqe c[2];
+        uint64_t before;
+
+        CHECK_OK(qr_post_recv(&r->b, 1, buf, 8192, lb));
+        qr_wr(&wr, OFL_QP_OP_SEND, 10, sge, src, 4000, ls); /* 3 FPDUs */
+        if (k == 1) {
+            sge[0].len = 2000;
+            sge[1] = sge[0];
+            sge[1].addr += 2000;
+            wr.num_sge = 2;
+        }
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        dereg_tx.orig = r->a.qp.attr.transmit;
+        dereg_tx.tpt = &r->a.tpt;
+        dereg_tx.stag = ls;
+        dereg_tx.pd = r->a.qp.attr.pd;
+        r->a.qp.attr.transmit = transmit_then_dereg;
+        before = r->a.qp.stats.tx_fpdus;
+        (void)ofl_qp_process(&r->a.qp, 0, 8);
+        CHECK_EQ(dereg_tx.stag, 0); /* deregistered */
+        /* the first FPDU, then the Terminate (part of the message went:
+         * the stream ends) */
+        CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 2);
+        CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
+        CHECK_EQ(r->a.qp.err, OFL_E_TPT_INVALID_STAG);
+        CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+        CHECK_EQ(c[0].wr_id, 10);
+        CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+        qr_free(r);
+    }
+}
+
+/* A message of several FPDUs whose one data segment runs past its region
+ * is refused before any FPDU goes (the segment is checked whole first, on
+ * the whole-message path as on the general path); one that fits goes. */
+static void test_multi_fpdu_segment_checked_whole(void)
+{
+    unsigned k;
+
+    for (k = 0; k < 2; k++) {
+        struct qr_rig *r = rig_o(false, false, 0);
+        uint8_t *src = qr_alloc(&r->a, 8192, false);
+        uint8_t *buf = qr_alloc(&r->b, 8192, false);
+        uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
+        uint32_t lb = qr_reg(&r->b, buf, 8192, LW, 0);
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_cqe c[2];
+        uint64_t before;
+        unsigned i;
+
+        for (i = 0; i < 4096; i++)
+            src[i] = (uint8_t)(i * 3u);
+        CHECK_OK(qr_post_recv(&r->b, 1, buf, 8192, lb));
+        /* k 0: 3000 bytes from offset 2000 of a 4096-byte region (past
+         * its end by 904); k 1: from offset 1000 (inside) */
+        qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, src + (k ? 1000 : 2000), 3000,
+              ls);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        before = r->a.qp.stats.tx_fpdus;
+        (void)ofl_qp_process(&r->a.qp, 0, 8);
+        CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+        CHECK_EQ(c[0].wr_id, 10);
+        if (k == 0) {
+            CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 0);
+            CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+        } else {
+            CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 3);
+            CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+            CHECK_OK(qr_deliver(r, &r->a));
+            CHECK_EQ(qr_poll(&r->b, false, c, 2), 1);
+            CHECK_EQ(c[0].byte_len, 3000);
+            CHECK(memcmp(buf, src + 1000, 3000) == 0);
+        }
+        qr_free(r);
+    }
+}
+
+/* A WQE of the engine's own send ring whose one data segment was
+ * written over, after the post, to 2^31 bytes (a message total the
+ * engine refuses at fetch: a local QP operation error) over a region that
+ * is that large (eight pages of 256 MiB, never read): refused by the
+ * fetch's rule on the whole-message path as on the general path, before
+ * any FPDU goes; the same WQE of 2^31 - 1 bytes passes the rule (and
+ * fails its first DMA, a local access error: the pages are not the
+ * sim's). */
+static void test_multi_fpdu_total_rule(void)
+{
+    unsigned k;
+
+    for (k = 0; k < 2; k++) {
+        struct qr_rig *r = rig_o(false, false, 0);
+        struct ofl_tpt_region_desc d;
+        struct ofl_tpt_pbuf pb;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_cqe c[2];
+        uint32_t big = 0;
+        uint64_t before;
+        uint8_t *w;
+
+        memset(&d, 0, sizeof(d));
+        d.va = 0x40000000ull;
+        d.page_shift = 28;
+        d.access = LR;
+        d.att_base = r->a.att_next;
+        pb.pa = 0x100000000ull;
+        pb.len = 0x80000000ull;
+        CHECK_OK(ofl_tpt_reg_phys(&r->a.tpt, r->a.qp.attr.pd, &d, &pb, 1,
+                                  &big));
+        qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, (void *)(uintptr_t)d.va, 16,
+              big);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        w = r->a.qp.sq.ring +
+            ((r->a.qp.sq.pi - 1u) & (r->a.qp.sq.depth - 1u)) *
+                r->a.qp.sq.stride;
+        ofl_store_le32(w + OFL_SWQE_SGE + 8, k ? 0x7FFFFFFFu : 0x80000000u);
+        before = r->a.qp.stats.tx_fpdus;
+        (void)ofl_qp_process(&r->a.qp, 0, 8);
+        CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+        CHECK_EQ(c[0].wr_id, 10);
+        CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 0);
+        CHECK_EQ(r->a.qp.state, OFL_QP_SQE); /* nothing of it went */
+        CHECK_EQ(c[0].status, (k ? OFL_WC_LOC_ACCESS_ERR /* the DMA */
+                                 : OFL_WC_LOC_QP_OP_ERR /* the rule */));
+        qr_free(r);
+    }
+}
+
 /* A port without dma_read and dma_write (the engine looks once, at
  * ofl_qp_create): a Send's payload, one FPDU or several, is refused with
  * OFL_E_PORT_HOOK before any FPDU goes; a received Send's placement
@@ -1459,5 +1627,8 @@ OFL_SUITE(qp_edges)
     test_page_missing_anywhere();
     test_zero_length_last();
     test_budget_counts_segments();
+    test_further_fpdus_checked_again();
+    test_multi_fpdu_segment_checked_whole();
+    test_multi_fpdu_total_rule();
     test_port_without_dma();
 }
