@@ -1340,50 +1340,66 @@ static void test_atomic_result_invalidated(void)
     }
 }
 
+/* A rig of rig_o's defaults with a source buffer of src_len bytes on a,
+ * its first src_reg bytes registered for local read, and a sink buffer of
+ * buf_len bytes on b, registered for local write. */
+struct send_rig {
+    struct qr_rig *r;
+    uint8_t *src, *buf;
+    uint32_t ls, lb;
+};
+
+static void send_rig_new(struct send_rig *s, uint32_t src_len,
+                         uint32_t src_reg, uint32_t buf_len)
+{
+    s->r = rig_o(false, false, 0);
+    s->src = qr_alloc(&s->r->a, src_len, false);
+    s->buf = qr_alloc(&s->r->b, buf_len, false);
+    s->ls = qr_reg(&s->r->a, s->src, src_reg, LR, 0);
+    s->lb = qr_reg(&s->r->b, s->buf, buf_len, LW, 0);
+}
+
 /* ofl_qp_process's budget counts transmissions: the FPDUs of one message
  * sent in one step (qp_run_message's further segments) take a step each,
  * and a spent budget stops a message between two of its FPDUs. */
 static void test_budget_counts_segments(void)
 {
-    struct qr_rig *r = rig_o(false, false, 0);
-    uint8_t *src = qr_alloc(&r->a, 4096, false);
-    uint8_t *buf = qr_alloc(&r->b, 8192, false);
-    uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
-    uint32_t lb = qr_reg(&r->b, buf, 8192, LW, 0);
+    struct send_rig sr;
     struct ofl_qp_wr wr;
     struct ofl_qp_sge sge;
     struct ofl_cqe c[4];
     uint64_t before;
     unsigned i;
 
+    send_rig_new(&sr, 4096, 4096, 8192);
     for (i = 0; i < 4000; i++)
-        src[i] = (uint8_t)(i * 7u);
-    CHECK_OK(qr_post_recv(&r->b, 1, buf, 4096, lb));
-    CHECK_OK(qr_post_recv(&r->b, 2, buf + 4096, 4096, lb));
-    qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, src, 4000, ls); /* 3 FPDUs */
-    CHECK_OK(qr_post_send(&r->a, &wr));
-    qr_wr(&wr, OFL_QP_OP_SEND, 11, &sge, src, 64, ls); /* 1 FPDU */
-    CHECK_OK(qr_post_send(&r->a, &wr));
-    before = r->a.qp.stats.tx_fpdus;
-    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 2));
-    CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 2); /* two of the three */
-    CHECK_EQ(r->a.qp.cur.active, 1);
-    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 1));
-    CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 3); /* the Send's last */
-    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 3));
-    CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 4); /* the second Send */
-    CHECK_OK(ofl_qp_process(&r->a.qp, 0, 3));
-    CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 4); /* nothing left */
-    CHECK_OK(qr_deliver(r, &r->a));
-    CHECK_EQ(qr_poll(&r->b, false, c, 4), 2);
+        sr.src[i] = (uint8_t)(i * 7u);
+    CHECK_OK(qr_post_recv(&sr.r->b, 1, sr.buf, 4096, sr.lb));
+    CHECK_OK(qr_post_recv(&sr.r->b, 2, sr.buf + 4096, 4096, sr.lb));
+    qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, sr.src, 4000, sr.ls); /* 3 FPDUs */
+    CHECK_OK(qr_post_send(&sr.r->a, &wr));
+    qr_wr(&wr, OFL_QP_OP_SEND, 11, &sge, sr.src, 64, sr.ls); /* 1 FPDU */
+    CHECK_OK(qr_post_send(&sr.r->a, &wr));
+    before = sr.r->a.qp.stats.tx_fpdus;
+    CHECK_OK(ofl_qp_process(&sr.r->a.qp, 0, 2));
+    CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 2); /* two of the three */
+    CHECK_EQ(sr.r->a.qp.cur.active, 1);
+    CHECK_OK(ofl_qp_process(&sr.r->a.qp, 0, 1));
+    CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 3); /* the Send's last */
+    CHECK_OK(ofl_qp_process(&sr.r->a.qp, 0, 3));
+    CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 4); /* the second Send */
+    CHECK_OK(ofl_qp_process(&sr.r->a.qp, 0, 3));
+    CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 4); /* nothing left */
+    CHECK_OK(qr_deliver(sr.r, &sr.r->a));
+    CHECK_EQ(qr_poll(&sr.r->b, false, c, 4), 2);
     CHECK_EQ(c[0].wr_id, 1);
     CHECK_EQ(c[0].byte_len, 4000);
     CHECK_EQ(c[1].wr_id, 2);
     CHECK_EQ(c[1].byte_len, 64);
-    CHECK(memcmp(buf, src, 4000) == 0);
-    CHECK(memcmp(buf + 4096, src, 64) == 0);
-    CHECK_EQ(qr_poll(&r->a, true, c, 4), 2);
-    qr_free(r);
+    CHECK(memcmp(sr.buf, sr.src, 4000) == 0);
+    CHECK(memcmp(sr.buf + 4096, sr.src, 64) == 0);
+    CHECK_EQ(qr_poll(&sr.r->a, true, c, 4), 2);
+    qr_free(sr.r);
 }
 
 /* test_further_fpdus_checked_again's transmit callback: the side's
@@ -1418,42 +1434,40 @@ static void test_further_fpdus_checked_again(void)
     unsigned k;
 
     for (k = 0; k < 2; k++) {
-        struct qr_rig *r = rig_o(false, false, 0);
-        uint8_t *src = qr_alloc(&r->a, 4096, false);
-        uint8_t *buf = qr_alloc(&r->b, 8192, false);
-        uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
-        uint32_t lb = qr_reg(&r->b, buf, 8192, LW, 0);
+        struct send_rig sr;
         struct ofl_qp_wr wr;
         struct ofl_qp_sge sge[2];
         struct ofl_cqe c[2];
         uint64_t before;
 
-        CHECK_OK(qr_post_recv(&r->b, 1, buf, 8192, lb));
-        qr_wr(&wr, OFL_QP_OP_SEND, 10, sge, src, 4000, ls); /* 3 FPDUs */
+        send_rig_new(&sr, 4096, 4096, 8192);
+        CHECK_OK(qr_post_recv(&sr.r->b, 1, sr.buf, 8192, sr.lb));
+        /* 3 FPDUs */
+        qr_wr(&wr, OFL_QP_OP_SEND, 10, sge, sr.src, 4000, sr.ls);
         if (k == 1) {
             sge[0].len = 2000;
             sge[1] = sge[0];
             sge[1].addr += 2000;
             wr.num_sge = 2;
         }
-        CHECK_OK(qr_post_send(&r->a, &wr));
-        dereg_tx.orig = r->a.qp.attr.transmit;
-        dereg_tx.tpt = &r->a.tpt;
-        dereg_tx.stag = ls;
-        dereg_tx.pd = r->a.qp.attr.pd;
-        r->a.qp.attr.transmit = transmit_then_dereg;
-        before = r->a.qp.stats.tx_fpdus;
-        (void)ofl_qp_process(&r->a.qp, 0, 8);
+        CHECK_OK(qr_post_send(&sr.r->a, &wr));
+        dereg_tx.orig = sr.r->a.qp.attr.transmit;
+        dereg_tx.tpt = &sr.r->a.tpt;
+        dereg_tx.stag = sr.ls;
+        dereg_tx.pd = sr.r->a.qp.attr.pd;
+        sr.r->a.qp.attr.transmit = transmit_then_dereg;
+        before = sr.r->a.qp.stats.tx_fpdus;
+        (void)ofl_qp_process(&sr.r->a.qp, 0, 8);
         CHECK_EQ(dereg_tx.stag, 0); /* deregistered */
         /* the first FPDU, then the Terminate (part of the message went:
          * the stream ends) */
-        CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 2);
-        CHECK_EQ(r->a.qp.state, OFL_QP_TERMINATE);
-        CHECK_EQ(r->a.qp.err, OFL_E_TPT_INVALID_STAG);
-        CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+        CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 2);
+        CHECK_EQ(sr.r->a.qp.state, OFL_QP_TERMINATE);
+        CHECK_EQ(sr.r->a.qp.err, OFL_E_TPT_INVALID_STAG);
+        CHECK_EQ(qr_poll(&sr.r->a, true, c, 2), 1);
         CHECK_EQ(c[0].wr_id, 10);
         CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
-        qr_free(r);
+        qr_free(sr.r);
     }
 }
 
@@ -1465,41 +1479,38 @@ static void test_multi_fpdu_segment_checked_whole(void)
     unsigned k;
 
     for (k = 0; k < 2; k++) {
-        struct qr_rig *r = rig_o(false, false, 0);
-        uint8_t *src = qr_alloc(&r->a, 8192, false);
-        uint8_t *buf = qr_alloc(&r->b, 8192, false);
-        uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
-        uint32_t lb = qr_reg(&r->b, buf, 8192, LW, 0);
+        struct send_rig sr;
         struct ofl_qp_wr wr;
         struct ofl_qp_sge sge;
         struct ofl_cqe c[2];
         uint64_t before;
         unsigned i;
 
+        send_rig_new(&sr, 8192, 4096, 8192);
         for (i = 0; i < 4096; i++)
-            src[i] = (uint8_t)(i * 3u);
-        CHECK_OK(qr_post_recv(&r->b, 1, buf, 8192, lb));
+            sr.src[i] = (uint8_t)(i * 3u);
+        CHECK_OK(qr_post_recv(&sr.r->b, 1, sr.buf, 8192, sr.lb));
         /* k 0: 3000 bytes from offset 2000 of a 4096-byte region (past
          * its end by 904); k 1: from offset 1000 (inside) */
-        qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, src + (k ? 1000 : 2000), 3000,
-              ls);
-        CHECK_OK(qr_post_send(&r->a, &wr));
-        before = r->a.qp.stats.tx_fpdus;
-        (void)ofl_qp_process(&r->a.qp, 0, 8);
-        CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+        qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, sr.src + (k ? 1000 : 2000),
+              3000, sr.ls);
+        CHECK_OK(qr_post_send(&sr.r->a, &wr));
+        before = sr.r->a.qp.stats.tx_fpdus;
+        (void)ofl_qp_process(&sr.r->a.qp, 0, 8);
+        CHECK_EQ(qr_poll(&sr.r->a, true, c, 2), 1);
         CHECK_EQ(c[0].wr_id, 10);
         if (k == 0) {
-            CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 0);
+            CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 0);
             CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
         } else {
-            CHECK_EQ(r->a.qp.stats.tx_fpdus - before, 3);
+            CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 3);
             CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
-            CHECK_OK(qr_deliver(r, &r->a));
-            CHECK_EQ(qr_poll(&r->b, false, c, 2), 1);
+            CHECK_OK(qr_deliver(sr.r, &sr.r->a));
+            CHECK_EQ(qr_poll(&sr.r->b, false, c, 2), 1);
             CHECK_EQ(c[0].byte_len, 3000);
-            CHECK(memcmp(buf, src + 1000, 3000) == 0);
+            CHECK(memcmp(sr.buf, sr.src + 1000, 3000) == 0);
         }
-        qr_free(r);
+        qr_free(sr.r);
     }
 }
 
