@@ -3809,10 +3809,16 @@ enum ofl_qp_tx_flag {
  *            place, the payload gathered, framed and transmitted (each
  *            FPDU after the first checked again and counted against the
  *            budget, as the general path's), and the WQE done, with no
- *            undo state. A refused gather or transmission, or the budget's
- *            end, leaves the WQE fetched and begun as the general path has
- *            it after the same FPDUs, which retries, fails or goes on as
- *            always.
+ *            undo state. When it is the oldest WQE not yet retired and its
+ *            send CQ has room and is not armed, it is retired in the step
+ *            (its CQE when signaled) instead of at the end of the call:
+ *            the same CQEs in the same order, no overrun and no notify
+ *            inside the step; a later WQE of the same call that takes
+ *            the QP to ERROR finds this CQE out already (a tracked one
+ *            comes with the next call's flush). A refused gather or
+ *            transmission, or the budget's end, leaves the WQE fetched
+ *            and begun as the general path has it after the same FPDUs,
+ *            which retries, fails or goes on as always.
  *   receive  an in-order FPDU that is a Send or Send with SE with Last
  *            set, MO 0 and the MSN expected, no Send being received, into
  *            the next receive WQE of a ring in adapter memory (not

@@ -1618,6 +1618,91 @@ static void test_port_without_dma(void)
     }
 }
 
+/* test_send_cq_armed_or_full's notify hook: the FPDUs the QP had sent
+ * when the armed send CQ raised its event. */
+static struct {
+    const struct ofl_qp *qp;
+    uint64_t fpdus;
+    unsigned calls;
+} armed_notify;
+
+static void notify_note_fpdus(void *ctx, uint32_t vector)
+{
+    (void)ctx;
+    (void)vector;
+    armed_notify.calls++;
+    armed_notify.fpdus = armed_notify.qp->stats.tx_fpdus;
+}
+
+/* A send completion is published at the end of the ofl_qp_process call,
+ * after the step's transmissions, when the send CQ is armed (its event
+ * sees both Sends of the call gone) or full (the CQE of the message past
+ * its capacity is lost and the CQ and the QP say so; the message went),
+ * on the whole-message path (one data segment) and the general one (two)
+ * alike. */
+static void test_send_cq_armed_or_full(void)
+{
+    unsigned k, i;
+
+    for (k = 0; k < 2; k++) {
+        /* one FPDU, one data segment; two FPDUs, two data segments */
+        const uint32_t len = k == 0 ? 64 : 2000, fpdus = k == 0 ? 1 : 2;
+        struct send_rig sr;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge[2];
+        struct ofl_cqe c[4];
+        uint64_t before;
+
+        send_rig_new(&sr, 4096, 4096, 8192);
+        CHECK_OK(qr_post_recv(&sr.r->b, 1, sr.buf, 4096, sr.lb));
+        CHECK_OK(qr_post_recv(&sr.r->b, 2, sr.buf + 4096, 4096, sr.lb));
+        CHECK_OK(qr_post_recv(&sr.r->b, 3, sr.buf, 4096, sr.lb));
+        for (i = 0; i < 3; i++) {
+            qr_wr(&wr, OFL_QP_OP_SEND, 10 + i, sge, sr.src, len, sr.ls);
+            if (k == 1) {
+                sge[0].len = len / 2;
+                sge[1] = sge[0];
+                sge[1].addr += len / 2;
+                wr.num_sge = 2;
+            }
+            CHECK_OK(qr_post_send(&sr.r->a, &wr));
+        }
+        /* armed: the event after both Sends of the call went */
+        memset(&armed_notify, 0, sizeof(armed_notify));
+        armed_notify.qp = &sr.r->a.qp;
+        sr.r->a.sim.port.notify = notify_note_fpdus;
+        CHECK_OK(ofl_cq_arm(&sr.r->a.scq, OFL_CQ_ARM_ANY));
+        before = sr.r->a.qp.stats.tx_fpdus;
+        CHECK_OK(ofl_qp_process(&sr.r->a.qp, 0, 2 * fpdus));
+        CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 2 * fpdus);
+        CHECK_EQ(armed_notify.calls, 1);
+        CHECK_EQ(armed_notify.fpdus - before, 2 * fpdus);
+        CHECK_EQ(qr_poll(&sr.r->a, true, c, 4), 2);
+        CHECK_EQ(c[0].wr_id, 10);
+        CHECK_EQ(c[1].wr_id, 11);
+        /* full: the third Send's CQE is lost, the CQ and the QP say so */
+        for (i = 0; i < sr.r->a.scq.cap; i++) {
+            struct ofl_cqe *e = &sr.r->a.scq.ring[sr.r->a.scq.pi &
+                                                  (sr.r->a.scq.cap - 1u)];
+
+            memset(e, 0, sizeof(*e));
+            e->wr_id = 100 + i;
+            sr.r->a.scq.pi++;
+        }
+        before = sr.r->a.qp.stats.tx_fpdus;
+        CHECK_OK(ofl_qp_process(&sr.r->a.qp, 0, 8));
+        CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, fpdus); /* it went */
+        CHECK_EQ(sr.r->a.scq.overrun, 1);
+        CHECK(sr.r->a.qp.events & OFL_QP_EVT_CQ_OVERRUN);
+        CHECK_EQ(ofl_qp_sq_outstanding(&sr.r->a.qp), 0); /* retired */
+        CHECK_OK(qr_deliver(sr.r, &sr.r->a));
+        CHECK_EQ(qr_poll(&sr.r->b, false, c, 4), 3);
+        CHECK_EQ(c[2].wr_id, 3);
+        CHECK_EQ(c[2].byte_len, len);
+        qr_free(sr.r);
+    }
+}
+
 OFL_SUITE(qp_edges)
 {
     test_many_pieces(0);
@@ -1641,5 +1726,6 @@ OFL_SUITE(qp_edges)
     test_further_fpdus_checked_again();
     test_multi_fpdu_segment_checked_whole();
     test_multi_fpdu_total_rule();
+    test_send_cq_armed_or_full();
     test_port_without_dma();
 }
