@@ -9257,6 +9257,15 @@ static OFL_ALWAYS_INLINE void qp_sq_whole_done(struct ofl_qp *qp,
         qp->msn_tx[OFL_DDP_QN_SEND]++;
 }
 
+/* qp_sq_whole_done out of line, for qp_sq_whole_multi: once a message,
+ * and its frame stays within 256 bytes (inlined, clang -O1 made it 264). */
+static OFL_NOINLINE void qp_sq_whole_done_call(struct ofl_qp *qp,
+                                               const uint8_t *w,
+                                               uint32_t total)
+{
+    qp_sq_whole_done(qp, w, total);
+}
+
 static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
                                             uint32_t total, bool *progress)
 {
@@ -9375,7 +9384,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
         }
         --*more;
     }
-    qp_sq_whole_done(qp, w, total);
+    qp_sq_whole_done_call(qp, w, total);
     *progress = true;
     return OFL_OK;
 }
@@ -10649,33 +10658,50 @@ qp_rx_term(struct ofl_qp *qp)
  * anything else: qp_rx_ulpdu decides it. tests/check_fastpath.sh holds it
  * to the general path's answers.
  */
-static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
-                                            const struct qp_rxd *d)
+/* qp_rx_whole's tests of the ULPDU u of ulen bytes that need no WQE:
+ * rdmap_parse's untagged Send header with Last set, then what qp_rx_send
+ * and qp_rx_new_message require of a first FPDU. Returns its RDMAP
+ * opcode (Send or Send with SE), or 0 to decline it. */
+static OFL_ALWAYS_INLINE uint32_t qp_rx_whole_op(const struct ofl_qp *qp,
+                                                 const uint8_t *u,
+                                                 uint32_t ulen)
 {
-    const uint8_t *u = d->ulpdu, *w;
-    const uint32_t n = d->len - OFL_DDP_UNTAGGED_HDR_LEN;
-    struct ofl_qp_wq *rq = &qp->rq;
-    struct ofl_cqe *e;
-    uint32_t i, num, op;
-    uint64_t total = 0;
-    enum ofl_err err;
+    uint32_t op;
 
-    /* rdmap_parse's untagged Send header with Last set, then what
-     * qp_rx_send and qp_rx_new_message require of a first FPDU. */
-    if (d->len < OFL_DDP_UNTAGGED_HDR_LEN ||
+    if (ulen < OFL_DDP_UNTAGGED_HDR_LEN ||
         (u[0] & 0xC3u) != (0x40u | OFL_DDP_VERSION) ||
         (u[1] >> 6) != OFL_RDMAP_VERSION)
-        return QP_WHOLE_DECLINED;
+        return 0;
     op = u[1] & 0x0Fu;
     if ((op != OFL_RDMAP_SEND && op != OFL_RDMAP_SEND_SE) ||
         ofl_load_be32(u + 6) != OFL_DDP_QN_SEND ||
         ofl_load_be32(u + 10) != qp->msn_rx[OFL_DDP_QN_SEND] ||
         ofl_load_be32(u + 14) != 0 || qp->rcur.active ||
-        rq->db_pi == rq->ci || qp->attr.fault_wait)
-        return QP_WHOLE_DECLINED;
+        qp->rq.db_pi == qp->rq.ci || qp->attr.fault_wait)
+        return 0;
+    return op;
+}
+
+/* The rest of qp_rx_whole for the Send u of n payload bytes and RDMAP
+ * opcode op (qp_rx_whole_op's): the WQE's tests, then (taken) the stream
+ * accounting of an FPDU of wire bytes that lay whole in the bytes fed
+ * (wire != 0: qp_rx_send_whole's; qp_rx_stream did it for the others),
+ * the scatter and the completion. */
+static OFL_ALWAYS_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
+                                                       const uint8_t *u,
+                                                       uint32_t n,
+                                                       uint32_t op,
+                                                       uint32_t wire)
+{
+    struct ofl_qp_wq *rq = &qp->rq;
+    const uint8_t *w = rq->ring + (rq->ci & (rq->depth - 1u)) * rq->stride;
+    const uint32_t num = w[QPR_NSGE];
+    struct ofl_cqe *e;
+    uint32_t i;
+    uint64_t total = 0;
+    enum ofl_err err;
+
     /* qp_rq_fetch's WQE and its checks. */
-    w = rq->ring + (rq->ci & (rq->depth - 1u)) * rq->stride;
-    num = w[QPR_NSGE];
     if (num > rq->max_sge)
         return QP_WHOLE_DECLINED;
     for (i = 0; i < num; i++) {
@@ -10693,6 +10719,11 @@ static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
     }
     if (total >= QP_MSG_MAX || n > total) /* ofl_ddp_untagged_check */
         return QP_WHOLE_DECLINED;
+    if (wire != 0) {
+        qp->stats.rx_bytes += wire;
+        (void)mpa_rx_pass(&qp->rx, wire);
+        qp->stats.rx_fpdus++;
+    }
     qp->rcur.idx = rq->ci;
     qp->rcur.active = 1;
     qp->rcur.got = 0;
@@ -10722,6 +10753,58 @@ static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
         qp_cqe_commit_hot(qp->attr.recv_cq, e);
     }
     return OFL_OK;
+}
+
+static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
+                                            const struct qp_rxd *d)
+{
+    const uint32_t op = qp_rx_whole_op(qp, d->ulpdu, d->len);
+
+    if (op == 0)
+        return QP_WHOLE_DECLINED;
+    return qp_rx_whole_take(qp, d->ulpdu, d->len - OFL_DDP_UNTAGGED_HDR_LEN,
+                            op, 0);
+}
+
+/*
+ * qp_rx_whole from the stream's bytes (issue 30): called by qp_rx_stream,
+ * as qp_rx_write_whole, for an untagged FPDU that starts at p between
+ * FPDUs (len bytes fed, at least an MPA and untagged header) on a stream
+ * of QP_PATH_WHOLE_RX and QP_PATH_WRITE_RX (no markers), with nothing
+ * placed ahead of a hole: qp_rx_whole_op's header tests, then
+ * mpa_rx_fast's FPDU (length, whole in p, CRC), then qp_rx_whole_take,
+ * then RCV.NXT over the whole FPDU in one step (the two steps of
+ * qp_rx_stream exist for the one-touch decision and the invalidations due
+ * at an SN; a Send without Invalidate has neither). Sets *used to the
+ * FPDU's wire bytes when taken; QP_WHOLE_DECLINED, the stream untouched,
+ * for anything else (a bad length or CRC included: the general path
+ * names the error).
+ */
+static OFL_NOINLINE enum ofl_err qp_rx_send_whole(struct ofl_qp *qp,
+                                                 const uint8_t *p,
+                                                 uint32_t len, uint32_t *used)
+{
+    const uint8_t *u = p + OFL_MPA_HDR_LEN;
+    const uint32_t ulpdu = ofl_load_be16(p);
+    uint32_t op, wire;
+    enum ofl_err err;
+
+    op = qp_rx_whole_op(qp, u, ulpdu);
+    if (op == 0 || ulpdu > qp->rx.cap)
+        return QP_WHOLE_DECLINED;
+    wire = mpa_content_len(ulpdu);
+    if (wire > len ||
+        (qp->rx.crc &&
+         !mpa_crc_ok(mpa_crc(qp->rx.port, OFL_CRC32C_INIT, p,
+                             wire - OFL_MPA_CRC_LEN),
+                     p + wire - OFL_MPA_CRC_LEN)))
+        return QP_WHOLE_DECLINED;
+    err = qp_rx_whole_take(qp, u, ulpdu - OFL_DDP_UNTAGGED_HDR_LEN, op, wire);
+    if (err == QP_WHOLE_DECLINED)
+        return err;
+    qp_advance(qp, wire);
+    *used = wire;
+    return err;
 }
 #endif
 
@@ -11000,17 +11083,23 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
             qp->rx_crc = mpa_crc(qp->rx.port, OFL_CRC32C_INIT, p,
                                  OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN);
         } else {
-            /* Any other RDMA Write FPDU whole in p: qp_rx_write_whole,
-             * which declines the rest. A Write it placed changed neither
-             * the QP's state nor anything this loop looks at but p and
+            /* Any other RDMA Write FPDU whole in p: qp_rx_write_whole;
+             * an untagged one: qp_rx_send_whole (a whole Send); each
+             * declines the rest. An FPDU either took changed neither the
+             * QP's state nor anything this loop looks at but p and
              * len. */
             if (between && (qp->paths & QP_PATH_WRITE_RX) &&
                 len >= OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN &&
-                (p[OFL_MPA_HDR_LEN] & 0x80u) != 0 && qp->ooo_count == 0 &&
-                qp->seq.pending_count == 0) {
+                qp->ooo_count == 0 && qp->seq.pending_count == 0) {
                 uint32_t w = 0;
 
-                err = qp_rx_write_whole(qp, p, len, &w);
+                if ((p[OFL_MPA_HDR_LEN] & 0x80u) != 0)
+                    err = qp_rx_write_whole(qp, p, len, &w);
+                else if ((qp->paths & QP_PATH_WHOLE_RX) &&
+                         len >= OFL_MPA_HDR_LEN + OFL_DDP_UNTAGGED_HDR_LEN)
+                    err = qp_rx_send_whole(qp, p, len, &w);
+                else
+                    err = QP_WHOLE_DECLINED;
                 if (err != QP_WHOLE_DECLINED) {
                     if (err != OFL_OK)
                         return err;

@@ -3825,7 +3825,13 @@ enum ofl_qp_tx_flag {
  *            rq_host) that holds its payload, on a QP that does not wait
  *            on unpinned pages: header read at fixed offsets, the WQE
  *            where it lies, the same scatter (one data segment: its one
- *            round in place) and completion.
+ *            round in place) and completion. When the FPDU lies whole in
+ *            the bytes fed, between FPDUs, on a stream without markers,
+ *            with nothing placed ahead of a hole and no one-touch
+ *            invalidation pending, it is taken in one call from those
+ *            bytes (as a Write below: length, CRC and the Send's checks
+ *            first, then the placement and RCV.NXT over the FPDU);
+ *            anything refused is declined untouched to the general path.
  *   write    an RDMA Write FPDU that lies whole in the bytes fed, in
  *            order, between FPDUs, on a stream without markers, with
  *            nothing placed ahead of a hole and no one-touch invalidation

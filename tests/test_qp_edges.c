@@ -3,6 +3,7 @@
  * pieces, DMA failures and refused transmissions in every answering path,
  * the ORD ring wrapping, out-of-order segments the engine must leave to
  * the in-order stream, and the rest of the iSCSI checks. */
+#include <stdlib.h>
 #include "test.h"
 #include "support/qp_rig.h"
 
@@ -1703,6 +1704,125 @@ static void test_send_cq_armed_or_full(void)
     }
 }
 
+/* A Send of one FPDU that arrives whole in one segment (the receive
+ * side's whole-message path takes it from the stream's bytes) is taken
+ * only after the MPA receiver's checks: a bit flipped in its payload (CRC)
+ * or a ULPDU Length beyond the receive buffer ends the stream with the
+ * MPA error, nothing placed and no receive completed; the same Send
+ * unharmed is placed and completed. */
+static void test_whole_send_mpa_checked(void)
+{
+    unsigned k;
+
+    for (k = 0; k < 3; k++) {
+        struct qr_opts o;
+        struct qr_rig *r;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_cqe c[4];
+        uint8_t *src, *buf;
+        uint32_t ls, lb, len = k == 1 ? 1200 : 64, i;
+
+        memset(&o, 0, sizeof(o));
+        o.crc = true;
+        o.rx_cap = 1024; /* ULPDU Lengths up to 1024 */
+        r = qr_new(&o);
+        CHECK(r != NULL);
+        if (r == NULL)
+            return;
+        src = qr_alloc(&r->a, 2048, false);
+        buf = qr_alloc(&r->b, 2048, false);
+        ls = qr_reg(&r->a, src, 2048, LR, 0);
+        lb = qr_reg(&r->b, buf, 2048, LW, 0);
+        for (i = 0; i < len; i++)
+            src[i] = (uint8_t)(i * 13u + 1u);
+        CHECK_OK(qr_post_recv(&r->b, 1, buf, 2048, lb));
+        qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, src, len, ls);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        CHECK_OK(ofl_qp_process(&r->a.qp, 0, 8));
+        CHECK_EQ(r->ab.len, 2u + 18u + len + 4u); /* one FPDU, no pad */
+        if (k == 0)
+            r->ab.corrupt_at = 2 + 18 + 5; /* a payload byte */
+        (void)qr_deliver(r, &r->a);
+        if (k == 2) {
+            CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+            CHECK_EQ(qr_poll(&r->b, false, c, 4), 1);
+            CHECK_EQ(c[0].wr_id, 1);
+            CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+            CHECK_EQ(c[0].byte_len, len);
+            CHECK(memcmp(buf, src, len) == 0);
+        } else {
+            CHECK_EQ(r->b.qp.err, k == 0 ? OFL_E_MPA_CRC : OFL_E_MPA_TOO_LONG);
+            CHECK(r->b.qp.state != OFL_QP_RTS);
+            CHECK_EQ(r->b.qp.stats.rx_fpdus, 0);
+            CHECK_EQ(r->b.qp.rq.ci, 0); /* the receive WQE not taken */
+            for (i = 0; i < len; i++)
+                if (buf[i] != 0)
+                    break;
+            CHECK_EQ(i, len); /* nothing placed */
+        }
+        qr_free(r);
+    }
+}
+
+/* A Send of one FPDU cut in two TCP segments at every byte, each handed
+ * to ofl_qp_input in a buffer of exactly its size (so that ASan sees any
+ * read past a segment: the whole-FPDU paths look at a header only when
+ * the segment holds it): placed and completed once, every time. */
+static void test_send_cut_everywhere(void)
+{
+    struct send_rig sr;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[2];
+    const uint32_t fpdu = 2 + 18 + 64 + 4;
+    uint32_t cut, i;
+
+    send_rig_new(&sr, 4096, 4096, 8192);
+    for (i = 0; i < 64; i++)
+        sr.src[i] = (uint8_t)(i * 5u + 3u);
+    for (cut = 1; cut < fpdu; cut++) {
+        struct qr_wire *w = &sr.r->ab;
+        uint32_t part[2] = {cut, fpdu - cut}, off = 0, k;
+
+        memset(sr.buf, 0, 64);
+        CHECK_OK(qr_post_recv(&sr.r->b, cut, sr.buf, 4096, sr.lb));
+        qr_wr(&wr, OFL_QP_OP_SEND, 1000 + cut, &sge, sr.src, 64, sr.ls);
+        CHECK_OK(qr_post_send(&sr.r->a, &wr));
+        CHECK_OK(ofl_qp_process(&sr.r->a.qp, 0, 8));
+        CHECK_EQ(w->len, fpdu);
+        if (w->len != fpdu)
+            break;
+        for (k = 0; k < 2; k++) {
+            uint8_t *copy = malloc(part[k]);
+            struct ofl_qp_seg seg;
+
+            CHECK(copy != NULL);
+            if (copy == NULL)
+                break;
+            memcpy(copy, w->buf + off, part[k]);
+            memset(&seg, 0, sizeof(seg));
+            seg.seq = w->seq + off;
+            seg.data = copy;
+            seg.len = part[k];
+            CHECK_OK(ofl_qp_input(&sr.r->b.qp, &seg));
+            free(copy);
+            off += part[k];
+        }
+        w->seq += w->len;
+        w->len = 0;
+        w->nchunk = 0;
+        CHECK_EQ(qr_poll(&sr.r->b, false, c, 2), 1);
+        CHECK_EQ(c[0].wr_id, cut);
+        CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+        CHECK_EQ(c[0].byte_len, 64);
+        CHECK(memcmp(sr.buf, sr.src, 64) == 0);
+        CHECK_EQ(qr_poll(&sr.r->a, true, c, 2), 1);
+    }
+    CHECK_EQ(sr.r->b.qp.stats.rx_fpdus, fpdu - 1);
+    qr_free(sr.r);
+}
+
 OFL_SUITE(qp_edges)
 {
     test_many_pieces(0);
@@ -1727,5 +1847,7 @@ OFL_SUITE(qp_edges)
     test_multi_fpdu_segment_checked_whole();
     test_multi_fpdu_total_rule();
     test_send_cq_armed_or_full();
+    test_whole_send_mpa_checked();
+    test_send_cut_everywhere();
     test_port_without_dma();
 }
