@@ -6850,10 +6850,18 @@ static enum ofl_err qp_dg_rules(const struct ofl_qp *qp, uint32_t total,
 
 /* ---- posting (verbs side) ---------------------------------------------- */
 
+/* Stores n data segments at p. A speed build stores the common single
+ * one without the loop (issue 30). */
 static void qp_put_sges(uint8_t *p, const struct ofl_qp_sge *sge, uint32_t n)
 {
     uint32_t i;
 
+    if (OFL_FAST_PATH && n == 1) {
+        ofl_store_le64(p, sge[0].addr);
+        ofl_store_le32(p + 8, sge[0].len);
+        ofl_store_le32(p + 12, sge[0].stag);
+        return;
+    }
     for (i = 0; i < n; i++, p += OFL_QP_SGE_LEN) {
         ofl_store_le64(p, sge[i].addr);
         ofl_store_le32(p + 8, sge[i].len);
@@ -6931,6 +6939,61 @@ static OFL_HOT_INLINE void qp_publish(struct ofl_qp *qp,
     HOOK_DOORBELL(qp->hooks, port, wq->db, wq->pi);
 }
 
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+/*
+ * ofl_qp_post_send for the common WQE (issue 30): a Send, Send with
+ * Invalidate or RDMA Write of at most one data segment on an iWARP QP
+ * (the caller saw the opcode, the service and num_sge <= 1, with its
+ * data segment when it has one). The general path's checks for it, in its
+ * order (qp_op_check's fast branch, the 2^31 total; qp_op_rules and the
+ * datagram rules have none for it), and its stores, without the loops and
+ * the opcode switch. tests/check_fastpath.sh holds it to the general
+ * path's answers.
+ */
+static OFL_ALWAYS_INLINE enum ofl_err
+qp_post_send_common(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
+                    uint32_t *out)
+{
+    struct ofl_qp_wq *sq = &qp->sq;
+    const uint32_t num = wr->num_sge;
+    uint32_t len = 0;
+    uint8_t *w;
+
+    if (!qp_state_in(qp, QP_POST_SEND_OK))
+        return OFL_E_QP_STATE;
+    if ((wr->flags & ~(uint32_t)QP_WR_FLAGS) != 0)
+        return OFL_E_QP_WR;
+    if (num > sq->max_sge)
+        return OFL_E_QP_SGE;
+    if (num != 0) {
+        len = wr->sge[0].len;
+        if (len >= QP_MSG_MAX)
+            return OFL_E_QP_WR;
+    }
+    if (sq->pi - sq->cc >= sq->depth)
+        return OFL_E_QP_SQ_FULL;
+    if (out != NULL)
+        *out = sq->pi;
+    w = sq->ring + (sq->pi & (sq->depth - 1u)) * sq->stride;
+    w[QPW_OPCODE] = wr->opcode;
+    w[QPW_FLAGS] = wr->flags;
+    w[QPW_NSGE] = (uint8_t)num;
+    w[3] = 0;
+    ofl_store_le32(w + QPW_STAG, wr->stag);
+    ofl_store_le64(w + QPW_WRID, wr->wr_id);
+    ofl_store_le64(w + QPW_TO, wr->remote_to);
+    ofl_store_le32(w + QPW_RSTAG, wr->remote_stag);
+    ofl_store_le32(w + QPW_B32, 0);
+    if (num != 0) {
+        ofl_store_le64(w + OFL_QP_SQ_HDR, wr->sge[0].addr);
+        ofl_store_le32(w + OFL_QP_SQ_HDR + 8, len);
+        ofl_store_le32(w + OFL_QP_SQ_HDR + 12, wr->sge[0].stag);
+    }
+    qp_publish(qp, sq);
+    return OFL_OK;
+}
+#endif
+
 enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
                               uint32_t *out)
 {
@@ -6942,6 +7005,12 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
 
     if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
         return OFL_E_ARG;
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+    if (wr->num_sge <= 1 && qp->attr.service == OFL_QP_SVC_IWARP &&
+        (wr->opcode == OFL_QP_OP_SEND || wr->opcode == OFL_QP_OP_SEND_INV ||
+         wr->opcode == OFL_QP_OP_WRITE))
+        return qp_post_send_common(qp, wr, out);
+#endif
     if (!qp_state_in(qp, QP_POST_SEND_OK))
         return OFL_E_QP_STATE;
     err = qp_op_check(qp, wr->opcode, wr->flags, wr->num_sge);
@@ -7004,8 +7073,11 @@ enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
         return OFL_E_QP_STATE;
     if (wr->num_sge > qp->rq.max_sge)
         return OFL_E_QP_SGE;
-    for (i = 0; i < wr->num_sge; i++)
-        sum += wr->sge[i].len;
+    if (OFL_FAST_PATH && wr->num_sge == 1) /* the common receive: no loop */
+        sum = wr->sge[0].len;
+    else
+        for (i = 0; i < wr->num_sge; i++)
+            sum += wr->sge[i].len;
     if (sum >= QP_MSG_MAX)
         return OFL_E_QP_WR;
     if (qp->rq.pi - qp->rq.cc >= qp->rq.depth)
@@ -9105,8 +9177,11 @@ static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
         return 0;
     if (num > qp->sq.max_sge)
         return 0;
-    for (i = 0; i < num; i++)
-        sum += ofl_load_le32(w + OFL_QP_SQ_HDR + i * OFL_QP_SGE_LEN + 8);
+    if (num == 1) /* the common WQE: no loop */
+        sum = ofl_load_le32(w + OFL_QP_SQ_HDR + 8);
+    else
+        for (i = 0; i < num; i++)
+            sum += ofl_load_le32(w + OFL_QP_SQ_HDR + i * OFL_QP_SGE_LEN + 8);
     if ((sum > (uint32_t)qp->tx.mulpdu - hl &&
          (num != 1 || sum >= QP_MSG_MAX)) ||
         (sum >= OFL_QP_FUSE_MIN &&
@@ -10682,6 +10757,23 @@ static OFL_ALWAYS_INLINE uint32_t qp_rx_whole_op(const struct ofl_qp *qp,
     return op;
 }
 
+/* qp_rx_whole_take's data segment at g of a receive WQE: into s, its
+ * length added to *total, and FIG. 15's local-write check when it holds
+ * bytes. False when the check refuses it. */
+static OFL_ALWAYS_INLINE bool qp_rx_whole_sge(const struct ofl_qp *qp,
+                                              const uint8_t *g,
+                                              struct ofl_qp_sge *s,
+                                              uint64_t *total)
+{
+    s->addr = ofl_load_le64(g);
+    s->len = ofl_load_le32(g + 8);
+    s->stag = ofl_load_le32(g + 12);
+    *total += s->len;
+    return s->len == 0 ||
+           qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
+                          s->len, OFL_TPT_LOCAL_WRITE) == OFL_OK;
+}
+
 /* The rest of qp_rx_whole for the Send u of n payload bytes and RDMAP
  * opcode op (qp_rx_whole_op's): the WQE's tests, then (taken) the stream
  * accounting of an FPDU of wire bytes that lay whole in the bytes fed
@@ -10701,21 +10793,18 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     uint64_t total = 0;
     enum ofl_err err;
 
-    /* qp_rq_fetch's WQE and its checks. */
+    /* qp_rq_fetch's WQE and its checks (one data segment, the common
+     * receive: no loop). */
     if (num > rq->max_sge)
         return QP_WHOLE_DECLINED;
-    for (i = 0; i < num; i++) {
-        const uint8_t *g = w + OFL_QP_RQ_HDR + i * OFL_QP_SGE_LEN;
-        struct ofl_qp_sge *s = &qp->rq_sge[i];
-
-        s->addr = ofl_load_le64(g);
-        s->len = ofl_load_le32(g + 8);
-        s->stag = ofl_load_le32(g + 12);
-        total += s->len;
-        if (s->len != 0 &&
-            qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
-                           s->len, OFL_TPT_LOCAL_WRITE) != OFL_OK)
+    if (num == 1) {
+        if (!qp_rx_whole_sge(qp, w + OFL_QP_RQ_HDR, &qp->rq_sge[0], &total))
             return QP_WHOLE_DECLINED;
+    } else {
+        for (i = 0; i < num; i++)
+            if (!qp_rx_whole_sge(qp, w + OFL_QP_RQ_HDR + i * OFL_QP_SGE_LEN,
+                                 &qp->rq_sge[i], &total))
+                return QP_WHOLE_DECLINED;
     }
     if (total >= QP_MSG_MAX || n > total) /* ofl_ddp_untagged_check */
         return QP_WHOLE_DECLINED;

@@ -3798,6 +3798,10 @@ enum ofl_qp_tx_flag {
  * this and adds no byte). On an iWARP stream the engine takes the common
  * message in one call on each side, the general path taking everything
  * else, with the same checks in the same order and the same results:
+ *   post     ofl_qp_post_send of a Send, Send with Invalidate or RDMA
+ *            Write of at most one data segment on an iWARP QP: its checks
+ *            and the WQE's stores in a straight line (no loop, no opcode
+ *            switch).
  *   send     ofl_qp_process, the SQ's next WQE of a ring in adapter memory
  *            (not sq_host) on a stream without markers or attr.tx_reserve:
  *            a Send, Send with Invalidate or RDMA Write whose message fits

@@ -463,6 +463,26 @@ static void test_post_checks(void)
     TRY_WR(wr.opcode = OFL_QP_OP_DELAY, OFL_OK);
     TRY_WR(wr.opcode = OFL_QP_OP_SEND_INV, OFL_OK);
     CHECK_EQ(qp->sq.pi, 12);
+    /* A send queue of no data segments (sq_max_sge 0, which ofl_qp_create
+     * allows; the limit lowered here on this QP): a Send, Send with
+     * Invalidate or Write of one data segment is refused, of none
+     * posted. */
+    {
+        const uint32_t max_sge = qp->sq.max_sge;
+
+        qp->sq.max_sge = 0;
+        TRY_WR((void)0, OFL_E_QP_SGE);
+        TRY_WR(wr.opcode = OFL_QP_OP_SEND_INV, OFL_E_QP_SGE);
+        TRY_WR(wr.opcode = OFL_QP_OP_WRITE, OFL_E_QP_SGE);
+        TRY_WR(wr.num_sge = 0, OFL_OK);
+        qp->sq.max_sge = max_sge;
+        /* the WQE's id is the producer index it went in at */
+        out = 0xFFFFFFFFu;
+        qr_wr(&wr, OFL_QP_OP_WRITE, 9, &sge[0], p, 8, 0x100);
+        CHECK_OK(ofl_qp_post_send(qp, &wr, &out));
+        CHECK_EQ(out, qp->sq.pi - 1u);
+        CHECK_EQ(out, 13);
+    }
     /* ring full: depth 64, nothing completed yet */
     qr_wr(&wr, OFL_QP_OP_SEND, 9, &sge[0], p, 8, 0x100);
     while (qp->sq.pi - qp->sq.cc < qp->sq.depth)
@@ -491,6 +511,13 @@ static void test_post_checks(void)
     CHECK_ERR(ofl_qp_post_recv(qp, &rw), OFL_E_QP_WR);
     sge[1].len = 0;
     CHECK_OK(ofl_qp_post_recv(qp, &rw));
+    /* one data segment: the same 2^31 rule */
+    rw.num_sge = 1;
+    sge[0].len = 0x80000000u;
+    CHECK_ERR(ofl_qp_post_recv(qp, &rw), OFL_E_QP_WR);
+    sge[0].len = 0x7FFFFFFFu;
+    CHECK_OK(ofl_qp_post_recv(qp, &rw));
+    rw.num_sge = 2;
     while (qp->rq.pi - qp->rq.cc < qp->rq.depth)
         CHECK_OK(ofl_qp_post_recv(qp, &rw));
     CHECK_ERR(ofl_qp_post_recv(qp, &rw), OFL_E_QP_RQ_FULL);
