@@ -9294,9 +9294,9 @@ static OFL_ALWAYS_INLINE void qp_sq_whole_hdr(const struct ofl_qp *qp,
  * by design: when a later WQE of the same ofl_qp_process call takes the
  * QP to Error, this CQE is out already, where a tracked one comes with
  * the flush of the next call; the order of the CQEs is the same. */
-static OFL_ALWAYS_INLINE void qp_sq_whole_done(struct ofl_qp *qp,
-                                               const uint8_t *w,
-                                               uint32_t total)
+static OFL_HOT_INLINE void qp_sq_whole_done(struct ofl_qp *qp,
+                                            const uint8_t *w,
+                                            uint32_t total)
 {
     struct ofl_qp_wq *sq = &qp->sq;
     struct ofl_cq *cq = qp->attr.send_cq;
@@ -10737,9 +10737,9 @@ qp_rx_term(struct ofl_qp *qp)
  * rdmap_parse's untagged Send header with Last set, then what qp_rx_send
  * and qp_rx_new_message require of a first FPDU. Returns its RDMAP
  * opcode (Send or Send with SE), or 0 to decline it. */
-static OFL_ALWAYS_INLINE uint32_t qp_rx_whole_op(const struct ofl_qp *qp,
-                                                 const uint8_t *u,
-                                                 uint32_t ulen)
+static OFL_HOT_INLINE uint32_t qp_rx_whole_op(const struct ofl_qp *qp,
+                                              const uint8_t *u,
+                                              uint32_t ulen)
 {
     uint32_t op;
 
@@ -10760,10 +10760,10 @@ static OFL_ALWAYS_INLINE uint32_t qp_rx_whole_op(const struct ofl_qp *qp,
 /* qp_rx_whole_take's data segment at g of a receive WQE: into s, its
  * length added to *total, and FIG. 15's local-write check when it holds
  * bytes. False when the check refuses it. */
-static OFL_ALWAYS_INLINE bool qp_rx_whole_sge(const struct ofl_qp *qp,
-                                              const uint8_t *g,
-                                              struct ofl_qp_sge *s,
-                                              uint64_t *total)
+static OFL_HOT_INLINE bool qp_rx_whole_sge(const struct ofl_qp *qp,
+                                           const uint8_t *g,
+                                           struct ofl_qp_sge *s,
+                                           uint64_t *total)
 {
     s->addr = ofl_load_le64(g);
     s->len = ofl_load_le32(g + 8);
@@ -10779,11 +10779,11 @@ static OFL_ALWAYS_INLINE bool qp_rx_whole_sge(const struct ofl_qp *qp,
  * accounting of an FPDU of wire bytes that lay whole in the bytes fed
  * (wire != 0: qp_rx_send_whole's; qp_rx_stream did it for the others),
  * the scatter and the completion. */
-static OFL_ALWAYS_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
-                                                       const uint8_t *u,
-                                                       uint32_t n,
-                                                       uint32_t op,
-                                                       uint32_t wire)
+static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
+                                                    const uint8_t *u,
+                                                    uint32_t n,
+                                                    uint32_t op,
+                                                    uint32_t wire)
 {
     struct ofl_qp_wq *rq = &qp->rq;
     const uint8_t *w = rq->ring + (rq->ci & (rq->depth - 1u)) * rq->stride;
@@ -11134,6 +11134,35 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
 }
 #endif
 
+#if OFL_FAST_PATH
+/*
+ * The stream's front for an FPDU that starts at p between FPDUs (len
+ * bytes fed), on a stream without markers (QP_PATH_WRITE_RX), with
+ * nothing placed ahead of a hole and no one-touch invalidation pending:
+ * an RDMA Write FPDU goes to qp_rx_write_whole, an untagged one on a
+ * stream of QP_PATH_WHOLE_RX to qp_rx_send_whole (a whole Send). Their
+ * answer (*used set when taken), or QP_WHOLE_DECLINED, nothing touched.
+ * Inlined into qp_rx_stream's loop and, for a segment's first FPDU, into
+ * ofl_qp_input (no round through qp_rx_stream for a segment of one FPDU).
+ */
+static OFL_HOT_INLINE enum ofl_err qp_rx_front(struct ofl_qp *qp,
+                                               const uint8_t *p,
+                                               uint32_t len,
+                                               uint32_t *used)
+{
+    if (!(qp->paths & QP_PATH_WRITE_RX) ||
+        len < OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN ||
+        qp->ooo_count != 0 || qp->seq.pending_count != 0)
+        return QP_WHOLE_DECLINED;
+    if ((p[OFL_MPA_HDR_LEN] & 0x80u) != 0)
+        return qp_rx_write_whole(qp, p, len, used);
+    if ((qp->paths & QP_PATH_WHOLE_RX) &&
+        len >= OFL_MPA_HDR_LEN + OFL_DDP_UNTAGGED_HDR_LEN)
+        return qp_rx_send_whole(qp, p, len, used);
+    return QP_WHOLE_DECLINED;
+}
+#endif
+
 /*
  * In-order stream bytes through the MPA receiver. RCV.NXT moves to one
  * past each ULPDU's last byte before the ULPDU is handled (its DDP SN is
@@ -11172,23 +11201,13 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
             qp->rx_crc = mpa_crc(qp->rx.port, OFL_CRC32C_INIT, p,
                                  OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN);
         } else {
-            /* Any other RDMA Write FPDU whole in p: qp_rx_write_whole;
-             * an untagged one: qp_rx_send_whole (a whole Send); each
-             * declines the rest. An FPDU either took changed neither the
-             * QP's state nor anything this loop looks at but p and
-             * len. */
-            if (between && (qp->paths & QP_PATH_WRITE_RX) &&
-                len >= OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN &&
-                qp->ooo_count == 0 && qp->seq.pending_count == 0) {
+            /* Any other RDMA Write FPDU, or a whole Send, whole in p:
+             * qp_rx_front. An FPDU it took changed neither the QP's
+             * state nor anything this loop looks at but p and len. */
+            if (between) {
                 uint32_t w = 0;
 
-                if ((p[OFL_MPA_HDR_LEN] & 0x80u) != 0)
-                    err = qp_rx_write_whole(qp, p, len, &w);
-                else if ((qp->paths & QP_PATH_WHOLE_RX) &&
-                         len >= OFL_MPA_HDR_LEN + OFL_DDP_UNTAGGED_HDR_LEN)
-                    err = qp_rx_send_whole(qp, p, len, &w);
-                else
-                    err = QP_WHOLE_DECLINED;
+                err = qp_rx_front(qp, p, len, &w);
                 if (err != QP_WHOLE_DECLINED) {
                     if (err != OFL_OK)
                         return err;
@@ -11420,6 +11439,23 @@ enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
     }
     if (qp->attr.service == OFL_QP_SVC_ISCSI)
         return qp_iscsi_stream(qp, p, len);
+#if OFL_FAST_PATH
+    /* The segment's first FPDU by qp_rx_stream's front, here: a segment
+     * of one whole FPDU (the common one) needs no round through
+     * qp_rx_stream. */
+    if (len != 0 && qp->rx.state == OFL_MPA_RX_LENGTH && !qp->rx.started &&
+        !(qp->paths & QP_PATH_FUSE_RX)) {
+        uint32_t w = 0;
+        enum ofl_err err = qp_rx_front(qp, p, len, &w);
+
+        if (err != QP_WHOLE_DECLINED) {
+            if (err != OFL_OK || w == len)
+                return err;
+            p += w;
+            len -= w;
+        }
+    }
+#endif
     return qp_rx_stream(qp, p, len);
 }
 

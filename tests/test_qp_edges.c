@@ -1765,6 +1765,35 @@ static void test_whole_send_mpa_checked(void)
     }
 }
 
+/* Hands what side a sent to side b's ofl_qp_input as two TCP segments,
+ * cut after byte cut (0 < cut < the bytes queued), each in a buffer of
+ * exactly its size (so that ASan sees any read past a segment). */
+static void deliver_cut(struct qr_rig *r, uint32_t cut)
+{
+    struct qr_wire *w = &r->ab;
+    uint32_t part[2] = {cut, w->len - cut}, off = 0, k;
+
+    for (k = 0; k < 2; k++) {
+        uint8_t *copy = malloc(part[k]);
+        struct ofl_qp_seg seg;
+
+        CHECK(copy != NULL);
+        if (copy == NULL)
+            return;
+        memcpy(copy, w->buf + off, part[k]);
+        memset(&seg, 0, sizeof(seg));
+        seg.seq = w->seq + off;
+        seg.data = copy;
+        seg.len = part[k];
+        CHECK_OK(ofl_qp_input(&r->b.qp, &seg));
+        free(copy);
+        off += part[k];
+    }
+    w->seq += w->len;
+    w->len = 0;
+    w->nchunk = 0;
+}
+
 /* A Send of one FPDU cut in two TCP segments at every byte, each handed
  * to ofl_qp_input in a buffer of exactly its size (so that ASan sees any
  * read past a segment: the whole-FPDU paths look at a header only when
@@ -1783,7 +1812,6 @@ static void test_send_cut_everywhere(void)
         sr.src[i] = (uint8_t)(i * 5u + 3u);
     for (cut = 1; cut < fpdu; cut++) {
         struct qr_wire *w = &sr.r->ab;
-        uint32_t part[2] = {cut, fpdu - cut}, off = 0, k;
 
         memset(sr.buf, 0, 64);
         CHECK_OK(qr_post_recv(&sr.r->b, cut, sr.buf, 4096, sr.lb));
@@ -1793,25 +1821,7 @@ static void test_send_cut_everywhere(void)
         CHECK_EQ(w->len, fpdu);
         if (w->len != fpdu)
             break;
-        for (k = 0; k < 2; k++) {
-            uint8_t *copy = malloc(part[k]);
-            struct ofl_qp_seg seg;
-
-            CHECK(copy != NULL);
-            if (copy == NULL)
-                break;
-            memcpy(copy, w->buf + off, part[k]);
-            memset(&seg, 0, sizeof(seg));
-            seg.seq = w->seq + off;
-            seg.data = copy;
-            seg.len = part[k];
-            CHECK_OK(ofl_qp_input(&sr.r->b.qp, &seg));
-            free(copy);
-            off += part[k];
-        }
-        w->seq += w->len;
-        w->len = 0;
-        w->nchunk = 0;
+        deliver_cut(sr.r, cut);
         CHECK_EQ(qr_poll(&sr.r->b, false, c, 2), 1);
         CHECK_EQ(c[0].wr_id, cut);
         CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
@@ -1820,6 +1830,51 @@ static void test_send_cut_everywhere(void)
         CHECK_EQ(qr_poll(&sr.r->a, true, c, 2), 1);
     }
     CHECK_EQ(sr.r->b.qp.stats.rx_fpdus, fpdu - 1);
+    qr_free(sr.r);
+}
+
+/* A Send whose payload holds a whole, valid FPDU (a Send with the MSN
+ * the receiver expects and a right CRC, as a peer could craft), cut so
+ * that the second TCP segment starts at that inner FPDU: the receiver is
+ * inside the outer FPDU there, so those bytes are payload, never framing
+ * (only a segment that starts between FPDUs is looked at as one). The
+ * outer Send is placed whole into the first receive WQE; the second stays
+ * posted. */
+static void test_fpdu_inside_payload(void)
+{
+    struct send_rig sr, inner;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    struct ofl_cqe c[2];
+    const uint32_t fpdu = 2 + 18 + 64 + 4, lead = 16;
+    uint32_t i;
+
+    /* the inner FPDU: the first Send (MSN 1) of another pair of QPs */
+    send_rig_new(&inner, 4096, 4096, 8192);
+    for (i = 0; i < 64; i++)
+        inner.src[i] = (uint8_t)(0xA0u + i);
+    qr_wr(&wr, OFL_QP_OP_SEND, 1, &sge, inner.src, 64, inner.ls);
+    CHECK_OK(qr_post_send(&inner.r->a, &wr));
+    CHECK_OK(ofl_qp_process(&inner.r->a.qp, 0, 8));
+    CHECK_EQ(inner.r->ab.len, fpdu);
+    send_rig_new(&sr, 4096, 4096, 8192);
+    memset(sr.src, 0x5A, lead);
+    memcpy(sr.src + lead, inner.r->ab.buf, fpdu);
+    qr_free(inner.r);
+    CHECK_OK(qr_post_recv(&sr.r->b, 1, sr.buf, 4096, sr.lb));
+    CHECK_OK(qr_post_recv(&sr.r->b, 2, sr.buf + 4096, 4096, sr.lb));
+    qr_wr(&wr, OFL_QP_OP_SEND, 10, &sge, sr.src, lead + fpdu, sr.ls);
+    CHECK_OK(qr_post_send(&sr.r->a, &wr));
+    CHECK_OK(ofl_qp_process(&sr.r->a.qp, 0, 8));
+    CHECK_EQ(sr.r->ab.len, 2 + 18 + lead + fpdu + 4);
+    deliver_cut(sr.r, 2 + 18 + lead); /* the second starts at the inner */
+    CHECK_EQ(sr.r->b.qp.state, OFL_QP_RTS);
+    CHECK_EQ(sr.r->b.qp.stats.rx_fpdus, 1);
+    CHECK_EQ(qr_poll(&sr.r->b, false, c, 2), 1);
+    CHECK_EQ(c[0].wr_id, 1);
+    CHECK_EQ(c[0].byte_len, lead + fpdu);
+    CHECK(memcmp(sr.buf, sr.src, lead + fpdu) == 0);
+    CHECK_EQ(ofl_qp_rq_outstanding(&sr.r->b.qp), 1);
     qr_free(sr.r);
 }
 
@@ -1849,5 +1904,6 @@ OFL_SUITE(qp_edges)
     test_send_cq_armed_or_full();
     test_whole_send_mpa_checked();
     test_send_cut_everywhere();
+    test_fpdu_inside_payload();
     test_port_without_dma();
 }
