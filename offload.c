@@ -1545,27 +1545,54 @@ enum ofl_err ofl_port_pci_write(const struct ofl_port *port, uint32_t offset,
                : OFL_E_PORT_PCI;
 }
 
-/* The body of ofl_port_crc32c, inlined into the MPA CRC in a speed build
- * (mpa_crc: once per FPDU each way); a size build calls ofl_port_crc32c
- * there (MPA_PORT_CRC), which then holds the one copy (OFL_BODY_INLINE). */
-static OFL_BODY_INLINE uint32_t port_crc32c(const struct ofl_port *port,
-                                            uint32_t state, const void *data,
-                                            size_t len)
+/*
+ * The CRC of an MPA stream through its port's crc32c hook. A speed build
+ * looks at the hook once, when the stream starts (ofl_mpa_tx_init,
+ * ofl_mpa_rx_init, ofl_mpa_fpdu_verify keep port_crc_port's answer: the
+ * port when it has the hook, else NULL), and each FPDU's CRC calls what
+ * it found (port_crc_call; issue 30, "port hooks checked once"); a size
+ * build keeps the port and asks it each time (ofl_port_crc32c), as
+ * ofl_port_barrier. struct ofl_port: set the hook before.
+ */
+#if OFL_FAST_PATH
+static const struct ofl_port *port_crc_port(const struct ofl_port *port)
+{
+    return OFL_PORT_HAS(port, crc32c) ? port : NULL;
+}
+
+/* The CRC register over n bytes through cp, port_crc_port's answer. */
+static OFL_HOT_INLINE uint32_t port_crc_call(const struct ofl_port *cp,
+                                             uint32_t state, const void *p,
+                                             size_t n)
+{
+    if (n == 0)
+        return state;
+    if (cp != NULL)
+        return cp->crc32c(cp->ctx, state, p, n);
+    return ofl_crc32c_update(state, p, n);
+}
+
+uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
+                         const void *data, size_t len)
+{
+    return port_crc_call(port_crc_port(port), state, data, len);
+}
+#else
+uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
+                         const void *data, size_t len)
 {
     if (OFL_PORT_HAS(port, crc32c))
         return port->crc32c(port->ctx, state, data, len);
     return ofl_crc32c_update(state, data, len);
 }
 
-uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
-                         const void *data, size_t len)
+#define port_crc_port(port) (port)
+
+static uint32_t port_crc_call(const struct ofl_port *port, uint32_t state,
+                              const void *p, size_t n)
 {
-    return port_crc32c(port, state, data, len);
+    return n == 0 ? state : ofl_port_crc32c(port, state, p, n);
 }
-#if OFL_FAST_PATH
-#define MPA_PORT_CRC port_crc32c
-#else
-#define MPA_PORT_CRC ofl_port_crc32c
 #endif
 
 /* The finished CRC32c of data[0 .. len) through port's hook (the portable
@@ -4882,14 +4909,6 @@ uint16_t ofl_mpa_mulpdu(uint32_t emss, bool markers)
     return (uint16_t)(emss > OFL_MPA_ULPDU_MAX ? OFL_MPA_ULPDU_MAX : emss);
 }
 
-/* The CRC register over n bytes, through the port when it accelerates. */
-static OFL_HOT_INLINE uint32_t mpa_crc(const struct ofl_port *port,
-                                       uint32_t state, const void *p,
-                                       size_t n)
-{
-    return n == 0 ? state : MPA_PORT_CRC(port, state, p, n);
-}
-
 /* Compares a received CRC field with the register; fuzzing builds skip
  * the comparison (see offload.h). */
 static bool mpa_crc_ok(uint32_t state, const uint8_t *field)
@@ -4918,7 +4937,7 @@ enum ofl_err ofl_mpa_tx_init(struct ofl_mpa_tx *tx,
     m = ofl_mpa_mulpdu(emss, p->markers_tx);
     if (m == 0)
         return OFL_E_ARG;
-    tx->port = port;
+    tx->port = port_crc_port(port);
     tx->pos = 0;
     tx->mulpdu = m;
     tx->markers = p->markers_tx;
@@ -5087,7 +5106,7 @@ enum ofl_err ofl_mpa_fpdu_framev(struct ofl_mpa_tx *tx,
 
         if (hdr_len != 0) {
             if (hdr != run + run_len) {
-                crc = mpa_crc(tx->port, crc, run, run_len);
+                crc = port_crc_call(tx->port, crc, run, run_len);
                 run = hdr;
                 run_len = 0;
             }
@@ -5095,14 +5114,14 @@ enum ofl_err ofl_mpa_fpdu_framev(struct ofl_mpa_tx *tx,
         }
         if (payload_len != 0) {
             if (payload != run + run_len) {
-                crc = mpa_crc(tx->port, crc, run, run_len);
+                crc = port_crc_call(tx->port, crc, run, run_len);
                 run = payload;
                 run_len = 0;
             }
             run_len += payload_len;
         }
-        crc = mpa_crc(tx->port, crc, run, run_len);
-        crc = mpa_crc(tx->port, crc, trailer, pad);
+        crc = port_crc_call(tx->port, crc, run, run_len);
+        crc = port_crc_call(tx->port, crc, trailer, pad);
         ofl_store_le32(trailer + pad, ofl_crc32c_final(crc));
     }
     *trailer_len = pad + OFL_MPA_CRC_LEN;
@@ -5121,7 +5140,7 @@ enum ofl_err ofl_mpa_rx_init(struct ofl_mpa_rx *rx,
     if (ofl_port_check_opt(port) != OFL_OK)
         return OFL_E_PORT_VERSION;
     ofl_fill(rx, 0, sizeof(*rx));
-    rx->port = port;
+    rx->port = port_crc_port(port);
     rx->buf = buf;
     rx->cap = cap;
     rx->markers = p->markers_rx;
@@ -5219,7 +5238,7 @@ static OFL_HOT_INLINE bool mpa_rx_fast(struct ofl_mpa_rx *rx,
     if (wire > len)
         return false;
     if (rx->crc &&
-        !mpa_crc_ok(mpa_crc(rx->port, OFL_CRC32C_INIT, data,
+        !mpa_crc_ok(port_crc_call(rx->port, OFL_CRC32C_INIT, data,
                             wire - OFL_MPA_CRC_LEN),
                     data + wire - OFL_MPA_CRC_LEN)) {
         rx->pos += wire; /* the whole FPDU is consumed, as byte by byte */
@@ -5266,7 +5285,7 @@ static void mpa_rx_crc_flush(struct ofl_mpa_rx *rx, const uint8_t *data,
                              size_t *run, size_t i)
 {
     if (rx->crc && i > *run)
-        rx->crc_state = mpa_crc(rx->port, rx->crc_state, data + *run,
+        rx->crc_state = port_crc_call(rx->port, rx->crc_state, data + *run,
                                 i - *run);
     *run = i;
 }
@@ -5416,7 +5435,7 @@ static enum ofl_err mpa_fpdu_verify(const struct mpa_frame *fr,
         if ((ofl_load_be16(wire + w + 2) & ~3u) != expect)
             return OFL_E_MPA_MARKER;
     }
-    if (crc && !mpa_crc_ok(mpa_crc(port, OFL_CRC32C_INIT, wire,
+    if (crc && !mpa_crc_ok(port_crc_call(port, OFL_CRC32C_INIT, wire,
                                    wire_len - OFL_MPA_CRC_LEN),
                            wire + wire_len - OFL_MPA_CRC_LEN))
         return OFL_E_MPA_CRC;
@@ -5431,7 +5450,7 @@ enum ofl_err ofl_mpa_fpdu_verify(uint32_t pos, bool markers, bool crc,
 {
     struct mpa_frame fr;
 
-    fr.port = port;
+    fr.port = port_crc_port(port);
     fr.pos = pos;
     fr.how = (uint8_t)((markers ? MPA_FRAME_MARKERS : 0u) |
                        (crc ? MPA_FRAME_CRC : 0u));
@@ -7542,7 +7561,7 @@ static OFL_NOINLINE bool qp_rx_defer_ok(struct ofl_qp *qp)
 
     if (w == NULL)
         return true;
-    if (!mpa_crc_ok(mpa_crc(qp->rx.port, OFL_CRC32C_INIT, w, covered),
+    if (!mpa_crc_ok(port_crc_call(qp->rx.port, OFL_CRC32C_INIT, w, covered),
                     w + covered))
         return false;
     qp->rx_defer = NULL;
@@ -7562,7 +7581,7 @@ static OFL_HOT_INLINE bool qp_rx_defer_close(struct ofl_qp *qp,
     const uint8_t *field =
         qp->rx_defer + qp->rx_defer_len - OFL_MPA_CRC_LEN;
 
-    if (mpa_crc_ok(mpa_crc(qp->rx.port, qp->rx_crc, end,
+    if (mpa_crc_ok(port_crc_call(qp->rx.port, qp->rx_crc, end,
                            (size_t)(field - end)),
                    field)) {
         qp->rx_defer = NULL;
@@ -8057,10 +8076,10 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         /* Fused (qp_tx_fuse_open): prefix, header and payload are in
          * tx_crc already; the pad is left. */
         if (fused)
-            crc = ofl_crc32c_final(mpa_crc(qp->tx.port, qp->tx_crc, t, pad));
+            crc = ofl_crc32c_final(port_crc_call(qp->tx.port, qp->tx_crc, t, pad));
         else if (qp->tx.crc)
             crc = ofl_crc32c_final(
-                mpa_crc(qp->tx.port, crc, b, OFL_MPA_HDR_LEN + ulpdu + pad));
+                port_crc_call(qp->tx.port, crc, b, OFL_MPA_HDR_LEN + ulpdu + pad));
         ofl_store_le32(t + pad, qp->tx.crc ? crc : 0u);
         qp->tx.pos += mpa_content_len(ulpdu);
         len = OFL_MPA_HDR_LEN + ulpdu + pad + OFL_MPA_CRC_LEN;
@@ -8519,7 +8538,7 @@ static OFL_HOT_INLINE void qp_tx_fuse_open(struct ofl_qp *qp, uint32_t hl,
                                            uint32_t n)
 {
     ofl_store_be16(qp->tx_buf, (uint16_t)(hl + n));
-    qp->tx_crc = mpa_crc(qp->tx.port, OFL_CRC32C_INIT, qp->tx_buf,
+    qp->tx_crc = port_crc_call(qp->tx.port, OFL_CRC32C_INIT, qp->tx_buf,
                          OFL_MPA_HDR_LEN + hl);
     qp->tx_fuse = 1;
 }
@@ -8535,7 +8554,7 @@ static void qp_tx_ref_open(struct ofl_qp *qp, uint32_t hl, uint32_t n)
 {
     ofl_store_be16(qp->tx_buf, (uint16_t)(hl + n));
     if (qp->tx.crc)
-        qp->tx_crc = mpa_crc(qp->tx.port, OFL_CRC32C_INIT, qp->tx_buf,
+        qp->tx_crc = port_crc_call(qp->tx.port, OFL_CRC32C_INIT, qp->tx_buf,
                              OFL_MPA_HDR_LEN + hl);
     qp->txref_count = 1;
     qp->tx_ref = 1;
@@ -8562,7 +8581,7 @@ static OFL_NOINLINE enum ofl_err qp_fpdu_sendv(struct ofl_qp *qp, uint32_t hl,
     pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
     ofl_store_le32(t, 0);
     if (qp->tx.crc)
-        crc = ofl_crc32c_final(mpa_crc(qp->tx.port, qp->tx_crc, t, pad));
+        crc = ofl_crc32c_final(port_crc_call(qp->tx.port, qp->tx_crc, t, pad));
     ofl_store_le32(t + pad, crc);
     ref[0].data = b;
     ref[0].pa = 0;
@@ -10884,7 +10903,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_send_whole(struct ofl_qp *qp,
     wire = mpa_content_len(ulpdu);
     if (wire > len ||
         (qp->rx.crc &&
-         !mpa_crc_ok(mpa_crc(qp->rx.port, OFL_CRC32C_INIT, p,
+         !mpa_crc_ok(port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
                              wire - OFL_MPA_CRC_LEN),
                      p + wire - OFL_MPA_CRC_LEN)))
         return QP_WHOLE_DECLINED;
@@ -11106,7 +11125,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
         (info.flags & OFL_TPT_F_ONE_TOUCH))
         return QP_WHOLE_DECLINED;
     if (qp->rx.crc &&
-        !mpa_crc_ok(mpa_crc(qp->rx.port, OFL_CRC32C_INIT, p,
+        !mpa_crc_ok(port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
                             wire - OFL_MPA_CRC_LEN),
                     p + wire - OFL_MPA_CRC_LEN))
         return QP_WHOLE_DECLINED;
@@ -11198,7 +11217,7 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
             err = OFL_OK;
             qp->rx_defer = p;
             qp->rx_defer_len = (uint32_t)used;
-            qp->rx_crc = mpa_crc(qp->rx.port, OFL_CRC32C_INIT, p,
+            qp->rx_crc = port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
                                  OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN);
         } else {
             /* Any other RDMA Write FPDU, or a whole Send, whole in p:

@@ -949,7 +949,11 @@ struct ofl_port {
 
     /*
      * crc32c (optional): the same contract as ofl_crc32c_update() - raw
-     * reflected state in, raw state out. NULL means the portable one.
+     * reflected state in, raw state out. NULL means the portable one. An
+     * MPA stream of a speed build (OFL_FAST_PATH) looks at it once, when
+     * ofl_mpa_tx_init, ofl_mpa_rx_init (the qp engine's, at
+     * ofl_qp_establish) or ofl_mpa_fpdu_verify runs, and calls what it
+     * found for each FPDU; a size build asks each time: set it before.
      */
     uint32_t (*crc32c)(void *ctx, uint32_t state, const void *data,
                        size_t len);
@@ -2518,7 +2522,9 @@ uint32_t ofl_mpa_fpdu_len(uint32_t pos, bool markers, uint32_t ulpdu_len);
 
 /* The sending half of a stream. */
 struct ofl_mpa_tx {
-    const struct ofl_port *port; /* CRC acceleration; may be NULL */
+    const struct ofl_port *port; /* CRC acceleration: the port given to
+                                    init (a speed build: when it has
+                                    crc32c, else NULL); may be NULL */
     uint32_t pos;                /* stream position of the next byte sent:
                                     TCP SN - SN of the first FPDU byte */
     uint16_t mulpdu;             /* largest ULPDU accepted */
@@ -2617,7 +2623,9 @@ enum ofl_mpa_rx_state {
  * Context: one receiver per stream direction.
  */
 struct ofl_mpa_rx {
-    const struct ofl_port *port;  /* CRC acceleration; may be NULL */
+    const struct ofl_port *port;  /* CRC acceleration: the port given to
+                                     init (a speed build: when it has
+                                     crc32c, else NULL); may be NULL */
     uint8_t *buf;                 /* caller buffer for a split ULPDU */
     uint32_t cap;
     uint32_t pos;                 /* stream position of the next byte */

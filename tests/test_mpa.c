@@ -680,6 +680,76 @@ static void test_fpdu_vector(void)
     CHECK_EQ(ofl_load_le32(trailer), 0);
 }
 
+/* A crc32c hook that counts its bytes (the portable CRC underneath). */
+static size_t hook_bytes;
+static uint32_t counting_crc(void *ctx, uint32_t state, const void *d,
+                             size_t n)
+{
+    (void)ctx;
+    hook_bytes += n;
+    return ofl_crc32c_update(state, d, n);
+}
+
+/* offload.c's OFL_FAST_PATH: a size build asks the port for its crc32c
+ * hook at each CRC, a speed build once per stream. */
+#if defined(__OPTIMIZE_SIZE__) || defined(OFL_NO_FAST_PATH)
+#define CRC_HOOK_LATE 32u /* a hook set after init: called */
+#else
+#define CRC_HOOK_LATE 0u /* not called: looked at once */
+#endif
+
+/* An MPA stream's CRC goes through the port's crc32c hook when the port
+ * had it at init (ofl_mpa_tx_init, ofl_mpa_rx_init); a speed build does
+ * not call one set later (it looked once), and the portable CRC gives the
+ * same bytes. ofl_mpa_fpdu_verify looks in its own call. */
+static void test_crc_hook_at_init(void)
+{
+    static const uint8_t hdr[18] = {0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
+                                    0, 0, 0, 1, 0, 0, 0, 0};
+    static const uint8_t msg[12] = {'h', 'e', 'l', 'l', 'o', ' ',
+                                    'w', 'o', 'r', 'l', 'd', '!'};
+    struct ofl_mpa_params p = params(false, true);
+    struct ofl_port port;
+    struct ofl_mpa_tx tx;
+    struct ofl_mpa_rx rx;
+    struct ofl_mpa_fpdu f;
+    uint8_t out[64], buf[64];
+    size_t len = 0, used = 0;
+    uint16_t ul = 0;
+    unsigned k;
+
+    for (k = 0; k < 2; k++) {
+        /* k 0: the hook set at init; 1: set after init */
+        memset(&port, 0, sizeof(port));
+        port.version = OFL_PORT_VERSION;
+        port.size = (uint16_t)sizeof(port);
+        port.crc32c = k == 1 ? NULL : counting_crc;
+        CHECK_OK(ofl_mpa_tx_init(&tx, &p, 1460, &port));
+        CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, sizeof(buf), &port));
+        port.crc32c = counting_crc;
+        hook_bytes = 0;
+        CHECK_OK(ofl_mpa_fpdu_build(&tx, hdr, 18, msg, 12, out, sizeof(out),
+                                    &len));
+        CHECK_EQ(len, 36);
+        CHECK_EQ(ofl_load_le32(out + 32), ref_crc(out, 32));
+        CHECK_EQ(hook_bytes, k == 0 ? 32u : CRC_HOOK_LATE);
+        hook_bytes = 0;
+        CHECK_OK(ofl_mpa_rx_feed(&rx, out, len, &used, &f));
+        CHECK_EQ(used, 36);
+        CHECK(f.ulpdu != NULL && f.len == 30);
+        CHECK_EQ(hook_bytes, k == 0 ? 32u : CRC_HOOK_LATE);
+        /* verify: the hook the port has in the call */
+        port.crc32c = k == 1 ? NULL : counting_crc;
+        hook_bytes = 0;
+        CHECK_OK(ofl_mpa_fpdu_verify(0, false, true, out, len, &port, &ul));
+        CHECK_EQ(ul, 30);
+        CHECK_EQ(hook_bytes, k == 0 ? 32u : 0u);
+        out[20] ^= 1; /* a bit flipped: the CRC still checked */
+        CHECK_ERR(ofl_mpa_fpdu_verify(0, false, true, out, len, &port, &ul),
+                  OFL_E_MPA_CRC);
+    }
+}
+
 /* ofl_mpa_fpdu_framev runs the CRC over contiguous stretches in one call:
  * every layout of prefix, header and payload (in place behind the prefix
  * or apart, either empty) gives the bytes ofl_mpa_fpdu_build gives. */
@@ -1377,6 +1447,7 @@ OFL_SUITE(mpa)
     test_hs_errors();
     test_mulpdu();
     test_fpdu_vector();
+    test_crc_hook_at_init();
     test_framev_layouts();
     test_fpdu_build_errors();
     test_rx_markers_layout();

@@ -65,6 +65,7 @@ static int split_setup(struct split_case *k, uint32_t emss, uint32_t seed)
     o.crc = true;
     o.emss = emss;
     o.tx_cap = QR_TX_MAX;
+    o.crc_b = split_crc != NULL ? split_hook : NULL;
     r = k->r = qr_new(&o);
     if (r == NULL)
         return -1;
@@ -308,7 +309,6 @@ static void split_run(uint32_t emss, const char *path, int posix)
                 continue;
             }
             split_rnd_state = 0xC0FFEEu + arg * 7919u + emss;
-            k.r->b.sim.port.crc32c = split_crc != NULL ? split_hook : NULL;
             {
                 uint32_t a = kind == SPLIT_FIXED ? fixed[arg] : arg;
 

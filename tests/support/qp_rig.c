@@ -279,6 +279,7 @@ static int qr_side_init(struct qr_side *s, const struct qr_opts *o,
 {
     ofl_sim_init(&s->sim);
     ofl_sim_set_fused(&s->sim, qpn == 1 ? o->fused_a : o->fused_b);
+    s->sim.port.crc32c = qpn == 1 ? o->crc_a : o->crc_b;
     if (o->barrier)
         s->sim.port.barrier = qr_barrier;
     if (qpn == 1 ? o->no_dma_a : o->no_dma_b) {

@@ -132,6 +132,12 @@ struct qr_opts {
     bool fused_a, fused_b; /* the side's sim port has the fused hooks
                               (ofl_sim_set_fused) before its stream is
                               established, when the engine looks */
+    /* the side's sim port's crc32c hook (NULL: the portable CRC), set
+       before its streams are made: the engine looks at it once there */
+    uint32_t (*crc_a)(void *ctx, uint32_t state, const void *data,
+                      size_t len);
+    uint32_t (*crc_b)(void *ctx, uint32_t state, const void *data,
+                      size_t len);
 };
 
 struct qr_rig {
