@@ -6945,6 +6945,18 @@ static OFL_HOT_INLINE void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr,
     ofl_store_le32(w + QPW_B32, b32);
 }
 
+/* Writes the fixed words every send WQE has (opcode to wr_id). */
+static OFL_HOT_INLINE void qp_put_send_hdr(uint8_t *w,
+                                           const struct ofl_qp_wr *wr)
+{
+    w[QPW_OPCODE] = wr->opcode;
+    w[QPW_FLAGS] = wr->flags;
+    w[QPW_NSGE] = (uint8_t)wr->num_sge;
+    w[3] = 0;
+    ofl_store_le32(w + QPW_STAG, wr->stag);
+    ofl_store_le64(w + QPW_WRID, wr->wr_id);
+}
+
 /* Publishes a posted WQE: the producer index, and the doorbell. */
 static OFL_HOT_INLINE void qp_publish(struct ofl_qp *qp,
                                        struct ofl_qp_wq *wq)
@@ -6994,12 +7006,7 @@ qp_post_send_common(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     if (out != NULL)
         *out = sq->pi;
     w = sq->ring + (sq->pi & (sq->depth - 1u)) * sq->stride;
-    w[QPW_OPCODE] = wr->opcode;
-    w[QPW_FLAGS] = wr->flags;
-    w[QPW_NSGE] = (uint8_t)num;
-    w[3] = 0;
-    ofl_store_le32(w + QPW_STAG, wr->stag);
-    ofl_store_le64(w + QPW_WRID, wr->wr_id);
+    qp_put_send_hdr(w, wr);
     ofl_store_le64(w + QPW_TO, wr->remote_to);
     ofl_store_le32(w + QPW_RSTAG, wr->remote_stag);
     ofl_store_le32(w + QPW_B32, 0);
@@ -7054,12 +7061,7 @@ enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     if (wr->opcode == OFL_QP_OP_ISCSI_CMD)
         id = qp->iscsi_cmd_seq++;
     w = qp->sq.ring + (qp->sq.pi & (qp->sq.depth - 1u)) * qp->sq.stride;
-    w[QPW_OPCODE] = wr->opcode;
-    w[QPW_FLAGS] = wr->flags;
-    w[QPW_NSGE] = (uint8_t)wr->num_sge;
-    w[3] = 0;
-    ofl_store_le32(w + QPW_STAG, wr->stag);
-    ofl_store_le64(w + QPW_WRID, wr->wr_id);
+    qp_put_send_hdr(w, wr);
     qp_put_send(w, wr, id);
     if (dg) {
         const uint32_t at = qp_dg_at(wr->opcode);
