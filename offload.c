@@ -8037,15 +8037,20 @@ static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
  * it. Without markers the FPDU is built in place (one DMA copy of the
  * payload, one CRC pass); with markers
  * ofl_mpa_fpdu_buildv copies it in. A refused transmission leaves the
- * stream position where it was. fused (a speed build, no markers): the
- * gather summed prefix, header and payload into qp->tx_crc already
- * (qp_tx_fuse_open); only the pad is left to sum.
+ * stream position where it was. flags: the transmit flags
+ * (enum ofl_qp_tx_flag), and in a speed build without markers
+ * QP_FPDU_FUSED (the gather summed prefix, header and payload into
+ * qp->tx_crc already, qp_tx_fuse_open: only the pad is left to sum) and
+ * QP_FPDU_FITS (the caller decided hl + n <= MULPDU: the whole paths,
+ * qp_sq_whole_hl; the in-place framing does not test it again).
  */
+#define QP_FPDU_FUSED 0x100u
+#define QP_FPDU_FITS 0x200u
+#define QP_TX_FLAGS 0xFFu /* what goes on to transmit */
 static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
                                                 uint32_t hl,
                                                 const uint8_t *payload,
-                                                uint32_t n, uint32_t flags,
-                                                bool fused)
+                                                uint32_t n, uint32_t flags)
 {
     struct ofl_mpa_ulpdu u;
     uint32_t pos = qp->tx.pos;
@@ -8055,9 +8060,6 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
     u.hdr_len = hl;
     u.payload = n != 0 ? payload : NULL;
     u.payload_len = n;
-#if !OFL_FAST_PATH
-    (void)fused; /* a size build never fuses */
-#endif
 #if OFL_FAST_PATH
     if (!qp->tx.markers) {
         /* ofl_mpa_fpdu_framev's result for this FPDU, built in place (the
@@ -8069,7 +8071,8 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         uint8_t *b = qp->tx_buf, *t;
         uint32_t ulpdu = hl + n, pad, crc = OFL_CRC32C_INIT;
 
-        if (hl > qp->tx.mulpdu || n > (uint32_t)qp->tx.mulpdu - hl)
+        if (!(flags & QP_FPDU_FITS) &&
+            (hl > qp->tx.mulpdu || n > (uint32_t)qp->tx.mulpdu - hl))
             return OFL_E_MPA_TOO_LONG;
         pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
         t = b + OFL_MPA_HDR_LEN + ulpdu;
@@ -8077,7 +8080,7 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         ofl_store_le32(t, 0);
         /* Fused (qp_tx_fuse_open): prefix, header and payload are in
          * tx_crc already; the pad is left. */
-        if (fused)
+        if (flags & QP_FPDU_FUSED)
             crc = ofl_crc32c_final(port_crc_call(qp->tx.port, qp->tx_crc, t, pad));
         else if (qp->tx.crc)
             crc = ofl_crc32c_final(
@@ -8108,7 +8111,7 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         if (err != OFL_OK)
             return err;
     }
-    err = qp_xmit(qp, qp->tx_buf, (uint32_t)len, flags);
+    err = qp_xmit(qp, qp->tx_buf, (uint32_t)len, flags & QP_TX_FLAGS);
     if (err != OFL_OK)
         qp->tx.pos = pos;
     return err;
@@ -8194,7 +8197,7 @@ static enum ofl_err qp_control_send(struct ofl_qp *qp, uint32_t flags)
 
     if (err != OFL_OK)
         return err;
-    return qp_fpdu_send(qp, hl, NULL, 0, flags, false);
+    return qp_fpdu_send(qp, hl, NULL, 0, flags);
 }
 
 /* Sends the pending Terminate (RFC 5040 §5.? and §7): queue 2, then the
@@ -8644,7 +8647,8 @@ static OFL_NOINLINE enum ofl_err qp_segment_big(struct ofl_qp *qp,
     }
     err = qp_gather(qp, dst, n, &i, &o, how);
     if (err == OFL_OK)
-        err = qp_fpdu_send(qp, hl, dst, n, flags, qp->tx_fuse != 0);
+        err = qp_fpdu_send(qp, hl, dst, n,
+                           flags | (qp->tx_fuse != 0 ? QP_FPDU_FUSED : 0u));
     qp->tx_fuse = 0; /* also when the gather or the framing failed */
     *si = i;
     *so = o;
@@ -8699,7 +8703,7 @@ static QP_SEGMENT_INLINE enum ofl_err qp_msg_segment(struct ofl_qp *qp,
                                 checked ? QP_DMA_CHECKED : 0u);
             if (err == OFL_OK)
                 err = qp_fpdu_send(qp, hl, dst, n,
-                                   s->done ? 0u : OFL_QP_TX_MORE, false);
+                                   s->done ? 0u : OFL_QP_TX_MORE);
         }
     }
     if (err != OFL_OK) {
@@ -9406,7 +9410,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
         err = OFL_OK; /* no byte: no key is checked (a zero-length SGE) */
     }
     if (err == OFL_OK)
-        err = qp_fpdu_send(qp, hl, h + hl, total, 0u, false);
+        err = qp_fpdu_send(qp, hl, h + hl, total, QP_FPDU_FITS);
     if (err != OFL_OK) {
         err = qp_sq_whole_refused(qp, rdmap, op == OFL_QP_OP_WRITE, 0, err);
         *progress = !qp->cur.active;
@@ -9463,8 +9467,8 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
                          h + hl, n, how);
         how = 0;
         if (err == OFL_OK)
-            err = qp_fpdu_send(qp, hl, h + hl, n, last ? 0u : OFL_QP_TX_MORE,
-                               false);
+            err = qp_fpdu_send(qp, hl, h + hl, n,
+                               QP_FPDU_FITS | (last ? 0u : OFL_QP_TX_MORE));
         if (err != OFL_OK) {
             err = qp_sq_whole_refused(qp, rdmap, tagged, off, err);
             *progress = !qp->cur.active; /* as qp_sq_whole's */
@@ -9678,7 +9682,7 @@ qp_read_resp_step(struct ofl_qp *qp, struct ofl_qp_inreq *r)
         if (err != OFL_OK)
             return err;
     }
-    err = qp_fpdu_send(qp, hl, dst, n, h->last ? 0u : OFL_QP_TX_MORE, false);
+    err = qp_fpdu_send(qp, hl, dst, n, h->last ? 0u : OFL_QP_TX_MORE);
     if (err != OFL_OK)
         return err;
     r->done += n;

@@ -1878,8 +1878,57 @@ static void test_fpdu_inside_payload(void)
     qr_free(sr.r);
 }
 
+/* A Send and an RDMA Write of exactly one FPDU's payload (MULPDU less
+ * the header) go as one FPDU, one byte more as two (the whole-message
+ * path's choice between qp_sq_whole and qp_sq_whole_multi, which the
+ * in-place framing no longer tests again: QP_FPDU_FITS); every FPDU
+ * within MULPDU, the bytes placed and the WQE completed. */
+static void test_fpdu_payload_edge(void)
+{
+    unsigned k;
+
+    for (k = 0; k < 4; k++) {
+        const bool write = k >= 2, more = k & 1u;
+        struct qr_rig *r = rig_o(false, false, 0);
+        uint8_t *src = qr_alloc(&r->a, 4096, false);
+        uint8_t *buf = qr_alloc(&r->b, 4096, false);
+        uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
+        uint32_t lb = qr_reg(&r->b, buf, 4096, LW | RW, 0);
+        uint32_t hl = write ? OFL_DDP_TAGGED_HDR_LEN
+                            : OFL_DDP_UNTAGGED_HDR_LEN;
+        uint32_t n = r->a.qp.tx.mulpdu - hl + (more ? 1u : 0u), i;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_cqe c[2];
+        uint64_t before = r->a.qp.stats.tx_fpdus;
+
+        for (i = 0; i < n; i++)
+            src[i] = (uint8_t)(i * 13u + k);
+        if (!write)
+            CHECK_OK(qr_post_recv(&r->b, 1, buf, 4096, lb));
+        qr_wr(&wr, write ? OFL_QP_OP_WRITE : OFL_QP_OP_SEND, 2, &sge, src, n,
+              ls);
+        wr.remote_stag = lb;
+        wr.remote_to = va(buf);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(r->a.qp.stats.tx_fpdus - before, more ? 2u : 1u);
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+        CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+        CHECK_EQ(c[0].byte_len, n);
+        if (!write) {
+            CHECK_EQ(qr_poll(&r->b, false, c, 2), 1);
+            CHECK_EQ(c[0].byte_len, n);
+        }
+        CHECK(memcmp(buf, src, n) == 0);
+        qr_free(r);
+    }
+}
+
 OFL_SUITE(qp_edges)
 {
+    test_fpdu_payload_edge();
     test_many_pieces(0);
     test_many_pieces(32768);
     test_hostile_wqes();
