@@ -10743,21 +10743,6 @@ qp_rx_term(struct ofl_qp *qp)
 }
 
 #if OFL_FAST_PATH
-/*
- * The receive side's whole-message fast path (issue 30, "a fast path for
- * the common message"), on a stream of QP_PATH_WHOLE_RX: a Send or Send
- * with SE of one FPDU (untagged, Last, queue 0, MO 0, the MSN expected)
- * that starts a message, into the next receive WQE of the adapter-side
- * ring when it holds the payload and its data segments pass FIG. 15's
- * local-write check, on a QP that does not wait on unpinned pages. What
- * qp_rx_ulpdu does for it (rdmap_parse, qp_rx_send, qp_rx_new_message,
- * qp_rq_fetch), with the header read at fixed offsets and the WQE where
- * it lies: the same scatter, completion and counters, and its answer.
- * Returns QP_WHOLE_DECLINED, having changed nothing but the RQ's data
- * segment scratch (qp->rq_sge, which qp_rq_fetch sets again), for
- * anything else: qp_rx_ulpdu decides it. tests/check_fastpath.sh holds it
- * to the general path's answers.
- */
 /* qp_rx_whole's tests of the ULPDU u of ulen bytes that need no WQE:
  * rdmap_parse's untagged Send header with Last set, then what qp_rx_send
  * and qp_rx_new_message require of a first FPDU. Returns its RDMAP
@@ -10869,6 +10854,21 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     return OFL_OK;
 }
 
+/*
+ * The receive side's whole-message fast path (issue 30, "a fast path for
+ * the common message"), on a stream of QP_PATH_WHOLE_RX: a Send or Send
+ * with SE of one FPDU (untagged, Last, queue 0, MO 0, the MSN expected)
+ * that starts a message, into the next receive WQE of the adapter-side
+ * ring when it holds the payload and its data segments pass FIG. 15's
+ * local-write check, on a QP that does not wait on unpinned pages. What
+ * qp_rx_ulpdu does for it (rdmap_parse, qp_rx_send, qp_rx_new_message,
+ * qp_rq_fetch), with the header read at fixed offsets and the WQE where
+ * it lies: the same scatter, completion and counters, and its answer.
+ * Returns QP_WHOLE_DECLINED, having changed nothing but the RQ's data
+ * segment scratch (qp->rq_sge, which qp_rq_fetch sets again), for
+ * anything else: qp_rx_ulpdu decides it. tests/check_fastpath.sh holds it
+ * to the general path's answers.
+ */
 static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
                                             const struct qp_rxd *d)
 {
