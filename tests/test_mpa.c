@@ -627,13 +627,15 @@ static struct ofl_mpa_params params(bool markers, bool crc)
     return p;
 }
 
+/* A Send of "hello world!" (12 bytes): ULPDU 18 + 12 = 30, pad 0. */
+static const uint8_t hello_hdr[18] = {0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
+                                      0, 0, 0, 1, 0, 0, 0, 0};
+static const uint8_t hello_msg[12] = {'h', 'e', 'l', 'l', 'o', ' ',
+                                      'w', 'o', 'r', 'l', 'd', '!'};
+
 static void test_fpdu_vector(void)
 {
-    /* A Send of "hello world!" (12 bytes): ULPDU 18 + 12 = 30, pad 0. */
-    static const uint8_t hdr[18] = {0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
-                                    0, 0, 0, 1, 0, 0, 0, 0};
-    static const uint8_t msg[12] = {'h', 'e', 'l', 'l', 'o', ' ',
-                                    'w', 'o', 'r', 'l', 'd', '!'};
+    const uint8_t *hdr = hello_hdr, *msg = hello_msg;
     struct ofl_mpa_params p = params(false, true);
     struct ofl_mpa_tx tx;
     uint8_t out[64], prefix[2], trailer[7];
@@ -704,10 +706,7 @@ static uint32_t counting_crc(void *ctx, uint32_t state, const void *d,
  * same bytes. ofl_mpa_fpdu_verify looks in its own call. */
 static void test_crc_hook_at_init(void)
 {
-    static const uint8_t hdr[18] = {0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
-                                    0, 0, 0, 1, 0, 0, 0, 0};
-    static const uint8_t msg[12] = {'h', 'e', 'l', 'l', 'o', ' ',
-                                    'w', 'o', 'r', 'l', 'd', '!'};
+    const uint8_t *hdr = hello_hdr, *msg = hello_msg;
     struct ofl_mpa_params p = params(false, true);
     struct ofl_port port;
     struct ofl_mpa_tx tx;
