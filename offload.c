@@ -5239,7 +5239,7 @@ static OFL_HOT_INLINE bool mpa_rx_fast(struct ofl_mpa_rx *rx,
         return false;
     if (rx->crc &&
         !mpa_crc_ok(port_crc_call(rx->port, OFL_CRC32C_INIT, data,
-                            wire - OFL_MPA_CRC_LEN),
+                                  wire - OFL_MPA_CRC_LEN),
                     data + wire - OFL_MPA_CRC_LEN)) {
         rx->pos += wire; /* the whole FPDU is consumed, as byte by byte */
         *used = wire;
@@ -5286,7 +5286,7 @@ static void mpa_rx_crc_flush(struct ofl_mpa_rx *rx, const uint8_t *data,
 {
     if (rx->crc && i > *run)
         rx->crc_state = port_crc_call(rx->port, rx->crc_state, data + *run,
-                                i - *run);
+                                      i - *run);
     *run = i;
 }
 
@@ -5436,7 +5436,7 @@ static enum ofl_err mpa_fpdu_verify(const struct mpa_frame *fr,
             return OFL_E_MPA_MARKER;
     }
     if (crc && !mpa_crc_ok(port_crc_call(port, OFL_CRC32C_INIT, wire,
-                                   wire_len - OFL_MPA_CRC_LEN),
+                                         wire_len - OFL_MPA_CRC_LEN),
                            wire + wire_len - OFL_MPA_CRC_LEN))
         return OFL_E_MPA_CRC;
     *ulpdu_len = (uint16_t)ulpdu;
@@ -7584,7 +7584,7 @@ static OFL_HOT_INLINE bool qp_rx_defer_close(struct ofl_qp *qp,
         qp->rx_defer + qp->rx_defer_len - OFL_MPA_CRC_LEN;
 
     if (mpa_crc_ok(port_crc_call(qp->rx.port, qp->rx_crc, end,
-                           (size_t)(field - end)),
+                                 (size_t)(field - end)),
                    field)) {
         qp->rx_defer = NULL;
         return true;
@@ -8081,10 +8081,12 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         /* Fused (qp_tx_fuse_open): prefix, header and payload are in
          * tx_crc already; the pad is left. */
         if (flags & QP_FPDU_FUSED)
-            crc = ofl_crc32c_final(port_crc_call(qp->tx.port, qp->tx_crc, t, pad));
+            crc = ofl_crc32c_final(
+                port_crc_call(qp->tx.port, qp->tx_crc, t, pad));
         else if (qp->tx.crc)
             crc = ofl_crc32c_final(
-                port_crc_call(qp->tx.port, crc, b, OFL_MPA_HDR_LEN + ulpdu + pad));
+                port_crc_call(qp->tx.port, crc, b,
+                              OFL_MPA_HDR_LEN + ulpdu + pad));
         ofl_store_le32(t + pad, qp->tx.crc ? crc : 0u);
         qp->tx.pos += mpa_content_len(ulpdu);
         len = OFL_MPA_HDR_LEN + ulpdu + pad + OFL_MPA_CRC_LEN;
@@ -8544,7 +8546,7 @@ static OFL_HOT_INLINE void qp_tx_fuse_open(struct ofl_qp *qp, uint32_t hl,
 {
     ofl_store_be16(qp->tx_buf, (uint16_t)(hl + n));
     qp->tx_crc = port_crc_call(qp->tx.port, OFL_CRC32C_INIT, qp->tx_buf,
-                         OFL_MPA_HDR_LEN + hl);
+                               OFL_MPA_HDR_LEN + hl);
     qp->tx_fuse = 1;
 }
 
@@ -8560,7 +8562,7 @@ static void qp_tx_ref_open(struct ofl_qp *qp, uint32_t hl, uint32_t n)
     ofl_store_be16(qp->tx_buf, (uint16_t)(hl + n));
     if (qp->tx.crc)
         qp->tx_crc = port_crc_call(qp->tx.port, OFL_CRC32C_INIT, qp->tx_buf,
-                             OFL_MPA_HDR_LEN + hl);
+                                   OFL_MPA_HDR_LEN + hl);
     qp->txref_count = 1;
     qp->tx_ref = 1;
 }
@@ -8586,7 +8588,8 @@ static OFL_NOINLINE enum ofl_err qp_fpdu_sendv(struct ofl_qp *qp, uint32_t hl,
     pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
     ofl_store_le32(t, 0);
     if (qp->tx.crc)
-        crc = ofl_crc32c_final(port_crc_call(qp->tx.port, qp->tx_crc, t, pad));
+        crc = ofl_crc32c_final(
+            port_crc_call(qp->tx.port, qp->tx_crc, t, pad));
     ofl_store_le32(t + pad, crc);
     ref[0].data = b;
     ref[0].pa = 0;
@@ -10910,7 +10913,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_send_whole(struct ofl_qp *qp,
     if (wire > len ||
         (qp->rx.crc &&
          !mpa_crc_ok(port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
-                             wire - OFL_MPA_CRC_LEN),
+                                   wire - OFL_MPA_CRC_LEN),
                      p + wire - OFL_MPA_CRC_LEN)))
         return QP_WHOLE_DECLINED;
     err = qp_rx_whole_take(qp, u, ulpdu - OFL_DDP_UNTAGGED_HDR_LEN, op, wire);
@@ -11132,7 +11135,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
         return QP_WHOLE_DECLINED;
     if (qp->rx.crc &&
         !mpa_crc_ok(port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
-                            wire - OFL_MPA_CRC_LEN),
+                                  wire - OFL_MPA_CRC_LEN),
                     p + wire - OFL_MPA_CRC_LEN))
         return QP_WHOLE_DECLINED;
     qp_remote(qp, &a, stag, ofl_load_be64(u + 6), n, OFL_TPT_REMOTE_WRITE);
@@ -11223,8 +11226,9 @@ qp_rx_stream(struct ofl_qp *qp, const uint8_t *p, uint32_t len)
             err = OFL_OK;
             qp->rx_defer = p;
             qp->rx_defer_len = (uint32_t)used;
-            qp->rx_crc = port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
-                                 OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN);
+            qp->rx_crc = port_crc_call(
+                qp->rx.port, OFL_CRC32C_INIT, p,
+                OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN);
         } else {
             /* Any other RDMA Write FPDU, or a whole Send, whole in p:
              * qp_rx_front. An FPDU it took changed neither the QP's
