@@ -1588,8 +1588,10 @@ uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
 
 #define port_crc_port(port) (port)
 
-static uint32_t port_crc_call(const struct ofl_port *port, uint32_t state,
-                              const void *p, size_t n)
+/* (unused in a build without the wire section) */
+static OFL_MAYBE_UNUSED uint32_t port_crc_call(const struct ofl_port *port,
+                                               uint32_t state, const void *p,
+                                               size_t n)
 {
     return n == 0 ? state : ofl_port_crc32c(port, state, p, n);
 }
