@@ -7936,6 +7936,53 @@ qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
     }
     return tpt_check_local(tpt, stag, pd, va, len, need);
 }
+
+/*
+ * qp_check_local for the data segment s of len bytes (not 0), with its
+ * translation kept (issue 30: "check each SGE against the TPT once and
+ * keep its translation until the DMA"): the same answer from the same
+ * conjunction; when it grants and the first n bytes of s lie in one
+ * present page of a direct ATT (qp_dma_sge's one-page case), qp->piece[0]
+ * holds their physical address and n, else a piece length of 0. The
+ * caller may DMA them at that address while nothing that can change the
+ * TPT ran since (qp_dma_sge's QP_DMA_CHECKED rule).
+ */
+static OFL_ALWAYS_INLINE enum ofl_err
+qp_check_local_keep(struct ofl_qp *qp, const struct ofl_qp_sge *s, uint32_t n,
+                    uint8_t need)
+{
+    const struct ofl_tpt *tpt = qp->attr.tpt;
+    const uint32_t index = ofl_stag_index(s->stag);
+    const uint64_t va = s->addr, len = s->len;
+
+    qp->piece[0].len = 0;
+    if (tpt != NULL && index != 0 && index < tpt->capacity) {
+        const struct ofl_tpt_entry *e = &tpt->entry[index];
+        const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+        const uint64_t off = va - base;
+
+        if (e->state == OFL_TPT_VALID && e->key == ofl_stag_key(s->stag) &&
+            e->type == OFL_TPT_REGION && e->pd == qp->attr.pd &&
+            (e->access & need) == need && va >= base && off <= e->len &&
+            len <= e->len - off && va <= OFL_U64_MAX - (len - 1)) {
+            const uint32_t shift = e->page_shift;
+            const uint64_t pmask = ((uint64_t)1 << shift) - 1;
+            const uint64_t pos = off + e->fpo, in = pos & pmask;
+
+            if (e->att_kind == OFL_TPT_ATT_DIRECT && n <= pmask + 1 - in) {
+                const uint64_t w = tpt->att[e->att_base + (pos >> shift)];
+
+                if ((w & pmask) == OFL_TPT_ATT_PRESENT) {
+                    qp->piece[0].pa =
+                        (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+                    qp->piece[0].len = n;
+                }
+            }
+            return OFL_OK;
+        }
+    }
+    return tpt_check_local(tpt, s->stag, qp->attr.pd, va, len, need);
+}
 #else
 #define qp_check_local tpt_check_local
 #endif
@@ -10809,11 +10856,19 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     enum ofl_err err;
 
     /* qp_rq_fetch's WQE and its checks (one data segment, the common
-     * receive: no loop). */
+     * receive: no loop, and its translation kept for the DMA). */
     if (num > rq->max_sge)
         return QP_WHOLE_DECLINED;
     if (num == 1) {
-        if (!qp_rx_whole_sge(qp, w + OFL_QP_RQ_HDR, &qp->rq_sge[0], &total))
+        struct ofl_qp_sge *s = &qp->rq_sge[0];
+        const uint8_t *g = w + OFL_QP_RQ_HDR;
+
+        s->addr = ofl_load_le64(g);
+        s->len = ofl_load_le32(g + 8);
+        s->stag = ofl_load_le32(g + 12);
+        total = s->len;
+        if (s->len != 0 &&
+            qp_check_local_keep(qp, s, n, OFL_TPT_LOCAL_WRITE) != OFL_OK)
             return QP_WHOLE_DECLINED;
     } else {
         for (i = 0; i < num; i++)
@@ -10835,13 +10890,19 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     qp->rcur.num_sge = (uint8_t)num;
     qp->rcur.total = (uint32_t)total;
     /* Checked just now, nothing since that can change the TPT. One data
-     * segment (the common receive): qp_scatter's one round, in place. */
-    if (num == 1 && n != 0)
+     * segment (the common receive): qp_scatter's one round, in place, at
+     * the translation kept when it lies in one page (qp_dma_sge's
+     * one-page case: the same piece and port call). */
+    if (num == 1 && n != 0 && qp->piece[0].len != 0) {
+        err = qp_port_write(qp, qp->piece[0].pa,
+                            u + OFL_DDP_UNTAGGED_HDR_LEN, n, QP_DMA_WRITE);
+    } else if (num == 1 && n != 0) {
         err = qp_dma_sge(qp, qp->rq_sge[0].stag, qp->rq_sge[0].addr,
                          (uint8_t *)(u + OFL_DDP_UNTAGGED_HDR_LEN), n,
                          QP_DMA_WRITE | QP_DMA_CHECKED);
-    else
+    } else {
         err = qp_scatter(qp, 0, u + OFL_DDP_UNTAGGED_HDR_LEN, n, true);
+    }
     if (err != OFL_OK) {
         qp_rcur_fail(qp, (uint8_t)ofl_tpt_wc_status(err));
         return qp_fatal(qp, err, qp_local_cause(), NULL, 0);

@@ -1926,8 +1926,79 @@ static void test_fpdu_payload_edge(void)
     }
 }
 
+/* A Send taken whole into a receive whose data segment crosses a page end
+ * of a region with its pages scattered (the whole receive keeps the
+ * translation of the segment's first byte for its DMA: only for bytes
+ * that lie in that page), one after another on one QP, and into a page
+ * made absent. The segment is the last 32 bytes of the region's first
+ * page and 32 of its second; the second lies before the first in
+ * memory. */
+static void test_whole_recv_page_end(void)
+{
+    static const uint32_t lens[] = {1, 32, 33, 64, 32, 8};
+    const uint64_t at = 0x40000000ull + 4096u - 32u;
+    struct qr_rig *r = rig_o(false, false, 0);
+    uint8_t *src = qr_alloc(&r->a, 4096, false);
+    uint8_t *mem = qr_alloc(&r->b, 2 * 4096, true);
+    uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
+    uint32_t lb = reg_scattered(&r->b, mem, 2, LW);
+    unsigned k;
+
+    CHECK(ls != 0 && lb != 0);
+    for (k = 0; k < 6; k++) {
+        const bool absent = k == 5; /* VA page 0 made absent first */
+        const uint32_t n = lens[k];
+        struct ofl_qp_recv_wr rwr;
+        struct ofl_qp_sge rs;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_cqe c[2];
+        uint32_t i, bad = 0;
+
+        for (i = 0; i < n; i++)
+            src[i] = (uint8_t)(i * 7u + k + 1u);
+        memset(mem, 0, 2 * 4096);
+        if (absent)
+            CHECK_OK(ofl_tpt_unmap_page(&r->b.tpt, lb, 0x40000000ull));
+        rs.addr = at;
+        rs.len = 64;
+        rs.stag = lb;
+        rwr.wr_id = 9;
+        rwr.sge = &rs;
+        rwr.num_sge = 1;
+        CHECK_OK(ofl_qp_post_recv(&r->b.qp, &rwr));
+        qr_wr(&wr, OFL_QP_OP_SEND, 2, &sge, src, n, ls);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(r->b.sim.violations, 0);
+        if (absent) {
+            CHECK_EQ(r->b.qp.err, OFL_E_TPT_PAGE_FAULT);
+            CHECK(r->b.qp.state != OFL_QP_RTS);
+            CHECK(ofl_test_zero(mem, 2 * 4096));
+            break;
+        }
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK_EQ(qr_poll(&r->b, false, c, 2), 1);
+        CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+        CHECK_EQ(c[0].byte_len, n);
+        /* VA page 0 is the second page of mem, VA page 1 the first */
+        for (i = 0; i < 2 * 4096; i++) {
+            uint32_t want = 0;
+
+            if (i >= 2 * 4096 - 32 && i - (2 * 4096 - 32) < n)
+                want = src[i - (2 * 4096 - 32)];
+            else if (i < 32 && 32 + i < n)
+                want = src[32 + i];
+            bad += mem[i] != want;
+        }
+        CHECK_EQ(bad, 0);
+    }
+    qr_free(r);
+}
+
 OFL_SUITE(qp_edges)
 {
+    test_whole_recv_page_end();
     test_fpdu_payload_edge();
     test_many_pieces(0);
     test_many_pieces(32768);

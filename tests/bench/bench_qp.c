@@ -115,7 +115,6 @@ static bool bench_fused;
 static struct qr_rig *bench_rig(bool crc, uint32_t emss)
 {
     struct qr_opts o;
-    struct qr_rig *r;
 
     memset(&o, 0, sizeof(o));
     o.crc = crc;
