@@ -46,7 +46,7 @@ EXAMPLES     := $(patsubst examples/%.c,%,$(sort $(wildcard examples/*.c)))
 CHECK_SCRIPTS := $(sort $(wildcard tests/check_*.sh))
 FUZZERS      := $(patsubst fuzz/%/,%,$(sort $(dir $(wildcard fuzz/*/fuzz_*.c))))
 
-.PHONY: all lib check check-asan check-valgrind cross bench bench-count bench-count-table fuzz demo install clean help \
+.PHONY: all lib check check-asan check-size check-valgrind cross bench bench-count bench-count-table fuzz demo install clean help \
         examples check-help FORCE
 
 # Targets: `make help` prints the "## target text" lines of the Makefile
@@ -58,6 +58,7 @@ MAKEFILES_ALL := Makefile $(sort $(wildcard mk/*.mk))
 ## examples          build/<cc>/examples/*
 ## check             every test: the suites, corpus replays, tests/check_*.sh; last line the total
 ## check-asan        the same under ASan + UBSan (clang)
+## check-size        the unit suite at -Os (the size build: no fast paths)
 ## check-valgrind    the suite, corpus replays and demos under memcheck
 ## check-help        every .PHONY target has a line in make help
 ## cross             freestanding core for Cortex-M4, RV64, x86-64 kernel flags
@@ -161,6 +162,13 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 check-asan:
 	$(MAKE) check CC=clang BUILD=build/asan OPT="-O1 -g" \
 	    CFLAGS="$(SAN)" LDFLAGS="$(SAN)"
+
+# The unit suite on the size build (-Os: OFL_FAST_PATH 0, the general
+# paths alone, as firmware builds the core); the Cortex-M run covers only
+# the suites that need no posix port.
+check-size:
+	$(MAKE) BUILD=build/size OPT="-Os -g" build/size/tests
+	build/size/tests
 
 # The suite, the corpus replays and the demos under Valgrind's memcheck (Monocypher's
 # third run): it sees reads of uninitialised memory, which ASan does not.

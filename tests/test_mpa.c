@@ -2,6 +2,7 @@
 /* wire/MPA: Request/Reply frames, connection setup, MULPDU, FPDU framing
  * with markers and CRC, the streaming receiver, the out-of-order locator. */
 #include "test.h"
+#include "support/crc_count.h"
 
 #include <stdlib.h>
 
@@ -682,23 +683,9 @@ static void test_fpdu_vector(void)
     CHECK_EQ(ofl_load_le32(trailer), 0);
 }
 
-/* A crc32c hook that counts its bytes (the portable CRC underneath). */
-static size_t hook_bytes;
-static uint32_t counting_crc(void *ctx, uint32_t state, const void *d,
-                             size_t n)
-{
-    (void)ctx;
-    hook_bytes += n;
-    return ofl_crc32c_update(state, d, n);
-}
-
-/* offload.c's OFL_FAST_PATH: a size build asks the port for its crc32c
- * hook at each CRC, a speed build once per stream. */
-#if defined(__OPTIMIZE_SIZE__) || defined(OFL_NO_FAST_PATH)
-#define CRC_HOOK_LATE 32u /* a hook set after init: called */
-#else
-#define CRC_HOOK_LATE 0u /* not called: looked at once */
-#endif
+/* A size build asks the port for its crc32c hook at each CRC (a hook set
+ * after init is called), a speed build once per stream (it is not). */
+#define CRC_HOOK_LATE (OFL_TEST_FAST_PATH ? 0u : 32u)
 
 /* An MPA stream's CRC goes through the port's crc32c hook when the port
  * had it at init (ofl_mpa_tx_init, ofl_mpa_rx_init); a speed build does
@@ -722,27 +709,27 @@ static void test_crc_hook_at_init(void)
         memset(&port, 0, sizeof(port));
         port.version = OFL_PORT_VERSION;
         port.size = (uint16_t)sizeof(port);
-        port.crc32c = k == 1 ? NULL : counting_crc;
+        port.crc32c = k == 1 ? NULL : crc_count_hook;
         CHECK_OK(ofl_mpa_tx_init(&tx, &p, 1460, &port));
         CHECK_OK(ofl_mpa_rx_init(&rx, &p, buf, sizeof(buf), &port));
-        port.crc32c = counting_crc;
-        hook_bytes = 0;
+        port.crc32c = crc_count_hook;
+        crc_count_reset();
         CHECK_OK(ofl_mpa_fpdu_build(&tx, hdr, 18, msg, 12, out, sizeof(out),
                                     &len));
         CHECK_EQ(len, 36);
         CHECK_EQ(ofl_load_le32(out + 32), ref_crc(out, 32));
-        CHECK_EQ(hook_bytes, k == 0 ? 32u : CRC_HOOK_LATE);
-        hook_bytes = 0;
+        CHECK_EQ(crc_count.bytes, k == 0 ? 32u : CRC_HOOK_LATE);
+        crc_count_reset();
         CHECK_OK(ofl_mpa_rx_feed(&rx, out, len, &used, &f));
         CHECK_EQ(used, 36);
         CHECK(f.ulpdu != NULL && f.len == 30);
-        CHECK_EQ(hook_bytes, k == 0 ? 32u : CRC_HOOK_LATE);
+        CHECK_EQ(crc_count.bytes, k == 0 ? 32u : CRC_HOOK_LATE);
         /* verify: the hook the port has in the call */
-        port.crc32c = k == 1 ? NULL : counting_crc;
-        hook_bytes = 0;
+        port.crc32c = k == 1 ? NULL : crc_count_hook;
+        crc_count_reset();
         CHECK_OK(ofl_mpa_fpdu_verify(0, false, true, out, len, &port, &ul));
         CHECK_EQ(ul, 30);
-        CHECK_EQ(hook_bytes, k == 0 ? 32u : 0u);
+        CHECK_EQ(crc_count.bytes, k == 0 ? 32u : 0u);
         out[20] ^= 1; /* a bit flipped: the CRC still checked */
         CHECK_ERR(ofl_mpa_fpdu_verify(0, false, true, out, len, &port, &ul),
                   OFL_E_MPA_CRC);

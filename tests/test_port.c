@@ -2,15 +2,9 @@
 /* port: the core's hook wrappers and the sim port's guard. */
 #include "test.h"
 #include "ports/sim/ofl_sim.h"
+#include "support/crc_count.h"
 #include "support/fused_check.h"
 
-static uint32_t fake_crc_calls;
-static uint32_t fake_crc(void *ctx, uint32_t state, const void *d, size_t n)
-{
-    (void)ctx;
-    fake_crc_calls++;
-    return ofl_crc32c_update(state, d, n);
-}
 static unsigned barrier_calls;
 static void fake_barrier(void *ctx, enum ofl_barrier kind)
 {
@@ -109,19 +103,18 @@ static void test_port_hooks_absent(void)
 static void test_port_old_size(void)
 {
     struct ofl_port p;
-    uint32_t before;
 
     memset(&p, 0, sizeof(p));
     p.version = OFL_PORT_VERSION;
-    p.crc32c = fake_crc;
+    p.crc32c = crc_count_hook;
     p.barrier = fake_barrier;
     p.size = (uint16_t)offsetof(struct ofl_port, crc32c); /* ends before */
-    before = fake_crc_calls;
+    crc_count_reset();
     (void)ofl_port_crc32c(&p, OFL_CRC32C_INIT, "x", 1);
-    CHECK_EQ(fake_crc_calls, before);
+    CHECK_EQ(crc_count.calls, 0);
     p.size = sizeof(p);
     (void)ofl_port_crc32c(&p, OFL_CRC32C_INIT, "x", 1);
-    CHECK_EQ(fake_crc_calls, before + 1);
+    CHECK_EQ(crc_count.calls, 1);
     barrier_calls = 0;
     p.size = (uint16_t)offsetof(struct ofl_port, barrier);
     ofl_port_barrier(&p, OFL_BARRIER_ACQUIRE);
@@ -196,16 +189,6 @@ static void test_sim_guard(void)
               OFL_E_PORT_DMA);
 }
 
-/* A crc32c hook for the fused hooks to find: the portable CRC, counted. */
-static unsigned long fused_crc_calls;
-static void *fused_crc_ctx;
-static uint32_t fused_crc(void *ctx, uint32_t state, const void *d, size_t n)
-{
-    fused_crc_calls++;
-    fused_crc_ctx = ctx;
-    return ofl_crc32c_update(state, d, n);
-}
-
 /* The fused hooks (tests/support/fused_check.c: every length across the
  * 4 KiB blocks at odd alignments, both ways): the bytes are memcpy's and
  * the state is ofl_crc32c_update's; with a crc32c hook set it is the one
@@ -226,9 +209,10 @@ static void test_sim_fused_pass(void)
     CHECK(sim.port.dma_read_crc32c != NULL);
     CHECK(sim.port.dma_write_crc32c != NULL);
     CHECK(ofl_sim_allow(&sim, host, sizeof(host), OFL_SIM_RW) == 0);
+    crc_count_reset(); /* a crc32c hook for the fused hooks to find */
     for (k = 0; k < 2; k++) {
         /* k 0: the portable CRC; k 1: the port's crc32c hook */
-        sim.port.crc32c = k ? fused_crc : NULL;
+        sim.port.crc32c = k ? crc_count_hook : NULL;
         fused_check_run(&sim.port, host, &r);
         CHECK_EQ(r.bad_read, 0);
         CHECK_EQ(r.bad_write, 0);
@@ -245,8 +229,8 @@ static void test_sim_fused_pass(void)
     CHECK_EQ(sim.bytes_read, bytes);
     CHECK_EQ(sim.bytes_written, bytes);
     /* blocks per length: 0 1 1 1 1 1 2; a read and a write each */
-    CHECK_EQ(fused_crc_calls, 2u * 16u * (0 + 1 + 1 + 1 + 1 + 1 + 2));
-    CHECK(fused_crc_ctx == &sim);
+    CHECK_EQ(crc_count.calls, 2u * 16u * (0 + 1 + 1 + 1 + 1 + 1 + 2));
+    CHECK(crc_count.ctx == &sim);
     CHECK_EQ(sim.violations, 0);
     ofl_sim_reset_records(&sim);
     CHECK_EQ(sim.fused_reads, 0);

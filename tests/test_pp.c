@@ -6,6 +6,7 @@
  * each side) and cells (seed 002 FIG. 6-8).
  */
 #include "test.h"
+#include "support/crc_count.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 
@@ -1909,19 +1910,8 @@ static void test_cell_edges(void)
     CHECK(r.psn == 12 && r.packets == 2 && r.dups == 2);
 }
 
-/* A CRC32c hook that counts its calls and, when told, answers wrong: the
- * cell functions must compute every CRC through the port they are given. */
-static unsigned g_crc_calls;
-static uint32_t g_crc_flip;
-
-static uint32_t counting_crc(void *ctx, uint32_t state, const void *data,
-                             size_t len)
-{
-    (void)ctx;
-    g_crc_calls++;
-    return ofl_crc32c_update(state, data, len) ^ g_crc_flip;
-}
-
+/* The cell functions compute every CRC through the port they are given:
+ * a hook that counts its calls and, when told, answers wrong (crc_count). */
 static void test_cell_port_crc(void)
 {
     static uint8_t plain[3][CS + 64];
@@ -1935,7 +1925,7 @@ static void test_cell_port_crc(void)
     memset(&port, 0, sizeof(port));
     port.version = OFL_PORT_VERSION;
     port.size = sizeof(port);
-    port.crc32c = counting_crc;
+    port.crc32c = crc_count_hook;
     for (i = 0; i < sizeof(g_pkt); i++)
         g_pkt[i] = (uint8_t)(i * 11 + 5);
     /* Built through the hook: the same bytes as the portable CRC gives,
@@ -1945,26 +1935,25 @@ static void test_cell_port_crc(void)
         memcpy(plain[i], g_cells[i], g_clen[i]);
         len[i] = g_clen[i];
     }
-    g_crc_calls = 0;
-    g_crc_flip = 0;
+    crc_count_reset();
     CHECK_EQ(cut_port(&port, 600, 40, false), 3);
     for (i = 0; i < 3; i++)
         CHECK(g_clen[i] == len[i] && memcmp(g_cells[i], plain[i], len[i]) == 0);
-    CHECK_EQ(g_crc_calls, 4);
+    CHECK_EQ(crc_count.calls, 4);
     /* Checked through the hook: each cell CRC and each payload once into
      * the packet CRC. */
     CHECK_OK(ofl_pp_reasm_init(&r, &port, g_rbuf, sizeof(g_rbuf), CS, 40));
-    g_crc_calls = 0;
+    crc_count.calls = 0;
     for (i = 0; i < 3; i++)
         CHECK_OK(ofl_pp_reasm_input(&r, g_cells[i], g_clen[i], &out, &done));
     CHECK(done && out.len == 600 && memcmp(out.data, g_pkt, 600) == 0);
-    CHECK_EQ(g_crc_calls, 6);
+    CHECK_EQ(crc_count.calls, 6);
     /* A hook that disagrees with the cell's CRC: the cell is refused. */
     CHECK_OK(ofl_pp_reasm_init(&r, &port, g_rbuf, sizeof(g_rbuf), CS, 40));
-    g_crc_flip = 1;
+    crc_count.flip = 1;
     CHECK_ERR(ofl_pp_reasm_input(&r, g_cells[0], g_clen[0], &out, &done),
               OFL_E_PP_CELL_CRC);
-    g_crc_flip = 0;
+    crc_count.flip = 0;
 }
 
 OFL_SUITE(pp)

@@ -25,12 +25,6 @@
 #define RR OFL_TPT_REMOTE_READ
 #define BW OFL_TPT_BIND_WINDOW
 
-#if defined(__OPTIMIZE_SIZE__) || defined(OFL_NO_FAST_PATH)
-#define FUSED_BUILD 0 /* offload.c's OFL_FAST_PATH is 0 */
-#else
-#define FUSED_BUILD 1
-#endif
-
 #define FZ_RUNS 200
 #define FZ_OPS 4
 #define FZ_SRC 40000u
@@ -313,7 +307,7 @@ static void test_fused_differential(void)
     CHECK_EQ(ref_differ, 0);
     CHECK_EQ(ref_mem_differ, 0);
     CHECK(crc_runs > 10); /* the scripts reach the CRC error often */
-#if FUSED_BUILD
+#if OFL_TEST_FAST_PATH
     CHECK(fused_reads > 0);
     CHECK(fused_writes > 0);
     CHECK(crc_placed > 0); /* the fused receive compared after placing */
@@ -384,7 +378,7 @@ static void test_fused_write(void)
         guard = qr_alloc(&r->b, 4096, true);
         CHECK_OK(fz_one_write(&w, 4096, w.ld, va(w.dst)));
         CHECK_OK(qr_process(&r->a, 0));
-        CHECK_EQ(r->a.sim.fused_reads, FUSED_BUILD ? 1 : 0);
+        CHECK_EQ(r->a.sim.fused_reads, OFL_TEST_FAST_PATH ? 1 : 0);
         CHECK_EQ(r->a.sim.dma_reads >= 1, 1);
         if (bad)
             r->ab.corrupt_at = 2 + 14 + 1000; /* a payload byte */
@@ -407,7 +401,7 @@ static void test_fused_write(void)
             CHECK(memcmp(w.dst, w.src, 4096) == 0);
             CHECK_EQ(r->b.qp.stats.rx_fpdus, 1);
         }
-        CHECK_EQ(r->b.sim.fused_writes, FUSED_BUILD ? 1 : 0);
+        CHECK_EQ(r->b.sim.fused_writes, OFL_TEST_FAST_PATH ? 1 : 0);
         CHECK_EQ(r->b.qp.rx_defer == NULL, 1);
         qr_free(r);
     }
@@ -452,7 +446,8 @@ static void test_fused_settle(void)
             CHECK_EQ(r->b.qp.err, bad ? OFL_E_MPA_CRC : OFL_E_TPT_NOT_VALID);
             CHECK_OK(ofl_tpt_query(&r->b.tpt, win, &info));
             CHECK_EQ(info.state, OFL_TPT_INVALID); /* spent by the first */
-            CHECK_EQ(r->b.sim.fused_writes, (unsigned long)(fused && FUSED_BUILD));
+            CHECK_EQ(r->b.sim.fused_writes,
+                     (unsigned long)(fused && OFL_TEST_FAST_PATH));
             qr_free(r);
 
             /* a page not present under FAULT_WAIT */
@@ -511,11 +506,11 @@ static void test_txref_edges(void)
     at = r->a.attr;
     at.txref = NULL;
     CHECK_ERR(ofl_qp_create(&q, &at, &r->a.qmem),
-              FUSED_BUILD ? OFL_E_ARG : OFL_OK);
+              OFL_TEST_FAST_PATH ? OFL_E_ARG : OFL_OK);
     at.txref = r->a.txref;
     at.txref_cap = 2;
     CHECK_ERR(ofl_qp_create(&q, &at, &r->a.qmem),
-              FUSED_BUILD ? OFL_E_ARG : OFL_OK);
+              OFL_TEST_FAST_PATH ? OFL_E_ARG : OFL_OK);
     at.txref_cap = 3;
     CHECK_OK(ofl_qp_create(&q, &at, &r->a.qmem));
     qr_free(r);
@@ -535,7 +530,7 @@ static void test_txref_edges(void)
     CHECK_OK(qr_process(&r->a, 0));
     CHECK_OK(qr_deliver(r, &r->a));
     CHECK(memcmp(w.dst, w.src, 3000) == 0);
-    CHECK_EQ(r->a.txv_pieces > 0, FUSED_BUILD);
+    CHECK_EQ(r->a.txv_pieces > 0, OFL_TEST_FAST_PATH);
     CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
     CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
     qr_free(r);
