@@ -7780,6 +7780,36 @@ static enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag, uint64_t va,
     return OFL_OK;
 }
 
+#if OFL_FAST_PATH
+/*
+ * The conjunction of everything tpt_check_local requires to grant a local
+ * access (FIG. 15 a-g) of len bytes at va by stag in pd, with need one
+ * local right (OFL_TPT_LOCAL_READ or OFL_TPT_LOCAL_WRITE: never empty,
+ * never a remote bit or BIND_WINDOW), for e, the entry of stag's index (in
+ * the table, not 0): Valid, its key, a region, the PD, the rights,
+ * tpt_range's bounds and no wrap. *off_out: va's offset in the region
+ * (for the translation). The fast paths' one test (qp_dma_sge keeps its
+ * own form of it: through this one clang's sender costs 16 instructions
+ * more an FPDU); any miss goes to the general path, which names the error
+ * in its order.
+ */
+static OFL_ALWAYS_INLINE bool qp_local_grants(const struct ofl_tpt_entry *e,
+                                              uint32_t stag, uint32_t pd,
+                                              uint64_t va, uint64_t len,
+                                              uint8_t need, uint64_t *off_out)
+{
+    const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+    const uint64_t off = va - base;
+
+    *off_out = off;
+    return e->state == OFL_TPT_VALID && e->key == ofl_stag_key(stag) &&
+           e->type == OFL_TPT_REGION && e->pd == pd &&
+           (e->access & need) == need && va >= base && off <= e->len &&
+           len <= e->len - off &&
+           (len == 0 || va <= OFL_U64_MAX - (len - 1));
+}
+#endif
+
 /*
  * qp_dma_sge: qp_dma_sge_general, with a straight line in front for the
  * common access that lies in one present page of a direct ATT: the one
@@ -7924,31 +7954,21 @@ static OFL_NOINLINE enum ofl_err qp_gather(struct ofl_qp *qp, uint8_t *dst,
 #if OFL_FAST_PATH
 /*
  * tpt_check_local for one local right (need: OFL_TPT_LOCAL_READ or
- * OFL_TPT_LOCAL_WRITE, so never empty and never a remote bit), the WQE
- * data segment checks of both queues, with a straight line in front: the
- * conjunction of everything tpt_check_local requires to grant (an entry
- * in the table, Valid, its key, a region, the PD, tpt_range's no wrap and
- * bounds, tpt_rights for a need without BIND_WINDOW) answers OFL_OK; any
- * miss asks tpt_check_local, which names the error in its order.
+ * OFL_TPT_LOCAL_WRITE), the WQE data segment checks of both queues, with
+ * a straight line in front: an entry in the table that qp_local_grants
+ * passes answers OFL_OK; any miss asks tpt_check_local, which names the
+ * error in its order.
  */
 static OFL_ALWAYS_INLINE enum ofl_err
 qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
                uint64_t va, uint64_t len, uint8_t need)
 {
     const uint32_t index = ofl_stag_index(stag);
+    uint64_t off; /* not needed here */
 
-    if (tpt != NULL && index != 0 && index < tpt->capacity) {
-        const struct ofl_tpt_entry *e = &tpt->entry[index];
-        const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
-        const uint64_t off = va - base;
-
-        if (e->state == OFL_TPT_VALID && e->key == ofl_stag_key(stag) &&
-            e->type == OFL_TPT_REGION && e->pd == pd &&
-            (e->access & need) == need && va >= base && off <= e->len &&
-            len <= e->len - off &&
-            (len == 0 || va <= OFL_U64_MAX - (len - 1)))
-            return OFL_OK;
-    }
+    if (tpt != NULL && index != 0 && index < tpt->capacity &&
+        qp_local_grants(&tpt->entry[index], stag, pd, va, len, need, &off))
+        return OFL_OK;
     return tpt_check_local(tpt, stag, pd, va, len, need);
 }
 
@@ -7969,32 +7989,26 @@ qp_check_local_keep(struct ofl_qp *qp, const struct ofl_qp_sge *s, uint32_t n,
     const struct ofl_tpt *tpt = qp->attr.tpt;
     const uint32_t index = ofl_stag_index(s->stag);
     const uint64_t va = s->addr, len = s->len;
+    uint64_t off;
 
     qp->piece[0].len = 0;
-    if (tpt != NULL && index != 0 && index < tpt->capacity) {
+    if (tpt != NULL && index != 0 && index < tpt->capacity &&
+        qp_local_grants(&tpt->entry[index], s->stag, qp->attr.pd, va, len,
+                        need, &off)) {
         const struct ofl_tpt_entry *e = &tpt->entry[index];
-        const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
-        const uint64_t off = va - base;
+        const uint32_t shift = e->page_shift;
+        const uint64_t pmask = ((uint64_t)1 << shift) - 1;
+        const uint64_t pos = off + e->fpo, in = pos & pmask;
 
-        if (e->state == OFL_TPT_VALID && e->key == ofl_stag_key(s->stag) &&
-            e->type == OFL_TPT_REGION && e->pd == qp->attr.pd &&
-            (e->access & need) == need && va >= base && off <= e->len &&
-            len <= e->len - off && va <= OFL_U64_MAX - (len - 1)) {
-            const uint32_t shift = e->page_shift;
-            const uint64_t pmask = ((uint64_t)1 << shift) - 1;
-            const uint64_t pos = off + e->fpo, in = pos & pmask;
+        if (e->att_kind == OFL_TPT_ATT_DIRECT && n <= pmask + 1 - in) {
+            const uint64_t w = tpt->att[e->att_base + (pos >> shift)];
 
-            if (e->att_kind == OFL_TPT_ATT_DIRECT && n <= pmask + 1 - in) {
-                const uint64_t w = tpt->att[e->att_base + (pos >> shift)];
-
-                if ((w & pmask) == OFL_TPT_ATT_PRESENT) {
-                    qp->piece[0].pa =
-                        (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
-                    qp->piece[0].len = n;
-                }
+            if ((w & pmask) == OFL_TPT_ATT_PRESENT) {
+                qp->piece[0].pa = (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+                qp->piece[0].len = n;
             }
-            return OFL_OK;
         }
+        return OFL_OK;
     }
     return tpt_check_local(tpt, s->stag, qp->attr.pd, va, len, need);
 }
