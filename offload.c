@@ -7980,7 +7980,9 @@ qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
  * present page of a direct ATT (qp_dma_sge's one-page case), qp->piece[0]
  * holds their physical address and n, else a piece length of 0. The
  * caller may DMA them at that address while nothing that can change the
- * TPT ran since (qp_dma_sge's QP_DMA_CHECKED rule).
+ * TPT ran since (qp_dma_sge's QP_DMA_CHECKED rule). qp->piece is scratch
+ * (every translation writes it first): a caller that declines after this
+ * leaves it written, and nothing reads it before the next translation.
  */
 static OFL_ALWAYS_INLINE enum ofl_err
 qp_check_local_keep(struct ofl_qp *qp, const struct ofl_qp_sge *s, uint32_t n,

@@ -41,6 +41,16 @@
  * unpinned pages (OFL_QP_FAULT_WAIT) in some runs, and per message a
  * solicited or fenced work request, and transmissions refused by either
  * side's wire (the WQE rebuilt and sent again on a later pump).
+ *
+ * A sixth stream (s6) ends each run with a rig of its own (fresh QPs, so
+ * that the errors of the run above do not stop it): Sends of one data
+ * segment into receives of one data segment whose payload ends a byte
+ * before, at or a byte after one of the receiver's page ends, its pages
+ * mostly in reverse order (fp_aimed). The whole receive keeps the
+ * translation of its segment's first page from the check to the DMA
+ * (qp_check_local_keep) only when the payload lies in that page: a wrong
+ * page, offset or bound there places bytes in another page of a
+ * scattered region, which the digest sees.
  */
 #include <stdint.h>
 #include <string.h>
@@ -317,6 +327,87 @@ static uint64_t fp_rules(uint64_t h, struct qr_rig *r, uint32_t *s,
     return h;
 }
 
+/* fp_aimed's run on a rig of opts o (see the file's head); s: its draws. */
+static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s)
+{
+    static const uint32_t lens[] = {1, 8, 64, 100, 1000, 1460};
+    struct qr_rig *r = qr_new(o);
+    uint64_t sav[FP_PAGES + 1], now = 1, bb;
+    uint8_t *pa, *pb;
+    uint32_t la, lb, att, i, j, m;
+    uint8_t fb;
+
+    if (r == NULL)
+        return fp_mix(h, 1);
+    pa = qr_alloc(&r->a, FP_LEN + 4096, true);
+    pb = qr_alloc(&r->b, FP_LEN + 4096, true);
+    if (pa == NULL || pb == NULL) {
+        qr_free(r);
+        return fp_mix(h, 2);
+    }
+    pb += fp_rnd(s) % 2 ? 0 : 1 + fp_rnd(s) % 4000;
+    for (i = 0; i < FP_LEN; i++)
+        pa[i] = (uint8_t)fp_rnd(s);
+    fb = fp_rnd(s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
+    la = qr_reg(&r->a, pa, FP_LEN, OFL_TPT_LOCAL_READ, 0);
+    att = r->b.att_next;
+    lb = qr_reg(&r->b, pb, FP_LEN, OFL_TPT_LOCAL_WRITE, fb);
+    bb = fb ? 0 : (uint64_t)(uintptr_t)pb;
+    if (fp_rnd(s) % 4 != 0) /* mostly scattered: pages in reverse order */
+        for (i = 0; i < (FP_PAGES + 1) / 2; i++) {
+            uint64_t w = r->b.att[att + i];
+
+            r->b.att[att + i] = r->b.att[att + FP_PAGES - i];
+            r->b.att[att + FP_PAGES - i] = w;
+        }
+    for (i = 0; i <= FP_PAGES; i++)
+        sav[i] = r->b.att[att + i];
+    m = 2 + fp_rnd(s) % 4;
+    for (i = 0; i < m; i++) {
+        struct ofl_qp_recv_wr rw;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sg, rg;
+        const uint32_t k = fp_rnd(s), len = lens[k % 6];
+        /* A page end of the receiver's buffer (its offset there), then
+         * the payload's end a byte before it, at it or a byte after. */
+        const uint32_t end =
+            (uint32_t)((((uintptr_t)pb + 4096u * (2 + (k >> 4) % 3)) &
+                        ~(uintptr_t)4095) -
+                       (uintptr_t)pb);
+        const uint32_t off = end + (k >> 8) % 3 - 1 - len;
+
+        if (fp_rnd(s) % 5 == 0)
+            fp_hostile(s, &r->b, att, sav);
+        memset(&rw, 0, sizeof(rw));
+        rg.addr = bb + off;
+        /* the segment as long as the payload, or longer */
+        rg.len = (k >> 12) % 2 ? len : len + 3000; /* in the buffer */
+        rg.stag = lb;
+        rw.wr_id = 300 + i;
+        rw.sge = &rg;
+        rw.num_sge = 1;
+        h = fp_mix(h, (uint64_t)ofl_qp_post_recv(&r->b.qp, &rw));
+        if (r->b.qp.rq.host)
+            (void)ofl_qp_doorbell(&r->b.qp, OFL_QP_RING_RQ, r->b.qp.rq.pi);
+        memset(&wr, 0, sizeof(wr));
+        j = (k >> 16) % (FP_LEN - len);
+        sg.addr = (uint64_t)(uintptr_t)pa + j;
+        sg.len = len;
+        sg.stag = la;
+        wr.wr_id = 400 + i;
+        wr.flags = OFL_QP_WR_SIGNALED;
+        wr.opcode = OFL_QP_OP_SEND;
+        wr.sge = &sg;
+        wr.num_sge = 1;
+        h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
+        h = fp_mix(h, (uint64_t)qr_pump(r, now++));
+        h = fp_side(h, &r->a, pa);
+        h = fp_side(h, &r->b, pb);
+    }
+    qr_free(r);
+    return h;
+}
+
 uint64_t FP_RUN(uint32_t seed)
 {
     static const uint32_t emss[] = {0, 128, 300, 1460, 9000};
@@ -324,7 +415,7 @@ uint64_t FP_RUN(uint32_t seed)
     struct qr_rig *r;
     uint32_t s = seed * 2654435761u + 0x1234567u, i, j, m;
     uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u, s3, s4;
-    uint32_t s5 = seed * 0x165667B1u + 0x27D4EB2Fu;
+    uint32_t s5 = seed * 0x165667B1u + 0x27D4EB2Fu, s6;
     uint32_t la, lb, atta, attb;
     uint64_t h = seed, ba, bb, sava[FP_PAGES + 1], savb[FP_PAGES + 1];
     uint8_t *pa, *pb, fa, fb;
@@ -511,5 +602,8 @@ uint64_t FP_RUN(uint32_t seed)
     h = fp_side(h, &r->a, pa);
     h = fp_side(h, &r->b, pb);
     qr_free(r);
-    return h;
+    s6 = seed * 0xC2B2AE3Du + 0x27D4EB2Fu;
+    if (s6 == 0)
+        s6 = 1;
+    return fp_aimed(h, &o, &s6);
 }
