@@ -6710,6 +6710,26 @@ static OFL_HOT_INLINE enum ofl_err qp_wq_read(const struct ofl_qp *qp,
     return OFL_OK;
 }
 
+/* A WQE data segment's 16 bytes at p (offload.h, the data segment of the
+ * WQE layout: address, length, local STag, little-endian), read and
+ * written in one place: the posts store them, the fetch and the whole
+ * paths read them. */
+static OFL_ALWAYS_INLINE void qp_sge_get(const uint8_t *p,
+                                         struct ofl_qp_sge *s)
+{
+    s->addr = ofl_load_le64(p);
+    s->len = ofl_load_le32(p + 8);
+    s->stag = ofl_load_le32(p + 12);
+}
+
+static OFL_ALWAYS_INLINE void qp_sge_put(uint8_t *p, uint64_t addr,
+                                         uint32_t len, uint32_t stag)
+{
+    ofl_store_le64(p, addr);
+    ofl_store_le32(p + 8, len);
+    ofl_store_le32(p + 12, stag);
+}
+
 /* Decodes the n data segments of WQE idx of wq into the queue's segment
  * array, checking that the total stays below 2^31 (*total). */
 static OFL_HOT_INLINE enum ofl_err qp_sge_fetch(const struct ofl_qp *qp,
@@ -6729,9 +6749,7 @@ static OFL_HOT_INLINE enum ofl_err qp_sge_fetch(const struct ofl_qp *qp,
         err = qp_wq_read(qp, wq, idx, base + i * OFL_QP_SGE_LEN, b, sizeof(b));
         if (err != OFL_OK)
             return err;
-        sge[i].addr = ofl_load_le64(b);
-        sge[i].len = ofl_load_le32(b + 8);
-        sge[i].stag = ofl_load_le32(b + 12);
+        qp_sge_get(b, &sge[i]);
         sum += sge[i].len;
     }
     if (sum >= QP_MSG_MAX)
@@ -6878,15 +6896,11 @@ static void qp_put_sges(uint8_t *p, const struct ofl_qp_sge *sge, uint32_t n)
     uint32_t i;
 
     if (OFL_FAST_PATH && n == 1) {
-        ofl_store_le64(p, sge[0].addr);
-        ofl_store_le32(p + 8, sge[0].len);
-        ofl_store_le32(p + 12, sge[0].stag);
+        qp_sge_put(p, sge[0].addr, sge[0].len, sge[0].stag);
         return;
     }
     for (i = 0; i < n; i++, p += OFL_QP_SGE_LEN) {
-        ofl_store_le64(p, sge[i].addr);
-        ofl_store_le32(p + 8, sge[i].len);
-        ofl_store_le32(p + 12, sge[i].stag);
+        qp_sge_put(p, sge[i].addr, sge[i].len, sge[i].stag);
     }
 }
 
@@ -7013,9 +7027,8 @@ qp_post_send_common(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     ofl_store_le32(w + QPW_RSTAG, wr->remote_stag);
     ofl_store_le32(w + QPW_B32, 0);
     if (num != 0) {
-        ofl_store_le64(w + OFL_QP_SQ_HDR, wr->sge[0].addr);
-        ofl_store_le32(w + OFL_QP_SQ_HDR + 8, len);
-        ofl_store_le32(w + OFL_QP_SQ_HDR + 12, wr->sge[0].stag);
+        qp_sge_put(w + OFL_QP_SQ_HDR, wr->sge[0].addr, len,
+                   wr->sge[0].stag);
     }
     qp_publish(qp, sq);
     return OFL_OK;
@@ -9468,9 +9481,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
         for (i = 0; i < num; i++) {
             const uint8_t *g = w + OFL_QP_SQ_HDR + i * OFL_QP_SGE_LEN;
 
-            qp->sq_sge[i].addr = ofl_load_le64(g);
-            qp->sq_sge[i].len = ofl_load_le32(g + 8);
-            qp->sq_sge[i].stag = ofl_load_le32(g + 12);
+            qp_sge_get(g, &qp->sq_sge[i]);
         }
         qp->cur.num_sge = (uint8_t)num;
         if (qp_sges_check_hot(qp, OFL_TPT_LOCAL_READ) != OFL_OK)
@@ -9534,9 +9545,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
 
     if (rdmap == QP_WHOLE_NO_OP)
         return QP_WHOLE_DECLINED;
-    qp->sq_sge[0].addr = ofl_load_le64(g);
-    qp->sq_sge[0].len = ofl_load_le32(g + 8);
-    qp->sq_sge[0].stag = ofl_load_le32(g + 12);
+    qp_sge_get(g, &qp->sq_sge[0]);
     qp->cur.num_sge = 1;
     if (qp_sges_check(qp, OFL_TPT_LOCAL_READ) != OFL_OK)
         return QP_WHOLE_DECLINED;
@@ -10858,9 +10867,7 @@ static OFL_HOT_INLINE bool qp_rx_whole_sge(const struct ofl_qp *qp,
                                            struct ofl_qp_sge *s,
                                            uint64_t *total)
 {
-    s->addr = ofl_load_le64(g);
-    s->len = ofl_load_le32(g + 8);
-    s->stag = ofl_load_le32(g + 12);
+    qp_sge_get(g, s);
     *total += s->len;
     return s->len == 0 ||
            qp_check_local(qp->attr.tpt, s->stag, qp->attr.pd, s->addr,
@@ -10892,11 +10899,7 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
         return QP_WHOLE_DECLINED;
     if (num == 1) {
         struct ofl_qp_sge *s = &qp->rq_sge[0];
-        const uint8_t *g = w + OFL_QP_RQ_HDR;
-
-        s->addr = ofl_load_le64(g);
-        s->len = ofl_load_le32(g + 8);
-        s->stag = ofl_load_le32(g + 12);
+        qp_sge_get(w + OFL_QP_RQ_HDR, s);
         total = s->len;
         if (s->len != 0 &&
             qp_check_local_keep(qp, s, n, OFL_TPT_LOCAL_WRITE) != OFL_OK)
