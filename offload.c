@@ -8140,6 +8140,17 @@ static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
 #define QP_FPDU_FUSED 0x100u
 #define QP_FPDU_FITS 0x200u
 #define QP_TX_FLAGS 0xFFu /* what goes on to transmit */
+
+/* qp_fpdu_send's ULPDU for the framing calls, but its header's place: hl
+ * header bytes, then n payload bytes at payload (none: NULL). */
+static OFL_ALWAYS_INLINE void qp_fpdu_ulpdu(struct ofl_mpa_ulpdu *u,
+                                           uint32_t hl,
+                                           const uint8_t *payload, uint32_t n)
+{
+    u->hdr_len = hl;
+    u->payload = n != 0 ? payload : NULL;
+    u->payload_len = n;
+}
 static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
                                                 uint32_t hl,
                                                 const uint8_t *payload,
@@ -8150,9 +8161,6 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
     size_t len;
     enum ofl_err err;
 
-    u.hdr_len = hl;
-    u.payload = n != 0 ? payload : NULL;
-    u.payload_len = n;
 #if OFL_FAST_PATH
     if (!qp->tx.markers) {
         /* ofl_mpa_fpdu_framev's result for this FPDU, built in place (the
@@ -8185,6 +8193,7 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
         len = OFL_MPA_HDR_LEN + ulpdu + pad + OFL_MPA_CRC_LEN;
     } else
 #else
+    qp_fpdu_ulpdu(&u, hl, payload, n);
     if (!qp->tx.markers) {
         uint8_t *b = qp->tx_buf, trailer[7];
         size_t tl;
@@ -8201,6 +8210,11 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
     } else
 #endif /* the fast path's in-place framing replaces framev's */
     {
+#if OFL_FAST_PATH
+        /* (described only here: the in-place framing above reads none of
+         * it, and its stores cost every FPDU) */
+        qp_fpdu_ulpdu(&u, hl, payload, n);
+#endif
         u.hdr = qp->hdr;
         err = ofl_mpa_fpdu_buildv(&qp->tx, &u, qp->tx_buf, qp->tx_cap, &len);
         if (err != OFL_OK)
