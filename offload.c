@@ -8170,27 +8170,27 @@ static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
          * prefix, header, payload and pad, the stretch framev sums in one
          * call and then the pad in a second (the same register). */
         uint8_t *b = qp->tx_buf, *t;
-        uint32_t ulpdu = hl + n, pad, crc = OFL_CRC32C_INIT;
+        uint32_t ulpdu = hl + n, pad, end, crc = OFL_CRC32C_INIT;
 
         if (!(flags & QP_FPDU_FITS) &&
             (hl > qp->tx.mulpdu || n > (uint32_t)qp->tx.mulpdu - hl))
             return OFL_E_MPA_TOO_LONG;
         pad = (0u - (OFL_MPA_HDR_LEN + ulpdu)) & 3u;
         t = b + OFL_MPA_HDR_LEN + ulpdu;
+        end = OFL_MPA_HDR_LEN + ulpdu + pad; /* where the CRC goes */
         ofl_store_be16(b, (uint16_t)ulpdu);
         ofl_store_le32(t, 0);
+        /* (before the CRC call: fewer values live across it) */
+        qp->tx.pos += mpa_content_len(ulpdu);
         /* Fused (qp_tx_fuse_open): prefix, header and payload are in
          * tx_crc already; the pad is left. */
         if (flags & QP_FPDU_FUSED)
             crc = ofl_crc32c_final(
                 port_crc_call(qp->tx.port, qp->tx_crc, t, pad));
         else if (qp->tx.crc)
-            crc = ofl_crc32c_final(
-                port_crc_call(qp->tx.port, crc, b,
-                              OFL_MPA_HDR_LEN + ulpdu + pad));
-        ofl_store_le32(t + pad, qp->tx.crc ? crc : 0u);
-        qp->tx.pos += mpa_content_len(ulpdu);
-        len = OFL_MPA_HDR_LEN + ulpdu + pad + OFL_MPA_CRC_LEN;
+            crc = ofl_crc32c_final(port_crc_call(qp->tx.port, crc, b, end));
+        ofl_store_le32(b + end, qp->tx.crc ? crc : 0u);
+        len = end + OFL_MPA_CRC_LEN;
     } else
 #else
     qp_fpdu_ulpdu(&u, hl, payload, n);
