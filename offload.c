@@ -9415,6 +9415,25 @@ static OFL_ALWAYS_INLINE void qp_sq_whole_hdr(const struct ofl_qp *qp,
     }
 }
 
+/* qp_sq_whole_hdr's bytes for a later FPDU (Last: last) at message
+ * offset off of the same message, over the header it stored at h for the
+ * first: what changes is the Last bit and the offset (a Write's TO, a
+ * Send's MO). The header stays where it was between FPDUs: on
+ * QP_PATH_WHOLE_TX tx_buf is the QP's own (no reservation), and each
+ * FPDU writes only its prefix and what follows the header. */
+static OFL_ALWAYS_INLINE void qp_sq_whole_hdr_next(uint8_t *h,
+                                                   const uint8_t *w,
+                                                   uint8_t rdmap, bool last,
+                                                   uint32_t off)
+{
+    if (last)
+        h[0] |= 0x40u;
+    if (rdmap == OFL_RDMAP_WRITE)
+        ofl_store_be64(h + 6, ofl_load_le64(w + QPW_TO) + off);
+    else
+        ofl_store_be32(h + 14, off);
+}
+
 /* The WQE w of qp_sq_whole went whole (total bytes): retired, or tracked
  * as done, the SQ past it, a Send's MSN moved on.
  *
@@ -9563,10 +9582,10 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
     qp->cur.num_sge = 1;
     if (qp_sges_check(qp, OFL_TPT_LOCAL_READ) != OFL_OK)
         return QP_WHOLE_DECLINED;
+    qp_sq_whole_hdr(qp, h, w, rdmap, false, 0); /* total > max: not Last */
     for (;;) {
         last = total - off <= max;
         n = last ? total - off : max;
-        qp_sq_whole_hdr(qp, h, w, rdmap, last, off);
         /* checked whole just now, nothing since that can change the
          * TPT: the first DMA only translates; the others check again */
         err = qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr + off,
@@ -9589,6 +9608,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
             return OFL_OK;
         }
         --*more;
+        qp_sq_whole_hdr_next(h, w, rdmap, total - off <= max, off);
     }
     qp_sq_whole_done_call(qp, w, total);
     *progress = true;
