@@ -10098,6 +10098,18 @@ static OFL_HOT_INLINE void qp_advance(struct ofl_qp *qp, uint32_t n)
         (void)ofl_seq_retire(&qp->seq, qp->attr.tpt, NULL);
 }
 
+#if OFL_FAST_PATH
+/* qp_advance over an FPDU of n wire bytes a whole receive path took
+ * (qp_rx_write_whole, qp_rx_send_whole): with no one-touch invalidation
+ * pending, which their caller tested (qp_rx_front) and nothing of theirs
+ * adds (only the one-touch decision does, which they leave to the general
+ * path), every step of it only moves RCV.NXT. */
+static OFL_ALWAYS_INLINE void qp_advance_whole(struct ofl_qp *qp, uint32_t n)
+{
+    qp->seq.nxt += n;
+}
+#endif
+
 /* Is sn (the first SN of an FPDU the in-order stream completed, whose
  * last wire byte is end - 1) one placed out of order? Takes its record out
  * of the list into *rec. Records the stream has reached otherwise (before
@@ -11050,7 +11062,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_send_whole(struct ofl_qp *qp,
     err = qp_rx_whole_take(qp, u, ulpdu - OFL_DDP_UNTAGGED_HDR_LEN, op, wire);
     if (err == QP_WHOLE_DECLINED)
         return err;
-    qp_advance(qp, wire);
+    qp_advance_whole(qp, wire);
     *used = wire;
     return err;
 }
@@ -11287,7 +11299,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
         err = qp_fatal(qp, err, qp_local_cause(), u, ulpdu);
     else if (last)
         QP_NOTE_LAST_USE(qp->attr.tpt, stag);
-    qp_advance(qp, wire);
+    qp_advance_whole(qp, wire);
     *used = wire;
     return err;
 }
