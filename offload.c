@@ -9580,16 +9580,24 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
         return QP_WHOLE_DECLINED;
     qp_sge_get(g, &qp->sq_sge[0]);
     qp->cur.num_sge = 1;
-    if (qp_sges_check(qp, OFL_TPT_LOCAL_READ) != OFL_OK)
+    /* qp_sges_check's test of the one segment (not empty: total > max),
+     * with the translation of the first FPDU's bytes kept when they lie
+     * in one page (qp_check_local_keep). */
+    if (qp_check_local_keep(qp, &qp->sq_sge[0], max, OFL_TPT_LOCAL_READ) !=
+        OFL_OK)
         return QP_WHOLE_DECLINED;
     qp_sq_whole_hdr(qp, h, w, rdmap, false, 0); /* total > max: not Last */
     for (;;) {
         last = total - off <= max;
         n = last ? total - off : max;
         /* checked whole just now, nothing since that can change the
-         * TPT: the first DMA only translates; the others check again */
-        err = qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr + off,
-                         h + hl, n, how);
+         * TPT: the first DMA goes to the kept page, or only translates;
+         * the others, behind a transmission, check again */
+        if (how != 0 && qp->piece[0].len != 0)
+            err = qp_port_read(qp, qp->piece[0].pa, h + hl, n, 0u);
+        else
+            err = qp_dma_sge(qp, qp->sq_sge[0].stag,
+                             qp->sq_sge[0].addr + off, h + hl, n, how);
         how = 0;
         if (err == OFL_OK)
             err = qp_fpdu_send(qp, hl, h + hl, n,

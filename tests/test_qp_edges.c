@@ -1996,9 +1996,74 @@ static void test_whole_recv_page_end(void)
     qr_free(r);
 }
 
+/*
+ * The sender's side of the same (issue 30): an RDMA Write of one data
+ * segment in two FPDUs (qp_sq_whole_multi) checks the segment and keeps
+ * the translation of the first FPDU's payload when it lies in one page.
+ * The source is a scattered region (its VA pages in reverse order in
+ * memory); the first FPDU's payload ends a byte before, at or a byte
+ * after VA page 0's end, so that a kept translation with a wrong bound
+ * would read the bytes past the page end from the wrong page.
+ */
+static void test_whole_send_page_end(void)
+{
+    struct qr_rig *r = rig_o(false, false, 0);
+    uint8_t *mem = qr_alloc(&r->a, 2 * 4096, true);
+    uint8_t *dst = qr_alloc(&r->b, 2 * 4096, true);
+    uint32_t la = reg_scattered(&r->a, mem, 2, LR);
+    uint32_t lb = qr_reg(&r->b, dst, 2 * 4096, LW | RW, 0);
+    const uint32_t max = r->a.qp.tx.mulpdu - OFL_DDP_TAGGED_HDR_LEN;
+    const uint32_t total = max + 100;
+    uint32_t i, d;
+
+    CHECK(la != 0 && lb != 0);
+    CHECK(max < 4096);
+    /* VA byte v lies at mem[4096 + v] on VA page 0, at mem[v - 4096] on
+     * VA page 1 */
+    for (i = 0; i < 2 * 4096; i++)
+        mem[i] = (uint8_t)(i * 13u + (i >> 8) + 1u);
+    for (d = 0; d < 3; d++) { /* the first payload's end: 4095 .. 4097 */
+        const uint32_t start = 4096u - max - 1u + d;
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_cqe c[2];
+        uint32_t bad = 0, tx = r->a.qp.stats.tx_fpdus;
+
+        memset(dst, 0, 2 * 4096);
+        memset(&wr, 0, sizeof(wr));
+        sge.addr = 0x40000000ull + start;
+        sge.len = total;
+        sge.stag = la;
+        wr.opcode = OFL_QP_OP_WRITE;
+        wr.wr_id = 20u + d;
+        wr.flags = OFL_QP_WR_SIGNALED;
+        wr.sge = &sge;
+        wr.num_sge = 1;
+        wr.remote_stag = lb;
+        wr.remote_to = (uint64_t)(uintptr_t)dst;
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(r->a.sim.violations, 0);
+        CHECK_EQ(r->a.qp.state, OFL_QP_RTS);
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK_EQ(r->a.qp.stats.tx_fpdus - tx, 2);
+        CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+        CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+        for (i = 0; i < total; i++) {
+            const uint32_t v = start + i;
+
+            bad += dst[i] != (v < 4096 ? mem[4096 + v] : mem[v - 4096]);
+        }
+        CHECK_EQ(bad, 0);
+        CHECK(ofl_test_zero(dst + total, 2 * 4096 - total));
+    }
+    qr_free(r);
+}
+
 OFL_SUITE(qp_edges)
 {
     test_whole_recv_page_end();
+    test_whole_send_page_end();
     test_fpdu_payload_edge();
     test_many_pieces(0);
     test_many_pieces(32768);

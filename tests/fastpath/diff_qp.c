@@ -43,13 +43,15 @@
  * side's wire (the WQE rebuilt and sent again on a later pump).
  *
  * A sixth stream (s6) ends each run with a rig of its own (fresh QPs, so
- * that the errors of the run above do not stop it): Sends of one data
- * segment into receives of one data segment whose payload ends a byte
- * before, at or a byte after one of the receiver's page ends, its pages
- * mostly in reverse order (fp_aimed). The whole receive keeps the
- * translation of its segment's first page from the check to the DMA
- * (qp_check_local_keep) only when the payload lies in that page: a wrong
- * page, offset or bound there places bytes in another page of a
+ * that the errors of the run above do not stop it), each side's pages
+ * mostly in reverse order (fp_aimed): Sends of one data segment into
+ * receives of one data segment whose payload ends a byte before, at or a
+ * byte after one of the receiver's page ends, and messages of one data
+ * segment in more than one FPDU whose first FPDU's payload ends so by one
+ * of the sender's. The whole receive, and the sender's message of several
+ * FPDUs, keep the translation of a segment's first page from its check to
+ * the DMA (qp_check_local_keep) only when the bytes lie in that page: a
+ * wrong page, offset or bound there moves bytes of another page of a
  * scattered region, which the digest sees.
  */
 #include <stdint.h>
@@ -327,14 +329,43 @@ static uint64_t fp_rules(uint64_t h, struct qr_rig *r, uint32_t *s,
     return h;
 }
 
-/* fp_aimed's run on a rig of opts o (see the file's head); s: its draws. */
+/* A page end of the buffer at p, as an offset in it: the first at least
+ * min bytes in, then k more pages on. */
+static uint32_t fp_page_end(const uint8_t *p, uint32_t min, uint32_t k)
+{
+    const uintptr_t a = (uintptr_t)p;
+
+    return (uint32_t)(((a + min + 4096u * (1 + k)) & ~(uintptr_t)4095) - a);
+}
+
+/* Reverses the order of a region's pages (att0: its first page word):
+ * scattered, an access across a page end takes two pieces. */
+static void fp_scatter(struct qr_side *x, uint32_t att0)
+{
+    uint32_t i;
+
+    for (i = 0; i < (FP_PAGES + 1) / 2; i++) {
+        uint64_t w = x->att[att0 + i];
+
+        x->att[att0 + i] = x->att[att0 + FP_PAGES - i];
+        x->att[att0 + FP_PAGES - i] = w;
+    }
+}
+
+/* fp_aimed's run on a rig of opts o (see the file's head); s: its draws.
+ * Each message is one of two kinds: a Send of len bytes whose payload
+ * ends by a page end of the receiver's segment (the receive keeps its
+ * translation), or a message of one data segment in more than one FPDU
+ * (a Write, or a Send into a receive that holds it) whose first FPDU's
+ * bytes end by a page end of the sender's segment (qp_sq_whole_multi
+ * keeps their translation from the segment's check). */
 static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s)
 {
     static const uint32_t lens[] = {1, 8, 64, 100, 1000, 1460};
     struct qr_rig *r = qr_new(o);
-    uint64_t sav[FP_PAGES + 1], now = 1, bb;
+    uint64_t sav[FP_PAGES + 1], sava[FP_PAGES + 1], now = 1, bb;
     uint8_t *pa, *pb;
-    uint32_t la, lb, att, i, j, m;
+    uint32_t la, lb, atta, att, i, m;
     uint8_t fb;
 
     if (r == NULL)
@@ -346,57 +377,82 @@ static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s)
         return fp_mix(h, 2);
     }
     pb += fp_rnd(s) % 2 ? 0 : 1 + fp_rnd(s) % 4000;
+    pa += fp_rnd(s) % 2 ? 0 : 1 + fp_rnd(s) % 4000;
     for (i = 0; i < FP_LEN; i++)
         pa[i] = (uint8_t)fp_rnd(s);
     fb = fp_rnd(s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
+    atta = r->a.att_next;
     la = qr_reg(&r->a, pa, FP_LEN, OFL_TPT_LOCAL_READ, 0);
     att = r->b.att_next;
-    lb = qr_reg(&r->b, pb, FP_LEN, OFL_TPT_LOCAL_WRITE, fb);
+    lb = qr_reg(&r->b, pb, FP_LEN,
+                OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE, fb);
     bb = fb ? 0 : (uint64_t)(uintptr_t)pb;
-    if (fp_rnd(s) % 4 != 0) /* mostly scattered: pages in reverse order */
-        for (i = 0; i < (FP_PAGES + 1) / 2; i++) {
-            uint64_t w = r->b.att[att + i];
-
-            r->b.att[att + i] = r->b.att[att + FP_PAGES - i];
-            r->b.att[att + FP_PAGES - i] = w;
-        }
-    for (i = 0; i <= FP_PAGES; i++)
+    if (fp_rnd(s) % 4 != 0) /* mostly scattered */
+        fp_scatter(&r->b, att);
+    if (fp_rnd(s) % 4 != 0)
+        fp_scatter(&r->a, atta);
+    for (i = 0; i <= FP_PAGES; i++) {
         sav[i] = r->b.att[att + i];
+        sava[i] = r->a.att[atta + i];
+    }
     m = 2 + fp_rnd(s) % 4;
     for (i = 0; i < m; i++) {
         struct ofl_qp_recv_wr rw;
         struct ofl_qp_wr wr;
         struct ofl_qp_sge sg, rg;
-        const uint32_t k = fp_rnd(s), len = lens[k % 6];
-        /* A page end of the receiver's buffer (its offset there), then
-         * the payload's end a byte before it, at it or a byte after. */
-        const uint32_t end =
-            (uint32_t)((((uintptr_t)pb + 4096u * (2 + (k >> 4) % 3)) &
-                        ~(uintptr_t)4095) -
-                       (uintptr_t)pb);
-        const uint32_t off = end + (k >> 8) % 3 - 1 - len;
+        const uint32_t k = fp_rnd(s);
+        uint32_t len = lens[k % 6], off, src;
 
         if (fp_rnd(s) % 5 == 0)
             fp_hostile(s, &r->b, att, sav);
-        memset(&rw, 0, sizeof(rw));
-        rg.addr = bb + off;
-        /* the segment as long as the payload, or longer */
-        rg.len = (k >> 12) % 2 ? len : len + 3000; /* in the buffer */
-        rg.stag = lb;
-        rw.wr_id = 300 + i;
-        rw.sge = &rg;
-        rw.num_sge = 1;
-        h = fp_mix(h, (uint64_t)ofl_qp_post_recv(&r->b.qp, &rw));
-        if (r->b.qp.rq.host)
-            (void)ofl_qp_doorbell(&r->b.qp, OFL_QP_RING_RQ, r->b.qp.rq.pi);
+        if (fp_rnd(s) % 5 == 0)
+            fp_hostile(s, &r->a, atta, sava);
         memset(&wr, 0, sizeof(wr));
-        j = (k >> 16) % (FP_LEN - len);
-        sg.addr = (uint64_t)(uintptr_t)pa + j;
-        sg.len = len;
-        sg.stag = la;
+        memset(&rw, 0, sizeof(rw));
         wr.wr_id = 400 + i;
         wr.flags = OFL_QP_WR_SIGNALED;
-        wr.opcode = OFL_QP_OP_SEND;
+        wr.opcode = (k >> 20) % 3 == 0 ? OFL_QP_OP_WRITE : OFL_QP_OP_SEND;
+        if ((k >> 22) % 2 == 0) {
+            /* The receiver's page end: the payload's end a byte before
+             * it, at it or a byte after. */
+            wr.opcode = OFL_QP_OP_SEND;
+            off = fp_page_end(pb, 0, 1 + (k >> 4) % 3) + (k >> 8) % 3 - 1 -
+                  len;
+            src = (k >> 16) % (FP_LEN - len);
+        } else {
+            /* The sender's: the first FPDU's payload (max bytes) ends a
+             * byte before, at or a byte after it, and the message goes
+             * on past max (within the buffer, when it can). */
+            const uint32_t max =
+                r->a.qp.tx.mulpdu - (wr.opcode == OFL_QP_OP_WRITE
+                                         ? OFL_DDP_TAGGED_HDR_LEN
+                                         : OFL_DDP_UNTAGGED_HDR_LEN);
+
+            src = fp_page_end(pa, max, (k >> 4) % 2) + (k >> 8) % 3 - 1 - max;
+            len = max + 1 + (k >> 12) % 2000;
+            if (src + len > FP_LEN)
+                len = FP_LEN - src;
+            off = (k >> 16) % (FP_LEN - len);
+        }
+        rg.addr = bb + off;
+        /* the segment as long as the payload, or longer */
+        rg.len = (k >> 23) % 2 || off + len + 3000 > FP_LEN ? len : len + 3000;
+        rg.stag = lb;
+        if (wr.opcode == OFL_QP_OP_WRITE) {
+            wr.remote_stag = lb;
+            wr.remote_to = rg.addr;
+        } else {
+            rw.wr_id = 300 + i;
+            rw.sge = &rg;
+            rw.num_sge = 1;
+            h = fp_mix(h, (uint64_t)ofl_qp_post_recv(&r->b.qp, &rw));
+            if (r->b.qp.rq.host)
+                (void)ofl_qp_doorbell(&r->b.qp, OFL_QP_RING_RQ,
+                                      r->b.qp.rq.pi);
+        }
+        sg.addr = (uint64_t)(uintptr_t)pa + src;
+        sg.len = len;
+        sg.stag = la;
         wr.sge = &sg;
         wr.num_sge = 1;
         h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
