@@ -8141,8 +8141,8 @@ static uint8_t *qp_payload_at(struct ofl_qp *qp, uint32_t hl)
 #define QP_FPDU_FITS 0x200u
 #define QP_TX_FLAGS 0xFFu /* what goes on to transmit */
 
-/* qp_fpdu_send's ULPDU for the framing calls, but its header's place: hl
- * header bytes, then n payload bytes at payload (none: NULL). */
+/* qp_fpdu_send's ULPDU for the framing calls, all but the header's
+ * address: hl header bytes, then n payload bytes at payload (none: NULL). */
 static OFL_ALWAYS_INLINE void qp_fpdu_ulpdu(struct ofl_mpa_ulpdu *u,
                                            uint32_t hl,
                                            const uint8_t *payload, uint32_t n)
@@ -8151,6 +8151,7 @@ static OFL_ALWAYS_INLINE void qp_fpdu_ulpdu(struct ofl_mpa_ulpdu *u,
     u->payload = n != 0 ? payload : NULL;
     u->payload_len = n;
 }
+
 static OFL_HOT_INLINE enum ofl_err qp_fpdu_send(struct ofl_qp *qp,
                                                 uint32_t hl,
                                                 const uint8_t *payload,
@@ -9551,11 +9552,13 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
 /*
  * qp_sq_whole for a message of one data segment in several FPDUs (total
  * above the FPDU's payload): the segment checked whole first, as
- * qp_run_message checks it, then each FPDU's header at fixed offsets, its
- * slice of the segment checked again and translated (behind a
- * transmission, as qp_msg_further's), gathered and sent; each FPDU after
- * the first takes a step of ofl_qp_process's budget (*more), as
- * qp_msg_further's do. A refusal, or the budget's end, after some FPDUs
+ * qp_run_message checks it, with the first FPDU's payload translated in
+ * the same lookup when it lies in one page; the header stored once at
+ * fixed offsets, each later FPDU changing its offset and Last bit
+ * (qp_sq_whole_hdr_next); each FPDU's slice of the segment read (after
+ * the first, checked again and translated: behind a transmission, as
+ * qp_msg_further's) and sent; each FPDU after the first takes a step of
+ * ofl_qp_process's budget (*more), as qp_msg_further's do. A refusal, or the budget's end, after some FPDUs
  * went leaves the WQE where the general path has it after the same FPDUs
  * (qp_sq_whole_general), which sends the rest. Answers as qp_sq_whole.
  */
@@ -9579,7 +9582,6 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
     if (rdmap == QP_WHOLE_NO_OP)
         return QP_WHOLE_DECLINED;
     qp_sge_get(g, &qp->sq_sge[0]);
-    qp->cur.num_sge = 1;
     /* qp_sges_check's test of the one segment (not empty: total > max),
      * with the translation of the first FPDU's bytes kept when they lie
      * in one page (qp_check_local_keep). */
@@ -10953,6 +10955,7 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
         return QP_WHOLE_DECLINED;
     if (num == 1) {
         struct ofl_qp_sge *s = &qp->rq_sge[0];
+
         qp_sge_get(w + OFL_QP_RQ_HDR, s);
         total = s->len;
         if (s->len != 0 &&
