@@ -7824,6 +7824,30 @@ static OFL_ALWAYS_INLINE bool qp_local_grants(const struct ofl_tpt_entry *e,
 #endif
 
 /*
+ * The one-page case of a direct ATT's translation (tpt_translate_pages'
+ * first): n bytes (at most a page) at page position pos (region offset
+ * plus first-page offset) of the page words att (pages of 1 << shift
+ * bytes) lie in one page whose word is present, without reserved bits:
+ * *pa their physical address. Else false, and the general path decides
+ * (it names a missing or malformed page). The fast paths' one form of it.
+ */
+static OFL_ALWAYS_INLINE bool qp_one_page(const uint64_t *att, uint32_t shift,
+                                          uint64_t pos, uint64_t n,
+                                          uint64_t *pa)
+{
+    const uint64_t pmask = ((uint64_t)1 << shift) - 1, in = pos & pmask;
+    uint64_t w;
+
+    if (n > pmask + 1 - in)
+        return false;
+    w = att[pos >> shift];
+    if ((w & pmask) != OFL_TPT_ATT_PRESENT)
+        return false;
+    *pa = (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+    return true;
+}
+
+/*
  * qp_dma_sge: qp_dma_sge_general, with a straight line in front for the
  * common access that lies in one present page of a direct ATT: the one
  * round the general path runs for it (tpt_translate_local_checked when
@@ -7845,12 +7869,11 @@ static OFL_HOT_INLINE enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag,
 
     if (n != 0 && tpt != NULL && index - 1u < tpt->capacity - 1u) {
         const struct ofl_tpt_entry *e = &tpt->entry[index];
-        const uint32_t shift = e->page_shift;
-        const uint64_t pmask = ((uint64_t)1 << shift) - 1;
         const uint64_t base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
-        const uint64_t off = va - base, pos = off + e->fpo, in = pos & pmask;
+        const uint64_t off = va - base;
         const uint8_t need = (how & QP_DMA_WRITE) ? OFL_TPT_LOCAL_WRITE
                                                   : OFL_TPT_LOCAL_READ;
+        uint64_t pa;
 
         /* Not checked in this call: the conjunction of FIG. 15 a-g of
          * ofl_tpt_check_translate_local's fast path, for this need (one
@@ -7861,19 +7884,13 @@ static OFL_HOT_INLINE enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag,
              (e->access & need) != need || va < base || off > e->len ||
              n > e->len - off || va > OFL_U64_MAX - (n - 1u)))
             return qp_dma_sge_general(qp, stag, va, buf, n, how);
-        if (e->att_kind == OFL_TPT_ATT_DIRECT && n <= pmask + 1 - in) {
-            const uint64_t *att = tpt->att + e->att_base;
-            const uint64_t w = att[pos >> shift];
-
-            if ((w & pmask) == OFL_TPT_ATT_PRESENT) {
-                const uint64_t pa = (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
-
-                qp->piece[0].pa = pa;
-                qp->piece[0].len = n;
-                return (how & QP_DMA_WRITE)
-                           ? qp_port_write(qp, pa, buf, n, how)
-                           : qp_port_read(qp, pa, buf, n, how);
-            }
+        if (e->att_kind == OFL_TPT_ATT_DIRECT &&
+            qp_one_page(tpt->att + e->att_base, e->page_shift, off + e->fpo,
+                        n, &pa)) {
+            qp->piece[0].pa = pa;
+            qp->piece[0].len = n;
+            return (how & QP_DMA_WRITE) ? qp_port_write(qp, pa, buf, n, how)
+                                        : qp_port_read(qp, pa, buf, n, how);
         }
     }
     return qp_dma_sge_general(qp, stag, va, buf, n, how);
@@ -7986,46 +8003,62 @@ qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
 }
 
 /*
- * qp_check_local for the data segment s of len bytes (not 0), with its
+ * A data segment's check kept (qp_check_local_keep): the region that
+ * granted it and its generation then; when its ATT is direct, its page
+ * words, their page size and the page position of the segment's first
+ * byte (its region offset plus the first-page offset), else att NULL.
+ */
+struct qp_kept {
+    const struct ofl_tpt_entry *e;
+    const uint64_t *att;
+    uint64_t pos;
+    uint32_t shift;
+    uint32_t gen;
+};
+
+/*
+ * qp_check_local for the data segment s (len not 0), with its
  * translation kept (issue 30: "check each SGE against the TPT once and
  * keep its translation until the DMA"): the same answer from the same
- * conjunction; when it grants and the first n bytes of s lie in one
- * present page of a direct ATT (qp_dma_sge's one-page case), qp->piece[0]
- * holds their physical address and n, else a piece length of 0. The
- * caller may DMA them at that address while nothing that can change the
- * TPT ran since (qp_dma_sge's QP_DMA_CHECKED rule). qp->piece is scratch
- * (every translation writes it first): a caller that declines after this
- * leaves it written, and nothing reads it before the next translation.
+ * conjunction, and when it grants, *k (att NULL when the region's ATT is
+ * not direct or tpt_check_local granted it). A byte range of the
+ * segment may then be translated from k (qp_one_page) while nothing that
+ * can change the TPT ran since (qp_dma_sge's QP_DMA_CHECKED rule) or the
+ * region's generation is still k->gen (qp_sq_whole_kept).
  */
 static OFL_ALWAYS_INLINE enum ofl_err
-qp_check_local_keep(struct ofl_qp *qp, const struct ofl_qp_sge *s, uint32_t n,
-                    uint8_t need)
+qp_check_local_keep(const struct ofl_qp *qp, const struct ofl_qp_sge *s,
+                    uint8_t need, struct qp_kept *k)
 {
     const struct ofl_tpt *tpt = qp->attr.tpt;
     const uint32_t index = ofl_stag_index(s->stag);
     const uint64_t va = s->addr, len = s->len;
     uint64_t off;
+    enum ofl_err err;
 
-    qp->piece[0].len = 0;
+    k->att = NULL;
+    k->pos = 0;
+    k->shift = 0;
     if (tpt != NULL && index != 0 && index < tpt->capacity &&
         qp_local_grants(&tpt->entry[index], s->stag, qp->attr.pd, va, len,
                         need, &off)) {
         const struct ofl_tpt_entry *e = &tpt->entry[index];
-        const uint32_t shift = e->page_shift;
-        const uint64_t pmask = ((uint64_t)1 << shift) - 1;
-        const uint64_t pos = off + e->fpo, in = pos & pmask;
 
-        if (e->att_kind == OFL_TPT_ATT_DIRECT && n <= pmask + 1 - in) {
-            const uint64_t w = tpt->att[e->att_base + (pos >> shift)];
-
-            if ((w & pmask) == OFL_TPT_ATT_PRESENT) {
-                qp->piece[0].pa = (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
-                qp->piece[0].len = n;
-            }
+        k->e = e;
+        k->gen = e->gen;
+        if (e->att_kind == OFL_TPT_ATT_DIRECT) {
+            k->att = tpt->att + e->att_base;
+            k->pos = off + e->fpo;
+            k->shift = e->page_shift;
         }
         return OFL_OK;
     }
-    return tpt_check_local(tpt, s->stag, qp->attr.pd, va, len, need);
+    err = tpt_check_local(tpt, s->stag, qp->attr.pd, va, len, need);
+    if (err == OFL_OK) { /* granted: a region of the table (FIG. 15 b) */
+        k->e = &tpt->entry[index];
+        k->gen = k->e->gen;
+    }
+    return err;
 }
 #else
 #define qp_check_local tpt_check_local
@@ -9550,17 +9583,40 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
 }
 
 /*
+ * Whether the check of a WQE's data segment (FIG. 15 a-g, granted when
+ * its region e had generation gen) still stands behind a transmission or
+ * a DMA: QP_DMA_CHECKED (the next DMA of a range inside the segment only
+ * translates) while e's generation is unchanged, else 0 (it checks
+ * again). Sound because a region's answer to FIG. 15 changes only with
+ * its generation: it leaves VALID through tpt_make_invalid or
+ * tpt_push_free, and its key, PD, rights and bounds change only through
+ * a registration (tpt_apply_desc, ofl_tpt_reg_physical) or an
+ * allocation, each of which moves the generation or needs an entry that
+ * is not VALID. The translation is not kept: page words are read again
+ * (a port may write them, ofl_tpt_map_page does). The generation is 32
+ * bits; this lives within one engine call, where only port hooks run
+ * between, so it cannot come round (2^31 registrations of one entry).
+ */
+static OFL_ALWAYS_INLINE uint32_t
+qp_sq_whole_kept(const struct ofl_tpt_entry *e, uint32_t gen)
+{
+    return e->gen == gen ? QP_DMA_CHECKED : 0u;
+}
+
+/*
  * qp_sq_whole for a message of one data segment in several FPDUs (total
  * above the FPDU's payload): the segment checked whole first, as
  * qp_run_message checks it, with the first FPDU's payload translated in
  * the same lookup when it lies in one page; the header stored once at
  * fixed offsets, each later FPDU changing its offset and Last bit
  * (qp_sq_whole_hdr_next); each FPDU's slice of the segment read (after
- * the first, checked again and translated: behind a transmission, as
- * qp_msg_further's) and sent; each FPDU after the first takes a step of
- * ofl_qp_process's budget (*more), as qp_msg_further's do. A refusal, or the budget's end, after some FPDUs
- * went leaves the WQE where the general path has it after the same FPDUs
- * (qp_sq_whole_general), which sends the rest. Answers as qp_sq_whole.
+ * the first, behind a transmission, translated, and checked again only
+ * when its region's generation moved: qp_sq_whole_kept; qp_msg_further
+ * checks each) and sent; each FPDU after the first takes a step of
+ * ofl_qp_process's budget (*more), as qp_msg_further's do. A refusal, or
+ * the budget's end, after some FPDUs went leaves the WQE where the
+ * general path has it after the same FPDUs (qp_sq_whole_general), which
+ * sends the rest. Answers as qp_sq_whole.
  */
 static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
                                                   uint32_t hl, uint32_t total,
@@ -9575,6 +9631,8 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
                                             w[QPW_FLAGS], total);
     const bool tagged = rdmap == OFL_RDMAP_WRITE;
     uint8_t *h = qp->tx_buf + OFL_MPA_HDR_LEN;
+    struct qp_kept k;
+    uint64_t pa;
     uint32_t off = 0, n, how = QP_DMA_CHECKED;
     bool last;
     enum ofl_err err;
@@ -9583,24 +9641,24 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
         return QP_WHOLE_DECLINED;
     qp_sge_get(g, &qp->sq_sge[0]);
     /* qp_sges_check's test of the one segment (not empty: total > max),
-     * with the translation of the first FPDU's bytes kept when they lie
-     * in one page (qp_check_local_keep). */
-    if (qp_check_local_keep(qp, &qp->sq_sge[0], max, OFL_TPT_LOCAL_READ) !=
+     * its translation kept (qp_check_local_keep). */
+    if (qp_check_local_keep(qp, &qp->sq_sge[0], OFL_TPT_LOCAL_READ, &k) !=
         OFL_OK)
         return QP_WHOLE_DECLINED;
     qp_sq_whole_hdr(qp, h, w, rdmap, false, 0); /* total > max: not Last */
     for (;;) {
         last = total - off <= max;
         n = last ? total - off : max;
-        /* checked whole just now, nothing since that can change the
-         * TPT: the first DMA goes to the kept page, or only translates;
-         * the others, behind a transmission, check again */
-        if (how != 0 && qp->piece[0].len != 0)
-            err = qp_port_read(qp, qp->piece[0].pa, h + hl, n, 0u);
+        /* Checked whole just now, nothing since that can change the TPT
+         * (the first FPDU), or the check stands (qp_sq_whole_kept): the
+         * slice is read at the kept translation when it lies in one
+         * page, else qp_dma_sge only translates; without, checked again. */
+        if (how != 0 && k.att != NULL &&
+            qp_one_page(k.att, k.shift, k.pos + off, n, &pa))
+            err = qp_port_read(qp, pa, h + hl, n, 0u);
         else
             err = qp_dma_sge(qp, qp->sq_sge[0].stag,
                              qp->sq_sge[0].addr + off, h + hl, n, how);
-        how = 0;
         if (err == OFL_OK)
             err = qp_fpdu_send(qp, hl, h + hl, n,
                                QP_FPDU_FITS | (last ? 0u : OFL_QP_TX_MORE));
@@ -9618,6 +9676,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
             return OFL_OK;
         }
         --*more;
+        how = qp_sq_whole_kept(k.e, k.gen);
         qp_sq_whole_hdr_next(h, w, rdmap, total - off <= max, off);
     }
     qp_sq_whole_done_call(qp, w, total);
@@ -10945,12 +11004,14 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     const uint8_t *w = rq->ring + (rq->ci & (rq->depth - 1u)) * rq->stride;
     const uint32_t num = w[QPR_NSGE];
     struct ofl_cqe *e;
+    struct qp_kept k;
     uint32_t i;
-    uint64_t total = 0;
+    uint64_t total = 0, pa;
     enum ofl_err err;
 
     /* qp_rq_fetch's WQE and its checks (one data segment, the common
      * receive: no loop, and its translation kept for the DMA). */
+    k.att = NULL;
     if (num > rq->max_sge)
         return QP_WHOLE_DECLINED;
     if (num == 1) {
@@ -10959,7 +11020,7 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
         qp_sge_get(w + OFL_QP_RQ_HDR, s);
         total = s->len;
         if (s->len != 0 &&
-            qp_check_local_keep(qp, s, n, OFL_TPT_LOCAL_WRITE) != OFL_OK)
+            qp_check_local_keep(qp, s, OFL_TPT_LOCAL_WRITE, &k) != OFL_OK)
             return QP_WHOLE_DECLINED;
     } else {
         for (i = 0; i < num; i++)
@@ -10982,11 +11043,12 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     qp->rcur.total = (uint32_t)total;
     /* Checked just now, nothing since that can change the TPT. One data
      * segment (the common receive): qp_scatter's one round, in place, at
-     * the translation kept when it lies in one page (qp_dma_sge's
-     * one-page case: the same piece and port call). */
-    if (num == 1 && n != 0 && qp->piece[0].len != 0) {
-        err = qp_port_write(qp, qp->piece[0].pa,
-                            u + OFL_DDP_UNTAGGED_HDR_LEN, n, QP_DMA_WRITE);
+     * the translation kept when the bytes lie in one page (qp_one_page,
+     * qp_dma_sge's one-page case: the same port call). */
+    if (num == 1 && n != 0 && k.att != NULL &&
+        qp_one_page(k.att, k.shift, k.pos, n, &pa)) {
+        err = qp_port_write(qp, pa, u + OFL_DDP_UNTAGGED_HDR_LEN, n,
+                            QP_DMA_WRITE);
     } else if (num == 1 && n != 0) {
         err = qp_dma_sge(qp, qp->rq_sge[0].stag, qp->rq_sge[0].addr,
                          (uint8_t *)(u + OFL_DDP_UNTAGGED_HDR_LEN), n,

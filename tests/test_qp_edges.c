@@ -1404,21 +1404,34 @@ static void test_budget_counts_segments(void)
 }
 
 /* test_further_fpdus_checked_again's transmit callback: the side's
- * own, then the data segment's region deregistered after the first FPDU
- * went (the callback may change the TPT, not the QP). */
+ * own, then, after the first FPDU went, one change to the TPT (the
+ * callback may change the TPT, not the QP): the data segment's region
+ * deregistered (DEREG), invalidated (INVAL: its bounds and pages stay in
+ * the entry), or another region registered (OTHER: the segment's region
+ * untouched). */
+enum { FURTHER_DEREG, FURTHER_INVAL, FURTHER_OTHER };
 static struct {
     ofl_qp_transmit_fn orig;
-    struct ofl_tpt *tpt;
+    struct qr_side *side;
     uint32_t stag, pd;
+    unsigned mode;
 } dereg_tx;
 
 static int transmit_then_dereg(void *ctx, const uint8_t *data, uint32_t len,
                                uint32_t flags)
 {
     int ret = dereg_tx.orig(ctx, data, len, flags);
+    struct ofl_tpt *tpt = &dereg_tx.side->tpt;
 
     if (ret == 0 && dereg_tx.stag != 0) {
-        CHECK_OK(ofl_tpt_dereg(dereg_tx.tpt, dereg_tx.stag, dereg_tx.pd));
+        if (dereg_tx.mode == FURTHER_DEREG)
+            CHECK_OK(ofl_tpt_dereg(tpt, dereg_tx.stag, dereg_tx.pd));
+        else if (dereg_tx.mode == FURTHER_INVAL)
+            CHECK_OK(ofl_tpt_invalidate_local(tpt, dereg_tx.stag,
+                                              dereg_tx.pd));
+        else
+            CHECK(qr_reg(dereg_tx.side, qr_alloc(dereg_tx.side, 64, false),
+                         64, LR, 0) != 0);
         dereg_tx.stag = 0;
     }
     return ret;
@@ -1426,50 +1439,77 @@ static int transmit_then_dereg(void *ctx, const uint8_t *data, uint32_t len,
 
 /* The FPDUs of a message after the first check its data segment again
  * (FIG. 15) before they read it, on the whole-message path (one data
- * segment: qp_sq_whole_multi) and the general path (two) alike: a region
- * deregistered while the first FPDU was transmitted fails the WQE with
- * a local protection error before a byte more is read from it, and the
- * stream ends (a Terminate follows the FPDU that went). */
+ * segment: qp_sq_whole_multi, which checks again when the region's
+ * generation moved) and the general path (two) alike: a region
+ * deregistered or invalidated while the first FPDU was transmitted fails
+ * the WQE with a local protection error before a byte more is read from
+ * it, and the stream ends (a Terminate follows the FPDU that went); a
+ * registration of another region changes nothing: the message goes
+ * whole. */
 static void test_further_fpdus_checked_again(void)
 {
-    unsigned k;
+    unsigned k, mode;
 
-    for (k = 0; k < 2; k++) {
-        struct send_rig sr;
-        struct ofl_qp_wr wr;
-        struct ofl_qp_sge sge[2];
-        struct ofl_cqe c[2];
-        uint64_t before;
+    for (k = 0; k < 2; k++)
+        for (mode = FURTHER_DEREG; mode <= FURTHER_OTHER; mode++) {
+            struct send_rig sr;
+            struct ofl_qp_wr wr;
+            struct ofl_qp_sge sge[2];
+            struct ofl_cqe c[2];
+            uint64_t before;
+            unsigned i;
 
-        send_rig_new(&sr, 4096, 4096, 8192);
-        CHECK_OK(qr_post_recv(&sr.r->b, 1, sr.buf, 8192, sr.lb));
-        /* 3 FPDUs */
-        qr_wr(&wr, OFL_QP_OP_SEND, 10, sge, sr.src, 4000, sr.ls);
-        if (k == 1) {
-            sge[0].len = 2000;
-            sge[1] = sge[0];
-            sge[1].addr += 2000;
-            wr.num_sge = 2;
+            send_rig_new(&sr, 4096, 0, 8192);
+            /* the source as an invalidatable region (a fast-registered
+             * one's flag) */
+            sr.ls = qr_reg(&sr.r->a, sr.src, 4096, LR,
+                           OFL_TPT_F_INVALIDATABLE);
+            CHECK(sr.ls != 0);
+            for (i = 0; i < 4000; i++)
+                sr.src[i] = (uint8_t)(i * 5u + 1u);
+            CHECK_OK(qr_post_recv(&sr.r->b, 1, sr.buf, 8192, sr.lb));
+            /* 3 FPDUs */
+            qr_wr(&wr, OFL_QP_OP_SEND, 10, sge, sr.src, 4000, sr.ls);
+            if (k == 1) {
+                sge[0].len = 2000;
+                sge[1] = sge[0];
+                sge[1].addr += 2000;
+                wr.num_sge = 2;
+            }
+            CHECK_OK(qr_post_send(&sr.r->a, &wr));
+            dereg_tx.orig = sr.r->a.qp.attr.transmit;
+            dereg_tx.side = &sr.r->a;
+            dereg_tx.stag = sr.ls;
+            dereg_tx.pd = sr.r->a.qp.attr.pd;
+            dereg_tx.mode = mode;
+            sr.r->a.qp.attr.transmit = transmit_then_dereg;
+            before = sr.r->a.qp.stats.tx_fpdus;
+            (void)ofl_qp_process(&sr.r->a.qp, 0, 8);
+            CHECK_EQ(dereg_tx.stag, 0); /* the change was made */
+            CHECK_EQ(qr_poll(&sr.r->a, true, c, 2), 1);
+            CHECK_EQ(c[0].wr_id, 10);
+            if (mode == FURTHER_OTHER) {
+                CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 3);
+                CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+                CHECK_EQ(sr.r->a.qp.state, OFL_QP_RTS);
+                sr.r->a.qp.attr.transmit = dereg_tx.orig;
+                CHECK_OK(qr_deliver(sr.r, &sr.r->a));
+                CHECK_EQ(qr_poll(&sr.r->b, false, c, 2), 1);
+                CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+                CHECK_EQ(c[0].byte_len, 4000);
+                CHECK(memcmp(sr.buf, sr.src, 4000) == 0);
+            } else {
+                /* the first FPDU, then the Terminate (part of the
+                 * message went: the stream ends) */
+                CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 2);
+                CHECK_EQ(sr.r->a.qp.state, OFL_QP_TERMINATE);
+                CHECK_EQ(sr.r->a.qp.err, mode == FURTHER_DEREG
+                                             ? OFL_E_TPT_INVALID_STAG
+                                             : OFL_E_TPT_NOT_VALID);
+                CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
+            }
+            qr_free(sr.r);
         }
-        CHECK_OK(qr_post_send(&sr.r->a, &wr));
-        dereg_tx.orig = sr.r->a.qp.attr.transmit;
-        dereg_tx.tpt = &sr.r->a.tpt;
-        dereg_tx.stag = sr.ls;
-        dereg_tx.pd = sr.r->a.qp.attr.pd;
-        sr.r->a.qp.attr.transmit = transmit_then_dereg;
-        before = sr.r->a.qp.stats.tx_fpdus;
-        (void)ofl_qp_process(&sr.r->a.qp, 0, 8);
-        CHECK_EQ(dereg_tx.stag, 0); /* deregistered */
-        /* the first FPDU, then the Terminate (part of the message went:
-         * the stream ends) */
-        CHECK_EQ(sr.r->a.qp.stats.tx_fpdus - before, 2);
-        CHECK_EQ(sr.r->a.qp.state, OFL_QP_TERMINATE);
-        CHECK_EQ(sr.r->a.qp.err, OFL_E_TPT_INVALID_STAG);
-        CHECK_EQ(qr_poll(&sr.r->a, true, c, 2), 1);
-        CHECK_EQ(c[0].wr_id, 10);
-        CHECK_EQ(c[0].status, OFL_WC_LOC_PROT_ERR);
-        qr_free(sr.r);
-    }
 }
 
 /* A message of several FPDUs whose one data segment runs past its region

@@ -329,7 +329,7 @@ static uint64_t fp_rules(uint64_t h, struct qr_rig *r, uint32_t *s,
     return h;
 }
 
-/* A page end of the buffer at p, as an offset in it: the first at least
+/* A page end of the buffer at p, as an offset in it: the first more than
  * min bytes in, then k more pages on. */
 static uint32_t fp_page_end(const uint8_t *p, uint32_t min, uint32_t k)
 {
