@@ -53,6 +53,15 @@
  * the DMA (qp_check_local_keep) only when the bytes lie in that page: a
  * wrong page, offset or bound there moves bytes of another page of a
  * scattered region, which the digest sees.
+ *
+ * A seventh stream (s7) makes, now and then, one TPT verb on the sender's
+ * side inside its transmit callback, after the first FPDU of a message
+ * went (fp_aimed): the source region invalidated, invalidated and
+ * registered again as it was, or registered again shorter (the message's
+ * later FPDUs then fall outside it), or an unrelated region registered.
+ * The several-FPDU send keeps its segment's check across its FPDUs while
+ * the region's generation holds (qp_sq_whole_kept); the general path
+ * checks each FPDU: the two must agree.
  */
 #include <stdint.h>
 #include <string.h>
@@ -352,6 +361,65 @@ static void fp_scatter(struct qr_side *x, uint32_t att0)
     }
 }
 
+/* fp_aimed's transmit callback on the sender's side: the rig's own, then
+ * (the countdown at 0, after an FPDU went) one TPT verb on the source
+ * region's STag (what: FP_TX_*), once. */
+enum { FP_TX_NONE, FP_TX_INVAL, FP_TX_AGAIN, FP_TX_SHORTER, FP_TX_OTHER };
+static struct {
+    ofl_qp_transmit_fn orig;
+    struct qr_side *x;
+    uint8_t *other; /* 64 bytes for FP_TX_OTHER's region */
+    uint32_t stag, countdown, what, done;
+    uint64_t h;     /* the verbs' codes */
+} fp_tx;
+
+/* Registers the (invalidated) region of stag again as it was, len bytes
+ * long: its entry's fields, read. */
+static enum ofl_err fp_tx_register(struct qr_side *x, uint32_t stag,
+                                   uint64_t len)
+{
+    const struct ofl_tpt_entry *e = &x->tpt.entry[ofl_stag_index(stag)];
+    struct ofl_tpt_region_desc d;
+
+    memset(&d, 0, sizeof(d));
+    d.va = e->va;
+    d.len = len;
+    d.att_base = e->att_base;
+    d.att_count = e->att_count;
+    d.fpo = e->fpo;
+    d.page_shift = e->page_shift;
+    d.att_kind = e->att_kind;
+    d.access = e->access;
+    d.flags = e->flags;
+    return ofl_tpt_register(&x->tpt, stag, x->attr.pd, &d);
+}
+
+static int fp_tx_then(void *ctx, const uint8_t *data, uint32_t len,
+                      uint32_t flags)
+{
+    int ret = fp_tx.orig(ctx, data, len, flags);
+    struct qr_side *x = fp_tx.x;
+    enum ofl_err err = OFL_OK;
+
+    if (ret != 0 || fp_tx.what == FP_TX_NONE || fp_tx.countdown-- != 0)
+        return ret;
+    if (fp_tx.what != FP_TX_OTHER)
+        err = ofl_tpt_invalidate_local(&x->tpt, fp_tx.stag, x->attr.pd);
+    if (err == OFL_OK && fp_tx.what == FP_TX_AGAIN)
+        err = fp_tx_register(x, fp_tx.stag,
+                             x->tpt.entry[ofl_stag_index(fp_tx.stag)].len);
+    else if (err == OFL_OK && fp_tx.what == FP_TX_SHORTER)
+        err = fp_tx_register(x, fp_tx.stag, 2000);
+    else if (fp_tx.what == FP_TX_OTHER)
+        err = qr_reg(x, fp_tx.other, 64, OFL_TPT_LOCAL_READ, 0) != 0
+                  ? OFL_OK
+                  : OFL_E_ARG;
+    fp_tx.h = fp_mix(fp_mix(fp_tx.h, fp_tx.what), (uint64_t)err);
+    fp_tx.what = FP_TX_NONE;
+    fp_tx.done = 1;
+    return ret;
+}
+
 /* fp_aimed's run on a rig of opts o (see the file's head); s: its draws.
  * Each message is one of two kinds: a Send of len bytes whose payload
  * ends by a page end of the receiver's segment (the receive keeps its
@@ -359,7 +427,8 @@ static void fp_scatter(struct qr_side *x, uint32_t att0)
  * (a Write, or a Send into a receive that holds it) whose first FPDU's
  * bytes end by a page end of the sender's segment (qp_sq_whole_multi
  * keeps their translation from the segment's check). */
-static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s)
+static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s,
+                         uint32_t *s7)
 {
     static const uint32_t lens[] = {1, 8, 64, 100, 1000, 1460};
     struct qr_rig *r = qr_new(o);
@@ -382,7 +451,15 @@ static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s)
         pa[i] = (uint8_t)fp_rnd(s);
     fb = fp_rnd(s) % 3 == 0 ? OFL_TPT_F_ZERO_BASED : 0;
     atta = r->a.att_next;
-    la = qr_reg(&r->a, pa, FP_LEN, OFL_TPT_LOCAL_READ, 0);
+    /* invalidatable: fp_tx_then's verbs */
+    la = qr_reg(&r->a, pa, FP_LEN, OFL_TPT_LOCAL_READ,
+                OFL_TPT_F_INVALIDATABLE);
+    memset(&fp_tx, 0, sizeof(fp_tx));
+    fp_tx.orig = r->a.qp.attr.transmit;
+    fp_tx.x = &r->a;
+    fp_tx.other = qr_alloc(&r->a, 64, false);
+    fp_tx.stag = la;
+    r->a.qp.attr.transmit = fp_tx_then;
     att = r->b.att_next;
     lb = qr_reg(&r->b, pb, FP_LEN,
                 OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE, fb);
@@ -456,7 +533,25 @@ static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s)
         wr.sge = &sg;
         wr.num_sge = 1;
         h = fp_mix(h, (uint64_t)qr_post_send(&r->a, &wr));
+        /* now and then a TPT verb after the message's first FPDU (the
+         * source region: fp_tx_then) */
+        if (fp_tx.what == FP_TX_NONE && fp_rnd(s7) % 4 == 0) {
+            fp_tx.what = 1 + fp_rnd(s7) % 4;
+            fp_tx.countdown = 0;
+        }
         h = fp_mix(h, (uint64_t)qr_pump(r, now++));
+        h = fp_mix(h, fp_tx.h);
+        if (fp_tx.done) { /* the region whole again for what follows */
+            const struct ofl_tpt_entry *e =
+                &r->a.tpt.entry[ofl_stag_index(la)];
+
+            if (e->state == OFL_TPT_VALID && e->len != FP_LEN)
+                h = fp_mix(h, (uint64_t)ofl_tpt_invalidate_local(
+                                  &r->a.tpt, la, r->a.attr.pd));
+            if (e->state == OFL_TPT_INVALID)
+                h = fp_mix(h, (uint64_t)fp_tx_register(&r->a, la, FP_LEN));
+            fp_tx.done = 0;
+        }
         h = fp_side(h, &r->a, pa);
         h = fp_side(h, &r->b, pb);
     }
@@ -471,7 +566,7 @@ uint64_t FP_RUN(uint32_t seed)
     struct qr_rig *r;
     uint32_t s = seed * 2654435761u + 0x1234567u, i, j, m;
     uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u, s3, s4;
-    uint32_t s5 = seed * 0x165667B1u + 0x27D4EB2Fu, s6;
+    uint32_t s5 = seed * 0x165667B1u + 0x27D4EB2Fu, s6, s7;
     uint32_t la, lb, atta, attb;
     uint64_t h = seed, ba, bb, sava[FP_PAGES + 1], savb[FP_PAGES + 1];
     uint8_t *pa, *pb, fa, fb;
@@ -661,5 +756,8 @@ uint64_t FP_RUN(uint32_t seed)
     s6 = seed * 0xC2B2AE3Du + 0x27D4EB2Fu;
     if (s6 == 0)
         s6 = 1;
-    return fp_aimed(h, &o, &s6);
+    s7 = seed * 0x27D4EB2Fu + 0x165667B1u;
+    if (s7 == 0)
+        s7 = 1;
+    return fp_aimed(h, &o, &s6, &s7);
 }
