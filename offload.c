@@ -11300,6 +11300,27 @@ static OFL_HOT_INLINE bool qp_rx_fusable(const struct ofl_qp *qp,
 }
 
 /*
+ * qp_rx_write_whole's translation of an access that does not lie in one
+ * page, into sgl (its pieces set): through r, the region
+ * qp_check_translate_all's fast check granted it on (tpt_remote_fast:
+ * its offset there is to - r->va), or, when that check did not grant it
+ * (r NULL), through qp_check_translate_all, which decides it. Its answer.
+ * Out of line: the one-page case keeps its registers.
+ */
+static OFL_NOINLINE enum ofl_err
+qp_rx_write_pieces(struct ofl_qp *qp, const struct ofl_tpt_entry *r,
+                   uint32_t stag, uint64_t to, uint32_t n,
+                   struct ofl_tpt_sgl *sgl)
+{
+    struct ofl_tpt_remote a;
+
+    if (r != NULL)
+        return tpt_translate_direct(qp->attr.tpt, r, to - r->va, to, n, sgl);
+    qp_remote(qp, &a, stag, to, n, OFL_TPT_REMOTE_WRITE);
+    return qp_check_translate_all(qp, &a, sgl);
+}
+
+/*
  * The receive side's fast path for an RDMA Write FPDU (issue 30: each
  * FPDU of a Write), on a stream of QP_PATH_WRITE_RX (no markers) between
  * FPDUs, with nothing placed ahead of a hole and no one-touch
@@ -11323,10 +11344,13 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
                                                    uint32_t *used)
 {
     const uint8_t *u = p + OFL_MPA_HDR_LEN;
-    struct ofl_tpt_remote a;
+    const struct ofl_tpt *tpt = qp->attr.tpt;
+    const struct ofl_tpt_entry *r;
     struct ofl_tpt_sgl sgl;
     QP_TPT_INFO info;
+    uint64_t to, off = 0, pa = 0;
     uint32_t ulpdu, wire, n, stag;
+    bool one;
     bool last;
     enum ofl_err err;
 
@@ -11354,8 +11378,20 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
                                   wire - OFL_MPA_CRC_LEN),
                     p + wire - OFL_MPA_CRC_LEN))
         return QP_WHOLE_DECLINED;
-    qp_remote(qp, &a, stag, ofl_load_be64(u + 6), n, OFL_TPT_REMOTE_WRITE);
-    if (qp_check_translate_all(qp, &a, &sgl) != OFL_OK)
+    /* FIG. 18A a-f over the payload (qp_check_translate_all's fast
+     * check) and its translation: when it lies in one page, that page's
+     * (qp_one_page, no SGL), else the pieces (as qp_check_translate_all
+     * makes them); an access the fast check does not grant goes to
+     * qp_check_translate_all, which decides it. Any answer but OFL_OK
+     * (OFL_E_TPT_SGL_FULL too) declines. */
+    to = ofl_load_be64(u + 6);
+    sgl.piece = qp->piece;
+    sgl.cap = OFL_QP_PIECES;
+    r = tpt_remote_fast(tpt, stag, qp->attr.pd, qp->attr.qpn, to, n,
+                        OFL_TPT_REMOTE_WRITE, &sgl, &off);
+    one = r != NULL && qp_one_page(tpt->att + r->att_base, r->page_shift,
+                                   off + r->fpo, n, &pa);
+    if (!one && qp_rx_write_pieces(qp, r, stag, to, n, &sgl) != OFL_OK)
         return QP_WHOLE_DECLINED;
     /* Taken: qp_rx_stream's accounting, the placement, RCV.NXT over the
      * whole FPDU. (qp_rx_stream moves RCV.NXT in two steps, to one past
@@ -11366,8 +11402,12 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
     (void)mpa_rx_pass(&qp->rx, wire);
     qp->stats.rx_fpdus++;
     qp_rx_tag_note(qp, stag, last, n);
-    /* Translated whole: qp_place_rest's first round is all of it. */
-    err = qp_place_pieces(qp, &sgl, u + OFL_DDP_TAGGED_HDR_LEN, QP_DMA_WRITE);
+    /* Translated whole: qp_place_rest's first round is all of it (one
+     * page: qp_place_pieces' one piece, the same port call). */
+    err = one ? qp_port_write(qp, pa, u + OFL_DDP_TAGGED_HDR_LEN, n,
+                              QP_DMA_WRITE)
+              : qp_place_pieces(qp, &sgl, u + OFL_DDP_TAGGED_HDR_LEN,
+                                QP_DMA_WRITE);
     if (err != OFL_OK) /* as qp_rx_write after qp_place_tagged */
         err = qp_fatal(qp, err, qp_local_cause(), u, ulpdu);
     else if (last)

@@ -1078,6 +1078,12 @@ void ofl_port_barrier(const struct ofl_port *port, enum ofl_barrier kind);
  * the checks also require the region's PD to be the window's - a window
  * can never reach another PD's memory. (Within one PD, a window that stays
  * dead across 2^31 re-registrations of its region's index would revive.)
+ * The qp engine relies on the same number within one ofl_qp_process call:
+ * its several-FPDU send keeps a data segment's check (FIG. 15) across the
+ * message's FPDUs while the region's generation is unchanged, so every
+ * change of a region's state, key, PD, rights or bounds moves it (only a
+ * registration or a way out of VALID changes them; page words are read
+ * again each time).
  * A dead window must be bound again or deallocated.
  *
  * Validation. Local checks (seed 000 FIG. 15 a-g) are for WQE data
@@ -3811,26 +3817,28 @@ enum ofl_qp_tx_flag {
  *            and the WQE's stores in a straight line (no loop, no opcode
  *            switch).
  *   send     ofl_qp_process, the SQ's next WQE of a ring in adapter memory
- *            (not sq_host) on a stream without markers or attr.tx_reserve:
- *            a Send, Send with Invalidate or RDMA Write whose message fits
- *            one FPDU, or has one data segment, and goes by the copy
- *            (below OFL_QP_FUSE_MIN with the fused hooks or transmit by
- *            reference). Its fields are read where they lie, its data
- *            segments checked (FIG. 15; one segment of one FPDU: its
- *            check and translation in one look-up), each header built in
- *            place, the payload gathered, framed and transmitted (each
- *            FPDU after the first checked again and counted against the
- *            budget, as the general path's), and the WQE done, with no
- *            undo state. When it is the oldest WQE not yet retired and its
- *            send CQ has room and is not armed, it is retired in the step
- *            (its CQE when signaled) instead of at the end of the call:
- *            the same CQEs in the same order, no overrun and no notify
- *            inside the step; a later WQE of the same call that takes
- *            the QP to ERROR finds this CQE out already (a tracked one
- *            comes with the next call's flush). A refused gather or
- *            transmission, or the budget's end, leaves the WQE fetched
- *            and begun as the general path has it after the same FPDUs,
- *            which retries, fails or goes on as always.
+ *            (not sq_host) on a stream without markers or attr.tx_reserve: a
+ *            Send, Send with Invalidate or RDMA Write whose message fits one
+ *            FPDU, or has one data segment, and goes by the copy (below
+ *            OFL_QP_FUSE_MIN with the fused hooks or transmit by reference).
+ *            Its fields are read where they lie, its data segments checked
+ *            (FIG. 15; one segment of one FPDU: its check and translation in
+ *            one look-up), each header built in place, the payload gathered,
+ *            framed and transmitted (each FPDU after the first counted
+ *            against the budget, as the general path's, and its slice checked
+ *            again only if its region's generation moved since the segment's
+ *            check: a region's answer to FIG. 15 changes only with it, so no
+ *            verb the transmit callback runs goes unseen), and the WQE done,
+ *            with no undo state. When it is the oldest WQE not yet retired
+ *            and its send CQ has room and is not armed, it is retired in the
+ *            step (its CQE when signaled) instead of at the end of the call:
+ *            the same CQEs in the same order, no overrun and no notify inside
+ *            the step; a later WQE of the same call that takes the QP to
+ *            ERROR finds this CQE out already (a tracked one comes with the
+ *            next call's flush). A refused gather or transmission, or the
+ *            budget's end, leaves the WQE fetched and begun as the general
+ *            path has it after the same FPDUs, which retries, fails or goes
+ *            on as always.
  *   receive  an in-order FPDU that is a Send or Send with SE with Last
  *            set, MO 0 and the MSN expected, no Send being received, into
  *            the next receive WQE of a ring in adapter memory (not

@@ -2037,6 +2037,54 @@ static void test_whole_recv_page_end(void)
 }
 
 /*
+ * The receive side's RDMA Write (qp_rx_write_whole) into a region that
+ * starts 1000 bytes into a page (first-page offset 1000): a payload that
+ * lies in one page is placed at the translation of that page
+ * (qp_one_page, the page position counting the first-page offset), one
+ * across a page end in two pieces, and a Write of three FPDUs both ways;
+ * every byte lands where its TO says and no other byte moves.
+ */
+static void test_whole_write_fpo(void)
+{
+    static const uint32_t at[] = {50, 3040, 3000, 100};
+    static const uint32_t lens[] = {100, 100, 64, 4000};
+    struct qr_rig *r = rig_o(false, false, 0);
+    uint8_t *src = qr_alloc(&r->a, 4096, false);
+    uint8_t *mem = qr_alloc(&r->b, 3 * 4096, true);
+    uint32_t ls = qr_reg(&r->a, src, 4096, LR, 0);
+    uint32_t lb = qr_reg(&r->b, mem + 1000, 3 * 4096 - 1000, LW | RW, 0);
+    unsigned k;
+
+    CHECK(ls != 0 && lb != 0);
+    for (k = 0; k < 4; k++) {
+        struct ofl_qp_wr wr;
+        struct ofl_qp_sge sge;
+        struct ofl_cqe c[2];
+        uint32_t i, bad = 0;
+
+        for (i = 0; i < lens[k]; i++)
+            src[i] = (uint8_t)(i * 11u + k + 1u);
+        memset(mem, 0, 3 * 4096);
+        qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, lens[k], ls);
+        wr.remote_stag = lb;
+        wr.remote_to = va(mem + 1000 + at[k]);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(r->b.sim.violations, 0);
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK_EQ(qr_poll(&r->a, true, c, 2), 1);
+        CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+        for (i = 0; i < 3 * 4096; i++) {
+            const uint32_t o = i - (1000 + at[k]);
+
+            bad += mem[i] != (o < lens[k] ? src[o] : 0);
+        }
+        CHECK_EQ(bad, 0);
+    }
+    qr_free(r);
+}
+
+/*
  * The sender's side of the same (issue 30): an RDMA Write of one data
  * segment in two FPDUs (qp_sq_whole_multi) checks the segment and keeps
  * the translation of the first FPDU's payload when it lies in one page.
@@ -2104,6 +2152,7 @@ OFL_SUITE(qp_edges)
 {
     test_whole_recv_page_end();
     test_whole_send_page_end();
+    test_whole_write_fpo();
     test_fpdu_payload_edge();
     test_many_pieces(0);
     test_many_pieces(32768);
