@@ -7821,7 +7821,6 @@ static OFL_ALWAYS_INLINE bool qp_local_grants(const struct ofl_tpt_entry *e,
            len <= e->len - off &&
            (len == 0 || va <= OFL_U64_MAX - (len - 1));
 }
-#endif
 
 /*
  * The one-page case of a direct ATT's translation (tpt_translate_pages'
@@ -7846,6 +7845,7 @@ static OFL_ALWAYS_INLINE bool qp_one_page(const uint64_t *att, uint32_t shift,
     *pa = (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
     return true;
 }
+#endif
 
 /*
  * qp_dma_sge: qp_dma_sge_general, with a straight line in front for the
@@ -11327,12 +11327,12 @@ qp_rx_write_pieces(struct ofl_qp *qp, const struct ofl_tpt_entry *r,
  * invalidation pending (the caller tests these): an FPDU that lies whole
  * in p with its CRC right, a tagged RDMA Write header of both versions
  * and a payload (the caller gives one the fused hook takes, qp_rx_fusable,
- * that way first), through
- * an STag that FIG. 18A a-f grant over the whole payload with every page
- * translated into the QP's pieces, and not a Last segment through a
- * one-touch entry. What qp_rx_stream, qp_rx_ulpdu and qp_place_tagged do
- * for it (mpa_rx_fast, rdmap_parse's tagged header, the placement,
- * RCV.NXT and the counters), in their order, in one function. Sets *used
+ * that way first), through an STag that FIG. 18A a-f grant over the whole
+ * payload with every page translated (one page: its address; more: the
+ * QP's pieces), and not a Last segment through a one-touch entry. What
+ * qp_rx_stream, qp_rx_ulpdu and qp_place_tagged do for it (mpa_rx_fast,
+ * rdmap_parse's tagged header, the placement, RCV.NXT and the counters),
+ * in their order, in one function. Sets *used
  * to its wire length. Returns QP_WHOLE_DECLINED, having changed nothing,
  * for anything else: the general path decides it (a refusal's checks run
  * again there, so it names the error). tests/check_fastpath.sh holds it
