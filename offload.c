@@ -9633,7 +9633,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
     uint8_t *h = qp->tx_buf + OFL_MPA_HDR_LEN;
     struct qp_kept k;
     uint64_t pa;
-    uint32_t off = 0, n, how = QP_DMA_CHECKED;
+    uint32_t off = 0, n;
     bool last;
     enum ofl_err err;
 
@@ -9646,19 +9646,19 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
         OFL_OK)
         return QP_WHOLE_DECLINED;
     qp_sq_whole_hdr(qp, h, w, rdmap, false, 0); /* total > max: not Last */
+    /* The first FPDU's payload (max bytes: total > max), checked whole
+     * just now with nothing since that can change the TPT: read at the
+     * kept translation when it lies in one page, else qp_dma_sge only
+     * translates it. (Before the loop: the loop keeps only the region
+     * and its generation, and its frame stays within 256 bytes.) */
+    last = false;
+    n = max;
+    if (k.att != NULL && qp_one_page(k.att, k.shift, k.pos, n, &pa))
+        err = qp_port_read(qp, pa, h + hl, n, 0u);
+    else
+        err = qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr, h + hl,
+                         n, QP_DMA_CHECKED);
     for (;;) {
-        last = total - off <= max;
-        n = last ? total - off : max;
-        /* Checked whole just now, nothing since that can change the TPT
-         * (the first FPDU), or the check stands (qp_sq_whole_kept): the
-         * slice is read at the kept translation when it lies in one
-         * page, else qp_dma_sge only translates; without, checked again. */
-        if (how != 0 && k.att != NULL &&
-            qp_one_page(k.att, k.shift, k.pos + off, n, &pa))
-            err = qp_port_read(qp, pa, h + hl, n, 0u);
-        else
-            err = qp_dma_sge(qp, qp->sq_sge[0].stag,
-                             qp->sq_sge[0].addr + off, h + hl, n, how);
         if (err == OFL_OK)
             err = qp_fpdu_send(qp, hl, h + hl, n,
                                QP_FPDU_FITS | (last ? 0u : OFL_QP_TX_MORE));
@@ -9676,8 +9676,13 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
             return OFL_OK;
         }
         --*more;
-        how = qp_sq_whole_kept(k.e, k.gen);
-        qp_sq_whole_hdr_next(h, w, rdmap, total - off <= max, off);
+        last = total - off <= max;
+        n = last ? total - off : max;
+        qp_sq_whole_hdr_next(h, w, rdmap, last, off);
+        /* Behind a transmission: translated only while the check stands
+         * (qp_sq_whole_kept), else checked again. */
+        err = qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr + off,
+                         h + hl, n, qp_sq_whole_kept(k.e, k.gen));
     }
     qp_sq_whole_done_call(qp, w, total);
     *progress = true;
@@ -11010,8 +11015,12 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     enum ofl_err err;
 
     /* qp_rq_fetch's WQE and its checks (one data segment, the common
-     * receive: no loop, and its translation kept for the DMA). */
+     * receive: no loop, and its translation kept for the DMA; k is
+     * read only for a segment that holds the payload, so one that was
+     * checked). */
     k.att = NULL;
+    k.pos = 0;
+    k.shift = 0;
     if (num > rq->max_sge)
         return QP_WHOLE_DECLINED;
     if (num == 1) {
