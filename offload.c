@@ -9604,6 +9604,34 @@ qp_sq_whole_kept(const struct ofl_tpt_entry *e, uint32_t gen)
 }
 
 /*
+ * qp_sq_whole_multi's start: qp_sges_check's test of the WQE's one data
+ * segment (qp->sq_sge[0], not empty) with its translation kept
+ * (qp_check_local_keep), then the first FPDU's n payload bytes read into
+ * dst: at the kept translation when they lie in one page, else
+ * qp_dma_sge only translates them (checked whole just now, nothing since
+ * that can change the TPT). QP_WHOLE_DECLINED when the check refuses,
+ * else the read's answer, with *gen the region's generation
+ * (qp_sq_whole_kept). Out of line: the kept translation stays out of
+ * the loop's frame (within 256 bytes; inlined, rv64 gcc -Og made 272).
+ */
+static OFL_NOINLINE enum ofl_err qp_sq_whole_first(struct ofl_qp *qp,
+                                                   uint8_t *dst, uint32_t n,
+                                                   uint32_t *gen)
+{
+    struct qp_kept k;
+    uint64_t pa;
+
+    if (qp_check_local_keep(qp, &qp->sq_sge[0], OFL_TPT_LOCAL_READ, &k) !=
+        OFL_OK)
+        return QP_WHOLE_DECLINED;
+    *gen = k.gen;
+    if (k.att != NULL && qp_one_page(k.att, k.shift, k.pos, n, &pa))
+        return qp_port_read(qp, pa, dst, n, 0u);
+    return qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr, dst, n,
+                      QP_DMA_CHECKED);
+}
+
+/*
  * qp_sq_whole for a message of one data segment in several FPDUs (total
  * above the FPDU's payload): the segment checked whole first, as
  * qp_run_message checks it, with the first FPDU's payload translated in
@@ -9631,33 +9659,21 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
                                             w[QPW_FLAGS], total);
     const bool tagged = rdmap == OFL_RDMAP_WRITE;
     uint8_t *h = qp->tx_buf + OFL_MPA_HDR_LEN;
-    struct qp_kept k;
-    uint64_t pa;
-    uint32_t off = 0, n;
+    uint32_t off = 0, n, gen = 0;
     bool last;
     enum ofl_err err;
 
     if (rdmap == QP_WHOLE_NO_OP)
         return QP_WHOLE_DECLINED;
     qp_sge_get(g, &qp->sq_sge[0]);
-    /* qp_sges_check's test of the one segment (not empty: total > max),
-     * its translation kept (qp_check_local_keep). */
-    if (qp_check_local_keep(qp, &qp->sq_sge[0], OFL_TPT_LOCAL_READ, &k) !=
-        OFL_OK)
-        return QP_WHOLE_DECLINED;
-    qp_sq_whole_hdr(qp, h, w, rdmap, false, 0); /* total > max: not Last */
-    /* The first FPDU's payload (max bytes: total > max), checked whole
-     * just now with nothing since that can change the TPT: read at the
-     * kept translation when it lies in one page, else qp_dma_sge only
-     * translates it. (Before the loop: the loop keeps only the region
-     * and its generation, and its frame stays within 256 bytes.) */
+    /* The segment checked, the first FPDU's payload (max bytes: total >
+     * max) read (qp_sq_whole_first). */
     last = false;
     n = max;
-    if (k.att != NULL && qp_one_page(k.att, k.shift, k.pos, n, &pa))
-        err = qp_port_read(qp, pa, h + hl, n, 0u);
-    else
-        err = qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr, h + hl,
-                         n, QP_DMA_CHECKED);
+    err = qp_sq_whole_first(qp, h + hl, n, &gen);
+    if (err == QP_WHOLE_DECLINED)
+        return QP_WHOLE_DECLINED;
+    qp_sq_whole_hdr(qp, h, w, rdmap, false, 0); /* total > max: not Last */
     for (;;) {
         if (err == OFL_OK)
             err = qp_fpdu_send(qp, hl, h + hl, n,
@@ -9681,8 +9697,11 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
         qp_sq_whole_hdr_next(h, w, rdmap, last, off);
         /* Behind a transmission: translated only while the check stands
          * (qp_sq_whole_kept), else checked again. */
-        err = qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr + off,
-                         h + hl, n, qp_sq_whole_kept(k.e, k.gen));
+        err = qp_dma_sge(
+            qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr + off, h + hl, n,
+            qp_sq_whole_kept(&qp->attr.tpt->entry[ofl_stag_index(
+                                 qp->sq_sge[0].stag)],
+                             gen));
     }
     qp_sq_whole_done_call(qp, w, total);
     *progress = true;
