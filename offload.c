@@ -7837,6 +7837,13 @@ static OFL_ALWAYS_INLINE bool qp_one_page(const uint64_t *att, uint32_t shift,
     const uint64_t pmask = ((uint64_t)1 << shift) - 1, in = pos & pmask;
     uint64_t w;
 
+#ifdef __clang_analyzer__
+    /* A direct region that holds a byte has page words (its registration
+     * checked att_base + att_count against the table's att_capacity, 0
+     * when att is NULL); the analyzer cannot see that. */
+    if (att == NULL)
+        return false;
+#endif
     if (n > pmask + 1 - in)
         return false;
     w = att[pos >> shift];
@@ -8054,10 +8061,9 @@ qp_check_local_keep(const struct ofl_qp *qp, const struct ofl_qp_sge *s,
         return OFL_OK;
     }
     err = tpt_check_local(tpt, s->stag, qp->attr.pd, va, len, need);
-    if (err == OFL_OK) { /* granted: a region of the table (FIG. 15 b) */
-        k->e = &tpt->entry[index];
-        k->gen = k->e->gen;
-    }
+    /* granted: a region of the table (FIG. 15 b) */
+    k->e = err == OFL_OK && tpt != NULL ? &tpt->entry[index] : NULL;
+    k->gen = k->e != NULL ? k->e->gen : 0;
     return err;
 }
 #else
