@@ -8010,18 +8010,28 @@ qp_check_local(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
 }
 
 /*
- * A data segment's check kept (qp_check_local_keep): the region that
- * granted it and its generation then; when its ATT is direct, its page
- * words, their page size and the page position of the segment's first
- * byte (its region offset plus the first-page offset), else att NULL.
+ * A data segment's check kept (qp_check_local_keep): the generation of
+ * the region that granted it; when its ATT is direct, its page words,
+ * their page size and the page position of the segment's first byte (its
+ * region offset plus the first-page offset), else att NULL (pos and shift
+ * then unset: read only behind att).
  */
 struct qp_kept {
-    const struct ofl_tpt_entry *e;
     const uint64_t *att;
     uint64_t pos;
     uint32_t shift;
     uint32_t gen;
 };
+
+/* *k for no translation kept: set whole, so that no path leaves a field
+ * unset (Cortex-M4 gcc -O1 cannot see that pos and shift are read only
+ * behind att). */
+static OFL_ALWAYS_INLINE void qp_kept_none(struct qp_kept *k)
+{
+    k->att = NULL;
+    k->pos = 0;
+    k->shift = 0;
+}
 
 /*
  * qp_check_local for the data segment s (len not 0), with its
@@ -8043,27 +8053,22 @@ qp_check_local_keep(const struct ofl_qp *qp, const struct ofl_qp_sge *s,
     uint64_t off;
     enum ofl_err err;
 
-    k->att = NULL;
-    k->pos = 0;
-    k->shift = 0;
     if (tpt != NULL && index != 0 && index < tpt->capacity &&
         qp_local_grants(&tpt->entry[index], s->stag, qp->attr.pd, va, len,
                         need, &off)) {
         const struct ofl_tpt_entry *e = &tpt->entry[index];
 
-        k->e = e;
         k->gen = e->gen;
-        if (e->att_kind == OFL_TPT_ATT_DIRECT) {
-            k->att = tpt->att + e->att_base;
-            k->pos = off + e->fpo;
-            k->shift = e->page_shift;
-        }
+        k->att = e->att_kind == OFL_TPT_ATT_DIRECT ? tpt->att + e->att_base
+                                                   : NULL;
+        k->pos = off + e->fpo;
+        k->shift = e->page_shift;
         return OFL_OK;
     }
     err = tpt_check_local(tpt, s->stag, qp->attr.pd, va, len, need);
     /* granted: a region of the table (FIG. 15 b) */
-    k->e = err == OFL_OK && tpt != NULL ? &tpt->entry[index] : NULL;
-    k->gen = k->e != NULL ? k->e->gen : 0;
+    k->gen = err == OFL_OK && tpt != NULL ? tpt->entry[index].gen : 0;
+    qp_kept_none(k);
     return err;
 }
 #else
@@ -9621,8 +9626,7 @@ qp_sq_whole_kept(const struct ofl_tpt_entry *e, uint32_t gen)
  * the loop's frame (within 256 bytes; inlined, rv64 gcc -Og made 272).
  */
 static OFL_NOINLINE enum ofl_err qp_sq_whole_first(struct ofl_qp *qp,
-                                                   uint8_t *dst, uint32_t n,
-                                                   uint32_t *gen)
+                                                   uint8_t *dst, uint32_t n)
 {
     struct qp_kept k;
     uint64_t pa;
@@ -9630,11 +9634,42 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_first(struct ofl_qp *qp,
     if (qp_check_local_keep(qp, &qp->sq_sge[0], OFL_TPT_LOCAL_READ, &k) !=
         OFL_OK)
         return QP_WHOLE_DECLINED;
-    *gen = k.gen;
+    qp->tx_kept_region =
+        &qp->attr.tpt->entry[ofl_stag_index(qp->sq_sge[0].stag)];
+    qp->tx_kept_gen = k.gen;
+    qp->tx_kept_att = k.att;
+    qp->tx_kept_pos = k.pos;
+    qp->tx_kept_shift = k.shift;
     if (k.att != NULL && qp_one_page(k.att, k.shift, k.pos, n, &pa))
         return qp_port_read(qp, pa, dst, n, 0u);
     return qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr, dst, n,
                       QP_DMA_CHECKED);
+}
+
+/*
+ * The payload of a later FPDU of qp_sq_whole_multi's message, behind a
+ * transmission: the n bytes at offset off of its data segment read into
+ * dst while the segment's check stands (qp_sq_whole_kept: the region's
+ * generation is still gen), at the translation qp_sq_whole_first kept
+ * when they lie in one page (the page word read again: a port may
+ * change it), else qp_dma_sge translates them; when the check no longer
+ * stands, qp_dma_sge checks them again. qp_dma_sge's answer.
+ */
+static OFL_ALWAYS_INLINE enum ofl_err qp_sq_whole_next(struct ofl_qp *qp,
+                                                      uint32_t off,
+                                                      uint8_t *dst,
+                                                      uint32_t n)
+{
+    const struct ofl_qp_sge *s = &qp->sq_sge[0];
+    const uint32_t how =
+        qp_sq_whole_kept(qp->tx_kept_region, qp->tx_kept_gen);
+    uint64_t pa;
+
+    if (how != 0 && qp->tx_kept_att != NULL &&
+        qp_one_page(qp->tx_kept_att, qp->tx_kept_shift,
+                    qp->tx_kept_pos + off, n, &pa))
+        return qp_port_read(qp, pa, dst, n, 0u);
+    return qp_dma_sge(qp, s->stag, s->addr + off, dst, n, how);
 }
 
 /*
@@ -9665,7 +9700,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
                                             w[QPW_FLAGS], total);
     const bool tagged = rdmap == OFL_RDMAP_WRITE;
     uint8_t *h = qp->tx_buf + OFL_MPA_HDR_LEN;
-    uint32_t off = 0, n, gen = 0;
+    uint32_t off = 0, n;
     bool last;
     enum ofl_err err;
 
@@ -9676,7 +9711,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
      * max) read (qp_sq_whole_first). */
     last = false;
     n = max;
-    err = qp_sq_whole_first(qp, h + hl, n, &gen);
+    err = qp_sq_whole_first(qp, h + hl, n);
     if (err == QP_WHOLE_DECLINED)
         return QP_WHOLE_DECLINED;
     qp_sq_whole_hdr(qp, h, w, rdmap, false, 0); /* total > max: not Last */
@@ -9701,13 +9736,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
         last = total - off <= max;
         n = last ? total - off : max;
         qp_sq_whole_hdr_next(h, w, rdmap, last, off);
-        /* Behind a transmission: translated only while the check stands
-         * (qp_sq_whole_kept), else checked again. */
-        err = qp_dma_sge(
-            qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr + off, h + hl, n,
-            qp_sq_whole_kept(&qp->attr.tpt->entry[ofl_stag_index(
-                                 qp->sq_sge[0].stag)],
-                             gen));
+        err = qp_sq_whole_next(qp, off, h + hl, n);
     }
     qp_sq_whole_done_call(qp, w, total);
     *progress = true;
@@ -11043,9 +11072,6 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
      * receive: no loop, and its translation kept for the DMA; k is
      * read only for a segment that holds the payload, so one that was
      * checked). */
-    k.att = NULL;
-    k.pos = 0;
-    k.shift = 0;
     if (num > rq->max_sge)
         return QP_WHOLE_DECLINED;
     if (num == 1) {
@@ -11053,10 +11079,13 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
 
         qp_sge_get(w + OFL_QP_RQ_HDR, s);
         total = s->len;
-        if (s->len != 0 &&
-            qp_check_local_keep(qp, s, OFL_TPT_LOCAL_WRITE, &k) != OFL_OK)
+        if (s->len == 0)
+            qp_kept_none(&k);
+        else if (qp_check_local_keep(qp, s, OFL_TPT_LOCAL_WRITE, &k) !=
+                 OFL_OK)
             return QP_WHOLE_DECLINED;
     } else {
+        qp_kept_none(&k);
         for (i = 0; i < num; i++)
             if (!qp_rx_whole_sge(qp, w + OFL_QP_RQ_HDR + i * OFL_QP_SGE_LEN,
                                  &qp->rq_sge[i], &total))

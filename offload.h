@@ -4552,6 +4552,14 @@ struct ofl_qp {
     uint8_t hooks;            /* a speed build: the port's barrier,
                                  doorbell, dma_read and dma_write, found
                                  at ofl_qp_create */
+    /* A speed build's send of one data segment in several FPDUs: the
+     * segment's check and translation, kept while the region's
+     * generation holds */
+    const struct ofl_tpt_entry *tx_kept_region; /* that granted it */
+    const uint64_t *tx_kept_att; /* its page words (NULL: not direct) */
+    uint64_t tx_kept_pos;     /* page position of the segment's byte 0 */
+    uint32_t tx_kept_shift;   /* log2 of the page size */
+    uint32_t tx_kept_gen;     /* the region's generation at the check */
     struct ofl_qp_iscsi_rx irx;
     uint32_t iscsi_cmd_seq;   /* next command ID */
     uint32_t iscsi_exp_statsn;
