@@ -1402,33 +1402,47 @@ static bool ofl_dma_range_ok(uint64_t pa, size_t len)
 
 /* The bodies of ofl_port_dma_read and ofl_port_dma_write, inlined into
  * the qp engine's data-segment DMA (qp_dma_sge, qp_dma_tpt). has: the
- * port has the hook (OFL_PORT_HAS, or what the QP found once). */
+ * port has the hook (OFL_PORT_HAS, or what the QP found once). The _in
+ * forms are for an access the caller knows holds a byte and does not
+ * wrap 2^64 (ofl_dma_range_ok holds): the hook's call only. */
+static OFL_HOT_INLINE enum ofl_err port_dma_read_in(const struct ofl_port *port,
+                                                    bool has, uint64_t pa,
+                                                    void *dst, size_t len)
+{
+    if (!has)
+        return OFL_E_PORT_HOOK;
+    return port->dma_read(port->ctx, pa, dst, len) == 0 ? OFL_OK
+                                                         : OFL_E_PORT_DMA;
+}
+
+static OFL_HOT_INLINE enum ofl_err
+port_dma_write_in(const struct ofl_port *port, bool has, uint64_t pa,
+                  const void *src, size_t len)
+{
+    if (!has)
+        return OFL_E_PORT_HOOK;
+    return port->dma_write(port->ctx, pa, src, len) == 0 ? OFL_OK
+                                                          : OFL_E_PORT_DMA;
+}
+
 static OFL_HOT_INLINE enum ofl_err port_dma_read_has(const struct ofl_port *port,
                                                      bool has, uint64_t pa,
                                                      void *dst, size_t len)
 {
-    if (!has)
-        return OFL_E_PORT_HOOK;
-    if (!ofl_dma_range_ok(pa, len))
-        return OFL_E_DMA_RANGE;
-    if (len == 0)
-        return OFL_OK;
-    return port->dma_read(port->ctx, pa, dst, len) == 0 ? OFL_OK
-                                                         : OFL_E_PORT_DMA;
+    return !has ? OFL_E_PORT_HOOK
+           : !ofl_dma_range_ok(pa, len) ? OFL_E_DMA_RANGE
+           : len == 0 ? OFL_OK
+           : port_dma_read_in(port, true, pa, dst, len);
 }
 
 static OFL_HOT_INLINE enum ofl_err
 port_dma_write_has(const struct ofl_port *port, bool has, uint64_t pa,
                    const void *src, size_t len)
 {
-    if (!has)
-        return OFL_E_PORT_HOOK;
-    if (!ofl_dma_range_ok(pa, len))
-        return OFL_E_DMA_RANGE;
-    if (len == 0)
-        return OFL_OK;
-    return port->dma_write(port->ctx, pa, src, len) == 0 ? OFL_OK
-                                                          : OFL_E_PORT_DMA;
+    return !has ? OFL_E_PORT_HOOK
+           : !ofl_dma_range_ok(pa, len) ? OFL_E_DMA_RANGE
+           : len == 0 ? OFL_OK
+           : port_dma_write_in(port, true, pa, src, len);
 }
 
 static OFL_HOT_INLINE enum ofl_err port_dma_read(const struct ofl_port *port,
@@ -7502,11 +7516,14 @@ enum ofl_err ofl_qp_establish(struct ofl_qp *qp, const struct ofl_mpa_params *p,
  * the fused hook into qp->rx_crc. The send side sums prefix and header
  * first (qp_tx_fuse_open, qp_tx_ref_open); the receive side defers the
  * CRC of an in-order RDMA Write (qp_rx_fusable) and sums prefix and
- * header at delivery. Every other DMA is plain.
+ * header at delivery. Every other DMA is plain. QP_DMA_PAGE: the access
+ * is qp_one_page's (n not 0, within one page of a page-aligned address),
+ * so pa + n cannot wrap 2^64 and ofl_dma_range_ok is not asked again.
  */
 #define QP_DMA_WRITE 0x1u
 #define QP_DMA_CHECKED 0x2u
 #define QP_DMA_SUM 0x4u
+#define QP_DMA_PAGE 0x8u
 
 #if OFL_FAST_PATH
 /*
@@ -7552,6 +7569,10 @@ static OFL_HOT_INLINE enum ofl_err qp_port_read(struct ofl_qp *qp, uint64_t pa,
                                                &qp->tx_crc)
                            : qp_txref_add(qp, pa, n);
     /* The hook as ofl_qp_create found it (port_hooks). */
+    if (how & QP_DMA_PAGE)
+        return port_dma_read_in(qp->attr.port,
+                                (qp->hooks & PORT_HOOK_DMA_READ) != 0, pa,
+                                dst, n);
     return port_dma_read_has(qp->attr.port,
                              (qp->hooks & PORT_HOOK_DMA_READ) != 0, pa, dst,
                              n);
@@ -7569,6 +7590,10 @@ static OFL_HOT_INLINE enum ofl_err qp_port_write(struct ofl_qp *qp,
 #if OFL_FAST_PATH
     if (how & QP_DMA_SUM)
         return port_dma_write_crc(qp->attr.port, pa, src, n, &qp->rx_crc);
+    if (how & QP_DMA_PAGE)
+        return port_dma_write_in(qp->attr.port,
+                                 (qp->hooks & PORT_HOOK_DMA_WRITE) != 0, pa,
+                                 src, n);
     return port_dma_write_has(qp->attr.port,
                               (qp->hooks & PORT_HOOK_DMA_WRITE) != 0, pa, src,
                               n);
@@ -7896,8 +7921,9 @@ static OFL_HOT_INLINE enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag,
                         n, &pa)) {
             qp->piece[0].pa = pa;
             qp->piece[0].len = n;
-            return (how & QP_DMA_WRITE) ? qp_port_write(qp, pa, buf, n, how)
-                                        : qp_port_read(qp, pa, buf, n, how);
+            return (how & QP_DMA_WRITE)
+                       ? qp_port_write(qp, pa, buf, n, how | QP_DMA_PAGE)
+                       : qp_port_read(qp, pa, buf, n, how | QP_DMA_PAGE);
         }
     }
     return qp_dma_sge_general(qp, stag, va, buf, n, how);
@@ -9641,7 +9667,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_first(struct ofl_qp *qp,
     qp->tx_kept_pos = k.pos;
     qp->tx_kept_shift = k.shift;
     if (k.att != NULL && qp_one_page(k.att, k.shift, k.pos, n, &pa))
-        return qp_port_read(qp, pa, dst, n, 0u);
+        return qp_port_read(qp, pa, dst, n, QP_DMA_PAGE);
     return qp_dma_sge(qp, qp->sq_sge[0].stag, qp->sq_sge[0].addr, dst, n,
                       QP_DMA_CHECKED);
 }
@@ -9668,7 +9694,7 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_sq_whole_next(struct ofl_qp *qp,
     if (how != 0 && qp->tx_kept_att != NULL &&
         qp_one_page(qp->tx_kept_att, qp->tx_kept_shift,
                     qp->tx_kept_pos + off, n, &pa))
-        return qp_port_read(qp, pa, dst, n, 0u);
+        return qp_port_read(qp, pa, dst, n, QP_DMA_PAGE);
     return qp_dma_sge(qp, s->stag, s->addr + off, dst, n, how);
 }
 
@@ -11111,7 +11137,7 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     if (num == 1 && n != 0 && k.att != NULL &&
         qp_one_page(k.att, k.shift, k.pos, n, &pa)) {
         err = qp_port_write(qp, pa, u + OFL_DDP_UNTAGGED_HDR_LEN, n,
-                            QP_DMA_WRITE);
+                            QP_DMA_WRITE | QP_DMA_PAGE);
     } else if (num == 1 && n != 0) {
         err = qp_dma_sge(qp, qp->rq_sge[0].stag, qp->rq_sge[0].addr,
                          (uint8_t *)(u + OFL_DDP_UNTAGGED_HDR_LEN), n,
@@ -11468,7 +11494,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
     /* Translated whole: qp_place_rest's first round is all of it (one
      * page: qp_place_pieces' one piece, the same port call). */
     err = one ? qp_port_write(qp, pa, u + OFL_DDP_TAGGED_HDR_LEN, n,
-                              QP_DMA_WRITE)
+                              QP_DMA_WRITE | QP_DMA_PAGE)
               : qp_place_pieces(qp, &sgl, u + OFL_DDP_TAGGED_HDR_LEN,
                                 QP_DMA_WRITE);
     if (err != OFL_OK) /* as qp_rx_write after qp_place_tagged */
