@@ -11189,8 +11189,9 @@ static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
 }
 
 /*
- * qp_rx_whole from the stream's bytes (issue 30): called by qp_rx_stream,
- * as qp_rx_write_whole, for an untagged FPDU that starts at p between
+ * qp_rx_whole from the stream's bytes (issue 30; the body of
+ * qp_rx_send_whole and qp_rx_send_segment, QP_RX_FPDU_FORMS), as
+ * qp_rx_write_fpdu, for an untagged FPDU that starts at p between
  * FPDUs (len bytes fed, at least an MPA and untagged header) on a stream
  * of QP_PATH_WHOLE_RX and QP_PATH_WRITE_RX (no markers), with nothing
  * placed ahead of a hole: qp_rx_whole_op's header tests, then
@@ -11202,9 +11203,10 @@ static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
  * for anything else (a bad length or CRC included: the general path
  * names the error).
  */
-static OFL_NOINLINE enum ofl_err qp_rx_send_whole(struct ofl_qp *qp,
-                                                 const uint8_t *p,
-                                                 uint32_t len, uint32_t *used)
+static OFL_ALWAYS_INLINE enum ofl_err qp_rx_send_fpdu(struct ofl_qp *qp,
+                                                      const uint8_t *p,
+                                                      uint32_t len,
+                                                      uint32_t *used)
 {
     const uint8_t *u = p + OFL_MPA_HDR_LEN;
     const uint32_t ulpdu = ofl_load_be16(p);
@@ -11411,7 +11413,8 @@ qp_rx_write_pieces(struct ofl_qp *qp, const struct ofl_tpt_entry *r,
 
 /*
  * The receive side's fast path for an RDMA Write FPDU (issue 30: each
- * FPDU of a Write), on a stream of QP_PATH_WRITE_RX (no markers) between
+ * FPDU of a Write; the body of qp_rx_write_whole and
+ * qp_rx_write_segment, QP_RX_FPDU_FORMS), on a stream of QP_PATH_WRITE_RX (no markers) between
  * FPDUs, with nothing placed ahead of a hole and no one-touch
  * invalidation pending (the caller tests these): an FPDU that lies whole
  * in p with its CRC right, a tagged RDMA Write header of both versions
@@ -11427,10 +11430,10 @@ qp_rx_write_pieces(struct ofl_qp *qp, const struct ofl_tpt_entry *r,
  * again there, so it names the error). tests/check_fastpath.sh holds it
  * to the general path's answers.
  */
-static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
-                                                   const uint8_t *p,
-                                                   uint32_t len,
-                                                   uint32_t *used)
+static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
+                                                       const uint8_t *p,
+                                                       uint32_t len,
+                                                       uint32_t *used)
 {
     const uint8_t *u = p + OFL_MPA_HDR_LEN;
     const struct ofl_tpt *tpt = qp->attr.tpt;
@@ -11508,31 +11511,96 @@ static OFL_NOINLINE enum ofl_err qp_rx_write_whole(struct ofl_qp *qp,
 #endif
 
 #if OFL_FAST_PATH
+static enum ofl_err qp_rx_stream(struct ofl_qp *qp, const uint8_t *p,
+                                 uint32_t len);
+
+/*
+ * Each whole-FPDU receive in two out-of-line forms around one body: _whole
+ * for qp_rx_stream's loop (its answer, *used set when taken, or
+ * QP_WHOLE_DECLINED, nothing touched), _segment for a segment's first
+ * FPDU from ofl_qp_input, which it hands over whole: a declined FPDU and
+ * any bytes after a taken one go to qp_rx_stream (a call at its end, no
+ * return through ofl_qp_input to make it; issue 30). Two forms, not a
+ * flag: qp_rx_stream calls the first, so the second calling qp_rx_stream
+ * would make a cycle.
+ */
+#define QP_RX_FPDU_FORMS(name, body)                                        \
+    static OFL_NOINLINE enum ofl_err name##_whole(                          \
+        struct ofl_qp *qp, const uint8_t *p, uint32_t len, uint32_t *used)  \
+    {                                                                       \
+        return body(qp, p, len, used);                                      \
+    }                                                                       \
+    static OFL_NOINLINE enum ofl_err name##_segment(                        \
+        struct ofl_qp *qp, const uint8_t *p, uint32_t len)                  \
+    {                                                                       \
+        uint32_t w = 0;                                                     \
+        enum ofl_err err = body(qp, p, len, &w);                            \
+                                                                            \
+        if (err == QP_WHOLE_DECLINED)                                       \
+            return qp_rx_stream(qp, p, len);                                \
+        if (err != OFL_OK || w == len)                                      \
+            return err;                                                     \
+        return qp_rx_stream(qp, p + w, len - w);                            \
+    }
+QP_RX_FPDU_FORMS(qp_rx_write, qp_rx_write_fpdu)
+QP_RX_FPDU_FORMS(qp_rx_send, qp_rx_send_fpdu)
+
+/* qp_rx_front's test: an FPDU at p between FPDUs (len bytes fed) that a
+ * whole-FPDU receive may take: a stream without markers
+ * (QP_PATH_WRITE_RX), nothing placed ahead of a hole, no one-touch
+ * invalidation pending, and the bytes of a tagged header at least. */
+static OFL_ALWAYS_INLINE bool qp_rx_front_ok(const struct ofl_qp *qp,
+                                             uint32_t len)
+{
+    return (qp->paths & QP_PATH_WRITE_RX) &&
+           len >= OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN &&
+           qp->ooo_count == 0 && qp->seq.pending_count == 0;
+}
+
+/* An untagged FPDU that qp_rx_send_fpdu may take: a stream of
+ * QP_PATH_WHOLE_RX and the bytes of an untagged header at least. */
+static OFL_ALWAYS_INLINE bool qp_rx_front_send(const struct ofl_qp *qp,
+                                               uint32_t len)
+{
+    return (qp->paths & QP_PATH_WHOLE_RX) &&
+           len >= OFL_MPA_HDR_LEN + OFL_DDP_UNTAGGED_HDR_LEN;
+}
+
 /*
  * The stream's front for an FPDU that starts at p between FPDUs (len
- * bytes fed), on a stream without markers (QP_PATH_WRITE_RX), with
- * nothing placed ahead of a hole and no one-touch invalidation pending:
- * an RDMA Write FPDU goes to qp_rx_write_whole, an untagged one on a
- * stream of QP_PATH_WHOLE_RX to qp_rx_send_whole (a whole Send). Their
- * answer (*used set when taken), or QP_WHOLE_DECLINED, nothing touched.
- * Inlined into qp_rx_stream's loop and, for a segment's first FPDU, into
- * ofl_qp_input (no round through qp_rx_stream for a segment of one FPDU).
+ * bytes fed), when qp_rx_front_ok: an RDMA Write FPDU goes to
+ * qp_rx_write_fpdu, an untagged one (qp_rx_front_send) to
+ * qp_rx_send_fpdu (a whole Send). Their answer (*used set when taken), or
+ * QP_WHOLE_DECLINED, nothing touched. Inlined into qp_rx_stream's loop.
  */
 static OFL_HOT_INLINE enum ofl_err qp_rx_front(struct ofl_qp *qp,
                                                const uint8_t *p,
                                                uint32_t len,
                                                uint32_t *used)
 {
-    if (!(qp->paths & QP_PATH_WRITE_RX) ||
-        len < OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN ||
-        qp->ooo_count != 0 || qp->seq.pending_count != 0)
+    if (!qp_rx_front_ok(qp, len))
         return QP_WHOLE_DECLINED;
     if ((p[OFL_MPA_HDR_LEN] & 0x80u) != 0)
         return qp_rx_write_whole(qp, p, len, used);
-    if ((qp->paths & QP_PATH_WHOLE_RX) &&
-        len >= OFL_MPA_HDR_LEN + OFL_DDP_UNTAGGED_HDR_LEN)
+    if (qp_rx_front_send(qp, len))
         return qp_rx_send_whole(qp, p, len, used);
     return QP_WHOLE_DECLINED;
+}
+
+/* qp_rx_front for a segment's first FPDU (ofl_qp_input), the segment
+ * handed over whole: no round through qp_rx_stream for a segment of one
+ * FPDU, and no return through ofl_qp_input for one of several. */
+static OFL_HOT_INLINE enum ofl_err qp_rx_front_segment(struct ofl_qp *qp,
+                                                       const uint8_t *p,
+                                                       uint32_t len)
+{
+    if (!qp_rx_front_ok(qp, len))
+        return qp_rx_stream(qp, p, len);
+    if ((p[OFL_MPA_HDR_LEN] & 0x80u) != 0)
+        return qp_rx_write_segment(qp, p, len);
+    if (qp_rx_front_send(qp, len))
+        return qp_rx_send_segment(qp, p, len);
+    return qp_rx_stream(qp, p, len);
 }
 #endif
 
@@ -11818,17 +11886,8 @@ enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
      * of one whole FPDU (the common one) needs no round through
      * qp_rx_stream. */
     if (len != 0 && qp->rx.state == OFL_MPA_RX_LENGTH && !qp->rx.started &&
-        !(qp->paths & QP_PATH_FUSE_RX)) {
-        uint32_t w = 0;
-        enum ofl_err err = qp_rx_front(qp, p, len, &w);
-
-        if (err != QP_WHOLE_DECLINED) {
-            if (err != OFL_OK || w == len)
-                return err;
-            p += w;
-            len -= w;
-        }
-    }
+        !(qp->paths & QP_PATH_FUSE_RX))
+        return qp_rx_front_segment(qp, p, len);
 #endif
     return qp_rx_stream(qp, p, len);
 }
