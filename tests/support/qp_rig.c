@@ -127,13 +127,13 @@ static enum ofl_err qr_segment(struct ofl_qp *qp, struct qr_wire *w,
 }
 
 /* The length of the segment that starts at stream byte off: to the end of
- * its transmission (when the wire still knows the boundaries), at most
- * mss. */
+ * its transmission (when the wire still knows the boundaries and does
+ * not coalesce), at most mss. */
 static uint32_t qr_seg_len(const struct qr_wire *w, uint32_t off, uint32_t len)
 {
     uint32_t end = len, i;
 
-    if (!w->cut_used)
+    if (!w->cut_used && !w->coalesce)
         for (i = 0; i < w->nchunk; i++)
             if (w->chunk[i] > off) {
                 end = w->chunk[i] < len ? w->chunk[i] : len;

@@ -44,6 +44,8 @@ struct qr_wire {
     int reorder;          /* swap segment pairs (the later one first, then
                              both in order: TCP's reassembly) */
     int duplicate;        /* deliver every segment twice */
+    int coalesce;         /* cut segments at mss only, several
+                             transmissions in one (a receiver's LRO) */
     long corrupt_at;      /* flip a bit of this stream byte (-1: none) */
     long cut_at;          /* drop cut_len bytes from this byte on */
     uint32_t cut_len;
