@@ -227,7 +227,8 @@ $(BUILD)/benches.h: FORCE | $(BUILD)/.dir
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
 $(BUILD)/bench: $(BENCH_SRCS) tests/bench/bench.h $(PORT_SRCS) $(PORT_HDRS) \
-                $(TEST_SUPPORT) offload.c offload.h $(BUILD)/benches.h
+                $(TEST_SUPPORT) offload.c offload.h $(BUILD)/benches.h \
+                $(BUILD)/config.stamp
 	$(CC) $(HOST_CPPFLAGS) $(ISAL_CPPFLAGS) $(RTE_CPPFLAGS) -I$(BUILD) -Itests -Itests/bench \
 	    -std=c11 -Wall -Wextra -O2 -march=native -DNDEBUG $(CFLAGS) $(LDFLAGS) \
 	    $(BENCH_SRCS) $(TEST_SUPPORT) $(PORT_SRCS) offload.c -o $@ \

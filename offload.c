@@ -7871,10 +7871,13 @@ static OFL_ALWAYS_INLINE bool qp_one_page(const uint64_t *att, uint32_t shift,
 #endif
     if (n > pmask + 1 - in)
         return false;
-    w = att[pos >> shift];
-    if ((w & pmask) != OFL_TPT_ATT_PRESENT)
+    /* page word - PRESENT: the page's address when the word is usable
+     * (present, reserved bits clear, aligned), as in
+     * ofl_tpt_check_translate's straight line */
+    w = att[pos >> shift] - OFL_TPT_ATT_PRESENT;
+    if ((w & pmask) != 0)
         return false;
-    *pa = (w & ~(uint64_t)OFL_TPT_ATT_PRESENT) + in;
+    *pa = w + in;
     return true;
 }
 #endif
@@ -11413,9 +11416,9 @@ qp_rx_write_pieces(struct ofl_qp *qp, const struct ofl_tpt_entry *r,
 
 /*
  * The receive side's fast path for an RDMA Write FPDU (issue 30: each
- * FPDU of a Write; the body of qp_rx_write_whole and
- * qp_rx_write_segment, QP_RX_FPDU_FORMS), on a stream of QP_PATH_WRITE_RX (no markers) between
- * FPDUs, with nothing placed ahead of a hole and no one-touch
+ * FPDU of a Write; the body of qp_rx_write_whole and qp_rx_write_segment,
+ * QP_RX_FPDU_FORMS), on a stream of QP_PATH_WRITE_RX (no markers)
+ * between FPDUs, with nothing placed ahead of a hole and no one-touch
  * invalidation pending (the caller tests these): an FPDU that lies whole
  * in p with its CRC right, a tagged RDMA Write header of both versions
  * and a payload (the caller gives one the fused hook takes, qp_rx_fusable,
@@ -11424,11 +11427,11 @@ qp_rx_write_pieces(struct ofl_qp *qp, const struct ofl_tpt_entry *r,
  * QP's pieces), and not a Last segment through a one-touch entry. What
  * qp_rx_stream, qp_rx_ulpdu and qp_place_tagged do for it (mpa_rx_fast,
  * rdmap_parse's tagged header, the placement, RCV.NXT and the counters),
- * in their order, in one function. Sets *used
- * to its wire length. Returns QP_WHOLE_DECLINED, having changed nothing,
- * for anything else: the general path decides it (a refusal's checks run
- * again there, so it names the error). tests/check_fastpath.sh holds it
- * to the general path's answers.
+ * in their order, in one function. Sets *used to its wire length.
+ * Returns QP_WHOLE_DECLINED, having changed nothing, for anything else:
+ * the general path decides it (a refusal's checks run again there, so it
+ * names the error). tests/check_fastpath.sh holds it to the general
+ * path's answers.
  */
 static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
                                                        const uint8_t *p,
