@@ -389,7 +389,7 @@ fi
 # Issue item 6: every FPDU built in the connection's transmit ring (the
 # core's reservation hook), none copied in. Planted
 # (OFL_DEV_FAULT=no-lend): QPs made without the hook copy every FPDU.
-if read -r inplace copied </sys/module/ofl_iw/parameters/tx_frames &&
+if read -r inplace copied deferred </sys/module/ofl_iw/parameters/tx_frames &&
     [ "$inplace" -gt 0 ] && [ "$copied" -eq 0 ]; then
     ok "transmit: $inplace FPDUs built in the ring, none copied"
 else

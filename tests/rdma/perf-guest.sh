@@ -101,8 +101,15 @@ port=18500
 # ended in an error: seen under load for siw <-> siw as much as for the
 # device (2026-11-29, a load of 3.5 on 2 cores), a race of the rig's
 # relinking, not a result. Anything after the connection is not retried.
+# tx_frames TOTAL DEFERRED: the device's FPDUs so far and those of them
+# left to its work item (no posting thread to send them)
+tx_frames() {
+    read -r _in _cp _df </sys/module/ofl_iw/parameters/tx_frames 2>/dev/null || { _in=0 _cp=0 _df=0; }
+    echo "$((_in + _cp)) $_df"
+}
 pair() {
     try=1
+    tx0=$(tx_frames)
     while :; do
         pair_once "$@"
         # perftest's ib_write_bw cannot see its data path fail (the Writes
@@ -141,7 +148,10 @@ pair() {
         echo " $want " | grep -q " ${c%\**} " || wrong=1
     done
     [ -z "$wrong" ] || disc="$disc pairing-wrong[$conns]"
-    echo "ofl-perf: $1 $2 $5 -> $4: client rc $crc, server rc $src, row [$row] conns [$conns]$disc"
+    # the FPDUs the offload side(s) sent in the pair, and how many of
+    # them waited for the work item (perf.sh: a latency pair's must not)
+    txf=$(echo "$tx0 $(tx_frames)" | awk '{ print $3 - $1, $4 - $2 }')
+    echo "ofl-perf: $1 $2 $5 -> $4: client rc $crc, server rc $src, row [$row] conns [$conns] tx [$txf]$disc"
     if [ $crc -ne 0 ] || [ $src -ne 0 ] || [ "$ends" != 0 ] || [ -n "$wrong" ]; then
         sed 's/^/ofl-perf:   c| /' /tmp/c.log | tail -6
         sed 's/^/ofl-perf:   s| /' /tmp/s.log | tail -6

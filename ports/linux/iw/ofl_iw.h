@@ -189,6 +189,12 @@ struct ofl_iw_qp {
     struct siw_rqe *urq;
     u32 num_sqe, num_rqe;
     u32 sq_get, rq_get;
+    /* The last pull of the send ring stopped at a valid entry (the core
+     * had no room, or refused it in this state): libsiw rings no doorbell
+     * for the entries behind it, so the device takes them whenever the
+     * engine runs (ofl_iw_qp_run_pull). Otherwise every entry comes with
+     * a doorbell and only the doorbell takes it. Under dev->lock. */
+    bool usq_waits;
     struct rdma_user_mmap_entry *sq_entry, *rq_entry;
     /* The core's asynchronous events (core.events, enum ofl_qp_evt)
      * already given to the consumer, and none after destroy_qp began (as

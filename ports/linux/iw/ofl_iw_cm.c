@@ -92,22 +92,27 @@ MODULE_PARM_DESC(nudge, "initiator: zero-length Writes until the responder speak
 
 /* FPDUs the core handed to the transmit, built in the ring (taken as
  * they are) or elsewhere (copied in): the rig checks that none is copied
- * (tests/rdma/device-guest.sh). */
+ * (tests/rdma/device-guest.sh). And of all of them, those queued with no
+ * posting thread to send them (from a receive, a kick or a timer), which
+ * wait for the work item: the rig checks that a latency test's FPDUs do
+ * not (tests/rdma/perf.sh). */
 static atomic64_t ofl_iw_tx_in_place = ATOMIC64_INIT(0);
 static atomic64_t ofl_iw_tx_copied = ATOMIC64_INIT(0);
+static atomic64_t ofl_iw_tx_deferred = ATOMIC64_INIT(0);
 
 static int ofl_iw_tx_frames_get(char *buf, const struct kernel_param *kp)
 {
-    return scnprintf(buf, PAGE_SIZE, "%lld %lld\n",
+    return scnprintf(buf, PAGE_SIZE, "%lld %lld %lld\n",
                      (long long)atomic64_read(&ofl_iw_tx_in_place),
-                     (long long)atomic64_read(&ofl_iw_tx_copied));
+                     (long long)atomic64_read(&ofl_iw_tx_copied),
+                     (long long)atomic64_read(&ofl_iw_tx_deferred));
 }
 
 static const struct kernel_param_ops ofl_iw_tx_frames_ops = {
     .get = ofl_iw_tx_frames_get,
 };
 module_param_cb(tx_frames, &ofl_iw_tx_frames_ops, NULL, 0444);
-MODULE_PARM_DESC(tx_frames, "FPDUs built in the transmit ring, FPDUs copied into it (read only)");
+MODULE_PARM_DESC(tx_frames, "FPDUs built in the transmit ring, FPDUs copied into it, FPDUs left to the work item (read only)");
 
 #define OFL_IW_TXQ (1u << 18)          /* byte ring, a power of two */
 #define OFL_IW_RXBUF (1u << 16)        /* one kernel_recvmsg */
@@ -478,8 +483,11 @@ static int ofl_iw_cep_enqueue(struct ofl_iw_cep *cep, const u8 *data, u32 len,
     } else {
         if (!in_place)
             memcpy(ofl_iw_txq_at_head(cep), data, len);
-        if (core && len)
+        if (core && len) {
             atomic64_inc(in_place ? &ofl_iw_tx_in_place : &ofl_iw_tx_copied);
+            if (!cep->tx_poster)
+                atomic64_inc(&ofl_iw_tx_deferred);
+        }
         cep->tx_head += len;
         if (flags & OFL_QP_TX_CLOSE)
             cep->tx_close = true;

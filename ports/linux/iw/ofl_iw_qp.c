@@ -375,7 +375,28 @@ static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
     return rv;
 }
 
-/* The same for the send ring. */
+/*
+ * Whether the send ring's next entry (sq_get) is valid. An entry found
+ * idle is read again behind a full barrier: libsiw stores an entry's
+ * VALID flag and then loads the flag of the entry before it (C11
+ * sequentially consistent atomics), ringing the doorbell only when that
+ * one is idle; the device clears an entry's flag and then reads the next.
+ * With a barrier on both sides, either the device sees the new entry or
+ * libsiw sees the one before it taken and rings (Dekker's pattern), so no
+ * entry waits in the ring unseen by both.
+ */
+static bool ofl_iw_usq_next_valid(struct ofl_iw_qp *qp)
+{
+    struct siw_sqe *slot = &qp->usq[qp->sq_get & (qp->num_sqe - 1)];
+
+    if (READ_ONCE(slot->flags) & SIW_WQE_VALID)
+        return true;
+    smp_mb(); /* our last flag store before the load again */
+    return READ_ONCE(slot->flags) & SIW_WQE_VALID;
+}
+
+/* The same for the send ring; usq_waits says whether it stopped at a
+ * valid entry. */
 static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
 {
     struct ofl_qp_sge sge[SIW_MAX_SGE];
@@ -386,11 +407,9 @@ static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
     int rv = 0;
     u32 n;
 
-    for (n = 0; n < qp->num_sqe; n++) {
+    for (n = 0; n < qp->num_sqe && ofl_iw_usq_next_valid(qp); n++) {
         struct siw_sqe *slot = &qp->usq[qp->sq_get & (qp->num_sqe - 1)];
 
-        if (!(READ_ONCE(slot->flags) & SIW_WQE_VALID))
-            break;
         smp_rmb();
         memcpy(&e, slot, sizeof(e));
         r = ofl_iw_sqe_to_wr(&e, qp->sq_sge, sge, &wr);
@@ -401,12 +420,15 @@ static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
             err = ofl_qp_post_send(&qp->core, &wr, NULL);
             if (err == OFL_E_QP_SQ_FULL)
                 break;
-            if (err != OFL_OK)
-                return ofl_iw_post_errno(err);
+            if (err != OFL_OK) {
+                rv = ofl_iw_post_errno(err);
+                break;
+            }
         }
         WRITE_ONCE(slot->flags, 0);
         qp->sq_get++;
     }
+    qp->usq_waits = ofl_iw_usq_next_valid(qp);
     return rv;
 }
 
@@ -435,6 +457,15 @@ static int ofl_iw_pull(struct ofl_iw_qp *qp)
  * in the ring, and libsiw rang no more (inferred from the connection's
  * byte counts; not reproduced at will). At most one ring's worth is
  * taken per call.
+ *
+ * Only while the last pull stopped at a valid entry (usq_waits): any
+ * other entry comes with its doorbell, which takes it. Taking it here
+ * first, in a receive's softirq, where an FPDU the engine builds must
+ * wait for the work item, cost every ib_write_lat round trip a work item
+ * woken in front of the poller (seen 2026-12-01 with ftrace in the
+ * bench-rdma guest: the peer's Write arrives, the poller posts its answer
+ * at once, the softirq takes the entry before the doorbell does, and a
+ * kworker pre-empts the other poller for about 100 us under TCG).
  */
 static void ofl_iw_qp_run_pull(struct ofl_iw_qp *qp)
 {
@@ -442,7 +473,7 @@ static void ofl_iw_qp_run_pull(struct ofl_iw_qp *qp)
 
     for (;;) {
         ofl_iw_qp_run(qp);
-        if (!qp->usq || qp->core.state != OFL_QP_RTS ||
+        if (!qp->usq || !qp->usq_waits || qp->core.state != OFL_QP_RTS ||
             qp->sq_get - start >= qp->num_sqe)
             return;
         got = qp->sq_get;
