@@ -101,12 +101,9 @@ port=18500
 # ended in an error: seen under load for siw <-> siw as much as for the
 # device (2026-11-29, a load of 3.5 on 2 cores), a race of the rig's
 # relinking, not a result. Anything after the connection is not retried.
-# tx_frames TOTAL DEFERRED: the device's FPDUs so far and those of them
-# left to its work item (no posting thread to send them)
-tx_frames() {
-    read -r _in _cp _df </sys/module/ofl_iw/parameters/tx_frames 2>/dev/null || { _in=0 _cp=0 _df=0; }
-    echo "$((_in + _cp)) $_df"
-}
+#
+# tx [TOTAL OUTSIDE] on the pair's line: the offload device's FPDUs in the
+# pair, and those queued outside a post_send system call (tx_frames)
 pair() {
     try=1
     tx0=$(tx_frames)
@@ -150,7 +147,7 @@ pair() {
     [ -z "$wrong" ] || disc="$disc pairing-wrong[$conns]"
     # the FPDUs the offload side(s) sent in the pair, and how many of
     # them waited for the work item (perf.sh: a latency pair's must not)
-    txf=$(echo "$tx0 $(tx_frames)" | awk '{ print $3 - $1, $4 - $2 }')
+    txf=$(echo "$tx0 $(tx_frames)" | awk '{ print $3 - $1, ($2 < 0 || $4 < 0) ? -1 : $4 - $2 }')
     echo "ofl-perf: $1 $2 $5 -> $4: client rc $crc, server rc $src, row [$row] conns [$conns] tx [$txf]$disc"
     if [ $crc -ne 0 ] || [ $src -ne 0 ] || [ "$ends" != 0 ] || [ -n "$wrong" ]; then
         sed 's/^/ofl-perf:   c| /' /tmp/c.log | tail -6
@@ -199,6 +196,17 @@ pair_once() {
     # rdma_disconnect refused on either side (perftest goes on, exit 0)
     disc=$lsn
     cat /tmp/c.log /tmp/s.log | grep -aq 'Failed to disconnect' && disc=" disconnect-failed"
+}
+# tx_frames: "TOTAL OUTSIDE", the device's FPDUs so far and those queued
+# outside a post_send system call (its module-wide counts: both offload
+# sides of a pair together); 0 0 without the module, and a module without
+# the third count shows OUTSIDE as -1, which fails perf.sh's check
+tx_frames() {
+    if read -r _in _cp _df </sys/module/ofl_iw/parameters/tx_frames; then
+        echo "$((_in + _cp)) ${_df:--1}"
+    else
+        echo "0 0"
+    fi
 }
 # OFL_PERF_TOOLS / OFL_PERF_SIZES (perf.sh): a subset, for a planted fault
 echo "ofl-perf: pairs $(( $(echo ${OFL_PERF_TOOLS-ib_write_bw ib_read_bw ib_send_bw} | wc -w) * $(echo ${OFL_PERF_SIZES:-64 65536 1048576} | wc -w) * 4 + $(echo ${OFL_PERF_LAT-ib_send_lat ib_write_lat} | wc -w) * 4 ))"

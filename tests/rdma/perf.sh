@@ -13,8 +13,9 @@
 # completion on both sides (exit 0 and a result row), between the
 # devices it names, no rdma_disconnect failed, every offload QP's stream
 # ended without an error (the device's "stream ends" line), every latency
-# pair's offload FPDUs left from the posting thread (the device's
-# tx_frames count of FPDUs left to its work item: at most 1 in 10), and
+# pair's offload FPDUs were queued by the posting system call (the
+# device's tx_frames count of FPDUs queued outside one: at most 1 in
+# 10), and
 # the kernel log holds no WARNING, BUG, Oops or leak. Ends with "N passed, M
 # failed". A gate: make test-rdma runs it (mk/test-rdma.sh).
 #
@@ -59,9 +60,9 @@ awk '
     if ($0 ~ / disconnect-failed/) disc++
     if ($0 ~ / stream-error/) serr++
     if ($0 ~ / pairing-wrong/) pwrong++
-    # a latency pair with an offload side: its FPDUs leave from the
-    # posting thread; at most one in ten may wait for the work item (a
-    # connection'"'"'s nudges do), and there are some (the count works)
+    # a latency pair with an offload side: its FPDUs are queued by the
+    # posting system call; at most one in ten may be queued outside it
+    # (a connection'"'"'s nudges are), and there are some (the count works)
     note = ""
     if (lat && pair ~ /ofl/) {
         txn = -1; txd = -1
@@ -70,7 +71,7 @@ awk '
             txn = q[1] + 0; txd = q[2] + 0
         }
         if (txn <= 0 || txd * 10 > txn) { txbad++; note = "  TX-DEFERRED" }
-        note = note sprintf("  (FPDUs %d, left to the work item %d)", txn, txd)
+        note = note sprintf("  (FPDUs %d, queued outside a post %d)", txn, txd)
     }
     key = tool " " size
     if (pair == "siw1 -> siw0") base[key] = avg
@@ -135,13 +136,13 @@ verdict $? "every pair ran between the devices it names (offload connections by 
 verdict $? "every offload stream ended without an error (no Terminate, no CRC or MPA error)" \
     "${ns:-?} pairs: an offload stream ended in an error" \
     sh -c "grep -a ' stream-error' '$out/perf.lines' | head -12; grep -a '^ *k| .*stream ends' '$out/perf.lines' | grep -v 'err OFL_OK, ' | head -12"
-# a latency pair's offload FPDUs leave from the posting thread, not
-# from the work item (2026-12-01: a receive took the answer's ring entry
-# before its doorbell did, and every ib_write_lat round trip waited for
-# the work item, x0.51-0.59 of siw)
+# a latency pair's offload FPDUs are queued by the posting system call,
+# not outside it for the work item (2026-12-01: a receive took the
+# answer's ring entry before its doorbell did, and every ib_write_lat
+# round trip waited for the work item, x0.51-0.59 of siw)
 [ "${nt:-1}" -eq 0 ]
-verdict $? "every latency pair's offload FPDUs left from the posting thread (at most 1 in 10 from the work item)" \
-    "${nt:-?} latency pairs: offload FPDUs waited for the work item" \
+verdict $? "every latency pair's offload FPDUs were queued by the posting system call (at most 1 in 10 outside it)" \
+    "${nt:-?} latency pairs: offload FPDUs were queued outside the posting system call (left to the work item)" \
     sh -c "grep -a '^ib_[a-z]*_lat .*ofl' '$out/perf.lines' | head -12"
 # a figure of 0: perftest could not sample the clock in three tries
 # (information: a property of TCG on a busy machine, not of a device)

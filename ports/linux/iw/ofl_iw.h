@@ -190,10 +190,12 @@ struct ofl_iw_qp {
     u32 num_sqe, num_rqe;
     u32 sq_get, rq_get;
     /* The last pull of the send ring stopped at a valid entry (the core
-     * had no room, or refused it in this state): libsiw rings no doorbell
-     * for the entries behind it, so the device takes them whenever the
-     * engine runs (ofl_iw_qp_run_pull). Otherwise every entry comes with
-     * a doorbell and only the doorbell takes it. Under dev->lock. */
+     * had no room, or refused it in this state, or one ring's worth was
+     * taken): libsiw rings no doorbell for the entries behind it, so
+     * ofl_iw_qp_run_pull (after a receive, a doorbell or a kick, in RTS)
+     * takes them. Otherwise each new entry comes with a doorbell, and
+     * run_pull leaves it to that (the other pulls, at a kick and on the
+     * way to ERROR, take what they find). Under dev->lock. */
     bool usq_waits;
     struct rdma_user_mmap_entry *sq_entry, *rq_entry;
     /* The core's asynchronous events (core.events, enum ofl_qp_evt)

@@ -92,10 +92,11 @@ MODULE_PARM_DESC(nudge, "initiator: zero-length Writes until the responder speak
 
 /* FPDUs the core handed to the transmit, built in the ring (taken as
  * they are) or elsewhere (copied in): the rig checks that none is copied
- * (tests/rdma/device-guest.sh). And of all of them, those queued with no
- * posting thread to send them (from a receive, a kick or a timer), which
- * wait for the work item: the rig checks that a latency test's FPDUs do
- * not (tests/rdma/perf.sh). */
+ * (tests/rdma/device-guest.sh). And of all of them, those queued outside
+ * a user QP's post_send system call (from a receive, a kick, the work
+ * item, a kernel QP): the work item, or a flush already running, sends
+ * them, not the posting thread. The rig checks that a latency test's
+ * FPDUs are not (tests/rdma/perf.sh). */
 static atomic64_t ofl_iw_tx_in_place = ATOMIC64_INIT(0);
 static atomic64_t ofl_iw_tx_copied = ATOMIC64_INIT(0);
 static atomic64_t ofl_iw_tx_deferred = ATOMIC64_INIT(0);
@@ -112,7 +113,7 @@ static const struct kernel_param_ops ofl_iw_tx_frames_ops = {
     .get = ofl_iw_tx_frames_get,
 };
 module_param_cb(tx_frames, &ofl_iw_tx_frames_ops, NULL, 0444);
-MODULE_PARM_DESC(tx_frames, "FPDUs built in the transmit ring, FPDUs copied into it, FPDUs left to the work item (read only)");
+MODULE_PARM_DESC(tx_frames, "FPDUs built in the transmit ring, FPDUs copied into it, FPDUs queued outside a post_send system call (read only)");
 
 #define OFL_IW_TXQ (1u << 18)          /* byte ring, a power of two */
 #define OFL_IW_RXBUF (1u << 16)        /* one kernel_recvmsg */

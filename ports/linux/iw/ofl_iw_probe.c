@@ -314,6 +314,51 @@ static void hostile_checks(struct ibv_pd *pd, struct ibv_cq *cq)
     check(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp");
 }
 
+/* An entry the ring's format allows but the core refuses for itself (one
+ * data segment of 2^31 bytes: the ring takes totals below 2^32, the core
+ * below 2^31) is refused as a malformed one: consumed without a
+ * completion, the QP in ERROR (here already: a post in ERROR is flushed),
+ * and a send posted behind it still reaches the core. Until 2026-12-01
+ * the entry stayed valid, refused again at every pull, and libsiw rang no
+ * doorbell for the entries behind it (the one before theirs was still
+ * valid): the send behind it never completed. */
+static void hostile_sq_checks(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+    static char buf[64];
+    struct ibv_qp_init_attr qa = {
+        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+        .cap = { .max_send_wr = 64, .max_recv_wr = 4,
+                 .max_send_sge = 1, .max_recv_sge = 1 },
+    };
+    struct ibv_sge huge = { .addr = (uintptr_t)buf, .length = 0x80000000u };
+    struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf) };
+    struct ibv_send_wr hwr = { .wr_id = 0x7777, .sg_list = &huge,
+                               .num_sge = 1, .opcode = IBV_WR_SEND,
+                               .send_flags = IBV_SEND_SIGNALED };
+    struct ibv_send_wr swr = { .wr_id = 0x8888, .sg_list = &sge, .num_sge = 1,
+                               .opcode = IBV_WR_SEND,
+                               .send_flags = IBV_SEND_SIGNALED };
+    struct ibv_send_wr *sbad;
+    struct ibv_wc wc[4];
+    struct ibv_qp *qp;
+    int r, n;
+
+    qp = ibv_create_qp(pd, &qa);
+    check(qp != NULL && to_state(qp, IBV_QPS_INIT) == 0 &&
+          to_state(qp, IBV_QPS_ERR) == 0, "a QP moved to ERROR");
+    if (!qp)
+        return;
+    r = ibv_post_send(qp, &hwr, &sbad);
+    check(r != 0, "the doorbell refuses a send of 2^31 bytes (the core's limit, not the ring's)");
+    r = ibv_post_send(qp, &swr, &sbad);
+    n = poll_n(cq, wc, 2);
+    check(r == 0 && n == 1 && wc[0].wr_id == 0x8888 &&
+              wc[0].status == IBV_WC_WR_FLUSH_ERR,
+          "the refused entry was consumed without a completion and the send behind it was flushed");
+    check(qp_state(qp, NULL) == IBV_QPS_ERR, "the QP stays in ERROR");
+    check(ibv_destroy_qp(qp) == 0, "ibv_destroy_qp");
+}
+
 static void mr_checks(struct ibv_pd *pd)
 {
     static char buf[8 * 4096] __attribute__((aligned(4096)));
@@ -638,8 +683,10 @@ int main(int argc, char **argv)
 
     if (pd && cq && ch)
         qp_checks(pd, cq, ch);
-    if (pd && cq)
+    if (pd && cq) {
         hostile_checks(pd, cq);
+        hostile_sq_checks(pd, cq);
+    }
     if (pd)
         mr_checks(pd);
 

@@ -23,11 +23,14 @@
  * ofl_iw_uring before the core sees it (user space is hostile). An entry
  * the core took is handed back to libsiw (its VALID flag cleared); an
  * entry the core has no room for stays in the ring for the next pull; a
- * malformed entry moves the QP to ERROR and is consumed without a
- * completion (the entries behind it are flushed). siw's receive ring has no doorbell: libsiw's receives reach
- * the core at the next pull (with a connection that will be when a Send
- * arrives). Completions reach the user CQ ring through ofl_iw_cq_to_user
- * after each call.
+ * malformed entry, or one the core refuses for itself, moves the QP to
+ * ERROR and is consumed without a completion (the entries behind it are
+ * flushed). The send ring is also taken when the socket makes room (a
+ * kick), and after a receive only while its last pull stopped at a valid
+ * entry (usq_waits, ofl_iw_qp_run_pull). siw's receive ring has no
+ * doorbell: libsiw's receives reach the core at the next pull (with a
+ * connection that will be when a Send arrives). Completions reach the
+ * user CQ ring through ofl_iw_cq_to_user after each call.
  */
 #include <linux/jiffies.h>
 #include <linux/log2.h>
@@ -337,10 +340,32 @@ static void ofl_iw_ring_refused(struct ofl_iw_qp *qp, const char *ring,
     (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
 }
 
+/* Whether the core's refusal of a well-formed entry is the entry's own
+ * fault (e.g. a total of 2^31 bytes or more, which the ring's format
+ * allows): such an entry is refused as a malformed one is, since it would
+ * be refused again at every pull and stop the ring behind it. No room
+ * (the entry waits for it) and the QP's state (it waits for RTS) are
+ * not. */
+static bool ofl_iw_entry_fault(enum ofl_err e)
+{
+    return e != OFL_OK && e != OFL_E_QP_SQ_FULL && e != OFL_E_QP_RQ_FULL &&
+           e != OFL_E_QP_STATE;
+}
+
+static void ofl_iw_ring_refused_core(struct ofl_iw_qp *qp, const char *ring,
+                                     u32 idx, enum ofl_err e)
+{
+    ibdev_warn_ratelimited(qp->base.device, "QP %u: %s entry %u refused: %s\n",
+                           qp->id, ring, idx, ofl_strerror(e));
+    (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
+}
+
 /* Under the lock. Posts the receive entries libsiw made valid, in ring
  * order, at most one ring's worth. Returns 0, or -EINVAL when a malformed
- * entry was met (the others are still taken), or the core's refusal of
- * the state (the entry stays). */
+ * entry was met, or one the core refused for itself (consumed, the QP in
+ * ERROR; the others are still taken), or the core's refusal of the state
+ * (the entry stays). A slot goes back to libsiw with a release store:
+ * the copy's loads are done before libsiw may write the slot again. */
 static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
 {
     struct ofl_qp_sge sge[SIW_MAX_SGE];
@@ -364,12 +389,16 @@ static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
             rv = -EINVAL;
         } else {
             err = ofl_qp_post_recv(&qp->core, &wr);
-            if (err == OFL_E_QP_RQ_FULL)
+            if (ofl_iw_entry_fault(err)) {
+                ofl_iw_ring_refused_core(qp, "RQ", qp->rq_get, err);
+                rv = -EINVAL;
+            } else if (err == OFL_E_QP_RQ_FULL) {
                 break; /* stays in the ring */
-            if (err != OFL_OK)
+            } else if (err != OFL_OK) {
                 return ofl_iw_post_errno(err);
+            }
         }
-        WRITE_ONCE(slot->flags, 0); /* the slot is libsiw's again */
+        smp_store_release(&slot->flags, 0); /* the slot is libsiw's again */
         qp->rq_get++;
     }
     return rv;
@@ -395,8 +424,11 @@ static bool ofl_iw_usq_next_valid(struct ofl_iw_qp *qp)
     return READ_ONCE(slot->flags) & SIW_WQE_VALID;
 }
 
-/* The same for the send ring; usq_waits says whether it stopped at a
- * valid entry. */
+/* The same for the send ring (the caller has one: qp->usq). usq_waits
+ * says whether it stopped at a valid entry, one the core has no room for
+ * or refuses in this state, or after one ring's worth at a valid one.
+ * Stopped at an idle entry, it does not look again: an entry made valid
+ * since came with its doorbell. */
 static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
 {
     struct ofl_qp_sge sge[SIW_MAX_SGE];
@@ -404,12 +436,17 @@ static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
     enum ofl_iw_ring_err r;
     struct siw_sqe e;
     enum ofl_err err;
+    bool waits = true;
     int rv = 0;
     u32 n;
 
-    for (n = 0; n < qp->num_sqe && ofl_iw_usq_next_valid(qp); n++) {
+    for (n = 0; n < qp->num_sqe; n++) {
         struct siw_sqe *slot = &qp->usq[qp->sq_get & (qp->num_sqe - 1)];
 
+        if (!ofl_iw_usq_next_valid(qp)) {
+            waits = false;
+            break;
+        }
         smp_rmb();
         memcpy(&e, slot, sizeof(e));
         r = ofl_iw_sqe_to_wr(&e, qp->sq_sge, sge, &wr);
@@ -418,17 +455,22 @@ static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
             rv = -EINVAL;
         } else {
             err = ofl_qp_post_send(&qp->core, &wr, NULL);
-            if (err == OFL_E_QP_SQ_FULL)
+            if (ofl_iw_entry_fault(err)) {
+                ofl_iw_ring_refused_core(qp, "SQ", qp->sq_get, err);
+                rv = -EINVAL;
+            } else if (err == OFL_E_QP_SQ_FULL) {
                 break;
-            if (err != OFL_OK) {
+            } else if (err != OFL_OK) {
                 rv = ofl_iw_post_errno(err);
                 break;
             }
         }
-        WRITE_ONCE(slot->flags, 0);
+        smp_store_release(&slot->flags, 0);
         qp->sq_get++;
     }
-    qp->usq_waits = ofl_iw_usq_next_valid(qp);
+    if (waits && n == qp->num_sqe) /* one ring's worth: is there more? */
+        waits = ofl_iw_usq_next_valid(qp);
+    qp->usq_waits = waits;
     return rv;
 }
 
