@@ -257,6 +257,19 @@ static int uverbs_maps(unsigned long *start, unsigned long *len, int max)
     return n;
 }
 
+/* The hostile checks' QP: an SQ of 64 entries (two pages of the ring),
+ * an RQ of 4 (one page), one data segment each. */
+static struct ibv_qp_init_attr hostile_qp_attr(struct ibv_cq *cq)
+{
+    struct ibv_qp_init_attr qa = {
+        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+        .cap = { .max_send_wr = 64, .max_recv_wr = 4,
+                 .max_send_sge = 1, .max_recv_sge = 1 },
+    };
+
+    return qa;
+}
+
 /* User space is hostile: an entry written into the mmap'ed receive ring
  * behind libsiw's back with more data segments than the QP takes is
  * refused at the next doorbell, the QP goes to ERROR, the entry is
@@ -266,11 +279,7 @@ static int uverbs_maps(unsigned long *start, unsigned long *len, int max)
 static void hostile_checks(struct ibv_pd *pd, struct ibv_cq *cq)
 {
     static char buf[64];
-    struct ibv_qp_init_attr qa = {
-        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-        .cap = { .max_send_wr = 64, .max_recv_wr = 4,
-                 .max_send_sge = 1, .max_recv_sge = 1 },
-    };
+    struct ibv_qp_init_attr qa = hostile_qp_attr(cq);
     struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf) };
     struct ibv_send_wr swr = { .wr_id = 0x5555, .sg_list = &sge, .num_sge = 1,
                                .opcode = IBV_WR_SEND,
@@ -325,11 +334,7 @@ static void hostile_checks(struct ibv_pd *pd, struct ibv_cq *cq)
 static void hostile_sq_checks(struct ibv_pd *pd, struct ibv_cq *cq)
 {
     static char buf[64];
-    struct ibv_qp_init_attr qa = {
-        .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
-        .cap = { .max_send_wr = 64, .max_recv_wr = 4,
-                 .max_send_sge = 1, .max_recv_sge = 1 },
-    };
+    struct ibv_qp_init_attr qa = hostile_qp_attr(cq);
     struct ibv_sge huge = { .addr = (uintptr_t)buf, .length = 0x80000000u };
     struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = sizeof(buf) };
     struct ibv_send_wr hwr = { .wr_id = 0x7777, .sg_list = &huge,
