@@ -66,7 +66,10 @@
 #                            ofl_tpt_check_translate's library share per
 #                            call against bench_tpt.c's floor_translate
 #                            (the same walk with no check), both without
-#                            their loops
+#                            their loops. An info line also gives
+#                            bench_tpt.c's ref_checked_translate (the
+#                            floor's walk with the checks, written plainly:
+#                            what the checks cost on this compiler)
 #   cm4_offload_o_bytes_added
 #                            text + data + bss of offload.o for the
 #                            Cortex-M4 at -Os (mk/embed.mk's
@@ -172,20 +175,25 @@ fi
 m=100000
 tl=$(share OFL_BENCH_TPT_COUNT tpt tpt_count_library) || tl=
 tf=$(share OFL_BENCH_TPT_COUNT tpt tpt_count_floor) || tf=
+tr=$(share OFL_BENCH_TPT_COUNT tpt tpt_count_checked_reference) || tr=
 if ! grep -q "^bench: tpt_count ran $m check-and-translates" "$build/count.tpt.out"; then
     echo "FAIL tpt count: the counting run failed:"
     cat "$build/count.tpt.out"
     fail=$((fail + 1))
-elif [ -z "$tl" ] || [ -z "$tf" ] || [ "$(field "$tl" lib)" = 0 ] ||
-     [ "$(field "$tf" floor)" = 0 ]; then
+elif [ -z "$tl" ] || [ -z "$tf" ] || [ -z "$tr" ] ||
+     [ "$(field "$tl" lib)" = 0 ] || [ "$(field "$tf" floor)" = 0 ] ||
+     [ "$(field "$tr" floor)" = 0 ]; then
     echo "FAIL tpt count: callgrind counted nothing"
     fail=$((fail + 1))
 else
     pass=$((pass + 1))
     l=$(field "$tl" lib)
     f=$(field "$tf" floor)
+    r=$(field "$tr" floor)
     awk -v l="$l" -v f="$f" -v n="$m" 'BEGIN {
         printf "bench-count: tpt check+translate library %.1f instr/op, floor %.1f instr/op (info)\n", l / n, f / n }'
+    awk -v r="$r" -v f="$f" -v n="$m" 'BEGIN {
+        printf "bench-count: tpt checked reference (the floor with the checks, bench_tpt.c) %.1f instr/op, %.2f x the floor (info)\n", r / n, r / f }'
     count_figure tpt_check_translate_vs_floor \
         "$(awk -v l="$l" -v f="$f" 'BEGIN { printf "%.2f", l / f }')" x "<=" 1.5
 fi

@@ -19,7 +19,9 @@ Each function in the file belongs to an owner by where it is defined
         benches' crc_hook that picks between them
   wire  tests/support/ (the rigs: the in-memory wire's transmit callback)
   loop  tests/bench/ (the bench's own loop and counting function)
-  floor bench_tpt.c's floor_translate (the TPT check's no-check floor)
+  floor bench_tpt.c's floor_translate (the TPT check's no-check floor) and
+        ref_checked_translate (the same walk with the checks, a reference;
+        counted in a toggle function of its own)
 Callgrind names a function's file after its first instruction, which is
 a header's when that instruction was inlined from it (a bench function
 that starts with offload.h's ofl_stag_index is "in offload.h"). So a
@@ -48,8 +50,10 @@ import sys
 OWNERS = ('lib', 'port', 'crc', 'wire', 'loop', 'floor')
 
 # Functions placed by name: the benches' CRC hook (it only picks a kernel),
-# and bench_tpt.c's floor_translate (the TPT floor, apart from its loop).
-BY_NAME = {'crc_hook': 'crc', 'floor_translate': 'floor'}
+# and bench_tpt.c's floor_translate and ref_checked_translate (the TPT
+# floor and the checked reference, apart from their loops).
+BY_NAME = {'crc_hook': 'crc', 'floor_translate': 'floor',
+           'ref_checked_translate': 'floor'}
 
 
 def owner_of_file(fl):
