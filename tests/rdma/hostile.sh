@@ -4,7 +4,9 @@
 # make test-rdma-hostile: a hostile peer against the offload device in a
 # QEMU guest (guest script tests/rdma/hostile-guest.sh: a raw TCP client
 # in python that speaks MPA and sends malformed FPDUs to rping -s on
-# ofl_iw.ko; each must be answered with the exact RFC 5040 Terminate).
+# ofl_iw.ko; each must be answered with the exact RFC 5040 Terminate; and
+# a connection reset with Sends in flight and more in the ring, every one
+# of which must complete).
 # Prints one line per check and "N passed, M failed".
 #
 # Usage: hostile.sh KERNEL STAGED_DIR OUT OFL_IW_KO

@@ -328,15 +328,15 @@ static void ofl_iw_qp_run(struct ofl_iw_qp *qp)
 
 /* ---- user rings ---------------------------------------------------------- */
 
-/* A malformed entry: the QP moves to ERROR (a local QP operation error)
- * and the entry is consumed without a completion (the core never saw
+/* A refused entry: the QP moves to ERROR (a local QP operation error)
+ * and the entry is consumed without a completion (the core never took
  * it), so that the entries behind it are flushed and the ring does not
- * stall on it. */
+ * stall on it. why names the reason: the ring's check, or the core's. */
 static void ofl_iw_ring_refused(struct ofl_iw_qp *qp, const char *ring,
-                                u32 idx, enum ofl_iw_ring_err r)
+                                u32 idx, const char *why)
 {
     ibdev_warn_ratelimited(qp->base.device, "QP %u: %s entry %u refused: %s\n",
-                           qp->id, ring, idx, ofl_iw_ring_strerror(r));
+                           qp->id, ring, idx, why);
     (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
 }
 
@@ -352,12 +352,29 @@ static bool ofl_iw_entry_fault(enum ofl_err e)
            e != OFL_E_QP_STATE;
 }
 
-static void ofl_iw_ring_refused_core(struct ofl_iw_qp *qp, const char *ring,
-                                     u32 idx, enum ofl_err e)
+/* A pull's verdict on entry idx of a ring: r, the ring's check of it, and
+ * when that passed, err, the core's answer to its post (full: the
+ * answer that means no room). Returns whether the entry is consumed: it
+ * was taken, or refused (*rv -EINVAL, the QP in ERROR). An entry the core
+ * has no room for, or refuses in this state (*rv its errno), stays and
+ * the pull stops. */
+static bool ofl_iw_ring_verdict(struct ofl_iw_qp *qp, const char *ring,
+                                u32 idx, enum ofl_iw_ring_err r,
+                                enum ofl_err err, enum ofl_err full, int *rv)
 {
-    ibdev_warn_ratelimited(qp->base.device, "QP %u: %s entry %u refused: %s\n",
-                           qp->id, ring, idx, ofl_strerror(e));
-    (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
+    if (r != OFL_IW_RING_OK) {
+        ofl_iw_ring_refused(qp, ring, idx, ofl_iw_ring_strerror(r));
+        *rv = -EINVAL;
+        return true;
+    }
+    if (ofl_iw_entry_fault(err)) {
+        ofl_iw_ring_refused(qp, ring, idx, ofl_strerror(err));
+        *rv = -EINVAL;
+        return true;
+    }
+    if (err != OFL_OK && err != full)
+        *rv = ofl_iw_post_errno(err);
+    return err == OFL_OK;
 }
 
 /* Under the lock. Posts the receive entries libsiw made valid, in ring
@@ -372,7 +389,7 @@ static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
     struct ofl_qp_recv_wr wr;
     enum ofl_iw_ring_err r;
     struct siw_rqe e;
-    enum ofl_err err;
+    enum ofl_err err = OFL_OK;
     int rv = 0;
     u32 n;
 
@@ -384,20 +401,11 @@ static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
         smp_rmb(); /* the entry after its VALID flag */
         memcpy(&e, slot, sizeof(e)); /* once: checked and used as copied */
         r = ofl_iw_rqe_to_wr(&e, qp->rq_sge, sge, &wr);
-        if (r != OFL_IW_RING_OK) {
-            ofl_iw_ring_refused(qp, "RQ", qp->rq_get, r);
-            rv = -EINVAL;
-        } else {
+        if (r == OFL_IW_RING_OK)
             err = ofl_qp_post_recv(&qp->core, &wr);
-            if (ofl_iw_entry_fault(err)) {
-                ofl_iw_ring_refused_core(qp, "RQ", qp->rq_get, err);
-                rv = -EINVAL;
-            } else if (err == OFL_E_QP_RQ_FULL) {
-                break; /* stays in the ring */
-            } else if (err != OFL_OK) {
-                return ofl_iw_post_errno(err);
-            }
-        }
+        if (!ofl_iw_ring_verdict(qp, "RQ", qp->rq_get, r, err,
+                                 OFL_E_QP_RQ_FULL, &rv))
+            break; /* stays in the ring */
         smp_store_release(&slot->flags, 0); /* the slot is libsiw's again */
         qp->rq_get++;
     }
@@ -405,23 +413,23 @@ static int ofl_iw_pull_rq(struct ofl_iw_qp *qp)
 }
 
 /*
- * Whether the send ring's next entry (sq_get) is valid. An entry found
- * idle is read again behind a full barrier: libsiw stores an entry's
- * VALID flag and then loads the flag of the entry before it (C11
+ * The send ring's next entry (sq_get) when it is valid, else NULL. An
+ * entry found idle is read again behind a full barrier: libsiw stores an
+ * entry's VALID flag and then loads the flag of the entry before it (C11
  * sequentially consistent atomics), ringing the doorbell only when that
  * one is idle; the device clears an entry's flag and then reads the next.
  * With a barrier on both sides, either the device sees the new entry or
  * libsiw sees the one before it taken and rings (Dekker's pattern), so no
  * entry waits in the ring unseen by both.
  */
-static bool ofl_iw_usq_next_valid(struct ofl_iw_qp *qp)
+static struct siw_sqe *ofl_iw_usq_next_valid(struct ofl_iw_qp *qp)
 {
     struct siw_sqe *slot = &qp->usq[qp->sq_get & (qp->num_sqe - 1)];
 
     if (READ_ONCE(slot->flags) & SIW_WQE_VALID)
-        return true;
+        return slot;
     smp_mb(); /* our last flag store before the load again */
-    return READ_ONCE(slot->flags) & SIW_WQE_VALID;
+    return READ_ONCE(slot->flags) & SIW_WQE_VALID ? slot : NULL;
 }
 
 /* The same for the send ring (the caller has one: qp->usq). usq_waits
@@ -432,44 +440,33 @@ static bool ofl_iw_usq_next_valid(struct ofl_iw_qp *qp)
 static int ofl_iw_pull_sq(struct ofl_iw_qp *qp)
 {
     struct ofl_qp_sge sge[SIW_MAX_SGE];
+    struct siw_sqe e, *slot;
     struct ofl_qp_wr wr;
     enum ofl_iw_ring_err r;
-    struct siw_sqe e;
-    enum ofl_err err;
+    enum ofl_err err = OFL_OK;
     bool waits = true;
     int rv = 0;
     u32 n;
 
     for (n = 0; n < qp->num_sqe; n++) {
-        struct siw_sqe *slot = &qp->usq[qp->sq_get & (qp->num_sqe - 1)];
-
-        if (!ofl_iw_usq_next_valid(qp)) {
+        slot = ofl_iw_usq_next_valid(qp);
+        if (!slot) {
             waits = false;
             break;
         }
         smp_rmb();
         memcpy(&e, slot, sizeof(e));
         r = ofl_iw_sqe_to_wr(&e, qp->sq_sge, sge, &wr);
-        if (r != OFL_IW_RING_OK) {
-            ofl_iw_ring_refused(qp, "SQ", qp->sq_get, r);
-            rv = -EINVAL;
-        } else {
+        if (r == OFL_IW_RING_OK)
             err = ofl_qp_post_send(&qp->core, &wr, NULL);
-            if (ofl_iw_entry_fault(err)) {
-                ofl_iw_ring_refused_core(qp, "SQ", qp->sq_get, err);
-                rv = -EINVAL;
-            } else if (err == OFL_E_QP_SQ_FULL) {
-                break;
-            } else if (err != OFL_OK) {
-                rv = ofl_iw_post_errno(err);
-                break;
-            }
-        }
+        if (!ofl_iw_ring_verdict(qp, "SQ", qp->sq_get, r, err,
+                                 OFL_E_QP_SQ_FULL, &rv))
+            break;
         smp_store_release(&slot->flags, 0);
         qp->sq_get++;
     }
     if (waits && n == qp->num_sqe) /* one ring's worth: is there more? */
-        waits = ofl_iw_usq_next_valid(qp);
+        waits = ofl_iw_usq_next_valid(qp) != NULL;
     qp->usq_waits = waits;
     return rv;
 }
@@ -508,6 +505,12 @@ static int ofl_iw_pull(struct ofl_iw_qp *qp)
  * bench-rdma guest: the peer's Write arrives, the poller posts its answer
  * at once, the softirq takes the entry before the doorbell does, and a
  * kworker pre-empts the other poller for about 100 us under TCG).
+ *
+ * In ERROR too: there the engine flushes what the core holds, and the
+ * entries that found it full (the work requests in flight when the QP
+ * left RTS, or the device's own) are taken and flushed in the next round,
+ * not left in the ring until some later pull (the iw_cm's modify to
+ * ERROR after CLOSE, the destroy) with no doorbell to come.
  */
 static void ofl_iw_qp_run_pull(struct ofl_iw_qp *qp)
 {
@@ -515,7 +518,9 @@ static void ofl_iw_qp_run_pull(struct ofl_iw_qp *qp)
 
     for (;;) {
         ofl_iw_qp_run(qp);
-        if (!qp->usq || !qp->usq_waits || qp->core.state != OFL_QP_RTS ||
+        if (!qp->usq || !qp->usq_waits ||
+            (qp->core.state != OFL_QP_RTS &&
+             qp->core.state != OFL_QP_ERROR) ||
             qp->sq_get - start >= qp->num_sqe)
             return;
         got = qp->sq_get;
@@ -547,6 +552,7 @@ static void ofl_iw_discard_rings(struct ofl_iw_qp *qp)
         WRITE_ONCE(slot->flags, 0);
         qp->rq_get++;
     }
+    qp->usq_waits = false; /* nothing left valid that the device saw */
 }
 
 /*
@@ -767,7 +773,7 @@ static void ofl_iw_qp_error_locked(struct ofl_iw_qp *qp)
     (void)ofl_qp_modify(&qp->core, OFL_QP_ERROR);
     if (qp->usq)
         (void)ofl_iw_pull(qp);
-    ofl_iw_qp_run(qp);
+    ofl_iw_qp_run_pull(qp);
 }
 
 /*
@@ -908,7 +914,7 @@ int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
             (void)ofl_iw_pull(qp);
         if (to == OFL_QP_RESET && qp->usq)
             ofl_iw_discard_rings(qp);
-        ofl_iw_qp_run(qp);
+        ofl_iw_qp_run_pull(qp);
     }
     if (mask & IB_QP_ACCESS_FLAGS)
         qp->access = attr->qp_access_flags;
@@ -1243,7 +1249,8 @@ int ofl_iw_qp_connect(struct ofl_iw_qp *qp, struct ofl_iw_cep *cep,
                              1u << 24);
         if (e == OFL_OK) {
             qp->cep = cep;
-            ofl_iw_qp_run(qp);
+            /* entries posted before RTS waited in the ring for it */
+            ofl_iw_qp_run_pull(qp);
         }
     }
     ofl_iw_qp_unlock(dev, qp, flags);
@@ -1288,7 +1295,7 @@ struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp, int llp)
     qp->cep = NULL;
     if (qp->core.state == OFL_QP_ERROR && qp->usq)
         (void)ofl_iw_pull(qp);
-    ofl_iw_qp_run(qp);
+    ofl_iw_qp_run_pull(qp);
     ofl_iw_qp_unlock(dev, qp, flags);
     return cep;
 }
@@ -1341,7 +1348,7 @@ bool ofl_iw_qp_nudge(struct ofl_iw_qp *qp)
     ofl_iw_qp_lock(dev, qp, &flags);
     if (qp->core.state == OFL_QP_RTS) {
         e = ofl_qp_post_send(&qp->core, &wr, NULL);
-        ofl_iw_qp_run(qp);
+        ofl_iw_qp_run_pull(qp);
     }
     ofl_iw_qp_unlock(dev, qp, flags);
     return e == OFL_OK;
