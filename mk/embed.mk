@@ -9,7 +9,7 @@
 # offload.c and the OFL_ENABLE_* macros of offload.h.
 
 .PHONY: test-cortexm size-cortexm test-configs test-be test-arm64 test-kmod \
-        test-kmod-boot analyze coverage fuzz-campaign readme-figures \
+        test-kmod-boot analyze coverage fuzz-campaign fuzz-merge readme-figures \
         check-readme-figures
 
 ## test-cortexm      the test suite on a Cortex-M4 (QEMU mps2-an386, semihosting)
@@ -22,6 +22,7 @@
 ## analyze           cppcheck, clang --analyze, frame sizes, undefined symbols
 ## coverage          line and branch coverage of offload.c per section (deterministic suites)
 ## fuzz-campaign     HOURS=N: AFL++ and libFuzzer, N hours each per harness
+## fuzz-merge        the last campaign's finds into fuzz/<name>/corpus (FC_BUILD=its build dir)
 ## readme-figures    rewrites README.md's measured figures (sizes, frames, coverage, instruction counts)
 ## check-readme-figures  fails when README.md's figures differ from what the tree measures
 
@@ -360,6 +361,13 @@ $(FC_BUILD)/%.libfuzzer: fuzz/%/fuzz_$$*.c $(FC_DEPS)
 FC_BINS := $(foreach f,$(FUZZERS),$(FC_BUILD)/$(f).afl $(FC_BUILD)/$(f).cmplog $(FC_BUILD)/$(f).libfuzzer)
 fuzz-campaign: $(FC_BINS)
 	@$(PYTHON) mk/ofl_embed.py fuzz-campaign $(HOURS) $(FC_BUILD) $(FUZZERS)
+
+# The finds of the campaign in $(FC_BUILD) (its libFuzzer corpus and its
+# AFL++ queue) merged into fuzz/<name>/corpus by its own libFuzzer binary
+# (-merge=1 keeps only inputs that add coverage). It builds nothing: the
+# binaries must be the campaign's. FC_BUILD may name another worktree's.
+fuzz-merge:
+	@$(PYTHON) mk/ofl_embed.py fuzz-merge $(FC_BUILD) $(FUZZERS)
 
 # ---- 7. the README's measured figures ----------------------------------------------
 #

@@ -23,6 +23,11 @@
                             table lines of FILE
   fuzz-summary DIR README HOURS
                             the campaign table, written into fuzz/README.md
+  fuzz-merge BINDIR HARNESS...
+                            merges a campaign's finds (libFuzzer's corpus,
+                            AFL++'s queue) into fuzz/<name>/corpus with the
+                            campaign's libFuzzer binary (-merge=1: only
+                            inputs that add coverage)
 
 A section is what lies between two banners of offload.c / offload.h:
 
@@ -676,6 +681,40 @@ def cmd_splice(readme, name, path):
     return 0
 
 
+def cmd_fuzz_merge(bindir, harnesses):
+    bad = 0
+    for h in harnesses:
+        run = os.path.join(bindir, 'run', h)
+        finds = [d for d in (os.path.join(run, 'lf-corpus'),
+                             os.path.join(run, 'afl', 'main', 'queue'))
+                 if os.path.isdir(d)]
+        binary = os.path.join(bindir, h + '.libfuzzer')
+        if not finds:
+            print('fuzz-merge: %s: no campaign output in %s' % (h, run))
+            continue
+        if not os.access(binary, os.X_OK):
+            print('fuzz-merge: %s: %s missing (make fuzz-campaign first)'
+                  % (h, binary))
+            bad += 1
+            continue
+        corpus = os.path.join('fuzz', h, 'corpus')
+        os.makedirs(corpus, exist_ok=True)
+        before = count_files(corpus)
+        r = subprocess.run([binary, '-merge=1', '-timeout=10', corpus] + finds,
+                           capture_output=True, text=True)
+        after = count_files(corpus)
+        if r.returncode != 0:
+            print('fuzz-merge: %s: the merge failed (exit %d); the end of '
+                  'its output:' % (h, r.returncode))
+            print('\n'.join(r.stderr.splitlines()[-10:]))
+            bad += 1
+            continue
+        print('fuzz-merge: %s: %d inputs added to %s (%d before, from %s)'
+              % (h, after - before, corpus, before,
+                 ', '.join(os.path.relpath(d, bindir) for d in finds)))
+    return 1 if bad else 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -694,6 +733,8 @@ def main(argv):
         return cmd_coverage(args[0], *(float(a) for a in args[1:3]))
     if cmd == 'fuzz-campaign':
         return cmd_fuzz_campaign(args[0], args[1], args[2:])
+    if cmd == 'fuzz-merge':
+        return cmd_fuzz_merge(args[0], args[1:])
     if cmd == 'counts':
         return cmd_counts(args)
     if cmd == 'splice':
