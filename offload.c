@@ -9576,12 +9576,14 @@ static OFL_HOT_INLINE void qp_sq_whole_done(struct ofl_qp *qp,
     if (sq->cc == sq->ci && cq->arm == OFL_CQ_ARM_NONE &&
         cq->pi - cq->ci < cq->cap) {
         if (w[QPW_FLAGS] & OFL_QP_WR_SIGNALED) {
-            struct ofl_cqe *e = qp_cqe(qp, cq); /* room: never NULL */
+            /* room (tested above): qp_cqe's slot, written whole */
+            struct ofl_cqe *e = &cq->ring[cq->pi & (cq->cap - 1u)];
 
-            e->wr_id = ofl_load_le64(w + QPW_WRID);
-            e->byte_len = total;
-            e->opcode = w[QPW_OPCODE];
-            e->status = OFL_WC_SUCCESS;
+            *e = (struct ofl_cqe){.wr_id = ofl_load_le64(w + QPW_WRID),
+                                  .byte_len = total,
+                                  .qpn = qp->attr.qpn,
+                                  .opcode = w[QPW_OPCODE],
+                                  .status = OFL_WC_SUCCESS};
             qp_cqe_commit_hot(cq, e);
         }
         sq->cc++;
