@@ -9473,8 +9473,10 @@ static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
  * (qp_segment_failed), whose answer it returns: the retry, the hold or
  * the failure is the general path's (a segment refused its check fails
  * the WQE there too, before any byte moved). tests/check_fastpath.sh
- * holds it to the general path's answers. hl and total: qp_sq_whole_hl's
- * answer for the WQE.
+ * holds it to the general path's answers. w: the WQE (the SQ's next,
+ * located once, by qp_sq_try_whole); hl and total: qp_sq_whole_hl's
+ * answer for it. Its caller derives the step's progress from the answer
+ * (qp_sq_step): no out-parameter to keep across the port's calls.
  */
 /* qp_sq_whole's tests of the WQE w of opcode op and flags beyond its
  * shape: qp_op_check's flags rule, qp_sq_run's fence and qp_msg_begin's
@@ -9615,11 +9617,10 @@ static OFL_NOINLINE void qp_sq_whole_done_call(struct ofl_qp *qp,
     qp_sq_whole_done(qp, w, total);
 }
 
-static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
-                                            uint32_t total, bool *progress)
+static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp,
+                                            const uint8_t *w, uint32_t hl,
+                                            uint32_t total)
 {
-    struct ofl_qp_wq *sq = &qp->sq;
-    const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
     const uint32_t op = w[QPW_OPCODE];
     const uint32_t num = w[QPW_NSGE];
     const uint8_t rdmap = qp_sq_whole_rdmap(qp, w, op, w[QPW_FLAGS], total);
@@ -9659,12 +9660,9 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp, uint32_t hl,
     if (err == OFL_OK)
         err = qp_fpdu_send(qp, hl, h + hl, total, QP_FPDU_FITS);
     if (err != OFL_OK) {
-        err = qp_sq_whole_refused(qp, rdmap, op == OFL_QP_OP_WRITE, 0, err);
-        *progress = !qp->cur.active;
-        return err;
+        return qp_sq_whole_refused(qp, rdmap, op == OFL_QP_OP_WRITE, 0, err);
     }
     qp_sq_whole_done(qp, w, total);
-    *progress = true;
     return OFL_OK;
 }
 
@@ -9763,12 +9761,10 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_sq_whole_next(struct ofl_qp *qp,
  * sends the rest. Answers as qp_sq_whole.
  */
 static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
+                                                  const uint8_t *w,
                                                   uint32_t hl, uint32_t total,
-                                                  bool *progress,
                                                   uint32_t *more)
 {
-    struct ofl_qp_wq *sq = &qp->sq;
-    const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
     const uint8_t *g = w + OFL_QP_SQ_HDR; /* the one data segment */
     const uint32_t max = (uint32_t)qp->tx.mulpdu - hl; /* per FPDU */
     const uint8_t rdmap = qp_sq_whole_rdmap(qp, w, w[QPW_OPCODE],
@@ -9795,16 +9791,13 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
             err = qp_fpdu_send(qp, hl, h + hl, n,
                                QP_FPDU_FITS | (last ? 0u : OFL_QP_TX_MORE));
         if (err != OFL_OK) {
-            err = qp_sq_whole_refused(qp, rdmap, tagged, off, err);
-            *progress = !qp->cur.active; /* as qp_sq_whole's */
-            return err;
+            return qp_sq_whole_refused(qp, rdmap, tagged, off, err);
         }
         if (last)
             break;
         off += n;
         if (*more == 0) {
             qp_sq_whole_general(qp, rdmap, tagged, off);
-            *progress = true;
             return OFL_OK;
         }
         --*more;
@@ -9814,7 +9807,6 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
         err = qp_sq_whole_next(qp, off, h + hl, n);
     }
     qp_sq_whole_done_call(qp, w, total);
-    *progress = true;
     return OFL_OK;
 }
 
@@ -9823,21 +9815,17 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
  * registers for the general path (the test inlined there cost the
  * general path's Writes more than the call). */
 static OFL_NOINLINE enum ofl_err qp_sq_try_whole(struct ofl_qp *qp,
-                                                bool *progress,
                                                 uint32_t *more)
 {
-    uint32_t total = 0, hl = qp_sq_whole_hl(
-                            qp,
-                            qp->sq.ring +
-                                (qp->sq.ci & (qp->sq.depth - 1u)) *
-                                    qp->sq.stride,
-                            &total);
+    const struct ofl_qp_wq *sq = &qp->sq;
+    const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
+    uint32_t total = 0, hl = qp_sq_whole_hl(qp, w, &total);
 
     if (hl == 0)
         return QP_WHOLE_DECLINED;
     return total <= (uint32_t)qp->tx.mulpdu - hl
-               ? qp_sq_whole(qp, hl, total, progress)
-               : qp_sq_whole_multi(qp, hl, total, progress, more);
+               ? qp_sq_whole(qp, w, hl, total)
+               : qp_sq_whole_multi(qp, w, hl, total, more);
 }
 #endif
 
@@ -9880,9 +9868,13 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress,
             return OFL_OK; /* SQD: nothing new starts */
 #if OFL_FAST_PATH
         if (qp->paths & QP_PATH_WHOLE_TX) {
-            err = qp_sq_try_whole(qp, progress, more);
-            if (err != QP_WHOLE_DECLINED)
+            err = qp_sq_try_whole(qp, more);
+            if (err != QP_WHOLE_DECLINED) {
+                /* the WQE went (or its first FPDUs did), or a refusal
+                 * finished it; one held keeps the SQ waiting */
+                *progress = err == OFL_OK || !qp->cur.active;
                 return err;
+            }
         }
 #endif
         err = qp_sq_fetch(qp);
