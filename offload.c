@@ -9911,11 +9911,25 @@ static OFL_ALWAYS_INLINE bool qp_sq_drained(struct ofl_qp *qp)
     return qp->sq.ci == qp->sq.db_pi;
 }
 
+/* qp_sq_step's start of the SQ's next WQE by the general path: fetched
+ * (a refusal fails it) and run. */
+static OFL_ALWAYS_INLINE enum ofl_err qp_sq_start(struct ofl_qp *qp,
+                                                  uint64_t now,
+                                                  bool *progress,
+                                                  uint32_t *more)
+{
+    enum ofl_err err = qp_sq_fetch(qp);
+
+    if (err != OFL_OK) {
+        *progress = true;
+        return qp_sq_fail(qp, err, OFL_WC_LOC_QP_OP_ERR);
+    }
+    return qp_sq_run(qp, now, progress, more);
+}
+
 static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress,
                                uint32_t *more)
 {
-    enum ofl_err err;
-
     *progress = false;
     if (qp_cur_held(qp) && qp->state != OFL_QP_RTS &&
         qp->state != OFL_QP_CLOSING)
@@ -9932,7 +9946,7 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress,
             return OFL_OK; /* SQD: nothing new starts */
 #if OFL_FAST_PATH
         if (qp->paths & QP_PATH_WHOLE_TX) {
-            err = qp_sq_try_whole(qp, more);
+            const enum ofl_err err = qp_sq_try_whole(qp, more);
             if (err != QP_WHOLE_DECLINED) {
                 /* the WQE went (or its first FPDUs did), or a refusal
                  * finished it; one held keeps the SQ waiting */
@@ -9941,11 +9955,7 @@ static enum ofl_err qp_sq_step(struct ofl_qp *qp, uint64_t now, bool *progress,
             }
         }
 #endif
-        err = qp_sq_fetch(qp);
-        if (err != OFL_OK) {
-            *progress = true;
-            return qp_sq_fail(qp, err, OFL_WC_LOC_QP_OP_ERR);
-        }
+        return qp_sq_start(qp, now, progress, more);
     }
     return qp_sq_run(qp, now, progress, more);
 }
@@ -10161,14 +10171,80 @@ static OFL_NOINLINE enum ofl_err qp_fault_end(struct ofl_qp *qp,
     return err;
 }
 
-enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
+/* After a step of ofl_qp_process's loop that answered err, with left steps
+ * still allowed: whether the loop ends (an error, a state that takes no
+ * more steps, or, in a speed build, nothing left to do). */
+static OFL_ALWAYS_INLINE bool qp_process_stop(struct ofl_qp *qp,
+                                              enum ofl_err err, uint32_t left)
+{
+    if (err != OFL_OK || !qp_state_in(qp, QP_IRQ_OK))
+        return true;
+#if OFL_FAST_PATH
+    /* The step that would come next when nothing waits (no inbound
+     * request, no current WQE, no posted one) finds nothing: its one
+     * effect, qp_sq_drained's, here, and no round through qp_sq_step
+     * (issue 30: about 20 instructions a call). */
+    if (left != 0 && qp->irq_count == 0 && !qp->cur.active &&
+        qp_sq_drained(qp))
+        return true;
+#else
+    (void)left;
+#endif
+    return false;
+}
+
+/* ofl_qp_process after its loop: the completions, the idle events, the
+ * page fault record; err the loop's answer. */
+static OFL_ALWAYS_INLINE enum ofl_err qp_process_end(struct ofl_qp *qp,
+                                                     enum ofl_err err)
+{
+    if (qp->state != OFL_QP_ERROR) {
+        qp_sq_complete_hot(qp);
+        qp_sq_idle_checks(qp);
+    }
+    if (qp->fault.where != OFL_QP_FAULT_NONE)
+        err = qp_fault_end(qp, err);
+    return err;
+}
+
+/* ofl_qp_process's loop, left steps allowed (each step takes one; a step
+ * that sends further segments of a message, qp_run_message, takes one
+ * for each), then its end; and ofl_qp_process past its argument check
+ * (its checks in front, then the loop). Each its own function with the
+ * fast paths, where qp_process_whole goes on with the loop; in a size
+ * build both are ofl_qp_process's body, as they were. */
+#if OFL_FAST_PATH
+#define QP_PROCESS_INLINE OFL_NOINLINE
+#else
+#define QP_PROCESS_INLINE OFL_ALWAYS_INLINE
+#endif
+static QP_PROCESS_INLINE enum ofl_err qp_process_loop(struct ofl_qp *qp,
+                                                      uint64_t now,
+                                                      uint32_t left)
 {
     enum ofl_err err = OFL_OK;
-    uint32_t left;
     bool progress;
 
-    if (qp == NULL)
-        return OFL_E_ARG;
+    while (left != 0) {
+        left--;
+        if (qp->irq_count != 0) {
+            err = qp_irq_step(qp);
+        } else {
+            err = qp_sq_step(qp, now, &progress, &left);
+            if (err == OFL_OK && !progress)
+                break;
+        }
+        if (qp_process_stop(qp, err, left))
+            break;
+    }
+    return qp_process_end(qp, err);
+}
+
+static QP_PROCESS_INLINE enum ofl_err
+qp_process_general(struct ofl_qp *qp, uint64_t now, uint32_t budget)
+{
+    enum ofl_err err;
+
     if (qp->state == OFL_QP_ERROR) {
         qp_flush_all(qp);
         return OFL_OK;
@@ -10189,36 +10265,95 @@ enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
         if (err != OFL_OK)
             return err; /* given up: the Terminate went out */
     }
-    /* left: the steps still allowed; a step that sends further segments
-     * of a message (qp_run_message) takes one from it for each */
-    for (left = budget; left != 0;) {
-        left--;
-        if (qp->irq_count != 0) {
-            err = qp_irq_step(qp);
-        } else {
-            err = qp_sq_step(qp, now, &progress, &left);
-            if (err == OFL_OK && !progress)
-                break;
-        }
-        if (err != OFL_OK || !qp_state_in(qp, QP_IRQ_OK))
-            break;
+    return qp_process_loop(qp, now, budget);
+}
+
 #if OFL_FAST_PATH
-        /* The step that would come next when nothing waits (no inbound
-         * request, no current WQE, no posted one) finds nothing: its one
-         * effect, qp_sq_drained's, here, and no round through qp_sq_step
-         * (issue 30: about 20 instructions a call). */
-        if (left != 0 && qp->irq_count == 0 && !qp->cur.active &&
-            qp_sq_drained(qp))
-            break;
-#endif
-    }
+/*
+ * ofl_qp_process for the common call (issue 30): an RTS QP with nothing
+ * but its send queue to look at (no Terminate to send, no page fault
+ * waiting, no inbound request, no current WQE) on a stream of
+ * QP_PATH_WHOLE_TX, budget not 0. Its checks in front all pass, and its
+ * loop's first step is qp_sq_step's for no current WQE in RTS, made by
+ * qp_process_whole: nothing posted, or a flush (the loop takes it), else
+ * the whole path's try, or the general start of a WQE it declines
+ * (qp_process_start). Then the loop's own test of what is left
+ * (qp_process_stop), and its end, or the loop goes on. The same steps in
+ * the same order, in frames that keep fewer registers than the loop's,
+ * and the state tested once in front (about 20 instructions a call).
+ */
+static OFL_ALWAYS_INLINE bool qp_process_whole_ok(const struct ofl_qp *qp,
+                                                  uint32_t budget)
+{
+    return qp->state == OFL_QP_RTS && !qp->term_pending &&
+           qp->fault.where == OFL_QP_FAULT_NONE && qp->irq_count == 0 &&
+           !qp->cur.active && (qp->paths & QP_PATH_WHOLE_TX) && budget != 0;
+}
+
+/* qp_process_end for qp_process_whole and qp_process_start: the same,
+ * with the scan of the completions called (qp_sq_complete) only when one
+ * may be due, and the idle checks only in the states they look at (their
+ * own first test): none of them in the common call, whose frame then
+ * keeps fewer registers. */
+static OFL_ALWAYS_INLINE enum ofl_err qp_process_whole_end(struct ofl_qp *qp,
+                                                           enum ofl_err err)
+{
     if (qp->state != OFL_QP_ERROR) {
-        qp_sq_complete_hot(qp);
-        qp_sq_idle_checks(qp);
+        if (qp->sq.cc != qp->sq.ci)
+            qp_sq_complete(qp);
+        if (qp->state == OFL_QP_SQD || qp->state == OFL_QP_CLOSING)
+            qp_sq_idle_checks(qp);
     }
     if (qp->fault.where != OFL_QP_FAULT_NONE)
         err = qp_fault_end(qp, err);
     return err;
+}
+
+/* qp_process_whole's first step for a WQE the whole path declined: the
+ * general start (qp_sq_start, as qp_sq_step goes on), then as the loop. */
+static OFL_NOINLINE enum ofl_err qp_process_start(struct ofl_qp *qp,
+                                                  uint64_t now,
+                                                  uint32_t left)
+{
+    bool progress = false; /* as qp_sq_step starts it */
+    const enum ofl_err err = qp_sq_start(qp, now, &progress, &left);
+
+    if ((err == OFL_OK && !progress) || qp_process_stop(qp, err, left))
+        return qp_process_whole_end(qp, err);
+    return qp_process_loop(qp, now, left);
+}
+
+static OFL_NOINLINE enum ofl_err qp_process_whole(struct ofl_qp *qp,
+                                                  uint64_t now,
+                                                  uint32_t budget)
+{
+    uint32_t left = budget - 1u;
+    enum ofl_err err = OFL_OK;
+
+    if (!qp_sq_drained(qp)) {
+        if (qp->sq.flush_all || ofl_sn_lt(qp->sq.ci, qp->sq.flush_to))
+            return qp_process_loop(qp, now, budget);
+        err = qp_sq_try_whole(qp, &left);
+        if (err == QP_WHOLE_DECLINED)
+            return qp_process_start(qp, now, left);
+        /* (its progress, qp_sq_step's, matters only with OFL_OK, where it
+         * is true) */
+        if (!qp_process_stop(qp, err, left))
+            return qp_process_loop(qp, now, left);
+    }
+    return qp_process_whole_end(qp, err);
+}
+#endif
+
+enum ofl_err ofl_qp_process(struct ofl_qp *qp, uint64_t now, uint32_t budget)
+{
+    if (qp == NULL)
+        return OFL_E_ARG;
+#if OFL_FAST_PATH
+    if (qp_process_whole_ok(qp, budget))
+        return qp_process_whole(qp, now, budget);
+#endif
+    return qp_process_general(qp, now, budget);
 }
 
 /* ---- receiving: the stream ----------------------------------------------- */
