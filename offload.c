@@ -9650,7 +9650,13 @@ static OFL_HOT_INLINE void qp_sq_whole_done(struct ofl_qp *qp,
                                   .qpn = qp->attr.qpn,
                                   .opcode = w[QPW_OPCODE],
                                   .status = OFL_WC_SUCCESS};
-            qp_cqe_commit_hot(cq, e);
+            /* qp_cqe_commit_hot's publication; its notify has nothing
+             * to do on a CQ found unarmed above, which a barrier hook
+             * cannot arm (it does not call back into the engine), where
+             * qp_cqe_commit_hot tests the arm again (issue 30: 2
+             * instructions a signaled message with gcc, 1 with clang) */
+            HOOK_BARRIER(cq->hooks, cq->port, OFL_BARRIER_RELEASE);
+            cq->pi++;
         }
         sq->cc++;
     } else {
