@@ -11342,6 +11342,19 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     s.addr = qp_ld_le64(w + OFL_QP_RQ_HDR);
     s.len = qp_ld_le32(w + OFL_QP_RQ_HDR + 8);
     s.stag = qp_ld_le32(w + OFL_QP_RQ_HDR + 12);
+    /* The receive in qp->rcur as qp_rq_fetch sets it, but active (and
+     * got 0) only if the DMA fails: nothing reads them in between, and the
+     * completion would undo both stores (issue 30: 4 instructions with
+     * gcc, 3 with clang). The QP is the same after it. Set before the
+     * checks, so that neither the WQE's address nor its index is held
+     * over them (issue 30: 3 instructions with gcc and with clang): a
+     * receive not active is read nowhere, and a decline from here on
+     * takes the general path to qp_rq_fetch of this WQE, which sets these
+     * fields again. */
+    qp->rcur.idx = rq->ci;
+    qp->rcur.wr_id = qp_ld_le64(w + QPR_WRID);
+    qp->rcur.num_sge = 1;
+    qp->rcur.total = s.len;
     if (s.len == 0)
         qp_kept_none(&k);
     else if (qp_check_local_keep(qp, &s, OFL_TPT_LOCAL_WRITE, &k) != OFL_OK)
@@ -11349,14 +11362,6 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     if (s.len >= QP_MSG_MAX || n > s.len) /* ofl_ddp_untagged_check */
         return QP_WHOLE_DECLINED;
     qp_rx_whole_pass(qp, wire);
-    /* The receive in qp->rcur as qp_rq_fetch sets it, but active (and
-     * got 0) only if the DMA fails: nothing reads them in between, and the
-     * completion would undo both stores (issue 30: 4 instructions with
-     * gcc, 3 with clang). The QP is the same after it. */
-    qp->rcur.idx = rq->ci;
-    qp->rcur.wr_id = qp_ld_le64(w + QPR_WRID);
-    qp->rcur.num_sge = 1;
-    qp->rcur.total = s.len;
     /* Checked just now, nothing since that can change the TPT:
      * qp_scatter's one round, in place, at the translation kept when the
      * bytes lie in one page (qp_one_page, qp_dma_sge's one-page case: the
@@ -11389,7 +11394,8 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
  * qp_rq_fetch), with the header read at fixed offsets and the WQE where
  * it lies: the same scatter, completion and counters, and its answer.
  * Returns QP_WHOLE_DECLINED, having changed nothing but the RQ's data
- * segment scratch (qp->rq_sge, which qp_rq_fetch sets again), for
+ * segment scratch (qp->rq_sge) and the fields of a receive not active in
+ * qp->rcur (qp_rx_whole_take), which qp_rq_fetch sets again, for
  * anything else: qp_rx_ulpdu decides it. tests/check_fastpath.sh holds it
  * to the general path's answers.
  */
