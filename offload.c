@@ -6418,6 +6418,60 @@ enum ofl_err ofl_cq_init(struct ofl_cq *cq, struct ofl_cqe *ring, uint32_t cap,
     return OFL_OK;
 }
 
+/*
+ * A CQE from the ring into the caller's out (cq_take). On x86-64 with
+ * SSE2 (not the kernel's general-register build) as two 16-byte words
+ * and one 8-byte word: GCC's fixed copy moves five 8-byte words, clang's
+ * ofl_copy steps its cursor between the words (issue 30: 6 instructions
+ * a poll with gcc, 2 with clang). An unaligned may_alias vector of
+ * integers: no library call at any optimisation level. dst and src MUST
+ * NOT overlap.
+ */
+#if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__) && \
+    defined(__OPTIMIZE__) && defined(__x86_64__) && defined(__SSE2__)
+typedef uint64_t __attribute__((__vector_size__(16), __may_alias__,
+                                __aligned__(1))) cq_word2;
+_Static_assert(sizeof(struct ofl_cqe) == 40, "a CQE is 2 x 16 + 8 bytes");
+
+static OFL_ALWAYS_INLINE void cq_copy_cqe(struct ofl_cqe *dst,
+                                          const struct ofl_cqe *src)
+{
+    const cq_word2 a = ((const cq_word2 *)src)[0];
+    const cq_word2 b = ((const cq_word2 *)src)[1];
+    const ofl_word c = ((const ofl_word *)src)[4];
+
+    ((cq_word2 *)dst)[0] = a;
+    ((cq_word2 *)dst)[1] = b;
+    ((ofl_word *)dst)[4] = c;
+}
+#else
+#define cq_copy_cqe(dst, src) ofl_copy_fixed((dst), (src), sizeof(*(dst)))
+#endif
+
+#if OFL_FAST_PATH
+/* cq_take of one CQE (max 1, the common poll): no loop, the indexes read
+ * once, and a CQ never overrun answers after one test (issue 30: 4
+ * instructions a poll with gcc, 12 with clang). The loop's answer: the
+ * CQE, if any, and the overrun once none is left. */
+static OFL_ALWAYS_INLINE enum ofl_err cq_take_one(struct ofl_cq *cq,
+                                                  struct ofl_cqe *out,
+                                                  uint32_t *n)
+{
+    const uint32_t ci = cq->ci, pi = cq->pi;
+
+    if (ci == pi) {
+        *n = 0;
+        return cq->overrun ? OFL_E_QP_CQ_OVERRUN : OFL_OK;
+    }
+    cq_copy_cqe(out, &cq->ring[ci & (cq->cap - 1u)]);
+    cq->ci = ci + 1u;
+    *n = 1;
+    if (!cq->overrun)
+        return OFL_OK;
+    return ci + 1u == pi ? OFL_E_QP_CQ_OVERRUN : OFL_OK;
+}
+#endif
+
 /* ofl_cq_poll after its argument checks and barrier: up to max CQEs. */
 static OFL_ALWAYS_INLINE enum ofl_err cq_take(struct ofl_cq *cq,
                                               struct ofl_cqe *out,
@@ -6425,9 +6479,12 @@ static OFL_ALWAYS_INLINE enum ofl_err cq_take(struct ofl_cq *cq,
 {
     uint32_t k = 0;
 
+#if OFL_FAST_PATH
+    if (max == 1)
+        return cq_take_one(cq, out, n);
+#endif
     while (k < max && cq->ci != cq->pi) {
-        ofl_copy_fixed(&out[k], &cq->ring[cq->ci & (cq->cap - 1u)],
-                       sizeof(*out));
+        cq_copy_cqe(&out[k], &cq->ring[cq->ci & (cq->cap - 1u)]);
         cq->ci++;
         k++;
     }
@@ -6446,6 +6503,16 @@ static OFL_NOINLINE enum ofl_err cq_take_acquire(struct ofl_cq *cq,
     cq->port->barrier(cq->port->ctx, OFL_BARRIER_ACQUIRE);
     return cq_take(cq, out, max, n);
 }
+
+/* cq_take of max CQEs, max not 1, out of line: the poll of one keeps
+ * its arguments in the registers they came in (issue 30: 2 instructions
+ * a poll with gcc). */
+static OFL_NOINLINE enum ofl_err cq_take_many(struct ofl_cq *cq,
+                                              struct ofl_cqe *out,
+                                              uint32_t max, uint32_t *n)
+{
+    return cq_take(cq, out, max, n);
+}
 #endif
 
 enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
@@ -6456,6 +6523,9 @@ enum ofl_err ofl_cq_poll(struct ofl_cq *cq, struct ofl_cqe *out, uint32_t max,
 #if OFL_FAST_PATH
     if (cq->hooks & PORT_HOOK_BARRIER)
         return cq_take_acquire(cq, out, max, n);
+    if (max == 1)
+        return cq_take_one(cq, out, n);
+    return cq_take_many(cq, out, max, n);
 #else
     ofl_port_barrier(cq->port, OFL_BARRIER_ACQUIRE);
 #endif
@@ -6724,7 +6794,7 @@ static OFL_HOT_INLINE enum ofl_err qp_wq_read(const struct ofl_qp *qp,
 
     if (wq->host)
         return ofl_port_dma_read(qp->attr.port, wq->ring_pa + at, dst, n);
-#if OFL_FAST_PATH && defined(__GNUC__) && defined(__OPTIMIZE__) && \
+#if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__) && \
     !defined(__FRAMAC__)
     /* Inlined with a constant n (the WQE header and segment reads of
      * every message): straight-line word moves. Optimised builds only, as
@@ -11382,12 +11452,14 @@ static OFL_NOINLINE enum ofl_err qp_rx_whole_fail(struct ofl_qp *qp,
 }
 
 /* qp_rx_whole_take's stream accounting of an FPDU of wire bytes that lay
- * whole in the bytes fed (wire != 0: qp_rx_send_whole's; qp_rx_stream
- * did it for the others). */
+ * whole in the bytes fed (fed: qp_rx_send_fpdu's; qp_rx_stream did it for
+ * the others). fed a constant where the FPDU is, not wire != 0: clang
+ * cannot see that qp_rx_send_fpdu's wire is not 0 (issue 30: 2
+ * instructions a Send with clang). */
 static OFL_ALWAYS_INLINE void qp_rx_whole_pass(struct ofl_qp *qp,
-                                               uint32_t wire)
+                                               uint32_t wire, bool fed)
 {
-    if (wire != 0) {
+    if (fed) {
         qp->stats.rx_bytes += wire;
         (void)mpa_rx_pass(&qp->rx, wire);
         qp->stats.rx_fpdus++;
@@ -11439,7 +11511,7 @@ qp_rx_whole_sges(struct ofl_qp *qp, const uint8_t *w, uint32_t num,
             return QP_WHOLE_DECLINED;
     if (total >= QP_MSG_MAX || n > total) /* ofl_ddp_untagged_check */
         return QP_WHOLE_DECLINED;
-    qp_rx_whole_pass(qp, wire);
+    qp_rx_whole_pass(qp, wire, wire != 0);
     qp->rcur.idx = qp->rq.ci;
     qp->rcur.active = 1;
     qp->rcur.got = 0;
@@ -11455,12 +11527,12 @@ qp_rx_whole_sges(struct ofl_qp *qp, const uint8_t *w, uint32_t num,
 
 /* The rest of qp_rx_whole for the Send u of n payload bytes (whose
  * header qp_rx_whole_ok passed): the WQE's tests, then (taken) the stream
- * accounting of an FPDU of wire bytes (qp_rx_whole_pass), the scatter and
- * the completion. */
+ * accounting of an FPDU of wire bytes (qp_rx_whole_pass; wire 0 and fed
+ * false when qp_rx_stream did it), the scatter and the completion. */
 static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
                                                     const uint8_t *u,
                                                     uint32_t n,
-                                                    uint32_t wire)
+                                                    uint32_t wire, bool fed)
 {
     struct ofl_qp_wq *rq = &qp->rq;
     const uint8_t *w = rq->ring + (rq->ci & (rq->depth - 1u)) * rq->stride;
@@ -11484,21 +11556,26 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
     s.addr = qp_ld_le64(w + OFL_QP_RQ_HDR);
     s.len = qp_ld_le32(w + OFL_QP_RQ_HDR + 8);
     s.stag = qp_ld_le32(w + OFL_QP_RQ_HDR + 12);
+    /* The receive in qp->rcur as qp_rq_fetch sets it, but active (and
+     * got 0) only if the DMA fails: nothing reads them in between, and the
+     * completion would undo both stores (issue 30: 4 instructions with
+     * gcc, 3 with clang). The QP is the same after it. Set before the
+     * checks, so that neither the WQE's address nor its index is held
+     * over them (issue 30: 3 instructions with gcc and with clang): a
+     * receive not active is read nowhere, and a decline from here on
+     * takes the general path to qp_rq_fetch of this WQE, which sets these
+     * fields again. */
+    qp->rcur.idx = rq->ci;
+    qp->rcur.wr_id = qp_ld_le64(w + QPR_WRID);
+    qp->rcur.num_sge = 1;
+    qp->rcur.total = s.len;
     if (s.len == 0)
         qp_kept_none(&k);
     else if (qp_check_local_keep(qp, &s, OFL_TPT_LOCAL_WRITE, &k) != OFL_OK)
         return QP_WHOLE_DECLINED;
     if (s.len >= QP_MSG_MAX || n > s.len) /* ofl_ddp_untagged_check */
         return QP_WHOLE_DECLINED;
-    qp_rx_whole_pass(qp, wire);
-    /* The receive in qp->rcur as qp_rq_fetch sets it, but active (and
-     * got 0) only if the DMA fails: nothing reads them in between, and the
-     * completion would undo both stores (issue 30: 4 instructions with
-     * gcc, 3 with clang). The QP is the same after it. */
-    qp->rcur.idx = rq->ci;
-    qp->rcur.wr_id = qp_ld_le64(w + QPR_WRID);
-    qp->rcur.num_sge = 1;
-    qp->rcur.total = s.len;
+    qp_rx_whole_pass(qp, wire, fed);
     /* Checked just now, nothing since that can change the TPT:
      * qp_scatter's one round, in place, at the translation kept when the
      * bytes lie in one page (qp_one_page, qp_dma_sge's one-page case: the
@@ -11531,7 +11608,8 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
  * qp_rq_fetch), with the header read at fixed offsets and the WQE where
  * it lies: the same scatter, completion and counters, and its answer.
  * Returns QP_WHOLE_DECLINED, having changed nothing but the RQ's data
- * segment scratch (qp->rq_sge, which qp_rq_fetch sets again), for
+ * segment scratch (qp->rq_sge) and the fields of a receive not active in
+ * qp->rcur (qp_rx_whole_take), which qp_rq_fetch sets again, for
  * anything else: qp_rx_ulpdu decides it. tests/check_fastpath.sh holds it
  * to the general path's answers.
  */
@@ -11541,7 +11619,7 @@ static OFL_NOINLINE enum ofl_err qp_rx_whole(struct ofl_qp *qp,
     if (!qp_rx_whole_ok(qp, d->ulpdu, d->len))
         return QP_WHOLE_DECLINED;
     return qp_rx_whole_take(qp, d->ulpdu, d->len - OFL_DDP_UNTAGGED_HDR_LEN,
-                            0);
+                            0, false);
 }
 
 /*
@@ -11578,7 +11656,8 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_send_fpdu(struct ofl_qp *qp,
                                    wire - OFL_MPA_CRC_LEN),
                      p + wire - OFL_MPA_CRC_LEN)))
         return QP_WHOLE_DECLINED;
-    err = qp_rx_whole_take(qp, u, ulpdu - OFL_DDP_UNTAGGED_HDR_LEN, wire);
+    err = qp_rx_whole_take(qp, u, ulpdu - OFL_DDP_UNTAGGED_HDR_LEN, wire,
+                           true);
     if (err == QP_WHOLE_DECLINED)
         return err;
     qp_advance_whole(qp, wire);
@@ -12264,17 +12343,22 @@ enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
      * retry, nothing skipped, nothing placed early) on an RDMA stream: its
      * test and qp_rx_front_segment's merged (the two path bits in one,
      * and len != 0 in the length the FPDU needs; issue 30: 3 instructions
-     * with clang), else qp_rx_stream. */
+     * with clang), else qp_rx_stream. The length is an untagged header's
+     * for both forms (qp_rx_front_send's test, once): a Write FPDU lies
+     * in no fewer bytes (qp_rx_write_fpdu wants a payload and the CRC),
+     * so qp_rx_write_segment would hand a shorter segment to qp_rx_stream
+     * as this does; and nothing placed ahead and no invalidation pending
+     * in one test (issue 30: 3 instructions with gcc, 2 with clang). */
     if (!qp->fault.rx_held && seg->seq == qp->seq.nxt &&
         qp->attr.service != OFL_QP_SVC_ISCSI) {
         if (qp->rx.state == OFL_MPA_RX_LENGTH && !qp->rx.started &&
             (qp->paths & (QP_PATH_FUSE_RX | QP_PATH_WRITE_RX)) ==
                 QP_PATH_WRITE_RX &&
-            seg->len >= OFL_MPA_HDR_LEN + OFL_DDP_TAGGED_HDR_LEN &&
-            qp->ooo_count == 0 && qp->seq.pending_count == 0) {
+            seg->len >= OFL_MPA_HDR_LEN + OFL_DDP_UNTAGGED_HDR_LEN &&
+            (qp->ooo_count | qp->seq.pending_count) == 0) {
             if ((seg->data[OFL_MPA_HDR_LEN] & 0x80u) != 0)
                 return qp_rx_write_segment(qp, seg->data, seg->len);
-            if (qp_rx_front_send(qp, seg->len))
+            if (qp->paths & QP_PATH_WHOLE_RX) /* qp_rx_front_send */
                 return qp_rx_send_segment(qp, seg->data, seg->len);
         }
         return qp_rx_stream(qp, seg->data, seg->len);

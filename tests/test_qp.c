@@ -692,6 +692,57 @@ static void test_cq(void)
     qr_free(r);
 }
 
+/* A poll of one CQE at a time (max 1: the speed build's own way, issue
+ * 30) answers as a poll of several: the CQEs in order, none from an empty
+ * CQ, and the overrun once the last one present is taken, sticky. */
+static void test_cq_poll_one(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_cqe ring[4], out[2];
+    uint32_t n = 9, i;
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    CHECK_OK(ofl_cq_poll(&r->a.scq, out, 1, &n));
+    CHECK_EQ(n, 0);
+    for (i = 0; i < 2; i++) {
+        qr_wr(&wr, OFL_QP_OP_DELAY, 10 + i, &sge, NULL, 0, 0);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+    }
+    CHECK_OK(qr_process(&r->a, 0));
+    for (i = 0; i < 2; i++) {
+        out[1].wr_id = 0;
+        CHECK_OK(ofl_cq_poll(&r->a.scq, out, 1, &n));
+        CHECK_EQ(n, 1);
+        CHECK_EQ(out[0].wr_id, 10 + i);
+        CHECK_EQ(out[0].status, OFL_WC_SUCCESS);
+        CHECK_EQ(out[1].wr_id, 0); /* one CQE written, no more */
+    }
+    CHECK_OK(ofl_cq_poll(&r->a.scq, out, 1, &n));
+    CHECK_EQ(n, 0);
+    qr_free(r);
+    /* Overrun: six completions into a CQ of 4, taken one at a time. */
+    r = qr_new(NULL);
+    CHECK_OK(ofl_cq_init(&r->a.scq, ring, 4, NULL, 0));
+    for (i = 0; i < 6; i++) {
+        qr_wr(&wr, OFL_QP_OP_DELAY, 20 + i, &sge, NULL, 0, 0);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+    }
+    CHECK_OK(qr_process(&r->a, 0));
+    CHECK(r->a.qp.events & OFL_QP_EVT_CQ_OVERRUN);
+    for (i = 0; i < 3; i++) {
+        CHECK_OK(ofl_cq_poll(&r->a.scq, out, 1, &n));
+        CHECK_EQ(n, 1);
+        CHECK_EQ(out[0].wr_id, 20 + i);
+    }
+    CHECK_ERR(ofl_cq_poll(&r->a.scq, out, 1, &n), OFL_E_QP_CQ_OVERRUN);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(out[0].wr_id, 23);
+    CHECK_ERR(ofl_cq_poll(&r->a.scq, out, 1, &n), OFL_E_QP_CQ_OVERRUN);
+    CHECK_EQ(n, 0);
+    qr_free(r);
+}
+
 /* ---- demultiplexing ---------------------------------------------------------- */
 
 /* Two demultiplexing keys (in use the caller draws them at random). */
@@ -1109,6 +1160,7 @@ OFL_SUITE(qp)
     test_post_checks();
     test_doorbell();
     test_cq();
+    test_cq_poll_one();
     test_demux();
     test_demux_keyed();
     test_input_args();
