@@ -9605,6 +9605,18 @@ static OFL_HOT_INLINE uint32_t qp_sq_whole_hl(const struct ofl_qp *qp,
  * opcode of its message, or QP_WHOLE_NO_OP (no RDMAP opcode: RDMA Write
  * is 0) to decline it. */
 #define QP_WHOLE_NO_OP 0xFFu
+/* The RDMAP opcode of a Send (op OFL_QP_OP_SEND) or Send with Invalidate
+ * of flags. */
+static OFL_ALWAYS_INLINE uint8_t qp_sq_whole_send_op(uint32_t op,
+                                                     uint32_t flags)
+{
+    return (uint8_t)((flags & OFL_QP_WR_SOLICITED)
+                         ? (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND_SE
+                                                 : OFL_RDMAP_SEND_SE_INV)
+                         : (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND
+                                                 : OFL_RDMAP_SEND_INV));
+}
+
 static OFL_ALWAYS_INLINE uint8_t qp_sq_whole_rdmap(const struct ofl_qp *qp,
                                                    const uint8_t *w,
                                                    uint32_t op, uint32_t flags,
@@ -9621,11 +9633,7 @@ static OFL_ALWAYS_INLINE uint8_t qp_sq_whole_rdmap(const struct ofl_qp *qp,
             return QP_WHOLE_NO_OP;
         return OFL_RDMAP_WRITE;
     }
-    return (uint8_t)((flags & OFL_QP_WR_SOLICITED)
-                         ? (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND_SE
-                                                 : OFL_RDMAP_SEND_SE_INV)
-                         : (op == OFL_QP_OP_SEND ? OFL_RDMAP_SEND
-                                                 : OFL_RDMAP_SEND_INV));
+    return qp_sq_whole_send_op(op, flags);
 }
 
 /* qp_hdr_data's bytes, stored at h, for the header of the segment at
@@ -9673,13 +9681,16 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_sq_whole_send(struct ofl_qp *qp,
                                                        uint32_t ulpdu,
                                                        uint32_t flags)
 {
-    const uint32_t pos = qp->tx.pos;
     const size_t len = qp_fpdu_inplace(qp, b, ulpdu, flags);
     const enum ofl_err err =
         qp_xmit_own(qp, b, (uint32_t)len, flags & QP_TX_FLAGS);
 
+    /* qp_fpdu_inplace moved the position on by mpa_content_len(ulpdu),
+     * which is the FPDU's length (no markers): taken back from there, not
+     * from a copy held across the port's calls (issue 30: one register
+     * fewer across them; see qp_sq_try_whole for the figure) */
     if (err != OFL_OK)
-        qp->tx.pos = pos;
+        qp->tx.pos -= (uint32_t)len;
     return err;
 }
 
@@ -9762,6 +9773,24 @@ static OFL_HOT_INLINE void qp_sq_whole_done(struct ofl_qp *qp,
         qp->msn_tx[OFL_DDP_QN_SEND]++;
 }
 
+/* qp_sq_whole_refused for qp_sq_whole's one FPDU (nothing sent), the
+ * RDMAP opcode qp_sq_whole_rdmap answered for the WQE w taken again from
+ * w (the refusal is rare): neither the opcode nor the WQE's is held
+ * across the port's calls (issue 30: gcc kept both on the stack;
+ * send64_library 822 -> 819 with gcc). */
+static OFL_NOINLINE enum ofl_err qp_sq_whole_refused_one(struct ofl_qp *qp,
+                                                         const uint8_t *w,
+                                                         enum ofl_err err)
+{
+    const uint32_t op = w[QPW_OPCODE];
+
+    return qp_sq_whole_refused(qp,
+                               op == OFL_QP_OP_WRITE
+                                   ? (uint8_t)OFL_RDMAP_WRITE
+                                   : qp_sq_whole_send_op(op, w[QPW_FLAGS]),
+                               op == OFL_QP_OP_WRITE, 0, err);
+}
+
 /* qp_sq_whole_done out of line, for qp_sq_whole_multi: once a message,
  * and its frame stays within 256 bytes (inlined, clang -O1 made it 264). */
 static OFL_NOINLINE void qp_sq_whole_done_call(struct ofl_qp *qp,
@@ -9814,7 +9843,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp,
     if (err == OFL_OK)
         err = qp_sq_whole_send(qp, b, hl + total, 0u);
     if (err != OFL_OK) {
-        return qp_sq_whole_refused(qp, rdmap, op == OFL_QP_OP_WRITE, 0, err);
+        return qp_sq_whole_refused_one(qp, w, err);
     }
     qp_sq_whole_done(qp, w, total);
     return OFL_OK;
@@ -9965,11 +9994,11 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
 }
 
 /* qp_sq_whole for the SQ's next WQE when qp_sq_whole_hl takes it. Out of
- * line, test included: qp_sq_step, which every WQE passes, keeps its
- * registers for the general path (the test inlined there cost the
- * general path's Writes more than the call). */
-static OFL_NOINLINE enum ofl_err qp_sq_try_whole(struct ofl_qp *qp,
-                                                uint32_t *more)
+ * line for qp_sq_step, test included (qp_sq_try_whole): qp_sq_step, which
+ * every WQE passes, keeps its registers for the general path (the test
+ * inlined there cost the general path's Writes more than the call). */
+static OFL_ALWAYS_INLINE enum ofl_err qp_sq_try_whole_hot(struct ofl_qp *qp,
+                                                          uint32_t *more)
 {
     const struct ofl_qp_wq *sq = &qp->sq;
     const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
@@ -9980,6 +10009,16 @@ static OFL_NOINLINE enum ofl_err qp_sq_try_whole(struct ofl_qp *qp,
     return total <= (uint32_t)qp->tx.mulpdu - hl
                ? qp_sq_whole(qp, w, hl, total)
                : qp_sq_whole_multi(qp, w, hl, total, more);
+}
+
+/* qp_sq_try_whole_hot out of line, for qp_sq_step; qp_process_whole, the
+ * common call, has it inlined: no call, and no move of its arguments
+ * (issue 30: with qp_sq_whole_send's position, send64_library 824 -> 822
+ * with gcc). */
+static OFL_NOINLINE enum ofl_err qp_sq_try_whole(struct ofl_qp *qp,
+                                                uint32_t *more)
+{
+    return qp_sq_try_whole_hot(qp, more);
 }
 #endif
 
@@ -10424,7 +10463,7 @@ static OFL_NOINLINE enum ofl_err qp_process_whole(struct ofl_qp *qp,
     if (!qp_sq_drained(qp)) {
         if (qp->sq.flush_all || ofl_sn_lt(qp->sq.ci, qp->sq.flush_to))
             return qp_process_loop(qp, now, budget);
-        err = qp_sq_try_whole(qp, &left);
+        err = qp_sq_try_whole_hot(qp, &left);
         if (err == QP_WHOLE_DECLINED)
             return qp_process_start(qp, now, left);
         /* (its progress, qp_sq_step's, matters only with OFL_OK, where it
