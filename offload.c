@@ -6794,7 +6794,7 @@ static OFL_HOT_INLINE enum ofl_err qp_wq_read(const struct ofl_qp *qp,
 
     if (wq->host)
         return ofl_port_dma_read(qp->attr.port, wq->ring_pa + at, dst, n);
-#if OFL_FAST_PATH && defined(OFL_WORD_MOVES) && defined(__GNUC__) && \
+#if OFL_FAST_PATH && defined(__GNUC__) && defined(__OPTIMIZE__) && \
     !defined(__FRAMAC__)
     /* Inlined with a constant n (the WQE header and segment reads of
      * every message): straight-line word moves. Optimised builds only, as
@@ -7060,13 +7060,16 @@ static OFL_HOT_INLINE void qp_put_send(uint8_t *w, const struct ofl_qp_wr *wr,
     ofl_store_le32(w + QPW_B32, b32);
 }
 
-/* Writes the fixed words every send WQE has (opcode to wr_id). */
+/* Writes the fixed words every send WQE has (opcode to wr_id): wr's,
+ * but its flags and segment count as given (the common post reads them
+ * before the WQE's first store, which may alias anything: issue 30). */
 static OFL_HOT_INLINE void qp_put_send_hdr(uint8_t *w,
-                                           const struct ofl_qp_wr *wr)
+                                           const struct ofl_qp_wr *wr,
+                                           uint32_t flags, uint32_t num)
 {
     w[QPW_OPCODE] = wr->opcode;
-    w[QPW_FLAGS] = wr->flags;
-    w[QPW_NSGE] = (uint8_t)wr->num_sge;
+    w[QPW_FLAGS] = (uint8_t)flags;
+    w[QPW_NSGE] = (uint8_t)num;
     w[3] = 0;
     ofl_store_le32(w + QPW_STAG, wr->stag);
     ofl_store_le64(w + QPW_WRID, wr->wr_id);
@@ -7122,16 +7125,11 @@ qp_post_send_common(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     if (out != NULL)
         *out = sq->pi;
     w = sq->ring + (sq->pi & (sq->depth - 1u)) * sq->stride;
-    /* qp_put_send_hdr's bytes; the flags, the count and the segment's
-     * address read once, above: after the WQE's first store (bytes that
-     * may alias anything) they would be read again (issue 30: 3
-     * instructions a post with gcc, 2 with clang) */
-    w[QPW_OPCODE] = wr->opcode;
-    w[QPW_FLAGS] = (uint8_t)flags;
-    w[QPW_NSGE] = (uint8_t)num;
-    w[3] = 0;
-    ofl_store_le32(w + QPW_STAG, wr->stag);
-    ofl_store_le64(w + QPW_WRID, wr->wr_id);
+    /* the flags, the count and the segment's address read once, above:
+     * after the WQE's first store (bytes that may alias anything) they
+     * would be read again (issue 30: 3 instructions a post with gcc, 2
+     * with clang) */
+    qp_put_send_hdr(w, wr, flags, num);
     ofl_store_le64(w + QPW_TO, wr->remote_to);
     ofl_store_le32(w + QPW_RSTAG, wr->remote_stag);
     ofl_store_le32(w + QPW_B32, 0);
@@ -7188,7 +7186,7 @@ qp_post_send_general(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     if (wr->opcode == OFL_QP_OP_ISCSI_CMD)
         id = qp->iscsi_cmd_seq++;
     w = qp->sq.ring + (qp->sq.pi & (qp->sq.depth - 1u)) * qp->sq.stride;
-    qp_put_send_hdr(w, wr);
+    qp_put_send_hdr(w, wr, wr->flags, wr->num_sge);
     qp_put_send(w, wr, id);
     if (dg) {
         const uint32_t at = qp_dg_at(wr->opcode);
