@@ -3822,6 +3822,32 @@ static OFL_ALWAYS_INLINE void tpt_note_last_use(struct ofl_tpt *tpt,
         e->key == ofl_stag_key(stag) && (e->flags & OFL_TPT_F_ONE_SHOT))
         (void)ofl_tpt_note_use(tpt, stag, true);
 }
+
+/*
+ * The same two for a caller whose remote check of stag (FIG. 18A a-f,
+ * tpt_remote_hot or tpt_check_remote) has just passed: the index is then
+ * in range (a), and the table's capacity never changes, so the look-up
+ * skips tpt_slot's tests (issue 30: the qp engine's whole Write FPDU, 13
+ * instructions with gcc). tpt_checked_flags reads the flags with nothing
+ * run since the check (the entry Valid with that key: tpt_last_flags's
+ * other tests hold); tpt_note_checked_last_use runs after port calls, so
+ * it tests the state and key again, as tpt_note_last_use.
+ */
+static OFL_ALWAYS_INLINE uint8_t tpt_checked_flags(const struct ofl_tpt *tpt,
+                                                   uint32_t stag)
+{
+    return tpt->entry[ofl_stag_index(stag)].flags;
+}
+
+static OFL_ALWAYS_INLINE void tpt_note_checked_last_use(struct ofl_tpt *tpt,
+                                                        uint32_t stag)
+{
+    const struct ofl_tpt_entry *e = &tpt->entry[ofl_stag_index(stag)];
+
+    if (e->state == OFL_TPT_VALID && e->key == ofl_stag_key(stag) &&
+        (e->flags & OFL_TPT_F_ONE_SHOT))
+        (void)ofl_tpt_note_use(tpt, stag, true);
+}
 #endif
 
 enum ofl_err ofl_tpt_set_touched(struct ofl_tpt *tpt, uint32_t stag,
@@ -6713,6 +6739,9 @@ static void qp_reset_state(struct ofl_qp *qp)
     qp->term_pending = 0;
     qp->error_after_term = 0;
     qp->rx_tag_open = 0;
+#if OFL_FAST_PATH
+    qp->rx_kept_region = NULL; /* no region kept into a new connection */
+#endif
     qp->drained_sent = 0;
     qp->err = OFL_OK;
     qp->ooo_count = 0;
@@ -10894,6 +10923,9 @@ static enum ofl_err qp_rx_imm(struct ofl_qp *qp, const struct qp_rxd *d)
 static void qp_rx_tag_note(struct ofl_qp *qp, uint32_t stag, bool last,
                            uint32_t n)
 {
+#if OFL_FAST_PATH
+    qp->rx_kept_region = NULL; /* qp_rx_write_fpdu keeps it again */
+#endif
     if (last) {
         qp->rx_tag_open = 0;
     } else if (n != 0) {
@@ -11904,6 +11936,36 @@ static OFL_HOT_INLINE bool qp_rx_fusable(const struct ofl_qp *qp,
 }
 
 /*
+ * The region kept for the tagged message's next FPDU (qp->rx_kept_*):
+ * FIG. 18A a-f for n bytes at to through stag, when stag is the STag
+ * whose check granted the region at the message's previous FPDU and the
+ * region's generation is still the one seen then. The region's answer
+ * to a-d and f (key, state, type, PD, rights, and the zero-based flag,
+ * the ATT's kind and the table's policy that tpt_remote_hot also asks
+ * for) changes only with its generation (qp_sq_whole_kept says why), so
+ * only e, the bounds, is tested again, as tpt_remote_hot tests it (no
+ * carry of to + n, to at or past va, the end within len). Returns the
+ * region, with *off the access's offset in it, or NULL: the caller
+ * checks in full. The kept region lives from one FPDU taken whole to the
+ * next of the same message (qp_rx_tag_note drops it at any FPDU the
+ * general path places and at every Last), so a generation cannot come
+ * round under it without 2^31 registrations of the region's index
+ * inside one message.
+ */
+static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
+qp_rx_kept(const struct ofl_qp *qp, uint32_t stag, uint64_t to, uint32_t n,
+           uint64_t *off)
+{
+    const struct ofl_tpt_entry *r = qp->rx_kept_region;
+
+    if (r == NULL || qp->rx_kept_stag != stag || r->gen != qp->rx_kept_gen ||
+        to > OFL_U64_MAX - n || to < r->va || to + n - r->va > r->len)
+        return NULL;
+    *off = to - r->va;
+    return r;
+}
+
+/*
  * qp_rx_write_whole's translation of an access that does not lie in one
  * page, into sgl (its pieces set): through r, the region
  * qp_check_translate_all's fast check granted it on (tpt_remote_fast:
@@ -11949,10 +12011,9 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
                                                        uint32_t *used)
 {
     const uint8_t *u = p + OFL_MPA_HDR_LEN;
-    const struct ofl_tpt *tpt = qp->attr.tpt;
+    const struct ofl_tpt *tpt;
     const struct ofl_tpt_entry *r;
     struct ofl_tpt_sgl sgl;
-    QP_TPT_INFO info;
     uint64_t to, off = 0, pa = 0;
     uint32_t ulpdu, wire, n, stag;
     bool one;
@@ -11972,17 +12033,17 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
     n = ulpdu - OFL_DDP_TAGGED_HDR_LEN;
     if (wire > len)
         return QP_WHOLE_DECLINED;
-    stag = ofl_load_be32(u + 2);
-    last = (u[0] & 0x40u) != 0;
-    /* Table D's decision (qp_place_tagged) stays with the general path. */
-    if (last && QP_TPT_FLAGS(qp->attr.tpt, stag, &info) == OFL_OK &&
-        (info.flags & OFL_TPT_F_ONE_TOUCH))
-        return QP_WHOLE_DECLINED;
     if (qp->rx.crc &&
         !mpa_crc_ok(port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
                                   wire - OFL_MPA_CRC_LEN),
                     p + wire - OFL_MPA_CRC_LEN))
         return QP_WHOLE_DECLINED;
+    /* The header's fields and the TPT read after the CRC's call, not held
+     * across it (issue 30: clang kept them on the stack, 9 instructions
+     * an FPDU) */
+    tpt = qp->attr.tpt;
+    stag = ofl_load_be32(u + 2);
+    last = (u[0] & 0x40u) != 0;
     /* FIG. 18A a-f over the payload (qp_check_translate_all's fast
      * check) and its translation: when it lies in one page, that page's
      * (qp_one_page, no SGL), else the pieces (as qp_check_translate_all
@@ -11992,11 +12053,20 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
     to = ofl_load_be64(u + 6);
     sgl.piece = qp->piece;
     sgl.cap = OFL_QP_PIECES;
-    r = tpt_remote_fast(tpt, stag, qp->attr.pd, qp->attr.qpn, to, n,
-                        OFL_TPT_REMOTE_WRITE, &sgl, &off);
+    r = qp_rx_kept(qp, stag, to, n, &off);
+    if (r == NULL)
+        r = tpt_remote_fast(tpt, stag, qp->attr.pd, qp->attr.qpn, to, n,
+                            OFL_TPT_REMOTE_WRITE, &sgl, &off);
     one = r != NULL && qp_one_page(tpt->att + r->att_base, r->page_shift,
                                    off + r->fpo, n, &pa);
     if (!one && qp_rx_write_pieces(qp, r, stag, to, n, &sgl) != OFL_OK)
+        return QP_WHOLE_DECLINED;
+    /* Table D's decision (qp_place_tagged) stays with the general path:
+     * a Last segment through a one-touch entry is declined, after the
+     * checks (they change nothing, and one that passed makes the entry
+     * Valid with stag's key: ofl_tpt_query's answer would be OFL_OK, so
+     * the flags are read without its tests). */
+    if (last && (tpt_checked_flags(tpt, stag) & OFL_TPT_F_ONE_TOUCH))
         return QP_WHOLE_DECLINED;
     /* Taken: qp_rx_stream's accounting, the placement, RCV.NXT over the
      * whole FPDU. (qp_rx_stream moves RCV.NXT in two steps, to one past
@@ -12007,6 +12077,16 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
     (void)mpa_rx_pass(&qp->rx, wire);
     qp->stats.rx_fpdus++;
     qp_rx_tag_note(qp, stag, last, n);
+    /* The region kept for the message's next FPDU (qp_rx_kept): one that
+     * the fast check granted to its own STag (not a window's region: a
+     * window's state moves no generation), not zero-based (qp_rx_kept
+     * takes offsets from va) */
+    if (!last && r != NULL && r == &tpt->entry[ofl_stag_index(stag)] &&
+        !(r->flags & OFL_TPT_F_ZERO_BASED)) {
+        qp->rx_kept_region = r;
+        qp->rx_kept_stag = stag;
+        qp->rx_kept_gen = r->gen;
+    }
     /* Translated whole: qp_place_rest's first round is all of it (one
      * page: qp_place_pieces' one piece, the same port call). */
     err = one ? qp_port_write(qp, pa, u + OFL_DDP_TAGGED_HDR_LEN, n,
@@ -12016,7 +12096,7 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
     if (err != OFL_OK) /* as qp_rx_write after qp_place_tagged */
         err = qp_fatal(qp, err, qp_local_cause(), u, ulpdu);
     else if (last)
-        QP_NOTE_LAST_USE(qp->attr.tpt, stag);
+        tpt_note_checked_last_use(qp->attr.tpt, stag);
     qp_advance_whole(qp, wire);
     *used = wire;
     return err;

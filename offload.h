@@ -4533,6 +4533,13 @@ struct ofl_qp {
                                  segment of it, of nonzero length, was
                                  placed through this STag (rx_tag_open) */
     uint8_t rx_tag_open;
+    /* A speed build's receive of a tagged message's FPDUs whole: the
+     * region that FIG. 18A a-f granted to the message's STag at its
+     * last FPDU taken whole, kept until an FPDU the general path
+     * takes or the message's Last, while the region's generation holds */
+    const struct ofl_tpt_entry *rx_kept_region; /* NULL: none kept */
+    uint32_t rx_kept_stag;    /* the STag (the region's own) */
+    uint32_t rx_kept_gen;     /* the region's generation at the check */
     /* One pass over the payload (a speed build, a port with the fused
      * hooks; "One pass over the payload" above): */
     const uint8_t *rx_defer;  /* the in-order RDMA Write FPDU (from its

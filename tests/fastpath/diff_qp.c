@@ -63,6 +63,17 @@
  * the region's generation holds (qp_sq_whole_kept); the general path
  * checks each FPDU: the two must agree.
  *
+ * A ninth stream (s9) does the same on the receiver's side of
+ * fp_aimed's messages: now and then, after the first or second segment
+ * of a message reached the receiver (the rig's after_segment hook), one
+ * TPT verb on a Write's target: the region invalidated, registered again
+ * without Remote Write, registered again shorter, or registered again as
+ * it was, or, for a Write through a window bound over the region, the
+ * window invalidated. The whole receive of a Write keeps the region its
+ * check granted from one FPDU to the message's next while the region's
+ * generation holds (qp_rx_kept), and never a window's; the general path
+ * checks each FPDU: the two must agree.
+ *
  * An eighth stream (s8) makes a third of the runs' wires coalesce: a
  * segment is cut at mss only, so it may hold the end of one transmission
  * and the start of the next, and ofl_qp_input's first FPDU, taken whole
@@ -379,13 +390,18 @@ static struct {
     uint64_t h;     /* the verbs' codes */
 } fp_tx;
 
-/* Registers the (invalidated) region of stag again as it was, len bytes
- * long: its entry's fields, read. */
-static enum ofl_err fp_tx_register(struct qr_side *x, uint32_t stag,
-                                   uint64_t len)
+/* Registers the (invalidated) region of *stag again as it was, len bytes
+ * long, with the rights access (FP_AS_WAS: its own): its entry's fields,
+ * read, under the next key (a re-registration must change the key:
+ * OFL_E_TPT_KEY_REUSED), which *stag then has. */
+#define FP_AS_WAS 0xFFu
+static enum ofl_err fp_tx_register(struct qr_side *x, uint32_t *stag,
+                                   uint64_t len, uint8_t access)
 {
-    const struct ofl_tpt_entry *e = &x->tpt.entry[ofl_stag_index(stag)];
+    const struct ofl_tpt_entry *e = &x->tpt.entry[ofl_stag_index(*stag)];
+    const uint32_t next = (*stag & ~0xFFu) | ((*stag + 1u) & 0xFFu);
     struct ofl_tpt_region_desc d;
+    enum ofl_err err;
 
     memset(&d, 0, sizeof(d));
     d.va = e->va;
@@ -395,9 +411,49 @@ static enum ofl_err fp_tx_register(struct qr_side *x, uint32_t stag,
     d.fpo = e->fpo;
     d.page_shift = e->page_shift;
     d.att_kind = e->att_kind;
-    d.access = e->access;
+    d.access = access == FP_AS_WAS ? e->access : access;
     d.flags = e->flags;
-    return ofl_tpt_register(&x->tpt, stag, x->attr.pd, &d);
+    err = ofl_tpt_register(&x->tpt, next, x->attr.pd, &d);
+    if (err == OFL_OK)
+        *stag = next;
+    return err;
+}
+
+/* fp_aimed's receiver-side verb (s9): after countdown more segments
+ * reached the receiver, one TPT verb (what: FP_RX_*) on the Write's
+ * target stag (the region, or a window over it), once. */
+enum { FP_RX_NONE, FP_RX_INVAL, FP_RX_RIGHTS, FP_RX_SHORTER, FP_RX_AGAIN };
+static struct {
+    struct qr_side *x;
+    uint32_t stag, region, countdown, what, done, type2;
+    uint64_t h;
+} fp_rx;
+
+static void fp_rx_then(void *ctx)
+{
+    struct qr_side *x = fp_rx.x;
+    enum ofl_err err;
+
+    (void)ctx;
+    if (fp_rx.what == FP_RX_NONE || fp_rx.countdown-- != 0)
+        return;
+    if (fp_rx.stag != fp_rx.region && !fp_rx.type2) /* unbound */
+        err = ofl_tpt_bind(&x->tpt, fp_rx.stag, 0, x->attr.pd, x->attr.qpn,
+                           0, 0, 0, 0, NULL);
+    else
+        err = ofl_tpt_invalidate_local(&x->tpt, fp_rx.stag, x->attr.pd);
+    if (err == OFL_OK && fp_rx.stag == fp_rx.region &&
+        fp_rx.what != FP_RX_INVAL)
+        err = fp_tx_register(
+            x, &fp_rx.region,
+            fp_rx.what == FP_RX_SHORTER ? 2000 : FP_LEN,
+            fp_rx.what == FP_RX_RIGHTS
+                ? (uint8_t)(x->tpt.entry[ofl_stag_index(fp_rx.stag)].access &
+                            ~OFL_TPT_REMOTE_WRITE)
+                : FP_AS_WAS);
+    fp_rx.h = fp_mix(fp_mix(fp_rx.h, fp_rx.what), (uint64_t)err);
+    fp_rx.what = FP_RX_NONE;
+    fp_rx.done = 1;
 }
 
 static int fp_tx_then(void *ctx, const uint8_t *data, uint32_t len,
@@ -412,10 +468,11 @@ static int fp_tx_then(void *ctx, const uint8_t *data, uint32_t len,
     if (fp_tx.what != FP_TX_OTHER)
         err = ofl_tpt_invalidate_local(&x->tpt, fp_tx.stag, x->attr.pd);
     if (err == OFL_OK && fp_tx.what == FP_TX_AGAIN)
-        err = fp_tx_register(x, fp_tx.stag,
-                             x->tpt.entry[ofl_stag_index(fp_tx.stag)].len);
+        err = fp_tx_register(x, &fp_tx.stag,
+                             x->tpt.entry[ofl_stag_index(fp_tx.stag)].len,
+                             FP_AS_WAS);
     else if (err == OFL_OK && fp_tx.what == FP_TX_SHORTER)
-        err = fp_tx_register(x, fp_tx.stag, 2000);
+        err = fp_tx_register(x, &fp_tx.stag, 2000, FP_AS_WAS);
     else if (fp_tx.what == FP_TX_OTHER)
         err = qr_reg(x, fp_tx.other, 64, OFL_TPT_LOCAL_READ, 0) != 0
                   ? OFL_OK
@@ -434,7 +491,7 @@ static int fp_tx_then(void *ctx, const uint8_t *data, uint32_t len,
  * bytes end by a page end of the sender's segment (qp_sq_whole_multi
  * keeps their translation from the segment's check). */
 static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s,
-                         uint32_t *s7)
+                         uint32_t *s7, uint32_t *s9)
 {
     static const uint32_t lens[] = {1, 8, 64, 100, 1000, 1460};
     struct qr_rig *r = qr_new(o);
@@ -467,8 +524,15 @@ static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s,
     fp_tx.stag = la;
     r->a.qp.attr.transmit = fp_tx_then;
     att = r->b.att_next;
+    /* invalidatable, windows bound: fp_rx_then's verbs */
     lb = qr_reg(&r->b, pb, FP_LEN,
-                OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE, fb);
+                OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE |
+                    OFL_TPT_BIND_WINDOW,
+                fb | OFL_TPT_F_INVALIDATABLE);
+    memset(&fp_rx, 0, sizeof(fp_rx));
+    fp_rx.x = &r->b;
+    fp_rx.region = lb;
+    r->ab.after_segment = fp_rx_then;
     bb = fb ? 0 : (uint64_t)(uintptr_t)pb;
     if (fp_rnd(s) % 4 != 0) /* mostly scattered */
         fp_scatter(&r->b, att);
@@ -524,6 +588,26 @@ static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s,
         if (wr.opcode == OFL_QP_OP_WRITE) {
             wr.remote_stag = lb;
             wr.remote_to = rg.addr;
+            /* now and then a TPT verb on the target after the message's
+             * first or second segment (fp_rx_then); through a window
+             * over the region now and then (not zero-based: the window's
+             * TOs are the region's VAs) */
+            if (fp_rnd(s9) % 3 == 0) {
+                const uint32_t v = fp_rnd(s9);
+
+                fp_rx.stag = lb;
+                fp_rx.type2 = (v >> 2) % 2;
+                if (fb == 0 && v % 3 == 0)
+                    fp_rx.stag = qr_window(&r->b, lb, pb, FP_LEN,
+                                           OFL_TPT_REMOTE_WRITE, 0,
+                                           fp_rx.type2);
+                h = fp_mix(h, fp_rx.stag != 0);
+                if (fp_rx.stag != 0) {
+                    wr.remote_stag = fp_rx.stag;
+                    fp_rx.what = 1 + (v >> 4) % 4;
+                    fp_rx.countdown = (v >> 6) % 2;
+                }
+            }
         } else {
             rw.wr_id = 300 + i;
             rw.sge = &rg;
@@ -551,12 +635,34 @@ static uint64_t fp_aimed(uint64_t h, const struct qr_opts *o, uint32_t *s,
             const struct ofl_tpt_entry *e =
                 &r->a.tpt.entry[ofl_stag_index(la)];
 
+            la = fp_tx.stag; /* its key, when registered again */
             if (e->state == OFL_TPT_VALID && e->len != FP_LEN)
                 h = fp_mix(h, (uint64_t)ofl_tpt_invalidate_local(
                                   &r->a.tpt, la, r->a.attr.pd));
             if (e->state == OFL_TPT_INVALID)
-                h = fp_mix(h, (uint64_t)fp_tx_register(&r->a, la, FP_LEN));
+                h = fp_mix(h, (uint64_t)fp_tx_register(&r->a, &la, FP_LEN,
+                                                       FP_AS_WAS));
+            fp_tx.stag = la;
             fp_tx.done = 0;
+        }
+        h = fp_mix(h, fp_rx.h);
+        fp_rx.what = FP_RX_NONE;
+        if (fp_rx.done) { /* the target's region whole again */
+            const struct ofl_tpt_entry *e =
+                &r->b.tpt.entry[ofl_stag_index(lb)];
+
+            lb = fp_rx.region; /* its key, when registered again */
+            if (e->state == OFL_TPT_VALID &&
+                (e->len != FP_LEN || !(e->access & OFL_TPT_REMOTE_WRITE)))
+                h = fp_mix(h, (uint64_t)ofl_tpt_invalidate_local(
+                                  &r->b.tpt, lb, r->b.attr.pd));
+            if (e->state == OFL_TPT_INVALID)
+                h = fp_mix(h, (uint64_t)fp_tx_register(
+                                  &r->b, &lb, FP_LEN,
+                                  OFL_TPT_LOCAL_WRITE | OFL_TPT_REMOTE_WRITE |
+                                      OFL_TPT_BIND_WINDOW));
+            fp_rx.region = lb;
+            fp_rx.done = 0;
         }
         h = fp_side(h, &r->a, pa);
         h = fp_side(h, &r->b, pb);
@@ -572,7 +678,7 @@ uint64_t FP_RUN(uint32_t seed)
     struct qr_rig *r;
     uint32_t s = seed * 2654435761u + 0x1234567u, i, j, m;
     uint32_t s2 = seed * 0x9E3779B9u + 0x7F4A7C15u, s3, s4;
-    uint32_t s5 = seed * 0x165667B1u + 0x27D4EB2Fu, s6, s7, s8;
+    uint32_t s5 = seed * 0x165667B1u + 0x27D4EB2Fu, s6, s7, s8, s9;
     uint32_t la, lb, atta, attb;
     uint64_t h = seed, ba, bb, sava[FP_PAGES + 1], savb[FP_PAGES + 1];
     uint8_t *pa, *pb, fa, fb;
@@ -777,5 +883,8 @@ uint64_t FP_RUN(uint32_t seed)
     s7 = seed * 0x27D4EB2Fu + 0x165667B1u;
     if (s7 == 0)
         s7 = 1;
-    return fp_aimed(h, &o, &s6, &s7);
+    s9 = seed * 0x7FEB352Du + 0x846CA68Bu;
+    if (s9 == 0)
+        s9 = 1;
+    return fp_aimed(h, &o, &s6, &s7, &s9);
 }

@@ -123,6 +123,8 @@ static enum ofl_err qr_segment(struct ofl_qp *qp, struct qr_wire *w,
         w->delivered++;
         err = ofl_qp_input(qp, &seg);
     }
+    if (w->after_segment != NULL)
+        w->after_segment(w->after_ctx);
     return err;
 }
 

@@ -56,6 +56,10 @@ struct qr_wire {
                                   §6: an FPDU per segment), cut further
                                   at mss */
     uint32_t nchunk;
+    /* called after each segment handed to the receiver (NULL: none), e.g.
+     * to make a TPT verb between a message's FPDUs */
+    void (*after_segment)(void *ctx);
+    void *after_ctx;
 };
 
 struct qr_side {
