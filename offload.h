@@ -3859,7 +3859,13 @@ enum ofl_qp_tx_flag {
  *            and its CRC right: FIG. 18A a-f over the whole payload and
  *            every page translated, then placed, in one call from the
  *            stream's bytes (not a Last segment through a one-touch
- *            entry: Table D stays with the general path). Anything the
+ *            entry: Table D stays with the general path). A region (not
+ *            a window) that FIG. 18A granted at one FPDU is kept for the
+ *            same STag's next FPDU of the message while its generation
+ *            holds: only its bounds are tested again (a region's other
+ *            answers move with its generation, see the TPT's state
+ *            table); any FPDU the general path places and every Last
+ *            drop it. Anything the
  *            checks refuse is declined untouched and refused by the
  *            general path, which names the error.
  *   further  a message of several FPDUs (the general path's): after its
