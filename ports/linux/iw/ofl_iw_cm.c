@@ -119,6 +119,15 @@ MODULE_PARM_DESC(tx_frames, "FPDUs built in the transmit ring, FPDUs copied into
 #define OFL_IW_RXBUF (1u << 16)        /* one kernel_recvmsg */
 #define OFL_IW_MPA_TIMEOUT (10 * HZ)   /* the whole handshake */
 #define OFL_IW_RX_BUDGET 32            /* handshake reads per work run */
+/* A listener's children in their handshake at once: its backlog, within
+ * these bounds. Each holds a transmit ring and a receive buffer (about
+ * 320 KiB) from its accept, for up to OFL_IW_MPA_TIMEOUT, before its peer
+ * has sent one MPA byte: without a cap, a peer that opens connections and
+ * stays silent pins kernel memory at its rate of connections. The
+ * connections beyond wait in the socket's own backlog (TCP's queue and
+ * SYN handling), as for any listener that accepts slowly. */
+#define OFL_IW_HANDSHAKES_MIN 16
+#define OFL_IW_HANDSHAKES_MAX 256
 #define OFL_IW_NUDGE_FIRST_MS 50
 #define OFL_IW_NUDGES 8
 /* ULP private data: MPA's 512 bytes less the RFC 6581 block */
@@ -155,6 +164,8 @@ struct ofl_iw_cep {
     struct ofl_iw_cep *listener; /* a child before it went up */
     struct list_head entry;      /* on listener->children */
     struct list_head children;   /* a listener's, under lock */
+    u32 handshakes;              /* a listener's children, under lock */
+    u32 handshakes_max;          /* its cap (OFL_IW_HANDSHAKES_*) */
     u8 state;                    /* enum ofl_iw_cep_state */
     bool initiator;
     bool tx_shut;                /* SHUT_WR done */
@@ -636,11 +647,33 @@ static void ofl_iw_upcall(struct ofl_iw_cep *cep, struct iw_cm_id *id,
         (type == IW_CM_EVENT_CONNECT_REPLY && !status))
         ibdev_dbg(&cep->dev->ibdev, "connection up: local %pISpc, peer %pISpc\n",
                   &ev.local_addr, &ev.remote_addr);
+    /* iw_cm_event carries at most 255 bytes (a u8): MPA allows 512, so a
+     * Reply's longer private data goes up as its first 255 (as a
+     * rejecting Reply's does), not as its length modulo 256 */
     ev.private_data = (void *)pd;
-    ev.private_data_len = pd ? (u8)pd_len : 0;
+    ev.private_data_len = pd ? (u8)min_t(u32, pd_len, 255) : 0;
     ev.ird = (u8)min_t(u16, ird, 255);
     ev.ord = (u8)min_t(u16, ord, 255);
     id->event_handler(id, &ev);
+}
+
+/* The child c leaves its listener l's handshakes (it went up to the
+ * listener's id, or closes): a listener that stopped accepting at its cap
+ * takes the next connection. */
+static void ofl_iw_child_leaves(struct ofl_iw_cep *l, struct ofl_iw_cep *c)
+{
+    unsigned long irqf;
+    bool full;
+
+    spin_lock_irqsave(&l->lock, irqf);
+    full = l->handshakes >= l->handshakes_max;
+    if (!list_empty(&c->entry)) {
+        list_del_init(&c->entry);
+        l->handshakes--;
+    }
+    spin_unlock_irqrestore(&l->lock, irqf);
+    if (full)
+        ofl_iw_cep_kick(l);
 }
 
 /* ---- closing ---------------------------------------------------------------- */
@@ -668,7 +701,7 @@ static void ofl_iw_cep_close(struct ofl_iw_cep *cep, int llp, bool abort,
     if (id && was == OFL_IW_CEP_RTS && peer_fin)
         ofl_iw_upcall(cep, id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, 0, 0);
     if (cep->qp) {
-        struct ofl_iw_cep *linked = ofl_iw_qp_unlink(cep->qp, llp);
+        struct ofl_iw_cep *linked = ofl_iw_qp_unlink(cep->qp, cep, llp);
 
         if (linked)
             ofl_iw_cep_put(linked); /* the QP's */
@@ -690,11 +723,8 @@ static void ofl_iw_cep_close(struct ofl_iw_cep *cep, int llp, bool abort,
     }
     if (cep->listener) {
         struct ofl_iw_cep *l = cep->listener;
-        unsigned long irqf;
 
-        spin_lock_irqsave(&l->lock, irqf);
-        list_del_init(&cep->entry);
-        spin_unlock_irqrestore(&l->lock, irqf);
+        ofl_iw_child_leaves(l, cep);
         cep->listener = NULL;
         ofl_iw_cep_put(l);
     }
@@ -741,6 +771,11 @@ static void ofl_iw_cep_established(struct ofl_iw_cep *cep)
     cep->nudges = 0;
     ofl_iw_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0,
                   cep->hs.peer.pd, cep->hs.peer.pd_len, p->ird, p->ord);
+    /* The stream from here on is ofl_iw_cep_stream's (the work item in
+     * RTS): the bytes that came with the Reply (early) wait for it, and
+     * no socket event may come to run it (a peer that spoke once and now
+     * waits for an answer), as the responder's accept kicks it too. */
+    ofl_iw_cep_kick(cep);
 }
 
 /* Responder: the Request is in; CONNECT_REQUEST goes to the listener's
@@ -749,7 +784,6 @@ static void ofl_iw_cep_request(struct ofl_iw_cep *cep)
 {
     struct ofl_iw_cep *l = cep->listener;
     const struct ofl_mpa_rr *peer = &cep->hs.peer;
-    unsigned long irqf;
     bool up = false;
 
     if (peer->pd_len > 255) { /* iw_cm_event: u8 private_data_len */
@@ -758,9 +792,7 @@ static void ofl_iw_cep_request(struct ofl_iw_cep *cep)
     }
     mutex_lock(&l->mutex);
     if (l->state == OFL_IW_CEP_LISTEN && l->cm_id) {
-        spin_lock_irqsave(&l->lock, irqf);
-        list_del_init(&cep->entry);
-        spin_unlock_irqrestore(&l->lock, irqf);
+        ofl_iw_child_leaves(l, cep);
         cep->state = OFL_IW_CEP_AWAIT_ACCEPT;
         cep->listener = NULL;
         kref_get(&cep->ref); /* provider_data of the iw_cm's new id */
@@ -920,7 +952,13 @@ static void ofl_iw_cep_accept_all(struct ofl_iw_cep *l)
     for (i = 0; i < 16; i++) {
         struct ofl_iw_cep *c;
         struct socket *s;
+        bool full;
 
+        spin_lock_irqsave(&l->lock, irqf);
+        full = l->handshakes >= l->handshakes_max;
+        spin_unlock_irqrestore(&l->lock, irqf);
+        if (full)
+            return; /* the next child to leave kicks the listener */
         if (kernel_accept(l->sock, &s, O_NONBLOCK))
             return;
         c = ofl_iw_cep_alloc(l->dev, true);
@@ -941,6 +979,7 @@ static void ofl_iw_cep_accept_all(struct ofl_iw_cep *l)
         c->listener = l;
         spin_lock_irqsave(&l->lock, irqf);
         list_add_tail(&c->entry, &l->children);
+        l->handshakes++;
         spin_unlock_irqrestore(&l->lock, irqf);
         ofl_iw_sock_attach(c, s, l);
         ofl_iw_cep_kick(c); /* the Request may be there already */
@@ -1233,6 +1272,8 @@ int ofl_iw_create_listen(struct iw_cm_id *id, int backlog)
         sock_release(s);
         goto err_cep;
     }
+    cep->handshakes_max = clamp_t(int, backlog, OFL_IW_HANDSHAKES_MIN,
+                                  OFL_IW_HANDSHAKES_MAX);
     mutex_lock(&cep->mutex);
     cep->state = OFL_IW_CEP_LISTEN;
     ofl_iw_sock_attach(cep, s, NULL);
