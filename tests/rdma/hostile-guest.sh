@@ -14,7 +14,9 @@
 # initiator, the peer's first Send in the segment of its MPA Reply),
 # reset-live (RESET on a connected QP), foreign-qp (a process names
 # another connection's QP number to connect with), silent-peers
-# (connections that never speak MPA against the listener's cap). One line
+# (connections that never speak MPA against the listener's cap),
+# refused-request (a request the iw_cm refuses resets its connection and
+# leaves no end point). One line
 # per check, "ofl-host: N passed, M failed".
 RDMA=/usr/bin/rdma
 pass=0
@@ -588,6 +590,41 @@ if [ "$used" -lt 16 ] && [ $crc -eq 0 ]; then
     ok "$d"
 else
     bad "$d (want under 16 MiB held, and the client served after)"
+fi
+# refused-request: the iw_cm refuses a connection request when a
+# listener's events come faster than its work queue takes them
+# (cm_event_handler in iwcm.c, -ENOMEM), which no test makes happen at
+# will: the rig plants two such refusals (rig_refuse_requests). Each
+# refused request must reset its connection at once (the client's
+# connect fails then, not at its 10 s MPA deadline) and leave no end
+# point behind (the device's ceps count); the server then serves the
+# next client
+port=$((port + 1))
+P=/sys/module/ofl_iw/parameters
+timeout 60 rping -s -a 10.0.3.1 -p $port -C 1 -S 64 >/tmp/rr.srv 2>&1 &
+sp=$!
+wait_listening $port
+echo 2 >$P/rig_refuse_requests
+t0=$(date +%s)
+timeout 30 rping -c -a 10.0.3.1 -p $port -C 1 -S 64 >/tmp/rr.c1 2>&1
+rc1=$?
+timeout 30 rping -c -a 10.0.3.1 -p $port -C 1 -S 64 >/tmp/rr.c2 2>&1
+rc2=$?
+took=$(($(date +%s) - t0))
+left=$(cat $P/rig_refuse_requests)
+timeout 40 rping -c -a 10.0.3.1 -p $port -C 1 -S 64 >/tmp/rr.c3 2>&1
+rc3=$?
+echo 0 >$P/rig_refuse_requests
+end_proc $sp 100
+i=0
+while [ "$(cat $P/ceps)" != 0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+ceps=$(cat $P/ceps)
+d="refused-request: two refused clients rc $rc1 and $rc2 in $took s (refusals left $left), then rping -c rc $rc3; end points alive after: $ceps"
+if [ $rc1 -ne 0 ] && [ $rc2 -ne 0 ] && [ "$took" -lt 8 ] &&
+    [ "$left" = 0 ] && [ $rc3 -eq 0 ] && [ "$ceps" = 0 ]; then
+    ok "$d"
+else
+    bad "$d (want both refused at once, the third served, no end point left)"
 fi
 $RDMA link delete ofl0 && rmmod ofl_iw && ok "rdma link delete ofl0, rmmod ofl_iw" || bad "rdma link delete ofl0, rmmod ofl_iw"
 if dmesg | grep -aqE 'WARNING|BUG|Oops|leak'; then

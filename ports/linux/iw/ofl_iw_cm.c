@@ -208,6 +208,21 @@ static struct workqueue_struct *ofl_iw_wq;
 static atomic_t ofl_iw_ceps = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(ofl_iw_ceps_wait);
 
+/* End points alive (listeners, connections, and those still ending): the
+ * rig reads it after its cases, when none should be left
+ * (tests/rdma/hostile-guest.sh), rather than learn of a leak from an
+ * unload that waits (ofl_iw_cm_exit). */
+static int ofl_iw_ceps_get(char *buf, const struct kernel_param *kp)
+{
+    return scnprintf(buf, PAGE_SIZE, "%d\n", atomic_read(&ofl_iw_ceps));
+}
+
+static const struct kernel_param_ops ofl_iw_ceps_ops = {
+    .get = ofl_iw_ceps_get,
+};
+module_param_cb(ceps, &ofl_iw_ceps_ops, NULL, 0444);
+MODULE_PARM_DESC(ceps, "connection end points alive (read only)");
+
 /* ---- end points ---------------------------------------------------------- */
 
 static void ofl_iw_cep_work(struct work_struct *w);
@@ -270,6 +285,7 @@ static void ofl_iw_cep_release(struct kref *ref)
 
     ofl_iw_txq_free(cep);
     kvfree(cep->rxbuf);
+    put_device(&cep->dev->ibdev.dev);
     kfree(cep);
     if (atomic_dec_and_test(&ofl_iw_ceps))
         wake_up(&ofl_iw_ceps_wait);
@@ -292,6 +308,10 @@ static struct ofl_iw_cep *ofl_iw_cep_alloc(struct ofl_iw_dev *dev, bool stream)
     INIT_DELAYED_WORK(&cep->work, ofl_iw_cep_work);
     INIT_LIST_HEAD(&cep->entry);
     INIT_LIST_HEAD(&cep->children);
+    /* The device's memory, not its registration: an end point that is
+     * still ending when its device is deleted (`rdma link delete`) logs
+     * through it (ibdev_dbg), and the device may be freed by then. */
+    get_device(&dev->ibdev.dev);
     cep->dev = dev;
     atomic_inc(&ofl_iw_ceps);
     if (stream) {
@@ -622,9 +642,14 @@ void ofl_iw_cep_poster(struct ofl_iw_cep *cep, bool on)
 
 /* ---- upcalls ---------------------------------------------------------------- */
 
-static void ofl_iw_upcall(struct ofl_iw_cep *cep, struct iw_cm_id *id,
-                          enum iw_cm_event_type type, int status,
-                          const void *pd, u16 pd_len, u16 ird, u16 ord)
+/* Returns the iw_cm's answer: 0, or -ENOMEM when it could not take the
+ * event (cm_event_handler in iwcm.c: its work elements, one per event of
+ * a listener's backlog, are spent, or a copy of the private data failed);
+ * it then kept nothing of it. Only a refused CONNECT_REQUEST needs the
+ * answer: the iw_cm's preallocated elements cover an id's other events. */
+static int ofl_iw_upcall(struct ofl_iw_cep *cep, struct iw_cm_id *id,
+                         enum iw_cm_event_type type, int status,
+                         const void *pd, u16 pd_len, u16 ird, u16 ord)
 {
     struct iw_cm_event ev = {};
 
@@ -654,7 +679,14 @@ static void ofl_iw_upcall(struct ofl_iw_cep *cep, struct iw_cm_id *id,
     ev.private_data_len = pd ? (u8)min_t(u32, pd_len, 255) : 0;
     ev.ird = (u8)min_t(u16, ird, 255);
     ev.ord = (u8)min_t(u16, ord, 255);
-    id->event_handler(id, &ev);
+    return id->event_handler(id, &ev);
+}
+
+/* Whether listener l has its cap of children in handshake (under l's
+ * lock): it accepts no connection until one leaves. */
+static bool ofl_iw_listener_full(const struct ofl_iw_cep *l)
+{
+    return l->handshakes >= l->handshakes_max;
 }
 
 /* The child c leaves its listener l's handshakes (it went up to the
@@ -666,7 +698,7 @@ static void ofl_iw_child_leaves(struct ofl_iw_cep *l, struct ofl_iw_cep *c)
     bool full;
 
     spin_lock_irqsave(&l->lock, irqf);
-    full = l->handshakes >= l->handshakes_max;
+    full = ofl_iw_listener_full(l);
     if (!list_empty(&c->entry)) {
         list_del_init(&c->entry);
         l->handshakes--;
@@ -778,15 +810,46 @@ static void ofl_iw_cep_established(struct ofl_iw_cep *cep)
     ofl_iw_cep_kick(cep);
 }
 
-/* Responder: the Request is in; CONNECT_REQUEST goes to the listener's
- * id (under its mutex, so that destroy_listen waits for it). */
+/* The rig's planted refusal (tests/rdma/hostile-guest.sh): the iw_cm
+ * refuses a CONNECT_REQUEST only when a listener's events come faster
+ * than its work queue takes them, which no test can make happen at will. */
+static int rig_refuse_requests;
+module_param(rig_refuse_requests, int, 0644);
+MODULE_PARM_DESC(rig_refuse_requests, "the rig's planted refusal: the next N connection requests are refused as the iw_cm refuses one when a listener's backlog of events is spent (never set it otherwise)");
+
+/* CONNECT_REQUEST to the listener's id (under l's mutex). */
+static int ofl_iw_request_up(struct ofl_iw_cep *l, struct ofl_iw_cep *cep)
+{
+    const struct ofl_mpa_rr *peer = &cep->hs.peer;
+    int refuse = READ_ONCE(rig_refuse_requests);
+
+    if (refuse > 0) {
+        WRITE_ONCE(rig_refuse_requests, refuse - 1);
+        return -ENOMEM;
+    }
+    return ofl_iw_upcall(cep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
+                         peer->pd, peer->pd_len,
+                         peer->enhanced ? peer->ird : OFL_IW_MAX_IRD,
+                         peer->enhanced ? peer->ord : OFL_IW_MAX_ORD);
+}
+
+/*
+ * Responder: the Request is in; CONNECT_REQUEST goes to the listener's
+ * id (under its mutex, so that destroy_listen waits for it). A request
+ * the iw_cm refuses (ofl_iw_upcall) made no id: nothing will accept or
+ * reject this end point, so it closes now, its connection reset, as
+ * siw's does (siw_proc_mpareq). Left waiting for an accept, each such
+ * end point kept its socket and its 320 KiB of buffers for good, and
+ * module unload waited for it forever: a peer that sent requests faster
+ * than the ULP took them could spend the host's memory.
+ */
 static void ofl_iw_cep_request(struct ofl_iw_cep *cep)
 {
     struct ofl_iw_cep *l = cep->listener;
-    const struct ofl_mpa_rr *peer = &cep->hs.peer;
     bool up = false;
+    int rv = 0;
 
-    if (peer->pd_len > 255) { /* iw_cm_event: u8 private_data_len */
+    if (cep->hs.peer.pd_len > 255) { /* iw_cm_event: u8 private_data_len */
         ofl_iw_cep_close(cep, 0, true, false, 0);
         return;
     }
@@ -796,16 +859,19 @@ static void ofl_iw_cep_request(struct ofl_iw_cep *cep)
         cep->state = OFL_IW_CEP_AWAIT_ACCEPT;
         cep->listener = NULL;
         kref_get(&cep->ref); /* provider_data of the iw_cm's new id */
-        ofl_iw_upcall(cep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
-                      peer->pd, peer->pd_len,
-                      peer->enhanced ? peer->ird : OFL_IW_MAX_IRD,
-                      peer->enhanced ? peer->ord : OFL_IW_MAX_ORD);
+        rv = ofl_iw_request_up(l, cep);
+        if (rv) {
+            ibdev_dbg(&cep->dev->ibdev,
+                      "connection request refused by the iw_cm (%d): reset\n",
+                      rv);
+            ofl_iw_cep_put(cep); /* no id holds it */
+        }
         up = true;
     }
     mutex_unlock(&l->mutex);
     if (up)
         ofl_iw_cep_put(l); /* the child's reference on its listener */
-    else
+    if (!up || rv)
         ofl_iw_cep_close(cep, 0, true, false, 0);
 }
 
@@ -955,7 +1021,7 @@ static void ofl_iw_cep_accept_all(struct ofl_iw_cep *l)
         bool full;
 
         spin_lock_irqsave(&l->lock, irqf);
-        full = l->handshakes >= l->handshakes_max;
+        full = ofl_iw_listener_full(l);
         spin_unlock_irqrestore(&l->lock, irqf);
         if (full)
             return; /* the next child to leave kicks the listener */

@@ -1024,6 +1024,7 @@ static int ofl_iw_read_inv(struct ofl_iw_qp *qp, struct ofl_qp_wr *rd)
 static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
 {
     struct ofl_qp_sge sge[SIW_MAX_SGE];
+    const struct ib_reg_wr *reg = NULL; /* REG_MR: its MR's half flips */
     struct ofl_qp_wr wr = {};
     int i, rv;
 
@@ -1108,14 +1109,15 @@ static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
             return -EINVAL;
         if (ofl_iw_reg_mr_wr(to_ofl_dev(qp->base.device), reg_wr(ib), &wr))
             return -EINVAL;
-        rv = ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &wr, NULL));
-        if (!rv)
-            ofl_iw_reg_mr_posted(reg_wr(ib));
-        return rv;
+        reg = reg_wr(ib);
+        break;
     default: /* Send with immediate data (RFC 7306 has none), inline */
         return -EINVAL;
     }
-    return ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &wr, NULL));
+    rv = ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &wr, NULL));
+    if (!rv && reg)
+        ofl_iw_reg_mr_posted(reg);
+    return rv;
 }
 
 /* libsiw rings the send doorbell with a post_send without work requests;
