@@ -3436,14 +3436,14 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
 }
 #else
 /*
- * The remote fast path of a size build (unchanged since issue 30's work
- * began, so the Cortex-M4 image gains no byte), and of a speed build
- * without TPT_HOT_WORD: one conjunction of every condition of FIG. 18A a-f
- * for the common case (a live window, or a region under the standard
- * policy, with a direct ATT). Returns the region to translate through and
- * sets *off to the access's offset in it, or returns NULL when the precise
- * path must decide (anything else, including every failure). Inlined into
- * both entry points, so each takes the access in registers.
+ * The remote fast path of a size build and of a speed build without
+ * TPT_HOT_WORD (-O0): FIG. 18A a-f in one conjunction for the common case
+ * (a live window, or a region under the standard policy, neither
+ * zero-based, over a region with a direct ATT: as tpt_remote_hot, so the
+ * region returned always has *off == to - its va, which qp_rx_write_fpdu
+ * relies on). Sets *off to the access's offset in the region it returns,
+ * or returns NULL when the precise path must decide (anything else, every
+ * failure too). Inlined into both entry points (the access in registers).
  */
 static OFL_ALWAYS_INLINE const struct ofl_tpt_entry *
 tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
@@ -3458,12 +3458,13 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
         index - 1u >= tpt->capacity - 1u)
         return NULL;
     e = &tpt->entry[index];
-    base = (e->flags & OFL_TPT_F_ZERO_BASED) ? 0 : e->va;
+    base = e->va; /* not zero-based (tested below): its TOs are VAs */
     o = to - base; /* in a local: *off is written once, on success */
     if (e->key != ofl_stag_key(stag) || e->state != OFL_TPT_VALID ||
         e->pd != pd || (e->access & need) != need || need == 0 ||
         (need & ~OFL_TPT_ACCESS_REMOTE) != 0 || to < base ||
         o > e->len || len > e->len - o ||
+        (e->flags & OFL_TPT_F_ZERO_BASED) ||
         (len != 0 && to > OFL_U64_MAX - (len - 1)))
         return NULL;
     r = e;
@@ -3473,9 +3474,10 @@ tpt_remote_fast(const struct ofl_tpt *tpt, uint32_t stag, uint32_t pd,
             return NULL;
         r = &tpt->entry[e->region];
         if (r->gen != e->region_gen || r->state != OFL_TPT_VALID ||
-            r->type != OFL_TPT_REGION || r->pd != e->pd)
+            r->type != OFL_TPT_REGION || r->pd != e->pd ||
+            (r->flags & OFL_TPT_F_ZERO_BASED))
             return NULL;
-        o = to - ((r->flags & OFL_TPT_F_ZERO_BASED) ? 0 : r->va);
+        o = to - r->va; /* the window's TO is a VA, as its region's */
     } else if (e->type != OFL_TPT_REGION ||
                tpt->policy != OFL_TPT_POLICY_STANDARD) {
         return NULL;

@@ -26,7 +26,7 @@
 ## test-uring        the user-ring translation of ports/linux/iw, tested in user space
 ## test-rdma-device  rdma-core's rping -V through ofl_iw.ko in QEMU: offload <-> siw both ways, offload <-> offload
 ## bench-rdma        perftest -R (write/read/send bw, send/write lat) in QEMU: offload and siw pairs, ratios to siw <-> siw
-## test-rdma-hostile a raw MPA peer sends malformed FPDUs to rping -s on ofl_iw.ko in QEMU: exact Terminates
+## test-rdma-hostile a raw MPA peer sends malformed FPDUs to rping -s on ofl_iw.ko in QEMU: exact Terminates; hostile connection set-ups
 ## test-rdma-nvme    NVMe over RDMA (nvmet-rdma, nvme-rdma, nvme-cli) through ofl_iw.ko and siw in QEMU: data written = read
 ## test-rdma-pyverbs rdma-core's own test suite (pyverbs) in QEMU against siw and ofl_iw.ko: tallies and checks
 

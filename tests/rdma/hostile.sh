@@ -6,7 +6,10 @@
 # in python that speaks MPA and sends malformed FPDUs to rping -s on
 # ofl_iw.ko; each must be answered with the exact RFC 5040 Terminate; and
 # a connection reset with Sends in flight and more in the ring, every one
-# of which must complete).
+# of which must complete; then hostile connection set-ups: a Send behind
+# the MPA Reply, RESET on a connected QP, a connect naming another
+# connection's QP, connections that never speak MPA, a connection request
+# the iw_cm refuses).
 # Prints one line per check and "N passed, M failed".
 #
 # Usage: hostile.sh KERNEL STAGED_DIR OUT OFL_IW_KO

@@ -319,6 +319,7 @@ int ofl_iw_kernel_sge(struct ofl_iw_qp *qp, const struct ib_sge *ib,
                       struct ofl_qp_sge *out);
 int ofl_iw_reg_mr_wr(struct ofl_iw_dev *dev, const struct ib_reg_wr *reg,
                      struct ofl_qp_wr *wr);
+void ofl_iw_reg_mr_posted(const struct ib_reg_wr *reg);
 
 /* ofl_iw_qp.c */
 int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
@@ -338,7 +339,8 @@ void ofl_iw_qp_get(struct ofl_iw_qp *qp);
 void ofl_iw_qp_put(struct ofl_iw_qp *qp);
 int ofl_iw_qp_connect(struct ofl_iw_qp *qp, struct ofl_iw_cep *cep,
                       const struct ofl_mpa_params *p, u32 emss);
-struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp, int llp);
+struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp,
+                                    struct ofl_iw_cep *cep, int llp);
 void ofl_iw_qp_rx(struct ofl_iw_qp *qp, u32 seq, const u8 *data, u32 len);
 void ofl_iw_qp_kick(struct ofl_iw_qp *qp);
 void ofl_iw_qp_all_error(struct ofl_iw_dev *dev);

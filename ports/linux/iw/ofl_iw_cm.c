@@ -119,6 +119,15 @@ MODULE_PARM_DESC(tx_frames, "FPDUs built in the transmit ring, FPDUs copied into
 #define OFL_IW_RXBUF (1u << 16)        /* one kernel_recvmsg */
 #define OFL_IW_MPA_TIMEOUT (10 * HZ)   /* the whole handshake */
 #define OFL_IW_RX_BUDGET 32            /* handshake reads per work run */
+/* A listener's children in their handshake at once: its backlog, within
+ * these bounds. Each holds a transmit ring and a receive buffer (about
+ * 320 KiB) from its accept, for up to OFL_IW_MPA_TIMEOUT, before its peer
+ * has sent one MPA byte: without a cap, a peer that opens connections and
+ * stays silent pins kernel memory at its rate of connections. The
+ * connections beyond wait in the socket's own backlog (TCP's queue and
+ * SYN handling), as for any listener that accepts slowly. */
+#define OFL_IW_HANDSHAKES_MIN 16
+#define OFL_IW_HANDSHAKES_MAX 256
 #define OFL_IW_NUDGE_FIRST_MS 50
 #define OFL_IW_NUDGES 8
 /* ULP private data: MPA's 512 bytes less the RFC 6581 block */
@@ -155,6 +164,8 @@ struct ofl_iw_cep {
     struct ofl_iw_cep *listener; /* a child before it went up */
     struct list_head entry;      /* on listener->children */
     struct list_head children;   /* a listener's, under lock */
+    u32 handshakes;              /* a listener's children, under lock */
+    u32 handshakes_max;          /* its cap (OFL_IW_HANDSHAKES_*) */
     u8 state;                    /* enum ofl_iw_cep_state */
     bool initiator;
     bool tx_shut;                /* SHUT_WR done */
@@ -196,6 +207,21 @@ struct ofl_iw_cep {
 static struct workqueue_struct *ofl_iw_wq;
 static atomic_t ofl_iw_ceps = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(ofl_iw_ceps_wait);
+
+/* End points alive (listeners, connections, and those still ending): the
+ * rig reads it after its cases, when none should be left
+ * (tests/rdma/hostile-guest.sh), rather than learn of a leak from an
+ * unload that waits (ofl_iw_cm_exit). */
+static int ofl_iw_ceps_get(char *buf, const struct kernel_param *kp)
+{
+    return scnprintf(buf, PAGE_SIZE, "%d\n", atomic_read(&ofl_iw_ceps));
+}
+
+static const struct kernel_param_ops ofl_iw_ceps_ops = {
+    .get = ofl_iw_ceps_get,
+};
+module_param_cb(ceps, &ofl_iw_ceps_ops, NULL, 0444);
+MODULE_PARM_DESC(ceps, "connection end points alive (read only)");
 
 /* ---- end points ---------------------------------------------------------- */
 
@@ -259,6 +285,7 @@ static void ofl_iw_cep_release(struct kref *ref)
 
     ofl_iw_txq_free(cep);
     kvfree(cep->rxbuf);
+    put_device(&cep->dev->ibdev.dev);
     kfree(cep);
     if (atomic_dec_and_test(&ofl_iw_ceps))
         wake_up(&ofl_iw_ceps_wait);
@@ -281,6 +308,10 @@ static struct ofl_iw_cep *ofl_iw_cep_alloc(struct ofl_iw_dev *dev, bool stream)
     INIT_DELAYED_WORK(&cep->work, ofl_iw_cep_work);
     INIT_LIST_HEAD(&cep->entry);
     INIT_LIST_HEAD(&cep->children);
+    /* The device's memory, not its registration: an end point that is
+     * still ending when its device is deleted (`rdma link delete`) logs
+     * through it (ibdev_dbg), and the device may be freed by then. */
+    get_device(&dev->ibdev.dev);
     cep->dev = dev;
     atomic_inc(&ofl_iw_ceps);
     if (stream) {
@@ -611,9 +642,14 @@ void ofl_iw_cep_poster(struct ofl_iw_cep *cep, bool on)
 
 /* ---- upcalls ---------------------------------------------------------------- */
 
-static void ofl_iw_upcall(struct ofl_iw_cep *cep, struct iw_cm_id *id,
-                          enum iw_cm_event_type type, int status,
-                          const void *pd, u16 pd_len, u16 ird, u16 ord)
+/* Returns the iw_cm's answer: 0, or -ENOMEM when it could not take the
+ * event (cm_event_handler in iwcm.c: its work elements, one per event of
+ * a listener's backlog, are spent, or a copy of the private data failed);
+ * it then kept nothing of it. Only a refused CONNECT_REQUEST needs the
+ * answer: the iw_cm's preallocated elements cover an id's other events. */
+static int ofl_iw_upcall(struct ofl_iw_cep *cep, struct iw_cm_id *id,
+                         enum iw_cm_event_type type, int status,
+                         const void *pd, u16 pd_len, u16 ird, u16 ord)
 {
     struct iw_cm_event ev = {};
 
@@ -636,11 +672,40 @@ static void ofl_iw_upcall(struct ofl_iw_cep *cep, struct iw_cm_id *id,
         (type == IW_CM_EVENT_CONNECT_REPLY && !status))
         ibdev_dbg(&cep->dev->ibdev, "connection up: local %pISpc, peer %pISpc\n",
                   &ev.local_addr, &ev.remote_addr);
+    /* iw_cm_event carries at most 255 bytes (a u8): MPA allows 512, so a
+     * Reply's longer private data goes up as its first 255 (as a
+     * rejecting Reply's does), not as its length modulo 256 */
     ev.private_data = (void *)pd;
-    ev.private_data_len = pd ? (u8)pd_len : 0;
+    ev.private_data_len = pd ? (u8)min_t(u32, pd_len, 255) : 0;
     ev.ird = (u8)min_t(u16, ird, 255);
     ev.ord = (u8)min_t(u16, ord, 255);
-    id->event_handler(id, &ev);
+    return id->event_handler(id, &ev);
+}
+
+/* Whether listener l has its cap of children in handshake (under l's
+ * lock): it accepts no connection until one leaves. */
+static bool ofl_iw_listener_full(const struct ofl_iw_cep *l)
+{
+    return l->handshakes >= l->handshakes_max;
+}
+
+/* The child c leaves its listener l's handshakes (it went up to the
+ * listener's id, or closes): a listener that stopped accepting at its cap
+ * takes the next connection. */
+static void ofl_iw_child_leaves(struct ofl_iw_cep *l, struct ofl_iw_cep *c)
+{
+    unsigned long irqf;
+    bool full;
+
+    spin_lock_irqsave(&l->lock, irqf);
+    full = ofl_iw_listener_full(l);
+    if (!list_empty(&c->entry)) {
+        list_del_init(&c->entry);
+        l->handshakes--;
+    }
+    spin_unlock_irqrestore(&l->lock, irqf);
+    if (full)
+        ofl_iw_cep_kick(l);
 }
 
 /* ---- closing ---------------------------------------------------------------- */
@@ -668,7 +733,7 @@ static void ofl_iw_cep_close(struct ofl_iw_cep *cep, int llp, bool abort,
     if (id && was == OFL_IW_CEP_RTS && peer_fin)
         ofl_iw_upcall(cep, id, IW_CM_EVENT_DISCONNECT, 0, NULL, 0, 0, 0);
     if (cep->qp) {
-        struct ofl_iw_cep *linked = ofl_iw_qp_unlink(cep->qp, llp);
+        struct ofl_iw_cep *linked = ofl_iw_qp_unlink(cep->qp, cep, llp);
 
         if (linked)
             ofl_iw_cep_put(linked); /* the QP's */
@@ -690,11 +755,8 @@ static void ofl_iw_cep_close(struct ofl_iw_cep *cep, int llp, bool abort,
     }
     if (cep->listener) {
         struct ofl_iw_cep *l = cep->listener;
-        unsigned long irqf;
 
-        spin_lock_irqsave(&l->lock, irqf);
-        list_del_init(&cep->entry);
-        spin_unlock_irqrestore(&l->lock, irqf);
+        ofl_iw_child_leaves(l, cep);
         cep->listener = NULL;
         ofl_iw_cep_put(l);
     }
@@ -741,39 +803,75 @@ static void ofl_iw_cep_established(struct ofl_iw_cep *cep)
     cep->nudges = 0;
     ofl_iw_upcall(cep, cep->cm_id, IW_CM_EVENT_CONNECT_REPLY, 0,
                   cep->hs.peer.pd, cep->hs.peer.pd_len, p->ird, p->ord);
+    /* The stream from here on is ofl_iw_cep_stream's (the work item in
+     * RTS): the bytes that came with the Reply (early) wait for it, and
+     * no socket event may come to run it (a peer that spoke once and now
+     * waits for an answer), as the responder's accept kicks it too. */
+    ofl_iw_cep_kick(cep);
 }
 
-/* Responder: the Request is in; CONNECT_REQUEST goes to the listener's
- * id (under its mutex, so that destroy_listen waits for it). */
+/* The rig's planted refusal (tests/rdma/hostile-guest.sh): the iw_cm
+ * refuses a CONNECT_REQUEST only when a listener's events come faster
+ * than its work queue takes them, which no test can make happen at will. */
+static int rig_refuse_requests;
+module_param(rig_refuse_requests, int, 0644);
+MODULE_PARM_DESC(rig_refuse_requests, "the rig's planted refusal: the next N connection requests are refused as the iw_cm refuses one when a listener's backlog of events is spent (never set it otherwise)");
+
+/* CONNECT_REQUEST to the listener's id (under l's mutex). */
+static int ofl_iw_request_up(struct ofl_iw_cep *l, struct ofl_iw_cep *cep)
+{
+    const struct ofl_mpa_rr *peer = &cep->hs.peer;
+    int refuse = READ_ONCE(rig_refuse_requests);
+
+    if (refuse > 0) {
+        WRITE_ONCE(rig_refuse_requests, refuse - 1);
+        return -ENOMEM;
+    }
+    return ofl_iw_upcall(cep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
+                         peer->pd, peer->pd_len,
+                         peer->enhanced ? peer->ird : OFL_IW_MAX_IRD,
+                         peer->enhanced ? peer->ord : OFL_IW_MAX_ORD);
+}
+
+/*
+ * Responder: the Request is in; CONNECT_REQUEST goes to the listener's
+ * id (under its mutex, so that destroy_listen waits for it). A request
+ * the iw_cm refuses (ofl_iw_upcall) made no id: nothing will accept or
+ * reject this end point, so it closes now, its connection reset, as
+ * siw's does (siw_proc_mpareq). Left waiting for an accept, each such
+ * end point kept its socket and its 320 KiB of buffers for good, and
+ * module unload waited for it forever: a peer that sent requests faster
+ * than the ULP took them could spend the host's memory.
+ */
 static void ofl_iw_cep_request(struct ofl_iw_cep *cep)
 {
     struct ofl_iw_cep *l = cep->listener;
-    const struct ofl_mpa_rr *peer = &cep->hs.peer;
-    unsigned long irqf;
     bool up = false;
+    int rv = 0;
 
-    if (peer->pd_len > 255) { /* iw_cm_event: u8 private_data_len */
+    if (cep->hs.peer.pd_len > 255) { /* iw_cm_event: u8 private_data_len */
         ofl_iw_cep_close(cep, 0, true, false, 0);
         return;
     }
     mutex_lock(&l->mutex);
     if (l->state == OFL_IW_CEP_LISTEN && l->cm_id) {
-        spin_lock_irqsave(&l->lock, irqf);
-        list_del_init(&cep->entry);
-        spin_unlock_irqrestore(&l->lock, irqf);
+        ofl_iw_child_leaves(l, cep);
         cep->state = OFL_IW_CEP_AWAIT_ACCEPT;
         cep->listener = NULL;
         kref_get(&cep->ref); /* provider_data of the iw_cm's new id */
-        ofl_iw_upcall(cep, l->cm_id, IW_CM_EVENT_CONNECT_REQUEST, 0,
-                      peer->pd, peer->pd_len,
-                      peer->enhanced ? peer->ird : OFL_IW_MAX_IRD,
-                      peer->enhanced ? peer->ord : OFL_IW_MAX_ORD);
+        rv = ofl_iw_request_up(l, cep);
+        if (rv) {
+            ibdev_dbg(&cep->dev->ibdev,
+                      "connection request refused by the iw_cm (%d): reset\n",
+                      rv);
+            ofl_iw_cep_put(cep); /* no id holds it */
+        }
         up = true;
     }
     mutex_unlock(&l->mutex);
     if (up)
         ofl_iw_cep_put(l); /* the child's reference on its listener */
-    else
+    if (!up || rv)
         ofl_iw_cep_close(cep, 0, true, false, 0);
 }
 
@@ -920,7 +1018,13 @@ static void ofl_iw_cep_accept_all(struct ofl_iw_cep *l)
     for (i = 0; i < 16; i++) {
         struct ofl_iw_cep *c;
         struct socket *s;
+        bool full;
 
+        spin_lock_irqsave(&l->lock, irqf);
+        full = ofl_iw_listener_full(l);
+        spin_unlock_irqrestore(&l->lock, irqf);
+        if (full)
+            return; /* the next child to leave kicks the listener */
         if (kernel_accept(l->sock, &s, O_NONBLOCK))
             return;
         c = ofl_iw_cep_alloc(l->dev, true);
@@ -941,6 +1045,7 @@ static void ofl_iw_cep_accept_all(struct ofl_iw_cep *l)
         c->listener = l;
         spin_lock_irqsave(&l->lock, irqf);
         list_add_tail(&c->entry, &l->children);
+        l->handshakes++;
         spin_unlock_irqrestore(&l->lock, irqf);
         ofl_iw_sock_attach(c, s, l);
         ofl_iw_cep_kick(c); /* the Request may be there already */
@@ -1233,6 +1338,8 @@ int ofl_iw_create_listen(struct iw_cm_id *id, int backlog)
         sock_release(s);
         goto err_cep;
     }
+    cep->handshakes_max = clamp_t(int, backlog, OFL_IW_HANDSHAKES_MIN,
+                                  OFL_IW_HANDSHAKES_MAX);
     mutex_lock(&cep->mutex);
     cep->state = OFL_IW_CEP_LISTEN;
     ofl_iw_sock_attach(cep, s, NULL);

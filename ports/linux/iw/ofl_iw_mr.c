@@ -358,7 +358,10 @@ int ofl_iw_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 
 /* IB_WR_REG_MR -> the core's FAST_REG (caller holds dev->lock): the page
  * list goes into the half of the MR's slots the live registration does
- * not use; the core checks key, PD, state and range when the WQE runs. */
+ * not use; the core checks key, PD, state and range when the WQE runs.
+ * The half changes only when the work request was posted
+ * (ofl_iw_reg_mr_posted): one the send queue refused leaves the next
+ * REG_MR the same half, never the live one. */
 int ofl_iw_reg_mr_wr(struct ofl_iw_dev *dev, const struct ib_reg_wr *reg,
                      struct ofl_qp_wr *wr)
 {
@@ -374,7 +377,6 @@ int ofl_iw_reg_mr_wr(struct ofl_iw_dev *dev, const struct ib_reg_wr *reg,
     base = mr->att_base + mr->half * mr->max_pages;
     for (i = 0; i < mr->npages; i++)
         dev->att[base + i] = mr->pages[i] | OFL_TPT_ATT_PRESENT;
-    mr->half ^= 1;
     wr->opcode = OFL_QP_OP_FAST_REG;
     wr->stag = (mr->stag & ~0xFFu) | reg->key;
     wr->reg.va = iova;
@@ -387,6 +389,13 @@ int ofl_iw_reg_mr_wr(struct ofl_iw_dev *dev, const struct ib_reg_wr *reg,
     wr->reg.access = ofl_iw_mr_access(reg->access);
     wr->reg.flags = OFL_TPT_F_INVALIDATABLE;
     return 0;
+}
+
+/* The REG_MR of ofl_iw_reg_mr_wr was posted (dev->lock held since): the
+ * next one writes the other half. */
+void ofl_iw_reg_mr_posted(const struct ib_reg_wr *reg)
+{
+    to_ofl_mr(reg->mr)->half ^= 1;
 }
 
 int ofl_iw_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)

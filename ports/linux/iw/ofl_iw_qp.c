@@ -644,7 +644,13 @@ int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
         rv = -ENOMEM;
         goto err_count;
     }
-    rv = xa_alloc(&dev->qp_xa, &qp->id, qp, XA_LIMIT(1, OFL_IW_MAX_QP),
+    /* The number is reserved here (a NULL entry) and the QP stored under
+     * it only when it is whole, after the last step that can fail (rxe's
+     * rxe_finalize does the same): until then neither
+     * ofl_iw_qp_all_error nor the iw_cm (ofl_iw_get_qp, with a number a
+     * process names in its connection parameters) can reach a QP without
+     * its rings, or one whose rings the unwind below frees. */
+    rv = xa_alloc(&dev->qp_xa, &qp->id, NULL, XA_LIMIT(1, OFL_IW_MAX_QP),
                   GFP_KERNEL);
     if (rv)
         goto err_mem;
@@ -743,6 +749,13 @@ int ofl_iw_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr,
         if (rv)
             goto err_rq;
     }
+    /* whole: from here the QP can be found by its number (see above) */
+    rv = xa_err(xa_store(&dev->qp_xa, qp->id, qp, GFP_KERNEL));
+    if (rv) {
+        if (udata)
+            goto err_rq;
+        goto err_xa;
+    }
     ibqp->qp_num = qp->id;
     attr->cap.max_send_wr = qp->sq_depth;
     attr->cap.max_recv_wr = qp->rq_depth;
@@ -754,8 +767,8 @@ err_rq:
 err_sq:
     rdma_user_mmap_entry_remove(qp->sq_entry); /* frees qp->usq */
 err_xa:
-    xa_erase(&dev->qp_xa, qp->id);
-    /* ofl_iw_qp_all_error may hold the QP: wait for it, as destroy does */
+    xa_erase(&dev->qp_xa, qp->id); /* the reserved number */
+    /* nothing else found the QP (never stored): the last reference */
     ofl_iw_qp_put(qp);
     wait_for_completion(&qp->free);
 err_mem:
@@ -904,6 +917,16 @@ int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
         ((qp->cep && qp->core.state == OFL_QP_RTS) ||
          qp->core.state == OFL_QP_CLOSING))
         to = OFL_QP_CLOSING; /* librdmacm asks first, then the iw_cm */
+    /* RESET says nothing to the peer (offload.h: "reset a live QP
+     * through ERROR"): with the stream attached, nothing would abort it
+     * after RESET (the QP is no longer established), the connection would
+     * keep its references until the peer closes, and destroy would wait
+     * for that. So RESET waits for ERROR (which aborts the stream) while
+     * a connection holds the QP; siw ignores RESET from RTS. */
+    if (to == OFL_QP_RESET && qp->cep && qp->core.state != OFL_QP_ERROR) {
+        e = OFL_E_QP_STATE;
+        goto out;
+    }
     if (to != OFL_QP_STATES) {
         e = ofl_qp_modify(&qp->core, to);
         if (e != OFL_OK)
@@ -1001,8 +1024,9 @@ static int ofl_iw_read_inv(struct ofl_iw_qp *qp, struct ofl_qp_wr *rd)
 static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
 {
     struct ofl_qp_sge sge[SIW_MAX_SGE];
+    const struct ib_reg_wr *reg = NULL; /* REG_MR: its MR's half flips */
     struct ofl_qp_wr wr = {};
-    int i;
+    int i, rv;
 
     if (ib->num_sge < 0 || ib->num_sge > qp->sq_sge)
         return -EINVAL;
@@ -1085,11 +1109,15 @@ static int ofl_iw_send_wr(struct ofl_iw_qp *qp, const struct ib_send_wr *ib)
             return -EINVAL;
         if (ofl_iw_reg_mr_wr(to_ofl_dev(qp->base.device), reg_wr(ib), &wr))
             return -EINVAL;
+        reg = reg_wr(ib);
         break;
     default: /* Send with immediate data (RFC 7306 has none), inline */
         return -EINVAL;
     }
-    return ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &wr, NULL));
+    rv = ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &wr, NULL));
+    if (!rv && reg)
+        ofl_iw_reg_mr_posted(reg);
+    return rv;
 }
 
 /* libsiw rings the send doorbell with a post_send without work requests;
@@ -1263,34 +1291,39 @@ int ofl_iw_qp_connect(struct ofl_iw_qp *qp, struct ofl_iw_cep *cep,
 }
 
 /*
- * The connection leaves the QP: llp 1 the stream closed gracefully, 2 it
- * was reset or lost (the core's LLP_CLOSED / LLP_LOST: ERROR flushes what
- * is posted), 0 the connection just lets go (the QP already left RTS).
- * Returns the connection that was linked (its reference is the caller's
- * to drop), or NULL.
+ * The connection cep leaves the QP: llp 1 the stream closed gracefully, 2
+ * it was reset or lost (the core's LLP_CLOSED / LLP_LOST: ERROR flushes
+ * what is posted), 0 the connection just lets go (the QP already left
+ * RTS). Only the QP's own connection: one that never took the QP (its
+ * ofl_iw_qp_connect refused, e.g. because a process named, in its
+ * connection parameters, the number of a QP another connection holds)
+ * leaves it untouched. Returns cep when it was linked (the QP's reference
+ * is the caller's to drop), or NULL.
  */
-struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp, int llp)
+struct ofl_iw_cep *ofl_iw_qp_unlink(struct ofl_iw_qp *qp,
+                                    struct ofl_iw_cep *cep, int llp)
 {
     struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
-    struct ofl_iw_cep *cep;
     unsigned long flags;
 
     ofl_iw_qp_lock(dev, qp, &flags);
-    cep = qp->cep;
-    if (cep)
-        ibdev_dbg(qp->base.device,
-                  "QP %u: stream ends (llp %d) in %s, err %s, terminate sent %u/%u/%u, received %u/%u/%u\n",
-                  qp->id, llp, ofl_qp_state_name(qp->core.state),
-                  ofl_strerror(qp->core.err), qp->core.term_tx.layer,
-                  qp->core.term_tx.etype, qp->core.term_tx.ecode,
-                  qp->core.term_rx.layer, qp->core.term_rx.etype,
-                  qp->core.term_rx.ecode);
+    if (!cep || qp->cep != cep) {
+        ofl_iw_qp_unlock(dev, qp, flags);
+        return NULL;
+    }
+    ibdev_dbg(qp->base.device,
+              "QP %u: stream ends (llp %d) in %s, err %s, terminate sent %u/%u/%u, received %u/%u/%u\n",
+              qp->id, llp, ofl_qp_state_name(qp->core.state),
+              ofl_strerror(qp->core.err), qp->core.term_tx.layer,
+              qp->core.term_tx.etype, qp->core.term_tx.ecode,
+              qp->core.term_rx.layer, qp->core.term_rx.etype,
+              qp->core.term_rx.ecode);
     /* libsiw's receives reach the core at a pull only: the ones posted
      * since the last are outstanding too (CLOSING ends in ERROR, with
      * their flush completions, not in RESET; siw flushes its ring) */
     if (qp->urq)
         (void)ofl_iw_pull_rq(qp);
-    if (cep && llp)
+    if (llp)
         (void)ofl_qp_llp_event(&qp->core, llp == 2);
     qp->cep = NULL;
     if (qp->core.state == OFL_QP_ERROR && qp->usq)
