@@ -12081,10 +12081,9 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
     qp_rx_tag_note(qp, stag, last, n);
     /* The region kept for the message's next FPDU (qp_rx_kept): one that
      * the fast check granted to its own STag (not a window's region: a
-     * window's state moves no generation), not zero-based (qp_rx_kept
-     * takes offsets from va) */
-    if (!last && r != NULL && r == &tpt->entry[ofl_stag_index(stag)] &&
-        !(r->flags & OFL_TPT_F_ZERO_BASED)) {
+     * window's state moves no generation; never zero-based, as
+     * tpt_remote_fast grants none, so offsets are from va) */
+    if (!last && r != NULL && r == &tpt->entry[ofl_stag_index(stag)]) {
         qp->rx_kept_region = r;
         qp->rx_kept_stag = stag;
         qp->rx_kept_gen = r->gen;
