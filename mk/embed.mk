@@ -305,12 +305,18 @@ analyze-hosted-%:
 # out: they run over real sockets and threads, where the TCP stack's
 # chunking changes from run to run which branches of offload.c run, and the
 # figure in README.md must be the same on every run (check-readme-figures).
+# The qp fast paths' differential (tests/check_fastpath.sh, seeded, no
+# sockets) runs too, its fast copy built with --coverage at -O0 as the
+# suites are (COV_FASTPATH_SEEDS seeds): some of the whole-message paths'
+# branches are taken only by its hostile streams, which hold each answer
+# to the general path's.
 # -fprofile-update=atomic keeps the counters exact should a measured test
 # ever use threads. Fails when a section with code is below COVERAGE_LINES %
 # of lines or COVERAGE_BRANCHES % of branches.
 COV_BUILD         := build/coverage
 COVERAGE_LINES    ?= 95
 COVERAGE_BRANCHES ?= 90
+COV_FASTPATH_SEEDS := 400
 COV_SUITES        := $(patsubst tests/test_%.c,%,$(call ofl_runnable,libc bigmem,$(TEST_SRCS)))
 FIG               := build/figures
 
@@ -322,6 +328,11 @@ coverage:
 	@OFL_CHECK_SUITES="$(COV_SUITES)" sh mk/check.sh $(COV_BUILD) gcc "$(FUZZERS)" \
 	    > $(COV_BUILD)/check.log 2>&1 || { cat $(COV_BUILD)/check.log; \
 	    echo "coverage: the measured run failed"; exit 1; }
+	@FP_FAST_CFLAGS="--coverage -fprofile-update=atomic" FP_LDFLAGS="--coverage" \
+	    CFLAGS=-O0 FASTPATH_SEEDS=$(COV_FASTPATH_SEEDS) \
+	    sh tests/check_fastpath.sh $(COV_BUILD) gcc > $(COV_BUILD)/fastpath.log 2>&1 || \
+	    { cat $(COV_BUILD)/fastpath.log; echo "coverage: the measured run failed"; exit 1; }
+	@tail -1 $(COV_BUILD)/fastpath.log
 	@tail -1 $(COV_BUILD)/check.log
 	@gcovr -r . --filter 'offload\.c$$' --json $(COV_BUILD)/coverage.json $(COV_BUILD)
 	@gcovr -r . --filter 'offload\.c$$' --html-details $(COV_BUILD)/coverage.html $(COV_BUILD) >/dev/null 2>&1 || true

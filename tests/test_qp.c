@@ -1149,6 +1149,94 @@ static void test_port_hooks_per_message(void)
     qr_free(r);
 }
 
+/* The notifies the receive CQ (vector 2) has had since event index from. */
+static unsigned rcq_notifies(const struct qr_side *s, unsigned from)
+{
+    unsigned i, k = 0;
+
+    for (i = from; i < s->sim.nevents; i++)
+        k += s->sim.event[i].kind == OFL_SIM_EV_NOTIFY &&
+             s->sim.event[i].a == 2;
+    return k;
+}
+
+/* A Send received whole (qp_rx_whole, the speed build's common receive)
+ * completes as the general path does when its CQ is armed or full: an
+ * armed CQ notifies once and disarms (ANY; SOLICITED only for a Send with
+ * SE), and a full one loses the CQE, raises the overrun and keeps it. */
+static void test_rx_send_whole_cq(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    struct ofl_cqe ring[2], out[4];
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    uint8_t *src, *dst;
+    uint32_t ls, ld, n, i;
+    unsigned from;
+
+    CHECK(r != NULL);
+    src = qr_alloc(&r->a, 64, false);
+    dst = qr_alloc(&r->b, 4 * 64, false);
+    ls = qr_reg(&r->a, src, 64, OFL_TPT_LOCAL_READ, 0);
+    ld = qr_reg(&r->b, dst, 4 * 64, OFL_TPT_LOCAL_WRITE, 0);
+    memset(src, 0x5a, 64);
+    /* ANY: the first Send's CQE notifies, the second's not. */
+    CHECK_OK(ofl_cq_arm(&r->b.rcq, OFL_CQ_ARM_ANY));
+    from = r->b.sim.nevents;
+    for (i = 0; i < 2; i++) {
+        CHECK_OK(qr_post_recv(&r->b, 40 + i, dst + 64 * i, 64, ld));
+        qr_wr(&wr, OFL_QP_OP_SEND, 50 + i, &sge, src, 64, ls);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+    }
+    CHECK_EQ(rcq_notifies(&r->b, from), 1);
+    CHECK_EQ(r->b.rcq.arm, OFL_CQ_ARM_NONE);
+    CHECK_EQ(qr_poll(&r->b, false, out, 4), 2);
+    CHECK_EQ(out[0].wr_id, 40);
+    CHECK_EQ(out[1].wr_id, 41);
+    CHECK_EQ(out[1].byte_len, 64);
+    CHECK_EQ(out[1].status, OFL_WC_SUCCESS);
+    CHECK(memcmp(dst + 64, src, 64) == 0);
+    /* SOLICITED: a plain Send does not notify, a Send with SE does. */
+    CHECK_OK(ofl_cq_arm(&r->b.rcq, OFL_CQ_ARM_SOLICITED));
+    from = r->b.sim.nevents;
+    CHECK_OK(qr_post_recv(&r->b, 42, dst, 64, ld));
+    qr_wr(&wr, OFL_QP_OP_SEND, 52, &sge, src, 64, ls);
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(rcq_notifies(&r->b, from), 0);
+    CHECK_EQ(r->b.rcq.arm, OFL_CQ_ARM_SOLICITED);
+    CHECK_OK(qr_post_recv(&r->b, 43, dst, 64, ld));
+    qr_wr(&wr, OFL_QP_OP_SEND, 53, &sge, src, 64, ls);
+    wr.flags |= OFL_QP_WR_SOLICITED;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+    CHECK_EQ(rcq_notifies(&r->b, from), 1);
+    CHECK_EQ(r->b.rcq.arm, OFL_CQ_ARM_NONE);
+    CHECK_EQ(qr_poll(&r->b, false, out, 4), 2);
+    CHECK_EQ(out[1].wr_id, 43);
+    CHECK(out[1].flags & OFL_CQE_SOLICITED);
+    CHECK(!(r->b.qp.events & OFL_QP_EVT_CQ_OVERRUN));
+    /* Full: a receive CQ of 2 for three Sends loses the third CQE. */
+    CHECK_OK(ofl_cq_init(&r->b.rcq, ring, 2, &r->b.sim.port, 2));
+    for (i = 0; i < 3; i++) {
+        CHECK_OK(qr_post_recv(&r->b, 60 + i, dst + 64 * i, 64, ld));
+        qr_wr(&wr, OFL_QP_OP_SEND, 70 + i, &sge, src, 64, ls);
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+    }
+    CHECK(r->b.qp.events & OFL_QP_EVT_CQ_OVERRUN);
+    CHECK_EQ(r->b.rcq.overrun, 1);
+    CHECK_OK(ofl_cq_poll(&r->b.rcq, out, 1, &n));
+    CHECK_EQ(n, 1);
+    CHECK_EQ(out[0].wr_id, 60);
+    CHECK_ERR(ofl_cq_poll(&r->b.rcq, out, 4, &n), OFL_E_QP_CQ_OVERRUN);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(out[0].wr_id, 61);
+    CHECK(memcmp(dst + 128, src, 64) == 0); /* placed, its CQE lost */
+    qr_free(r);
+}
+
 OFL_SUITE(qp)
 {
     test_port_hooks_per_message();
@@ -1161,6 +1249,7 @@ OFL_SUITE(qp)
     test_doorbell();
     test_cq();
     test_cq_poll_one();
+    test_rx_send_whole_cq();
     test_demux();
     test_demux_keyed();
     test_input_args();

@@ -20,7 +20,11 @@
 #   EXTRA_FLAGS  further compiler flags (include paths)
 #   SRC...       the sources of each copy, the core among them; the
 #                program is named after the last (DIR/diff_qp)
-# Uses the caller's $CFLAGS as well. Any step that fails
+# Uses the caller's $CFLAGS as well; $FP_FAST_CFLAGS goes to the fast
+# copy's compiles alone and $FP_LDFLAGS to the program's link (make
+# coverage: the fast copy built with --coverage, so that the differential's
+# run counts in offload.c's coverage, and the general copy not, whose
+# lines would be merged with the fast copy's). Any step that fails
 # prints "FAIL LABEL: ..." and "0 passed, 1 failed" and exits 1.
 
 fp_fail() {
@@ -37,7 +41,7 @@ fp_diff() {
     command -v objcopy >/dev/null 2>&1 || fp_fail "objcopy not installed"
     fp_flags="-std=c11 -Wall -Wextra -Werror -pedantic -O2 $CFLAGS -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I. $fp_extra"
     for v in fast gen; do
-        def=
+        def=${FP_FAST_CFLAGS:-}
         [ $v = gen ] && def=-DOFL_NO_FAST_PATH
         objs=
         for src in "$@"; do
@@ -54,7 +58,7 @@ fp_diff() {
     done
     fp_exe=$fp_dir/$(basename "$src" .c) # after the last source
     # shellcheck disable=SC2086
-    $fp_cc $fp_flags "$fp_main" "$fp_dir/fast.o" "$fp_dir/gen.o" \
-        -o "$fp_exe" || fp_fail "cannot link $fp_exe"
+    $fp_cc $fp_flags ${FP_LDFLAGS:-} "$fp_main" "$fp_dir/fast.o" \
+        "$fp_dir/gen.o" -o "$fp_exe" || fp_fail "cannot link $fp_exe"
     "$fp_exe" "$fp_seeds"
 }
