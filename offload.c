@@ -306,16 +306,58 @@ static inline void word_store_be64(uint8_t *p, uint64_t v)
 #define ofl_store_be16(p, v) word_store_be16(p, v)
 #define ofl_store_be32(p, v) word_store_be32(p, v)
 #define ofl_store_be64(p, v) word_store_be64(p, v)
-/* A little-endian word whose parts are used apart (an STag's index and
- * key): clang takes ofl_load_le32 apart into byte loads, shifts and ors
- * then (issue 30: 8 instructions in qp_sq_whole); one move here. */
-static inline OFL_MAYBE_UNUSED uint32_t word_load_le32(const uint8_t *p)
+#if OFL_FAST_PATH
+/*
+ * The fast paths' loads of fields at fixed offsets (issue 30): a WQE's
+ * and a header's little-endian words on the qp paths, a descriptor's
+ * big-endian words in dt. One unaligned load each (and a byte swap where
+ * the orders differ), the same value as the byte helpers'. With those,
+ * GCC 12 calls an out-of-line ofl_load_le64 for a receive's wr_id, and
+ * clang 14 takes a word whose parts are used apart (an STag's index and
+ * key) into byte loads, shifts and ors, or does not merge the byte loads
+ * at every offset (a Send 23 instructions more with gcc, 34 with clang;
+ * 8 in qp_sq_whole; 20 a dt send). A size build, a strict-alignment
+ * target and the static analyser keep the byte helpers (below).
+ */
+static OFL_ALWAYS_INLINE OFL_MAYBE_UNUSED uint32_t
+word_load_le16(const uint8_t *p)
+{
+    return OFL_LE16(*(const ofl_word16 *)p);
+}
+static OFL_ALWAYS_INLINE OFL_MAYBE_UNUSED uint32_t
+word_load_le32(const uint8_t *p)
 {
     return OFL_LE32(*(const ofl_word32 *)p);
 }
+static OFL_ALWAYS_INLINE OFL_MAYBE_UNUSED uint64_t
+word_load_le64(const uint8_t *p)
+{
+    return OFL_LE64(*(const ofl_word *)p);
+}
+static OFL_ALWAYS_INLINE OFL_MAYBE_UNUSED uint32_t
+word_load_be32(const uint8_t *p)
+{
+    return OFL_BE32(*(const ofl_word32 *)p);
+}
+static OFL_ALWAYS_INLINE OFL_MAYBE_UNUSED uint64_t
+word_load_be64(const uint8_t *p)
+{
+    return OFL_BE64(*(const ofl_word *)p);
+}
+#define ofl_load_le16_word(p) word_load_le16(p)
 #define ofl_load_le32_word(p) word_load_le32(p)
-#else
+#define ofl_load_le64_word(p) word_load_le64(p)
+#define ofl_load_be32_word(p) word_load_be32(p)
+#define ofl_load_be64_word(p) word_load_be64(p)
+#define OFL_WORD_LOADS 1
+#endif
+#endif
+#ifndef OFL_WORD_LOADS
+#define ofl_load_le16_word(p) ofl_load_le16(p)
 #define ofl_load_le32_word(p) ofl_load_le32(p)
+#define ofl_load_le64_word(p) ofl_load_le64(p)
+#define ofl_load_be32_word(p) ofl_load_be32(p)
+#define ofl_load_be64_word(p) ofl_load_be64(p)
 #endif
 
 /* Bounds-checked cursors (offload.h, base: cursors). The bodies are static
@@ -11509,35 +11551,11 @@ qp_rx_term(struct ofl_qp *qp)
 }
 
 #if OFL_FAST_PATH
-/* The receive fast path's loads of little-endian fields (a receive WQE's
- * in qp_rx_whole_take, header bytes in qp_rx_whole_ok): one unaligned
- * load each where ofl_word32 exists (as dt_ld32), the same value. With
- * the byte helpers there GCC 12 calls an out-of-line ofl_load_le64 for
- * the wr_id and clang 14 builds the STag from byte loads (issue 30: a
- * Send costs 23 instructions more with gcc, 34 with clang). */
-#if defined(OFL_LE32)
-static OFL_ALWAYS_INLINE uint32_t qp_ld_le16(const uint8_t *p)
-{
-    return OFL_LE16(*(const ofl_word16 *)p);
-}
-static OFL_ALWAYS_INLINE uint32_t qp_ld_le32(const uint8_t *p)
-{
-    return OFL_LE32(*(const ofl_word32 *)p);
-}
-static OFL_ALWAYS_INLINE uint64_t qp_ld_le64(const uint8_t *p)
-{
-    return OFL_LE64(*(const ofl_word *)p);
-}
-#else
-#define qp_ld_le16(p) ofl_load_le16(p)
-#define qp_ld_le32(p) ofl_load_le32(p)
-#define qp_ld_le64(p) ofl_load_le64(p)
-#endif
 
 /* The DDP control byte of an untagged header with Last set and the
- * RDMAP one of opcode op, as qp_ld_le16 loads them, under the mask 0xCFC3:
- * tagged, Last and the DDP version; the RDMAP version and the opcode (the
- * bits the fast path tested byte by byte before). */
+ * RDMAP one of opcode op, as ofl_load_le16_word loads them, under the
+ * mask 0xCFC3: tagged, Last and the DDP version; the RDMAP version and
+ * the opcode (the bits the fast path tested byte by byte before). */
 #define QP_SEND_HDR16(op)                                                 \
     ((0x40u | OFL_DDP_VERSION) | ((OFL_RDMAP_VERSION << 6 | (op)) << 8))
 /* QP_SEND_HDR16 of Send with SE less that of Send: one bit, so that x is
@@ -11561,9 +11579,10 @@ static OFL_HOT_INLINE bool qp_rx_whole_ok(const struct ofl_qp *qp,
      * test (QP_SEND_SE_DIFF); queue 0 (OFL_DDP_QN_SEND) and MO 0 as one
      * test of their bytes, in either byte order (issue 30: with the
      * answer a bool, 13 instructions a Send with gcc, 16 with clang). */
-    return (((qp_ld_le16(u) & 0xCFC3u) - QP_SEND_HDR16(OFL_RDMAP_SEND)) &
+    return (((ofl_load_le16_word(u) & 0xCFC3u) -
+             QP_SEND_HDR16(OFL_RDMAP_SEND)) &
             ~QP_SEND_SE_DIFF) == 0 &&
-           (qp_ld_le32(u + 6) | qp_ld_le32(u + 14)) == 0 &&
+           (ofl_load_le32_word(u + 6) | ofl_load_le32_word(u + 14)) == 0 &&
            ofl_load_be32(u + 10) == qp->msn_rx[OFL_DDP_QN_SEND] &&
            !qp->rcur.active && qp->rq.db_pi != qp->rq.ci &&
            !qp->attr.fault_wait;
@@ -11671,7 +11690,7 @@ qp_rx_whole_sges(struct ofl_qp *qp, const uint8_t *w, uint32_t num,
     qp->rcur.idx = qp->rq.ci;
     qp->rcur.active = 1;
     qp->rcur.got = 0;
-    qp->rcur.wr_id = qp_ld_le64(w + QPR_WRID);
+    qp->rcur.wr_id = ofl_load_le64_word(w + QPR_WRID);
     qp->rcur.num_sge = (uint8_t)num;
     qp->rcur.total = (uint32_t)total;
     err = qp_scatter(qp, 0, u + OFL_DDP_UNTAGGED_HDR_LEN, n, true);
@@ -11709,9 +11728,9 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
         return QP_WHOLE_DECLINED;
     if (num != 1)
         return qp_rx_whole_sges(qp, w, num, u, n, wire);
-    s.addr = qp_ld_le64(w + OFL_QP_RQ_HDR);
-    s.len = qp_ld_le32(w + OFL_QP_RQ_HDR + 8);
-    s.stag = qp_ld_le32(w + OFL_QP_RQ_HDR + 12);
+    s.addr = ofl_load_le64_word(w + OFL_QP_RQ_HDR);
+    s.len = ofl_load_le32_word(w + OFL_QP_RQ_HDR + 8);
+    s.stag = ofl_load_le32_word(w + OFL_QP_RQ_HDR + 12);
     /* The receive in qp->rcur as qp_rq_fetch sets it, but active (and
      * got 0) only if the DMA fails: nothing reads them in between, and the
      * completion would undo both stores (issue 30: 4 instructions with
@@ -11722,7 +11741,7 @@ static OFL_HOT_INLINE enum ofl_err qp_rx_whole_take(struct ofl_qp *qp,
      * takes the general path to qp_rq_fetch of this WQE, which sets these
      * fields again. */
     qp->rcur.idx = rq->ci;
-    qp->rcur.wr_id = qp_ld_le64(w + QPR_WRID);
+    qp->rcur.wr_id = ofl_load_le64_word(w + QPR_WRID);
     qp->rcur.num_sge = 1;
     qp->rcur.total = s.len;
     if (s.len == 0)
@@ -18687,29 +18706,6 @@ static DT_HOT enum ofl_err dt_desc_check_hot(const struct ofl_dt_desc *d,
                              : dt_desc_check(d);
 }
 
-/*
- * A descriptor's big-endian words, loaded at their fixed offsets. clang 14
- * does not merge the byte loads of ofl_load_be32/64 into one load at
- * every offset (the input run's first word and connection id became 4 and
- * 8 byte loads with shifts and ORs: 20 more instructions per send,
- * callgrind); where ofl_word32 exists (OFL_LE32: unaligned word access is
- * cheap and the byte order known) and with the fast paths, each is one
- * unaligned load and a byte swap, the same value. Elsewhere (a size build,
- * strict-alignment targets, the static analyser) the byte helpers.
- */
-#if defined(OFL_LE32) && OFL_FAST_PATH
-static DT_HOT uint32_t dt_ld32(const uint8_t *p)
-{
-    return OFL_BE32(*(const ofl_word32 *)p);
-}
-static DT_HOT uint64_t dt_ld64(const uint8_t *p)
-{
-    return OFL_BE64(*(const ofl_word *)p);
-}
-#else
-#define dt_ld32(p) ofl_load_be32(p)
-#define dt_ld64(p) ofl_load_be64(p)
-#endif
 
 /* Loads in[1 .. 32) into *d without any check (all but the type). */
 static DT_HOT void dt_load_fields(const uint8_t *in, struct ofl_dt_desc *d)
@@ -18717,11 +18713,11 @@ static DT_HOT void dt_load_fields(const uint8_t *in, struct ofl_dt_desc *d)
     d->flags = in[DT_OFF_FLAGS];
     d->status = in[DT_OFF_STATUS];
     d->number = in[DT_OFF_NUMBER];
-    d->tag = dt_ld32(in + DT_OFF_TAG);
-    d->base = dt_ld64(in + DT_OFF_BASE);
-    d->len = dt_ld32(in + DT_OFF_LEN);
-    d->conn = dt_ld64(in + DT_OFF_CONN);
-    d->aux = dt_ld32(in + DT_OFF_AUX);
+    d->tag = ofl_load_be32_word(in + DT_OFF_TAG);
+    d->base = ofl_load_be64_word(in + DT_OFF_BASE);
+    d->len = ofl_load_be32_word(in + DT_OFF_LEN);
+    d->conn = ofl_load_be64_word(in + DT_OFF_CONN);
+    d->aux = ofl_load_be32_word(in + DT_OFF_AUX);
 }
 
 /* Loads in[0 .. 32) into *d without any check (the owner bit ignored). */
@@ -19112,13 +19108,13 @@ static DT_HOT enum ofl_err dt_host_decode(const uint8_t *in,
 
     if ((w & (0xFF00u | (uint8_t)~OFL_DT_OWNER)) ==
             OFL_DT_RSP_BUF_AVAIL << OFL_DT_TYPE_SHIFT &&
-        dt_ld32(in + DT_OFF_AUX) == 0) {
+        ofl_load_be32_word(in + DT_OFF_AUX) == 0) {
         *(ofl_word32 *)&d->type =
             OFL_LE32((w & 0xFFFFFF00u) | OFL_DT_RSP_BUF_AVAIL);
-        d->tag = dt_ld32(in + DT_OFF_TAG);
-        d->base = dt_ld64(in + DT_OFF_BASE);
-        d->len = dt_ld32(in + DT_OFF_LEN);
-        d->conn = dt_ld64(in + DT_OFF_CONN);
+        d->tag = ofl_load_be32_word(in + DT_OFF_TAG);
+        d->base = ofl_load_be64_word(in + DT_OFF_BASE);
+        d->len = ofl_load_be32_word(in + DT_OFF_LEN);
+        d->conn = ofl_load_be64_word(in + DT_OFF_CONN);
         d->aux = 0;
         if ((uint8_t)(w >> 16) <= OFL_DT_ST_MAX &&
             ((uint8_t)(w >> 16) != OFL_DT_ST_OK || d->conn != 0) &&
@@ -20411,15 +20407,15 @@ static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const struct dt_bounds *b,
                                 const uint8_t *raw, uint64_t now,
                                 struct dt_conn_memo *m)
 {
-    uint32_t w0 = dt_ld32(raw);
-    uint32_t len = dt_ld32(raw + DT_OFF_LEN);
-    uint64_t base = dt_ld64(raw + DT_OFF_BASE);
-    uint64_t id = dt_ld64(raw + DT_OFF_CONN);
+    uint32_t w0 = ofl_load_be32_word(raw);
+    uint32_t len = ofl_load_be32_word(raw + DT_OFF_LEN);
+    uint64_t base = ofl_load_be64_word(raw + DT_OFF_BASE);
+    uint64_t id = ofl_load_be64_word(raw + DT_OFF_CONN);
     struct ofl_dt_conn *c;
     struct ofl_dt_xfer *x;
 
     if ((w0 & ~DT_SEND_FLAGS_W0) != DT_SEND_W0 ||
-        dt_ld32(raw + DT_OFF_AUX) != 0 || len == 0 ||
+        ofl_load_be32_word(raw + DT_OFF_AUX) != 0 || len == 0 ||
         dt->xfer_count == dt->mem.xfer_cap)
         return false;
     if (!OFL_FAST_PATH || base != m->base || len != m->len) {
@@ -20441,7 +20437,7 @@ static DT_HOT bool dt_send_fast(struct ofl_dt *dt, const struct dt_bounds *b,
     }
     /* The entry index: dt_conn_find took entry (uint32_t)id - 1. */
     x = dt_xfer_add(dt, c, (uint32_t)id - 1, base, len, (uint8_t)(w0 >> 16));
-    x->tag = dt_ld32(raw + DT_OFF_TAG);
+    x->tag = ofl_load_be32_word(raw + DT_OFF_TAG);
     x->t_listed = now;
     return true;
 }
@@ -20503,7 +20499,7 @@ static OFL_NOINLINE uint32_t dt_send_lane(struct ofl_dt *dt, uint8_t *raw,
         x->base = base;
         x->t_listed = now;
         x->len = len;
-        x->tag = dt_ld32(raw + DT_OFF_TAG);
+        x->tag = ofl_load_be32_word(raw + DT_OFF_TAG);
         x->conn = ci;
         x->seq = seq + k;
         x->flags = 0;
@@ -21171,8 +21167,8 @@ static OFL_NOINLINE uint32_t dt_input_run(struct ofl_dt *dt, uint8_t *stage,
         /* A send just listed (the memos hold) and the next is a send of
          * no flag for the same buffer: the lane lists the run of them. */
         if (m.c != NULL && c + 1 < n &&
-            dt_ld32(raw + OFL_DT_DESC_SIZE) == DT_SEND_W0 &&
-            dt_ld64(raw + OFL_DT_DESC_SIZE + DT_OFF_BASE) == m.base)
+            ofl_load_be32_word(raw + OFL_DT_DESC_SIZE) == DT_SEND_W0 &&
+            ofl_load_be64_word(raw + OFL_DT_DESC_SIZE + DT_OFF_BASE) == m.base)
             c += dt_send_lane(dt, raw + OFL_DT_DESC_SIZE, n - c - 1, now, &m);
 #endif
     }

@@ -1160,6 +1160,22 @@ static unsigned rcq_notifies(const struct qr_side *s, unsigned from)
     return k;
 }
 
+/* A 64-byte Send from side a (wr_id sid, flags) into a receive of side b
+ * posted first (wr_id rid, at dst), run to its end. */
+static void send_into_recv(struct qr_rig *r, uint64_t rid, uint8_t *dst,
+                           uint32_t ld, uint64_t sid, uint8_t *src,
+                           uint32_t ls, uint32_t flags)
+{
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+
+    CHECK_OK(qr_post_recv(&r->b, rid, dst, 64, ld));
+    qr_wr(&wr, OFL_QP_OP_SEND, sid, &sge, src, 64, ls);
+    wr.flags |= flags;
+    CHECK_OK(qr_post_send(&r->a, &wr));
+    qr_pump(r, 0);
+}
+
 /* A Send received whole (qp_rx_whole, the speed build's common receive)
  * completes as the general path does when its CQ is armed or full: an
  * armed CQ notifies once and disarms (ANY; SOLICITED only for a Send with
@@ -1168,8 +1184,6 @@ static void test_rx_send_whole_cq(void)
 {
     struct qr_rig *r = qr_new(NULL);
     struct ofl_cqe ring[2], out[4];
-    struct ofl_qp_wr wr;
-    struct ofl_qp_sge sge;
     uint8_t *src, *dst;
     uint32_t ls, ld, n, i;
     unsigned from;
@@ -1183,12 +1197,8 @@ static void test_rx_send_whole_cq(void)
     /* ANY: the first Send's CQE notifies, the second's not. */
     CHECK_OK(ofl_cq_arm(&r->b.rcq, OFL_CQ_ARM_ANY));
     from = r->b.sim.nevents;
-    for (i = 0; i < 2; i++) {
-        CHECK_OK(qr_post_recv(&r->b, 40 + i, dst + 64 * i, 64, ld));
-        qr_wr(&wr, OFL_QP_OP_SEND, 50 + i, &sge, src, 64, ls);
-        CHECK_OK(qr_post_send(&r->a, &wr));
-        qr_pump(r, 0);
-    }
+    for (i = 0; i < 2; i++)
+        send_into_recv(r, 40 + i, dst + 64 * i, ld, 50 + i, src, ls, 0);
     CHECK_EQ(rcq_notifies(&r->b, from), 1);
     CHECK_EQ(r->b.rcq.arm, OFL_CQ_ARM_NONE);
     CHECK_EQ(qr_poll(&r->b, false, out, 4), 2);
@@ -1200,17 +1210,10 @@ static void test_rx_send_whole_cq(void)
     /* SOLICITED: a plain Send does not notify, a Send with SE does. */
     CHECK_OK(ofl_cq_arm(&r->b.rcq, OFL_CQ_ARM_SOLICITED));
     from = r->b.sim.nevents;
-    CHECK_OK(qr_post_recv(&r->b, 42, dst, 64, ld));
-    qr_wr(&wr, OFL_QP_OP_SEND, 52, &sge, src, 64, ls);
-    CHECK_OK(qr_post_send(&r->a, &wr));
-    qr_pump(r, 0);
+    send_into_recv(r, 42, dst, ld, 52, src, ls, 0);
     CHECK_EQ(rcq_notifies(&r->b, from), 0);
     CHECK_EQ(r->b.rcq.arm, OFL_CQ_ARM_SOLICITED);
-    CHECK_OK(qr_post_recv(&r->b, 43, dst, 64, ld));
-    qr_wr(&wr, OFL_QP_OP_SEND, 53, &sge, src, 64, ls);
-    wr.flags |= OFL_QP_WR_SOLICITED;
-    CHECK_OK(qr_post_send(&r->a, &wr));
-    qr_pump(r, 0);
+    send_into_recv(r, 43, dst, ld, 53, src, ls, OFL_QP_WR_SOLICITED);
     CHECK_EQ(rcq_notifies(&r->b, from), 1);
     CHECK_EQ(r->b.rcq.arm, OFL_CQ_ARM_NONE);
     CHECK_EQ(qr_poll(&r->b, false, out, 4), 2);
@@ -1219,12 +1222,8 @@ static void test_rx_send_whole_cq(void)
     CHECK(!(r->b.qp.events & OFL_QP_EVT_CQ_OVERRUN));
     /* Full: a receive CQ of 2 for three Sends loses the third CQE. */
     CHECK_OK(ofl_cq_init(&r->b.rcq, ring, 2, &r->b.sim.port, 2));
-    for (i = 0; i < 3; i++) {
-        CHECK_OK(qr_post_recv(&r->b, 60 + i, dst + 64 * i, 64, ld));
-        qr_wr(&wr, OFL_QP_OP_SEND, 70 + i, &sge, src, 64, ls);
-        CHECK_OK(qr_post_send(&r->a, &wr));
-        qr_pump(r, 0);
-    }
+    for (i = 0; i < 3; i++)
+        send_into_recv(r, 60 + i, dst + 64 * i, ld, 70 + i, src, ls, 0);
     CHECK(r->b.qp.events & OFL_QP_EVT_CQ_OVERRUN);
     CHECK_EQ(r->b.rcq.overrun, 1);
     CHECK_OK(ofl_cq_poll(&r->b.rcq, out, 1, &n));

@@ -192,8 +192,8 @@ struct ofl_iw_qp {
     /* The last pull of the send ring stopped at a valid entry (the core
      * had no room, or refused it in this state, or one ring's worth was
      * taken): libsiw rings no doorbell for the entries behind it, so
-     * ofl_iw_qp_run_pull (after a receive, a doorbell or a kick, in RTS)
-     * takes them. Otherwise each new entry comes with a doorbell, and
+     * ofl_iw_qp_run_pull (after a receive, a doorbell or a kick, in RTS
+     * or ERROR: ERROR flushes them) takes them. Otherwise each new entry comes with a doorbell, and
      * run_pull leaves it to that (the other pulls, at a kick and on the
      * way to ERROR, take what they find). Under dev->lock. */
     bool usq_waits;
