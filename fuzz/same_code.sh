@@ -4,15 +4,19 @@
 # Whether the fuzzed machine code of offload.c is the same at REV as in
 # the work tree: builds offload.o from each (with the work tree's
 # offload.h, which must equal REV's) as make fuzz-campaign builds it
-# (AFL++ with ASan+UBSan, AFL++ CMPLOG, libFuzzer with ASan+UBSan; FC_FLAGS
-# of mk/embed.mk) and compares the disassembly of .text. Prints one line
-# per build and exits 1 when any differs. A campaign's rows name the blob
-# of offload.c they ran against; this says whether a later tree's fuzz
-# builds differ from it at all.
+# (AFL++ with ASan+UBSan, AFL++ CMPLOG, libFuzzer with ASan+UBSan) and
+# compares the disassembly of .text. Prints one line per build and exits
+# 1 when any differs. A campaign's rows name the blob of offload.c they
+# ran against; this says whether a later tree's fuzz builds differ from
+# it at all. The compilers and flags come from mk/embed.mk (FC_CC_AFL,
+# FC_CC_CMPLOG, FC_CC_LIBFUZZER), the ones the campaign's rules use.
 #
-# Usage: sh fuzz/same_code.sh REV
+# Usage: make fuzz-same-code REV=R
 set -u
-rev=${1:?usage: fuzz/same_code.sh REV}
+rev=${1:?usage: make fuzz-same-code REV=R}
+: "${FC_CC_AFL:?run through make fuzz-same-code}"
+: "${FC_CC_CMPLOG:?run through make fuzz-same-code}"
+: "${FC_CC_LIBFUZZER:?run through make fuzz-same-code}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ofl-same.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 git show "$rev:offload.h" | cmp -s - offload.h || {
@@ -22,20 +26,18 @@ git show "$rev:offload.h" | cmp -s - offload.h || {
 mkdir "$tmp/old" "$tmp/new"
 git show "$rev:offload.c" >"$tmp/old/offload.c" || exit 1
 cp offload.c "$tmp/new/offload.c"
-flags="-I$PWD -Ifuzz -std=c11 -O2 -g -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 rc=0
 for b in afl cmplog libfuzzer; do
+    case $b in
+    afl) cc=$FC_CC_AFL ;;
+    cmplog) cc=$FC_CC_CMPLOG ;;
+    libfuzzer) cc=$FC_CC_LIBFUZZER ;;
+    esac
     for v in old new; do
         o=$tmp/$v/$b.o
-        case $b in
-        afl) AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 \
-                 ${AFL_CC:-afl-clang-fast} $flags -c "$tmp/$v/offload.c" -o "$o" ;;
-        cmplog) AFL_LLVM_CMPLOG=1 AFL_QUIET=1 \
-                    ${AFL_CC:-afl-clang-fast} $flags -c "$tmp/$v/offload.c" -o "$o" ;;
-        libfuzzer) clang $flags -fsanitize=fuzzer \
-                       -fsanitize=address,undefined -fno-sanitize-recover=all \
-                       -c "$tmp/$v/offload.c" -o "$o" ;;
-        esac || { echo "same_code: $b build failed"; exit 1; }
+        # shellcheck disable=SC2086 # a command and its flags
+        $cc -I"$PWD" -c "$tmp/$v/offload.c" -o "$o" ||
+            { echo "same_code: $b build failed"; exit 1; }
         objdump -d --no-show-raw-insn -j .text "$o" | sed 1,3d >"$o.dis"
     done
     if cmp -s "$tmp/old/$b.o.dis" "$tmp/new/$b.o.dis"; then

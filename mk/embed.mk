@@ -9,8 +9,8 @@
 # offload.c and the OFL_ENABLE_* macros of offload.h.
 
 .PHONY: test-cortexm size-cortexm test-configs test-be test-arm64 test-kmod \
-        test-kmod-boot analyze coverage fuzz-campaign fuzz-merge readme-figures \
-        check-readme-figures
+        test-kmod-boot analyze coverage fuzz-campaign fuzz-merge fuzz-same-code \
+        readme-figures check-readme-figures
 
 ## test-cortexm      the test suite on a Cortex-M4 (QEMU mps2-an386, semihosting)
 ## size-cortexm      code size of offload.o at -Os per section
@@ -23,6 +23,7 @@
 ## coverage          line and branch coverage of offload.c per section (deterministic suites)
 ## fuzz-campaign     HOURS=N: AFL++ and libFuzzer, N hours each per harness
 ## fuzz-merge        the last campaign's finds into fuzz/<name>/corpus (FC_BUILD=its build dir)
+## fuzz-same-code    REV=R: whether offload.c's fuzz builds compile to the same .text at R
 ## readme-figures    rewrites README.md's measured figures (sizes, frames, coverage, instruction counts)
 ## check-readme-figures  fails when README.md's figures differ from what the tree measures
 
@@ -355,19 +356,27 @@ FC_BUILD := build/fuzz-campaign
 FC_DEPS   = fuzz/driver.c $(wildcard fuzz/*.h) $(PORT_SRCS) $(PORT_HDRS) offload.c offload.h
 FC_FLAGS := $(HOST_CPPFLAGS) -Ifuzz -std=c11 -O2 -g -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 FC_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+# The three builds' compilers and flags, here once: the rules below and
+# make fuzz-same-code use them.
+FC_CC_AFL       = env AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 $(AFL_CC) $(FC_FLAGS)
+FC_CC_CMPLOG    = env AFL_LLVM_CMPLOG=1 AFL_QUIET=1 $(AFL_CC) $(FC_FLAGS)
+FC_CC_LIBFUZZER = clang $(FC_FLAGS) -fsanitize=fuzzer $(FC_SAN)
 
 $(FC_BUILD)/%.afl: fuzz/%/fuzz_$$*.c $(FC_DEPS)
 	@mkdir -p $(FC_BUILD)
-	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 $(AFL_CC) $(FC_FLAGS) \
-	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
+	$(FC_CC_AFL) fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
 $(FC_BUILD)/%.cmplog: fuzz/%/fuzz_$$*.c $(FC_DEPS)
 	@mkdir -p $(FC_BUILD)
-	AFL_LLVM_CMPLOG=1 AFL_QUIET=1 $(AFL_CC) $(FC_FLAGS) \
-	    fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
+	$(FC_CC_CMPLOG) fuzz/driver.c $< ports/sim/ofl_sim.c offload.c -o $@
 $(FC_BUILD)/%.libfuzzer: fuzz/%/fuzz_$$*.c $(FC_DEPS)
 	@mkdir -p $(FC_BUILD)
-	clang $(FC_FLAGS) -fsanitize=fuzzer $(FC_SAN) \
-	    $< ports/sim/ofl_sim.c offload.c -o $@
+	$(FC_CC_LIBFUZZER) $< ports/sim/ofl_sim.c offload.c -o $@
+
+# make fuzz-same-code REV=R: whether offload.c's three fuzz builds compile
+# to the same .text at R as in the work tree (fuzz/same_code.sh).
+fuzz-same-code:
+	@FC_CC_AFL='$(FC_CC_AFL)' FC_CC_CMPLOG='$(FC_CC_CMPLOG)' \
+	    FC_CC_LIBFUZZER='$(FC_CC_LIBFUZZER)' sh fuzz/same_code.sh $(REV)
 
 FC_BINS := $(foreach f,$(FUZZERS),$(FC_BUILD)/$(f).afl $(FC_BUILD)/$(f).cmplog $(FC_BUILD)/$(f).libfuzzer)
 fuzz-campaign: $(FC_BINS)
