@@ -242,13 +242,15 @@ bench: $(BUILD)/bench
 # the dt exchange (issue 6), issue 30's per-message bars (count_qp.sh: the
 # library's share, how it is counted in its header). A missed issue-30
 # target fails only with OFL_COUNT_GATE=1 or when the figure is in
-# count_lib.sh's COUNT_GATED (empty today); a failure to count always fails.
+# count_lib.sh's COUNT_GATED (the targets met, some for one compiler
+# only: NAME@CC); a failure to count always fails.
 # The output is also README.md's figures for this compiler
 # (build/figures/counts-<cc>.txt, written when it passes; the count block
 # from build/callgrind-<cc>/count-figures.txt).
 bench-count:
 	+@mkdir -p build/figures build/callgrind-$(CCNAME); rc=0; \
 	 rm -f build/callgrind-$(CCNAME)/count-figures.txt; \
+	 export OFL_COUNT_CC=$(CCNAME); \
 	 { sh tests/bench/count_ap_hit.sh build/callgrind-$(CCNAME) && \
 	   sh tests/bench/count_dt.sh build/callgrind-$(CCNAME) && \
 	   sh tests/bench/count_qp.sh build/callgrind-$(CCNAME); } \

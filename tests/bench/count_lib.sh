@@ -26,6 +26,7 @@
 #                       $build/count-figures.txt (count_table.sh makes the
 #                       README's table of it); a miss fails the script
 #                       (fail += 1) only when the figure is gated, below
+#                       (for every compiler, or for OFL_COUNT_CC's)
 #
 # The gate. Issue 30's targets are instruction counts, which do not move
 # with load, so they can fail CI. A miss of a target not yet met is
@@ -38,7 +39,15 @@
 # 231.7): a change that costs the dt exchange 2 instructions fails CI.
 # write4k_payload_passes_per_side was met on 2026-11-30 (the fused copy +
 # CRC hooks: one pass per side).
-COUNT_GATED="cm4_offload_o_bytes_added dt_exchange_vs_floor write4k_payload_passes_per_side"
+#
+# NAME@CC gates a figure for one compiler only (CC as make bench-count
+# names it: the Makefile passes OFL_COUNT_CC=$(CCNAME)), for a target met
+# with that compiler and not yet with the other, so that what is met
+# stays met. send64_library has been met with gcc since 2026-12-02 (796
+# instructions against 800: a change that costs gcc's Send 5 fails CI);
+# clang's is 825. Issue 30 asks for every target with both compilers:
+# such an entry becomes the plain NAME when the other meets it too.
+COUNT_GATED="cm4_offload_o_bytes_added dt_exchange_vs_floor write4k_payload_passes_per_side send64_library@gcc"
 
 count_setup() {
     if ! command -v valgrind >/dev/null 2>&1; then
@@ -92,7 +101,7 @@ count_figure() {
     [ "${OFL_COUNT_GATE:-0}" = 1 ] && gated=" $1 "
     if [ "$st" = miss ]; then
         case "$gated" in
-        *" $1 "*)
+        *" $1 "* | *" $1@${OFL_COUNT_CC:-} "*)
             echo "FAIL $1: target $4 $5 missed, and the figure is gated"
             fail=$((fail + 1)) ;;
         esac

@@ -80,8 +80,8 @@
 # count_dt.sh prints dt_exchange_vs_floor the same way.
 #
 # The gate (count_lib.sh): a miss is information, the script exits 0,
-# unless OFL_COUNT_GATE=1 or the figure is named in COUNT_GATED (empty
-# today: every target is missed). A failure to count always fails.
+# unless OFL_COUNT_GATE=1 or the figure is named in COUNT_GATED (the
+# targets met: see there). A failure to count always fails.
 #
 # Usage: count_qp.sh [BUILD_DIR]   (run by make bench-count [CC=...])
 # Built without AVX-512 (-march=x86-64-v2 on x86-64), which valgrind cannot
