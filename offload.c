@@ -3857,14 +3857,26 @@ tpt_last_flags(const struct ofl_tpt *tpt, uint32_t stag,
     return OFL_OK;
 }
 
+/* ofl_tpt_note_use(tpt, stag, true) when e, stag's entry, is a Valid
+ * one-shot entry with stag's key: the one use of the Last segment that
+ * changes anything (tpt_note_last_use's and tpt_note_checked_last_use's
+ * one test). */
+static OFL_ALWAYS_INLINE void
+tpt_note_last_use_of(struct ofl_tpt *tpt, const struct ofl_tpt_entry *e,
+                     uint32_t stag)
+{
+    if (e->state == OFL_TPT_VALID && e->key == ofl_stag_key(stag) &&
+        (e->flags & OFL_TPT_F_ONE_SHOT))
+        (void)ofl_tpt_note_use(tpt, stag, true);
+}
+
 static OFL_ALWAYS_INLINE void tpt_note_last_use(struct ofl_tpt *tpt,
                                                 uint32_t stag)
 {
     const struct ofl_tpt_entry *e = tpt_slot(tpt, stag);
 
-    if (e != NULL && e->state == OFL_TPT_VALID &&
-        e->key == ofl_stag_key(stag) && (e->flags & OFL_TPT_F_ONE_SHOT))
-        (void)ofl_tpt_note_use(tpt, stag, true);
+    if (e != NULL)
+        tpt_note_last_use_of(tpt, e, stag);
 }
 
 /*
@@ -3886,11 +3898,7 @@ static OFL_ALWAYS_INLINE uint8_t tpt_checked_flags(const struct ofl_tpt *tpt,
 static OFL_ALWAYS_INLINE void tpt_note_checked_last_use(struct ofl_tpt *tpt,
                                                         uint32_t stag)
 {
-    const struct ofl_tpt_entry *e = &tpt->entry[ofl_stag_index(stag)];
-
-    if (e->state == OFL_TPT_VALID && e->key == ofl_stag_key(stag) &&
-        (e->flags & OFL_TPT_F_ONE_SHOT))
-        (void)ofl_tpt_note_use(tpt, stag, true);
+    tpt_note_last_use_of(tpt, &tpt->entry[ofl_stag_index(stag)], stag);
 }
 #endif
 
