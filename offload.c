@@ -1626,6 +1626,19 @@ static const struct ofl_port *port_crc_port(const struct ofl_port *port)
     return OFL_PORT_HAS(port, crc32c) ? port : NULL;
 }
 
+/* The CRC register over n bytes, n not 0, through cp, port_crc_port's
+ * answer: for the fast paths' FPDUs, whose bytes before the CRC are never
+ * none (the MPA header), without port_crc_call's test of n (issue 30: 1
+ * instruction a received FPDU with clang). */
+static OFL_HOT_INLINE uint32_t port_crc_call_some(const struct ofl_port *cp,
+                                                  uint32_t state,
+                                                  const void *p, size_t n)
+{
+    if (cp != NULL)
+        return cp->crc32c(cp->ctx, state, p, n);
+    return ofl_crc32c_update(state, p, n);
+}
+
 /* The CRC register over n bytes through cp, port_crc_port's answer. */
 static OFL_HOT_INLINE uint32_t port_crc_call(const struct ofl_port *cp,
                                              uint32_t state, const void *p,
@@ -1633,9 +1646,7 @@ static OFL_HOT_INLINE uint32_t port_crc_call(const struct ofl_port *cp,
 {
     if (n == 0)
         return state;
-    if (cp != NULL)
-        return cp->crc32c(cp->ctx, state, p, n);
-    return ofl_crc32c_update(state, p, n);
+    return port_crc_call_some(cp, state, p, n);
 }
 
 uint32_t ofl_port_crc32c(const struct ofl_port *port, uint32_t state,
@@ -7170,15 +7181,52 @@ static OFL_HOT_INLINE void qp_publish(struct ofl_qp *qp,
 }
 
 #if OFL_FAST_PATH && defined(__OPTIMIZE__)
+/* qp_publish out of line and its answer OFL_OK, for ofl_qp_post_recv's
+ * general path and the common posts on a port with a barrier: the common
+ * post's checks and stores then need no saved registers, nor the error
+ * codes set ahead of their tests for a shared return (issue 30, with
+ * qp_publish_common: 67 -> 56 instructions a receive post with gcc;
+ * clang 64, the same: it saves its registers on entry). */
+static OFL_NOINLINE enum ofl_err qp_publish_call(struct ofl_qp *qp,
+                                                 struct ofl_qp_wq *wq)
+{
+    qp_publish(qp, wq);
+    return OFL_OK;
+}
+
+/* qp_publish for the common posts (qp_post_send_common, qp_post_recv_one)
+ * with pi the producer index as they read it before the WQE's stores
+ * (which could alias it): a port with a barrier through qp_publish_call;
+ * else the index, and the doorbell the one call, after every check. */
+static OFL_ALWAYS_INLINE enum ofl_err
+qp_publish_common(struct ofl_qp *qp, struct ofl_qp_wq *wq, uint32_t pi)
+{
+    if (qp->hooks & PORT_HOOK_BARRIER)
+        return qp_publish_call(qp, wq);
+    wq->pi = ++pi;
+    if (!wq->host)
+        wq->db_pi = pi;
+    HOOK_DOORBELL(qp->hooks, qp->attr.port, wq->db, pi);
+    return OFL_OK;
+}
+
+static OFL_NOINLINE enum ofl_err
+qp_post_send_general(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
+                     uint32_t *out);
+
 /*
  * ofl_qp_post_send for the common WQE (issue 30): a Send, Send with
  * Invalidate or RDMA Write of at most one data segment on an iWARP QP
  * (the caller saw the opcode, the service and num_sge <= 1, with its
- * data segment when it has one). The general path's checks for it, in its
- * order (qp_op_check's fast branch, the 2^31 total; qp_op_rules and the
- * datagram rules have none for it), and its stores, without the loops and
- * the opcode switch. tests/check_fastpath.sh holds it to the general
- * path's answers.
+ * data segment when it has one). The general path's checks for it
+ * (qp_op_check's fast branch, the 2^31 total; qp_op_rules and the
+ * datagram rules have none for it) in one conjunction, and its stores,
+ * without the loops and the opcode switch. A work request that fails any
+ * goes to the general path, which names the error in its order (changing
+ * nothing first, as here): one answer here, OFL_OK, so that no error code
+ * is kept across the doorbell's call for a shared return (issue 30: 7
+ * instructions a post with clang). tests/check_fastpath.sh holds it to
+ * the general path's answers.
  */
 static OFL_ALWAYS_INLINE enum ofl_err
 qp_post_send_common(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
@@ -7187,25 +7235,16 @@ qp_post_send_common(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     struct ofl_qp_wq *sq = &qp->sq;
     const uint32_t num = wr->num_sge, flags = wr->flags;
     const struct ofl_qp_sge *sge = wr->sge;
-    uint32_t len = 0;
+    const uint32_t len = num != 0 ? sge[0].len : 0, pi = sq->pi;
     uint8_t *w;
 
-    if (!qp_state_in(qp, QP_POST_SEND_OK))
-        return OFL_E_QP_STATE;
-    if ((flags & ~(uint32_t)QP_WR_FLAGS) != 0)
-        return OFL_E_QP_WR;
-    if (num > sq->max_sge)
-        return OFL_E_QP_SGE;
-    if (num != 0) {
-        len = sge[0].len;
-        if (len >= QP_MSG_MAX)
-            return OFL_E_QP_WR;
-    }
-    if (sq->pi - sq->cc >= sq->depth)
-        return OFL_E_QP_SQ_FULL;
+    if (!qp_state_in(qp, QP_POST_SEND_OK) ||
+        (flags & ~(uint32_t)QP_WR_FLAGS) != 0 || num > sq->max_sge ||
+        len >= QP_MSG_MAX || pi - sq->cc >= sq->depth)
+        return qp_post_send_general(qp, wr, out);
     if (out != NULL)
-        *out = sq->pi;
-    w = sq->ring + (sq->pi & (sq->depth - 1u)) * sq->stride;
+        *out = pi;
+    w = sq->ring + (pi & (sq->depth - 1u)) * sq->stride;
     /* the flags, the count and the segment's address read once, above:
      * after the WQE's first store (bytes that may alias anything) they
      * would be read again (issue 30: 3 instructions a post with gcc, 2
@@ -7220,8 +7259,7 @@ qp_post_send_common(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
 
         qp_sge_put(w + OFL_QP_SQ_HDR, addr, len, stag);
     }
-    qp_publish(qp, sq);
-    return OFL_OK;
+    return qp_publish_common(qp, sq, pi);
 }
 #endif
 
@@ -7287,32 +7325,45 @@ qp_post_send_general(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
     return OFL_OK;
 }
 
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+/* ofl_qp_post_send for a work request the common path does not take:
+ * its argument checks, then the general path. */
+static OFL_NOINLINE enum ofl_err qp_post_send_other(struct ofl_qp *qp,
+                                                    const struct ofl_qp_wr *wr,
+                                                    uint32_t *out)
+{
+    if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
+        return OFL_E_ARG;
+    return qp_post_send_general(qp, wr, out);
+}
+
+/* The argument checks and the common path's choice in one test (an
+ * argument refused is not the common case): every answer but the common
+ * path's OFL_OK then comes from a tail call, so that no error code is
+ * kept across the doorbell's call for a shared return (issue 30: clang
+ * saved registers for it). */
+enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
+                              uint32_t *out)
+{
+    if (qp != NULL && wr != NULL && wr->num_sge <= 1 &&
+        (wr->sge != NULL || wr->num_sge == 0) &&
+        qp->attr.service == OFL_QP_SVC_IWARP &&
+        (wr->opcode == OFL_QP_OP_SEND || wr->opcode == OFL_QP_OP_SEND_INV ||
+         wr->opcode == OFL_QP_OP_WRITE))
+        return qp_post_send_common(qp, wr, out);
+    return qp_post_send_other(qp, wr, out);
+}
+#else
 enum ofl_err ofl_qp_post_send(struct ofl_qp *qp, const struct ofl_qp_wr *wr,
                               uint32_t *out)
 {
     if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
         return OFL_E_ARG;
-#if OFL_FAST_PATH && defined(__OPTIMIZE__)
-    if (wr->num_sge <= 1 && qp->attr.service == OFL_QP_SVC_IWARP &&
-        (wr->opcode == OFL_QP_OP_SEND || wr->opcode == OFL_QP_OP_SEND_INV ||
-         wr->opcode == OFL_QP_OP_WRITE))
-        return qp_post_send_common(qp, wr, out);
-#endif
     return qp_post_send_general(qp, wr, out);
 }
+#endif
 
 #if OFL_FAST_PATH && defined(__OPTIMIZE__)
-/* ofl_qp_post_recv's qp_publish, out of line and its answer OFL_OK, for
- * the general path and a port with a barrier: the common post's checks
- * and stores then need no saved registers, nor the error codes set ahead
- * of their tests for a shared return (issue 30, with qp_post_recv_one's
- * own publication: 67 -> 56 instructions a post with gcc; clang 64, the
- * same: it saves its registers on entry). */
-static OFL_NOINLINE enum ofl_err qp_rq_publish(struct ofl_qp *qp)
-{
-    qp_publish(qp, &qp->rq);
-    return OFL_OK;
-}
 
 /*
  * ofl_qp_post_recv for the common receive (issue 30): one data segment.
@@ -7323,54 +7374,43 @@ static OFL_NOINLINE enum ofl_err qp_rq_publish(struct ofl_qp *qp)
  * 64 with clang). tests/check_fastpath.sh holds it to the general path's
  * answers.
  */
+static OFL_NOINLINE enum ofl_err
+qp_post_recv_general(struct ofl_qp *qp, const struct ofl_qp_recv_wr *wr);
+
 static OFL_ALWAYS_INLINE enum ofl_err
 qp_post_recv_one(struct ofl_qp *qp, const struct ofl_qp_recv_wr *wr)
 {
     struct ofl_qp_wq *rq = &qp->rq;
     const uint64_t wr_id = wr->wr_id, addr = wr->sge[0].addr;
     const uint32_t len = wr->sge[0].len, stag = wr->sge[0].stag;
-    uint32_t pi;
+    const uint32_t pi = rq->pi;
     uint8_t *w;
 
-    if (!qp_state_in(qp, QP_POST_RECV_OK))
-        return OFL_E_QP_STATE;
-    if (rq->max_sge < 1)
-        return OFL_E_QP_SGE;
-    if (len >= QP_MSG_MAX)
-        return OFL_E_QP_WR;
-    pi = rq->pi;
-    if (pi - rq->cc >= rq->depth)
-        return OFL_E_QP_RQ_FULL;
+    if (!qp_state_in(qp, QP_POST_RECV_OK) || rq->max_sge < 1 ||
+        len >= QP_MSG_MAX || pi - rq->cc >= rq->depth)
+        return qp_post_recv_general(qp, wr);
     w = rq->ring + (pi & (rq->depth - 1u)) * rq->stride;
     ofl_store_le64(w + QPR_WRID, wr_id);
     ofl_store_le64(w + QPR_NSGE, 1);
     qp_sge_put(w + OFL_QP_RQ_HDR, addr, len, stag);
-    if (qp->hooks & PORT_HOOK_BARRIER)
-        return qp_rq_publish(qp);
-    /* qp_publish without the barrier (the port has none), the producer
-     * index as read above (the WQE's byte stores could alias it): the
-     * doorbell the one call, after every check. */
-    rq->pi = ++pi;
-    if (!rq->host)
-        rq->db_pi = pi;
-    HOOK_DOORBELL(qp->hooks, qp->attr.port, rq->db, pi);
-    return OFL_OK;
+    return qp_publish_common(qp, rq, pi);
 }
 #endif
 
-enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
-                              const struct ofl_qp_recv_wr *wr)
+/* ofl_qp_post_recv past its argument checks: the general path. Its own
+ * function in a speed build, which the common receive (qp_post_recv_one)
+ * calls for any work request it refuses: the error named in its order. */
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+static OFL_NOINLINE enum ofl_err
+#else
+static OFL_ALWAYS_INLINE enum ofl_err
+#endif
+qp_post_recv_general(struct ofl_qp *qp, const struct ofl_qp_recv_wr *wr)
 {
     uint8_t *w;
     uint64_t sum = 0;
     uint32_t i;
 
-    if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
-        return OFL_E_ARG;
-#if OFL_FAST_PATH && defined(__OPTIMIZE__)
-    if (wr->num_sge == 1)
-        return qp_post_recv_one(qp, wr);
-#endif
     if (!qp_state_in(qp, QP_POST_RECV_OK))
         return OFL_E_QP_STATE;
     if (wr->num_sge > qp->rq.max_sge)
@@ -7390,12 +7430,42 @@ enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
     ofl_store_le64(w + QPR_NSGE, (uint8_t)wr->num_sge);
     qp_put_sges(w + OFL_QP_RQ_HDR, wr->sge, wr->num_sge);
 #if OFL_FAST_PATH && defined(__OPTIMIZE__)
-    return qp_rq_publish(qp); /* no call inlined here: qp_rq_publish */
+    return qp_publish_call(qp, &qp->rq); /* no call inlined here */
 #else
     qp_publish(qp, &qp->rq);
     return OFL_OK;
 #endif
 }
+
+#if OFL_FAST_PATH && defined(__OPTIMIZE__)
+/* ofl_qp_post_recv for a work request qp_post_recv_one does not take: its
+ * argument checks, then the general path. */
+static OFL_NOINLINE enum ofl_err
+qp_post_recv_other(struct ofl_qp *qp, const struct ofl_qp_recv_wr *wr)
+{
+    if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
+        return OFL_E_ARG;
+    return qp_post_recv_general(qp, wr);
+}
+
+/* As ofl_qp_post_send: the argument checks and the common path's choice
+ * in one test, every other answer from a tail call. */
+enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
+                              const struct ofl_qp_recv_wr *wr)
+{
+    if (qp != NULL && wr != NULL && wr->sge != NULL && wr->num_sge == 1)
+        return qp_post_recv_one(qp, wr);
+    return qp_post_recv_other(qp, wr);
+}
+#else
+enum ofl_err ofl_qp_post_recv(struct ofl_qp *qp,
+                              const struct ofl_qp_recv_wr *wr)
+{
+    if (qp == NULL || wr == NULL || (wr->sge == NULL && wr->num_sge != 0))
+        return OFL_E_ARG;
+    return qp_post_recv_general(qp, wr);
+}
+#endif
 
 enum ofl_err ofl_qp_doorbell(struct ofl_qp *qp, enum ofl_qp_ring ring,
                              uint32_t value)
@@ -8132,8 +8202,9 @@ static OFL_ALWAYS_INLINE bool qp_one_page(const uint64_t *att, uint32_t shift,
  * round the general path runs for it (tpt_translate_local_checked when
  * QP_DMA_CHECKED, else ofl_tpt_check_translate_local's fast conjunction of
  * FIG. 15 a-g; then tpt_translate_direct's one-page case and qp_dma_pieces
- * with one piece) done in place, with the same stores to qp->piece and the
- * same port call. Anything else, every refusal included, goes the general
+ * with one piece) done in place, with the same port call; qp->piece, the
+ * general path's scratch for the translation, is not written (nothing
+ * reads it after the call that fills it). Anything else, every refusal included, goes the general
  * way, which decides it from the start. Without OFL_FAST_PATH (a size
  * build) the general path is qp_dma_sge itself; tests/check_fastpath.sh
  * holds the two builds to the same results.
@@ -8166,8 +8237,6 @@ static OFL_HOT_INLINE enum ofl_err qp_dma_sge(struct ofl_qp *qp, uint32_t stag,
         if (e->att_kind == OFL_TPT_ATT_DIRECT &&
             qp_one_page(tpt->att + e->att_base, e->page_shift, off + e->fpo,
                         n, &pa)) {
-            qp->piece[0].pa = pa;
-            qp->piece[0].len = n;
             return (how & QP_DMA_WRITE)
                        ? qp_port_write(qp, pa, buf, n, how | QP_DMA_PAGE)
                        : qp_port_read(qp, pa, buf, n, how | QP_DMA_PAGE);
@@ -9824,7 +9893,10 @@ static OFL_ALWAYS_INLINE void qp_sq_whole_hdr_next(uint8_t *h,
 }
 
 /* The WQE w of qp_sq_whole went whole (total bytes): retired, or tracked
- * as done, the SQ past it, a Send's MSN moved on.
+ * as done, the SQ past it, a Send's MSN moved on. (qp->cur.idx, which
+ * the general path's fetch would set to the WQE's index, is read only
+ * while a WQE is current, and qp_sq_fetch sets it for the next: not
+ * written, issue 30.)
  *
  * Retired at once when it is the SQ's oldest (every WQE before it
  * retired) and its send CQ has room and is not armed: what
@@ -9885,7 +9957,6 @@ static OFL_HOT_INLINE void qp_sq_whole_done(struct ofl_qp *qp,
         t->status = OFL_WC_SUCCESS;
         t->state = QP_TRACK_DONE;
     }
-    qp->cur.idx = sq->ci;
     sq->ci++;
     if (w[QPW_OPCODE] != OFL_QP_OP_WRITE)
         qp->msn_tx[OFL_DDP_QN_SEND]++;
@@ -9958,8 +10029,10 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole(struct ofl_qp *qp,
     } else {
         err = OFL_OK; /* no byte: no key is checked (a zero-length SGE) */
     }
+    /* tx_buf read again, not held across the DMA's call (issue 30: a
+     * register fewer there, 1 instruction a message with clang) */
     if (err == OFL_OK)
-        err = qp_sq_whole_send(qp, b, hl + total, 0u);
+        err = qp_sq_whole_send(qp, qp->tx_buf, hl + total, 0u);
     if (err != OFL_OK) {
         return qp_sq_whole_refused_one(qp, w, err);
     }
@@ -10116,7 +10189,7 @@ static OFL_NOINLINE enum ofl_err qp_sq_whole_multi(struct ofl_qp *qp,
  * every WQE passes, keeps its registers for the general path (the test
  * inlined there cost the general path's Writes more than the call). */
 static OFL_ALWAYS_INLINE enum ofl_err
-qp_sq_try_whole_hot(struct ofl_qp *qp, uint32_t *more, bool *one)
+qp_sq_try_whole_hot(struct ofl_qp *qp, uint32_t *more)
 {
     const struct ofl_qp_wq *sq = &qp->sq;
     const uint8_t *w = sq->ring + (sq->ci & (sq->depth - 1u)) * sq->stride;
@@ -10124,13 +10197,10 @@ qp_sq_try_whole_hot(struct ofl_qp *qp, uint32_t *more, bool *one)
     uint32_t left;
     enum ofl_err err;
 
-    *one = false;
     if (hl == 0)
         return QP_WHOLE_DECLINED;
-    if (total <= (uint32_t)qp->tx.mulpdu - hl) {
-        *one = true;
+    if (total <= (uint32_t)qp->tx.mulpdu - hl)
         return qp_sq_whole(qp, w, hl, total);
-    }
     /* *more through a copy: the caller's count stays in a register on
      * the one-FPDU way (issue 30: gcc stored it ahead of every call) */
     left = *more;
@@ -10146,9 +10216,7 @@ qp_sq_try_whole_hot(struct ofl_qp *qp, uint32_t *more, bool *one)
 static OFL_NOINLINE enum ofl_err qp_sq_try_whole(struct ofl_qp *qp,
                                                 uint32_t *more)
 {
-    bool one;
-
-    return qp_sq_try_whole_hot(qp, more, &one);
+    return qp_sq_try_whole_hot(qp, more);
 }
 #endif
 
@@ -10569,6 +10637,21 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_process_whole_end(struct ofl_qp *qp,
     return err;
 }
 
+/* qp_process_whole_end after a WQE taken whole that answered OFL_OK, on
+ * a QP that was in RTS with no page fault recorded (qp_process_whole_ok):
+ * the whole path takes the QP to no state but SQE and ERROR (a refused
+ * gather fails the WQE, qp_sq_fail) and records a fault only with an
+ * error answer (qp_segment_failed), so of qp_process_whole_end's tests
+ * only ERROR's and the completions' remain: SQD and CLOSING come only
+ * from the verbs and the LLP, which the port's hooks do not call
+ * (issue 30: 5 instructions a message with clang, 3 with gcc). */
+static OFL_ALWAYS_INLINE enum ofl_err qp_process_whole_sent(struct ofl_qp *qp)
+{
+    if (qp->state != OFL_QP_ERROR && qp->sq.cc != qp->sq.ci)
+        qp_sq_complete(qp);
+    return OFL_OK;
+}
+
 /* qp_process_whole's first step for a WQE the whole path declined: the
  * general start (qp_sq_start, as qp_sq_step goes on), then as the loop. */
 static OFL_NOINLINE enum ofl_err qp_process_start(struct ofl_qp *qp,
@@ -10589,7 +10672,6 @@ static OFL_NOINLINE enum ofl_err qp_process_whole(struct ofl_qp *qp,
 {
     uint32_t left = budget - 1u;
     enum ofl_err err = OFL_OK;
-    bool one;
     const uint32_t ci = qp->sq.ci;
     /* qp_sq_drained's test and qp_sq_step's flush test are the same
      * comparison (flush_to is ci after the first unless ci is behind it):
@@ -10601,10 +10683,10 @@ static OFL_NOINLINE enum ofl_err qp_process_whole(struct ofl_qp *qp,
     if (ci != qp->sq.db_pi) {
         if (qp->sq.flush_all || flushing)
             return qp_process_loop(qp, now, budget);
-        err = qp_sq_try_whole_hot(qp, &left, &one);
+        err = qp_sq_try_whole_hot(qp, &left);
         if (err == QP_WHOLE_DECLINED)
             return qp_process_start(qp, now, left);
-        if (err == OFL_OK && (one || !qp->cur.active)) {
+        if (err == OFL_OK && !qp->cur.active) {
             /* The WQE taken whole and done (one FPDU, or all of a
              * multi-FPDU message: one that qp_sq_whole_multi hands to
              * the general path is current): of what qp_process_stop
@@ -10614,7 +10696,7 @@ static OFL_NOINLINE enum ofl_err qp_process_whole(struct ofl_qp *qp,
              * own tests). Its answer from what is left (issue 30: 8
              * instructions a message). */
             if (left != 0 && qp_sq_drained(qp))
-                return qp_process_whole_end(qp, err);
+                return qp_process_whole_sent(qp);
             return qp_process_loop(qp, now, left);
         }
         /* (its progress, qp_sq_step's, matters only with OFL_OK, where it
@@ -11637,7 +11719,10 @@ static OFL_ALWAYS_INLINE void qp_rx_whole_pass(struct ofl_qp *qp,
 }
 
 /* qp_rx_whole_take's end, the n bytes of the Send u placed into the
- * receive wr_id (in qp->rcur, not active): the MSN, the completion
+ * receive wr_id (in qp->rcur, not active; its got, which the general
+ * path's placement leaves at n, is read only while a receive is active,
+ * and qp_rq_fetch sets it for the next: not written, issue 30): the MSN,
+ * the completion
  * (SOLICITED for a Send with SE: its opcode read again here, so that no
  * register holds it over the checks and the DMA, and of the two opcodes
  * qp_rx_whole_ok passes only Send with SE has the flag's bit; issue 30:
@@ -11650,14 +11735,14 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_whole_done(struct ofl_qp *qp,
                                                        const uint8_t *u,
                                                        uint32_t n)
 {
+    /* the CQ read once: after the CQE's byte stores it would be read
+     * again (issue 30: 1 instruction a Send with clang) */
+    struct ofl_cq *const cq = qp->attr.recv_cq;
     struct ofl_cqe *e;
 
-    qp->rcur.got = n;
     qp->msn_rx[OFL_DDP_QN_SEND]++;
     e = qp_rq_complete(qp, wr_id, OFL_QP_OP_RECV, OFL_WC_SUCCESS);
     if (e != NULL) {
-        struct ofl_cq *cq;
-
         e->byte_len = n;
         e->flags = u[1] & OFL_CQE_SOLICITED; /* stag: qp_cqe's 0 */
         /* qp_cqe_commit_hot with the arm tested first, as
@@ -11665,7 +11750,6 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_whole_done(struct ofl_qp *qp,
          * publishes, an armed one goes to qp_cqe_commit (clang tested
          * the arm in 4 instructions, as a switch; issue 30: 5
          * instructions a Send with clang, 1 with gcc). */
-        cq = qp->attr.recv_cq;
         if (cq->arm == OFL_CQ_ARM_NONE) {
             HOOK_BARRIER(cq->hooks, cq->port, OFL_BARRIER_RELEASE);
             cq->pi++;
@@ -11835,8 +11919,8 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_send_fpdu(struct ofl_qp *qp,
     wire = mpa_content_len(ulpdu);
     if (wire > len ||
         (qp->rx.crc &&
-         !mpa_crc_ok(port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
-                                   wire - OFL_MPA_CRC_LEN),
+         !mpa_crc_ok(port_crc_call_some(qp->rx.port, OFL_CRC32C_INIT, p,
+                                        wire - OFL_MPA_CRC_LEN),
                      p + wire - OFL_MPA_CRC_LEN)))
         return QP_WHOLE_DECLINED;
     err = qp_rx_whole_take(qp, u, ulpdu - OFL_DDP_UNTAGGED_HDR_LEN, wire,
@@ -12106,8 +12190,8 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
     if (wire > len)
         return QP_WHOLE_DECLINED;
     if (qp->rx.crc &&
-        !mpa_crc_ok(port_crc_call(qp->rx.port, OFL_CRC32C_INIT, p,
-                                  wire - OFL_MPA_CRC_LEN),
+        !mpa_crc_ok(port_crc_call_some(qp->rx.port, OFL_CRC32C_INIT, p,
+                                       wire - OFL_MPA_CRC_LEN),
                     p + wire - OFL_MPA_CRC_LEN))
         return QP_WHOLE_DECLINED;
     /* The header's fields and the TPT read after the CRC's call, not held
@@ -12562,24 +12646,48 @@ qp_input_rest(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
     return qp_rx_stream(qp, p, len);
 }
 
-enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
+/* ofl_qp_input's checks of its arguments and of the QP's state, then
+ * qp_input_rest: out of line in a speed build, for every segment that
+ * ofl_qp_input's test does not take to a whole-FPDU receive (so that it
+ * sets no error code ahead of its tests for a shared return: issue 30,
+ * 2 instructions a segment with clang). */
+#if OFL_FAST_PATH
+static OFL_NOINLINE enum ofl_err
+#else
+static OFL_ALWAYS_INLINE enum ofl_err
+#endif
+qp_input_checked(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
 {
     if (qp == NULL || seg == NULL || (seg->data == NULL && seg->len != 0))
         return OFL_E_ARG;
     if (!qp_state_in(qp, QP_RX_OK) || !qp->established)
         return OFL_E_QP_STATE;
+    return qp_input_rest(qp, seg);
+}
+
+enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
+{
 #if OFL_FAST_PATH
-    /* qp_input_rest's way for a segment at RCV.NXT with no FPDU held (no
-     * retry, nothing skipped, nothing placed early) on an RDMA stream: its
-     * test and qp_rx_front_segment's merged (the two path bits in one,
-     * and len != 0 in the length the FPDU needs; issue 30: 3 instructions
-     * with clang), else qp_rx_stream. The length is an untagged header's
+    /* The common segment, one FPDU at RCV.NXT (no FPDU held: no retry,
+     * nothing skipped, nothing placed early) on an RDMA stream, taken to
+     * a whole-FPDU receive after one test, and any other segment at
+     * RCV.NXT of an RDMA stream straight to qp_rx_stream: the argument
+     * and state checks first (a segment they refuse is not the common
+     * one, and qp_input_checked makes them again and names the error),
+     * then qp_input_rest's test and qp_rx_front_segment's merged (the two
+     * path bits in one, and len != 0 in the length the FPDU needs; issue
+     * 30: 3 instructions with clang). The length is an untagged header's
      * for both forms (qp_rx_front_send's test, once): a Write FPDU lies
      * in no fewer bytes (qp_rx_write_fpdu wants a payload and the CRC),
      * so qp_rx_write_segment would hand a shorter segment to qp_rx_stream
      * as this does; and nothing placed ahead and no invalidation pending
-     * in one test (issue 30: 3 instructions with gcc, 2 with clang). */
-    if (!qp->fault.rx_held && seg->seq == qp->seq.nxt &&
+     * in one test (issue 30: 3 instructions with gcc, 2 with clang).
+     * Every other segment goes to qp_input_checked, whose answer comes by
+     * a tail call: no error code is set ahead of these tests for a shared
+     * return (issue 30: 2 instructions a segment with clang). */
+    if (qp != NULL && seg != NULL && seg->data != NULL &&
+        qp_state_in(qp, QP_RX_OK) && qp->established &&
+        !qp->fault.rx_held && seg->seq == qp->seq.nxt &&
         qp->attr.service != OFL_QP_SVC_ISCSI) {
         if (qp->rx.state == OFL_MPA_RX_LENGTH && !qp->rx.started &&
             (qp->paths & (QP_PATH_FUSE_RX | QP_PATH_WRITE_RX)) ==
@@ -12594,7 +12702,7 @@ enum ofl_err ofl_qp_input(struct ofl_qp *qp, const struct ofl_qp_seg *seg)
         return qp_rx_stream(qp, seg->data, seg->len);
     }
 #endif
-    return qp_input_rest(qp, seg);
+    return qp_input_checked(qp, seg);
 }
 
 /* ---- iSCSI 1.0 (seed 000 FIG. 17A/17B; RFC 3720 §10) --------------------- */
