@@ -1238,6 +1238,47 @@ static void test_zero_length_last(void)
 }
 
 /*
+ * A Write in three FPDUs through a region, the third Last: in a speed
+ * build the whole receive takes the first through the TPT's check and
+ * the later two through the region it kept for them (qp_rx_kept), and
+ * the Last ends the message all the same (qp_rx_tag_note), so a
+ * zero-length Last through the same STag afterwards is a message alone
+ * and uses nothing. k 1: a one-shot region, spent by the Last; the
+ * zero-length Last after it is not checked (it would find the key
+ * spent and Terminate). k 0: a plain region, still valid.
+ */
+static void test_kept_region_message_ends(void)
+{
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        struct qr_rig *r = rig_o(false, false, 0);
+        uint8_t *dst = qr_alloc(&r->b, 4096, true);
+        uint32_t reg = qr_reg(&r->b, dst, 4096, LW | RW,
+                              k == 1 ? OFL_TPT_F_ONE_SHOT : 0);
+        struct ofl_tpt_info info;
+        uint8_t pay[16];
+
+        CHECK(reg != 0);
+        memset(pay, 0x5A, sizeof(pay));
+        inject_write(r, reg, va(dst), false, pay, 16);
+        inject_write(r, reg, va(dst) + 16, false, pay, 16);
+        inject_write(r, reg, va(dst) + 32, true, pay, 16);
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK_EQ(dst[0], 0x5A);
+        CHECK_EQ(dst[47], 0x5A);
+        CHECK_EQ(dst[48], 0);
+        CHECK_OK(ofl_tpt_query(&r->b.tpt, reg, &info));
+        CHECK_EQ(info.state, k == 1 ? OFL_TPT_INVALID : OFL_TPT_VALID);
+        inject_write(r, reg, va(dst) + 48, true, pay, 0);
+        CHECK_EQ(r->b.qp.state, OFL_QP_RTS);
+        CHECK_EQ(r->b.qp.err, OFL_OK);
+        CHECK_EQ(r->b.qp.stats.rx_fpdus, 4);
+        qr_free(r);
+    }
+}
+
+/*
  * The result buffer of an Atomic is a local data segment checked when its
  * WQE was fetched (FIG. 15) and written when the response arrives. In
  * between the consumer may invalidate it (k 0): the write then finds the
@@ -2171,6 +2212,7 @@ OFL_SUITE(qp_edges)
     test_atomic_result_invalidated();
     test_page_missing_anywhere();
     test_zero_length_last();
+    test_kept_region_message_ends();
     test_budget_counts_segments();
     test_further_fpdus_checked_again();
     test_multi_fpdu_segment_checked_whole();
