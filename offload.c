@@ -12234,8 +12234,8 @@ static OFL_ALWAYS_INLINE enum ofl_err qp_rx_write_fpdu(struct ofl_qp *qp,
      * the message through that STag, and nothing has ended it since
      * (qp_rx_tag_note and the reset of a connection drop the region
      * with it), so qp_rx_tag_note would only drop the region for it to
-     * be kept again with the same STag and generation (issue 30: 5
-     * instructions a further FPDU with gcc). */
+     * be kept again with the same STag and generation (issue 30: a
+     * further FPDU 6 instructions with gcc, 11 with clang). */
     if (last || !kept) {
         qp_rx_tag_note(qp, stag, last, n);
         /* The region kept for the message's next FPDU (qp_rx_kept): one
