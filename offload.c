@@ -6820,6 +6820,8 @@ static void qp_reset_state(struct ofl_qp *qp)
     ofl_fill(&qp->fault, 0, sizeof(qp->fault));
     ofl_fill(&qp->term_tx, 0, sizeof(qp->term_tx));
     ofl_fill(&qp->term_rx, 0, sizeof(qp->term_rx));
+    /* the events of the last life, with the Terminates they announce */
+    qp->events = 0;
     qp->iscsi_cmd_seq = 1;
     qp->iscsi_exp_statsn = 0;
     qp->iscsi_statsn_known = 0;

@@ -3985,7 +3985,8 @@ typedef int (*ofl_qp_transmitv_fn)(void *ctx, const struct ofl_qp_txref *ref,
                                    uint32_t count, uint32_t flags);
 
 /* Asynchronous events, collected in qp->events and announced through the
- * port's notify hook with attr.event_vector. */
+ * port's notify hook with attr.event_vector. RESET clears them, with
+ * qp->term_tx and qp->term_rx: a new life starts with none. */
 enum ofl_qp_evt {
     OFL_QP_EVT_SQ_DRAINED = 0x01, /* SQD reached with nothing in flight */
     OFL_QP_EVT_TERM_RX = 0x02,    /* a Terminate arrived (qp->term_rx) */
@@ -4515,7 +4516,8 @@ struct ofl_qp {
                                  pending Terminate is sent */
     uint8_t drained_sent;     /* SQD event raised */
     uint16_t err;             /* enum ofl_err of the violation (FATAL) */
-    uint32_t events;          /* enum ofl_qp_evt bits raised so far */
+    uint32_t events;          /* enum ofl_qp_evt bits raised since
+                                 create or the last RESET */
 
     /* the stream */
     struct ofl_mpa_params mpa;

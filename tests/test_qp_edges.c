@@ -881,6 +881,51 @@ static void test_type2_life(void)
     qr_free(r);
 }
 
+/*
+ * A QP's events are its life's: RESET clears them with the Terminates
+ * they announce (qp->term_tx, qp->term_rx), and the next life raises its
+ * own. b terminates the stream for a Write through an STag it never
+ * registered (FATAL, term_tx), a receives that Terminate (TERM_RX,
+ * term_rx); the connection is lost, both RESET and establish again. In
+ * the new life no event of the last is left, and the same fault raises
+ * both again.
+ */
+static void test_events_life(void)
+{
+    struct qr_rig *r = qr_new(NULL);
+    uint8_t *src = qr_alloc(&r->a, 256, false);
+    uint32_t ls = qr_reg(&r->a, src, 256, LR, 0);
+    struct ofl_qp_wr wr;
+    struct ofl_qp_sge sge;
+    int life;
+
+    CHECK(ls != 0);
+    for (life = 0; life < 2; life++) {
+        CHECK_EQ(r->a.qp.events, 0);
+        CHECK_EQ(r->b.qp.events, 0);
+        qr_wr(&wr, OFL_QP_OP_WRITE, 1, &sge, src, 256, ls);
+        wr.remote_stag = 0x00ABCD00u; /* no such entry at b */
+        wr.remote_to = 0x1000;
+        CHECK_OK(qr_post_send(&r->a, &wr));
+        qr_pump(r, 0);
+        CHECK_EQ(r->b.qp.state, OFL_QP_TERMINATE);
+        CHECK(r->b.qp.events & OFL_QP_EVT_FATAL);
+        CHECK(r->b.qp.term_tx.layer != 0 || r->b.qp.term_tx.etype != 0);
+        CHECK(r->a.qp.events & OFL_QP_EVT_TERM_RX);
+        CHECK(r->a.qp.term_rx.layer != 0 || r->a.qp.term_rx.etype != 0);
+        CHECK_OK(ofl_qp_llp_event(&r->b.qp, true)); /* the stream ends */
+        CHECK_OK(ofl_qp_llp_event(&r->a.qp, true));
+        CHECK_EQ(reconnect(r), 0);
+        CHECK_EQ(r->b.qp.term_tx.layer | r->b.qp.term_tx.etype |
+                     r->b.qp.term_tx.ecode,
+                 0);
+        CHECK_EQ(r->a.qp.term_rx.layer | r->a.qp.term_rx.etype |
+                     r->a.qp.term_rx.ecode,
+                 0);
+    }
+    qr_free(r);
+}
+
 /* A one-touch window touched ahead of a hole (Table D row 5); the stream
  * dies before it lines up: ERROR carries out the deferred invalidation,
  * so the next connection cannot place into it. */
@@ -2206,6 +2251,7 @@ OFL_SUITE(qp_edges)
     test_ooo_edges();
     test_doorbell_states();
     test_type2_life();
+    test_events_life();
     test_one_touch_stream_end();
     test_one_touch_table_full();
     test_ooo_recheck();

@@ -200,7 +200,8 @@ struct ofl_iw_qp {
     struct rdma_user_mmap_entry *sq_entry, *rq_entry;
     /* The core's asynchronous events (core.events, enum ofl_qp_evt)
      * already given to the consumer, and none after destroy_qp began (as
-     * siw's SIW_QP_IN_DESTROY); under dev->lock. */
+     * siw's SIW_QP_IN_DESTROY); cleared at RESET with core.events; under
+     * dev->lock. */
     u32 events_done;
     bool in_destroy;
     /* A user QP in ERROR: libsiw's receive ring has no doorbell, so a

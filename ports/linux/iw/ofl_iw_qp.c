@@ -935,6 +935,12 @@ int ofl_iw_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
          * takes every post) */
         if (to == OFL_QP_ERROR && qp->usq)
             (void)ofl_iw_pull(qp);
+        /* RESET clears the core's events (a new life starts with
+         * none; this section raised nothing before it, and the last
+         * unlock took what was raised then): the new life's are told
+         * again */
+        if (to == OFL_QP_RESET)
+            qp->events_done = 0;
         if (to == OFL_QP_RESET && qp->usq)
             ofl_iw_discard_rings(qp);
         ofl_iw_qp_run_pull(qp);
