@@ -6285,8 +6285,9 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
 #define QP_TRACK_IDLE 0
 #define QP_TRACK_FLIGHT 1
 #define QP_TRACK_DONE 2
-#define QP_WR_FLAGS \
-    (OFL_QP_WR_SIGNALED | OFL_QP_WR_SOLICITED | OFL_QP_WR_FENCE)
+#define QP_WR_FLAGS                                                      \
+    (OFL_QP_WR_SIGNALED | OFL_QP_WR_SOLICITED | OFL_QP_WR_FENCE |        \
+     OFL_QP_WR_SILENT)
 #define QP_MSG_MAX 0x80000000u /* message totals stay below 2^31 */
 #define QP_BIT(s) (1u << (s))
 #define QP_POST_SEND_OK                                                  \
@@ -7516,7 +7517,11 @@ static OFL_HOT_INLINE void qp_sq_complete_hot(struct ofl_qp *qp)
 
         if (t->state != QP_TRACK_DONE)
             break;
-        if ((t->flags & OFL_QP_WR_SIGNALED) || t->status != OFL_WC_SUCCESS) {
+        /* a success completes when signaled; a failure or flush even
+         * unsignaled, unless the WQE is the port's own
+         * (OFL_QP_WR_SILENT) */
+        if (t->status == OFL_WC_SUCCESS ? (t->flags & OFL_QP_WR_SIGNALED) != 0
+                                        : (t->flags & OFL_QP_WR_SILENT) == 0) {
             struct ofl_cqe *e = qp_cqe(qp, qp->attr.send_cq);
 
             if (e != NULL) {
@@ -7563,6 +7568,7 @@ static void qp_sq_flush_one(struct ofl_qp *qp)
     ofl_fill(t, 0, sizeof(*t));
     if (qp_wq_read(qp, &qp->sq, qp->sq.ci, 0, b, sizeof(b)) == OFL_OK) {
         t->opcode = b[QPW_OPCODE];
+        t->flags = b[QPW_FLAGS]; /* OFL_QP_WR_SILENT: no flush CQE */
         t->wr_id = ofl_load_le64(b + QPW_WRID);
     }
     t->state = QP_TRACK_DONE;

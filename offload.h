@@ -3266,7 +3266,7 @@ bool ofl_ddp_seg_next(struct ofl_ddp_seg *sg, struct ofl_ddp_hdr *hdr,
  *   send WQE (OFL_QP_SQ_HDR = 80 bytes, then num_sge data segments)
  *   off size field
  *   0   u8   opcode (enum ofl_qp_opcode, SEND .. ISCSI_PDU)
- *   1   u8   flags (OFL_QP_WR_SIGNALED, _SOLICITED, _FENCE)
+ *   1   u8   flags (OFL_QP_WR_SIGNALED, _SOLICITED, _FENCE, _SILENT)
  *   2   u8   num_sge (<= the QP's sq_max_sge)
  *   3   u8   reserved, 0
  *   4   u32  stag: SEND_INV the STag to invalidate at the peer; LOCAL_INV
@@ -3406,8 +3406,13 @@ enum ofl_qp_opcode {
 enum ofl_qp_wr_flag {
     OFL_QP_WR_SIGNALED = 0x01,  /* produce a CQE on success */
     OFL_QP_WR_SOLICITED = 0x02, /* Send / Immediate Data with SE */
-    OFL_QP_WR_FENCE = 0x04      /* start only when no Read or Atomic is
+    OFL_QP_WR_FENCE = 0x04,     /* start only when no Read or Atomic is
                                    outstanding */
+    OFL_QP_WR_SILENT = 0x08     /* no CQE when it fails or is flushed,
+                                   signaled or not: work the port posts
+                                   for itself, which its consumer never
+                                   posted (unsignaled as well, it never
+                                   completes into the CQ) */
 };
 
 /* A data segment: STag, VA (TO) and length (FIG. 15). For FAST_REG and

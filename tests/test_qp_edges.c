@@ -837,6 +837,90 @@ static void test_doorbell_states(void)
     qr_free(r);
 }
 
+/*
+ * OFL_QP_WR_SILENT: work the port posts for itself (the Linux driver's
+ * zero-length Write and its Local Invalidate behind a Read) never puts
+ * a CQE its consumer did not post into the consumer's CQ. k 0, flushed
+ * before they ran (read back from the ring: qp_sq_flush_one): of a silent
+ * and a plain unsignaled Send, a silent and a plain signaled one, only
+ * the two plain ones complete, flushed. k 1, a Local Invalidate of an
+ * STag that names nothing, which fails: the plain one completes with
+ * its error, the silent one does not; the QP goes to SQE either way.
+ * k 2, successes: a silent signaled Send completes as any signaled one,
+ * a silent unsignaled one does not. Every slot returns to the host.
+ */
+static void test_silent_wqe(void)
+{
+    int k, silent;
+
+    for (k = 0; k < 3; k++) {
+        for (silent = 0; silent < 2; silent++) {
+            struct qr_rig *r = rig_o(false, false, 0);
+            uint8_t *src = qr_alloc(&r->a, 64, false);
+            uint8_t *dst = qr_alloc(&r->b, 256, true);
+            uint32_t ls = qr_reg(&r->a, src, 64, LR, 0);
+            uint32_t ld = qr_reg(&r->b, dst, 256, LW, 0);
+            const uint8_t f = silent ? OFL_QP_WR_SILENT : 0;
+            struct ofl_qp_wr wr;
+            struct ofl_qp_sge sge;
+            struct ofl_cqe c[8];
+            uint32_t n;
+
+            CHECK(ls != 0 && ld != 0);
+            if (k == 0) {
+                qr_wr(&wr, OFL_QP_OP_SEND, 0x101, &sge, src, 16, ls);
+                wr.flags = OFL_QP_WR_SILENT;
+                CHECK_OK(qr_post_send(&r->a, &wr));
+                qr_wr(&wr, OFL_QP_OP_SEND, 0x102, &sge, src, 16, ls);
+                wr.flags = 0;
+                CHECK_OK(qr_post_send(&r->a, &wr));
+                qr_wr(&wr, OFL_QP_OP_SEND, 0x103, &sge, src, 16, ls);
+                wr.flags = OFL_QP_WR_SIGNALED | OFL_QP_WR_SILENT;
+                CHECK_OK(qr_post_send(&r->a, &wr));
+                qr_wr(&wr, OFL_QP_OP_SEND, 0x104, &sge, src, 16, ls);
+                CHECK_OK(qr_post_send(&r->a, &wr));
+                CHECK_OK(ofl_qp_modify(&r->a.qp, OFL_QP_ERROR));
+                n = qr_poll(&r->a, true, c, 8);
+                CHECK_EQ(n, 2);
+                CHECK_EQ(c[0].wr_id, 0x102);
+                CHECK_EQ(c[0].status, OFL_WC_WR_FLUSH_ERR);
+                CHECK_EQ(c[1].wr_id, 0x104);
+                CHECK_EQ(c[1].status, OFL_WC_WR_FLUSH_ERR);
+            } else if (k == 1) {
+                qr_wr(&wr, OFL_QP_OP_LOCAL_INV, 0x201, &sge, NULL, 0, 0);
+                wr.flags = f;
+                wr.stag = 0x00777700u; /* no such entry */
+                CHECK_OK(qr_post_send(&r->a, &wr));
+                CHECK_OK(qr_process(&r->a, 0));
+                CHECK_EQ(r->a.qp.state, OFL_QP_SQE);
+                n = qr_poll(&r->a, true, c, 8);
+                CHECK_EQ(n, silent ? 0u : 1u);
+                if (n == 1) {
+                    CHECK_EQ(c[0].wr_id, 0x201);
+                    CHECK(c[0].status != OFL_WC_SUCCESS);
+                }
+            } else {
+                CHECK_OK(qr_post_recv(&r->b, 0x30, dst, 128, ld));
+                CHECK_OK(qr_post_recv(&r->b, 0x31, dst + 128, 128, ld));
+                qr_wr(&wr, OFL_QP_OP_SEND, 0x301, &sge, src, 16, ls);
+                wr.flags = f;
+                CHECK_OK(qr_post_send(&r->a, &wr));
+                qr_wr(&wr, OFL_QP_OP_SEND, 0x302, &sge, src, 16, ls);
+                wr.flags = OFL_QP_WR_SIGNALED | f;
+                CHECK_OK(qr_post_send(&r->a, &wr));
+                qr_pump(r, 0);
+                n = qr_poll(&r->a, true, c, 8);
+                CHECK_EQ(n, 1);
+                CHECK_EQ(c[0].wr_id, 0x302);
+                CHECK_EQ(c[0].status, OFL_WC_SUCCESS);
+                CHECK_EQ(qr_poll(&r->b, false, c, 8), 2);
+            }
+            CHECK_EQ(ofl_qp_sq_outstanding(&r->a.qp), 0);
+            qr_free(r);
+        }
+    }
+}
+
 /* A type 2 window bound through b's QP in its last life: RESET (a new
  * connection) and a QP created again under the same number both end it. */
 static void test_type2_life(void)
@@ -2251,6 +2335,7 @@ OFL_SUITE(qp_edges)
     test_ooo_edges();
     test_doorbell_states();
     test_type2_life();
+    test_silent_wqe();
     test_events_life();
     test_one_touch_stream_end();
     test_one_touch_table_full();

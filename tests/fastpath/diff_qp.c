@@ -322,8 +322,10 @@ static uint64_t fp_rules(uint64_t h, struct qr_rig *r, uint32_t *s,
         memset(&wr, 0, sizeof(wr));
         wr.wr_id = 300 + i;
         wr.opcode = (uint8_t)(k % 21);
-        wr.flags = (uint8_t)((k >> 8) % 8 == 0 ? 0x08u | ((k >> 11) % 8)
-                                                : (k >> 11) % 8);
+        /* the defined flags are the low four bits (OFL_QP_WR_SILENT is
+         * 0x08): 0x10 is one bit too many */
+        wr.flags = (uint8_t)((k >> 8) % 8 == 0 ? 0x10u | ((k >> 11) % 16)
+                                                : (k >> 11) % 16);
         wr.num_sge = (k >> 14) % (QR_SGE + 2);
         for (j = 0; j < wr.num_sge; j++) {
             sg[j].addr = ba + 8u * j;

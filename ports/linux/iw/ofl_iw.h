@@ -93,7 +93,9 @@
 #define OFL_IW_MAX_PD (1u << 16)
 #define OFL_IW_MAX_MR ((1u << 14) - 1)  /* TPT entries (index 0 reserved) */
 /* wr_id of work the device posts itself (a kernel QP's Read with Local
- * Invalidate): its completions never reach the consumer */
+ * Invalidate, the initiator's nudge), always OFL_QP_WR_SILENT and
+ * unsignaled: none of its completions is written, so this wr_id is only
+ * a name for a reader of the ring */
 #define OFL_IW_WRID_INTERNAL (~0ULL)
 /* pages of a fast-registration MR (rdma_rw's own limit): each takes twice
  * as many ATT slots, and a kernel ULP keeps a pool of them per queue

@@ -1005,8 +1005,9 @@ int ofl_iw_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  * cxgb4 read it (rdma_rw fills ex.invalidate_rkey before it advances the
  * MR's key, so that field names the previous registration). The Read
  * completes as the work request asked; the invalidation is the device's
- * own work (OFL_IW_WRID_INTERNAL: no completion reaches the consumer;
- * a failure moves the QP to ERROR). Both go in or neither. */
+ * own work (OFL_QP_WR_SILENT: no completion reaches the consumer, not
+ * even a failure's or a flush's; a failure stops the send queue). Both
+ * go in or neither. */
 static int ofl_iw_read_inv(struct ofl_iw_qp *qp, struct ofl_qp_wr *rd)
 {
     struct ofl_qp_wr inv = {};
@@ -1022,7 +1023,7 @@ static int ofl_iw_read_inv(struct ofl_iw_qp *qp, struct ofl_qp_wr *rd)
     inv.wr_id = OFL_IW_WRID_INTERNAL;
     inv.opcode = OFL_QP_OP_LOCAL_INV;
     inv.stag = rd->sge[0].stag;
-    inv.flags = OFL_QP_WR_FENCE;
+    inv.flags = OFL_QP_WR_FENCE | OFL_QP_WR_SILENT;
     return ofl_iw_post_errno(ofl_qp_post_send(&qp->core, &inv, NULL));
 }
 
@@ -1372,9 +1373,12 @@ void ofl_iw_qp_kick(struct ofl_iw_qp *qp)
     ofl_iw_qp_unlock(dev, qp, flags);
 }
 
-/* One zero-length RDMA Write, unsignaled (the RFC 6581 RTR form: nothing
- * placed, no STag checked, no completion on either side): see
- * ofl_iw_cm.c on Linux siw's responder. Returns true when it was queued. */
+/* One zero-length RDMA Write, unsignaled and silent (the RFC 6581 RTR
+ * form: nothing placed, no STag checked, no completion on either side,
+ * not even a flush's when the QP goes to ERROR before it went: the
+ * consumer never posted it, and a kernel consumer takes wr_id for its
+ * ib_cqe): see ofl_iw_cm.c on Linux siw's responder. Returns true when it
+ * was queued. */
 bool ofl_iw_qp_nudge(struct ofl_iw_qp *qp)
 {
     struct ofl_iw_dev *dev = to_ofl_dev(qp->base.device);
@@ -1383,7 +1387,8 @@ bool ofl_iw_qp_nudge(struct ofl_iw_qp *qp)
     enum ofl_err e = OFL_E_QP_STATE;
 
     wr.opcode = OFL_QP_OP_WRITE;
-    wr.wr_id = ~0ull;
+    wr.flags = OFL_QP_WR_SILENT;
+    wr.wr_id = OFL_IW_WRID_INTERNAL;
     ofl_iw_qp_lock(dev, qp, &flags);
     if (qp->core.state == OFL_QP_RTS) {
         e = ofl_qp_post_send(&qp->core, &wr, NULL);

@@ -453,13 +453,9 @@ int ofl_iw_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
         spin_unlock_irqrestore(&cq->lock, flags);
         if (n == 0)
             break;
-        if (c.wr_id == OFL_IW_WRID_INTERNAL && !cq->uring) {
-            /* the device's own work (ofl_iw_read_inv): only a failure
-             * completes, and the QP is in ERROR by then */
-            ibdev_dbg(ibcq->device, "internal work request: status %u\n",
-                      c.status);
-            continue;
-        }
+        /* the device's own work (ofl_iw_read_inv, ofl_iw_qp_nudge) is
+         * OFL_QP_WR_SILENT: none of its completions comes here, so every
+         * wr_id is the consumer's, ~0 too */
         ofl_iw_cqe_to_wc(to_ofl_dev(ibcq->device), &c, &wc[i++]);
     }
     if (e == OFL_E_QP_CQ_OVERRUN) {
